@@ -1,0 +1,147 @@
+# arena - one non-recursive Makefile.  `make help` lists the targets.
+#
+# Layout of the build (everything under $(B)):
+#   $(B)/libarena.a        the engine (engine/src)
+#   $(B)/arena             the CLI: cli/ + agents/ + fs/ + libarena.a
+#   $(B)/arena-runner      the runner: engine/runner only (links nothing of
+#                          the controller, by design)
+#   $(B)/tests/test_*      cmocka unit tests (tests/unit)
+#   $(B)/tests/fuzz_*      fuzz targets built as corpus replayers
+#
+# `make asan` builds the same into build-asan/ with ASan and UBSan.
+
+B        ?= build
+PREFIX   ?= /usr/local
+CC       ?= cc
+WERROR   ?= $(if $(CI),-Werror,)
+
+PKGS     := yaml-0.1 libcjson sqlite3
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
+FUSE_LIBS   := $(shell pkg-config --libs fuse3 2>/dev/null)
+
+WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
+	-Wmissing-prototypes -Wpointer-arith -Wcast-align -Wwrite-strings \
+	-Wundef -Wvla -Wno-unused-parameter -Wno-missing-field-initializers
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(WERROR) \
+	-Iengine/include -Iengine/src $(PKG_CFLAGS) $(FUSE_CFLAGS) $(CFLAGS) \
+	$(SANITIZE) -MMD -MP
+LDLIBS_ALL := $(PKG_LIBS) $(FUSE_LIBS) -lpthread -ldl -lm
+
+ENGINE_SRCS := $(sort $(wildcard engine/src/*.c))
+RUNNER_SRCS := $(sort $(wildcard engine/runner/*.c))
+CLI_SRCS    := $(sort $(wildcard cli/*.c) $(wildcard agents/*.c) $(wildcard fs/*.c))
+UNIT_SRCS   := $(sort $(wildcard tests/unit/test_*.c))
+FUZZ_SRCS   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
+
+ENGINE_OBJS := $(ENGINE_SRCS:%.c=$(B)/%.o)
+RUNNER_OBJS := $(RUNNER_SRCS:%.c=$(B)/%.o)
+CLI_OBJS    := $(CLI_SRCS:%.c=$(B)/%.o)
+# Everything of the CLI but main(), so unit tests can link agents and fs.
+CLI_LIB_OBJS := $(filter-out $(B)/cli/main.o,$(CLI_OBJS))
+UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
+FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/tests/%)
+HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/tests/helpers/%)
+
+.PHONY: all test test-unit test-e2e test-fuzz asan fuzz deps install \
+	quickstart clean help fmt lint check-tasks test-gpu
+
+all: $(B)/arena $(B)/arena-runner
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/libarena.a: $(ENGINE_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/arena: $(CLI_OBJS) $(B)/libarena.a
+	$(CC) $(SANITIZE) -rdynamic -o $@ $(CLI_OBJS) $(B)/libarena.a $(LDLIBS_ALL)
+
+# The runner links libc, libdl and libm only.
+$(B)/arena-runner: $(RUNNER_OBJS)
+	$(CC) $(SANITIZE) -o $@ $(RUNNER_OBJS) -ldl -lm -lpthread
+
+$(B)/tests/test_%: tests/unit/test_%.c $(CLI_LIB_OBJS) $(B)/libarena.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(CLI_LIB_OBJS) $(B)/libarena.a \
+		$(LDLIBS_ALL) -lcmocka
+
+# Fuzz targets: LLVMFuzzerTestOneInput + a replay main (tests/fuzz/replay.c)
+# for `make test`; `make fuzz` builds real libFuzzer binaries with clang.
+$(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/libarena.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay.c $(B)/libarena.a $(LDLIBS_ALL)
+
+$(B)/tests/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS_ALL)
+
+test: all $(UNIT_BINS) $(FUZZ_BINS) $(HELPER_BINS)
+	@B=$(B) tests/run.sh
+
+test-unit: all $(UNIT_BINS)
+	@B=$(B) tests/run.sh unit
+
+test-e2e: all $(HELPER_BINS)
+	@B=$(B) tests/run.sh e2e
+
+test-fuzz: $(FUZZ_BINS)
+	@B=$(B) tests/run.sh fuzz
+
+asan:
+	$(MAKE) B=build-asan SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer" \
+		CFLAGS="-O1 -g" test
+
+fuzz:
+	@mkdir -p $(B)/fuzz
+	for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
+		clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+		-Iengine/include -Iengine/src $(PKG_CFLAGS) $$f $(ENGINE_SRCS) \
+		-o $(B)/fuzz/$$n $(LDLIBS_ALL) || exit 1; done
+	@echo "libFuzzer binaries in $(B)/fuzz; run e.g. $(B)/fuzz/fuzz_task tests/fuzz/corpus/task"
+
+deps:
+	@scripts/deps.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/arena/include/arena
+	install -m 755 $(B)/arena $(B)/arena-runner $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 engine/include/arena/kernel.h $(DESTDIR)$(PREFIX)/share/arena/include/arena/
+	rm -rf $(DESTDIR)$(PREFIX)/share/arena/tasks
+	cp -R tasks $(DESTDIR)$(PREFIX)/share/arena/tasks
+	cp -R example_configs $(DESTDIR)$(PREFIX)/share/arena/
+
+quickstart:
+	@scripts/quickstart.sh
+
+check-tasks: all
+	$(B)/arena tasks all >/dev/null && $(B)/arena check-tasks all
+
+fmt:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+		--std=c11 -Iengine/include engine cli agents fs
+
+clean:
+	rm -rf build build-asan
+
+help:
+	@echo "make              build build/arena and build/arena-runner"
+	@echo "make test         unit, fuzz-corpus, end-to-end and adversarial tests"
+	@echo "make test-unit    cmocka unit tests only"
+	@echo "make test-e2e     end-to-end and adversarial tests only"
+	@echo "make asan         the whole test suite under ASan + UBSan (build-asan/)"
+	@echo "make fuzz         libFuzzer binaries for the parsers (clang)"
+	@echo "make deps         install missing Debian packages (apt-get)"
+	@echo "make quickstart   deps, build, run example_configs/quickstart_host.yaml"
+	@echo "make install      install to PREFIX (default /usr/local)"
+	@echo "make fmt | lint   clang-format / cppcheck"
+
+-include $(ENGINE_OBJS:.o=.d) $(RUNNER_OBJS:.o=.d) $(CLI_OBJS:.o=.d)

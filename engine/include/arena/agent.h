@@ -1,0 +1,73 @@
+/*
+ * agent.h - the one interface every agent implements (DESIGN.md §8).
+ *
+ * The engine defines it and calls it; agents/ implements it (noop, command,
+ * replay, autotune, and later the real CLIs); the CLI registers the
+ * built-in ones at start-up with agent_register().  The engine names no
+ * agent.
+ *
+ * launch() runs in the controller process.  An agent that runs a program
+ * must give it its own process group, stdin from /dev/null (or the prompt),
+ * and kill the group at the deadline.  Whatever the outcome, the run then
+ * evaluates what the workspace holds.
+ */
+#ifndef ARENA_AGENT_H
+#define ARENA_AGENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arena/config.h"
+#include "arena/result.h"
+#include "arena/task.h"
+#include "arena/util.h"
+
+/* What an agent may ask the evaluator (used by autotune).  The engine
+ * supplies it; `quick` evaluations use a reduced timing budget. */
+typedef int (*agent_evaluate_fn)(void *ctx, const struct strvec *defines,
+				 bool quick, struct task_result *out,
+				 struct errbuf *err);
+
+struct agent_launch {
+	const struct task *task;
+	const struct agent_config *config;
+	const char *workspace;		/* absolute path the agent edits */
+	const char *prompt;		/* the full prompt text */
+	const char *prompt_file;	/* the same text in a file */
+	const char *log_dir;		/* where the agent's own logs go */
+	double timeout_s;		/* deadline from launch */
+	agent_evaluate_fn evaluate;
+	void *evaluate_ctx;
+};
+
+struct agent_outcome {
+	char *status;		/* "completed" | "failed" | "timeout" */
+	char *error;		/* one sentence, or NULL */
+	double duration_s;
+	int turns;
+	int64_t input_tokens;
+	int64_t output_tokens;
+	double cost_usd;
+	char *summary;		/* what it did, one line, or NULL */
+};
+
+void agent_outcome_init(struct agent_outcome *o);
+void agent_outcome_release(struct agent_outcome *o);
+
+struct agent_ops {
+	const char *name;
+	const char *summary;
+	/* Checks the run config's agent section before anything runs (may be
+	 * NULL): e.g. `command` needs agent.command. */
+	int (*validate)(const struct agent_config *c, struct errbuf *err);
+	/* Fills *out; returns 0 when the agent ran (whatever its outcome) and
+	 * a negative errno when it could not be started. */
+	int (*launch)(const struct agent_launch *l, struct agent_outcome *out,
+		      struct errbuf *err);
+};
+
+void agent_register(const struct agent_ops *ops);
+const struct agent_ops *agent_find(const char *name);
+/* Names of registered agents, for messages ("noop, command, ..."). */
+void agent_list(struct strbuf *out);
+
+#endif /* ARENA_AGENT_H */

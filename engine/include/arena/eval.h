@@ -1,0 +1,80 @@
+/*
+ * eval.h - the evaluator: from a task and a directory of candidate sources
+ * to a verdict, under the trust model of DESIGN.md §3.
+ *
+ * eval_run() compiles the candidate, the frozen baseline and the reference
+ * to shared objects (artifacts cached by content hash), starts a separate
+ * runner process (arena-runner) for each, and never loads any of them
+ * itself.  Correctness: for every case, `correctness_trials` fresh random
+ * input sets derived from the request's seed; outputs poisoned before each
+ * call; every element must be written; inputs must be unchanged; the
+ * candidate's outputs are compared with the reference runner's under the
+ * task's tolerances.  Timing: baseline and candidate runners strictly
+ * alternate sample by sample (random order inside a pair), the other runner
+ * stopped (SIGSTOP) while one is timed, a last-level-cache flush before
+ * every sample, fresh inputs for every pair, every timed output checked
+ * against the baseline's; blocks of fresh runner processes; the runner's
+ * reported times are checked against the controller's own clock.  A runner
+ * that crashes, hangs, exits or is killed becomes a verdict, never a crash
+ * or hang of the caller.  Timing holds the device's lock (one timing phase
+ * per device across processes); compilation and correctness do not.
+ */
+#ifndef ARENA_EVAL_H
+#define ARENA_EVAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arena/config.h"
+#include "arena/result.h"
+#include "arena/task.h"
+#include "arena/util.h"
+
+#define ARENA_EVALUATOR_VERSION "arena-eval/1"
+
+struct eval_request {
+	const struct task *task;
+	const char *candidate_dir;	/* holds the editable files */
+	const char *baseline_dir;	/* frozen baseline copy; NULL = the
+					 * task directory */
+	const char *cache_dir;		/* artifacts and scratch builds */
+	const char *lock_dir;		/* per-device timing locks */
+	const char *log_dir;		/* runner logs, compiler output; NULL =
+					 * scratch */
+	const char *device;		/* "host" for now */
+	const struct strvec *defines;	/* extra -DNAME=VALUE for the
+					 * candidate, or NULL */
+	uint64_t seed;			/* inputs and bootstrap */
+	bool include_held_out;		/* final evaluations: true */
+	bool skip_timing;		/* correctness only */
+	bool quick;			/* search mode: one block, small budget */
+	struct timing_budget timing;
+};
+
+void eval_request_init(struct eval_request *req);
+
+/* Evaluates; fills res (which the caller initialised with result_init).
+ * Returns 0 when a verdict was reached, whatever it is (res->status says
+ * which), and a negative errno only when the evaluation itself could not
+ * take place (missing runner binary, unwritable cache); err says why. */
+int eval_run(const struct eval_request *req, struct task_result *res,
+	     struct errbuf *err);
+
+/* Hashes the candidate's editable files in dir into res->sources and
+ * res->sources_hash.  A missing editable file is hashed as absent
+ * ("-"), so deleting a file changes the hash too. */
+int eval_hash_sources(const struct task *t, const char *dir,
+		      struct task_result *res, struct errbuf *err);
+
+/* The evaluation cache key: sha256 over (task id, task config hash, sources
+ * hash, defines, device, evaluator version). */
+void eval_cache_key(const struct task *t, const char *sources_hash,
+		    const struct strvec *defines, const char *device,
+		    bool include_held_out, char out[65]);
+
+/* Path of the arena-runner executable: $ARENA_RUNNER, else next to the
+ * running arena binary, else the built-in default. */
+const char *eval_runner_path(void);
+/* Directory holding arena/kernel.h for task builds. */
+const char *eval_include_dir(void);
+
+#endif /* ARENA_EVAL_H */

@@ -1,0 +1,141 @@
+/*
+ * result.h - the verdict of one evaluation (task_result.yaml), its score
+ * and reward, and its serialisations.
+ *
+ * The keys of task_result.yaml start with AgentKernelArena's (aka.md §3.8,
+ * same names, same order, same meaning) and continue with arena's own:
+ * status, speedup CI, pairs, per-case times, evaluated source hashes, seed,
+ * runtime identity and integrity findings.  The JSON form (result_to_json /
+ * result_from_json) is what the store keeps; the YAML form is what users
+ * and agents read.  docs/results.md documents every key.
+ */
+#ifndef ARENA_RESULT_H
+#define ARENA_RESULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arena/util.h"
+
+/* Why an evaluation ended where it did.  Order matters: later stages. */
+enum result_status {
+	RS_NOT_EVALUATED = 0,	/* nothing ran yet */
+	RS_COMPILE_ERROR,	/* the candidate did not compile */
+	RS_RUNTIME_ERROR,	/* crashed, exited, killed, OOM, returned != 0 */
+	RS_TIMEOUT,		/* a runner missed its deadline */
+	RS_INCORRECT,		/* wrong, unwritten or NaN outputs */
+	RS_REJECTED,		/* integrity finding: input modified, forged
+				 * time, work left running, protocol abuse */
+	RS_OK,			/* correct and timed */
+	RS_INFRA_ERROR,		/* baseline/reference/evaluator failed: not
+				 * the candidate's fault */
+};
+
+const char *result_status_name(enum result_status s);
+int result_status_parse(const char *s, enum result_status *out);
+
+struct case_result {
+	char *id;
+	bool held_out;
+	bool correct;
+	char *error;		/* why not correct / not timed, or NULL */
+	double max_abs_err;	/* worst |candidate - reference| seen */
+	bool timed;
+	double base_ms;		/* median of baseline samples */
+	double cand_ms;		/* median of candidate samples */
+	double speedup;		/* median of per-pair ratios */
+	double ci_lo, ci_hi;
+	int pairs;
+	int blocks;
+};
+
+struct source_hash {
+	char *path;		/* relative to the workspace */
+	char sha256[65];
+};
+
+struct task_result {
+	/* AgentKernelArena's keys */
+	char *task_name;
+	bool pass_compilation;
+	char *compilation_error_message;
+	bool pass_correctness;
+	char *correctness_error_message;
+	double base_execution_time;		/* ms, mean over timed cases */
+	double best_optimized_execution_time;	/* ms, mean over timed cases */
+	double speedup_ratio;			/* geomean over visible cases */
+	char *benchmark_method;			/* e.g. "host_clock_llc_flush" */
+	int valid_baseline_cases;
+	int valid_optimized_cases;
+	char *speedup_calculation_error_message;
+	char *optimization_summary;
+	bool candidate_accepted;
+	double score;				/* 0 / 20 / 120 + 100 * speedup */
+
+	/* agent_execution (filled by the run, not the evaluator) */
+	char *agent_status;	/* "completed" | "failed" | "timeout" |
+				 * "not_run" */
+	char *agent_error;
+	double agent_duration_s;
+	int agent_turns;
+	int64_t agent_input_tokens;
+	int64_t agent_output_tokens;
+	double agent_cost_usd;
+	int agent_restarts;
+
+	/* arena's own */
+	enum result_status status;
+	double reward;			/* capped, log-scaled, 0 inside noise */
+	double speedup_ci_lo, speedup_ci_hi;
+	double speedup_arith_mean;	/* AgentKernelArena's aggregation */
+	double noise_floor;		/* relative, e.g. 0.01 */
+	int pairs;			/* over all visible cases */
+	int ncases;
+	struct case_result *cases;	/* visible then held-out */
+	bool held_out_evaluated;
+	bool held_out_correct;
+	double held_out_speedup;	/* geomean over held-out cases, 0 if
+					 * not timed */
+	int nsources;
+	struct source_hash *sources;
+	char sources_hash[65];		/* over (path, sha) pairs */
+	uint64_t seed;
+	char *device;
+	char *host;
+	char *compiler;
+	char *evaluator_version;
+	char *evaluated_at;		/* ISO 8601 UTC */
+	double eval_seconds;
+	bool sandboxed;
+	struct strvec integrity;	/* findings, one sentence each */
+	struct strvec defines;		/* -D values the candidate was built with */
+};
+
+void result_init(struct task_result *r);
+void result_release(struct task_result *r);
+/* Deep copy. */
+void result_copy(struct task_result *dst, const struct task_result *src);
+struct case_result *result_add_case(struct task_result *r, const char *id,
+				    bool held_out);
+void result_add_source(struct task_result *r, const char *path,
+		       const char sha256[65]);
+/* Recomputes sources_hash from sources[] (sorted by path). */
+void result_hash_sources(struct task_result *r);
+
+/* Fills score and reward from the other fields (AgentKernelArena's default
+ * score; the reward is docs/results.md's capped log-scaled formula, 0 when
+ * the speedup's interval lies inside [1 - noise_floor, 1 + noise_floor]). */
+void result_score(struct task_result *r);
+double score_aka(bool compiled, bool correct, double speedup);
+double reward_capped_log(bool compiled, bool correct, double speedup,
+			 double ci_lo, double ci_hi, double noise_floor);
+
+/* YAML rendering of task_result.yaml (caller frees). */
+char *result_to_yaml(const struct task_result *r);
+/* The single line `cat score` prints: the score with 4 decimals. */
+char *result_score_line(const struct task_result *r);
+/* JSON (caller frees) and back. */
+char *result_to_json(const struct task_result *r);
+int result_from_json(const char *json, struct task_result *r,
+		     struct errbuf *err);
+
+#endif /* ARENA_RESULT_H */

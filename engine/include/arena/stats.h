@@ -1,0 +1,73 @@
+/*
+ * stats.h - deterministic random numbers and the statistics behind every
+ * speedup arena reports.
+ *
+ * Random numbers: xoshiro256** seeded through SplitMix64, so that a seed
+ * recorded in a result reproduces the same inputs and the same bootstrap.
+ *
+ * Speedups: each timing pair gives ratio = baseline_time / candidate_time.
+ * Pairs are grouped in blocks (one block = one pair of fresh runner
+ * processes).  A case's speedup is the median of its ratios; its confidence
+ * interval comes from a hierarchical bootstrap (resample blocks, then pairs
+ * inside each chosen block), because two processes running identical code
+ * differ systematically (shared/reference/timing-facts.md) and pairs from
+ * one process pair are not independent.  A task's speedup is the geometric
+ * mean over its cases, with a CI from bootstrapping every case at once.
+ */
+#ifndef ARENA_STATS_H
+#define ARENA_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rng {
+	uint64_t s[4];
+};
+
+void rng_seed(struct rng *r, uint64_t seed);
+uint64_t rng_next(struct rng *r);
+/* Uniform in [0, 1). */
+double rng_uniform(struct rng *r);
+/* Standard normal (Box-Muller, both values used alternately is not
+ * required: each call is independent). */
+double rng_normal(struct rng *r);
+/* Uniform integer in [lo, hi] inclusive; lo <= hi. */
+int64_t rng_range(struct rng *r, int64_t lo, int64_t hi);
+
+/* Median of v[0..n) (n > 0); v is reordered. */
+double stats_median_inplace(double *v, size_t n);
+/* Median of v[0..n) without modifying it. */
+double stats_median(const double *v, size_t n);
+/* Linear-interpolated quantile q in [0,1] of sorted[0..n). */
+double stats_quantile_sorted(const double *sorted, size_t n, double q);
+double stats_mean(const double *v, size_t n);
+double stats_geomean(const double *v, size_t n);	/* all v > 0 */
+
+/* One case's timing: blocks[b][i] is the i-th ratio of block b. */
+struct ratio_blocks {
+	int nblocks;
+	const double *const *blocks;
+	const int *sizes;
+};
+
+struct interval {
+	double point;	/* the statistic on the data itself */
+	double lo, hi;	/* percentile bootstrap interval */
+};
+
+/* Median ratio with a hierarchical-bootstrap interval at confidence
+ * 1 - alpha (alpha = 0.05 for 95%), `iters` resamples, deterministic in
+ * seed.  With one block it resamples pairs only.  Returns 0, or -EINVAL
+ * when there is no data. */
+int stats_median_ratio_ci(const struct ratio_blocks *rb, int iters,
+			  double alpha, uint64_t seed, struct interval *out);
+
+/* Geometric mean over ncases of each case's median ratio, with an interval
+ * from resampling every case (hierarchically) in each bootstrap iteration. */
+int stats_geomean_ci(const struct ratio_blocks *cases, int ncases, int iters,
+		     double alpha, uint64_t seed, struct interval *out);
+
+/* Relative half-width of an interval: (hi - lo) / (2 * point). */
+double interval_rel_halfwidth(const struct interval *iv);
+
+#endif /* ARENA_STATS_H */

@@ -1,0 +1,129 @@
+/*
+ * proc.c - running a child program with a deadline and captured output.
+ *
+ * The child gets its own process group (so the whole tree it starts can be
+ * killed), stdin from /dev/null, and stdout+stderr on one pipe.  The parent
+ * polls the pipe until EOF and the deadline; at the deadline it sends
+ * SIGKILL to the group.  Output beyond out_max is read and dropped so a
+ * chatty child can never block on a full pipe or grow our memory.
+ */
+#include "arena/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+int proc_run_capture(char *const argv[], const char *cwd, char *const envp[],
+		     int timeout_ms, size_t out_max, struct proc_result *res,
+		     struct errbuf *err)
+{
+	int pfd[2];
+	uint64_t start = now_ns();
+	struct strbuf out = STRBUF_INIT;
+	size_t dropped = 0;
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return errf_code(err, errno, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return errf_code(err, e, "fork: %s", strerror(e));
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		if (cwd && chdir(cwd) != 0) {
+			dprintf(2, "cannot enter %s: %s\n", cwd, strerror(errno));
+			_exit(127);
+		}
+		if (envp)
+			environ = (char **)envp;
+		execvp(argv[0], argv);
+		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(pfd[1]);
+
+	bool open_pipe = true;
+	while (open_pipe) {
+		int wait_ms = -1;
+		if (timeout_ms > 0) {
+			int64_t left = (int64_t)timeout_ms -
+				       (int64_t)((now_ns() - start) / 1000000);
+			if (left <= 0) {
+				res->timed_out = true;
+				kill(-pid, SIGKILL);
+				break;
+			}
+			wait_ms = (int)left;
+		}
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		int r = poll(&p, 1, wait_ms);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r <= 0)
+			continue;
+		char buf[8192];
+		ssize_t n = read(pfd[0], buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			open_pipe = false;
+			break;
+		}
+		size_t keep = out.len < out_max ? out_max - out.len : 0;
+		if (keep > (size_t)n)
+			keep = (size_t)n;
+		strbuf_add(&out, buf, keep);
+		dropped += (size_t)n - keep;
+	}
+	close(pfd[0]);
+	/* The group may outlive the leader's pipe; kill leftovers once the
+	 * leader is gone so no orphan keeps running. */
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	kill(-pid, SIGKILL);
+	if (dropped)
+		strbuf_addf(&out, "\n[... %zu more bytes of output dropped]\n",
+			    dropped);
+	res->status = status;
+	res->output_len = out.len;
+	res->output = strbuf_detach(&out);
+	res->seconds = (double)(now_ns() - start) / 1e9;
+	return 0;
+}
+
+void proc_result_release(struct proc_result *res)
+{
+	free(res->output);
+	res->output = NULL;
+}
+
+void proc_describe_status(int status, char *buf, size_t n)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, n, "exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, n, "killed by signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, n, "ended with wait status %d", status);
+}

@@ -1,0 +1,52 @@
+#!/bin/sh
+# tests/run.sh - runs arena's test suites and prints one summary line:
+#   "tests: N passed, N failed, N skipped"
+# Suites: unit (cmocka binaries), fuzz (corpus replay), e2e and adversarial
+# (shell scripts under tests/e2e and tests/adversarial).  `tests/run.sh unit`
+# runs one suite.  Each test's output goes to $B/test-logs/<name>.log and is
+# printed only when it fails.
+B=${B:-build}
+suite=${1:-all}
+logs=$B/test-logs
+mkdir -p "$logs"
+pass=0; fail=0; skip=0; failed=""
+
+run_one() {	# name, command...
+	name=$1; shift
+	log="$logs/$(echo "$name" | tr '/' '_').log"
+	start=$(date +%s)
+	"$@" >"$log" 2>&1
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	if [ $rc -eq 0 ]; then
+		pass=$((pass + 1)); echo "PASS $name (${secs}s)"
+	elif [ $rc -eq 77 ]; then
+		skip=$((skip + 1)); echo "SKIP $name: $(tail -n 1 "$log")"
+	else
+		fail=$((fail + 1)); failed="$failed $name"
+		echo "FAIL $name (exit $rc, ${secs}s); last lines of $log:"
+		tail -n 40 "$log" | sed 's/^/    /'
+	fi
+}
+
+if [ "$suite" = all ] || [ "$suite" = unit ]; then
+	for t in "$B"/tests/test_*; do
+		[ -x "$t" ] || continue
+		run_one "unit/$(basename "$t")" "$t"
+	done
+fi
+if [ "$suite" = all ] || [ "$suite" = fuzz ]; then
+	for t in "$B"/tests/fuzz_*; do
+		[ -x "$t" ] || continue
+		n=$(basename "$t"); c=tests/fuzz/corpus/${n#fuzz_}
+		run_one "fuzz/$n" "$t" "$c"
+	done
+fi
+if [ "$suite" = all ] || [ "$suite" = e2e ]; then
+	for t in tests/e2e/*.sh tests/adversarial/*.sh; do
+		[ -f "$t" ] || continue
+		run_one "${t#tests/}" env B="$B" sh "$t"
+	done
+fi
+echo "tests: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ] || { echo "failed:$failed"; exit 1; }
