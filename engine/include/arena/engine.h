@@ -1,0 +1,104 @@
+/*
+ * engine.h - the engine's top-level API: what the CLI and the filesystem
+ * call.  Nothing is computed twice in two places: `arena run` and `cp
+ * config runs/new`, `arena eval` and `cat score` go through these same
+ * functions.
+ *
+ * A run is created (engine_run_create: config validated, run directory,
+ * one workspace + frozen baseline + TASK.md per task attempt, rows in the
+ * store) and then executed (engine_run_execute: launch the agent, evaluate
+ * what it left, write task_result.yaml and the reports).  Execution is
+ * resumable at any point: it only does what the store says is not done,
+ * and it re-evaluates attempts whose workspace changed since their result.
+ */
+#ifndef ARENA_ENGINE_H
+#define ARENA_ENGINE_H
+
+#include <stdbool.h>
+#include "arena/config.h"
+#include "arena/result.h"
+#include "arena/store.h"
+#include "arena/task.h"
+#include "arena/util.h"
+
+struct engine;
+
+/* Opens (creating if needed) the store at store_dir; tasks_root NULL means
+ * task_default_root(). */
+int engine_open(const char *store_dir, const char *tasks_root,
+		struct engine **out, struct errbuf *err);
+void engine_close(struct engine *e);
+struct store *engine_store(struct engine *e);
+const char *engine_tasks_root(const struct engine *e);
+
+/* Parses and validates a run config completely: YAML, tasks, agent name
+ * and the agent's own checks, device.  Nothing is created. */
+int engine_config_parse(struct engine *e, const char *source, const char *text,
+			size_t len, struct runconfig **out, struct errbuf *err);
+int engine_config_load(struct engine *e, const char *path,
+		       struct runconfig **out, struct errbuf *err);
+
+/* Creates a run from a validated config; *run_id is set (caller frees). */
+int engine_run_create(struct engine *e, const struct runconfig *cfg,
+		      const char *suffix, char **run_id, struct errbuf *err);
+
+/* Called for every event a run records (may be NULL). */
+struct engine_observer {
+	void (*event)(void *ctx, const char *run_id, const char *task_id,
+		      const char *kind, const char *message);
+	void *ctx;
+};
+
+/* Executes or resumes a run until every attempt is done or the run is
+ * cancelled.  -EBUSY when another live process is executing it. */
+int engine_run_execute(struct engine *e, const char *run_id,
+		       const struct engine_observer *obs, struct errbuf *err);
+
+/* Asks a run to stop after the current step (sets its status). */
+int engine_run_cancel(struct engine *e, const char *run_id,
+		      struct errbuf *err);
+
+/* Re-writes summary.csv, summary.json and report.txt of a run. */
+int engine_run_report(struct engine *e, const char *run_id,
+		      struct errbuf *err);
+
+/* Progress of a run. */
+struct run_progress {
+	char *status;
+	int total;
+	int done;		/* attempts with a current result */
+	int running;		/* agent running or evaluating */
+	int stale;		/* result exists, workspace edited since */
+	bool executor_alive;	/* a process holds the run's lock */
+};
+int engine_run_progress(struct engine *e, const char *run_id,
+			struct run_progress *p, struct errbuf *err);
+void run_progress_release(struct run_progress *p);
+
+/* Evaluates a directory against a task (`arena eval`): visible cases,
+ * baseline from the task package, cached by content hash. */
+struct eval_options {
+	bool quick;
+	bool held_out;		/* include held-out cases */
+	bool no_cache;
+	bool has_seed;
+	uint64_t seed;
+	const struct strvec *defines;
+};
+int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
+		    const struct eval_options *opt, struct task_result *out,
+		    struct errbuf *err);
+
+/* The current result of one attempt of a run: if its workspace changed
+ * since the stored result (or there is none yet and the agent is done),
+ * evaluates now and stores the new result; otherwise returns the stored one
+ * at once.  Concurrent callers for one attempt share one evaluation. */
+int engine_task_result(struct engine *e, const char *run_id,
+		       const char *task_id, int attempt,
+		       struct task_result *out, struct errbuf *err);
+
+/* The device a task runs on under a config's `device` ("host" for c). */
+int engine_resolve_device(const char *configured, const struct task *t,
+			  char **device, struct errbuf *err);
+
+#endif /* ARENA_ENGINE_H */

@@ -1,0 +1,132 @@
+/*
+ * store.h - the experiment store: one directory holding arena.db (sqlite,
+ * WAL mode) and runs/ (DESIGN.md §6).
+ *
+ * The database indexes runs, task attempts (the work queue of a run, with
+ * their state), evaluations keyed by content hash (the cache behind `cat
+ * score` and `arena eval`) and events.  Files under runs/ are written
+ * atomically by their owners; the database is the source of truth for
+ * state, the files are renderings users and agents read.
+ *
+ * Every function opens no transaction longer than one statement group and
+ * sets a busy timeout, so several processes (a run executor, the
+ * filesystem daemon, `arena status`) can share one store.
+ */
+#ifndef ARENA_STORE_H
+#define ARENA_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arena/util.h"
+
+struct store;
+
+int store_open(const char *dir, struct store **out, struct errbuf *err);
+void store_close(struct store *s);
+/* Absolute path of the store directory (borrowed). */
+const char *store_root(const struct store *s);
+/* <root>/runs/<run_id> (caller frees). */
+char *store_run_dir(const struct store *s, const char *run_id);
+/* <root>/runs/<run_id>/tasks/<task id with '/' as '_'>[__r<attempt>]. */
+char *store_task_dir(const struct store *s, const char *run_id,
+		     const char *task_id, int attempt);
+/* Directory name of a task inside a run (caller frees). */
+char *store_task_dirname(const char *task_id, int attempt);
+
+/* ---- runs ------------------------------------------------------------ */
+
+enum { RUN_ID_MAX = 128 };
+
+struct store_run {
+	char *id;
+	double created_at;
+	char *config_path;
+	char *config_yaml;
+	char *agent;
+	char *device;
+	char *status;	/* created | running | done | cancelled | failed */
+	int ntasks;	/* attempts in the run */
+};
+
+void store_run_release(struct store_run *r);
+/* Creates a run row with a fresh unique id run_<YYYYmmdd_HHMMSS>[_suffix]
+ * (a numeric tail _2, _3, ... is added when taken) and its directory.
+ * r->id is ignored and set on success. */
+int store_run_create(struct store *s, struct store_run *r, const char *suffix,
+		     struct errbuf *err);
+int store_run_get(struct store *s, const char *id, struct store_run *out,
+		  struct errbuf *err);	/* -ENOENT when absent */
+int store_run_set_status(struct store *s, const char *id, const char *status,
+			 struct errbuf *err);
+/* All run ids, sorted by creation (oldest first). */
+int store_run_list(struct store *s, struct strvec *ids, struct errbuf *err);
+/* Newest run id (caller frees), -ENOENT when there is none. */
+int store_run_latest(struct store *s, char **id, struct errbuf *err);
+/* A run id must look like run_YYYYmmdd_HHMMSS[_suffix]. */
+bool store_run_id_valid(const char *id);
+bool store_run_suffix_valid(const char *suffix);
+
+/* ---- attempts -------------------------------------------------------- */
+
+/* States, in order: pending -> agent_running -> agent_done -> done. */
+struct store_attempt {
+	char *run_id;
+	char *task_id;
+	int attempt;
+	char *state;
+	char *agent_json;	/* agent outcome, or NULL */
+	char *result_json;	/* final result, or NULL */
+	char *sources_hash;	/* of the evaluated sources, or NULL */
+	int agent_starts;
+	double updated_at;
+};
+
+void store_attempt_release(struct store_attempt *a);
+void store_attempts_free(struct store_attempt *a, int n);
+int store_attempt_insert(struct store *s, const char *run_id,
+			 const char *task_id, int attempt, struct errbuf *err);
+int store_attempt_get(struct store *s, const char *run_id, const char *task_id,
+		      int attempt, struct store_attempt *out,
+		      struct errbuf *err);
+/* Sets state and, where non-NULL, agent_json / result_json / sources_hash;
+ * bump_starts adds one to agent_starts. */
+int store_attempt_update(struct store *s, const char *run_id,
+			 const char *task_id, int attempt, const char *state,
+			 const char *agent_json, const char *result_json,
+			 const char *sources_hash, bool bump_starts,
+			 struct errbuf *err);
+/* In task order, then attempt. */
+int store_attempt_list(struct store *s, const char *run_id,
+		       struct store_attempt **out, int *n, struct errbuf *err);
+
+/* ---- evaluation cache ------------------------------------------------ */
+
+int store_eval_get(struct store *s, const char *key, char **result_json,
+		   struct errbuf *err);	/* -ENOENT when absent */
+int store_eval_put(struct store *s, const char *key, const char *task_id,
+		   const char *sources_hash, const char *device,
+		   const char *result_json, struct errbuf *err);
+/* Number of cached evaluations for a task (tests use it to prove that
+ * concurrent readers share one evaluation). */
+int store_eval_count(struct store *s, const char *task_id, int *n,
+		     struct errbuf *err);
+
+/* ---- events ---------------------------------------------------------- */
+
+struct store_event {
+	int64_t id;
+	double ts;
+	char *task_id;	/* may be NULL */
+	char *kind;
+	char *message;
+};
+
+int store_event_add(struct store *s, const char *run_id, const char *task_id,
+		    const char *kind, const char *message, struct errbuf *err);
+/* Events of a run with id > after_id, at most max, oldest first. */
+int store_event_list(struct store *s, const char *run_id, int64_t after_id,
+		     int max, struct store_event **out, int *n,
+		     struct errbuf *err);
+void store_events_free(struct store_event *ev, int n);
+
+#endif /* ARENA_STORE_H */

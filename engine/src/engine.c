@@ -1,0 +1,1012 @@
+/*
+ * engine.c - runs, attempts and evaluations on top of the store
+ * (arena/engine.h).
+ *
+ * State machine of an attempt (stored in the attempts table):
+ *
+ *   pending --agent starts--> agent_running --agent returns--> agent_done
+ *     --final evaluation--> done
+ *
+ * Every transition is recorded before the work that follows it, so a
+ * process killed at any point leaves a state from which
+ * engine_run_execute() knows what to do: an attempt found in agent_running
+ * had its agent interrupted and is launched again on the same workspace
+ * (nothing the agent wrote is lost; agent_starts counts the restarts); an
+ * attempt in agent_done is evaluated; a done attempt whose workspace no
+ * longer matches the hash of its result is re-evaluated; a done attempt
+ * that matches is left alone.  task_result.yaml is written atomically
+ * before the attempt is marked done, and the database row is the truth.
+ *
+ * Locks (flock, so they vanish with the process that held them):
+ *   runs/<id>/.lock          one executor per run
+ *   cache/evals/<key>.lock   one evaluation per (task, sources, ...) at a
+ *                            time; a second caller waits, then reads the
+ *                            cache
+ *   locks/<device>.lock      one timing phase per device (taken by eval)
+ */
+#include "arena/engine.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "arena/agent.h"
+#include "arena/eval.h"
+#include "arena/report.h"
+#include "workspace.h"
+
+struct engine {
+	struct store *store;
+	char *tasks_root;
+	char *cache_dir;
+	char *lock_dir;
+};
+
+/* ---- small helpers --------------------------------------------------- */
+
+static int lock_path(const char *path, int op, int *fd_out, struct errbuf *err)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return errf_code(err, errno, "%s: cannot open lock: %s", path,
+				 strerror(errno));
+	while (flock(fd, op) != 0) {
+		if (errno == EINTR)
+			continue;
+		int e = errno;
+		close(fd);
+		if (e == EWOULDBLOCK)
+			return -EBUSY;
+		return errf_code(err, e, "%s: cannot lock: %s", path,
+				 strerror(e));
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+static void unlock_fd(int fd)
+{
+	if (fd >= 0) {
+		flock(fd, LOCK_UN);
+		close(fd);
+	}
+}
+
+static void emit(struct engine *e, const struct engine_observer *obs,
+		 const char *run_id, const char *task_id, const char *kind,
+		 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static void emit(struct engine *e, const struct engine_observer *obs,
+		 const char *run_id, const char *task_id, const char *kind,
+		 const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	/* Events are a log: a failure to record one must not stop a run. */
+	store_event_add(e->store, run_id, task_id, kind, strbuf_str(&sb), NULL);
+	if (obs && obs->event)
+		obs->event(obs->ctx, run_id, task_id, kind, strbuf_str(&sb));
+	strbuf_release(&sb);
+}
+
+/* ---- open / close ---------------------------------------------------- */
+
+int engine_open(const char *store_dir, const char *tasks_root,
+		struct engine **out, struct errbuf *err)
+{
+	struct engine *e = xcalloc(1, sizeof(*e));
+	int rc = store_open(store_dir, &e->store, err);
+
+	if (rc) {
+		free(e);
+		return rc;
+	}
+	e->tasks_root = xstrdup(tasks_root ? tasks_root : task_default_root());
+	e->cache_dir = path_join(store_root(e->store), "cache");
+	e->lock_dir = path_join(store_root(e->store), "locks");
+	char *evals = path_join(e->cache_dir, "evals");
+	rc = mkdir_p(evals, err);
+	free(evals);
+	if (!rc)
+		rc = mkdir_p(e->lock_dir, err);
+	if (rc) {
+		engine_close(e);
+		return rc;
+	}
+	*out = e;
+	return 0;
+}
+
+void engine_close(struct engine *e)
+{
+	if (!e)
+		return;
+	store_close(e->store);
+	free(e->tasks_root);
+	free(e->cache_dir);
+	free(e->lock_dir);
+	free(e);
+}
+
+struct store *engine_store(struct engine *e)
+{
+	return e->store;
+}
+
+const char *engine_tasks_root(const struct engine *e)
+{
+	return e->tasks_root;
+}
+
+/* ---- configs --------------------------------------------------------- */
+
+int engine_resolve_device(const char *configured, const struct task *t,
+			  char **device, struct errbuf *err)
+{
+	const char *dev = configured ? configured : "auto";
+
+	if (t->language == LANG_C) {
+		if (strcmp(dev, "auto") && strcmp(dev, "host"))
+			return errf(err, "task %s is a host (c) task but the "
+				    "config asks for device '%s'; use device: "
+				    "host or auto", t->id, dev);
+		*device = xstrdup("host");
+		return 0;
+	}
+	return errf_code(err, ENOTSUP, "task %s needs a GPU (%s); GPU "
+			 "evaluation is not available in this build", t->id,
+			 language_name(t->language));
+}
+
+static int config_check(struct engine *e, struct runconfig *c,
+			struct errbuf *err)
+{
+	const struct agent_ops *ops = agent_find(c->agent.template_name);
+
+	if (!ops) {
+		struct strbuf names = STRBUF_INIT;
+		agent_list(&names);
+		errf(err, "%s: agent.template: unknown agent '%s'; available: "
+		     "%s", c->path, c->agent.template_name, strbuf_str(&names));
+		strbuf_release(&names);
+		return -EINVAL;
+	}
+	if (ops->validate) {
+		int rc = ops->validate(&c->agent, err);
+		if (rc) {
+			errbuf_prefix(err, "%s: agent", c->path);
+			return rc;
+		}
+	}
+	for (size_t i = 0; i < c->task_ids.n; i++) {
+		struct task *t;
+		char *dev = NULL;
+		int rc = task_load(e->tasks_root, c->task_ids.v[i], &t, err);
+		if (rc) {
+			errbuf_prefix(err, "%s: tasks", c->path);
+			return rc;
+		}
+		rc = engine_resolve_device(c->device, t, &dev, err);
+		task_free(t);
+		free(dev);
+		if (rc) {
+			errbuf_prefix(err, "%s: device", c->path);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int engine_config_parse(struct engine *e, const char *source, const char *text,
+			size_t len, struct runconfig **out, struct errbuf *err)
+{
+	struct runconfig *c;
+	int rc = runconfig_parse(source, text, len, e->tasks_root, &c, err);
+
+	if (rc)
+		return rc;
+	rc = config_check(e, c, err);
+	if (rc) {
+		runconfig_free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+int engine_config_load(struct engine *e, const char *path,
+		       struct runconfig **out, struct errbuf *err)
+{
+	char *text;
+	size_t len;
+	int rc = file_read_all(path, RUNCONFIG_MAX_BYTES, &text, &len, err);
+
+	if (rc)
+		return rc;
+	rc = engine_config_parse(e, path, text, len, out, err);
+	free(text);
+	return rc;
+}
+
+/* ---- run creation ---------------------------------------------------- */
+
+int engine_run_create(struct engine *e, const struct runconfig *cfg,
+		      const char *suffix, char **run_id, struct errbuf *err)
+{
+	struct store_run r = { 0 };
+	char *run_dir = NULL, *cfg_path = NULL;
+	int rc;
+
+	r.config_path = cfg->path;
+	r.config_yaml = cfg->text;
+	r.agent = cfg->agent.template_name;
+	r.device = cfg->device ? cfg->device : (char *)"auto";
+	r.status = (char *)"created";
+	r.ntasks = (int)cfg->task_ids.n * cfg->repeats;
+	rc = store_run_create(e->store, &r, suffix, err);
+	if (rc)
+		return rc;
+	char *id = r.id;
+
+	run_dir = store_run_dir(e->store, id);
+	cfg_path = path_join(run_dir, "config.yaml");
+	rc = file_write_atomic_str(cfg_path, cfg->text, err);
+	for (size_t i = 0; !rc && i < cfg->task_ids.n; i++) {
+		struct task *t;
+		rc = task_load(e->tasks_root, cfg->task_ids.v[i], &t, err);
+		for (int a = 1; !rc && a <= cfg->repeats; a++) {
+			char *dir = store_task_dir(e->store, id, t->id, a);
+			rc = workspace_create(t, dir, err);
+			free(dir);
+			if (!rc)
+				rc = store_attempt_insert(e->store, id, t->id, a,
+							  err);
+		}
+		if (t)
+			task_free(t);
+	}
+	free(cfg_path);
+	free(run_dir);
+	if (rc) {
+		store_run_set_status(e->store, id, "failed", NULL);
+		free(id);
+		return rc;
+	}
+	emit(e, NULL, id, NULL, "created", "run created: %zu task(s) x %d "
+	     "attempt(s), agent %s", cfg->task_ids.n, cfg->repeats,
+	     cfg->agent.template_name);
+	engine_run_report(e, id, NULL);
+	*run_id = id;
+	return 0;
+}
+
+/* ---- agent outcome <-> JSON ------------------------------------------ */
+
+static char *outcome_to_json(const struct agent_outcome *o)
+{
+	cJSON *j = cJSON_CreateObject();
+	char *s;
+
+	cJSON_AddStringToObject(j, "status", o->status ? o->status : "failed");
+	if (o->error)
+		cJSON_AddStringToObject(j, "error", o->error);
+	cJSON_AddNumberToObject(j, "duration_s", o->duration_s);
+	cJSON_AddNumberToObject(j, "turns", o->turns);
+	cJSON_AddNumberToObject(j, "input_tokens", (double)o->input_tokens);
+	cJSON_AddNumberToObject(j, "output_tokens", (double)o->output_tokens);
+	cJSON_AddNumberToObject(j, "cost_usd", o->cost_usd);
+	if (o->summary)
+		cJSON_AddStringToObject(j, "summary", o->summary);
+	s = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	return s;
+}
+
+static const char *json_str(const cJSON *j, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double json_num(const cJSON *j, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* Copies the agent's outcome into a result's agent_execution fields. */
+static void result_apply_agent(struct task_result *r, const char *agent_json,
+			       const char *agent_name, int starts)
+{
+	cJSON *j = agent_json ? cJSON_Parse(agent_json) : NULL;
+	const char *summary = NULL;
+
+	free(r->agent_status);
+	free(r->agent_error);
+	r->agent_status = NULL;
+	r->agent_error = NULL;
+	if (j) {
+		const char *st = json_str(j, "status");
+		const char *er = json_str(j, "error");
+		r->agent_status = xstrdup(st ? st : "failed");
+		r->agent_error = er ? xstrdup(er) : NULL;
+		r->agent_duration_s = json_num(j, "duration_s");
+		r->agent_turns = (int)json_num(j, "turns");
+		r->agent_input_tokens = (int64_t)json_num(j, "input_tokens");
+		r->agent_output_tokens = (int64_t)json_num(j, "output_tokens");
+		r->agent_cost_usd = json_num(j, "cost_usd");
+		summary = json_str(j, "summary");
+	} else {
+		r->agent_status = xstrdup("not_run");
+	}
+	r->agent_restarts = starts > 1 ? starts - 1 : 0;
+	free(r->optimization_summary);
+	r->optimization_summary = summary
+		? xasprintf("Optimized by %s using arena's evaluator: %s",
+			    agent_name, summary)
+		: xasprintf("Optimized by %s using arena's evaluator",
+			    agent_name);
+	cJSON_Delete(j);
+}
+
+/* ---- evaluation ------------------------------------------------------ */
+
+struct eval_target {
+	struct engine *e;
+	const struct task *task;
+	const char *candidate_dir;
+	const char *baseline_dir;	/* NULL: task package */
+	const char *log_dir;
+	const struct runconfig *cfg;	/* NULL: defaults */
+	uint64_t seed;
+	bool has_seed;
+};
+
+static uint64_t fresh_seed(void)
+{
+	uint64_t s;
+
+	random_bytes(&s, sizeof(s));
+	return s;
+}
+
+static int evaluate(const struct eval_target *tg, const struct strvec *defines,
+		    bool quick, bool held_out, struct task_result *out,
+		    struct errbuf *err)
+{
+	struct eval_request req;
+	char *device = NULL;
+	int rc = engine_resolve_device(tg->cfg ? tg->cfg->device : NULL,
+				       tg->task, &device, err);
+
+	if (rc)
+		return rc;
+	eval_request_init(&req);
+	req.task = tg->task;
+	req.candidate_dir = tg->candidate_dir;
+	req.baseline_dir = tg->baseline_dir;
+	req.cache_dir = tg->e->cache_dir;
+	req.lock_dir = tg->e->lock_dir;
+	req.log_dir = tg->log_dir;
+	req.device = device;
+	req.defines = defines;
+	req.seed = tg->has_seed ? tg->seed : fresh_seed();
+	req.include_held_out = held_out;
+	req.quick = quick;
+	if (tg->cfg)
+		req.timing = tg->cfg->timing;
+	rc = eval_run(&req, out, err);
+	free(device);
+	return rc;
+}
+
+/* The agent-facing evaluator used by autotune. */
+static int agent_evaluate_cb(void *ctx, const struct strvec *defines,
+			     bool quick, struct task_result *out,
+			     struct errbuf *err)
+{
+	return evaluate(ctx, defines, quick, false, out, err);
+}
+
+/* Evaluates under the evaluation lock for `key`, reading and filling the
+ * cache, so that concurrent callers (threads or processes) for the same key
+ * share one evaluation. */
+static int evaluate_cached(const struct eval_target *tg, bool held_out,
+			   bool use_cache, struct task_result *out,
+			   struct errbuf *err)
+{
+	struct task_result probe;
+	char key[65], *lock = NULL, *json = NULL;
+	char *device = NULL;
+	int fd = -1, rc;
+
+	result_init(&probe);
+	rc = eval_hash_sources(tg->task, tg->candidate_dir, &probe, err);
+	if (!rc)
+		rc = engine_resolve_device(tg->cfg ? tg->cfg->device : NULL,
+					   tg->task, &device, err);
+	if (rc) {
+		result_release(&probe);
+		return rc;
+	}
+	eval_cache_key(tg->task, probe.sources_hash, NULL, device, held_out,
+		       key);
+	/* A baseline other than the task's changes the meaning of a result;
+	 * fold its path into the key. */
+	if (tg->baseline_dir) {
+		char *k2 = xasprintf("%s|%s", key, tg->baseline_dir);
+		sha256_hex(k2, strlen(k2), key);
+		free(k2);
+	}
+	result_release(&probe);
+	free(device);
+
+	lock = xasprintf("%s/evals/%s.lock", tg->e->cache_dir, key);
+	rc = lock_path(lock, LOCK_EX, &fd, err);
+	free(lock);
+	if (rc)
+		return rc;
+	if (use_cache &&
+	    store_eval_get(tg->e->store, key, &json, NULL) == 0) {
+		rc = result_from_json(json, out, err);
+		free(json);
+		if (rc == 0) {
+			unlock_fd(fd);
+			return 0;
+		}
+		result_release(out);
+		result_init(out);
+	}
+	rc = evaluate(tg, NULL, false, held_out, out, err);
+	if (rc == 0 && out->status != RS_INFRA_ERROR) {
+		json = result_to_json(out);
+		store_eval_put(tg->e->store, key, tg->task->id,
+			       out->sources_hash, out->device, json, NULL);
+		free(json);
+	}
+	unlock_fd(fd);
+	return rc;
+}
+
+int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
+		    const struct eval_options *opt, struct task_result *out,
+		    struct errbuf *err)
+{
+	struct eval_options none = { 0 };
+	struct task *t;
+	int rc;
+
+	if (!opt)
+		opt = &none;
+	if (!dir_exists(dir))
+		return errf_code(err, ENOENT, "%s: no such directory", dir);
+	rc = task_load(e->tasks_root, task_id, &t, err);
+	if (rc)
+		return rc;
+	char *abs = path_real(dir);
+	struct eval_target tg = {
+		.e = e, .task = t, .candidate_dir = abs,
+		.has_seed = opt->has_seed, .seed = opt->seed,
+	};
+	if (opt->quick || (opt->defines && opt->defines->n))
+		rc = evaluate(&tg, opt->defines, opt->quick, opt->held_out, out,
+			      err);
+	else
+		rc = evaluate_cached(&tg, opt->held_out, !opt->no_cache, out,
+				     err);
+	if (rc == 0) {
+		free(out->task_name);
+		out->task_name = xstrdup(t->id);
+	}
+	free(abs);
+	task_free(t);
+	return rc;
+}
+
+/* ---- run execution --------------------------------------------------- */
+
+struct attempt_ctx {
+	struct engine *e;
+	const struct runconfig *cfg;
+	const char *run_id;
+	struct store_attempt *a;
+	struct task *task;
+	char *task_dir;
+	char *workspace;
+	char *baseline;
+	char *logs;
+};
+
+static void attempt_ctx_release(struct attempt_ctx *c)
+{
+	task_free(c->task);
+	free(c->task_dir);
+	free(c->workspace);
+	free(c->baseline);
+	free(c->logs);
+}
+
+static uint64_t attempt_seed(const struct runconfig *cfg, const char *task_id,
+			     int attempt)
+{
+	if (!cfg->has_seed)
+		return fresh_seed();
+	return mix64(hash64_str(cfg->seed, task_id) ^ (uint64_t)attempt);
+}
+
+static int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
+{
+	int rc = task_load(c->e->tasks_root, c->a->task_id, &c->task, err);
+
+	if (rc)
+		return rc;
+	c->task_dir = store_task_dir(c->e->store, c->run_id, c->a->task_id,
+				     c->a->attempt);
+	c->workspace = path_join(c->task_dir, "workspace");
+	c->baseline = path_join(c->task_dir, "baseline");
+	c->logs = path_join(c->task_dir, "logs");
+	/* Repairs a creation interrupted half-way; keeps existing files. */
+	return workspace_create(c->task, c->task_dir, err);
+}
+
+static int attempt_run_agent(struct attempt_ctx *c,
+			     const struct engine_observer *obs,
+			     struct errbuf *err)
+{
+	const struct agent_ops *ops = agent_find(c->cfg->agent.template_name);
+	struct agent_outcome out;
+	struct agent_launch l = { 0 };
+	char *prompt, *prompt_file, *json;
+	int rc;
+
+	agent_outcome_init(&out);
+	rc = store_attempt_update(c->e->store, c->run_id, c->a->task_id,
+				  c->a->attempt, "agent_running", NULL, NULL,
+				  NULL, true, err);
+	if (rc)
+		return rc;
+	emit(c->e, obs, c->run_id, c->a->task_id, "agent_start",
+	     "agent %s started%s", ops->name,
+	     c->a->agent_starts > 0 ? " again (previous launch interrupted)"
+				    : "");
+	prompt = prompt_render(c->task, c->workspace,
+			       c->cfg->agent.max_iterations);
+	prompt_file = path_join(c->logs, "prompt.txt");
+	file_write_atomic_str(prompt_file, prompt, NULL);
+
+	struct eval_target tg = {
+		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
+		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
+		.has_seed = c->cfg->has_seed,
+		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->attempt),
+	};
+	l.task = c->task;
+	l.config = &c->cfg->agent;
+	l.workspace = c->workspace;
+	l.prompt = prompt;
+	l.prompt_file = prompt_file;
+	l.log_dir = c->logs;
+	l.timeout_s = c->cfg->agent.timeout_seconds > 0
+			      ? c->cfg->agent.timeout_seconds : 3600;
+	l.evaluate = agent_evaluate_cb;
+	l.evaluate_ctx = &tg;
+
+	double t0 = now_wall();
+	struct errbuf lerr;
+	errbuf_init(&lerr);
+	rc = ops->launch(&l, &out, &lerr);
+	if (rc) {
+		/* Could not start: recorded as a failed agent; the workspace
+		 * is still evaluated. */
+		free(out.status);
+		out.status = xstrdup("failed");
+		free(out.error);
+		out.error = xstrdup(errbuf_str(&lerr));
+	}
+	if (!out.status)
+		out.status = xstrdup("completed");
+	if (out.duration_s <= 0)
+		out.duration_s = now_wall() - t0;
+	json = outcome_to_json(&out);
+	rc = store_attempt_update(c->e->store, c->run_id, c->a->task_id,
+				  c->a->attempt, "agent_done", json, NULL, NULL,
+				  false, err);
+	emit(c->e, obs, c->run_id, c->a->task_id, "agent_end",
+	     "agent %s %s in %.1f s%s%s", ops->name, out.status,
+	     out.duration_s, out.error ? ": " : "",
+	     out.error ? out.error : "");
+	free(c->a->agent_json);
+	c->a->agent_json = json;
+	c->a->agent_starts++;
+	free(prompt);
+	free(prompt_file);
+	agent_outcome_release(&out);
+	return rc;
+}
+
+/* The final evaluation of an attempt: visible and held-out cases, against
+ * the attempt's frozen baseline.  Writes task_result.yaml, then marks the
+ * attempt done with the result and its source hash. */
+static int attempt_evaluate(struct attempt_ctx *c,
+			    const struct engine_observer *obs,
+			    struct task_result *res, struct errbuf *err)
+{
+	struct eval_target tg = {
+		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
+		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
+		.has_seed = c->cfg->has_seed,
+		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->attempt),
+	};
+	char *yaml, *path, *json;
+	int rc;
+
+	emit(c->e, obs, c->run_id, c->a->task_id, "eval_start",
+	     "final evaluation started");
+	rc = evaluate(&tg, NULL, false, true, res, err);
+	if (rc)
+		return rc;
+	free(res->task_name);
+	res->task_name = xstrdup(c->a->task_id);
+	result_apply_agent(res, c->a->agent_json, c->cfg->agent.template_name,
+			   c->a->agent_starts);
+	result_score(res);
+	yaml = result_to_yaml(res);
+	path = path_join(c->task_dir, "task_result.yaml");
+	rc = file_write_atomic_str(path, yaml, err);
+	free(path);
+	free(yaml);
+	if (rc)
+		return rc;
+	json = result_to_json(res);
+	rc = store_attempt_update(c->e->store, c->run_id, c->a->task_id,
+				  c->a->attempt, "done", NULL, json,
+				  res->sources_hash, false, err);
+	free(json);
+	emit(c->e, obs, c->run_id, c->a->task_id, "eval_end",
+	     "%s: score %.2f, speedup %.3f [%.3f, %.3f]%s%s",
+	     result_status_name(res->status), res->score, res->speedup_ratio,
+	     res->speedup_ci_lo, res->speedup_ci_hi,
+	     res->correctness_error_message ? "; " : "",
+	     res->correctness_error_message ? res->correctness_error_message
+					    : res->compilation_error_message
+						      ? "compile error" : "");
+	return rc;
+}
+
+/* True when the workspace still hashes to what the stored result saw. */
+static bool attempt_is_current(struct attempt_ctx *c)
+{
+	struct task_result probe;
+	bool same;
+
+	if (!c->a->result_json || !c->a->sources_hash)
+		return false;
+	result_init(&probe);
+	same = eval_hash_sources(c->task, c->workspace, &probe, NULL) == 0 &&
+	       strcmp(probe.sources_hash, c->a->sources_hash) == 0;
+	result_release(&probe);
+	return same;
+}
+
+static bool run_cancel_requested(struct engine *e, const char *run_id)
+{
+	struct store_run r;
+	bool cancel = false;
+
+	if (store_run_get(e->store, run_id, &r, NULL) == 0) {
+		cancel = strcmp(r.status, "cancelling") == 0;
+		store_run_release(&r);
+	}
+	return cancel;
+}
+
+static int run_one_attempt(struct engine *e, const struct runconfig *cfg,
+			   const char *run_id, struct store_attempt *a,
+			   const struct engine_observer *obs,
+			   struct errbuf *err)
+{
+	struct attempt_ctx c = { .e = e, .cfg = cfg, .run_id = run_id, .a = a };
+	struct task_result res;
+	int rc;
+
+	result_init(&res);
+	rc = attempt_prepare(&c, err);
+	if (rc)
+		goto out;
+	if (strcmp(a->state, "done") == 0) {
+		if (attempt_is_current(&c))
+			goto out;
+		emit(e, obs, run_id, a->task_id, "stale",
+		     "workspace changed since its result: re-evaluating");
+	} else if (strcmp(a->state, "pending") == 0 ||
+		   strcmp(a->state, "agent_running") == 0) {
+		rc = attempt_run_agent(&c, obs, err);
+		if (rc)
+			goto out;
+	}
+	if (run_cancel_requested(e, run_id))
+		goto out;
+	rc = attempt_evaluate(&c, obs, &res, err);
+out:
+	result_release(&res);
+	attempt_ctx_release(&c);
+	return rc;
+}
+
+int engine_run_execute(struct engine *e, const char *run_id,
+		       const struct engine_observer *obs, struct errbuf *err)
+{
+	struct store_run run;
+	struct runconfig *cfg = NULL;
+	struct store_attempt *as = NULL;
+	int n = 0, fd = -1, rc;
+	char *lock;
+
+	rc = store_run_get(e->store, run_id, &run, err);
+	if (rc)
+		return rc;
+	char *run_dir = store_run_dir(e->store, run_id);
+	lock = path_join(run_dir, ".lock");
+	free(run_dir);
+	rc = lock_path(lock, LOCK_EX | LOCK_NB, &fd, err);
+	free(lock);
+	if (rc == -EBUSY) {
+		errf_code(err, EBUSY, "run %s is being executed by another "
+			  "process; 'arena status %s' shows its progress",
+			  run_id, run_id);
+		goto out;
+	}
+	if (rc)
+		goto out;
+	rc = engine_config_parse(e, run.config_path ? run.config_path
+						    : "config.yaml",
+				 run.config_yaml, strlen(run.config_yaml), &cfg,
+				 err);
+	if (rc) {
+		errbuf_prefix(err, "run %s: its config no longer validates",
+			      run_id);
+		goto out;
+	}
+	rc = store_run_set_status(e->store, run_id, "running", err);
+	if (rc)
+		goto out;
+	emit(e, obs, run_id, NULL, "started", "executing run (%s)",
+	     strcmp(run.status, "created") ? "resumed" : "first start");
+	rc = store_attempt_list(e->store, run_id, &as, &n, err);
+	bool cancelled = false;
+	for (int i = 0; !rc && i < n; i++) {
+		if (run_cancel_requested(e, run_id)) {
+			cancelled = true;
+			break;
+		}
+		struct errbuf aerr;
+		errbuf_init(&aerr);
+		int arc = run_one_attempt(e, cfg, run_id, &as[i], obs, &aerr);
+		if (arc) {
+			/* One task's failure (e.g. its package vanished) is
+			 * recorded and the run goes on. */
+			emit(e, obs, run_id, as[i].task_id, "error", "%s",
+			     errbuf_str(&aerr));
+		}
+		engine_run_report(e, run_id, NULL);
+	}
+	if (!rc) {
+		if (!cancelled && run_cancel_requested(e, run_id))
+			cancelled = true;
+		rc = store_run_set_status(e->store, run_id,
+					  cancelled ? "cancelled" : "done", err);
+		emit(e, obs, run_id, NULL, cancelled ? "cancelled" : "done",
+		     "run %s", cancelled ? "cancelled" : "finished");
+		engine_run_report(e, run_id, NULL);
+	}
+out:
+	store_attempts_free(as, n);
+	runconfig_free(cfg);
+	store_run_release(&run);
+	unlock_fd(fd);
+	return rc;
+}
+
+int engine_run_cancel(struct engine *e, const char *run_id,
+		      struct errbuf *err)
+{
+	struct store_run r;
+	int rc = store_run_get(e->store, run_id, &r, err);
+
+	if (rc)
+		return rc;
+	if (strcmp(r.status, "done") && strcmp(r.status, "cancelled"))
+		rc = store_run_set_status(e->store, run_id, "cancelling", err);
+	store_run_release(&r);
+	if (!rc)
+		emit(e, NULL, run_id, NULL, "cancel", "cancel requested");
+	return rc;
+}
+
+/* ---- reports and progress -------------------------------------------- */
+
+int engine_run_report(struct engine *e, const char *run_id, struct errbuf *err)
+{
+	struct store_run run;
+	struct store_attempt *as = NULL;
+	struct task_result *results = NULL;
+	struct report_row *rows = NULL;
+	int n = 0, rc;
+	char created[32];
+
+	rc = store_run_get(e->store, run_id, &run, err);
+	if (rc)
+		return rc;
+	rc = store_attempt_list(e->store, run_id, &as, &n, err);
+	if (rc)
+		goto out;
+	results = xcalloc((size_t)n + 1, sizeof(*results));
+	rows = xcalloc((size_t)n + 1, sizeof(*rows));
+	for (int i = 0; i < n; i++) {
+		rows[i].task_id = as[i].task_id;
+		rows[i].attempt = as[i].attempt;
+		result_init(&results[i]);
+		if (as[i].result_json &&
+		    result_from_json(as[i].result_json, &results[i], NULL) == 0)
+			rows[i].result = &results[i];
+	}
+	time_stamp_iso(created, run.created_at);
+	struct report_meta meta = {
+		.run_id = run.id, .agent = run.agent, .device = run.device,
+		.created_at = created, .status = run.status,
+	};
+	char *dir = store_run_dir(e->store, run_id);
+	rc = report_write_all(dir, &meta, rows, n, err);
+	free(dir);
+	for (int i = 0; i < n; i++)
+		result_release(&results[i]);
+out:
+	free(results);
+	free(rows);
+	store_attempts_free(as, n);
+	store_run_release(&run);
+	return rc;
+}
+
+int engine_run_progress(struct engine *e, const char *run_id,
+			struct run_progress *p, struct errbuf *err)
+{
+	struct store_run run;
+	struct store_attempt *as = NULL;
+	int n = 0, rc, fd = -1;
+
+	memset(p, 0, sizeof(*p));
+	rc = store_run_get(e->store, run_id, &run, err);
+	if (rc)
+		return rc;
+	rc = store_attempt_list(e->store, run_id, &as, &n, err);
+	if (rc)
+		goto out;
+	p->status = xstrdup(run.status);
+	p->total = n;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(as[i].state, "done") == 0) {
+			struct attempt_ctx c = { .e = e, .run_id = run_id,
+						 .a = &as[i] };
+			if (task_load(e->tasks_root, as[i].task_id, &c.task,
+				      NULL) == 0) {
+				c.task_dir = store_task_dir(e->store, run_id,
+							    as[i].task_id,
+							    as[i].attempt);
+				c.workspace = path_join(c.task_dir, "workspace");
+				if (attempt_is_current(&c))
+					p->done++;
+				else
+					p->stale++;
+			}
+			attempt_ctx_release(&c);
+		} else if (strcmp(as[i].state, "pending") != 0) {
+			p->running++;
+		}
+	}
+	char *run_dir = store_run_dir(e->store, run_id);
+	char *lock = path_join(run_dir, ".lock");
+	free(run_dir);
+	if (file_exists(lock)) {
+		int r = lock_path(lock, LOCK_SH | LOCK_NB, &fd, NULL);
+		p->executor_alive = r == -EBUSY;
+		unlock_fd(fd);
+	}
+	free(lock);
+out:
+	store_attempts_free(as, n);
+	store_run_release(&run);
+	return rc;
+}
+
+void run_progress_release(struct run_progress *p)
+{
+	free(p->status);
+	p->status = NULL;
+}
+
+/* ---- one attempt's current result ------------------------------------ */
+
+int engine_task_result(struct engine *e, const char *run_id,
+		       const char *task_id, int attempt,
+		       struct task_result *out, struct errbuf *err)
+{
+	struct store_run run;
+	struct store_attempt a;
+	struct runconfig *cfg = NULL;
+	struct attempt_ctx c = { .e = e, .run_id = run_id, .a = &a };
+	int rc, fd = -1;
+
+	rc = store_run_get(e->store, run_id, &run, err);
+	if (rc)
+		return rc;
+	rc = store_attempt_get(e->store, run_id, task_id, attempt, &a, err);
+	if (rc) {
+		store_run_release(&run);
+		return rc;
+	}
+	rc = engine_config_parse(e, run.config_path ? run.config_path
+						    : "config.yaml",
+				 run.config_yaml, strlen(run.config_yaml), &cfg,
+				 err);
+	c.cfg = cfg;
+	if (!rc)
+		rc = attempt_prepare(&c, err);
+	if (rc)
+		goto out;
+	if (attempt_is_current(&c)) {
+		rc = result_from_json(a.result_json, out, err);
+		goto out;
+	}
+	if (strcmp(a.state, "done") && strcmp(a.state, "agent_done")) {
+		/* The agent is still at work: evaluate what it has now on the
+		 * visible cases, cached, without touching the attempt. */
+		struct eval_target tg = {
+			.e = e, .task = c.task, .candidate_dir = c.workspace,
+			.baseline_dir = c.baseline, .log_dir = c.logs,
+			.cfg = cfg,
+		};
+		rc = evaluate_cached(&tg, false, true, out, err);
+		if (!rc) {
+			free(out->task_name);
+			out->task_name = xstrdup(task_id);
+		}
+		goto out;
+	}
+	/* Stale final result: re-evaluate under the attempt's lock so that
+	 * concurrent readers share one evaluation. */
+	char *lock = path_join(c.task_dir, ".eval.lock");
+	rc = lock_path(lock, LOCK_EX, &fd, err);
+	free(lock);
+	if (rc)
+		goto out;
+	store_attempt_release(&a);
+	rc = store_attempt_get(e->store, run_id, task_id, attempt, &a, err);
+	if (!rc && attempt_is_current(&c))
+		rc = result_from_json(a.result_json, out, err);
+	else if (!rc) {
+		rc = attempt_evaluate(&c, NULL, out, err);
+		if (!rc)
+			engine_run_report(e, run_id, NULL);
+	}
+	unlock_fd(fd);
+out:
+	attempt_ctx_release(&c);
+	runconfig_free(cfg);
+	store_attempt_release(&a);
+	store_run_release(&run);
+	return rc;
+}

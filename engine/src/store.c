@@ -1,0 +1,651 @@
+/*
+ * store.c - the experiment store on sqlite (WAL) plus the runs/ tree.
+ *
+ * Schema (version 1):
+ *   runs(id PK, created_at, config_path, config_yaml, agent, device,
+ *        status, ntasks)
+ *   attempts(run_id, task_id, attempt, state, agent_json, result_json,
+ *            sources_hash, agent_starts, updated_at; PK run,task,attempt)
+ *   evaluations(key PK, task_id, sources_hash, device, result_json,
+ *               created_at)
+ *   events(id PK autoincrement, run_id, ts, task_id, kind, message)
+ *
+ * Concurrency: WAL lets readers proceed while one writer writes; every
+ * connection sets busy_timeout so writers from other processes wait instead
+ * of failing.  Run ids are made unique by mkdir(2) of the run directory
+ * (atomic across processes) followed by the INSERT.
+ */
+#include "arena/store.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct store {
+	char *root;
+	sqlite3 *db;
+};
+
+static const char *const schema_sql =
+	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
+	"CREATE TABLE IF NOT EXISTS runs("
+	" id TEXT PRIMARY KEY, created_at REAL NOT NULL, config_path TEXT,"
+	" config_yaml TEXT, agent TEXT, device TEXT, status TEXT NOT NULL,"
+	" ntasks INTEGER NOT NULL DEFAULT 0);"
+	"CREATE TABLE IF NOT EXISTS attempts("
+	" run_id TEXT NOT NULL, task_id TEXT NOT NULL, attempt INTEGER NOT NULL,"
+	" state TEXT NOT NULL, agent_json TEXT, result_json TEXT,"
+	" sources_hash TEXT, agent_starts INTEGER NOT NULL DEFAULT 0,"
+	" updated_at REAL, PRIMARY KEY(run_id, task_id, attempt));"
+	"CREATE TABLE IF NOT EXISTS evaluations("
+	" key TEXT PRIMARY KEY, task_id TEXT NOT NULL, sources_hash TEXT,"
+	" device TEXT, result_json TEXT NOT NULL, created_at REAL);"
+	"CREATE INDEX IF NOT EXISTS evaluations_task ON evaluations(task_id);"
+	"CREATE TABLE IF NOT EXISTS events("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL,"
+	" ts REAL NOT NULL, task_id TEXT, kind TEXT NOT NULL, message TEXT);"
+	"CREATE INDEX IF NOT EXISTS events_run ON events(run_id, id);"
+	"INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '1');";
+
+static int db_error(struct store *s, struct errbuf *err, const char *what)
+{
+	int code = sqlite3_errcode(s->db);
+
+	errf(err, "%s/arena.db: %s: %s", s->root, what, sqlite3_errmsg(s->db));
+	return code == SQLITE_BUSY || code == SQLITE_LOCKED ? -EBUSY : -EIO;
+}
+
+int store_open(const char *dir, struct store **out, struct errbuf *err)
+{
+	struct store *s;
+	char *runs, *dbpath, *errmsg = NULL;
+	int rc;
+
+	rc = mkdir_p(dir, err);
+	if (rc)
+		return rc;
+	s = xcalloc(1, sizeof(*s));
+	s->root = path_real(dir);
+	if (!s->root) {
+		rc = errf_code(err, errno, "%s: %s", dir, strerror(errno));
+		free(s);
+		return rc;
+	}
+	runs = path_join(s->root, "runs");
+	rc = mkdir_p(runs, err);
+	free(runs);
+	if (rc) {
+		free(s->root);
+		free(s);
+		return rc;
+	}
+	dbpath = path_join(s->root, "arena.db");
+	if (sqlite3_open_v2(dbpath, &s->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+		rc = errf_code(err, EIO, "%s: cannot open: %s", dbpath,
+			       s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		free(dbpath);
+		store_close(s);
+		return rc;
+	}
+	free(dbpath);
+	sqlite3_busy_timeout(s->db, 30000);
+	if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL;"
+			 "PRAGMA synchronous=NORMAL;", NULL, NULL,
+			 &errmsg) != SQLITE_OK ||
+	    sqlite3_exec(s->db, schema_sql, NULL, NULL, &errmsg) != SQLITE_OK) {
+		rc = errf_code(err, EIO, "%s/arena.db: cannot initialise: %s",
+			       s->root, errmsg ? errmsg : "unknown error");
+		sqlite3_free(errmsg);
+		store_close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	if (s->db)
+		sqlite3_close(s->db);
+	free(s->root);
+	free(s);
+}
+
+const char *store_root(const struct store *s)
+{
+	return s->root;
+}
+
+char *store_run_dir(const struct store *s, const char *run_id)
+{
+	return xasprintf("%s/runs/%s", s->root, run_id);
+}
+
+char *store_task_dirname(const char *task_id, int attempt)
+{
+	char *name = xstrdup(task_id);
+
+	for (char *p = name; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	if (attempt > 1) {
+		char *n = xasprintf("%s__r%d", name, attempt);
+		free(name);
+		name = n;
+	}
+	return name;
+}
+
+char *store_task_dir(const struct store *s, const char *run_id,
+		     const char *task_id, int attempt)
+{
+	char *name = store_task_dirname(task_id, attempt);
+	char *dir = xasprintf("%s/runs/%s/tasks/%s", s->root, run_id, name);
+
+	free(name);
+	return dir;
+}
+
+/* ---- statement helpers ----------------------------------------------- */
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int prepare(struct store *s, const char *sql, sqlite3_stmt **st,
+		   struct errbuf *err)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+		return db_error(s, err, "prepare");
+	return 0;
+}
+
+/* Steps a statement that returns no rows and finalizes it. */
+static int exec_stmt(struct store *s, sqlite3_stmt *st, const char *what,
+		     struct errbuf *err)
+{
+	int r = sqlite3_step(st);
+	int rc = 0;
+
+	if (r != SQLITE_DONE && r != SQLITE_ROW)
+		rc = db_error(s, err, what);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* ---- runs ------------------------------------------------------------ */
+
+void store_run_release(struct store_run *r)
+{
+	free(r->id);
+	free(r->config_path);
+	free(r->config_yaml);
+	free(r->agent);
+	free(r->device);
+	free(r->status);
+	memset(r, 0, sizeof(*r));
+}
+
+bool store_run_suffix_valid(const char *suffix)
+{
+	if (!suffix || !*suffix || strlen(suffix) > 64)
+		return false;
+	for (const char *p = suffix; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' &&
+		    *p != '-')
+			return false;
+	return suffix[0] != '.';
+}
+
+bool store_run_id_valid(const char *id)
+{
+	if (!id || strlen(id) < 19 || strlen(id) >= RUN_ID_MAX ||
+	    !str_starts_with(id, "run_"))
+		return false;
+	for (int i = 4; i < 19; i++) {
+		if (i == 12 ? id[i] != '_' : !isdigit((unsigned char)id[i]))
+			return false;
+	}
+	if (id[19] == '\0')
+		return true;
+	return id[19] == '_' && store_run_suffix_valid(id + 20);
+}
+
+int store_run_create(struct store *s, struct store_run *r, const char *suffix,
+		     struct errbuf *err)
+{
+	char stamp[16];
+	sqlite3_stmt *st;
+	int rc;
+
+	if (suffix && !store_run_suffix_valid(suffix))
+		return errf(err, "run suffix '%s' is not valid: use letters, "
+			    "digits, '.', '_' and '-' (at most 64)", suffix);
+	r->created_at = now_wall();
+	time_stamp_compact(stamp, r->created_at);
+	for (int n = 1; n < 1000; n++) {
+		char *id, *dir;
+		if (n == 1)
+			id = suffix ? xasprintf("run_%s_%s", stamp, suffix)
+				    : xasprintf("run_%s", stamp);
+		else
+			id = suffix ? xasprintf("run_%s_%s_%d", stamp, suffix, n)
+				    : xasprintf("run_%s_%d", stamp, n);
+		dir = store_run_dir(s, id);
+		if (mkdir(dir, 0755) != 0) {
+			int e = errno;
+			free(dir);
+			free(id);
+			if (e == EEXIST)
+				continue;
+			return errf_code(err, e, "%s/runs: cannot create a run "
+					 "directory: %s", s->root, strerror(e));
+		}
+		free(dir);
+		rc = prepare(s, "INSERT INTO runs(id, created_at, config_path,"
+			     " config_yaml, agent, device, status, ntasks)"
+			     " VALUES(?,?,?,?,?,?,?,?)", &st, err);
+		if (rc) {
+			free(id);
+			return rc;
+		}
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_double(st, 2, r->created_at);
+		bind_text_or_null(st, 3, r->config_path);
+		bind_text_or_null(st, 4, r->config_yaml);
+		bind_text_or_null(st, 5, r->agent);
+		bind_text_or_null(st, 6, r->device);
+		bind_text_or_null(st, 7, r->status ? r->status : "created");
+		sqlite3_bind_int(st, 8, r->ntasks);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			/* A row without a directory can only come from a
+			 * crash between the two steps; try the next id. */
+			int code = sqlite3_errcode(s->db);
+			sqlite3_finalize(st);
+			if (code == SQLITE_CONSTRAINT) {
+				free(id);
+				continue;
+			}
+			free(id);
+			return db_error(s, err, "insert run");
+		}
+		sqlite3_finalize(st);
+		free(r->id);
+		r->id = id;
+		return 0;
+	}
+	return errf_code(err, EEXIST, "%s/runs: no free run id for %s", s->root,
+			 stamp);
+}
+
+int store_run_get(struct store *s, const char *id, struct store_run *out,
+		  struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	memset(out, 0, sizeof(*out));
+	rc = prepare(s, "SELECT id, created_at, config_path, config_yaml, agent,"
+		     " device, status, ntasks FROM runs WHERE id = ?", &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		out->id = col_text(st, 0);
+		out->created_at = sqlite3_column_double(st, 1);
+		out->config_path = col_text(st, 2);
+		out->config_yaml = col_text(st, 3);
+		out->agent = col_text(st, 4);
+		out->device = col_text(st, 5);
+		out->status = col_text(st, 6);
+		out->ntasks = sqlite3_column_int(st, 7);
+		rc = 0;
+	} else if (r == SQLITE_DONE) {
+		rc = errf_code(err, ENOENT, "no run '%s' in %s; 'arena status' "
+			       "lists the runs", id, s->root);
+	} else {
+		rc = db_error(s, err, "select run");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_run_set_status(struct store *s, const char *id, const char *status,
+			 struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(s, "UPDATE runs SET status = ? WHERE id = ?", &st, err);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, id, -1, SQLITE_TRANSIENT);
+	return exec_stmt(s, st, "update run status", err);
+}
+
+int store_run_list(struct store *s, struct strvec *ids, struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(s, "SELECT id FROM runs ORDER BY created_at, id", &st,
+			 err);
+	int r;
+
+	if (rc)
+		return rc;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		strvec_push(ids, (const char *)sqlite3_column_text(st, 0));
+	if (r != SQLITE_DONE)
+		rc = db_error(s, err, "list runs");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_run_latest(struct store *s, char **id, struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(s, "SELECT id FROM runs ORDER BY created_at DESC, "
+			 "id DESC LIMIT 1", &st, err);
+	int r;
+
+	if (rc)
+		return rc;
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		*id = col_text(st, 0);
+	else if (r == SQLITE_DONE)
+		rc = errf_code(err, ENOENT, "no runs yet in %s", s->root);
+	else
+		rc = db_error(s, err, "latest run");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* ---- attempts -------------------------------------------------------- */
+
+void store_attempt_release(struct store_attempt *a)
+{
+	free(a->run_id);
+	free(a->task_id);
+	free(a->state);
+	free(a->agent_json);
+	free(a->result_json);
+	free(a->sources_hash);
+	memset(a, 0, sizeof(*a));
+}
+
+void store_attempts_free(struct store_attempt *a, int n)
+{
+	for (int i = 0; i < n; i++)
+		store_attempt_release(&a[i]);
+	free(a);
+}
+
+int store_attempt_insert(struct store *s, const char *run_id,
+			 const char *task_id, int attempt, struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(s, "INSERT OR IGNORE INTO attempts(run_id, task_id,"
+			 " attempt, state, updated_at) VALUES(?,?,?,'pending',?)",
+			 &st, err);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, attempt);
+	sqlite3_bind_double(st, 4, now_wall());
+	return exec_stmt(s, st, "insert attempt", err);
+}
+
+static void attempt_from_row(sqlite3_stmt *st, struct store_attempt *a)
+{
+	a->run_id = col_text(st, 0);
+	a->task_id = col_text(st, 1);
+	a->attempt = sqlite3_column_int(st, 2);
+	a->state = col_text(st, 3);
+	a->agent_json = col_text(st, 4);
+	a->result_json = col_text(st, 5);
+	a->sources_hash = col_text(st, 6);
+	a->agent_starts = sqlite3_column_int(st, 7);
+	a->updated_at = sqlite3_column_double(st, 8);
+}
+
+#define ATTEMPT_COLS "run_id, task_id, attempt, state, agent_json," \
+	" result_json, sources_hash, agent_starts, updated_at"
+
+int store_attempt_get(struct store *s, const char *run_id, const char *task_id,
+		      int attempt, struct store_attempt *out,
+		      struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	memset(out, 0, sizeof(*out));
+	rc = prepare(s, "SELECT " ATTEMPT_COLS " FROM attempts WHERE run_id = ?"
+		     " AND task_id = ? AND attempt = ?", &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, attempt);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		attempt_from_row(st, out);
+	else if (r == SQLITE_DONE)
+		rc = errf_code(err, ENOENT, "run %s has no task '%s' (attempt "
+			       "%d)", run_id, task_id, attempt);
+	else
+		rc = db_error(s, err, "select attempt");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_attempt_update(struct store *s, const char *run_id,
+			 const char *task_id, int attempt, const char *state,
+			 const char *agent_json, const char *result_json,
+			 const char *sources_hash, bool bump_starts,
+			 struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(s, "UPDATE attempts SET state = ?,"
+			 " agent_json = COALESCE(?, agent_json),"
+			 " result_json = COALESCE(?, result_json),"
+			 " sources_hash = COALESCE(?, sources_hash),"
+			 " agent_starts = agent_starts + ?, updated_at = ?"
+			 " WHERE run_id = ? AND task_id = ? AND attempt = ?",
+			 &st, err);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_TRANSIENT);
+	bind_text_or_null(st, 2, agent_json);
+	bind_text_or_null(st, 3, result_json);
+	bind_text_or_null(st, 4, sources_hash);
+	sqlite3_bind_int(st, 5, bump_starts ? 1 : 0);
+	sqlite3_bind_double(st, 6, now_wall());
+	sqlite3_bind_text(st, 7, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 8, task_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 9, attempt);
+	return exec_stmt(s, st, "update attempt", err);
+}
+
+int store_attempt_list(struct store *s, const char *run_id,
+		       struct store_attempt **out, int *n, struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	struct store_attempt *arr = NULL;
+	int cap = 0, cnt = 0, r;
+	int rc = prepare(s, "SELECT " ATTEMPT_COLS " FROM attempts WHERE"
+			 " run_id = ? ORDER BY task_id, attempt", &st, err);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		if (cnt == cap) {
+			cap = cap ? cap * 2 : 16;
+			arr = xrealloc(arr, (size_t)cap * sizeof(*arr));
+		}
+		memset(&arr[cnt], 0, sizeof(arr[cnt]));
+		attempt_from_row(st, &arr[cnt++]);
+	}
+	if (r != SQLITE_DONE) {
+		rc = db_error(s, err, "list attempts");
+		store_attempts_free(arr, cnt);
+		arr = NULL;
+		cnt = 0;
+	}
+	sqlite3_finalize(st);
+	*out = arr;
+	*n = cnt;
+	return rc;
+}
+
+/* ---- evaluation cache ------------------------------------------------ */
+
+int store_eval_get(struct store *s, const char *key, char **result_json,
+		   struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(s, "SELECT result_json FROM evaluations WHERE key = ?",
+			 &st, err);
+	int r;
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		*result_json = col_text(st, 0);
+	else if (r == SQLITE_DONE)
+		rc = -ENOENT;
+	else
+		rc = db_error(s, err, "select evaluation");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_eval_put(struct store *s, const char *key, const char *task_id,
+		   const char *sources_hash, const char *device,
+		   const char *result_json, struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(s, "INSERT OR REPLACE INTO evaluations(key, task_id,"
+			 " sources_hash, device, result_json, created_at)"
+			 " VALUES(?,?,?,?,?,?)", &st, err);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_TRANSIENT);
+	bind_text_or_null(st, 3, sources_hash);
+	bind_text_or_null(st, 4, device);
+	sqlite3_bind_text(st, 5, result_json, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 6, now_wall());
+	return exec_stmt(s, st, "insert evaluation", err);
+}
+
+int store_eval_count(struct store *s, const char *task_id, int *n,
+		     struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(s, "SELECT COUNT(*) FROM evaluations WHERE task_id = ?",
+			 &st, err);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, task_id, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*n = sqlite3_column_int(st, 0);
+	else
+		rc = db_error(s, err, "count evaluations");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* ---- events ---------------------------------------------------------- */
+
+int store_event_add(struct store *s, const char *run_id, const char *task_id,
+		    const char *kind, const char *message, struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(s, "INSERT INTO events(run_id, ts, task_id, kind,"
+			 " message) VALUES(?,?,?,?,?)", &st, err);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 2, now_wall());
+	bind_text_or_null(st, 3, task_id);
+	sqlite3_bind_text(st, 4, kind, -1, SQLITE_TRANSIENT);
+	bind_text_or_null(st, 5, message);
+	return exec_stmt(s, st, "insert event", err);
+}
+
+int store_event_list(struct store *s, const char *run_id, int64_t after_id,
+		     int max, struct store_event **out, int *n,
+		     struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	struct store_event *arr = NULL;
+	int cnt = 0, r;
+	int rc = prepare(s, "SELECT id, ts, task_id, kind, message FROM events"
+			 " WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?",
+			 &st, err);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, after_id);
+	sqlite3_bind_int(st, 3, max);
+	if (max > 0)
+		arr = xcalloc((size_t)max, sizeof(*arr));
+	while ((r = sqlite3_step(st)) == SQLITE_ROW && cnt < max) {
+		arr[cnt].id = sqlite3_column_int64(st, 0);
+		arr[cnt].ts = sqlite3_column_double(st, 1);
+		arr[cnt].task_id = col_text(st, 2);
+		arr[cnt].kind = col_text(st, 3);
+		arr[cnt].message = col_text(st, 4);
+		cnt++;
+	}
+	if (r != SQLITE_DONE && r != SQLITE_ROW) {
+		rc = db_error(s, err, "list events");
+		store_events_free(arr, cnt);
+		arr = NULL;
+		cnt = 0;
+	}
+	sqlite3_finalize(st);
+	*out = arr;
+	*n = cnt;
+	return rc;
+}
+
+void store_events_free(struct store_event *ev, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(ev[i].task_id);
+		free(ev[i].kind);
+		free(ev[i].message);
+	}
+	free(ev);
+}

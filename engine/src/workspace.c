@@ -1,0 +1,231 @@
+/*
+ * workspace.c - creating an attempt's directories and writing TASK.md.
+ *
+ * Layout of <task_dir>:
+ *   workspace/   the editable files (copied from the task) and TASK.md;
+ *                the only place an agent writes
+ *   baseline/    a frozen copy of the editable files, what the candidate
+ *                is timed against; never shown to the agent as writable
+ *   logs/        prompt, agent output, compiler output, runner logs
+ *
+ * TASK.md shows only what the agent may know: the visible cases, never the
+ * held-out ones, never the reference source.
+ */
+#include "workspace.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int copy_into(const struct task *t, const char *dst_dir,
+		     bool keep_existing, struct errbuf *err)
+{
+	for (size_t i = 0; i < t->editable.n; i++) {
+		const char *rel = t->editable.v[i];
+		char *src = path_join(t->dir, rel);
+		char *dst = path_join(dst_dir, rel);
+		char *parent = xstrdup(dst);
+		int rc = mkdir_p(dirname(parent), err);
+
+		free(parent);
+		if (rc == 0 && !(keep_existing && file_exists(dst)) &&
+		    file_exists(src))
+			rc = file_copy(src, dst, err);
+		free(src);
+		free(dst);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int workspace_create(const struct task *t, const char *task_dir,
+		     struct errbuf *err)
+{
+	char *ws = path_join(task_dir, "workspace");
+	char *base = path_join(task_dir, "baseline");
+	char *logs = path_join(task_dir, "logs");
+	char *doc_path = path_join(ws, "TASK.md");
+	char *doc = NULL;
+	int rc;
+
+	rc = mkdir_p(ws, err);
+	if (!rc)
+		rc = mkdir_p(base, err);
+	if (!rc)
+		rc = mkdir_p(logs, err);
+	/* The baseline is frozen: written once, never overwritten. */
+	if (!rc)
+		rc = copy_into(t, base, true, err);
+	if (!rc)
+		rc = copy_into(t, ws, true, err);
+	if (!rc && !file_exists(doc_path)) {
+		doc = taskdoc_render(t);
+		rc = file_write_atomic_str(doc_path, doc, err);
+	}
+	free(doc);
+	free(doc_path);
+	free(ws);
+	free(base);
+	free(logs);
+	return rc;
+}
+
+static const char *io_name(enum arg_io io)
+{
+	return io == IO_IN ? "in" : io == IO_OUT ? "out" : "inout";
+}
+
+static void render_shape(struct strbuf *sb, const struct task_arg *a)
+{
+	strbuf_addch(sb, '[');
+	for (int d = 0; d < a->rank; d++)
+		strbuf_addf(sb, "%s%s", d ? ", " : "", a->shape[d]);
+	strbuf_addch(sb, ']');
+}
+
+static void render_signature(struct strbuf *sb, const struct task *t)
+{
+	strbuf_addstr(sb, "## Signature\n\n");
+	strbuf_addf(sb, "Your file(s) must export `int %s(const arena_arg *args, "
+		    "int nargs, const int64_t *params, int nparams, void "
+		    "*stream)` (see `arena/kernel.h`, included with "
+		    "`#include \"arena/kernel.h\"`).\n\n", t->entry);
+	strbuf_addstr(sb, "Parameters (`params[]`, in this order): ");
+	if (t->nparams == 0)
+		strbuf_addstr(sb, "none");
+	for (int i = 0; i < t->nparams; i++)
+		strbuf_addf(sb, "%s`%s`", i ? ", " : "", t->params[i]);
+	strbuf_addstr(sb, "\n\n| # | arg | dtype | shape | io |\n"
+		      "|---|---|---|---|---|\n");
+	for (int i = 0; i < t->nargs; i++) {
+		const struct task_arg *a = &t->args[i];
+		strbuf_addf(sb, "| %d | `%s` | %s | ", i, a->name,
+			    dtype_name(a->dtype));
+		render_shape(sb, a);
+		strbuf_addf(sb, " | %s |\n", io_name(a->io));
+	}
+	strbuf_addch(sb, '\n');
+}
+
+static void render_cases(struct strbuf *sb, const struct task *t)
+{
+	strbuf_addstr(sb, "## Visible cases\n\n| case |");
+	for (int p = 0; p < t->nparams; p++)
+		strbuf_addf(sb, " %s |", t->params[p]);
+	strbuf_addstr(sb, "\n|---|");
+	for (int p = 0; p < t->nparams; p++)
+		strbuf_addstr(sb, "---|");
+	strbuf_addch(sb, '\n');
+	for (int c = 0; c < t->ncases; c++) {
+		if (t->cases[c].held_out)
+			continue;
+		strbuf_addf(sb, "| %s |", t->cases[c].id);
+		for (int p = 0; p < t->nparams; p++)
+			strbuf_addf(sb, " %lld |",
+				    (long long)t->cases[c].params[p]);
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_addstr(sb, "\nThe final evaluation also checks held-out cases "
+		      "you cannot see (other sizes, odd and prime ones among "
+		      "them): do not specialise your code to the sizes "
+		      "above.\n\n");
+}
+
+char *taskdoc_render(const struct task *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *readme_path = t->readme ? path_join(t->dir, t->readme) : NULL;
+	char *readme = NULL;
+
+	strbuf_addf(&sb, "# Task %s\n\n## Objective\n\n%s\n\n", t->id,
+		    t->description);
+	strbuf_addf(&sb, "Make the %s kernel faster while keeping it correct. "
+		    "Language: %s. Entry point: `%s`.\n\n",
+		    t->initial_state == TASK_UNIMPLEMENTED ? "(unimplemented)"
+							   : "given",
+		    language_name(t->language), t->entry);
+	strbuf_addstr(&sb, "## Files you may change\n\n");
+	for (size_t i = 0; i < t->editable.n; i++)
+		strbuf_addf(&sb, "- `%s`\n", t->editable.v[i]);
+	strbuf_addstr(&sb, "\nEverything else is read-only; only these files "
+		      "are evaluated.\n\n");
+	render_signature(&sb, t);
+	render_cases(&sb, t);
+	strbuf_addf(&sb, "## How it is judged\n\n"
+		    "- **Compiles**: `cc -O2 -shared -fPIC` of your files "
+		    "(plus the task's flags).\n"
+		    "- **Correct**: on several fresh random input sets per case "
+		    "(new values every evaluation), every element of every "
+		    "output must be written and satisfy `|yours - reference| <= "
+		    "%g + %g * |reference|` (integers: exact); inputs must be "
+		    "left unchanged; outputs of every timed call are checked "
+		    "too.\n"
+		    "- **Fast**: your kernel and the original baseline run in "
+		    "two separate processes, strictly alternating, with the "
+		    "cache flushed before every sample; speedup = median of "
+		    "per-pair time ratios (geometric mean over cases), with a "
+		    "confidence interval.\n"
+		    "- **Score**: 0 if it does not compile, 20 if it is wrong, "
+		    "120 + 100 x speedup if correct.\n\n",
+		    t->atol, t->rtol);
+	if (t->ntunables > 0) {
+		strbuf_addstr(&sb, "## Tunables\n\nCompile-time knobs the "
+			      "baseline reads (`#ifndef NAME`):\n\n");
+		for (int i = 0; i < t->ntunables; i++) {
+			strbuf_addf(&sb, "- `%s`:", t->tunables[i].name);
+			for (int v = 0; v < t->tunables[i].nvalues; v++)
+				strbuf_addf(&sb, " %s", t->tunables[i].values[v]);
+			strbuf_addch(&sb, '\n');
+		}
+		strbuf_addch(&sb, '\n');
+	}
+	strbuf_addf(&sb, "## How to evaluate your work\n\n"
+		    "- `arena eval %s --workspace .` prints a "
+		    "task_result.yaml for the current files.\n"
+		    "- Through a mounted arena (`arena mount`), `cat ../score` "
+		    "or `cat ../task_result.yaml` from this workspace "
+		    "evaluates it if it changed.\n\n", t->id);
+	strbuf_addstr(&sb, "## Rules\n\n"
+		      "- Change only the files listed above.\n"
+		      "- Results come only from arena's evaluator; anything "
+		      "your code prints is ignored.\n"
+		      "- Host (c) kernels run single-threaded: no threads, no "
+		      "child processes, nothing left running after the entry "
+		      "point returns.\n"
+		      "- No caching of results across calls, no reading or "
+		      "writing outside the arguments, no modifying inputs.\n"
+		      "- Attempts to game the evaluator are detected and score "
+		      "as wrong.\n");
+	if (readme_path && file_read_all(readme_path, 64 * 1024, &readme, NULL,
+					 NULL) == 0) {
+		strbuf_addstr(&sb, "\n## Notes from the task author\n\n");
+		strbuf_addstr(&sb, readme);
+		if (sb.len && sb.buf[sb.len - 1] != '\n')
+			strbuf_addch(&sb, '\n');
+	}
+	free(readme);
+	free(readme_path);
+	return strbuf_detach(&sb);
+}
+
+char *prompt_render(const struct task *t, const char *workspace,
+		    int max_iterations)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *doc = taskdoc_render(t);
+
+	strbuf_addf(&sb, "You are optimizing a kernel. Your working directory "
+		    "is %s; TASK.md there describes the task (reproduced "
+		    "below).\n\n", workspace);
+	strbuf_addstr(&sb, doc);
+	strbuf_addf(&sb, "\n## Iterating\n\nWork in up to %d improvement "
+		    "iterations: change the kernel, evaluate, keep the best "
+		    "correct version in the editable files. Leave the "
+		    "workspace holding your best correct version when you "
+		    "stop.\n", max_iterations > 0 ? max_iterations : 3);
+	free(doc);
+	return strbuf_detach(&sb);
+}

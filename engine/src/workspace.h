@@ -1,0 +1,26 @@
+/*
+ * workspace.h - per-attempt task directories: the agent's workspace, the
+ * frozen baseline, and TASK.md (the agent's brief).  Private to the engine.
+ */
+#ifndef ARENA_WORKSPACE_H
+#define ARENA_WORKSPACE_H
+
+#include "arena/task.h"
+#include "arena/util.h"
+
+/* Creates <task_dir>/workspace (the editable files and TASK.md),
+ * <task_dir>/baseline (a frozen copy of the editable files) and
+ * <task_dir>/logs.  Existing files are left alone, so a crash half-way
+ * through creation can be repaired by calling it again. */
+int workspace_create(const struct task *t, const char *task_dir,
+		     struct errbuf *err);
+
+/* TASK.md for t (caller frees): objective, editable files, signature,
+ * visible cases, tolerance, how it is judged, how to evaluate, rules. */
+char *taskdoc_render(const struct task *t);
+
+/* The prompt given to an agent: TASK.md plus iteration guidance. */
+char *prompt_render(const struct task *t, const char *workspace,
+		    int max_iterations);
+
+#endif /* ARENA_WORKSPACE_H */
