@@ -1,0 +1,260 @@
+/*
+ * cmd_run.c - `arena run`, `resume`, `status`, `report` and `cancel`.
+ *
+ * `run` validates the whole config (every task, the agent) before creating
+ * anything, prints the run id, executes with one line per event, and ends
+ * with the run's report.  `status` shows a progress bar on a terminal and
+ * plain lines otherwise.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void print_event(void *ctx, const char *run_id, const char *task_id,
+			const char *kind, const char *message)
+{
+	char ts[32];
+
+	time_stamp_iso(ts, now_wall());
+	printf("%s %-11s %-24s %s\n", ts + 11, kind, task_id ? task_id : "-",
+	       message);
+	fflush(stdout);
+}
+
+static int execute_and_report(struct engine *e, const char *run_id)
+{
+	struct engine_observer obs = { .event = print_event };
+	struct errbuf err;
+	char *dir, *path, *text = NULL;
+	int rc;
+
+	errbuf_init(&err);
+	rc = engine_run_execute(e, run_id, &obs, &err);
+	if (rc)
+		return cli_fail("%s", errbuf_str(&err));
+	dir = store_run_dir(engine_store(e), run_id);
+	path = path_join(dir, "report.txt");
+	if (file_read_all(path, (size_t)16 << 20, &text, NULL, NULL) == 0) {
+		fputs("\n", stdout);
+		fputs(text, stdout);
+	}
+	printf("\nresults: %s/summary.csv\n", dir);
+	free(text);
+	free(path);
+	free(dir);
+	return 0;
+}
+
+int cmd_run(struct cli *c, int argc, char **argv)
+{
+	const char *config = NULL, *suffix = NULL;
+	struct runconfig *cfg;
+	struct engine *e;
+	struct errbuf err;
+	char *run_id = NULL;
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--run-suffix") && i + 1 < argc)
+			suffix = argv[++i];
+		else if (!strcmp(argv[i], "--store") && i + 1 < argc)
+			c->store_dir = argv[++i];
+		else if (argv[i][0] != '-' && !config)
+			config = argv[i];
+		else
+			return cli_fail("usage: arena run CONFIG "
+					"[--run-suffix NAME] [--store DIR]");
+	}
+	if (!config)
+		return cli_fail("usage: arena run CONFIG [--run-suffix NAME] "
+				"[--store DIR]");
+	if (cli_open(c, &e))
+		return 1;
+	errbuf_init(&err);
+	rc = engine_config_load(e, config, &cfg, &err);
+	if (rc) {
+		engine_close(e);
+		return cli_fail("%s", errbuf_str(&err));
+	}
+	rc = engine_run_create(e, cfg, suffix, &run_id, &err);
+	runconfig_free(cfg);
+	if (rc) {
+		engine_close(e);
+		return cli_fail("%s", errbuf_str(&err));
+	}
+	printf("run %s (store %s)\n", run_id, store_root(engine_store(e)));
+	fflush(stdout);
+	rc = execute_and_report(e, run_id);
+	free(run_id);
+	engine_close(e);
+	return rc;
+}
+
+/* RUN argument or --latest into an id (caller frees). */
+static int pick_run(struct engine *e, int argc, char **argv, char **id)
+{
+	struct errbuf err;
+
+	errbuf_init(&err);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--latest")) {
+			if (store_run_latest(engine_store(e), id, &err))
+				return cli_fail("%s", errbuf_str(&err));
+			return 0;
+		}
+		if (argv[i][0] != '-') {
+			if (!store_run_id_valid(argv[i]))
+				return cli_fail("'%s' is not a run id (they look "
+						"like run_20261129_093000)",
+						argv[i]);
+			*id = xstrdup(argv[i]);
+			return 0;
+		}
+	}
+	return cli_fail("name a run (or --latest); 'arena status' lists them");
+}
+
+int cmd_resume(struct cli *c, int argc, char **argv)
+{
+	struct engine *e;
+	char *id = NULL;
+	int rc;
+
+	if (cli_open(c, &e))
+		return 1;
+	rc = pick_run(e, argc, argv, &id);
+	if (!rc) {
+		printf("resuming %s\n", id);
+		rc = execute_and_report(e, id);
+	}
+	free(id);
+	engine_close(e);
+	return rc;
+}
+
+static void progress_bar(const struct run_progress *p)
+{
+	int width = 40, filled = p->total ? width * p->done / p->total : 0;
+
+	printf("[");
+	for (int i = 0; i < width; i++)
+		putchar(i < filled ? '#' : '.');
+	printf("] %d/%d", p->done, p->total);
+}
+
+static int status_one(struct cli *c, struct engine *e, const char *id,
+		      bool brief)
+{
+	struct run_progress p;
+	struct errbuf err;
+
+	errbuf_init(&err);
+	if (engine_run_progress(e, id, &p, &err))
+		return cli_fail("%s", errbuf_str(&err));
+	if (c->tty) {
+		printf("%-32s %-10s ", id, p.status);
+		progress_bar(&p);
+	} else {
+		printf("%s %s done=%d total=%d", id, p.status, p.done, p.total);
+	}
+	if (p.running)
+		printf(" running=%d", p.running);
+	if (p.stale)
+		printf(" stale=%d", p.stale);
+	if (!strcmp(p.status, "running") && !p.executor_alive)
+		printf(" (no executor: 'arena resume %s')", id);
+	printf("\n");
+	if (!brief) {
+		struct store_attempt *as;
+		int n;
+		if (store_attempt_list(engine_store(e), id, &as, &n, &err) == 0) {
+			for (int i = 0; i < n; i++)
+				printf("  %-28s #%d %s\n", as[i].task_id,
+				       as[i].attempt, as[i].state);
+			store_attempts_free(as, n);
+		}
+	}
+	run_progress_release(&p);
+	return 0;
+}
+
+int cmd_status(struct cli *c, int argc, char **argv)
+{
+	struct engine *e;
+	struct strvec ids = STRVEC_INIT;
+	struct errbuf err;
+	int rc = 0;
+
+	if (cli_open(c, &e))
+		return 1;
+	errbuf_init(&err);
+	if (argc > 1) {
+		char *id = NULL;
+		rc = pick_run(e, argc, argv, &id);
+		if (!rc)
+			rc = status_one(c, e, id, false);
+		free(id);
+	} else if (store_run_list(engine_store(e), &ids, &err) != 0) {
+		rc = cli_fail("%s", errbuf_str(&err));
+	} else if (ids.n == 0) {
+		printf("no runs yet in %s; start one with 'arena run "
+		       "CONFIG'\n", store_root(engine_store(e)));
+	} else {
+		for (size_t i = 0; i < ids.n && !rc; i++)
+			rc = status_one(c, e, ids.v[i], true);
+	}
+	strvec_release(&ids);
+	engine_close(e);
+	return rc;
+}
+
+int cmd_report(struct cli *c, int argc, char **argv)
+{
+	struct engine *e;
+	struct errbuf err;
+	char *id = NULL;
+	int rc;
+
+	if (cli_open(c, &e))
+		return 1;
+	rc = pick_run(e, argc, argv, &id);
+	errbuf_init(&err);
+	if (!rc && engine_run_report(e, id, &err) != 0)
+		rc = cli_fail("%s", errbuf_str(&err));
+	if (!rc) {
+		char *dir = store_run_dir(engine_store(e), id);
+		char *path = path_join(dir, "report.txt"), *text = NULL;
+		if (file_read_all(path, (size_t)16 << 20, &text, NULL, &err) == 0)
+			fputs(text, stdout);
+		printf("\nwritten: %s/{summary.csv,summary.json,report.txt}\n",
+		       dir);
+		free(text);
+		free(path);
+		free(dir);
+	}
+	free(id);
+	engine_close(e);
+	return rc;
+}
+
+int cmd_cancel(struct cli *c, int argc, char **argv)
+{
+	struct engine *e;
+	struct errbuf err;
+	char *id = NULL;
+	int rc;
+
+	if (cli_open(c, &e))
+		return 1;
+	rc = pick_run(e, argc, argv, &id);
+	errbuf_init(&err);
+	if (!rc && engine_run_cancel(e, id, &err) != 0)
+		rc = cli_fail("%s", errbuf_str(&err));
+	else if (!rc)
+		printf("cancel requested for %s\n", id);
+	free(id);
+	engine_close(e);
+	return rc;
+}

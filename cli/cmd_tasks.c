@@ -1,0 +1,112 @@
+/*
+ * cmd_tasks.c - `arena tasks` (the catalogue) and `arena eval` (evaluate
+ * any directory against a task and print its task_result.yaml).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena/eval.h"
+#include "cli.h"
+
+int cmd_tasks(struct cli *c, int argc, char **argv)
+{
+	const char *root = c->tasks_dir ? c->tasks_dir : task_default_root();
+	const char *sel = argc > 1 ? argv[1] : "all";
+	struct strvec ids = STRVEC_INIT;
+	struct errbuf err;
+	int bad = 0;
+
+	errbuf_init(&err);
+	if (task_select(root, sel, &ids, &err) != 0)
+		return cli_fail("%s", errbuf_str(&err));
+	printf("%-28s %-10s %-5s %-13s %s\n", "TASK", "FAMILY", "LANG",
+	       "CASES(+HELD)", "DESCRIPTION");
+	for (size_t i = 0; i < ids.n; i++) {
+		struct task *t;
+		errbuf_init(&err);
+		if (task_load(root, ids.v[i], &t, &err) != 0) {
+			printf("%-28s INVALID: %s\n", ids.v[i], errbuf_str(&err));
+			bad++;
+			continue;
+		}
+		char cases[32];
+		snprintf(cases, sizeof(cases), "%d(+%d)", t->nvisible,
+			 t->ncases - t->nvisible);
+		const char *nl = strchr(t->description, '\n');
+		int dlen = nl ? (int)(nl - t->description)
+			      : (int)strlen(t->description);
+		if (dlen > 60)
+			dlen = 60;
+		printf("%-28s %-10s %-5s %-13s %.*s\n", t->id, t->family,
+		       language_name(t->language), cases, dlen, t->description);
+		task_free(t);
+	}
+	strvec_release(&ids);
+	return bad ? 1 : 0;
+}
+
+static void eval_usage(void)
+{
+	fputs("usage: arena eval TASK --workspace DIR [--quick] [--held-out] "
+	      "[--no-cache]\n                  [--seed N] [-D NAME=VALUE]...\n",
+	      stderr);
+}
+
+int cmd_eval(struct cli *c, int argc, char **argv)
+{
+	struct eval_options opt = { 0 };
+	struct strvec defines = STRVEC_INIT;
+	const char *task = NULL, *ws = NULL;
+	struct engine *e;
+	struct task_result res;
+	struct errbuf err;
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--workspace") && i + 1 < argc)
+			ws = argv[++i];
+		else if (!strcmp(argv[i], "--quick"))
+			opt.quick = true;
+		else if (!strcmp(argv[i], "--held-out"))
+			opt.held_out = true;
+		else if (!strcmp(argv[i], "--no-cache"))
+			opt.no_cache = true;
+		else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+			int64_t s;
+			if (parse_i64(argv[++i], &s) != 0 || s < 0)
+				return cli_fail("--seed needs a non-negative "
+						"integer, got '%s'", argv[i]);
+			opt.has_seed = true;
+			opt.seed = (uint64_t)s;
+		} else if (!strcmp(argv[i], "-D") && i + 1 < argc)
+			strvec_push(&defines, argv[++i]);
+		else if (argv[i][0] != '-' && !task)
+			task = argv[i];
+		else {
+			eval_usage();
+			return cli_fail("unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (!task || !ws) {
+		eval_usage();
+		return 2;
+	}
+	opt.defines = &defines;
+	if (cli_open(c, &e))
+		return 1;
+	errbuf_init(&err);
+	result_init(&res);
+	rc = engine_eval_dir(e, task, ws, &opt, &res, &err);
+	if (rc == 0) {
+		char *yaml = result_to_yaml(&res);
+		fputs(yaml, stdout);
+		free(yaml);
+	} else {
+		cli_fail("%s", errbuf_str(&err));
+	}
+	result_release(&res);
+	strvec_release(&defines);
+	engine_close(e);
+	return rc ? 1 : 0;
+}
