@@ -47,7 +47,7 @@ FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/tests/%)
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/tests/helpers/%)
 
 .PHONY: all test test-unit test-e2e test-fuzz asan fuzz deps install \
-	quickstart clean help fmt lint check-tasks test-gpu
+	quickstart clean help fmt lint
 
 all: $(B)/arena $(B)/arena-runner
 
@@ -118,9 +118,6 @@ install: all
 
 quickstart:
 	@scripts/quickstart.sh
-
-check-tasks: all
-	$(B)/arena tasks all >/dev/null && $(B)/arena check-tasks all
 
 fmt:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -1,0 +1,15 @@
+#!/bin/sh
+# scripts/quickstart.sh - `make quickstart`: installs what is missing,
+# builds, runs example_configs/quickstart_host.yaml (the autotune agent on
+# the c2c suite, no GPU and no API key needed) and prints the summary.
+set -e
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+make -j"$(nproc)" all
+store=${ARENA_STORE:-arena-data}
+build/arena --store "$store" run example_configs/quickstart_host.yaml \
+	--run-suffix quickstart
+run=$(ls -1d "$store"/runs/run_*_quickstart* | tail -n 1)
+echo
+echo "== $run/summary.csv"
+column -s, -t < "$run/summary.csv" 2>/dev/null || cat "$run/summary.csv"
