@@ -48,7 +48,7 @@ static int yl_errf(struct yloader *l, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	errf(l->err, "%s", sb.buf);
+	errf(l->err, "%s", strbuf_str(&sb));
 	strbuf_release(&sb);
 	return -EINVAL;
 }
@@ -507,7 +507,7 @@ int ynode_errf(struct errbuf *err, const char *source, const struct ynode *n,
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	errf(err, "%s", sb.buf);
+	errf(err, "%s", strbuf_str(&sb));
 	strbuf_release(&sb);
 	return -EINVAL;
 }
