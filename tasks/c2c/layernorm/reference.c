@@ -1,0 +1,40 @@
+/*
+ * layernorm - trusted reference: mean and biased variance per row by the
+ * two-pass formula in double, normalization in double, one rounding to
+ * float per element.
+ */
+#include <math.h>
+#include "arena/kernel.h"
+
+ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
+			      const int64_t *params, int nparams, void *stream)
+{
+	(void)stream;
+	if (nargs != 4 || nparams != 2)
+		return 1;
+	int64_t rows = params[0], cols = params[1];
+	if (rows <= 0 || cols <= 0 || args[0].numel != rows * cols ||
+	    args[1].numel != cols || args[2].numel != cols ||
+	    args[3].numel != rows * cols)
+		return 2;
+	for (int i = 0; i < 4; i++)
+		if (args[i].dtype != ARENA_F32)
+			return 2;
+	const float *x = args[0].data, *g = args[1].data, *b = args[2].data;
+	float *y = args[3].data;
+	for (int64_t r = 0; r < rows; r++) {
+		const float *xr = x + r * cols;
+		double mean = 0.0, var = 0.0;
+		for (int64_t c = 0; c < cols; c++)
+			mean += xr[c];
+		mean /= (double)cols;
+		for (int64_t c = 0; c < cols; c++)
+			var += ((double)xr[c] - mean) * ((double)xr[c] - mean);
+		var /= (double)cols;
+		double inv = 1.0 / sqrt(var + 1e-5);
+		for (int64_t c = 0; c < cols; c++)
+			y[r * cols + c] = (float)(((double)xr[c] - mean) * inv *
+						  (double)g[c] + (double)b[c]);
+	}
+	return 0;
+}
