@@ -355,8 +355,6 @@ static int tp_meta(struct tparse *p, const struct ynode *root)
 	const struct ynode *n;
 	int rc;
 
-	if ((rc = tp_schema(p, root)) != 0)
-		return rc;
 	n = ynode_get(root, "description");
 	if (!n)
 		return tp_err(p, root, "missing required key 'description'; "
@@ -1348,7 +1346,10 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 		return tp_err(p, root, "a task config must be a map of keys, "
 			      "not %s; start from the example in "
 			      "docs/tasks.md", ynode_describe(root));
-	if ((rc = tp_keys(p, root, keys, ARRAY_SIZE(keys), NULL)) != 0 ||
+	/* The schema first: an AgentKernelArena task is named as such
+	 * rather than reported as a pile of unknown keys. */
+	if ((rc = tp_schema(p, root)) != 0 ||
+	    (rc = tp_keys(p, root, keys, ARRAY_SIZE(keys), NULL)) != 0 ||
 	    (rc = tp_meta(p, root)) != 0 ||
 	    (rc = tp_editable(p, root)) != 0 ||
 	    (rc = tp_reference(p, root)) != 0 ||
