@@ -21,6 +21,12 @@
 #include "arena/stats.h"
 #include "arena/util.h"
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define BOOTSTRAP_BUDGET_MS 1000ull
+#else
+#define BOOTSTRAP_BUDGET_MS 100ull
+#endif
+
 /* ---- rng ------------------------------------------------------------- */
 
 static void rng_same_seed_gives_same_stream(void **state)
@@ -467,9 +473,9 @@ static void bootstrap_is_fast(void **state)
 	print_message("bootstrap: 320 pairs x 2000 iters %.2f ms; "
 		      "4 cases x 320 pairs x 2000 iters %.2f ms\n",
 		      (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6);
-	/* The target is well under 100 ms per case; the bound leaves room
-	 * for sanitizer builds. */
-	assert_true((t1 - t0) < 100 * 1000000ull);
+	/* The target is well under 100 ms per case (about 7 ms at -O2);
+	 * sanitizer builds run several times slower and get more room. */
+	assert_true((t1 - t0) < BOOTSTRAP_BUDGET_MS * 1000000ull);
 	sample_free(&s);
 	for (int c = 0; c < 4; c++)
 		sample_free(&cases[c]);

@@ -129,13 +129,23 @@ double score_aka(bool compiled, bool correct, double speedup);
 double reward_capped_log(bool compiled, bool correct, double speedup,
 			 double ci_lo, double ci_hi, double noise_floor);
 
-/* YAML rendering of task_result.yaml (caller frees). */
+/* YAML rendering of task_result.yaml (caller frees; NULL only if libyaml
+ * fails internally). */
 char *result_to_yaml(const struct task_result *r);
 /* The single line `cat score` prints: the score with 4 decimals. */
 char *result_score_line(const struct task_result *r);
-/* JSON (caller frees) and back. */
+/* JSON (caller frees) and back.  result_from_json initialises *r itself
+ * (previous content is not freed) and on error leaves it empty, so
+ * result_release is always safe; keys absent from the JSON keep
+ * result_init's defaults, a key of the wrong type is an error (err may be
+ * NULL).  Non-finite numbers are written as null and read back as NaN. */
 char *result_to_json(const struct task_result *r);
 int result_from_json(const char *json, struct task_result *r,
 		     struct errbuf *err);
+
+/* A copy of s (caller frees; NULL for NULL) in which every byte that does
+ * not start a valid UTF-8 sequence is replaced by U+FFFD.  Both renderings
+ * above and the reports pass agent-influenced text through it. */
+char *result_utf8_sanitize(const char *s);
 
 #endif /* ARENA_RESULT_H */
