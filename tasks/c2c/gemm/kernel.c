@@ -18,6 +18,7 @@
 #define TILE 1
 #endif
 
+#if TILE <= 1
 static void gemm_naive(const float *a, const float *b, float *c,
 		       int64_t m, int64_t n, int64_t k)
 {
@@ -29,6 +30,7 @@ static void gemm_naive(const float *a, const float *b, float *c,
 			c[i * n + j] = s;
 		}
 }
+#endif
 
 #if TILE > 1
 /* One TILE-wide strip of a row of C: c[0..TILE) += av * b[0..TILE). */
