@@ -64,6 +64,12 @@ typedef int (*arena_launch_fn)(const arena_arg *args, int nargs,
 #define ARENA_EXPORT
 #endif
 
+/* The default entry point.  Declared here so that a definition in a C++
+ * translation unit (hip, cuda) gets C linkage without writing extern "C",
+ * and so that strict warning flags (-Wmissing-prototypes) stay quiet. */
+ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
+			      const int64_t *params, int nparams, void *stream);
+
 #ifdef __cplusplus
 }
 #endif
