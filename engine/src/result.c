@@ -294,29 +294,36 @@ double reward_capped_log(bool compiled, bool correct, double speedup,
 	return x;
 }
 
-void result_score(struct task_result *r)
+/* A failing status overrides the flags: a candidate that crashed, timed
+ * out or was caught cheating after its correctness check is not correct.
+ * A rejected candidate counts as compiled even if the flag was never set
+ * (rejection implies it built), so it scores like a wrong one. */
+bool result_compiled(const struct task_result *r)
 {
-	bool compiled = r->pass_compilation && r->status != RS_COMPILE_ERROR;
-	bool correct = compiled && r->pass_correctness &&
-		       r->candidate_accepted;
+	if (r->status == RS_REJECTED)
+		return true;
+	return r->pass_compilation && r->status != RS_COMPILE_ERROR;
+}
 
-	/* A failing status overrides the flags: a candidate that crashed,
-	 * timed out or was caught cheating after its correctness check is
-	 * not correct.  A rejected candidate scores like a wrong one even if
-	 * the compile flag was never set (rejection implies it built). */
+bool result_correct(const struct task_result *r)
+{
 	switch (r->status) {
+	case RS_COMPILE_ERROR:
 	case RS_RUNTIME_ERROR:
 	case RS_TIMEOUT:
 	case RS_INCORRECT:
-		correct = false;
-		break;
 	case RS_REJECTED:
-		compiled = true;
-		correct = false;
-		break;
+		return false;
 	default:
-		break;
+		return r->pass_compilation && r->pass_correctness &&
+		       r->candidate_accepted;
 	}
+}
+
+void result_score(struct task_result *r)
+{
+	bool compiled = result_compiled(r), correct = result_correct(r);
+
 	r->score = score_aka(compiled, correct, r->speedup_ratio);
 	/* No verdict about the candidate: no reward signal either. */
 	if (r->status == RS_NOT_EVALUATED || r->status == RS_INFRA_ERROR)

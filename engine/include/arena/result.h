@@ -126,6 +126,12 @@ void result_hash_sources(struct task_result *r);
  * the speedup's interval lies inside [1 - noise_floor, 1 + noise_floor]). */
 void result_score(struct task_result *r);
 double score_aka(bool compiled, bool correct, double speedup);
+/* The "compiled" and "correct" that the score, the reward and the reports
+ * use: the flags, overridden by a failing status (runtime_error, timeout,
+ * incorrect and rejected are not correct; rejected counts as compiled),
+ * and correct also requires candidate_accepted. */
+bool result_compiled(const struct task_result *r);
+bool result_correct(const struct task_result *r);
 double reward_capped_log(bool compiled, bool correct, double speedup,
 			 double ci_lo, double ci_hi, double noise_floor);
 

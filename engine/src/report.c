@@ -1,0 +1,826 @@
+/*
+ * report.c - a run's reports: summary.csv, summary.json and report.txt
+ * (see arena/report.h; docs/results.md documents every column and field).
+ *
+ * All three are pure functions of the rows: rewriting them is always safe
+ * and gives the same bytes for the same results.  The rules, shared by the
+ * three and taken from AgentKernelArena (aka.md §4.1) where it has one:
+ *   - rates (compiled, correct, speedup > 1) are over all rows, pending
+ *     ones included, so a run cannot look better by leaving tasks out;
+ *   - speedup statistics are over the rows that are correct (as the score
+ *     counts correctness: result_correct) and timed (speedup > 0);
+ *   - percentiles follow Python's statistics.quantiles(n=100) (its
+ *     default "exclusive" method), the standard deviation is the sample
+ *     one, as AgentKernelArena computes them;
+ *   - a task's family is the first component of its id ("c2c/saxpy" ->
+ *     "c2c"), AgentKernelArena's "Task Type".
+ * JSON numbers are never NaN or infinite (null instead).  Text meant for a
+ * terminal has control characters replaced: error messages quote agent
+ * code, which must not be able to drive the reader's terminal.
+ */
+#include "arena/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "arena/stats.h"
+
+/* ---- per-row facts ----------------------------------------------------- */
+
+static bool row_pending(const struct report_row *row)
+{
+	return row->result == NULL;
+}
+
+static bool row_evaluated(const struct report_row *row)
+{
+	return row->result && row->result->status != RS_NOT_EVALUATED;
+}
+
+static bool row_compiled(const struct report_row *row)
+{
+	return row->result && result_compiled(row->result);
+}
+
+static bool row_correct(const struct report_row *row)
+{
+	return row->result && result_correct(row->result);
+}
+
+static bool positive_finite(double x)
+{
+	return x > 0.0 && isfinite(x);
+}
+
+/* Counted in the speedup statistics: correct and timed. */
+static bool row_has_speedup(const struct report_row *row)
+{
+	return row_correct(row) && positive_finite(row->result->speedup_ratio);
+}
+
+static bool row_has_ci(const struct task_result *r)
+{
+	return positive_finite(r->speedup_ci_lo) &&
+	       positive_finite(r->speedup_ci_hi) &&
+	       r->speedup_ci_lo <= r->speedup_ci_hi;
+}
+
+/* A win that clears the noise floor: the whole interval above 1 + floor. */
+static bool row_significant(const struct report_row *row)
+{
+	const struct task_result *r = row->result;
+	double nf;
+
+	if (!row_has_speedup(row) || !row_has_ci(r))
+		return false;
+	nf = positive_finite(r->noise_floor) ? r->noise_floor : 0.0;
+	return r->speedup_ci_lo > 1.0 + nf;
+}
+
+/* "c2c/saxpy" -> "c2c" (caller frees). */
+static char *task_family(const char *task_id)
+{
+	const char *slash;
+
+	if (!task_id)
+		return xstrdup("");
+	slash = strchr(task_id, '/');
+	return slash ? xstrndup(task_id, (size_t)(slash - task_id))
+		     : xstrdup(task_id);
+}
+
+static const char *row_status(const struct report_row *row)
+{
+	return row->result ? result_status_name(row->result->status)
+			   : "pending";
+}
+
+/* The one line that says why a row did not pass (caller frees), or NULL.
+ * From a multi-line message (compiler output) it keeps the first line
+ * that mentions an error, else the first non-empty one. */
+static char *message_line(const char *msg)
+{
+	const char *p, *best = NULL, *first = NULL;
+	size_t len;
+
+	if (!msg)
+		return NULL;
+	for (p = msg; *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t n = eol ? (size_t)(eol - p) : strlen(p);
+		char *line = xstrndup(p, n);
+		bool blank = strspn(line, " \t\r") == n;
+
+		if (!blank && !first)
+			first = p;
+		if (!blank && !best && strcasestr(line, "error"))
+			best = p;
+		free(line);
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+	if (!best)
+		best = first;
+	if (!best)
+		return NULL;
+	len = strcspn(best, "\n");
+	while (len > 0 && (best[len - 1] == '\r' || best[len - 1] == ' '))
+		len--;
+	if (len > 240)
+		len = 240;
+	return xstrndup(best, len);
+}
+
+static char *row_reason(const struct report_row *row)
+{
+	const struct task_result *r = row->result;
+	const char *msg = NULL;
+
+	if (!r || (row_correct(row) && r->status == RS_OK))
+		return NULL;
+	switch (r->status) {
+	case RS_COMPILE_ERROR:
+		msg = r->compilation_error_message;
+		break;
+	case RS_REJECTED:
+		msg = r->integrity.n ? r->integrity.v[0]
+				     : r->correctness_error_message;
+		break;
+	case RS_RUNTIME_ERROR:
+	case RS_TIMEOUT:
+	case RS_INCORRECT:
+		msg = r->correctness_error_message;
+		break;
+	default:
+		break;
+	}
+	if (!msg || !*msg)
+		msg = !result_compiled(r) ? r->compilation_error_message
+		      : !result_correct(r) ? r->correctness_error_message
+					   : NULL;
+	if (!msg || !*msg)
+		msg = r->speedup_calculation_error_message;
+	if (msg && *msg)
+		return message_line(msg);
+	return xstrdup(result_status_name(r->status));
+}
+
+/* ---- statistics over a group of rows ----------------------------------- */
+
+struct group {
+	char *name;		/* family, or NULL for the whole run */
+	int total, evaluated, pending, compiled, correct, rejected;
+	int gt1, significant;
+	double total_score;
+	double reward_sum;
+	int reward_n;
+	double *speedups;	/* correct, timed rows */
+	int nspeedups;
+	/* held-out: rows evaluated on held-out cases, and among rows
+	 * correct on the visible cases, how many held-out ones passed. */
+	int ho_evaluated, ho_correct, ho_visible_correct;
+	int ho_visible_and_held_correct;
+	double *retention;	/* held_out_speedup / speedup_ratio */
+	int nretention;
+};
+
+static void group_init(struct group *g, const char *name, int cap)
+{
+	memset(g, 0, sizeof(*g));
+	g->name = name ? xstrdup(name) : NULL;
+	g->speedups = xcalloc((size_t)cap + 1, sizeof(double));
+	g->retention = xcalloc((size_t)cap + 1, sizeof(double));
+}
+
+static void group_release(struct group *g)
+{
+	free(g->name);
+	free(g->speedups);
+	free(g->retention);
+}
+
+static void group_add(struct group *g, const struct report_row *row)
+{
+	const struct task_result *r = row->result;
+
+	g->total++;
+	if (row_pending(row)) {
+		g->pending++;
+		return;
+	}
+	if (row_evaluated(row)) {
+		g->evaluated++;
+		g->reward_sum += isfinite(r->reward) ? r->reward : 0.0;
+		g->reward_n++;
+	}
+	if (isfinite(r->score))
+		g->total_score += r->score;
+	g->compiled += row_compiled(row);
+	g->correct += row_correct(row);
+	g->rejected += r->status == RS_REJECTED;
+	if (row_has_speedup(row)) {
+		g->speedups[g->nspeedups++] = r->speedup_ratio;
+		g->gt1 += r->speedup_ratio > 1.0;
+		g->significant += row_significant(row);
+	}
+	if (r->held_out_evaluated) {
+		g->ho_evaluated++;
+		g->ho_correct += r->held_out_correct;
+		if (row_correct(row)) {
+			g->ho_visible_correct++;
+			g->ho_visible_and_held_correct += r->held_out_correct;
+		}
+		if (row_has_speedup(row) && r->held_out_correct &&
+		    positive_finite(r->held_out_speedup))
+			g->retention[g->nretention++] =
+				r->held_out_speedup / r->speedup_ratio;
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Python's statistics.quantiles(data, n=100)[i - 1] (method "exclusive")
+ * for sorted data of n >= 1 values: the i-th percentile. */
+static double py_percentile(const double *s, int n, int i)
+{
+	long m = n + 1, j, delta;
+
+	if (n == 1)
+		return s[0];
+	j = (long)i * m / 100;
+	if (j < 1)
+		j = 1;
+	if (j > n - 1)
+		j = n - 1;
+	delta = (long)i * m - j * 100;
+	return (s[j - 1] * (double)(100 - delta) + s[j] * (double)delta) /
+	       100.0;
+}
+
+struct speedup_stats {
+	double mean, median, geomean, std_dev, p25, p75, p90;
+};
+
+/* Over g's speedups (sorted in place); all 0 when there are none. */
+static void group_speedup_stats(struct group *g, struct speedup_stats *st)
+{
+	int n = g->nspeedups;
+	double *s = g->speedups;
+
+	memset(st, 0, sizeof(*st));
+	st->geomean = NAN;
+	if (n == 0)
+		return;
+	qsort(s, (size_t)n, sizeof(double), cmp_double);
+	st->mean = stats_mean(s, (size_t)n);
+	st->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	st->geomean = stats_geomean(s, (size_t)n);
+	if (n > 1) {
+		double ss = 0;
+
+		for (int i = 0; i < n; i++)
+			ss += (s[i] - st->mean) * (s[i] - st->mean);
+		st->std_dev = sqrt(ss / (n - 1));
+	}
+	st->p25 = py_percentile(s, n, 25);
+	st->p75 = py_percentile(s, n, 75);
+	st->p90 = py_percentile(s, n, 90);
+}
+
+static double rate(int count, int total)
+{
+	return total > 0 ? (double)count / total : 0.0;
+}
+
+/* The run's rows grouped by family, in order of first appearance. */
+struct grouping {
+	struct group all;
+	struct group *fam;
+	int nfam;
+};
+
+static void grouping_build(struct grouping *gr, const struct report_row *rows,
+			   int n)
+{
+	group_init(&gr->all, NULL, n);
+	gr->fam = xcalloc((size_t)n + 1, sizeof(*gr->fam));
+	gr->nfam = 0;
+	for (int i = 0; i < n; i++) {
+		char *fam = task_family(rows[i].task_id);
+		int k;
+
+		for (k = 0; k < gr->nfam; k++)
+			if (strcmp(gr->fam[k].name, fam) == 0)
+				break;
+		if (k == gr->nfam)
+			group_init(&gr->fam[gr->nfam++], fam, n);
+		group_add(&gr->fam[k], &rows[i]);
+		group_add(&gr->all, &rows[i]);
+		free(fam);
+	}
+}
+
+static void grouping_release(struct grouping *gr)
+{
+	group_release(&gr->all);
+	for (int k = 0; k < gr->nfam; k++)
+		group_release(&gr->fam[k]);
+	free(gr->fam);
+}
+
+/* ---- CSV --------------------------------------------------------------- */
+
+/* RFC 4180: a field with a comma, a quote, a line break or edge spaces is
+ * quoted, its quotes doubled. */
+static void csv_field(struct strbuf *sb, const char *s)
+{
+	if (!s)
+		s = "";
+	if (!s[strcspn(s, ",\"\r\n")] && s[0] != ' ' &&
+	    (!*s || s[strlen(s) - 1] != ' ')) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	strbuf_addch(sb, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			strbuf_addch(sb, '"');
+		strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '"');
+}
+
+static void csv_num(struct strbuf *sb, double v, bool present)
+{
+	if (present && isfinite(v))
+		strbuf_addf(sb, "%.4f", v);
+}
+
+static const char *tf(bool b)
+{
+	return b ? "true" : "false";
+}
+
+char *report_csv(const struct report_row *rows, int n)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, "Task Name,Task Type,Score,Speedup,"
+			   "Optimization_summary,Status,Compiled,Correct,"
+			   "Speedup CI Low,Speedup CI High,Reward,Pairs,"
+			   "Held-out Correct,Agent Status,Attempt\n");
+	for (int i = 0; i < n; i++) {
+		const struct report_row *row = &rows[i];
+		const struct task_result *r = row->result;
+		char *fam = task_family(row->task_id);
+		bool ci = r && row_has_ci(r);
+
+		csv_field(&sb, row->task_id);
+		strbuf_addch(&sb, ',');
+		csv_field(&sb, fam);
+		strbuf_addch(&sb, ',');
+		csv_num(&sb, r ? r->score : 0, r != NULL);
+		strbuf_addch(&sb, ',');
+		csv_num(&sb, r ? r->speedup_ratio : 0, r != NULL);
+		strbuf_addch(&sb, ',');
+		csv_field(&sb, r ? r->optimization_summary : NULL);
+		strbuf_addch(&sb, ',');
+		csv_field(&sb, row_status(row));
+		strbuf_addch(&sb, ',');
+		strbuf_addstr(&sb, r ? tf(row_compiled(row)) : "");
+		strbuf_addch(&sb, ',');
+		strbuf_addstr(&sb, r ? tf(row_correct(row)) : "");
+		strbuf_addch(&sb, ',');
+		csv_num(&sb, ci ? r->speedup_ci_lo : 0, ci);
+		strbuf_addch(&sb, ',');
+		csv_num(&sb, ci ? r->speedup_ci_hi : 0, ci);
+		strbuf_addch(&sb, ',');
+		csv_num(&sb, r ? r->reward : 0, r != NULL);
+		strbuf_addch(&sb, ',');
+		if (r)
+			strbuf_addf(&sb, "%d", r->pairs);
+		strbuf_addch(&sb, ',');
+		if (r && r->held_out_evaluated)
+			strbuf_addstr(&sb, tf(r->held_out_correct));
+		strbuf_addch(&sb, ',');
+		csv_field(&sb, r ? r->agent_status : NULL);
+		strbuf_addch(&sb, ',');
+		strbuf_addf(&sb, "%d\n", row->attempt);
+		free(fam);
+	}
+	return strbuf_detach(&sb);
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static cJSON *jnum(double v)
+{
+	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+static void jadd(cJSON *o, const char *key, cJSON *item)
+{
+	if (!item)
+		abort();	/* allocation failure: xmalloc's policy */
+	cJSON_AddItemToObject(o, key, item);
+}
+
+/* Strings from results may hold anything; JSON wants UTF-8. */
+static cJSON *jstr(const char *s)
+{
+	char *clean;
+	cJSON *j;
+
+	if (!s)
+		return cJSON_CreateNull();
+	clean = result_utf8_sanitize(s);
+	j = cJSON_CreateString(clean);
+	free(clean);
+	return j;
+}
+
+static cJSON *group_json(struct group *g, bool with_count)
+{
+	cJSON *o = cJSON_CreateObject();
+	struct speedup_stats st;
+	int T = g->total;
+
+	if (!o)
+		abort();
+	group_speedup_stats(g, &st);
+	/* AgentKernelArena's keys first (task_types carry "count"). */
+	if (with_count)
+		jadd(o, "count", cJSON_CreateNumber(T));
+	jadd(o, "total_tasks", cJSON_CreateNumber(T));
+	jadd(o, "total_score", jnum(g->total_score));
+	jadd(o, "average_score", jnum(T ? g->total_score / T : 0.0));
+	jadd(o, "compilation_pass_count", cJSON_CreateNumber(g->compiled));
+	jadd(o, "compilation_pass_rate", jnum(rate(g->compiled, T)));
+	jadd(o, "correctness_pass_count", cJSON_CreateNumber(g->correct));
+	jadd(o, "correctness_pass_rate", jnum(rate(g->correct, T)));
+	jadd(o, "speedup_gt_1_count", cJSON_CreateNumber(g->gt1));
+	jadd(o, "speedup_gt_1_rate", jnum(rate(g->gt1, T)));
+	jadd(o, "average_speedup", jnum(st.mean));
+	jadd(o, "median_speedup", jnum(st.median));
+	jadd(o, "std_dev_speedup", jnum(st.std_dev));
+	jadd(o, "p25_speedup", jnum(st.p25));
+	jadd(o, "p75_speedup", jnum(st.p75));
+	jadd(o, "p90_speedup", jnum(st.p90));
+	jadd(o, "valid_speedup_count", cJSON_CreateNumber(g->nspeedups));
+	jadd(o, "candidate_rejected_count", cJSON_CreateNumber(g->rejected));
+	/* arena's. */
+	jadd(o, "evaluated_tasks", cJSON_CreateNumber(g->evaluated));
+	jadd(o, "pending_tasks", cJSON_CreateNumber(g->pending));
+	jadd(o, "significant_speedup_count",
+	     cJSON_CreateNumber(g->significant));
+	jadd(o, "significant_speedup_rate", jnum(rate(g->significant, T)));
+	jadd(o, "geomean_speedup", jnum(st.geomean));
+	jadd(o, "average_reward",
+	     jnum(g->reward_n ? g->reward_sum / g->reward_n : NAN));
+	jadd(o, "held_out_evaluated_count",
+	     cJSON_CreateNumber(g->ho_evaluated));
+	jadd(o, "held_out_correct_count", cJSON_CreateNumber(g->ho_correct));
+	jadd(o, "held_out_correct_given_visible_rate",
+	     jnum(g->ho_visible_correct
+			  ? (double)g->ho_visible_and_held_correct /
+				    g->ho_visible_correct
+			  : NAN));
+	jadd(o, "held_out_speedup_retention",
+	     jnum(g->nretention ? stats_geomean(g->retention,
+						(size_t)g->nretention)
+				: NAN));
+	return o;
+}
+
+static cJSON *task_json(const struct report_row *row)
+{
+	const struct task_result *r = row->result;
+	cJSON *o = cJSON_CreateObject(), *ci;
+	char *fam = task_family(row->task_id), *reason = row_reason(row);
+
+	if (!o)
+		abort();
+	jadd(o, "task", jstr(row->task_id));
+	jadd(o, "task_type", jstr(fam));
+	jadd(o, "attempt", cJSON_CreateNumber(row->attempt));
+	jadd(o, "status", jstr(row_status(row)));
+	if (!r) {
+		jadd(o, "compiled", cJSON_CreateNull());
+		jadd(o, "correct", cJSON_CreateNull());
+		jadd(o, "score", cJSON_CreateNull());
+		jadd(o, "speedup", cJSON_CreateNull());
+		jadd(o, "speedup_ci", cJSON_CreateNull());
+		jadd(o, "reward", cJSON_CreateNull());
+		jadd(o, "pairs", cJSON_CreateNull());
+		jadd(o, "held_out_correct", cJSON_CreateNull());
+		jadd(o, "agent_status", cJSON_CreateNull());
+		jadd(o, "reason", cJSON_CreateNull());
+	} else {
+		jadd(o, "compiled", cJSON_CreateBool(row_compiled(row)));
+		jadd(o, "correct", cJSON_CreateBool(row_correct(row)));
+		jadd(o, "score", jnum(r->score));
+		jadd(o, "speedup", jnum(r->speedup_ratio));
+		if (row_has_ci(r)) {
+			ci = cJSON_CreateArray();
+			if (!ci)
+				abort();
+			cJSON_AddItemToArray(ci, jnum(r->speedup_ci_lo));
+			cJSON_AddItemToArray(ci, jnum(r->speedup_ci_hi));
+			jadd(o, "speedup_ci", ci);
+		} else {
+			jadd(o, "speedup_ci", cJSON_CreateNull());
+		}
+		jadd(o, "reward", jnum(r->reward));
+		jadd(o, "pairs", cJSON_CreateNumber(r->pairs));
+		jadd(o, "held_out_correct",
+		     r->held_out_evaluated ? cJSON_CreateBool(r->held_out_correct)
+					   : cJSON_CreateNull());
+		jadd(o, "agent_status", jstr(r->agent_status));
+		jadd(o, "reason", jstr(reason));
+	}
+	free(fam);
+	free(reason);
+	return o;
+}
+
+char *report_json(const struct report_meta *m, const struct report_row *rows,
+		  int n)
+{
+	struct grouping gr;
+	cJSON *root = cJSON_CreateObject(), *types, *tasks;
+	char *out;
+
+	if (!root)
+		abort();
+	grouping_build(&gr, rows, n);
+	/* AgentKernelArena's task_type_breakdown.json keys first. */
+	jadd(root, "run_timestamp", jstr(m ? m->created_at : NULL));
+	jadd(root, "agent", jstr(m ? m->agent : NULL));
+	jadd(root, "target_gpu", jstr(m ? m->device : NULL));
+	jadd(root, "overall", group_json(&gr.all, false));
+	types = cJSON_CreateObject();
+	if (!types)
+		abort();
+	for (int k = 0; k < gr.nfam; k++)
+		jadd(types, gr.fam[k].name, group_json(&gr.fam[k], true));
+	jadd(root, "task_types", types);
+	/* arena's. */
+	jadd(root, "run_id", jstr(m ? m->run_id : NULL));
+	jadd(root, "device", jstr(m ? m->device : NULL));
+	jadd(root, "created_at", jstr(m ? m->created_at : NULL));
+	jadd(root, "status", jstr(m ? m->status : NULL));
+	tasks = cJSON_CreateArray();
+	if (!tasks)
+		abort();
+	for (int i = 0; i < n; i++)
+		cJSON_AddItemToArray(tasks, task_json(&rows[i]));
+	jadd(root, "tasks", tasks);
+	out = cJSON_Print(root);
+	cJSON_Delete(root);
+	grouping_release(&gr);
+	if (!out)
+		abort();
+	return out;
+}
+
+/* ---- text -------------------------------------------------------------- */
+
+/* Appends s with control characters (and invalid UTF-8) made harmless. */
+static void text_add(struct strbuf *sb, const char *s)
+{
+	char *clean = result_utf8_sanitize(s ? s : "-");
+
+	for (const char *p = clean; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '\t')
+			strbuf_addch(sb, ' ');
+		else if (c < 0x20 || c == 0x7f)
+			strbuf_addch(sb, '?');
+		else
+			strbuf_addch(sb, *p);
+	}
+	free(clean);
+}
+
+static void text_label(struct strbuf *sb, const struct report_row *row,
+		       bool show_attempt)
+{
+	text_add(sb, row->task_id);
+	if (show_attempt)
+		strbuf_addf(sb, "#%d", row->attempt);
+}
+
+static void text_count(struct strbuf *sb, const char *what, int k, int total)
+{
+	strbuf_addf(sb, "  %-22s %d/%d (%.1f%%)\n", what, k, total,
+		    100.0 * rate(k, total));
+}
+
+static void text_group(struct strbuf *sb, struct group *g)
+{
+	struct speedup_stats st;
+
+	group_speedup_stats(g, &st);
+	strbuf_addf(sb, "  %-22s %d (%d evaluated, %d pending)\n", "Tasks:",
+		    g->total, g->evaluated, g->pending);
+	strbuf_addf(sb, "  %-22s %.4f\n", "Total score:", g->total_score);
+	strbuf_addf(sb, "  %-22s %.4f\n", "Average score:",
+		    g->total ? g->total_score / g->total : 0.0);
+	text_count(sb, "Compiled:", g->compiled, g->total);
+	text_count(sb, "Correct:", g->correct, g->total);
+	text_count(sb, "Speedup > 1:", g->gt1, g->total);
+	text_count(sb, "Beyond noise floor:", g->significant, g->total);
+	if (g->rejected)
+		strbuf_addf(sb, "  %-22s %d\n", "Rejected:", g->rejected);
+	if (g->nspeedups) {
+		strbuf_addf(sb, "  %-22s %.4fx over %d correct, timed tasks\n",
+			    "Geomean speedup:", st.geomean, g->nspeedups);
+		strbuf_addf(sb, "  %-22s mean %.4fx  median %.4fx  "
+			    "std %.4f\n", "Speedup:", st.mean, st.median,
+			    st.std_dev);
+		strbuf_addf(sb, "  %-22s p25 %.4fx  p75 %.4fx  p90 %.4fx\n",
+			    "", st.p25, st.p75, st.p90);
+	} else {
+		strbuf_addf(sb, "  %-22s none (no correct, timed task)\n",
+			    "Speedup:");
+	}
+	if (g->reward_n)
+		strbuf_addf(sb, "  %-22s %.4f\n", "Average reward:",
+			    g->reward_sum / g->reward_n);
+	if (g->ho_evaluated)
+		strbuf_addf(sb, "  %-22s %d/%d correct on held-out cases\n",
+			    "Held-out:", g->ho_correct, g->ho_evaluated);
+}
+
+/* Rows with speedups, for the best/worst lists. */
+struct ranked {
+	double speedup;
+	int row;
+};
+
+/* Best first; ties keep row order, so the report is deterministic. */
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->speedup != y->speedup)
+		return (x->speedup < y->speedup) - (x->speedup > y->speedup);
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+static void text_task_line(struct strbuf *sb, const struct report_row *row,
+			   bool show_attempt)
+{
+	const struct task_result *r = row->result;
+	char *reason;
+
+	if (!r) {
+		strbuf_addstr(sb, "PENDING ");
+		text_label(sb, row, show_attempt);
+		strbuf_addch(sb, '\n');
+		return;
+	}
+	strbuf_addstr(sb, row_correct(row)    ? "PASS "
+			  : row_compiled(row) ? "PARTIAL "
+					      : "FAIL ");
+	text_label(sb, row, show_attempt);
+	strbuf_addf(sb, " score %.4f speedup %.4f",
+		    isfinite(r->score) ? r->score : 0.0,
+		    isfinite(r->speedup_ratio) ? r->speedup_ratio : 0.0);
+	if (row_has_ci(r))
+		strbuf_addf(sb, " [%.4f, %.4f]", r->speedup_ci_lo,
+			    r->speedup_ci_hi);
+	if (r->held_out_evaluated)
+		strbuf_addstr(sb, r->held_out_correct ? " held-out ok"
+						      : " held-out FAIL");
+	strbuf_addch(sb, '\n');
+	reason = row_reason(row);
+	if (reason) {
+		strbuf_addf(sb, "    %s: ", result_status_name(r->status));
+		text_add(sb, reason);
+		strbuf_addch(sb, '\n');
+	}
+	free(reason);
+}
+
+char *report_text(const struct report_meta *m, const struct report_row *rows,
+		  int n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct grouping gr;
+	bool show_attempt = false;
+	struct ranked *rk;
+	int k = 0;
+
+	grouping_build(&gr, rows, n);
+	for (int i = 0; i < n; i++)
+		show_attempt |= rows[i].attempt != 1;
+
+	strbuf_addstr(&sb, "arena run report\n================\n");
+	strbuf_addstr(&sb, "Run:     ");
+	text_add(&sb, m ? m->run_id : NULL);
+	strbuf_addstr(&sb, "\nAgent:   ");
+	text_add(&sb, m ? m->agent : NULL);
+	strbuf_addstr(&sb, "\nDevice:  ");
+	text_add(&sb, m ? m->device : NULL);
+	strbuf_addstr(&sb, "\nCreated: ");
+	text_add(&sb, m ? m->created_at : NULL);
+	strbuf_addstr(&sb, "\nStatus:  ");
+	text_add(&sb, m ? m->status : NULL);
+	strbuf_addstr(&sb, "\n\nOVERALL STATISTICS\n");
+	text_group(&sb, &gr.all);
+
+	if (gr.nfam > 0) {
+		strbuf_addstr(&sb, "\nBY TASK TYPE\n");
+		for (int f = 0; f < gr.nfam; f++) {
+			struct group *g = &gr.fam[f];
+			struct speedup_stats st;
+
+			group_speedup_stats(g, &st);
+			strbuf_addstr(&sb, "  ");
+			text_add(&sb, g->name);
+			strbuf_addf(&sb, ": %d tasks, compiled %d, correct %d, "
+				    "speedup>1 %d, avg score %.4f", g->total,
+				    g->compiled, g->correct, g->gt1,
+				    g->total ? g->total_score / g->total : 0.0);
+			if (g->nspeedups)
+				strbuf_addf(&sb, ", geomean %.4fx", st.geomean);
+			strbuf_addch(&sb, '\n');
+		}
+	}
+
+	rk = xcalloc((size_t)n + 1, sizeof(*rk));
+	for (int i = 0; i < n; i++)
+		if (row_has_speedup(&rows[i])) {
+			rk[k].speedup = rows[i].result->speedup_ratio;
+			rk[k++].row = i;
+		}
+	if (k > 0) {
+		int shown = k < 3 ? k : 3;
+
+		qsort(rk, (size_t)k, sizeof(*rk), cmp_ranked);
+		strbuf_addstr(&sb, "\nBEST SPEEDUPS\n");
+		for (int i = 0; i < shown; i++) {
+			strbuf_addstr(&sb, "  ");
+			text_label(&sb, &rows[rk[i].row], show_attempt);
+			strbuf_addf(&sb, " %.4fx\n", rk[i].speedup);
+		}
+		/* The worst ones not already listed as best. */
+		if (k > shown)
+			strbuf_addstr(&sb, "WORST SPEEDUPS\n");
+		for (int i = k - 1; i >= shown && i >= k - 3; i--) {
+			strbuf_addstr(&sb, "  ");
+			text_label(&sb, &rows[rk[i].row], show_attempt);
+			strbuf_addf(&sb, " %.4fx\n", rk[i].speedup);
+		}
+	}
+	free(rk);
+
+	strbuf_addstr(&sb, "\nTASKS\n");
+	if (n == 0)
+		strbuf_addstr(&sb, "  (none)\n");
+	for (int i = 0; i < n; i++)
+		text_task_line(&sb, &rows[i], show_attempt);
+	grouping_release(&gr);
+	return strbuf_detach(&sb);
+}
+
+/* ---- files ------------------------------------------------------------- */
+
+int report_write_all(const char *dir, const struct report_meta *m,
+		     const struct report_row *rows, int n, struct errbuf *err)
+{
+	static const char *const names[] = { "summary.csv", "summary.json",
+					     "report.txt" };
+	char *texts[3];
+	int rc = 0;
+
+	texts[0] = report_csv(rows, n);
+	texts[1] = report_json(m, rows, n);
+	texts[2] = report_text(m, rows, n);
+	/* Each file is replaced atomically; a reader sees an old or a new
+	 * report, never a torn one.  (The three are not one transaction:
+	 * they are pure functions of the results, so a crash between them
+	 * is repaired by the next rewrite.) */
+	for (int i = 0; i < 3 && rc == 0; i++) {
+		char *path = path_join(dir, names[i]);
+
+		rc = file_write_atomic_str(path, texts[i], err);
+		free(path);
+	}
+	for (int i = 0; i < 3; i++)
+		free(texts[i]);
+	return rc;
+}

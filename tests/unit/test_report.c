@@ -1,0 +1,565 @@
+/*
+ * test_report.c - summary.csv, summary.json and report.txt
+ * (engine/src/report.c) on small hand-built runs whose statistics are
+ * known (Python's statistics module gave the expected percentiles).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "arena/report.h"
+#include "arena/util.h"
+
+/* ---- fixtures ---------------------------------------------------------- */
+
+static void make_ok(struct task_result *r, const char *name, double speedup,
+		    double lo, double hi)
+{
+	result_init(r);
+	r->task_name = xstrdup(name);
+	r->pass_compilation = true;
+	r->pass_correctness = true;
+	r->candidate_accepted = true;
+	r->status = RS_OK;
+	r->speedup_ratio = speedup;
+	r->speedup_ci_lo = lo;
+	r->speedup_ci_hi = hi;
+	r->noise_floor = 0.01;
+	r->pairs = 320;
+	r->agent_status = xstrdup("completed");
+	result_score(r);
+}
+
+/* Five rows: c2c/a 2x, c2c/b 0.5x, hip/c compile error, hip/d pending,
+ * c2c/e rejected. */
+struct run5 {
+	struct task_result res[4];
+	struct report_row rows[5];
+	struct report_meta meta;
+};
+
+static void run5_make(struct run5 *f)
+{
+	struct task_result *c, *e;
+
+	make_ok(&f->res[0], "c2c/a", 2.0, 1.9, 2.1);
+	f->res[0].optimization_summary =
+		xstrdup("Optimized by x: vectorized, \"4x\" unroll\nline 2");
+	f->res[0].held_out_evaluated = true;
+	f->res[0].held_out_correct = true;
+	f->res[0].held_out_speedup = 1.8;
+	make_ok(&f->res[1], "c2c/b", 0.5, 0.45, 0.55);
+
+	c = &f->res[2];
+	result_init(c);
+	c->task_name = xstrdup("hip/c");
+	c->status = RS_COMPILE_ERROR;
+	c->compilation_error_message = xstrdup(
+		"In file included from kernel.hip:1:\n"
+		"kernel.hip:3:5: error: unknown type \x1b[31mfoo\n"
+		"    foo x;\n");
+	result_score(c);
+
+	e = &f->res[3];
+	make_ok(e, "c2c/e", 40.0, 39.0, 41.0);
+	e->status = RS_REJECTED;
+	strvec_push(&e->integrity, "input 'x' was modified by the candidate");
+	result_score(e);
+
+	f->rows[0] = (struct report_row){ "c2c/a", 1, &f->res[0] };
+	f->rows[1] = (struct report_row){ "c2c/b", 1, &f->res[1] };
+	f->rows[2] = (struct report_row){ "hip/c", 1, &f->res[2] };
+	f->rows[3] = (struct report_row){ "hip/d", 1, NULL };
+	f->rows[4] = (struct report_row){ "c2c/e", 1, &f->res[3] };
+	f->meta = (struct report_meta){ "run_20261201_100000", "noop",
+					"host:x86_64", "2026-12-01T10:00:00Z",
+					"completed" };
+}
+
+static void run5_free(struct run5 *f)
+{
+	for (int i = 0; i < 4; i++)
+		result_release(&f->res[i]);
+}
+
+/* ---- a strict RFC 4180 reader for the tests ---------------------------- */
+
+struct csv {
+	char ***rec;	/* rec[i][j] */
+	int *nfield;
+	int nrec;
+};
+
+/* Returns 0, or -1 on malformed input (a quote inside an unquoted field,
+ * text after a closing quote, an unterminated quote). */
+static int csv_parse(const char *s, struct csv *out)
+{
+	struct strbuf field = STRBUF_INIT;
+	char **fields = NULL;
+	int nf = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (*s) {
+		/* one field */
+		strbuf_reset(&field);
+		if (*s == '"') {
+			s++;
+			for (;;) {
+				if (!*s)
+					return -1;
+				if (*s == '"' && s[1] == '"') {
+					strbuf_addch(&field, '"');
+					s += 2;
+				} else if (*s == '"') {
+					s++;
+					break;
+				} else {
+					strbuf_addch(&field, *s++);
+				}
+			}
+			if (*s && *s != ',' && *s != '\n')
+				return -1;
+		} else {
+			while (*s && *s != ',' && *s != '\n') {
+				if (*s == '"')
+					return -1;
+				strbuf_addch(&field, *s++);
+			}
+		}
+		fields = xrealloc(fields, ((size_t)nf + 1) * sizeof(char *));
+		fields[nf++] = xstrdup(strbuf_str(&field));
+		if (*s == ',') {
+			s++;
+			continue;
+		}
+		/* end of record */
+		out->rec = xrealloc(out->rec,
+				    ((size_t)out->nrec + 1) * sizeof(char **));
+		out->nfield = xrealloc(out->nfield,
+				       ((size_t)out->nrec + 1) * sizeof(int));
+		out->rec[out->nrec] = fields;
+		out->nfield[out->nrec++] = nf;
+		fields = NULL;
+		nf = 0;
+		if (*s == '\n')
+			s++;
+	}
+	strbuf_release(&field);
+	return 0;
+}
+
+static void csv_free(struct csv *c)
+{
+	for (int i = 0; i < c->nrec; i++) {
+		for (int j = 0; j < c->nfield[i]; j++)
+			free(c->rec[i][j]);
+		free(c->rec[i]);
+	}
+	free(c->rec);
+	free(c->nfield);
+}
+
+/* ---- CSV --------------------------------------------------------------- */
+
+static void csv_has_aka_columns_then_arenas(void **state)
+{
+	static const char *const header[] = {
+		"Task Name", "Task Type", "Score", "Speedup",
+		"Optimization_summary", "Status", "Compiled", "Correct",
+		"Speedup CI Low", "Speedup CI High", "Reward", "Pairs",
+		"Held-out Correct", "Agent Status", "Attempt",
+	};
+	struct run5 f;
+	struct csv c;
+	char *s;
+
+	run5_make(&f);
+	s = report_csv(f.rows, 5);
+	assert_int_equal(csv_parse(s, &c), 0);
+	assert_int_equal(c.nrec, 6);
+	for (int i = 0; i < c.nrec; i++)
+		assert_int_equal(c.nfield[i], 15);
+	for (int j = 0; j < 15; j++)
+		assert_string_equal(c.rec[0][j], header[j]);
+
+	/* c2c/a: quoted summary comes back intact. */
+	assert_string_equal(c.rec[1][0], "c2c/a");
+	assert_string_equal(c.rec[1][1], "c2c");
+	assert_string_equal(c.rec[1][2], "320.0000");
+	assert_string_equal(c.rec[1][3], "2.0000");
+	assert_string_equal(c.rec[1][4], f.res[0].optimization_summary);
+	assert_string_equal(c.rec[1][5], "ok");
+	assert_string_equal(c.rec[1][6], "true");
+	assert_string_equal(c.rec[1][7], "true");
+	assert_string_equal(c.rec[1][8], "1.9000");
+	assert_string_equal(c.rec[1][9], "2.1000");
+	assert_string_equal(c.rec[1][10], "0.3333");
+	assert_string_equal(c.rec[1][11], "320");
+	assert_string_equal(c.rec[1][12], "true");
+	assert_string_equal(c.rec[1][13], "completed");
+	assert_string_equal(c.rec[1][14], "1");
+
+	/* hip/c: compile error. */
+	assert_string_equal(c.rec[3][2], "0.0000");
+	assert_string_equal(c.rec[3][5], "compile_error");
+	assert_string_equal(c.rec[3][6], "false");
+	assert_string_equal(c.rec[3][7], "false");
+	assert_string_equal(c.rec[3][8], "");
+	assert_string_equal(c.rec[3][10], "-1.0000");
+	assert_string_equal(c.rec[3][12], "");
+
+	/* hip/d: pending, numbers empty. */
+	assert_string_equal(c.rec[4][0], "hip/d");
+	assert_string_equal(c.rec[4][1], "hip");
+	assert_string_equal(c.rec[4][5], "pending");
+	for (int j = 2; j <= 13; j++)
+		if (j != 5)
+			assert_string_equal(c.rec[4][j], "");
+	assert_string_equal(c.rec[4][14], "1");
+
+	/* c2c/e: rejected scores like a wrong answer. */
+	assert_string_equal(c.rec[5][2], "20.0000");
+	assert_string_equal(c.rec[5][5], "rejected");
+	assert_string_equal(c.rec[5][6], "true");
+	assert_string_equal(c.rec[5][7], "false");
+	csv_free(&c);
+	free(s);
+	run5_free(&f);
+}
+
+static void csv_quotes_commas_quotes_newlines_and_edge_spaces(void **state)
+{
+	static const char *const summaries[] = {
+		"plain", "a,b", "say \"hi\"", "two\nlines", "cr\r\nlf",
+		" leading", "trailing ", "\"", ",", "",
+	};
+	struct task_result r[ARRAY_SIZE(summaries)];
+	struct report_row rows[ARRAY_SIZE(summaries)];
+	struct csv c;
+	char *s;
+
+	for (size_t i = 0; i < ARRAY_SIZE(summaries); i++) {
+		make_ok(&r[i], "t", 1.0, 0.99, 1.01);
+		r[i].optimization_summary = xstrdup(summaries[i]);
+		rows[i] = (struct report_row){ "fam/t,x", (int)i + 1, &r[i] };
+	}
+	s = report_csv(rows, (int)ARRAY_SIZE(summaries));
+	assert_int_equal(csv_parse(s, &c), 0);
+	assert_int_equal(c.nrec, (int)ARRAY_SIZE(summaries) + 1);
+	for (size_t i = 0; i < ARRAY_SIZE(summaries); i++) {
+		assert_int_equal(c.nfield[i + 1], 15);
+		assert_string_equal(c.rec[i + 1][0], "fam/t,x");
+		assert_string_equal(c.rec[i + 1][4], summaries[i]);
+		result_release(&r[i]);
+	}
+	/* Only fields that need quoting are quoted. */
+	assert_non_null(strstr(s, "\n\"fam/t,x\",fam,"));
+	assert_non_null(strstr(s, ",plain,ok,"));
+	csv_free(&c);
+	free(s);
+}
+
+static void csv_of_an_empty_run_is_the_header(void **state)
+{
+	char *s = report_csv(NULL, 0);
+
+	assert_string_equal(s, "Task Name,Task Type,Score,Speedup,"
+			       "Optimization_summary,Status,Compiled,Correct,"
+			       "Speedup CI Low,Speedup CI High,Reward,Pairs,"
+			       "Held-out Correct,Agent Status,Attempt\n");
+	free(s);
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static double jget(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	assert_non_null(v);
+	if (cJSON_IsNull(v))
+		return NAN;
+	assert_true(cJSON_IsNumber(v));
+	return v->valuedouble;
+}
+
+static void assert_near(double a, double b)
+{
+	assert_true(fabs(a - b) < 1e-9);
+}
+
+static void json_overall_and_family_values(void **state)
+{
+	struct run5 f;
+	char *s;
+	cJSON *root, *o, *types, *c2c, *hip, *tasks, *t;
+
+	run5_make(&f);
+	s = report_json(&f.meta, f.rows, 5);
+	root = cJSON_Parse(s);
+	assert_non_null(root);
+	assert_string_equal(cJSON_GetObjectItem(root, "run_id")->valuestring,
+			    "run_20261201_100000");
+	assert_string_equal(cJSON_GetObjectItem(root, "agent")->valuestring,
+			    "noop");
+	assert_string_equal(
+		cJSON_GetObjectItem(root, "target_gpu")->valuestring,
+		"host:x86_64");
+	assert_string_equal(
+		cJSON_GetObjectItem(root, "run_timestamp")->valuestring,
+		"2026-12-01T10:00:00Z");
+	assert_string_equal(cJSON_GetObjectItem(root, "status")->valuestring,
+			    "completed");
+
+	o = cJSON_GetObjectItem(root, "overall");
+	assert_near(jget(o, "total_tasks"), 5);
+	assert_near(jget(o, "evaluated_tasks"), 4);
+	assert_near(jget(o, "pending_tasks"), 1);
+	/* 320 + 170 + 0 + 20 */
+	assert_near(jget(o, "total_score"), 510);
+	assert_near(jget(o, "average_score"), 102);
+	assert_near(jget(o, "compilation_pass_count"), 3);
+	assert_near(jget(o, "compilation_pass_rate"), 0.6);
+	assert_near(jget(o, "correctness_pass_count"), 2);
+	assert_near(jget(o, "correctness_pass_rate"), 0.4);
+	assert_near(jget(o, "speedup_gt_1_count"), 1);
+	assert_near(jget(o, "speedup_gt_1_rate"), 0.2);
+	assert_near(jget(o, "significant_speedup_count"), 1);
+	assert_near(jget(o, "valid_speedup_count"), 2);
+	assert_near(jget(o, "candidate_rejected_count"), 1);
+	/* statistics over [0.5, 2.0], as Python computes them. */
+	assert_near(jget(o, "average_speedup"), 1.25);
+	assert_near(jget(o, "median_speedup"), 1.25);
+	assert_near(jget(o, "geomean_speedup"), 1.0);
+	assert_near(jget(o, "std_dev_speedup"), 1.0606601717798212);
+	assert_near(jget(o, "p25_speedup"), 0.125);
+	assert_near(jget(o, "p75_speedup"), 2.375);
+	assert_near(jget(o, "p90_speedup"), 3.05);
+	/* rewards: 1/3, -1/3, -1, -0.5 over 4 evaluated */
+	assert_near(jget(o, "average_reward"), -1.5 / 4);
+	assert_near(jget(o, "held_out_evaluated_count"), 1);
+	assert_near(jget(o, "held_out_correct_given_visible_rate"), 1.0);
+	assert_near(jget(o, "held_out_speedup_retention"), 0.9);
+
+	types = cJSON_GetObjectItem(root, "task_types");
+	assert_int_equal(cJSON_GetArraySize(types), 2);
+	assert_string_equal(types->child->string, "c2c");
+	c2c = cJSON_GetObjectItem(types, "c2c");
+	hip = cJSON_GetObjectItem(types, "hip");
+	assert_near(jget(c2c, "count"), 3);
+	assert_near(jget(c2c, "correctness_pass_rate"), 2.0 / 3);
+	assert_near(jget(c2c, "average_score"), 170);
+	assert_near(jget(hip, "count"), 2);
+	assert_near(jget(hip, "compilation_pass_count"), 0);
+	assert_near(jget(hip, "average_speedup"), 0);
+	assert_true(isnan(jget(hip, "geomean_speedup")));
+	assert_near(jget(hip, "average_reward"), -1.0);
+
+	tasks = cJSON_GetObjectItem(root, "tasks");
+	assert_int_equal(cJSON_GetArraySize(tasks), 5);
+	t = cJSON_GetArrayItem(tasks, 0);
+	assert_string_equal(cJSON_GetObjectItem(t, "task")->valuestring,
+			    "c2c/a");
+	assert_string_equal(cJSON_GetObjectItem(t, "task_type")->valuestring,
+			    "c2c");
+	assert_near(jget(t, "speedup"), 2.0);
+	assert_near(cJSON_GetArrayItem(cJSON_GetObjectItem(t, "speedup_ci"),
+				       1)->valuedouble, 2.1);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(t, "reason")));
+	t = cJSON_GetArrayItem(tasks, 2);
+	assert_string_equal(cJSON_GetObjectItem(t, "reason")->valuestring,
+			    "kernel.hip:3:5: error: unknown type \x1b[31mfoo");
+	t = cJSON_GetArrayItem(tasks, 3);
+	assert_string_equal(cJSON_GetObjectItem(t, "status")->valuestring,
+			    "pending");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(t, "score")));
+	t = cJSON_GetArrayItem(tasks, 4);
+	assert_string_equal(cJSON_GetObjectItem(t, "reason")->valuestring,
+			    "input 'x' was modified by the candidate");
+	cJSON_Delete(root);
+	free(s);
+	run5_free(&f);
+}
+
+/* No NaN or Inf anywhere: every number in the tree is finite. */
+static void assert_all_finite(const cJSON *j)
+{
+	for (const cJSON *c = j; c; c = c->next) {
+		if (cJSON_IsNumber(c))
+			assert_true(isfinite(c->valuedouble));
+		if (c->child)
+			assert_all_finite(c->child);
+	}
+}
+
+static void json_of_an_empty_run_has_no_nan(void **state)
+{
+	struct report_meta m = { "r", "a", "d", "t", "created" };
+	char *s = report_json(&m, NULL, 0);
+	cJSON *root = cJSON_Parse(s), *o;
+
+	assert_non_null(root);
+	assert_null(strstr(s, "nan"));
+	assert_null(strstr(s, "inf"));
+	assert_all_finite(root);
+	o = cJSON_GetObjectItem(root, "overall");
+	assert_near(jget(o, "total_tasks"), 0);
+	assert_near(jget(o, "average_score"), 0);
+	assert_near(jget(o, "compilation_pass_rate"), 0);
+	assert_near(jget(o, "average_speedup"), 0);
+	assert_true(isnan(jget(o, "geomean_speedup")));
+	assert_true(isnan(jget(o, "average_reward")));
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(root,
+							     "task_types")), 0);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(root, "tasks")),
+			 0);
+	cJSON_Delete(root);
+	free(s);
+}
+
+static void json_turns_nan_results_into_null(void **state)
+{
+	struct task_result r;
+	struct report_row row = { "c2c/n", 1, &r };
+	char *s;
+	cJSON *root;
+
+	make_ok(&r, "c2c/n", NAN, NAN, NAN);
+	r.reward = INFINITY;
+	s = report_json(NULL, &row, 1);
+	root = cJSON_Parse(s);
+	assert_non_null(root);
+	assert_all_finite(root);
+	assert_null(strstr(s, "nan"));
+	cJSON_Delete(root);
+	free(s);
+	result_release(&r);
+}
+
+/* ---- text -------------------------------------------------------------- */
+
+static void text_has_header_stats_and_one_line_per_task(void **state)
+{
+	struct run5 f;
+	char *s;
+
+	run5_make(&f);
+	s = report_text(&f.meta, f.rows, 5);
+	assert_non_null(strstr(s, "Run:     run_20261201_100000\n"));
+	assert_non_null(strstr(s, "Agent:   noop\n"));
+	assert_non_null(strstr(s, "Device:  host:x86_64\n"));
+	assert_non_null(strstr(s, "Status:  completed\n"));
+	assert_non_null(strstr(s, "OVERALL STATISTICS\n"));
+	assert_non_null(strstr(s, "Correct:               2/5 (40.0%)\n"));
+	assert_non_null(strstr(s, "Geomean speedup:       1.0000x over 2"));
+	assert_non_null(strstr(s, "BY TASK TYPE\n  c2c: 3 tasks"));
+	assert_non_null(strstr(s, "\n  hip: 2 tasks"));
+	assert_non_null(strstr(s, "BEST SPEEDUPS\n  c2c/a 2.0000x\n"
+				  "  c2c/b 0.5000x\n"));
+	assert_non_null(strstr(s, "\nPASS c2c/a score 320.0000 speedup 2.0000 "
+				  "[1.9000, 2.1000] held-out ok\n"));
+	assert_non_null(strstr(s, "\nPASS c2c/b score 170.0000 speedup 0.5000 "
+				  "[0.4500, 0.5500]\n"));
+	/* The reason is the error line, with the escape byte defused. */
+	assert_non_null(strstr(s, "\nFAIL hip/c score 0.0000 speedup 0.0000\n"
+				  "    compile_error: kernel.hip:3:5: error: "
+				  "unknown type ?[31mfoo\n"));
+	assert_null(strchr(s, '\x1b'));
+	assert_non_null(strstr(s, "\nPENDING hip/d\n"));
+	assert_non_null(strstr(s, "\nPARTIAL c2c/e score 20.0000 speedup "
+				  "40.0000 [39.0000, 41.0000]\n    rejected: "
+				  "input 'x' was modified by the candidate\n"));
+	free(s);
+	run5_free(&f);
+}
+
+static void text_labels_attempts_when_a_run_repeats(void **state)
+{
+	struct task_result r;
+	struct report_row rows[2];
+	char *s;
+
+	make_ok(&r, "c2c/a", 1.5, 1.4, 1.6);
+	rows[0] = (struct report_row){ "c2c/a", 1, &r };
+	rows[1] = (struct report_row){ "c2c/a", 2, NULL };
+	s = report_text(NULL, rows, 2);
+	assert_non_null(strstr(s, "\nPASS c2c/a#1 score 270.0000"));
+	assert_non_null(strstr(s, "\nPENDING c2c/a#2\n"));
+	free(s);
+	result_release(&r);
+}
+
+static void text_of_an_empty_run(void **state)
+{
+	char *s = report_text(NULL, NULL, 0);
+
+	assert_non_null(strstr(s, "Tasks:                 0 (0 evaluated, "
+				  "0 pending)\n"));
+	assert_non_null(strstr(s, "TASKS\n  (none)\n"));
+	free(s);
+}
+
+/* ---- files ------------------------------------------------------------- */
+
+static void write_all_writes_the_three_files(void **state)
+{
+	struct run5 f;
+	char dir[] = "/tmp/test_report_XXXXXX";
+	const char *names[] = { "summary.csv", "summary.json", "report.txt" };
+	char *want[3];
+	struct errbuf err;
+
+	run5_make(&f);
+	assert_non_null(mkdtemp(dir));
+	errbuf_init(&err);
+	assert_int_equal(report_write_all(dir, &f.meta, f.rows, 5, &err), 0);
+	want[0] = report_csv(f.rows, 5);
+	want[1] = report_json(&f.meta, f.rows, 5);
+	want[2] = report_text(&f.meta, f.rows, 5);
+	for (int i = 0; i < 3; i++) {
+		char *path = path_join(dir, names[i]), *got;
+		size_t len;
+
+		assert_int_equal(file_read_all(path, 1 << 20, &got, &len,
+					       &err), 0);
+		assert_string_equal(got, want[i]);
+		free(got);
+		free(want[i]);
+		free(path);
+	}
+	assert_int_equal(rm_rf(dir), 0);
+	/* A directory that does not exist is an error with a message. */
+	assert_true(report_write_all("/nonexistent/dir/x", &f.meta, f.rows, 5,
+				     &err) < 0);
+	assert_true(err.set);
+	run5_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(csv_has_aka_columns_then_arenas),
+		cmocka_unit_test(
+			csv_quotes_commas_quotes_newlines_and_edge_spaces),
+		cmocka_unit_test(csv_of_an_empty_run_is_the_header),
+		cmocka_unit_test(json_overall_and_family_values),
+		cmocka_unit_test(json_of_an_empty_run_has_no_nan),
+		cmocka_unit_test(json_turns_nan_results_into_null),
+		cmocka_unit_test(text_has_header_stats_and_one_line_per_task),
+		cmocka_unit_test(text_labels_attempts_when_a_run_repeats),
+		cmocka_unit_test(text_of_an_empty_run),
+		cmocka_unit_test(write_all_writes_the_three_files),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
