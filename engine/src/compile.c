@@ -1,0 +1,484 @@
+/*
+ * compile.c - from source files to a cached shared object.
+ *
+ * Sources are first read into memory (sources_read): every later step -
+ * hashing, copying, compiling - works on that snapshot, so the artifact and
+ * the recorded hashes always describe the same bytes, even if an agent
+ * edits its workspace during the evaluation.  No component of a source path
+ * may be a symbolic link.
+ *
+ * A build copies the snapshot into a private scratch directory under
+ * <cache_dir>/scratch and runs, with that directory as its working
+ * directory,
+ *     cc -O2 -shared -fPIC -I<include dir> -I. [-I<task dir>] <task flags>
+ *        <-Ddefines> -o out.so <sources>
+ * in its own process group with a deadline.  Only the baseline and the
+ * reference get -I<task dir>; a candidate sees its editable files and
+ * kernel.h and nothing else of its workspace, so that its artifact is a
+ * function of the bytes that were hashed.
+ *
+ * Artifacts are cached under <cache_dir>/artifacts/<key>.so, where key is
+ * the SHA-256 of every input of the build: the compiler's resolved path and
+ * version line, the flags, the defines, each source's path and bytes,
+ * kernel.h's bytes and (for task builds) the bytes of the task directory's
+ * headers.  A finished build is renamed into place, so readers never see a
+ * partial artifact and concurrent builds of the same key are harmless.
+ */
+#include "eval_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "arena/eval.h"
+
+#define COMPILE_MSG_MAX 4096
+#define COMPILE_LOG_MAX (64 * 1024)
+
+/* ---- sources ---------------------------------------------------------- */
+
+/* Opens dir/rel for reading with no symlink anywhere below dir.  Returns an
+ * fd, or -errno (-ELOOP for a link). */
+static int open_beneath(const char *dir, const char *rel)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char *copy, *p, *slash;
+	int fd;
+
+	if (dfd < 0)
+		return -errno;
+	copy = xstrdup(rel);
+	p = copy;
+	while ((slash = strchr(p, '/'))) {
+		*slash = '\0';
+		int nfd = openat(dfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					 O_CLOEXEC);
+		int e = errno;
+		close(dfd);
+		if (nfd < 0) {
+			free(copy);
+			return e == ENOTDIR ? -ELOOP : -e;
+		}
+		dfd = nfd;
+		p = slash + 1;
+	}
+	fd = openat(dfd, p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	close(dfd);
+	free(copy);
+	return fd;
+}
+
+int sources_read(const char *dir, const struct strvec *files,
+		 struct source_set *out, struct errbuf *err)
+{
+	memset(out, 0, sizeof(*out));
+	if (files->n > SOURCES_MAX_FILES)
+		return errf(err, "too many source files (%zu, at most %d)",
+			    files->n, SOURCES_MAX_FILES);
+	for (size_t i = 0; i < files->n; i++) {
+		const char *rel = files->v[i];
+		int k = out->n++;
+		struct stat st;
+
+		out->path[k] = xstrdup(rel);
+		snprintf(out->sha256[k], 65, "-");
+		if (!path_is_safe_relative(rel)) {
+			sources_release(out);
+			return errf(err, "'%s' is not a plain relative path", rel);
+		}
+		int fd = open_beneath(dir, rel);
+		if (fd == -ENOENT)
+			continue;
+		if (fd < 0) {
+			sources_release(out);
+			if (fd == -ELOOP)
+				return errf(err, "%s: a symbolic link; the "
+					    "evaluator reads regular files "
+					    "only", rel);
+			return errf_code(err, -fd, "%s/%s: %s", dir, rel,
+					 strerror(-fd));
+		}
+		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			sources_release(out);
+			return errf(err, "%s: not a regular file", rel);
+		}
+		if (st.st_size > SOURCES_MAX_BYTES) {
+			close(fd);
+			sources_release(out);
+			return errf_code(err, EFBIG, "%s: %lld bytes, more than "
+					 "the %d allowed", rel,
+					 (long long)st.st_size,
+					 SOURCES_MAX_BYTES);
+		}
+		struct strbuf sb = STRBUF_INIT;
+		char buf[65536];
+		ssize_t n;
+		while ((n = read(fd, buf, sizeof(buf))) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 || sb.len + (size_t)n > SOURCES_MAX_BYTES) {
+				int e = n < 0 ? errno : EFBIG;
+				close(fd);
+				strbuf_release(&sb);
+				sources_release(out);
+				return errf_code(err, e, "%s: cannot read: %s",
+						 rel, strerror(e));
+			}
+			strbuf_add(&sb, buf, (size_t)n);
+		}
+		close(fd);
+		out->len[k] = sb.len;
+		out->data[k] = strbuf_detach(&sb);
+		sha256_hex(out->data[k], out->len[k], out->sha256[k]);
+	}
+	return 0;
+}
+
+void sources_release(struct source_set *s)
+{
+	for (int i = 0; i < s->n; i++) {
+		free(s->path[i]);
+		free(s->data[i]);
+	}
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- compiler identity ------------------------------------------------ */
+
+static char *which(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char *copy, *p, *colon, *found = NULL;
+
+	if (strchr(prog, '/'))
+		return path_real(prog);
+	copy = xstrdup(path ? path : "/usr/bin:/bin");
+	for (p = copy; p && !found; p = colon ? colon + 1 : NULL) {
+		colon = strchr(p, ':');
+		if (colon)
+			*colon = '\0';
+		char *cand = path_join(*p ? p : ".", prog);
+		if (access(cand, X_OK) == 0)
+			found = path_real(cand);
+		free(cand);
+	}
+	free(copy);
+	return found;
+}
+
+char *compile_compiler_id(void)
+{
+	char *argv[] = { (char *)"cc", (char *)"--version", NULL };
+	struct proc_result pr;
+	struct errbuf e;
+	char *cc = which("cc"), *id = NULL;
+
+	errbuf_init(&e);
+	if (!cc)
+		return NULL;
+	if (proc_run_capture(argv, NULL, NULL, 10000, 4096, &pr, &e) == 0) {
+		if (WIFEXITED(pr.status) && WEXITSTATUS(pr.status) == 0) {
+			size_t n = strcspn(pr.output, "\n");
+			id = xasprintf("%s: %.*s", cc, (int)n, pr.output);
+		}
+		proc_result_release(&pr);
+	}
+	free(cc);
+	return id;
+}
+
+/* ---- cache key -------------------------------------------------------- */
+
+static void hash_field(struct sha256 *h, const void *data, size_t n)
+{
+	uint64_t len = n;
+	unsigned char le[8];
+
+	for (int i = 0; i < 8; i++)
+		le[i] = (unsigned char)(len >> (8 * i));
+	sha256_update(h, le, 8);
+	sha256_update(h, data, n);
+}
+
+static void hash_str(struct sha256 *h, const char *s)
+{
+	hash_field(h, s, strlen(s));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Folds every *.h directly in dir into h (sorted by name). */
+static void hash_dir_headers(struct sha256 *h, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct strvec names = STRVEC_INIT;
+	struct dirent *e;
+
+	hash_str(h, "headers");
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (str_ends_with(e->d_name, ".h") && names.n < 256)
+			strvec_push(&names, e->d_name);
+	closedir(d);
+	if (names.n)
+		qsort(names.v, names.n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < names.n; i++) {
+		char *p = path_join(dir, names.v[i]), *data = NULL;
+		size_t len = 0;
+		struct errbuf e2;
+		errbuf_init(&e2);
+		hash_str(h, names.v[i]);
+		if (file_read_all(p, SOURCES_MAX_BYTES, &data, &len, &e2) == 0)
+			hash_field(h, data, len);
+		else
+			hash_str(h, "-");
+		free(data);
+		free(p);
+	}
+	strvec_release(&names);
+}
+
+/* ---- build ------------------------------------------------------------ */
+
+static const char *const base_flags[] = { "-O2", "-shared", "-fPIC" };
+
+void build_out_release(struct build_out *o)
+{
+	free(o->so_path);
+	free(o->message);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Writes the snapshot into dir (creating subdirectories). */
+static int write_sources(const struct source_set *src, const char *dir,
+			 struct errbuf *err)
+{
+	for (int i = 0; i < src->n; i++) {
+		if (!src->data[i])
+			continue;
+		char *p = path_join(dir, src->path[i]);
+		char *slash = strrchr(p, '/');
+		int rc = 0;
+		*slash = '\0';
+		rc = mkdir_p(p, err);
+		*slash = '/';
+		if (!rc)
+			rc = file_write_atomic(p, src->data[i], src->len[i], err);
+		free(p);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Keeps the first COMPILE_MSG_MAX bytes of the compiler's output (the
+ * first errors are the useful ones) without the scratch path. */
+static char *compile_message(const char *output, const char *scratch)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t sl = strlen(scratch);
+	const char *p = output;
+
+	while (*p && sb.len < COMPILE_MSG_MAX) {
+		if (strncmp(p, scratch, sl) == 0) {
+			p += sl;
+			if (*p == '/')
+				p++;
+			continue;
+		}
+		strbuf_addch(&sb, *p++);
+	}
+	if (*p)
+		strbuf_addstr(&sb, "\n[... compiler output truncated]");
+	while (sb.len && (sb.buf[sb.len - 1] == '\n' || sb.buf[sb.len - 1] == ' '))
+		sb.buf[--sb.len] = '\0';
+	if (!sb.len)
+		strbuf_addstr(&sb, "the compiler failed without output");
+	return strbuf_detach(&sb);
+}
+
+int compile_build(const struct build_spec *s, struct build_out *out,
+		  struct errbuf *err)
+{
+	const char *inc = eval_include_dir();
+	char *kh_path = path_join(inc, "arena/kernel.h");
+	char *kh = NULL, *ccid = NULL, *scratch = NULL, *artdir = NULL;
+	char *tmpl = NULL;
+	size_t khlen = 0;
+	struct sha256 h;
+	unsigned char dig[32];
+	char key[65];
+	struct strvec argv = STRVEC_INIT;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = file_read_all(kh_path, SOURCES_MAX_BYTES, &kh, &khlen, err);
+	if (rc) {
+		errbuf_prefix(err, "the kernel ABI header (set "
+			      "ARENA_INCLUDE_DIR)");
+		goto done;
+	}
+	ccid = compile_compiler_id();
+	if (!ccid) {
+		rc = errf_code(err, ENOENT, "no working C compiler: `cc "
+			       "--version` failed; install gcc or clang");
+		goto done;
+	}
+
+	sha256_init(&h);
+	hash_str(&h, "arena-artifact/1");
+	hash_str(&h, ccid);
+	for (size_t i = 0; i < ARRAY_SIZE(base_flags); i++)
+		hash_str(&h, base_flags[i]);
+	hash_str(&h, "flags");
+	for (size_t i = 0; s->flags && i < s->flags->n; i++)
+		hash_str(&h, s->flags->v[i]);
+	hash_str(&h, "defines");
+	for (size_t i = 0; s->defines && i < s->defines->n; i++)
+		hash_str(&h, s->defines->v[i]);
+	hash_str(&h, "sources");
+	for (int i = 0; i < s->src->n; i++) {
+		hash_str(&h, s->src->path[i]);
+		if (s->src->data[i])
+			hash_field(&h, s->src->data[i], s->src->len[i]);
+		else
+			hash_str(&h, "-");
+	}
+	hash_str(&h, "compile");
+	for (size_t i = 0; i < s->compile->n; i++)
+		hash_str(&h, s->compile->v[i]);
+	hash_field(&h, kh, khlen);
+	if (s->extra_include)
+		hash_dir_headers(&h, s->extra_include);
+	sha256_final(&h, dig);
+	sha256_to_hex(dig, key);
+
+	artdir = path_join(s->cache_dir, "artifacts");
+	if ((rc = mkdir_p(artdir, err)))
+		goto done;
+	char *art = xasprintf("%s/%s.so", artdir, key);
+	struct stat st;
+	if (stat(art, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		out->so_path = art;
+		out->cached = true;
+		goto done;
+	}
+
+	/* Missing sources are the author's problem, not a build failure. */
+	for (size_t i = 0; i < s->compile->n; i++) {
+		for (int k = 0; k < s->src->n; k++)
+			if (strcmp(s->src->path[k], s->compile->v[i]) == 0 &&
+			    !s->src->data[k]) {
+				out->message = xasprintf("%s is missing",
+							 s->compile->v[i]);
+				free(art);
+				goto done;
+			}
+	}
+	if (s->compile->n == 0) {
+		out->message = xstrdup("there is no .c file to compile");
+		free(art);
+		goto done;
+	}
+
+	char *sdir = path_join(s->cache_dir, "scratch");
+	rc = mkdir_p(sdir, err);
+	tmpl = xasprintf("%s/build-%s-XXXXXX", sdir, s->role);
+	free(sdir);
+	if (rc || !mkdtemp(tmpl)) {
+		if (!rc)
+			rc = errf_code(err, errno, "cannot create a build "
+				       "directory under %s: %s", s->cache_dir,
+				       strerror(errno));
+		free(art);
+		goto done;
+	}
+	scratch = tmpl;
+	tmpl = NULL;
+	if ((rc = write_sources(s->src, scratch, err))) {
+		free(art);
+		goto done;
+	}
+
+	strvec_push(&argv, "cc");
+	for (size_t i = 0; i < ARRAY_SIZE(base_flags); i++)
+		strvec_push(&argv, base_flags[i]);
+	strvec_pushf(&argv, "-I%s", inc);
+	strvec_push(&argv, "-I.");
+	if (s->extra_include)
+		strvec_pushf(&argv, "-I%s", s->extra_include);
+	for (size_t i = 0; s->flags && i < s->flags->n; i++)
+		strvec_push(&argv, s->flags->v[i]);
+	for (size_t i = 0; s->defines && i < s->defines->n; i++)
+		strvec_pushf(&argv, "-D%s", s->defines->v[i]);
+	strvec_push(&argv, "-o");
+	strvec_push(&argv, "out.so");
+	for (size_t i = 0; i < s->compile->n; i++)
+		strvec_push(&argv, s->compile->v[i]);
+
+	struct proc_result pr;
+	int tmo = (int)(s->timeout_s > 0 ? s->timeout_s * 1000 : 60000);
+	rc = proc_run_capture(argv.v, scratch, NULL, tmo, COMPILE_LOG_MAX, &pr,
+			      err);
+	if (rc) {
+		free(art);
+		goto done;
+	}
+	if (s->log_path) {
+		struct errbuf ign;
+		errbuf_init(&ign);
+		struct strbuf log = STRBUF_INIT;
+		for (size_t i = 0; i < argv.n; i++)
+			strbuf_addf(&log, "%s%s", i ? " " : "$ ", argv.v[i]);
+		strbuf_addf(&log, "\n%s", pr.output);
+		file_write_atomic(s->log_path, log.buf, log.len, &ign);
+		strbuf_release(&log);
+	}
+	if (pr.timed_out) {
+		out->message = xasprintf("compilation did not finish within "
+					 "%.3g s", tmo / 1000.0);
+	} else if (!WIFEXITED(pr.status) || WEXITSTATUS(pr.status) != 0) {
+		out->message = compile_message(pr.output, scratch);
+	} else {
+		char *built = path_join(scratch, "out.so");
+		if (rename(built, art) != 0) {
+			rc = errf_code(err, errno, "cannot store the artifact "
+				       "%s: %s", art, strerror(errno));
+			free(built);
+			free(art);
+			proc_result_release(&pr);
+			goto done;
+		}
+		free(built);
+		out->so_path = art;
+		art = NULL;
+	}
+	free(art);
+	proc_result_release(&pr);
+	rc = 0;
+done:
+	if (scratch)
+		rm_rf(scratch);
+	free(scratch);
+	free(tmpl);
+	free(artdir);
+	free(kh);
+	free(kh_path);
+	free(ccid);
+	strvec_release(&argv);
+	return rc;
+}

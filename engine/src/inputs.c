@@ -1,0 +1,468 @@
+/*
+ * inputs.c - where a case's arguments live in shared memory, the values
+ * the controller writes into them, and the poison it fills outputs with.
+ *
+ * Every value comes from the controller's rng (stats.h), seeded from the
+ * request's seed, the case and the trial, so a recorded seed reproduces the
+ * inputs exactly; nothing about them is known to a runner beforehand.
+ *
+ * Correctness trials draw every element afresh.  Timing pairs need new
+ * values for every pair too (so that no kernel can answer from a cache of
+ * earlier outputs), but drawing a million normals per pair would cost more
+ * than the kernel; so each argument gets a pool of pre-drawn values once
+ * per case, and a pair takes a random window of it with every element
+ * independently reflected about the centre of its distribution (x -> 2c -
+ * x: a normal, a uniform range and an integer range map onto themselves).
+ * Every element then changes from pair to pair with probability 1/2 per
+ * element and the window start is random, so neither a pointer-keyed nor a
+ * sampled-content-keyed cache can hit.
+ *
+ * Layout: arguments are placed one after the other, each at a page
+ * boundary plus a small per-argument stagger (so equal-sized arrays do not
+ * all sit at the same address modulo 4 KiB), always RP_ALIGN-aligned.
+ */
+#include "eval_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena/expr.h"
+
+#define POOL_EXTRA_MAX 65536	/* window starts per argument */
+
+/* ---- 16-bit floats ---------------------------------------------------- */
+
+float half_to_float(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+	uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+	float f;
+
+	if (exp == 0) {
+		/* zero or subnormal: man * 2^-24 */
+		f = (float)man * 0x1p-24f;
+		return (h & 0x8000) ? -f : f;
+	}
+	if (exp == 31)
+		bits = sign | 0x7f800000u | (man << 13);
+	else
+		bits = sign | ((exp + 112) << 23) | (man << 13);
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+uint16_t float_to_half(float f)
+{
+	uint32_t x;
+	memcpy(&x, &f, sizeof(x));
+	uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+	uint32_t exp = (x >> 23) & 0xff, man = x & 0x7fffff;
+
+	if (exp == 0xff)	/* Inf / NaN (keep NaN quiet) */
+		return (uint16_t)(sign | 0x7c00 | (man ? 0x200 | (man >> 13) : 0));
+	int e = (int)exp - 127 + 15;
+	if (e >= 31)
+		return (uint16_t)(sign | 0x7c00);
+	if (e <= 0) {
+		if (e < -10)
+			return sign;
+		man |= 0x800000;
+		int shift = 14 - e;
+		uint32_t half = man >> shift;
+		uint32_t rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
+		if (rem > mid || (rem == mid && (half & 1)))
+			half++;
+		return (uint16_t)(sign | half);
+	}
+	uint32_t h = ((uint32_t)e << 10) | (man >> 13);
+	uint32_t rem = man & 0x1fff;
+	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+		h++;	/* may carry into the exponent: still correct */
+	return (uint16_t)(sign | h);
+}
+
+float bf16_to_float(uint16_t h)
+{
+	uint32_t bits = (uint32_t)h << 16;
+	float f;
+
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+uint16_t float_to_bf16(float f)
+{
+	uint32_t x;
+
+	memcpy(&x, &f, sizeof(x));
+	if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffff))
+		return (uint16_t)((x >> 16) | 0x40);	/* quiet NaN */
+	x += 0x7fff + ((x >> 16) & 1);		/* round to nearest even */
+	return (uint16_t)(x >> 16);
+}
+
+/* ---- elements --------------------------------------------------------- */
+
+double elem_as_double(arena_dtype d, const void *base, int64_t i)
+{
+	switch (d) {
+	case ARENA_F32:
+		return ((const float *)base)[i];
+	case ARENA_F64:
+		return ((const double *)base)[i];
+	case ARENA_F16:
+		return half_to_float(((const uint16_t *)base)[i]);
+	case ARENA_BF16:
+		return bf16_to_float(((const uint16_t *)base)[i]);
+	case ARENA_I32:
+		return ((const int32_t *)base)[i];
+	case ARENA_I64:
+		return (double)((const int64_t *)base)[i];
+	case ARENA_U8:
+		return ((const uint8_t *)base)[i];
+	case ARENA_U32:
+		return ((const uint32_t *)base)[i];
+	case ARENA_I8:
+		return ((const int8_t *)base)[i];
+	}
+	return 0;
+}
+
+static int64_t clamp_i64(double v, double lo, double hi)
+{
+	if (isnan(v))
+		return 0;
+	if (v < lo)
+		v = lo;
+	if (v > hi)
+		v = hi;
+	return (int64_t)llround(v);
+}
+
+/* Stores v as element i of an array of dtype d (integers rounded and
+ * clamped to the type's range). */
+static void elem_store(arena_dtype d, void *base, int64_t i, double v)
+{
+	switch (d) {
+	case ARENA_F32:
+		((float *)base)[i] = (float)v;
+		break;
+	case ARENA_F64:
+		((double *)base)[i] = v;
+		break;
+	case ARENA_F16:
+		((uint16_t *)base)[i] = float_to_half((float)v);
+		break;
+	case ARENA_BF16:
+		((uint16_t *)base)[i] = float_to_bf16((float)v);
+		break;
+	case ARENA_I32:
+		((int32_t *)base)[i] =
+			(int32_t)clamp_i64(v, INT32_MIN, INT32_MAX);
+		break;
+	case ARENA_I64:
+		((int64_t *)base)[i] = clamp_i64(v, -9.2e18, 9.2e18);
+		break;
+	case ARENA_U8:
+		((uint8_t *)base)[i] = (uint8_t)clamp_i64(v, 0, 255);
+		break;
+	case ARENA_U32:
+		((uint32_t *)base)[i] = (uint32_t)clamp_i64(v, 0, UINT32_MAX);
+		break;
+	case ARENA_I8:
+		((int8_t *)base)[i] = (int8_t)clamp_i64(v, -128, 127);
+		break;
+	}
+}
+
+/* ---- layout ----------------------------------------------------------- */
+
+static size_t align_up(size_t v, size_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+int layout_build(const struct task *t, const struct task_case *c,
+		 struct case_layout *l, struct errbuf *err)
+{
+	struct strbuf proto = STRBUF_INIT, args = STRBUF_INIT;
+	struct expr_env env = { (const char *const *)t->params, c->params,
+				t->nparams };
+	size_t end = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->nargs = t->nargs;
+	for (int a = 0; a < t->nargs; a++) {
+		const struct task_arg *ta = &t->args[a];
+		int64_t numel = 1;
+		int rc = task_arg_shape(t, a, c, l->shape[a], err);
+		if (rc)
+			goto fail;
+		for (int d = 0; d < ta->rank; d++) {
+			if (l->shape[a][d] < 0 ||
+			    (l->shape[a][d] > 0 &&
+			     numel > INT64_MAX / 16 / l->shape[a][d])) {
+				errf(err, "case '%s': argument '%s' has an "
+				     "impossible shape", c->id, ta->name);
+				goto fail;
+			}
+			numel *= l->shape[a][d];
+		}
+		l->numel[a] = numel;
+		l->bytes[a] = (size_t)numel * dtype_size(ta->dtype);
+		l->offset[a] = align_up(end, 4096) + (size_t)(a % 16) * 256;
+		end = l->offset[a] + l->bytes[a];
+		if (ta->io != IO_OUT && ta->init.dist == INIT_RANDINT) {
+			if (expr_eval(ta->init.lo_expr, &env, &l->lo[a], err) ||
+			    expr_eval(ta->init.hi_expr, &env, &l->hi[a], err)) {
+				errbuf_prefix(err, "case '%s': init of '%s'",
+					      c->id, ta->name);
+				goto fail;
+			}
+			if (l->lo[a] > l->hi[a]) {
+				errf(err, "case '%s': init of '%s': low %lld "
+				     "is above high %lld", c->id, ta->name,
+				     (long long)l->lo[a], (long long)l->hi[a]);
+				goto fail;
+			}
+		}
+		strbuf_addf(&args, " %zu %d %d", l->offset[a], (int)ta->dtype,
+			    ta->rank);
+		for (int d = 0; d < ta->rank; d++)
+			strbuf_addf(&args, " %lld", (long long)l->shape[a][d]);
+	}
+	l->shm_size = align_up(end > 0 ? end : 1, 4096);
+	strbuf_addf(&proto, "%zu %d %d", l->shm_size, t->nargs, t->nparams);
+	for (int p = 0; p < t->nparams; p++)
+		strbuf_addf(&proto, " %lld", (long long)c->params[p]);
+	strbuf_addstr(&proto, strbuf_str(&args));
+	if (proto.len >= RP_MAX_LINE - 64) {
+		errf(err, "case '%s': the argument layout is too long", c->id);
+		goto fail;
+	}
+	strbuf_release(&args);
+	l->proto = strbuf_detach(&proto);
+	return 0;
+fail:
+	strbuf_release(&args);
+	strbuf_release(&proto);
+	return -EINVAL;
+}
+
+void layout_release(struct case_layout *l)
+{
+	free(l->proto);
+	l->proto = NULL;
+}
+
+/* ---- fresh values ----------------------------------------------------- */
+
+static double draw(const struct task_arg *ta, const struct case_layout *l,
+		   int a, struct rng *r)
+{
+	switch (ta->init.dist) {
+	case INIT_NORMAL:
+		return ta->init.a + ta->init.b * rng_normal(r);
+	case INIT_UNIFORM:
+		return ta->init.a + (ta->init.b - ta->init.a) * rng_uniform(r);
+	case INIT_RANDINT:
+		return (double)rng_range(r, l->lo[a], l->hi[a]);
+	case INIT_ONES:
+		return 1.0;
+	}
+	return rng_normal(r);
+}
+
+void inputs_fill(const struct task *t, const struct case_layout *l, int a,
+		 struct rng *r, void *dst)
+{
+	const struct task_arg *ta = &t->args[a];
+	int64_t n = l->numel[a];
+
+	if (ta->init.dist == INIT_RANDINT && (ta->dtype == ARENA_I64)) {
+		for (int64_t i = 0; i < n; i++)	/* exact beyond 2^53 */
+			((int64_t *)dst)[i] = rng_range(r, l->lo[a], l->hi[a]);
+		return;
+	}
+	if (ta->dtype == ARENA_F32) {
+		float *f = dst;
+		for (int64_t i = 0; i < n; i++)
+			f[i] = (float)draw(ta, l, a, r);
+		return;
+	}
+	for (int64_t i = 0; i < n; i++)
+		elem_store(ta->dtype, dst, i, draw(ta, l, a, r));
+}
+
+/* ---- pools for timing pairs ------------------------------------------- */
+
+static int64_t pool_len(int64_t numel)
+{
+	return numel + (numel < POOL_EXTRA_MAX ? numel : POOL_EXTRA_MAX) + 1;
+}
+
+void pool_build(const struct task *t, const struct case_layout *l,
+		struct rng *r, struct input_pool *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->nargs = t->nargs;
+	for (int a = 0; a < t->nargs; a++) {
+		const struct task_arg *ta = &t->args[a];
+		if (ta->io == IO_OUT)
+			continue;
+		int64_t n = pool_len(l->numel[a]);
+		if (ta->init.dist == INIT_RANDINT || !dtype_is_float(ta->dtype)) {
+			p->iv[a] = xmalloc((size_t)n * sizeof(int64_t));
+			for (int64_t i = 0; i < n; i++) {
+				double v = draw(ta, l, a, r);
+				p->iv[a][i] = ta->init.dist == INIT_RANDINT
+						      ? (int64_t)v
+						      : (int64_t)llround(v);
+			}
+			p->centre[a] = ta->init.dist == INIT_RANDINT
+					       ? ((double)l->lo[a] +
+						  (double)l->hi[a]) / 2
+					       : NAN;
+		} else {
+			p->fv[a] = xmalloc((size_t)n * sizeof(double));
+			for (int64_t i = 0; i < n; i++)
+				p->fv[a][i] = draw(ta, l, a, r);
+			switch (ta->init.dist) {
+			case INIT_NORMAL:
+				p->centre[a] = ta->init.a;
+				break;
+			case INIT_UNIFORM:
+				p->centre[a] = (ta->init.a + ta->init.b) / 2;
+				break;
+			default:
+				p->centre[a] = NAN;	/* ones: never reflect */
+			}
+		}
+	}
+}
+
+void pool_draw(const struct task *t, const struct case_layout *l,
+	       const struct input_pool *p, int a, struct rng *r, void *dst)
+{
+	const struct task_arg *ta = &t->args[a];
+	int64_t n = l->numel[a];
+	int64_t off = rng_range(r, 0, pool_len(n) - n);
+	double c2 = 2 * p->centre[a];
+	bool reflect = !isnan(p->centre[a]);
+	uint64_t bits = 0;
+
+	if (p->fv[a]) {
+		const double *src = p->fv[a] + off;
+		double hi = ta->init.dist == INIT_UNIFORM ? ta->init.b : INFINITY;
+		if (ta->dtype == ARENA_F32) {
+			float *f = dst;
+			for (int64_t i = 0; i < n; i++) {
+				if ((i & 63) == 0)
+					bits = rng_next(r);
+				double v = src[i];
+				if (reflect && (bits >> (i & 63) & 1)) {
+					double w = c2 - v;
+					v = w < hi ? w : v;
+				}
+				f[i] = (float)v;
+			}
+			return;
+		}
+		for (int64_t i = 0; i < n; i++) {
+			if ((i & 63) == 0)
+				bits = rng_next(r);
+			double v = src[i];
+			if (reflect && (bits >> (i & 63) & 1)) {
+				double w = c2 - v;
+				v = w < hi ? w : v;
+			}
+			elem_store(ta->dtype, dst, i, v);
+		}
+		return;
+	}
+	const int64_t *src = p->iv[a] + off;
+	int64_t sum = l->lo[a] + l->hi[a];
+	for (int64_t i = 0; i < n; i++) {
+		if ((i & 63) == 0)
+			bits = rng_next(r);
+		int64_t v = src[i];
+		if (reflect && (bits >> (i & 63) & 1))
+			v = sum - v;
+		if (ta->dtype == ARENA_I64)
+			((int64_t *)dst)[i] = v;
+		else if (ta->dtype == ARENA_I32)
+			((int32_t *)dst)[i] = (int32_t)v;
+		else
+			elem_store(ta->dtype, dst, i, (double)v);
+	}
+}
+
+void pool_release(struct input_pool *p)
+{
+	for (int a = 0; a < TASK_MAX_ARGS; a++) {
+		free(p->fv[a]);
+		free(p->iv[a]);
+		p->fv[a] = NULL;
+		p->iv[a] = NULL;
+	}
+}
+
+/* ---- poison ----------------------------------------------------------- */
+
+static const uint32_t poison_f32[2] = { 0x7fc0a5a5u, 0xffc05a5au };
+static const uint64_t poison_f64[2] = { 0x7ff8a5a5a5a5a5a5ull,
+					0xfff85a5a5a5a5a5aull };
+static const uint16_t poison_f16[2] = { 0x7ea5, 0xfe5a };
+static const uint16_t poison_bf16[2] = { 0x7fa5, 0xffda };
+static const unsigned char poison_byte[2] = { 0xa5, 0x5a };
+
+void poison_fill(arena_dtype d, void *dst, int64_t numel, int pattern)
+{
+	int k = pattern & 1;
+
+	switch (d) {
+	case ARENA_F32:
+		for (int64_t i = 0; i < numel; i++)
+			((uint32_t *)dst)[i] = poison_f32[k];
+		break;
+	case ARENA_F64:
+		for (int64_t i = 0; i < numel; i++)
+			((uint64_t *)dst)[i] = poison_f64[k];
+		break;
+	case ARENA_F16:
+		for (int64_t i = 0; i < numel; i++)
+			((uint16_t *)dst)[i] = poison_f16[k];
+		break;
+	case ARENA_BF16:
+		for (int64_t i = 0; i < numel; i++)
+			((uint16_t *)dst)[i] = poison_bf16[k];
+		break;
+	default:
+		memset(dst, poison_byte[k], (size_t)numel * dtype_size(d));
+	}
+}
+
+bool poison_is(arena_dtype d, const void *elem, int pattern)
+{
+	int k = pattern & 1;
+
+	switch (d) {
+	case ARENA_F32:
+		return memcmp(elem, &poison_f32[k], 4) == 0;
+	case ARENA_F64:
+		return memcmp(elem, &poison_f64[k], 8) == 0;
+	case ARENA_F16:
+		return memcmp(elem, &poison_f16[k], 2) == 0;
+	case ARENA_BF16:
+		return memcmp(elem, &poison_bf16[k], 2) == 0;
+	default: {
+		const unsigned char *b = elem;
+		for (size_t i = 0; i < dtype_size(d); i++)
+			if (b[i] != poison_byte[k])
+				return false;
+		return true;
+	}
+	}
+}

@@ -1,0 +1,721 @@
+/*
+ * runner_client.c - the controller's side of the runner protocol
+ * (engine/runner/runner_proto.h): starting arena-runner with its control
+ * socket and sealed shared memory, one request / one reply with a
+ * deadline, stopping and resuming it, counting its threads, killing it.
+ *
+ * Invariants:
+ *   - a runner is in its own process group (pgid = pid) and dies with the
+ *     thread that started it (PR_SET_PDEATHSIG), so no path - not even the
+ *     controller being killed - leaves one running;
+ *   - between requests a runner is SIGSTOPped, and the controller looks at
+ *     its shared memory only then: a kernel cannot keep computing (or
+ *     un-computing) while its outputs are read, nor run while another
+ *     runner is timed;
+ *   - before every request the channel must be empty and after every reply
+ *     nothing may follow it: any extra byte (a forged line, a second reply)
+ *     is a protocol violation;
+ *   - the shared memory is a memfd sealed against growing and shrinking, so
+ *     a runner cannot truncate it under the controller (which would turn
+ *     the controller's next access into SIGBUS).
+ * A runner's replies are claims; callers check what they can (times
+ * against their own clock, outputs against the reference).
+ */
+#include "eval_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXIT_CHANNEL 125	/* arena_runner.c: the channel broke */
+
+struct runner *runner_new(void)
+{
+	struct runner *r = xcalloc(1, sizeof(*r));
+
+	r->sock = -1;
+	return r;
+}
+
+static void sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Describes a wait status as a clause: "was killed by signal 11
+ * (Segmentation fault)", "called exit(3)". */
+static void describe_status(int st, char *buf, size_t n)
+{
+	if (WIFEXITED(st)) {
+		if (WEXITSTATUS(st) == EXIT_CHANNEL)
+			snprintf(buf, n, "broke its control channel (fd %d) "
+				 "and exited", RP_FD_CONTROL);
+		else
+			snprintf(buf, n, "called exit(%d)", WEXITSTATUS(st));
+	} else if (WIFSIGNALED(st)) {
+		int s = WTERMSIG(st);
+		const char *why = "";
+		if (s == SIGKILL)
+			why = " - out of memory?";
+		else if (s == SIGXCPU)
+			why = " - CPU time limit";
+		else if (s == SIGXFSZ)
+			why = " - wrote more output than the log limit";
+		else if (s == SIGSYS)
+			why = " - a forbidden system call (creating threads or "
+			      "processes, tracing or signalling other "
+			      "processes)";
+		snprintf(buf, n, "was killed by signal %d (%s)%s", s,
+			 strsignal(s), why);
+	} else {
+		snprintf(buf, n, "ended with wait status %d", st);
+	}
+}
+
+static enum runner_fail fail_from_status(struct runner *r)
+{
+	describe_status(r->status, r->why, sizeof(r->why));
+	if (WIFSIGNALED(r->status) && WTERMSIG(r->status) == SIGSYS)
+		return RUNNER_FORBIDDEN;
+	if (WIFEXITED(r->status) && WEXITSTATUS(r->status) == EXIT_CHANNEL)
+		return RUNNER_PROTOCOL;
+	return RUNNER_DIED;
+}
+
+/* Kills the whole group.  Only called while the leader is unreaped: its
+ * zombie keeps the group id from being reused. */
+static void kill_group(struct runner *r)
+{
+	if (r->pid > 0 && !r->reaped) {
+		kill(-r->pid, SIGKILL);
+		kill(r->pid, SIGKILL);
+	}
+}
+
+/* Kills what is left of the group, then waits for the leader. */
+static void reap_blocking(struct runner *r)
+{
+	int st = 0;
+
+	if (r->pid <= 0 || r->reaped)
+		return;
+	kill(-r->pid, SIGKILL);
+	while (waitpid(r->pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			st = 0;
+			break;
+		}
+	}
+	r->status = st;
+	r->reaped = true;
+}
+
+/* Looks at the runner without blocking: 1 when it has ended (now reaped,
+ * status kept), 2 when it is stopped (the stop event consumed), 0 when
+ * neither, -1 on error. */
+static int poll_child(struct runner *r, bool want_stop)
+{
+	siginfo_t si;
+	int st;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)r->pid, &si,
+		   WEXITED | WNOHANG | WNOWAIT | (want_stop ? WSTOPPED : 0)) !=
+	    0)
+		return errno == EINTR ? 0 : -1;
+	if (si.si_pid == 0)
+		return 0;
+	if (si.si_code == CLD_STOPPED) {
+		waitpid(r->pid, &st, WUNTRACED | WNOHANG);
+		return 2;
+	}
+	/* Ended: the zombie still holds the group id, so the group kill
+	 * cannot hit a stranger. */
+	kill(-r->pid, SIGKILL);
+	while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	r->status = st;
+	r->reaped = true;
+	return 1;
+}
+
+static enum runner_fail timeout_kill(struct runner *r, const char *what)
+{
+	kill_group(r);
+	reap_blocking(r);
+	snprintf(r->why, sizeof(r->why), "did not %s within %.3g s", what,
+		 r->timeout_ms / 1000.0);
+	return RUNNER_TIMEOUT;
+}
+
+/* The channel hit EOF: the runner exited, or closed fd 3 and went on. */
+static enum runner_fail after_eof(struct runner *r)
+{
+	uint64_t end = now_ns() + 2000000000ull;
+
+	while (!r->reaped) {
+		int c = poll_child(r, false);
+		if (c == 1)
+			break;
+		if (c < 0 || now_ns() > end) {
+			kill_group(r);
+			reap_blocking(r);
+			snprintf(r->why, sizeof(r->why),
+				 "closed its control channel (fd %d) but kept "
+				 "running", RP_FD_CONTROL);
+			return RUNNER_PROTOCOL;
+		}
+		sleep_us(200);
+	}
+	return fail_from_status(r);
+}
+
+static enum runner_fail protocol(struct runner *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static enum runner_fail protocol(struct runner *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+	kill_group(r);
+	reap_blocking(r);
+	return RUNNER_PROTOCOL;
+}
+
+/* Quotes at most 60 bytes of s for a message, unprintables as '?'. */
+static void quote(const char *s, size_t len, char *out, size_t n)
+{
+	size_t j = 0, max = len < 60 ? len : 60;
+
+	for (size_t i = 0; i < max && j + 2 < n; i++)
+		out[j++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+	if (len > max && j + 4 < n) {
+		memcpy(out + j, "...", 3);
+		j += 3;
+	}
+	out[j] = '\0';
+}
+
+/* Reads one line with the runner's deadline; line points into r->buf and
+ * stays valid until the next read.  Any byte after the line is a
+ * violation. */
+static enum runner_fail read_line(struct runner *r, const char *what,
+				  char **line)
+{
+	uint64_t deadline = now_ns() + (uint64_t)r->timeout_ms * 1000000ull;
+
+	for (;;) {
+		char *nl = memchr(r->buf, '\n', r->blen);
+		if (nl) {
+			size_t used = (size_t)(nl - r->buf) + 1;
+			if (used != r->blen) {
+				char q[80];
+				quote(nl + 1, r->blen - used, q, sizeof(q));
+				return protocol(r, "wrote unexpected data after "
+						"its reply: \"%s\"", q);
+			}
+			*nl = '\0';
+			r->blen = 0;
+			*line = r->buf;
+			return RUNNER_OK;
+		}
+		if (r->blen >= RP_MAX_LINE)
+			return protocol(r, "wrote a line longer than %d bytes",
+					RP_MAX_LINE);
+		int64_t left = (int64_t)(deadline - now_ns());
+		if (left <= 0)
+			return timeout_kill(r, what);
+		struct pollfd p = { .fd = r->sock, .events = POLLIN };
+		int ms = (int)((left + 999999) / 1000000);
+		int pr = poll(&p, 1, ms);
+		if (pr < 0 && errno != EINTR)
+			return protocol(r, "poll failed: %s", strerror(errno));
+		if (pr <= 0)
+			continue;
+		ssize_t n = recv(r->sock, r->buf + r->blen,
+				 RP_MAX_LINE - r->blen, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return after_eof(r);
+		r->blen += (size_t)n;
+	}
+}
+
+/* The channel must be empty before a request. */
+static enum runner_fail check_quiet(struct runner *r)
+{
+	char tmp[128];
+	ssize_t n;
+
+	if (r->blen) {
+		char q[80];
+		quote(r->buf, r->blen, q, sizeof(q));
+		return protocol(r, "wrote unexpected data: \"%s\"", q);
+	}
+	n = recv(r->sock, tmp, sizeof(tmp), MSG_DONTWAIT | MSG_PEEK);
+	if (n == 0)
+		return after_eof(r);
+	if (n > 0) {
+		char q[80];
+		quote(tmp, (size_t)n, q, sizeof(q));
+		return protocol(r, "wrote unexpected data on its control "
+				"channel: \"%s\"", q);
+	}
+	return RUNNER_OK;
+}
+
+static enum runner_fail resume(struct runner *r)
+{
+	if (r->stopped) {
+		kill(-r->pid, SIGCONT);
+		r->stopped = false;
+	}
+	return RUNNER_OK;
+}
+
+enum runner_fail runner_pause(struct runner *r)
+{
+	uint64_t deadline = now_ns() + 2000000000ull;
+	int spins = 0;
+
+	if (r->reaped)
+		return fail_from_status(r);
+	if (r->stopped)
+		return RUNNER_OK;
+	kill(-r->pid, SIGSTOP);
+	for (;;) {
+		int c = poll_child(r, true);
+		if (c == 2) {
+			r->stopped = true;
+			return RUNNER_OK;
+		}
+		if (c == 1)
+			return fail_from_status(r);
+		if (c < 0) {
+			snprintf(r->why, sizeof(r->why),
+				 "could not be waited for: %s", strerror(errno));
+			kill_group(r);
+			reap_blocking(r);
+			return RUNNER_SYSTEM;
+		}
+		if (now_ns() > deadline)
+			return timeout_kill(r, "stop when told to");
+		if (++spins < 50)
+			sched_yield();
+		else
+			sleep_us(20);
+	}
+}
+
+/* Sends one request and reads its one-line reply; leaves the runner
+ * stopped. */
+static enum runner_fail transact(struct runner *r, const char *req,
+				 const char *what, char **reply,
+				 int64_t *wall_ns)
+{
+	enum runner_fail f;
+	size_t len = strlen(req), off = 0;
+
+	if (r->reaped)
+		return fail_from_status(r);
+	resume(r);
+	if ((f = check_quiet(r)) != RUNNER_OK)
+		return f;
+	uint64_t t0 = now_ns();
+	while (off < len) {
+		ssize_t w = send(r->sock, req + off, len - off, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return after_eof(r);
+		off += (size_t)w;
+	}
+	f = read_line(r, what, reply);
+	if (wall_ns)
+		*wall_ns = (int64_t)(now_ns() - t0);
+	if (f != RUNNER_OK)
+		return f;
+	/* *reply stays valid: pausing does not touch r->buf. */
+	return runner_pause(r);
+}
+
+/* Parses "ok <seq>[ <v1>[ <v2>]]" (exactly nvals values). */
+static enum runner_fail parse_ok(struct runner *r, const char *line,
+				 int nvals, int64_t *vals)
+{
+	char seq[32];
+	const char *p = line;
+
+	snprintf(seq, sizeof(seq), "%" PRIu64, r->seq);
+	if (strncmp(p, "error ", 6) == 0) {
+		p += 6;
+		size_t sl = strlen(seq);
+		if (strncmp(p, seq, sl) == 0 && p[sl] == ' ') {
+			snprintf(r->why, sizeof(r->why), "refused: %.400s",
+				 p + sl + 1);
+			return RUNNER_REFUSED;
+		}
+	}
+	if (strncmp(p, "ok ", 3) != 0)
+		goto bad;
+	p += 3;
+	size_t sl = strlen(seq);
+	if (strncmp(p, seq, sl) != 0)
+		goto bad;
+	p += sl;
+	for (int i = 0; i < nvals; i++) {
+		char *end;
+		if (*p != ' ')
+			goto bad;
+		p++;
+		if (!(*p == '-' || (*p >= '0' && *p <= '9')))
+			goto bad;
+		errno = 0;
+		long long v = strtoll(p, &end, 10);
+		if (errno || end == p)
+			goto bad;
+		vals[i] = v;
+		p = end;
+	}
+	if (*p != '\0')
+		goto bad;
+	return RUNNER_OK;
+bad:;
+	char q[80];
+	quote(line, strlen(line), q, sizeof(q));
+	return protocol(r, "sent a malformed reply: \"%s\"", q);
+}
+
+static enum runner_fail request(struct runner *r, const char *verb,
+				const char *args, const char *what, int nvals,
+				int64_t *vals, int64_t *wall_ns)
+{
+	char *line = NULL;
+	enum runner_fail f;
+
+	r->seq++;
+	char *req = args ? xasprintf("%s %" PRIu64 " %s\n", verb, r->seq, args)
+			 : xasprintf("%s %" PRIu64 "\n", verb, r->seq);
+	f = transact(r, req, what, &line, wall_ns);
+	free(req);
+	if (f != RUNNER_OK)
+		return f;
+	return parse_ok(r, line, nvals, vals);
+}
+
+enum runner_fail runner_layout(struct runner *r, const char *proto)
+{
+	return request(r, "layout", proto, "accept the layout", 0, NULL, NULL);
+}
+
+enum runner_fail runner_call(struct runner *r, int *rc)
+{
+	int64_t v[1];
+	enum runner_fail f = request(r, "call", NULL, "return", 1, v, NULL);
+
+	if (f == RUNNER_OK)
+		*rc = (int)v[0];
+	return f;
+}
+
+enum runner_fail runner_flush(struct runner *r, size_t bytes)
+{
+	char a[32];
+
+	snprintf(a, sizeof(a), "%zu", bytes);
+	return request(r, "flush", a, "flush the cache", 0, NULL, NULL);
+}
+
+enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
+			     int64_t *wall_ns)
+{
+	int64_t v[2];
+	enum runner_fail f = request(r, "time", NULL, "return", 2, v, wall_ns);
+
+	if (f == RUNNER_OK) {
+		*rc = (int)v[0];
+		*claim_ns = v[1];
+	}
+	return f;
+}
+
+enum runner_fail runner_ping(struct runner *r)
+{
+	char *line = NULL;
+	char want[40];
+	enum runner_fail f;
+
+	r->seq++;
+	char *req = xasprintf("ping %" PRIu64 "\n", r->seq);
+	f = transact(r, req, "answer", &line, NULL);
+	free(req);
+	if (f != RUNNER_OK)
+		return f;
+	snprintf(want, sizeof(want), "pong %" PRIu64, r->seq);
+	if (strcmp(line, want) != 0) {
+		char q[80];
+		quote(line, strlen(line), q, sizeof(q));
+		return protocol(r, "sent a malformed reply: \"%s\"", q);
+	}
+	return RUNNER_OK;
+}
+
+int runner_census(struct runner *r, int *threads, int *children)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+
+	*threads = 0;
+	*children = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)r->pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		(*threads)++;
+		char cpath[300], buf[256];
+		snprintf(cpath, sizeof(cpath), "/proc/%d/task/%s/children",
+			 (int)r->pid, e->d_name);
+		int fd = open(cpath, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		for (char *p = buf; *p;) {
+			while (*p == ' ' || *p == '\n')
+				p++;
+			if (!*p)
+				break;
+			(*children)++;
+			while (*p && *p != ' ' && *p != '\n')
+				p++;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+/* ---- start-up --------------------------------------------------------- */
+
+/* Environment for a runner: nothing of the controller's (API keys, seeds)
+ * except sanitizer options. */
+static void runner_env(struct strvec *env)
+{
+	static const char *const keep[] = { "ASAN_OPTIONS", "UBSAN_OPTIONS",
+					    "LSAN_OPTIONS" };
+
+	strvec_push(env, "PATH=/usr/local/bin:/usr/bin:/bin");
+	strvec_push(env, "LC_ALL=C");
+	for (size_t i = 0; i < ARRAY_SIZE(keep); i++) {
+		const char *v = getenv(keep[i]);
+		if (v)
+			strvec_pushf(env, "%s=%s", keep[i], v);
+	}
+}
+
+static int move_high(int fd)
+{
+	return fd < 0 ? -1 : fcntl(fd, F_DUPFD, 10);
+}
+
+/* Child side between fork and exec: async-signal-safe calls only. */
+static void __attribute__((noreturn))
+child_exec(pid_t parent, int sock, int memfd, int devnull, int logfd,
+	   const struct runner_spec *s, char *const argv[], char *const envp[])
+{
+	struct rlimit rl;
+	sigset_t all;
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != parent)
+		_exit(127);
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	for (int sig = 1; sig < 32; sig++) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_DFL;
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &sa, NULL);
+	}
+	sock = move_high(sock);
+	memfd = move_high(memfd);
+	devnull = move_high(devnull);
+	logfd = move_high(logfd);
+	if (sock < 0 || memfd < 0 || devnull < 0)
+		_exit(127);
+	if (logfd < 0)
+		logfd = devnull;
+	if (dup2(devnull, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0 ||
+	    dup2(sock, RP_FD_CONTROL) < 0 || dup2(memfd, RP_FD_SHM) < 0)
+		_exit(127);
+
+	rl.rlim_cur = rl.rlim_max = 0;
+	setrlimit(RLIMIT_CORE, &rl);
+	rl.rlim_cur = 600;
+	rl.rlim_max = 610;
+	setrlimit(RLIMIT_CPU, &rl);
+	rl.rlim_cur = rl.rlim_max = 64ull << 20;
+	setrlimit(RLIMIT_FSIZE, &rl);
+	rl.rlim_cur = rl.rlim_max = 256;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (s->as_limit) {
+		rl.rlim_cur = rl.rlim_max = s->as_limit;
+		setrlimit(RLIMIT_AS, &rl);
+	}
+	execve(s->runner_path, argv, envp);
+	_exit(127);
+}
+
+enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
+{
+	int sv[2] = { -1, -1 }, memfd = -1, devnull = -1;
+	struct strvec env = STRVEC_INIT;
+	enum runner_fail f;
+	char *line = NULL;
+
+	snprintf(r->role, sizeof(r->role), "%s", s->role);
+	r->timeout_ms = s->timeout_ms > 0 ? s->timeout_ms : 10000;
+	random_bytes(&r->seq, sizeof(r->seq));
+	r->seq &= 0xffffffffffffull;	/* readable, still unguessable */
+
+	memfd = memfd_create("arena-args", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (memfd < 0 || ftruncate(memfd, (off_t)s->shm_size) != 0 ||
+	    fcntl(memfd, F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+		snprintf(r->why, sizeof(r->why),
+			 "could not get %zu bytes of shared memory: %s",
+			 s->shm_size, strerror(errno));
+		goto sys_fail;
+	}
+	r->shm = mmap(NULL, s->shm_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      memfd, 0);
+	if (r->shm == MAP_FAILED) {
+		r->shm = NULL;
+		snprintf(r->why, sizeof(r->why),
+			 "could not map %zu bytes of shared memory: %s",
+			 s->shm_size, strerror(errno));
+		goto sys_fail;
+	}
+	r->shm_size = s->shm_size;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
+	    (devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		snprintf(r->why, sizeof(r->why), "could not set up: %s",
+			 strerror(errno));
+		goto sys_fail;
+	}
+
+	char *argv[] = { (char *)s->runner_path, (char *)s->so_path,
+			 (char *)s->entry, NULL };
+	runner_env(&env);
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(r->why, sizeof(r->why), "could not fork: %s",
+			 strerror(errno));
+		goto sys_fail;
+	}
+	if (pid == 0)
+		child_exec(parent, sv[1], memfd, devnull, s->log_fd, s, argv,
+			   env.v);
+	setpgid(pid, pid);
+	r->pid = pid;
+	r->sock = sv[0];
+	close(sv[1]);
+	close(memfd);
+	close(devnull);
+	strvec_release(&env);
+
+	/* hello: written before the object is loaded. */
+	if ((f = read_line(r, "start", &line)) != RUNNER_OK) {
+		if (f == RUNNER_DIED && WIFEXITED(r->status) &&
+		    WEXITSTATUS(r->status) == 127) {
+			snprintf(r->why, sizeof(r->why),
+				 "could not be started from %s", s->runner_path);
+			return RUNNER_SYSTEM;
+		}
+		return f;
+	}
+	{
+		long hp = 0;
+		char mode[16] = "";
+		char extra;
+		if (sscanf(line, "hello %ld %15s %c", &hp, mode, &extra) != 2 ||
+		    hp != (long)pid) {
+			char q[80];
+			quote(line, strlen(line), q, sizeof(q));
+			protocol(r, "did not greet as expected: \"%s\"", q);
+			return RUNNER_SYSTEM;
+		}
+		r->sandboxed = strcmp(mode, "seccomp") == 0;
+	}
+	/* ready: after dlopen, i.e. after the kernel's constructors ran. */
+	if ((f = read_line(r, "load the kernel", &line)) != RUNNER_OK)
+		return f;
+	if (strncmp(line, "error ", 6) == 0) {
+		snprintf(r->why, sizeof(r->why), "%.480s", line + 6);
+		kill_group(r);
+		reap_blocking(r);
+		return RUNNER_LOAD;
+	}
+	if (strcmp(line, "ready") != 0) {
+		char q[80];
+		quote(line, strlen(line), q, sizeof(q));
+		return protocol(r, "sent \"%s\" instead of ready", q);
+	}
+	return runner_pause(r);
+
+sys_fail:
+	if (sv[0] >= 0)
+		close(sv[0]);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	if (memfd >= 0)
+		close(memfd);
+	if (devnull >= 0)
+		close(devnull);
+	strvec_release(&env);
+	return RUNNER_SYSTEM;
+}
+
+void runner_destroy(struct runner *r)
+{
+	if (!r)
+		return;
+	if (r->pid > 0 && !r->reaped) {
+		kill_group(r);
+		reap_blocking(r);
+	}
+	if (r->sock >= 0)
+		close(r->sock);
+	if (r->shm)
+		munmap(r->shm, r->shm_size);
+	free(r);
+}
