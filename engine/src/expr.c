@@ -155,7 +155,7 @@ static int expr_parse_unary(struct expr_parser *ps, int64_t *out)
 		return expr_parse_primary(ps, out);
 
 	char sign = *ps->p++;
-	int64_t v;
+	int64_t v = 0;
 
 	if ((rc = expr_enter(ps)) != 0)
 		return rc;
@@ -201,7 +201,7 @@ static int expr_apply(struct expr_parser *ps, char op, int64_t a, int64_t b,
 
 static int expr_parse_product(struct expr_parser *ps, int64_t *out)
 {
-	int64_t acc, rhs;
+	int64_t acc = 0, rhs = 0;
 	int rc;
 
 	if ((rc = expr_parse_unary(ps, &acc)) != 0)
@@ -222,7 +222,7 @@ static int expr_parse_product(struct expr_parser *ps, int64_t *out)
 
 static int expr_parse_sum(struct expr_parser *ps, int64_t *out)
 {
-	int64_t acc, rhs;
+	int64_t acc = 0, rhs = 0;
 	int rc;
 
 	if ((rc = expr_parse_product(ps, &acc)) != 0)
@@ -274,7 +274,7 @@ int expr_eval(const char *text, const struct expr_env *env, int64_t *out,
 		.nnames = env ? env->n : 0,
 		.err = err,
 	};
-	int64_t v;
+	int64_t v = 0;
 	int rc = expr_run(&ps, &v);
 
 	if (rc == 0)
@@ -292,7 +292,7 @@ int expr_check(const char *text, const char *const *names, int n,
 		.nnames = names ? n : 0,
 		.err = err,
 	};
-	int64_t ignored;
+	int64_t ignored = 0;
 
 	return expr_run(&ps, &ignored);
 }

@@ -502,7 +502,7 @@ static int tp_optional_paths(struct tparse *p, const struct ynode *root)
 {
 	const struct ynode *n = ynode_get(root, "readme");
 	char *held = NULL;
-	int rc;
+	int rc = 0;
 
 	if (n && (rc = tp_relpath(p, n, "readme", &p->t->readme)) != 0)
 		return rc;
@@ -762,10 +762,11 @@ static int tp_arg(struct tparse *p, const struct ynode *argn, int i)
 	    (rc = tp_keys(p, argn, keys, ARRAY_SIZE(keys), label)) != 0)
 		return rc;
 	n = ynode_get(argn, "name");
-	if (!n || !ynode_is_text(n) || !is_ident(n->str))
-		return tp_err(p, n ? n : argn, "%s.name must be an identifier "
-			      "such as x, not '%.80s'", label,
-			      n && ynode_is_text(n) ? n->str :
+	if (!n)
+		return tp_err(p, argn, "%s: missing required key 'name'", label);
+	if (!ynode_is_text(n) || !is_ident(n->str))
+		return tp_err(p, n, "%s.name must be an identifier such as x, "
+			      "not '%.80s'", label, ynode_is_text(n) ? n->str :
 			      ynode_describe(n));
 	for (int j = 0; j < i; j++)
 		if (!strcmp(p->t->args[j].name, n->str))
@@ -775,11 +776,13 @@ static int tp_arg(struct tparse *p, const struct ynode *argn, int i)
 	snprintf(label, sizeof(label), "signature.args[%d] ('%s')", i, a->name);
 
 	n = ynode_get(argn, "dtype");
-	if (!n || !ynode_is_text(n) || dtype_parse(n->str, &a->dtype))
-		return tp_err(p, n ? n : argn, "%s.dtype must be one of "
-			      DTYPE_NAMES ", not '%.80s'", label,
-			      n && ynode_is_text(n) ? n->str :
-			      ynode_describe(n));
+	if (!n)
+		return tp_err(p, argn, "%s: missing required key 'dtype' (one "
+			      "of " DTYPE_NAMES ")", label);
+	if (!ynode_is_text(n) || dtype_parse(n->str, &a->dtype))
+		return tp_err(p, n, "%s.dtype must be one of " DTYPE_NAMES
+			      ", not '%.80s'", label, ynode_is_text(n) ?
+			      n->str : ynode_describe(n));
 	if ((rc = tp_io(p, argn, label, &a->io)) != 0 ||
 	    (rc = tp_shape(p, argn, label, a)) != 0)
 		return rc;
@@ -876,10 +879,13 @@ static int tp_case(struct tparse *p, const struct ynode *casen, size_t index,
 	if ((rc = tp_map(p, casen, label, "{id: small, n: 4096}")) != 0)
 		return rc;
 	id = ynode_get(casen, "id");
-	if (!id || !ynode_is_text(id) || !is_name(id->str, id->str_len))
-		return tp_err(p, id ? id : casen, "%s.id must be a name of 1 to "
-			      "%d characters from [A-Za-z0-9_.-], not '%.80s'",
-			      label, TASK_MAX_NAME_LEN, id && ynode_is_text(id) ?
+	if (!id)
+		return tp_err(p, casen, "%s: missing required key 'id'; give "
+			      "the case a name such as small", label);
+	if (!ynode_is_text(id) || !is_name(id->str, id->str_len))
+		return tp_err(p, id, "%s.id must be a name of 1 to %d "
+			      "characters from [A-Za-z0-9_.-], not '%.80s'",
+			      label, TASK_MAX_NAME_LEN, ynode_is_text(id) ?
 			      id->str : ynode_describe(id));
 	snprintf(label, sizeof(label), "cases[%zu] ('%s')", index, id->str);
 	for (int j = 0; j < t->ncases; j++)
@@ -1228,7 +1234,7 @@ static int tp_check_case(struct tparse *p, int ci)
 	const struct task *t = p->t;
 	const struct task_case *c = &t->cases[ci];
 	struct errbuf e;
-	int64_t numel, bytes, flops;
+	int64_t numel = 0, bytes = 0, flops = 0;
 
 	errbuf_init(&e);
 	for (int i = 0; i < t->nargs; i++) {

@@ -596,6 +596,16 @@ static void test_shape_entry_that_is_a_list_is_rejected(void **state)
 			   "shape[1] must be an integer or an expression", NULL);
 }
 
+static void test_argument_without_name_or_dtype_is_rejected(void **state)
+{
+	expect_variant_err("{name: c, dtype: f32,", "{dtype: f32,",
+			   "signature.args[2]: missing required key 'name'",
+			   NULL);
+	expect_variant_err("{name: c, dtype: f32,", "{name: c,",
+			   "signature.args[2] ('c'): missing required key "
+			   "'dtype'", NULL);
+}
+
 static void test_duplicate_argument_names_are_rejected(void **state)
 {
 	expect_variant_err("{name: c, dtype", "{name: a, dtype",
@@ -667,7 +677,7 @@ static void test_case_param_must_be_a_plain_integer(void **state)
 static void test_case_without_id_is_rejected(void **state)
 {
 	expect_variant_err("{id: small, m: 64,", "{m: 64,",
-			   "cases[0].id must be a name", NULL);
+			   "cases[0]: missing required key 'id'", NULL);
 }
 
 static void test_case_id_with_bad_characters_is_rejected(void **state)
@@ -1458,6 +1468,7 @@ int main(void)
 		cmocka_unit_test(test_shape_with_bad_syntax_is_rejected),
 		cmocka_unit_test(test_shape_with_too_many_dimensions_is_rejected),
 		cmocka_unit_test(test_shape_entry_that_is_a_list_is_rejected),
+		cmocka_unit_test(test_argument_without_name_or_dtype_is_rejected),
 		cmocka_unit_test(test_duplicate_argument_names_are_rejected),
 		cmocka_unit_test(test_duplicate_params_are_rejected),
 		cmocka_unit_test(test_param_that_is_not_an_identifier_is_rejected),
