@@ -40,8 +40,9 @@ HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
 ENGINE_OBJS := $(ENGINE_SRCS:%.c=$(B)/%.o)
 RUNNER_OBJS := $(RUNNER_SRCS:%.c=$(B)/%.o)
 CLI_OBJS    := $(CLI_SRCS:%.c=$(B)/%.o)
-# Everything of the CLI but main(), so unit tests can link agents and fs.
-CLI_LIB_OBJS := $(filter-out $(B)/cli/main.o,$(CLI_OBJS))
+# Everything but main() and the subcommands, so unit tests can link the
+# agents and the filesystem.
+CLI_LIB_OBJS := $(filter-out $(B)/cli/%,$(CLI_OBJS))
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/tests/%)
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/tests/helpers/%)

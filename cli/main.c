@@ -15,28 +15,6 @@
 
 #define ARENA_VERSION "0.1.0"
 
-int cli_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("arena: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
-
-int cli_open(const struct cli *c, struct engine **e)
-{
-	struct errbuf err;
-
-	errbuf_init(&err);
-	if (engine_open(c->store_dir, c->tasks_dir, e, &err) != 0)
-		return cli_fail("%s", errbuf_str(&err));
-	return 0;
-}
-
 static void usage(FILE *f)
 {
 	fputs("usage: arena [--store DIR] [--tasks-dir DIR] COMMAND [ARGS]\n"
