@@ -4,6 +4,7 @@
  * speedup should be 1 within the noise floor).
  */
 #include "agents.h"
+#include "cli_common.h"
 
 static int noop_launch(const struct agent_launch *l, struct agent_outcome *out,
 		       struct errbuf *err)
@@ -25,4 +26,9 @@ void agents_register_builtin(void)
 	agent_register(&agent_command);
 	agent_register(&agent_replay);
 	agent_register(&agent_autotune);
+	agent_register(&agent_claude_code);
+	agent_register(&agent_codex);
+	agent_register(&agent_cursor);
+	agent_register(&agent_gemini);
+	agent_register(&agent_deepseek);
 }

@@ -69,6 +69,8 @@ int main(int argc, char **argv)
 		{ "run", cmd_run }, { "resume", cmd_resume },
 		{ "status", cmd_status }, { "report", cmd_report },
 		{ "cancel", cmd_cancel },
+		{ "mcp", cmd_mcp }, { "check-agents", cmd_check_agents },
+		{ "export", cmd_export },
 	};
 	for (size_t k = 0; k < ARRAY_SIZE(cmds); k++)
 		if (!strcmp(cmd, cmds[k].name))

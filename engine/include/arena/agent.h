@@ -48,6 +48,7 @@ struct agent_outcome {
 	int64_t output_tokens;
 	double cost_usd;
 	char *summary;		/* what it did, one line, or NULL */
+	bool sandboxed;		/* ran inside the agent sandbox (bwrap) */
 };
 
 void agent_outcome_init(struct agent_outcome *o);
