@@ -11,11 +11,16 @@
  * (docs/evaluator.md).
  *
  * What this program does before any candidate code runs, and why:
- *   - closes every descriptor but 0-4, so nothing the controller had open
+ *   - closes every descriptor but 0-5, so nothing the controller had open
  *     leaks in;
  *   - marks itself non-dumpable, so other processes of the same user (a
  *     candidate runner next door) cannot open its /proc files: its shared
  *     memory, its memory, its descriptors;
+ *   - drops every capability (a runner started by root stays uid 0 but
+ *     loses CAP_SYS_PTRACE, CAP_DAC_OVERRIDE and the rest);
+ *   - sets no_new_privs and a Landlock ruleset that forbids writing
+ *     anywhere in the file system, so nothing the controller trusts later
+ *     (cached artifacts, task files) can be replaced;
  *   - installs a seccomp filter that kills the process on any attempt to
  *     create a thread or process, to trace or signal another process, or
  *     to reach other processes' memory.  Host kernels are single-threaded
@@ -46,6 +51,7 @@
 #include <unistd.h>
 
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
@@ -146,15 +152,80 @@ static char *read_line(void)
 
 static void close_other_fds(void)
 {
+	const int first = RP_FD_KERNEL + 1;
 #ifdef SYS_close_range
-	if (syscall(SYS_close_range, 5U, ~0U, 0U) == 0)
+	if (syscall(SYS_close_range, (unsigned)first, ~0U, 0U) == 0)
 		return;
 #endif
 	long max = sysconf(_SC_OPEN_MAX);
 	if (max < 0 || max > 65536)
 		max = 65536;
-	for (int fd = 5; fd < max; fd++)
+	for (int fd = first; fd < max; fd++)
 		close(fd);
+}
+
+/* A runner started by root keeps uid 0 but no capability: without
+ * CAP_SYS_PTRACE it cannot open the /proc files of non-dumpable processes
+ * (the controller, the other runners), without CAP_DAC_OVERRIDE it cannot
+ * write files it does not own, and so on. */
+static void drop_capabilities(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	syscall(SYS_capset, &h, d);
+}
+
+/* Landlock: no writes anywhere in the file system (a kernel must not be
+ * able to replace the cached baseline artifact, a task's reference or
+ * anything else the controller will trust later), no TCP, and - where
+ * the kernel supports it - no signals or abstract sockets beyond this
+ * process.  Reads stay allowed.  Raw constants: the ABI is stable and the
+ * build machine's headers may predate the running kernel. */
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;	/* ABI 4 */
+	uint64_t scoped;		/* ABI 6 */
+};
+
+static int install_landlock(void)
+{
+#if defined(SYS_landlock_create_ruleset) && defined(SYS_landlock_restrict_self)
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U);
+	struct ll_ruleset_attr attr;
+	size_t size = sizeof(uint64_t);
+
+	if (abi < 1)
+		return -1;
+	memset(&attr, 0, sizeof(attr));
+	/* write_file, remove_dir, remove_file, make_{char,dir,reg,sock,
+	 * fifo,block,sym} */
+	attr.handled_access_fs = (1ULL << 1) | (1ULL << 4) | (1ULL << 5) |
+				 (1ULL << 6) | (1ULL << 7) | (1ULL << 8) |
+				 (1ULL << 9) | (1ULL << 10) | (1ULL << 11) |
+				 (1ULL << 12);
+	if (abi >= 2)
+		attr.handled_access_fs |= 1ULL << 13;	/* refer */
+	if (abi >= 3)
+		attr.handled_access_fs |= 1ULL << 14;	/* truncate */
+	if (abi >= 4) {
+		attr.handled_access_net = (1ULL << 0) | (1ULL << 1);
+		size = 2 * sizeof(uint64_t);
+	}
+	if (abi >= 6) {
+		attr.scoped = (1ULL << 0) | (1ULL << 1);
+		size = sizeof(attr);
+	}
+	long fd = syscall(SYS_landlock_create_ruleset, &attr, size, 0U);
+	if (fd < 0)
+		return -1;
+	long rc = syscall(SYS_landlock_restrict_self, (int)fd, 0U);
+	close((int)fd);
+	return rc == 0 ? 0 : -1;
+#else
+	return -1;
+#endif
 }
 
 #if defined(__x86_64__)
@@ -296,8 +367,6 @@ static int install_seccomp(void)
 		return -1;
 
 	struct sock_fprog prog = { .len = (unsigned short)p.n, .filter = p.f };
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		return -1;
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0 &&
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
 		return -1;
@@ -541,13 +610,17 @@ int main(int argc, char **argv)
 	    !S_ISSOCK(st.st_mode) || fstat(RP_FD_SHM, &st) != 0) {
 		fprintf(stderr,
 			"usage: arena-runner <so-path> <entry>\n"
-			"(started by arena with a control socket on fd 3 and "
-			"shared memory on fd 4)\n");
+			"(started by arena with a control socket on fd 3, "
+			"shared memory on fd 4 and the kernel on fd 5)\n");
 		return 2;
 	}
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	int sandboxed = install_seccomp() == 0;
-	replyf("hello %ld %s", (long)getpid(), sandboxed ? "seccomp" : "none");
+	drop_capabilities();
+	int nnp = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
+	int landlock = nnp && install_landlock() == 0;
+	int seccomp = nnp && install_seccomp() == 0;
+	replyf("hello %ld %s,%s", (long)getpid(), seccomp ? "seccomp" : "-",
+	       landlock ? "landlock" : "-");
 
 	/* From here on candidate code may run (constructors). */
 	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);

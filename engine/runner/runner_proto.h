@@ -11,6 +11,10 @@
  *     fd 3  a SOCK_STREAM socketpair end: the control channel
  *     fd 4  a sealed memfd (size fixed by the controller: it can neither
  *           grow nor shrink): the shared argument memory
+ *     fd 5  a sealed, read-only memfd holding the shared object itself;
+ *           <so-path> is then "/proc/self/fd/5", so the code loaded is
+ *           exactly the artifact the controller hashed, whatever happens
+ *           to the file in the cache meanwhile
  *
  * Every message is one line of printable ASCII ending in '\n', at most
  * RP_MAX_LINE bytes.  Each request carries a sequence number that the
@@ -20,7 +24,7 @@
  * Start-up (runner → controller, no request):
  *     hello <pid> <sandbox>     before the shared object is loaded, so it is
  *                               written by trusted code; <sandbox> is
- *                               "seccomp" or "none"
+ *                               "<seccomp|->,<landlock|->"
  *     ready                     after dlopen + dlsym of <entry>
  *     error <message>           instead of ready (dlopen or dlsym failed)
  *
@@ -45,6 +49,8 @@
 
 #define RP_FD_CONTROL 3
 #define RP_FD_SHM 4
+#define RP_FD_KERNEL 5
+#define RP_KERNEL_PATH "/proc/self/fd/5"
 #define RP_MAX_LINE 65536
 #define RP_ALIGN 64
 #define RP_MAX_ARGS 16

@@ -742,6 +742,13 @@ static int check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 				goto out;
 		}
 	}
+	/* A last exchange: a reply forged during the final call would
+	 * otherwise still be waiting, unread, when the runner is killed. */
+	enum runner_fail pf = runner_ping(cand);
+	if (pf != RUNNER_OK) {
+		runner_failed(x, ROLE_CAND, cand, pf, "after its last call", c);
+		goto out;
+	}
 	ok = true;
 	cr->correct = true;
 out:
@@ -876,7 +883,8 @@ struct pair_ctx {
 	const struct input_pool *pool;
 	void **stage;
 	struct rng *r;
-	int ncalls;		/* checked candidate calls so far */
+	int nwarm;		/* warm-up calls so far (per case) */
+	int ntimed;		/* timed pairs so far (per case) */
 };
 
 /* Fresh inputs into both runners of a block, outputs poisoned. */
@@ -892,19 +900,17 @@ static void pair_stage(struct pair_ctx *p, struct block *bk, int pattern)
 }
 
 static bool pair_check(struct pair_ctx *p, struct block *bk, int pattern,
-		       const char *kind)
+		       const char *kind, int n)
 {
 	char what[96], prefix[200];
 
-	p->ncalls++;
-	snprintf(what, sizeof(what), "in %s call %d", kind, p->ncalls);
+	snprintf(what, sizeof(what), "in %s call %d", kind, n);
 	if (!inputs_intact(p->x, p->l, p->stage, bk->cand, what, p->c))
 		return false;
 	/* Candidate vs baseline: each within tolerance of the reference
 	 * means within twice the tolerance of each other. */
 	snprintf(prefix, sizeof(prefix), "output of %s call %d in %s '%s' "
-		 "differs from baseline", kind, p->ncalls, case_kind(p->c),
-		 p->c->id);
+		 "differs from baseline", kind, n, case_kind(p->c), p->c->id);
 	return outputs_match(p->x, p->l, bk->cand, bk->base, 2.0, pattern,
 			     NULL, RS_INCORRECT, prefix);
 }
@@ -913,10 +919,12 @@ static bool warm_up(struct pair_ctx *p, struct block *bk)
 {
 	for (int i = 0; i < WARMUP_CALLS; i++) {
 		int pattern = i & 1;
+		char what[64];
+		snprintf(what, sizeof(what), "in warm-up call %d", ++p->nwarm);
 		pair_stage(p, bk, pattern);
-		if (!call_checked(p->x, ROLE_BASE, bk->base, "in warm-up", p->c) ||
-		    !call_checked(p->x, ROLE_CAND, bk->cand, "in warm-up", p->c) ||
-		    !pair_check(p, bk, pattern, "warm-up"))
+		if (!call_checked(p->x, ROLE_BASE, bk->base, what, p->c) ||
+		    !call_checked(p->x, ROLE_CAND, bk->cand, what, p->c) ||
+		    !pair_check(p, bk, pattern, "warm-up", p->nwarm))
 			return false;
 	}
 	return true;
@@ -931,7 +939,7 @@ static bool run_pair(struct pair_ctx *p, struct block *bk, int b,
 	char what[64];
 
 	pair_stage(p, bk, pattern);
-	snprintf(what, sizeof(what), "in timed call %d", p->ncalls + 1);
+	snprintf(what, sizeof(what), "in timed call %d", ++p->ntimed);
 	/* Both runners are stopped between requests: whichever is timed,
 	 * the other cannot run. */
 	bool base_first = rng_next(p->r) & 1;
@@ -944,7 +952,7 @@ static bool run_pair(struct pair_ctx *p, struct block *bk, int b,
 		if (!ok)
 			return false;
 	}
-	if (!pair_check(p, bk, pattern, "timed"))
+	if (!pair_check(p, bk, pattern, "timed", p->ntimed))
 		return false;
 	timing_add(ct, b, (double)bc / (double)cc);
 	samples_add(s, (double)bc, (double)cc, (double)(bw - bc),
@@ -963,6 +971,11 @@ static bool claims_consistent(struct eval_ctx *x, const struct task_case *c,
 	double co = stats_median(s->cand_ovh, (size_t)s->n);
 	double cm = stats_median(s->cand_ns, (size_t)s->n);
 	double bound = fmax(OVERHEAD_ABS_NS, OVERHEAD_REL * cm);
+	if (getenv("ARENA_EVAL_DEBUG"))
+		fprintf(stderr, "case %s: overhead base %.1f us cand %.1f us, "
+			"cand median %.1f us, base median %.1f us, n %d\n",
+			c->id, bo / 1e3, co / 1e3, cm / 1e3,
+			stats_median(s->base_ns, (size_t)s->n) / 1e3, s->n);
 
 	if (co - bo > bound) {
 		verdict(x, RS_REJECTED, "reported times inconsistent with the "
@@ -1012,7 +1025,7 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 	rng_seed(&r, derive(x->req->seed, 2, (uint64_t)ci, 0));
 	pool_build(t, &l, &r, &pool);
 	void **stage = stage_alloc(t, &l);
-	struct pair_ctx p = { x, c, &l, &pool, stage, &r, 0 };
+	struct pair_ctx p = { x, c, &l, &pool, stage, &r, 0, 0 };
 	ct->nblocks = 0;
 
 	/* Blocks alive at once: all of them unless memory says otherwise. */
@@ -1055,6 +1068,14 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 				    interval_rel_halfwidth(&iv) <=
 					    tb->target_ci)
 					break;
+			}
+		}
+		for (int b = g0; b < g1; b++) {
+			enum runner_fail pf = runner_ping(blocks[b].cand);
+			if (pf != RUNNER_OK) {
+				runner_failed(x, ROLE_CAND, blocks[b].cand, pf,
+					      "after its last timed call", c);
+				goto out;
 			}
 		}
 		for (int b = g0; b < g1; b++) {
@@ -1432,6 +1453,8 @@ static void run_phases(struct eval_ctx *x)
 	if (req->skip_timing) {
 		set_str(&res->speedup_calculation_error_message,
 			"timing was skipped (correctness only)");
+		x->decided = true;
+		res->status = RS_OK;
 		return;
 	}
 

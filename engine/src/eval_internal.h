@@ -177,11 +177,12 @@ struct runner {
 	int timeout_ms;
 	bool stopped;		/* SIGSTOPped and seen stopped */
 	bool reaped;
-	bool sandboxed;		/* hello said "seccomp" */
+	bool sandboxed;		/* hello said "seccomp,landlock" */
 	int status;		/* wait status once reaped */
 	char why[512];		/* last failure, a clause: "was killed by ..." */
 	size_t blen;
-	char buf[RP_MAX_LINE + 1];
+	char buf[RP_MAX_LINE + 1];	/* bytes received, not yet a line */
+	char line[RP_MAX_LINE + 1];	/* the last line read */
 };
 
 /* Starts a runner and waits for `ready`.  On failure everything is torn

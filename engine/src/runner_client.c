@@ -206,8 +206,11 @@ static void quote(const char *s, size_t len, char *out, size_t n)
 {
 	size_t j = 0, max = len < 60 ? len : 60;
 
-	for (size_t i = 0; i < max && j + 2 < n; i++)
+	for (size_t i = 0; i < max && j + 2 < n; i++) {
+		if (s[i] == '\n' && i + 1 == len)
+			break;	/* a final newline is not worth showing */
 		out[j++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+	}
 	if (len > max && j + 4 < n) {
 		memcpy(out + j, "...", 3);
 		j += 3;
@@ -218,8 +221,8 @@ static void quote(const char *s, size_t len, char *out, size_t n)
 /* Reads one line with the runner's deadline; line points into r->buf and
  * stays valid until the next read.  Any byte after the line is a
  * violation. */
-static enum runner_fail read_line(struct runner *r, const char *what,
-				  char **line)
+static enum runner_fail read_line_more(struct runner *r, const char *what,
+				       char **line, bool allow_more)
 {
 	uint64_t deadline = now_ns() + (uint64_t)r->timeout_ms * 1000000ull;
 
@@ -227,15 +230,19 @@ static enum runner_fail read_line(struct runner *r, const char *what,
 		char *nl = memchr(r->buf, '\n', r->blen);
 		if (nl) {
 			size_t used = (size_t)(nl - r->buf) + 1;
-			if (used != r->blen) {
-				char q[80];
-				quote(nl + 1, r->blen - used, q, sizeof(q));
-				return protocol(r, "wrote unexpected data after "
-						"its reply: \"%s\"", q);
+			if (used != r->blen && !allow_more) {
+				char q1[80], q2[80];
+				quote(r->buf, used - 1, q1, sizeof(q1));
+				quote(nl + 1, r->blen - used, q2, sizeof(q2));
+				return protocol(r, "sent more than one line for "
+						"one request: \"%s\", then "
+						"\"%s\"", q1, q2);
 			}
-			*nl = '\0';
-			r->blen = 0;
-			*line = r->buf;
+			memcpy(r->line, r->buf, used - 1);
+			r->line[used - 1] = '\0';
+			memmove(r->buf, r->buf + used, r->blen - used);
+			r->blen -= used;
+			*line = r->line;
 			return RUNNER_OK;
 		}
 		if (r->blen >= RP_MAX_LINE)
@@ -259,6 +266,12 @@ static enum runner_fail read_line(struct runner *r, const char *what,
 			return after_eof(r);
 		r->blen += (size_t)n;
 	}
+}
+
+static enum runner_fail read_line(struct runner *r, const char *what,
+				  char **line)
+{
+	return read_line_more(r, what, line, false);
 }
 
 /* The channel must be empty before a request. */
@@ -355,7 +368,7 @@ static enum runner_fail transact(struct runner *r, const char *req,
 		*wall_ns = (int64_t)(now_ns() - t0);
 	if (f != RUNNER_OK)
 		return f;
-	/* *reply stays valid: pausing does not touch r->buf. */
+	/* *reply (r->line) stays valid: pausing reads nothing. */
 	return runner_pause(r);
 }
 
@@ -546,7 +559,7 @@ static int move_high(int fd)
 
 /* Child side between fork and exec: async-signal-safe calls only. */
 static void __attribute__((noreturn))
-child_exec(pid_t parent, int sock, int memfd, int devnull, int logfd,
+child_exec(pid_t parent, int sock, int memfd, int kfd, int devnull, int logfd,
 	   const struct runner_spec *s, char *const argv[], char *const envp[])
 {
 	struct rlimit rl;
@@ -567,14 +580,18 @@ child_exec(pid_t parent, int sock, int memfd, int devnull, int logfd,
 	}
 	sock = move_high(sock);
 	memfd = move_high(memfd);
+	kfd = move_high(kfd);
 	devnull = move_high(devnull);
 	logfd = move_high(logfd);
-	if (sock < 0 || memfd < 0 || devnull < 0)
+	if (sock < 0 || memfd < 0 || kfd < 0 || devnull < 0)
 		_exit(127);
 	if (logfd < 0)
 		logfd = devnull;
+	/* dup2 clears close-on-exec on the copies; the originals (all >= 10)
+	 * keep it and vanish at exec. */
 	if (dup2(devnull, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0 ||
-	    dup2(sock, RP_FD_CONTROL) < 0 || dup2(memfd, RP_FD_SHM) < 0)
+	    dup2(sock, RP_FD_CONTROL) < 0 || dup2(memfd, RP_FD_SHM) < 0 ||
+	    dup2(kfd, RP_FD_KERNEL) < 0)
 		_exit(127);
 
 	rl.rlim_cur = rl.rlim_max = 0;
@@ -594,9 +611,50 @@ child_exec(pid_t parent, int sock, int memfd, int devnull, int logfd,
 	_exit(127);
 }
 
+/* The shared object, copied into a memfd sealed against every change. */
+static int kernel_memfd(const char *path, char *why, size_t n)
+{
+	char *data = NULL;
+	size_t len = 0;
+	struct errbuf e;
+	int fd;
+
+	errbuf_init(&e);
+	if (file_read_all(path, 1024u << 20, &data, &len, &e) != 0) {
+		snprintf(why, n, "could not read the artifact: %s",
+			 errbuf_str(&e));
+		return -1;
+	}
+	fd = memfd_create("arena-kernel", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0) {
+		snprintf(why, n, "memfd_create: %s", strerror(errno));
+		free(data);
+		return -1;
+	}
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	free(data);
+	if (off != len ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW |
+					   F_SEAL_SEAL) != 0) {
+		snprintf(why, n, "could not seal the kernel's copy: %s",
+			 strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
 {
-	int sv[2] = { -1, -1 }, memfd = -1, devnull = -1;
+	int sv[2] = { -1, -1 }, memfd = -1, devnull = -1, kfd = -1;
 	struct strvec env = STRVEC_INIT;
 	enum runner_fail f;
 	char *line = NULL;
@@ -625,6 +683,8 @@ enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
 		goto sys_fail;
 	}
 	r->shm_size = s->shm_size;
+	if ((kfd = kernel_memfd(s->so_path, r->why, sizeof(r->why))) < 0)
+		goto sys_fail;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
 	    (devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
 		snprintf(r->why, sizeof(r->why), "could not set up: %s",
@@ -632,7 +692,7 @@ enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
 		goto sys_fail;
 	}
 
-	char *argv[] = { (char *)s->runner_path, (char *)s->so_path,
+	char *argv[] = { (char *)s->runner_path, (char *)RP_KERNEL_PATH,
 			 (char *)s->entry, NULL };
 	runner_env(&env);
 	pid_t parent = getpid();
@@ -643,18 +703,20 @@ enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
 		goto sys_fail;
 	}
 	if (pid == 0)
-		child_exec(parent, sv[1], memfd, devnull, s->log_fd, s, argv,
-			   env.v);
+		child_exec(parent, sv[1], memfd, kfd, devnull, s->log_fd, s,
+			   argv, env.v);
 	setpgid(pid, pid);
 	r->pid = pid;
 	r->sock = sv[0];
 	close(sv[1]);
 	close(memfd);
+	close(kfd);
 	close(devnull);
 	strvec_release(&env);
 
-	/* hello: written before the object is loaded. */
-	if ((f = read_line(r, "start", &line)) != RUNNER_OK) {
+	/* hello: written before the object is loaded; `ready` may follow
+	 * in the same read. */
+	if ((f = read_line_more(r, "start", &line, true)) != RUNNER_OK) {
 		if (f == RUNNER_DIED && WIFEXITED(r->status) &&
 		    WEXITSTATUS(r->status) == 127) {
 			snprintf(r->why, sizeof(r->why),
@@ -665,16 +727,16 @@ enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
 	}
 	{
 		long hp = 0;
-		char mode[16] = "";
+		char mode[64] = "";
 		char extra;
-		if (sscanf(line, "hello %ld %15s %c", &hp, mode, &extra) != 2 ||
+		if (sscanf(line, "hello %ld %63s %c", &hp, mode, &extra) != 2 ||
 		    hp != (long)pid) {
 			char q[80];
 			quote(line, strlen(line), q, sizeof(q));
 			protocol(r, "did not greet as expected: \"%s\"", q);
 			return RUNNER_SYSTEM;
 		}
-		r->sandboxed = strcmp(mode, "seccomp") == 0;
+		r->sandboxed = strcmp(mode, "seccomp,landlock") == 0;
 	}
 	/* ready: after dlopen, i.e. after the kernel's constructors ran. */
 	if ((f = read_line(r, "load the kernel", &line)) != RUNNER_OK)
@@ -699,6 +761,8 @@ sys_fail:
 		close(sv[1]);
 	if (memfd >= 0)
 		close(memfd);
+	if (kfd >= 0)
+		close(kfd);
 	if (devnull >= 0)
 		close(devnull);
 	strvec_release(&env);

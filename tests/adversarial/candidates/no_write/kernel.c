@@ -1,0 +1,9 @@
+/* Cheat: returns success without writing anything. */
+#include "arena/kernel.h"
+
+ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
+			      const int64_t *params, int nparams, void *stream)
+{
+	(void)args, (void)nargs, (void)params, (void)nparams, (void)stream;
+	return 0;
+}
