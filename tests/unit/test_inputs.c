@@ -1,0 +1,320 @@
+/*
+ * test_inputs.c - the evaluator's data plumbing: argument layout, input
+ * generation (fresh and pooled), output poison, 16-bit float conversions
+ * and the element-wise output comparison with its messages.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena/stats.h"
+#include "arena/task.h"
+#include "eval_internal.h"
+
+static const char *const config =
+	"schema: arena/1\n"
+	"description: test task.\n"
+	"language: c\n"
+	"editable: [kernel.c]\n"
+	"reference: {file: reference.c}\n"
+	"signature:\n"
+	"  params: [n, bins]\n"
+	"  args:\n"
+	"    - {name: x, dtype: f32, shape: [n], io: in, init: normal}\n"
+	"    - {name: u, dtype: f64, shape: [n], io: in,\n"
+	"       init: {dist: uniform, low: 2, high: 3}}\n"
+	"    - {name: k, dtype: i32, shape: [n], io: in,\n"
+	"       init: {dist: randint, low: \"0\", high: \"bins-1\"}}\n"
+	"    - {name: h, dtype: f16, shape: [2, n], io: in}\n"
+	"    - {name: y, dtype: f32, shape: [n], io: out}\n"
+	"    - {name: c, dtype: i64, shape: [bins], io: inout}\n"
+	"cases:\n"
+	"  - {id: small, n: 1000, bins: 7}\n"
+	"tolerance: {atol: 1e-5, rtol: 1e-5}\n";
+
+static struct task *load(void)
+{
+	struct task *t = NULL;
+	struct errbuf err;
+
+	errbuf_init(&err);
+	if (task_parse("test/inputs", NULL, config, strlen(config), NULL, 0, &t,
+		       &err) != 0)
+		fail_msg("task_parse: %s", errbuf_str(&err));
+	return t;
+}
+
+static void test_layout_places_arguments_aligned_and_disjoint(void **state)
+{
+	struct task *t = load();
+	struct case_layout l;
+	struct errbuf err;
+
+	(void)state;
+	errbuf_init(&err);
+	assert_int_equal(layout_build(t, &t->cases[0], &l, &err), 0);
+	assert_int_equal(l.nargs, 6);
+	assert_int_equal(l.numel[3], 2000);
+	assert_int_equal(l.bytes[3], 4000);
+	for (int a = 0; a < l.nargs; a++) {
+		assert_int_equal(l.offset[a] % RP_ALIGN, 0);
+		assert_true(l.offset[a] + l.bytes[a] <= l.shm_size);
+		if (a > 0)
+			assert_true(l.offset[a] >=
+				    l.offset[a - 1] + l.bytes[a - 1]);
+	}
+	assert_int_equal(l.lo[2], 0);
+	assert_int_equal(l.hi[2], 6);
+	/* "<size> <nargs> <nparams> <params...> then per arg offset dtype
+	 * rank dims". */
+	char head[64];
+	snprintf(head, sizeof(head), "%zu 6 2 1000 7 0 1 1 1000 ", l.shm_size);
+	assert_true(strncmp(l.proto, head, strlen(head)) == 0);
+	layout_release(&l);
+	task_free(t);
+}
+
+static void test_inputs_are_deterministic_in_the_seed(void **state)
+{
+	struct task *t = load();
+	struct case_layout l;
+	struct errbuf err;
+	struct rng r1, r2, r3;
+	float a[1000], b[1000], c[1000];
+
+	(void)state;
+	errbuf_init(&err);
+	assert_int_equal(layout_build(t, &t->cases[0], &l, &err), 0);
+	rng_seed(&r1, 5);
+	rng_seed(&r2, 5);
+	rng_seed(&r3, 6);
+	inputs_fill(t, &l, 0, &r1, a);
+	inputs_fill(t, &l, 0, &r2, b);
+	inputs_fill(t, &l, 0, &r3, c);
+	assert_memory_equal(a, b, sizeof(a));
+	assert_memory_not_equal(a, c, sizeof(a));
+	layout_release(&l);
+	task_free(t);
+}
+
+static void test_inputs_respect_their_distributions(void **state)
+{
+	struct task *t = load();
+	struct case_layout l;
+	struct errbuf err;
+	struct rng r;
+	double u[1000];
+	int32_t k[1000];
+	uint16_t h[2000];
+	bool seen_lo = false, seen_hi = false;
+
+	(void)state;
+	errbuf_init(&err);
+	assert_int_equal(layout_build(t, &t->cases[0], &l, &err), 0);
+	rng_seed(&r, 1);
+	inputs_fill(t, &l, 1, &r, u);
+	inputs_fill(t, &l, 2, &r, k);
+	inputs_fill(t, &l, 3, &r, h);
+	for (int i = 0; i < 1000; i++) {
+		assert_true(u[i] >= 2 && u[i] < 3);
+		assert_true(k[i] >= 0 && k[i] <= 6);
+		seen_lo |= k[i] == 0;
+		seen_hi |= k[i] == 6;
+		assert_true(isfinite(half_to_float(h[i])));
+	}
+	assert_true(seen_lo && seen_hi);
+	layout_release(&l);
+	task_free(t);
+}
+
+static void test_pool_draws_are_fresh_and_in_range(void **state)
+{
+	struct task *t = load();
+	struct case_layout l;
+	struct input_pool p;
+	struct errbuf err;
+	struct rng r;
+	float x1[1000], x2[1000];
+	double u[1000];
+	int32_t k[1000];
+	int same = 0;
+
+	(void)state;
+	errbuf_init(&err);
+	assert_int_equal(layout_build(t, &t->cases[0], &l, &err), 0);
+	rng_seed(&r, 9);
+	pool_build(t, &l, &r, &p);
+	pool_draw(t, &l, &p, 0, &r, x1);
+	pool_draw(t, &l, &p, 0, &r, x2);
+	for (int i = 0; i < 1000; i++)
+		same += x1[i] == x2[i];
+	/* Each element is new with high probability (window + reflection). */
+	assert_true(same < 50);
+	for (int rep = 0; rep < 20; rep++) {
+		pool_draw(t, &l, &p, 1, &r, u);
+		pool_draw(t, &l, &p, 2, &r, k);
+		for (int i = 0; i < 1000; i++) {
+			assert_true(u[i] >= 2 && u[i] < 3);
+			assert_true(k[i] >= 0 && k[i] <= 6);
+		}
+	}
+	pool_release(&p);
+	layout_release(&l);
+	task_free(t);
+}
+
+static void test_poison_patterns_differ_and_are_recognised(void **state)
+{
+	static const arena_dtype all[] = { ARENA_F32, ARENA_F64, ARENA_F16,
+					   ARENA_BF16, ARENA_I32, ARENA_I64,
+					   ARENA_U8, ARENA_U32, ARENA_I8 };
+	unsigned char a[64], b[64];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+		size_t sz = dtype_size(all[i]);
+		poison_fill(all[i], a, 4, 0);
+		poison_fill(all[i], b, 4, 1);
+		assert_memory_not_equal(a, b, sz);
+		assert_true(poison_is(all[i], a + sz, 0));
+		assert_false(poison_is(all[i], a + sz, 1));
+		assert_true(poison_is(all[i], b, 1));
+		if (dtype_is_float(all[i]))
+			assert_true(isnan(elem_as_double(all[i], a, 0)));
+	}
+}
+
+static void test_half_and_bf16_round_trip(void **state)
+{
+	/* Exactly representable in binary16: normals, the largest, the
+	 * smallest normal and the smallest subnormal. */
+	static const float vals[] = { 0.0f, 1.0f, -2.5f, 65504.0f, 0x1p-14f,
+				      0x1p-24f, 1025.0f };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(vals); i++)
+		assert_true(half_to_float(float_to_half(vals[i])) == vals[i]);
+	assert_true(isinf(half_to_float(float_to_half(1e6f))));
+	/* Ties round to even: 1024.5 lies between 1024 and 1025. */
+	assert_true(half_to_float(float_to_half(1024.5f)) == 1024.0f);
+	assert_true(isnan(half_to_float(float_to_half(NAN))));
+	assert_true(bf16_to_float(float_to_bf16(1.0f)) == 1.0f);
+	assert_true(bf16_to_float(float_to_bf16(-3.0f)) == -3.0f);
+	/* Round to nearest even: 1 + 2^-8 lies halfway, rounds down. */
+	assert_true(bf16_to_float(float_to_bf16(1.00390625f)) == 1.0f);
+	assert_true(isnan(bf16_to_float(float_to_bf16(NAN))));
+}
+
+static void test_compare_accepts_within_tolerance(void **state)
+{
+	float got[3] = { 1.0f, 2.00001f, -3.0f }, want[3] = { 1.0f, 2.0f, -3.0f };
+	struct cmp_result r;
+
+	(void)state;
+	compare_arrays(ARENA_F32, got, want, 3, 1e-5, 1e-5, 0, &r);
+	assert_true(r.ok);
+	assert_true(r.max_abs_err > 0 && r.max_abs_err < 2e-5);
+}
+
+static void test_compare_names_the_first_wrong_element(void **state)
+{
+	float got[4] = { 1, 2.5f, 3, 9 }, want[4] = { 1, 2, 3, 4 };
+	struct cmp_result r;
+
+	(void)state;
+	compare_arrays(ARENA_F32, got, want, 4, 1e-5, 1e-5, 0, &r);
+	assert_false(r.ok);
+	assert_int_equal(r.first_bad, 1);
+	assert_int_equal(r.nbad, 2);
+	assert_non_null(strstr(r.detail, "got 2.5, expected 2"));
+	assert_non_null(strstr(r.detail, "2 of 4 elements are wrong"));
+}
+
+static void test_compare_reports_unwritten_outputs(void **state)
+{
+	float got[2], want[2] = { 1, 2 };
+	struct cmp_result r;
+
+	(void)state;
+	poison_fill(ARENA_F32, got, 2, 1);
+	got[0] = 1;
+	compare_arrays(ARENA_F32, got, want, 2, 1e-5, 1e-5, 1, &r);
+	assert_false(r.ok);
+	assert_true(r.unwritten);
+	assert_non_null(strstr(r.detail, "never written"));
+}
+
+static void test_compare_treats_nan_and_inf_strictly(void **state)
+{
+	double got[3] = { NAN, 1.0, INFINITY }, want[3] = { 1.0, NAN, INFINITY };
+	struct cmp_result r;
+
+	(void)state;
+	/* NaN where the reference is finite fails ... */
+	compare_arrays(ARENA_F64, got, want, 1, 1, 1, -1, &r);
+	assert_false(r.ok);
+	/* ... a NaN reference is not a wildcard ... */
+	compare_arrays(ARENA_F64, got + 1, want + 1, 1, 1, 1, -1, &r);
+	assert_false(r.ok);
+	/* ... and equal infinities pass. */
+	compare_arrays(ARENA_F64, got + 2, want + 2, 1, 1, 1, -1, &r);
+	assert_true(r.ok);
+	got[0] = NAN;
+	want[0] = NAN;
+	compare_arrays(ARENA_F64, got, want, 1, 0, 0, -1, &r);
+	assert_true(r.ok);
+}
+
+static void test_compare_requires_exact_integers(void **state)
+{
+	int32_t got[3] = { 1, 2, 3 }, want[3] = { 1, 2, 4 };
+	struct cmp_result r;
+
+	(void)state;
+	compare_arrays(ARENA_I32, got, want, 3, 100, 100, -1, &r);
+	assert_false(r.ok);
+	assert_int_equal(r.first_bad, 2);
+	assert_non_null(strstr(r.detail, "got 3, expected 4"));
+}
+
+static void test_format_index_unravels_row_major(void **state)
+{
+	int64_t shape[3] = { 2, 3, 4 };
+	char buf[64];
+
+	(void)state;
+	format_index(shape, 3, 23, buf, sizeof(buf));
+	assert_string_equal(buf, "[1, 2, 3]");
+	format_index(shape + 2, 1, 3, buf, sizeof(buf));
+	assert_string_equal(buf, "[3]");
+	format_index(shape, 0, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "[]");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(
+			test_layout_places_arguments_aligned_and_disjoint),
+		cmocka_unit_test(test_inputs_are_deterministic_in_the_seed),
+		cmocka_unit_test(test_inputs_respect_their_distributions),
+		cmocka_unit_test(test_pool_draws_are_fresh_and_in_range),
+		cmocka_unit_test(test_poison_patterns_differ_and_are_recognised),
+		cmocka_unit_test(test_half_and_bf16_round_trip),
+		cmocka_unit_test(test_compare_accepts_within_tolerance),
+		cmocka_unit_test(test_compare_names_the_first_wrong_element),
+		cmocka_unit_test(test_compare_reports_unwritten_outputs),
+		cmocka_unit_test(test_compare_treats_nan_and_inf_strictly),
+		cmocka_unit_test(test_compare_requires_exact_integers),
+		cmocka_unit_test(test_format_index_unravels_row_major),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
