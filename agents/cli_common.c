@@ -896,7 +896,7 @@ static void sandbox_spec_for(struct cli_run *r, struct sandbox_spec *s)
 	char *roots[] = { install_root_of(r->bin), xstrdup(r->arena_exe) };
 	*strrchr(roots[1], '/') = '\0';
 	for (size_t i = 0; i < ARRAY_SIZE(roots); i++) {
-		bool hidden = false;
+		bool hidden = path_is_under(roots[i], "/tmp");
 		for (size_t k = 0; k < s->hide.n; k++)
 			hidden |= path_is_under(roots[i], s->hide.v[k]);
 		if (hidden)

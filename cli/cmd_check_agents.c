@@ -91,7 +91,9 @@ static bool check_one(const char *name, const struct agent_config *cfg,
 			printf("%-17s   set one of", "");
 			for (int i = 0; a->auth_env && a->auth_env[i]; i++)
 				printf(" %s", a->auth_env[i]);
-			printf(" or log in with `%s`\n", a->cli);
+			if (a->auth_files)
+				printf(" or log in with `%s`", a->cli);
+			printf("\n");
 		}
 		if (vrc)
 			printf("%-17s   config: %s\n", "", errbuf_str(&err));
