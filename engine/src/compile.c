@@ -11,7 +11,7 @@
  * <cache_dir>/scratch and runs, with that directory as its working
  * directory,
  *     cc -O2 -shared -fPIC -I<include dir> -I. [-I<task dir>] <task flags>
- *        <-Ddefines> -o out.so <sources>
+ *        <-Ddefines> -o out.so <sources> -lm
  * in its own process group with a deadline.  Only the baseline and the
  * reference get -I<task dir>; a candidate sees its editable files and
  * kernel.h and nothing else of its workspace, so that its artifact is a
@@ -358,6 +358,7 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		else
 			hash_str(&h, "-");
 	}
+	hash_str(&h, "-lm");
 	hash_str(&h, "compile");
 	for (size_t i = 0; i < s->compile->n; i++)
 		hash_str(&h, s->compile->v[i]);
@@ -429,6 +430,9 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 	strvec_push(&argv, "out.so");
 	for (size_t i = 0; i < s->compile->n; i++)
 		strvec_push(&argv, s->compile->v[i]);
+	/* The runner does not load libm for its own sake (as-needed); a
+	 * kernel that calls exp() must say that it needs it. */
+	strvec_push(&argv, "-lm");
 
 	struct proc_result pr;
 	int tmo = (int)(s->timeout_s > 0 ? s->timeout_s * 1000 : 60000);

@@ -971,11 +971,6 @@ static bool claims_consistent(struct eval_ctx *x, const struct task_case *c,
 	double co = stats_median(s->cand_ovh, (size_t)s->n);
 	double cm = stats_median(s->cand_ns, (size_t)s->n);
 	double bound = fmax(OVERHEAD_ABS_NS, OVERHEAD_REL * cm);
-	if (getenv("ARENA_EVAL_DEBUG"))
-		fprintf(stderr, "case %s: overhead base %.1f us cand %.1f us, "
-			"cand median %.1f us, base median %.1f us, n %d\n",
-			c->id, bo / 1e3, co / 1e3, cm / 1e3,
-			stats_median(s->base_ns, (size_t)s->n) / 1e3, s->n);
 
 	if (co - bo > bound) {
 		verdict(x, RS_REJECTED, "reported times inconsistent with the "

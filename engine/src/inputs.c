@@ -275,6 +275,18 @@ static double draw(const struct task_arg *ta, const struct case_layout *l,
 	return rng_normal(r);
 }
 
+/* Standard normals two at a time (both Box-Muller branches): half the
+ * logarithms of one rng_normal() per value. */
+static void normal_pair(struct rng *r, double *z0, double *z1)
+{
+	double u1 = 1.0 - rng_uniform(r), u2 = rng_uniform(r);
+	double m = sqrt(-2.0 * log(u1)), s, c;
+
+	sincos(2.0 * M_PI * u2, &s, &c);
+	*z0 = m * c;
+	*z1 = m * s;
+}
+
 void inputs_fill(const struct task *t, const struct case_layout *l, int a,
 		 struct rng *r, void *dst)
 {
@@ -286,10 +298,18 @@ void inputs_fill(const struct task *t, const struct case_layout *l, int a,
 			((int64_t *)dst)[i] = rng_range(r, l->lo[a], l->hi[a]);
 		return;
 	}
-	if (ta->dtype == ARENA_F32) {
-		float *f = dst;
-		for (int64_t i = 0; i < n; i++)
-			f[i] = (float)draw(ta, l, a, r);
+	if (ta->init.dist == INIT_NORMAL) {
+		double mean = ta->init.a, sd = ta->init.b, z0, z1;
+		int64_t i = 0;
+		for (; i + 1 < n; i += 2) {
+			normal_pair(r, &z0, &z1);
+			elem_store(ta->dtype, dst, i, mean + sd * z0);
+			elem_store(ta->dtype, dst, i + 1, mean + sd * z1);
+		}
+		if (i < n) {
+			normal_pair(r, &z0, &z1);
+			elem_store(ta->dtype, dst, i, mean + sd * z0);
+		}
 		return;
 	}
 	for (int64_t i = 0; i < n; i++)
@@ -326,9 +346,15 @@ void pool_build(const struct task *t, const struct case_layout *l,
 						  (double)l->hi[a]) / 2
 					       : NAN;
 		} else {
+			/* Pool values are drawn like fresh ones, in double. */
+			struct case_layout big = *l;
+			struct task_arg dbl = *ta;
+			big.numel[a] = n;
+			dbl.dtype = ARENA_F64;
+			struct task tt = *t;
+			tt.args[a] = dbl;
 			p->fv[a] = xmalloc((size_t)n * sizeof(double));
-			for (int64_t i = 0; i < n; i++)
-				p->fv[a][i] = draw(ta, l, a, r);
+			inputs_fill(&tt, &big, a, r, p->fv[a]);
 			switch (ta->init.dist) {
 			case INIT_NORMAL:
 				p->centre[a] = ta->init.a;
@@ -357,16 +383,21 @@ void pool_draw(const struct task *t, const struct case_layout *l,
 		const double *src = p->fv[a] + off;
 		double hi = ta->init.dist == INIT_UNIFORM ? ta->init.b : INFINITY;
 		if (ta->dtype == ARENA_F32) {
+			/* Branch-free so that it vectorizes: 64 elements per
+			 * rng word. */
 			float *f = dst;
-			for (int64_t i = 0; i < n; i++) {
-				if ((i & 63) == 0)
-					bits = rng_next(r);
-				double v = src[i];
-				if (reflect && (bits >> (i & 63) & 1)) {
-					double w = c2 - v;
-					v = w < hi ? w : v;
+			double c2r = reflect ? c2 : 0;
+			int64_t i = 0;
+			for (; i < n; i += 64) {
+				bits = rng_next(r);
+				int64_t m = n - i < 64 ? n - i : 64;
+				for (int64_t k = 0; k < m; k++) {
+					double v = src[i + k];
+					double w = c2r - v;
+					int flip = reflect &&
+						   (int)((bits >> k) & 1) && w < hi;
+					f[i + k] = (float)(flip ? w : v);
 				}
-				f[i] = (float)v;
 			}
 			return;
 		}
