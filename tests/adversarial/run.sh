@@ -1,0 +1,63 @@
+#!/bin/sh
+# tests/adversarial/run.sh - the evaluator end to end, through the CLI
+# (`arena eval`), on the private task tests/adversarial/task/vecpoly:
+# honest candidates must be accepted, every cheat must be caught with its
+# stated reason.  tests/unit/test_eval.c runs the whole candidate set
+# through eval_run() with finer assertions; this script proves the same
+# verdicts reach a user of the command line.  Exit 0 pass, 77 skip.
+B=${B:-build}
+ARENA=$B/arena
+if [ ! -x "$ARENA" ] || [ ! -x "$B/arena-runner" ]; then
+	echo "skip: $ARENA or $B/arena-runner is not built"
+	exit 77
+fi
+here=tests/adversarial
+store=$(mktemp -d /tmp/arena-adv-XXXXXX) || exit 1
+trap 'rm -rf "$store"' EXIT INT TERM
+fail=0
+
+# check CANDIDATE STATUS PHRASE: PHRASE is matched in the YAML output, where
+# an apostrophe is written twice, so phrases avoid them.
+# (usage: check CANDIDATE STATUS PHRASE [eval options...])
+check() {
+	cand=$1 want=$2 phrase=$3
+	shift 3
+	out=$("$ARENA" --store "$store" --tasks-dir "$here" eval task/vecpoly \
+		--workspace "$here/candidates/$cand" --no-cache "$@" 2>&1)
+	status=$(printf '%s\n' "$out" | sed -n 's/^status: //p')
+	if [ "$status" = "$want" ] && printf '%s\n' "$out" | grep -qF -- "$phrase"
+	then
+		echo "ok    $cand: $status ($phrase)"
+	else
+		echo "FAIL  $cand: expected $want mentioning \"$phrase\", got '$status'"
+		printf '%s\n' "$out" | sed 's/^/      /' | head -60
+		fail=1
+	fi
+}
+
+check optimized ok "candidate_accepted: true" --quick
+check no_write incorrect "never written"
+check partial_write incorrect "never written"
+check modify_input rejected "was modified by the kernel"
+check cache_pointer incorrect "correctness trial 2"
+check stale_in_timing incorrect "differs from baseline" --quick
+check segfault runtime_error "killed by signal 11 (Segmentation fault)"
+check exit_call runtime_error "called exit(3)"
+check fake_lines rejected "runner protocol violated"
+check forge_reply rejected "runner protocol violated"
+check clock_hook rejected "reported times inconsistent with the controller" --quick
+check thread_worker rejected "forbidden system call"
+check fork_busy_ctor rejected "forbidden system call"
+check shape_specialized incorrect "held-out case" --held-out
+check no_entry compile_error "does not export"
+
+# Nothing may outlive an evaluation.
+left=$(pgrep -f "^$B/arena-runner|/arena-runner /proc/self/fd/5" 2>/dev/null |
+	while read -r pid; do
+		[ "$(cat /proc/"$pid"/status 2>/dev/null | sed -n 's/^PPid:\t//p')" = 1 ] && echo "$pid"
+	done)
+if [ -n "$left" ]; then
+	echo "FAIL  orphaned runner processes: $left"
+	fail=1
+fi
+exit $fail
