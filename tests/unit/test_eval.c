@@ -198,6 +198,11 @@ static void test_probing_the_controller_through_proc_finds_nothing(
 	struct task_result res;
 
 	(void)state;
+#if defined(__SANITIZE_ADDRESS__)
+	/* ASan builds leave the controller dumpable (LeakSanitizer must
+	 * ptrace it), which is exactly what this probe would find. */
+	skip();
+#endif
 	evaluate("peek_controller", &o, &res);
 	/* 99/98 would mean it opened the controller's or a runner's memory,
 	 * environment or descriptors. */
