@@ -1,0 +1,148 @@
+/*
+ * engine_fs.c - engine queries for the filesystem view (arena/engine_fs.h).
+ *
+ * engine_task_result_peek() applies the same currency rule as
+ * engine_task_result() (engine.c: attempt_is_current): an attempt's
+ * stored result is current when it exists and the sources hash it
+ * recorded equals the hash of the workspace now.  It only reads, so
+ * `cat score` on unchanged sources costs one task load, one hash of the
+ * editable files and two store queries, and never waits for a lock.
+ */
+#include "arena/engine_fs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena/eval.h"
+#include "arena/report.h"
+#include "arena/report_html.h"
+
+int engine_attempt_by_dirname(struct engine *e, const char *run_id,
+			      const char *dirname, char **task_id,
+			      int *attempt, struct errbuf *err)
+{
+	struct store_attempt *as = NULL;
+	int n = 0, rc, found = -1;
+
+	rc = store_attempt_list(engine_store(e), run_id, &as, &n, err);
+	if (rc)
+		return rc;
+	for (int i = 0; i < n && found < 0; i++) {
+		char *name = store_task_dirname(as[i].task_id, as[i].attempt);
+		if (strcmp(name, dirname) == 0)
+			found = i;
+		free(name);
+	}
+	if (found >= 0) {
+		*task_id = xstrdup(as[found].task_id);
+		*attempt = as[found].attempt;
+	} else {
+		rc = errf_code(err, ENOENT, "run %s has no task directory "
+			       "'%s'", run_id, dirname);
+	}
+	store_attempts_free(as, n);
+	return rc;
+}
+
+int engine_task_result_peek(struct engine *e, const char *run_id,
+			    const char *task_id, int attempt,
+			    struct task_result *out, char hash[65],
+			    struct errbuf *err)
+{
+	struct store_attempt a;
+	struct task_result probe;
+	struct task *t = NULL;
+	char *dir = NULL, *ws = NULL;
+	int rc;
+
+	rc = store_attempt_get(engine_store(e), run_id, task_id, attempt, &a,
+			       err);
+	if (rc)
+		return rc;
+	result_init(&probe);
+	rc = task_load(engine_tasks_root(e), task_id, &t, err);
+	if (rc)
+		goto out;
+	dir = store_task_dir(engine_store(e), run_id, task_id, attempt);
+	ws = path_join(dir, "workspace");
+	rc = eval_hash_sources(t, ws, &probe, err);
+	if (rc)
+		goto out;
+	if (hash)
+		memcpy(hash, probe.sources_hash, 65);
+	if (!a.result_json || !a.sources_hash ||
+	    strcmp(a.sources_hash, probe.sources_hash) != 0) {
+		rc = -ESTALE;
+		goto out;
+	}
+	rc = result_from_json(a.result_json, out, err);
+out:
+	result_release(&probe);
+	task_free(t);
+	free(ws);
+	free(dir);
+	store_attempt_release(&a);
+	return rc;
+}
+
+int engine_task_result_stored(struct engine *e, const char *run_id,
+			      const char *task_id, int attempt,
+			      struct task_result *out, struct errbuf *err)
+{
+	struct store_attempt a;
+	int rc;
+
+	rc = store_attempt_get(engine_store(e), run_id, task_id, attempt, &a,
+			       err);
+	if (rc)
+		return rc;
+	if (a.result_json)
+		rc = result_from_json(a.result_json, out, err);
+	else
+		rc = -ENOENT;
+	store_attempt_release(&a);
+	return rc;
+}
+
+int engine_run_html(struct engine *e, const char *run_id, char **html,
+		    struct errbuf *err)
+{
+	struct store_run run;
+	struct store_attempt *as = NULL;
+	struct task_result *results = NULL;
+	struct report_row *rows = NULL;
+	char created[32];
+	int n = 0, rc;
+
+	rc = store_run_get(engine_store(e), run_id, &run, err);
+	if (rc)
+		return rc;
+	rc = store_attempt_list(engine_store(e), run_id, &as, &n, err);
+	if (rc)
+		goto out;
+	results = xcalloc((size_t)n + 1, sizeof(*results));
+	rows = xcalloc((size_t)n + 1, sizeof(*rows));
+	for (int i = 0; i < n; i++) {
+		rows[i].task_id = as[i].task_id;
+		rows[i].attempt = as[i].attempt;
+		result_init(&results[i]);
+		if (as[i].result_json &&
+		    result_from_json(as[i].result_json, &results[i], NULL) == 0)
+			rows[i].result = &results[i];
+	}
+	time_stamp_iso(created, run.created_at);
+	struct report_meta meta = {
+		.run_id = run.id, .agent = run.agent, .device = run.device,
+		.created_at = created, .status = run.status,
+	};
+	*html = report_html(&meta, rows, n);
+	for (int i = 0; i < n; i++)
+		result_release(&results[i]);
+out:
+	free(results);
+	free(rows);
+	store_attempts_free(as, n);
+	store_run_release(&run);
+	return rc;
+}

@@ -1,0 +1,341 @@
+/*
+ * fsv.h - the filesystem view (`arena mount`): private interfaces of fs/.
+ *
+ * The daemon translates FUSE low-level requests into engine calls; the
+ * engine (and through it the store) is the only source of truth.  What
+ * the daemon keeps in memory is only what the kernel protocol needs: an
+ * inode table (names the kernel has looked up), open-file handles with
+ * their rendered snapshots, evaluations in flight with the requests
+ * waiting for them, and poll handles.  docs/fs-semantics.md is the
+ * contract; this header is the map of the code:
+ *
+ *   fsv_main.c    mount, daemonize, loop, shutdown; per-thread engines;
+ *                 the operation table that dispatches every request to
+ *                 the synthetic or the pass-through half
+ *   fsv_inode.c   the inode table (synthetic nodes by path hash,
+ *                 pass-through nodes by device and inode number)
+ *   fsv_tree.c    the synthetic namespace: lookup, attributes, listings
+ *   fsv_render.c  the content of every synthetic file
+ *   fsv_files.c   open/read/write/flush/release/poll of synthetic files,
+ *                 runs/new and control
+ *   fsv_eval.c    score and task_result.yaml: deferred replies while an
+ *                 evaluation runs in a child process
+ *   fsv_pass.c    workspaces and task packages: fd-based pass-through
+ *   fsv_spawn.c   detached executors and evaluation workers
+ *   fsv_worker.c  the hidden `arena mount --eval-worker` and
+ *                 `--resume-waiter` modes those children run
+ *
+ * Locking: fs->nodes_lock guards the inode table; fs->eval_lock the
+ * evaluation jobs; fs->poll_lock the poll handles; fs->outcome_lock the
+ * runs/new outcome files; each synthetic handle has its own lock.  No
+ * lock is held across a fuse_reply_* call or an engine call, and locks
+ * are never nested (except a handle lock around engine calls that only
+ * that handle's reader waits for).
+ */
+#ifndef ARENA_FSV_H
+#define ARENA_FSV_H
+
+#define FUSE_USE_VERSION 314
+
+#include <fuse_lowlevel.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "arena/engine_fs.h"
+
+/* ---- options (cli/cmd_mount.c fills them) ----------------------------- */
+
+struct fsv_options {
+	const char *mountpoint;
+	const char *store_dir;
+	const char *tasks_dir;	/* NULL: engine default */
+	bool foreground;
+	bool debug;
+	int threads;		/* max worker threads of the loop */
+	double ws_timeout;	/* entry/attr timeout of pass-through nodes */
+};
+
+#define FSV_DEFAULT_THREADS 16
+#define FSV_DEFAULT_WS_TIMEOUT 1.0
+/* Names of synthetic directories are stable once they exist (runs are
+ * never renamed), so the kernel may keep them for a second; attributes of
+ * synthetic files are never cached (their content changes). */
+#define FSV_SYNTH_ENTRY_TIMEOUT 1.0
+#define FSV_SYNTH_DIR_ATTR_TIMEOUT 1.0
+/* The longest a reader of score waits for one evaluation. */
+#define FSV_EVAL_DEADLINE_S (30 * 60)
+/* Outputs of an evaluation worker larger than this are refused. */
+#define FSV_WORKER_OUTPUT_MAX ((size_t)16 << 20)
+/* runs/errors keeps this many entries. */
+#define FSV_ERRORS_KEEP 64
+
+/* Mounts and serves until unmounted or signalled; returns an exit status
+ * (messages go to stderr before daemonizing, to <store>/fs/mount.log
+ * after). */
+int fsv_mount(const struct fsv_options *o);
+/* The hidden child modes (fsv_worker.c); return an exit status. */
+int fsv_eval_worker(const char *store_dir, const char *tasks_dir,
+		    const char *run_id, const char *dirname);
+int fsv_resume_waiter(const char *store_dir, const char *tasks_dir,
+		      const char *run_id);
+
+/* ---- nodes ------------------------------------------------------------ */
+
+enum fsv_kind {
+	FSV_ROOT = 1,
+	FSV_README,
+	FSV_RUNS,		/* /runs */
+	FSV_RUNS_NEW,		/* /runs/new */
+	FSV_RUNS_ERRORS,	/* /runs/errors */
+	FSV_RUNS_LATEST,	/* /runs/latest (symlink) */
+	FSV_RUN,		/* /runs/<run> */
+	FSV_RUN_CONFIG,
+	FSV_RUN_STATUS,
+	FSV_RUN_CSV,
+	FSV_RUN_JSON,
+	FSV_RUN_TXT,
+	FSV_RUN_HTML,
+	FSV_RUN_CONTROL,
+	FSV_RUN_EVENTS,
+	FSV_RUN_TASKS,		/* /runs/<run>/tasks */
+	FSV_TASK,		/* /runs/<run>/tasks/<dir> */
+	FSV_TASK_RESULT,	/* .../task_result.yaml */
+	FSV_TASK_SCORE,		/* .../score */
+	FSV_CMP,		/* /compare */
+	FSV_CMP_A,		/* /compare/<a> */
+	FSV_CMP_AB,		/* /compare/<a>/<b> */
+	FSV_CMP_REPORT,		/* /compare/<a>/<b>/report.txt */
+	FSV_PASS,		/* a real file or directory */
+};
+
+/* What names a synthetic node: its kind and the identifiers it needs. */
+struct fsv_spec {
+	enum fsv_kind kind;
+	const char *run;	/* run id, or run A under /compare */
+	const char *run_b;	/* run B under /compare */
+	const char *task;	/* task directory name */
+};
+
+struct fsv_node {
+	fuse_ino_t ino;
+	uint64_t nlookup;	/* kernel references; guarded by nodes_lock */
+	enum fsv_kind kind;
+	/* synthetic nodes */
+	char *path;		/* canonical path in the mount, e.g.
+				 * "/runs/run_x/status" */
+	char *run, *run_b, *task;
+	/* pass-through nodes */
+	int fd;			/* O_PATH, -1 for synthetic nodes */
+	dev_t dev;
+	ino_t src_ino;
+	bool readonly;		/* task packages: every change is EROFS */
+	struct fsv_node *next_ino;	/* hash chains, nodes_lock */
+	struct fsv_node *next_src;
+};
+
+struct fsv_eval_job;
+struct fsv_poll;
+
+/* The daemon's context, reached through fuse_req_userdata(). */
+struct fsv {
+	char *store_dir;	/* absolute */
+	char *tasks_dir;	/* absolute */
+	char *mountpoint;	/* absolute */
+	char *exe;		/* this binary, for argv[0] of children */
+	char **envp;		/* children's environment: ours plus
+				 * ARENA_MOUNT=<mountpoint> */
+	double ws_timeout;
+	bool debug;
+	uid_t uid;		/* owner of synthetic files */
+	gid_t gid;
+	struct timespec started;
+	struct fuse_session *se;
+	pthread_key_t engine_key;
+
+	pthread_mutex_t nodes_lock;
+	struct fsv_node **by_ino;	/* buckets */
+	struct fsv_node **by_src;
+	size_t nbuckets;
+	size_t nnodes;
+	fuse_ino_t next_ino;		/* pass-through numbers */
+	struct fsv_node root;
+
+	pthread_mutex_t eval_lock;
+	pthread_cond_t eval_cond;
+	struct fsv_eval_job *jobs;
+	int eval_threads;
+	bool eval_stopping;
+
+	pthread_mutex_t poll_lock;
+	pthread_cond_t poll_cond;
+	struct fsv_poll *polls;
+	bool poll_stopping;
+	pthread_t poll_thread;
+	bool poll_started;
+
+	pthread_mutex_t outcome_lock;
+};
+
+/* The calling thread's engine (opened on first use, closed when the
+ * thread exits); NULL with *errp set when the store cannot be opened. */
+struct engine *fsv_engine(struct fsv *fs, int *errp);
+struct fsv *fsv_of(fuse_req_t req);
+/* Logs one line to stderr (the mount log once daemonized). */
+void fsv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* fsv_inode.c */
+void fsv_nodes_init(struct fsv *fs);
+void fsv_nodes_free(struct fsv *fs);
+/* The node for ino, or NULL (borrowed: the kernel holds it while any
+ * request names it). */
+struct fsv_node *fsv_node_get(struct fsv *fs, fuse_ino_t ino);
+/* Finds or creates the synthetic node for spec/path and adds one lookup
+ * reference. */
+struct fsv_node *fsv_node_synth(struct fsv *fs, const struct fsv_spec *spec,
+				const char *path);
+/* Finds or creates the pass-through node for (st->st_dev, st->st_ino,
+ * readonly) and adds one lookup reference.  Takes ownership of fd (closed
+ * when an existing node is reused). */
+struct fsv_node *fsv_node_pass(struct fsv *fs, int fd, const struct stat *st,
+			       bool readonly);
+void fsv_node_ref(struct fsv *fs, struct fsv_node *n);
+void fsv_node_forget(struct fsv *fs, fuse_ino_t ino, uint64_t nlookup);
+/* The stable inode number of a synthetic path (the root is 1). */
+fuse_ino_t fsv_path_ino(const char *path);
+
+/* fsv_tree.c */
+bool fsv_kind_is_dir(enum fsv_kind k);
+bool fsv_kind_writable(enum fsv_kind k);
+/* Resolves name in a synthetic parent; on success e is filled and the
+ * child holds one more lookup reference.  Returns 0 or an errno. */
+int fsv_tree_lookup(struct fsv *fs, struct fsv_node *parent, const char *name,
+		    struct fuse_entry_param *e);
+int fsv_tree_stat(struct fsv *fs, struct fsv_node *n, struct stat *st,
+		  double *timeout);
+/* Lists a synthetic directory (names and d_type, "." and ".." first). */
+struct fsv_dirent {
+	char *name;
+	unsigned char type;	/* DT_DIR, DT_REG, DT_LNK */
+	fuse_ino_t ino;
+};
+struct fsv_listing {
+	struct fsv_dirent *v;
+	size_t n;
+};
+int fsv_tree_list(struct fsv *fs, struct fsv_node *dir,
+		  struct fsv_listing *out);
+void fsv_listing_release(struct fsv_listing *l);
+int fsv_tree_readlink(struct fsv *fs, struct fsv_node *n, char **target);
+/* The real directory behind a task node's workspace (caller frees). */
+char *fsv_workspace_path(struct fsv *fs, struct engine *e,
+			 const struct fsv_node *task);
+
+/* fsv_render.c: the content of synthetic file n (appended to out).
+ * ctx names the caller (runs/new shows the caller's last outcome). */
+int fsv_render(struct fsv *fs, struct engine *e, const struct fsv_node *n,
+	       const struct fuse_ctx *ctx, struct strbuf *out);
+/* Events of a run after after_id, one line each, appended to out;
+ * *last_id is advanced to the last one rendered. */
+int fsv_render_events(struct engine *e, const char *run_id, int64_t *last_id,
+		      struct strbuf *out);
+/* The size getattr reports for synthetic file n. */
+off_t fsv_render_size(struct fsv *fs, struct engine *e,
+		      const struct fsv_node *n, const struct fuse_ctx *ctx);
+/* runs/new outcomes: what `cat runs/new` shows to uid, and runs/errors. */
+void fsv_outcome_record(struct fsv *fs, uid_t uid, pid_t pid, bool ok,
+			const char *text);
+int fsv_outcome_read(struct fsv *fs, uid_t uid, struct strbuf *out);
+int fsv_errors_read(struct fsv *fs, struct strbuf *out);
+/* The result rendered as the file `kind` shows it (caller frees). */
+char *fsv_render_result(enum fsv_kind kind, const struct task_result *r);
+
+/* fsv_files.c: synthetic files */
+void fsv_file_open(fuse_req_t req, struct fsv_node *n,
+		   struct fuse_file_info *fi);
+/* Completes an open of score/task_result.yaml with rendered content;
+ * takes ownership of text. */
+void fsv_file_reply_snapshot(fuse_req_t req, struct fsv_node *n,
+			     struct fuse_file_info *fi, char *text);
+void fsv_file_read(fuse_req_t req, size_t size, off_t off,
+		   struct fuse_file_info *fi);
+void fsv_file_write(fuse_req_t req, struct fsv_node *n, const char *buf,
+		    size_t size, off_t off, struct fuse_file_info *fi);
+void fsv_file_flush(fuse_req_t req, struct fuse_file_info *fi);
+void fsv_file_release(fuse_req_t req, struct fuse_file_info *fi);
+void fsv_file_poll(fuse_req_t req, struct fuse_file_info *fi,
+		   struct fuse_pollhandle *ph);
+void fsv_polls_start(struct fsv *fs);
+void fsv_polls_stop(struct fsv *fs);
+
+/* fsv_eval.c */
+void fsv_eval_open(fuse_req_t req, struct fsv_node *n,
+		   struct fuse_file_info *fi);
+void fsv_evals_stop(struct fsv *fs);
+
+/* fsv_pass.c: every operation on FSV_PASS nodes (and on names inside a
+ * pass-through directory).  fsv_pass_entry() opens real_path as the root
+ * of a pass-through subtree (a workspace, the task packages). */
+int fsv_pass_entry(struct fsv *fs, const char *real_path, bool readonly,
+		   struct fuse_entry_param *e);
+void fsv_pass_lookup(fuse_req_t req, struct fsv_node *parent,
+		     const char *name);
+void fsv_pass_getattr(fuse_req_t req, struct fsv_node *n);
+void fsv_pass_setattr(fuse_req_t req, struct fsv_node *n, struct stat *attr,
+		      int valid, struct fuse_file_info *fi);
+void fsv_pass_readlink(fuse_req_t req, struct fsv_node *n);
+void fsv_pass_mknod(fuse_req_t req, struct fsv_node *parent,
+		    const char *name, mode_t mode, dev_t rdev,
+		    const char *link);
+void fsv_pass_link(fuse_req_t req, struct fsv_node *n,
+		   struct fsv_node *newparent, const char *name);
+void fsv_pass_unlink(fuse_req_t req, struct fsv_node *parent,
+		     const char *name, int flags);
+void fsv_pass_rename(fuse_req_t req, struct fsv_node *parent,
+		     const char *name, struct fsv_node *newparent,
+		     const char *newname, unsigned int flags);
+void fsv_pass_open(fuse_req_t req, struct fsv_node *n,
+		   struct fuse_file_info *fi);
+void fsv_pass_create(fuse_req_t req, struct fsv_node *parent,
+		     const char *name, mode_t mode, struct fuse_file_info *fi);
+void fsv_pass_read(fuse_req_t req, size_t size, off_t off,
+		   struct fuse_file_info *fi);
+void fsv_pass_write_buf(fuse_req_t req, struct fuse_bufvec *in, off_t off,
+			struct fuse_file_info *fi);
+void fsv_pass_flush(fuse_req_t req, struct fuse_file_info *fi);
+void fsv_pass_release(fuse_req_t req, struct fuse_file_info *fi);
+void fsv_pass_fsync(fuse_req_t req, int datasync, struct fuse_file_info *fi);
+void fsv_pass_opendir(fuse_req_t req, struct fsv_node *n,
+		      struct fuse_file_info *fi);
+void fsv_pass_readdir(fuse_req_t req, struct fsv_node *n, size_t size,
+		      off_t off, struct fuse_file_info *fi, bool plus);
+void fsv_pass_releasedir(fuse_req_t req, struct fuse_file_info *fi);
+void fsv_pass_fsyncdir(fuse_req_t req, int datasync,
+		       struct fuse_file_info *fi);
+void fsv_pass_statfs(fuse_req_t req, struct fsv_node *n);
+void fsv_pass_fallocate(fuse_req_t req, struct fsv_node *n, int mode,
+			off_t off, off_t len, struct fuse_file_info *fi);
+void fsv_pass_lseek(fuse_req_t req, off_t off, int whence,
+		    struct fuse_file_info *fi);
+void fsv_pass_copy_file_range(fuse_req_t req, struct fsv_node *out_node,
+			      off_t off_in, struct fuse_file_info *fi_in,
+			      off_t off_out, struct fuse_file_info *fi_out,
+			      size_t len, int flags);
+
+/* fsv_spawn.c */
+/* Builds fs->exe and fs->envp; fsv_spawn_release() frees them. */
+void fsv_spawn_init(struct fsv *fs);
+void fsv_spawn_release(struct fsv *fs);
+/* Starts `arena resume RUN` (or the resume waiter when waiter is true)
+ * detached: double fork, setsid, output appended to
+ * runs/<run>/logs/executor.log, ARENA_MOUNT set.  It survives the
+ * daemon. */
+int fsv_spawn_executor(struct fsv *fs, const char *run_id, bool waiter,
+		       struct errbuf *err);
+/* Starts an evaluation worker for one attempt; *pid is its process group
+ * leader and *out_fd the read end of its stdout. */
+int fsv_spawn_worker(struct fsv *fs, const char *run_id, const char *dirname,
+		     pid_t *pid, int *out_fd, struct errbuf *err);
+
+#endif /* ARENA_FSV_H */

@@ -1,0 +1,538 @@
+/*
+ * fsv_files.c - open files of the synthetic half: snapshots, runs/new,
+ * control and the growing events file.
+ *
+ * Every synthetic open gets a handle (fi->fh) holding a snapshot rendered
+ * at open, served with direct_io so the kernel never caches it and a
+ * stale size never truncates a read.  Special handles:
+ *
+ *   runs/new  a per-open buffer of at most RUNCONFIG_MAX_BYTES.  The
+ *             first flush (close) after a write commits it: the config is
+ *             validated with engine_config_parse() (the same call as
+ *             `arena run`), the run is created with engine_run_create()
+ *             and a detached executor is started.  The outcome (run id, or
+ *             the engine's message) is recorded for the writer's uid and
+ *             is what a later `cat runs/new` shows; refusals are appended
+ *             to runs/errors.  A read on the writing descriptor commits
+ *             too, and then returns the run id (Plan 9 clone style).
+ *   control   each write is one or more newline-separated commands,
+ *             checked all before any is executed.
+ *   events    reading past the snapshot's end appends the events recorded
+ *             since, so the file grows like a log; poll() wakes when
+ *             events the handle has not shown exist.
+ *
+ * Locking: h->lock guards one handle (several threads may serve reads of
+ * one descriptor); it is held across the engine calls of a commit, which
+ * only that descriptor's users wait for.  Replies are sent after the
+ * handle is unlocked, from a private copy of the bytes.
+ */
+#include "fsv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONTROL_MAX 4096
+#define POLL_INTERVAL_MS 250
+#define POLL_MAX_AGE_S 3600
+
+struct fsv_file {
+	pthread_mutex_t lock;
+	struct fsv *fs;
+	enum fsv_kind kind;
+	char *run;
+	struct strbuf buf;	/* what reads return */
+	int64_t last_id;	/* events: last event in buf */
+	size_t read_end;	/* events: end of the furthest read */
+	/* runs/new */
+	struct strbuf in;
+	bool wrote, committed, too_big;
+	int commit_err;
+	uid_t uid;
+	pid_t pid;
+};
+
+struct fsv_poll {
+	struct fuse_pollhandle *ph;
+	char *run;
+	int64_t last_id;
+	double since;
+	struct fsv_poll *next;
+};
+
+static struct fsv_file *handle_new(struct fsv *fs, const struct fsv_node *n,
+				   fuse_req_t req)
+{
+	struct fsv_file *h = xcalloc(1, sizeof(*h));
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	pthread_mutex_init(&h->lock, NULL);
+	h->fs = fs;
+	h->kind = n->kind;
+	h->run = n->run ? xstrdup(n->run) : NULL;
+	strbuf_init(&h->buf);
+	strbuf_init(&h->in);
+	h->uid = ctx->uid;
+	h->pid = ctx->pid;
+	return h;
+}
+
+static void handle_free(struct fsv_file *h)
+{
+	if (!h)
+		return;
+	pthread_mutex_destroy(&h->lock);
+	strbuf_release(&h->buf);
+	strbuf_release(&h->in);
+	free(h->run);
+	free(h);
+}
+
+static struct fsv_file *handle_of(struct fuse_file_info *fi)
+{
+	return (struct fsv_file *)(uintptr_t)fi->fh;
+}
+
+static void reply_open(fuse_req_t req, struct fuse_file_info *fi,
+		       struct fsv_file *h)
+{
+	fi->fh = (uint64_t)(uintptr_t)h;
+	fi->direct_io = 1;
+	fi->keep_cache = 0;
+	/* fuse_reply_open fails when the opener was interrupted meanwhile;
+	 * then no release will come for this handle. */
+	if (fuse_reply_open(req, fi) != 0)
+		handle_free(h);
+}
+
+void fsv_file_reply_snapshot(fuse_req_t req, struct fsv_node *n,
+			     struct fuse_file_info *fi, char *text)
+{
+	struct fsv_file *h = handle_new(fsv_of(req), n, req);
+
+	strbuf_addstr(&h->buf, text);
+	free(text);
+	reply_open(req, fi, h);
+}
+
+void fsv_file_open(fuse_req_t req, struct fsv_node *n,
+		   struct fuse_file_info *fi)
+{
+	struct fsv *fs = fsv_of(req);
+	int acc = fi->flags & O_ACCMODE, err = 0, rc;
+	struct fsv_file *h;
+	struct engine *e;
+
+	if (fsv_kind_is_dir(n->kind)) {
+		fuse_reply_err(req, EISDIR);
+		return;
+	}
+	if (acc != O_RDONLY && !fsv_kind_writable(n->kind)) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
+	if (n->kind == FSV_TASK_RESULT || n->kind == FSV_TASK_SCORE) {
+		fsv_eval_open(req, n, fi);
+		return;
+	}
+	e = fsv_engine(fs, &err);
+	if (!e) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	h = handle_new(fs, n, req);
+	rc = 0;
+	if (n->kind == FSV_RUN_EVENTS)
+		rc = fsv_render_events(e, n->run, &h->last_id, &h->buf);
+	else if (acc != O_WRONLY)
+		rc = fsv_render(fs, e, n, fuse_req_ctx(req), &h->buf);
+	if (rc) {
+		handle_free(h);
+		fuse_reply_err(req, rc);
+		return;
+	}
+	reply_open(req, fi, h);
+}
+
+/* ---- runs/new -------------------------------------------------------- */
+
+/* Validates, creates and launches; called with h->lock held, once. */
+static void commit(struct fsv_file *h)
+{
+	struct fsv *fs = h->fs;
+	struct runconfig *cfg = NULL;
+	struct errbuf err;
+	char *run_id = NULL;
+	int e_err = 0, rc;
+	struct engine *e = fsv_engine(fs, &e_err);
+
+	h->committed = true;
+	strbuf_reset(&h->buf);
+	if (!e) {
+		h->commit_err = e_err;
+		return;
+	}
+	errbuf_init(&err);
+	if (h->too_big) {
+		errf(&err, "runs/new: a run config is at most %d bytes",
+		     RUNCONFIG_MAX_BYTES);
+		h->commit_err = EFBIG;
+		fsv_outcome_record(fs, h->uid, h->pid, false, errbuf_str(&err));
+		return;
+	}
+	rc = engine_config_parse(e, "runs/new", h->in.buf ? h->in.buf : "",
+				 h->in.len, &cfg, &err);
+	if (rc) {
+		h->commit_err = rc == -EFBIG ? EFBIG : EINVAL;
+		fsv_outcome_record(fs, h->uid, h->pid, false, errbuf_str(&err));
+		return;
+	}
+	rc = engine_run_create(e, cfg, NULL, &run_id, &err);
+	runconfig_free(cfg);
+	if (rc) {
+		h->commit_err = rc < 0 && -rc != EINVAL ? -rc : EIO;
+		fsv_outcome_record(fs, h->uid, h->pid, false, errbuf_str(&err));
+		return;
+	}
+	errbuf_init(&err);
+	if (fsv_spawn_executor(fs, run_id, false, &err) != 0) {
+		/* The run exists; say why nothing executes it and how to
+		 * start it. */
+		store_event_add(engine_store(e), run_id, NULL, "error",
+				errbuf_str(&err), NULL);
+		fsv_log("%s: %s", run_id, errbuf_str(&err));
+	}
+	fsv_outcome_record(fs, h->uid, h->pid, true, run_id);
+	strbuf_addf(&h->buf, "%s\n", run_id);
+	h->commit_err = 0;
+	free(run_id);
+}
+
+static int new_write(struct fsv_file *h, const char *data, size_t size,
+		     off_t off)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&h->lock);
+	if (h->committed) {
+		rc = EBUSY;	/* this descriptor already launched a run */
+	} else if (off < 0 || (uint64_t)off + size > RUNCONFIG_MAX_BYTES) {
+		h->too_big = true;
+		rc = EFBIG;
+	} else {
+		size_t end = (size_t)off + size;
+		if (end > h->in.len) {
+			strbuf_grow(&h->in, end - h->in.len);
+			memset(h->in.buf + h->in.len, 0, end - h->in.len);
+			h->in.len = end;
+			h->in.buf[end] = '\0';
+		}
+		memcpy(h->in.buf + off, data, size);
+		h->wrote = true;
+	}
+	pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
+/* ---- control --------------------------------------------------------- */
+
+static int control_resume(struct fsv *fs, struct engine *e, const char *run,
+			  struct errbuf *err)
+{
+	struct run_progress p;
+	int rc = engine_run_progress(e, run, &p, err);
+
+	if (rc)
+		return rc;
+	if (!p.executor_alive)
+		rc = fsv_spawn_executor(fs, run, false, err);
+	else if (strcmp(p.status, "cancelling") == 0)
+		/* The executor is stopping after its current step; a waiter
+		 * resumes the run once it has. */
+		rc = fsv_spawn_executor(fs, run, true, err);
+	run_progress_release(&p);
+	return rc;
+}
+
+/* Splits data into commands; 0 when every line is a known command. */
+static int control_parse(const char *data, size_t size, struct strvec *cmds)
+{
+	const char *p = data, *end = data + size;
+
+	if (memchr(data, '\0', size))
+		return EINVAL;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end, *s = p;
+		while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
+			s++;
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t' ||
+				 e[-1] == '\r'))
+			e--;
+		if (e > s) {
+			size_t len = (size_t)(e - s);
+			if (!(len == 6 && !memcmp(s, "cancel", 6)) &&
+			    !(len == 6 && !memcmp(s, "resume", 6)))
+				return EINVAL;
+			strvec_pushf(cmds, "%.*s", (int)len, s);
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return cmds->n ? 0 : EINVAL;
+}
+
+static int control_write(struct fsv *fs, const char *run, const char *data,
+			 size_t size)
+{
+	struct strvec cmds = STRVEC_INIT;
+	struct errbuf err;
+	struct engine *e;
+	int rc, e_err = 0;
+
+	if (size > CONTROL_MAX)
+		return EINVAL;
+	rc = control_parse(data, size, &cmds);
+	e = rc ? NULL : fsv_engine(fs, &e_err);
+	if (!rc && !e)
+		rc = e_err;
+	errbuf_init(&err);
+	for (size_t i = 0; !rc && i < cmds.n; i++) {
+		if (strcmp(cmds.v[i], "cancel") == 0)
+			rc = engine_run_cancel(e, run, &err);
+		else
+			rc = control_resume(fs, e, run, &err);
+		if (rc) {
+			fsv_log("%s: control '%s': %s", run, cmds.v[i],
+				errbuf_str(&err));
+			rc = rc < 0 ? -rc : EIO;
+		}
+	}
+	strvec_release(&cmds);
+	return rc;
+}
+
+/* ---- read / write / flush / release ---------------------------------- */
+
+/* Appends events recorded since the handle's last one. */
+static void events_refresh(struct fsv_file *h)
+{
+	int err = 0;
+	struct engine *e = fsv_engine(h->fs, &err);
+
+	if (e)
+		fsv_render_events(e, h->run, &h->last_id, &h->buf);
+}
+
+void fsv_file_read(fuse_req_t req, size_t size, off_t off,
+		   struct fuse_file_info *fi)
+{
+	struct fsv_file *h = handle_of(fi);
+	char *copy = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	pthread_mutex_lock(&h->lock);
+	if (h->kind == FSV_RUNS_NEW && h->wrote && !h->committed)
+		commit(h);
+	if (h->kind == FSV_RUNS_NEW && h->committed && h->commit_err)
+		rc = h->commit_err;
+	if (!rc && h->kind == FSV_RUN_EVENTS &&
+	    (uint64_t)off + size > h->buf.len)
+		events_refresh(h);
+	if (!rc && off >= 0 && (size_t)off < h->buf.len) {
+		n = h->buf.len - (size_t)off;
+		if (n > size)
+			n = size;
+		copy = xmalloc(n + 1);
+		memcpy(copy, h->buf.buf + off, n);
+	}
+	if (!rc && off >= 0 && (size_t)off + n > h->read_end)
+		h->read_end = (size_t)off + n;
+	pthread_mutex_unlock(&h->lock);
+	if (rc)
+		fuse_reply_err(req, rc);
+	else
+		fuse_reply_buf(req, copy, n);
+	free(copy);
+}
+
+void fsv_file_write(fuse_req_t req, struct fsv_node *n, const char *buf,
+		    size_t size, off_t off, struct fuse_file_info *fi)
+{
+	struct fsv_file *h = handle_of(fi);
+	int rc;
+
+	if (h->kind == FSV_RUNS_NEW)
+		rc = new_write(h, buf, size, off);
+	else if (h->kind == FSV_RUN_CONTROL)
+		rc = control_write(h->fs, n->run, buf, size);
+	else
+		rc = EBADF;
+	if (rc)
+		fuse_reply_err(req, rc);
+	else
+		fuse_reply_write(req, size);
+}
+
+void fsv_file_flush(fuse_req_t req, struct fuse_file_info *fi)
+{
+	struct fsv_file *h = handle_of(fi);
+	int rc = 0;
+
+	if (h->kind == FSV_RUNS_NEW) {
+		pthread_mutex_lock(&h->lock);
+		if ((h->wrote || h->too_big) && !h->committed)
+			commit(h);
+		if (h->committed)
+			rc = h->commit_err;
+		pthread_mutex_unlock(&h->lock);
+	}
+	fuse_reply_err(req, rc);
+}
+
+void fsv_file_release(fuse_req_t req, struct fuse_file_info *fi)
+{
+	handle_free(handle_of(fi));
+	fuse_reply_err(req, 0);
+}
+
+/* ---- poll ------------------------------------------------------------ */
+
+static bool events_after(struct engine *e, const char *run, int64_t after)
+{
+	struct store_event *ev = NULL;
+	int n = 0;
+
+	if (store_event_list(engine_store(e), run, after, 1, &ev, &n, NULL))
+		return false;
+	store_events_free(ev, n);
+	return n > 0;
+}
+
+void fsv_file_poll(fuse_req_t req, struct fuse_file_info *fi,
+		   struct fuse_pollhandle *ph)
+{
+	struct fsv_file *h = handle_of(fi);
+	struct fsv *fs = fsv_of(req);
+	unsigned ready = POLLIN | POLLRDNORM;
+	int err = 0;
+
+	if (h->kind != FSV_RUN_EVENTS) {
+		if (ph)
+			fuse_pollhandle_destroy(ph);
+		fuse_reply_poll(req, ready | POLLOUT | POLLWRNORM);
+		return;
+	}
+	struct engine *e = fsv_engine(fs, &err);
+	pthread_mutex_lock(&h->lock);
+	bool has = h->read_end < h->buf.len ||
+		   (e && events_after(e, h->run, h->last_id));
+	int64_t last = h->last_id;
+	pthread_mutex_unlock(&h->lock);
+	if (has || !ph) {
+		if (ph)
+			fuse_pollhandle_destroy(ph);
+		fuse_reply_poll(req, has ? ready : 0);
+		return;
+	}
+	struct fsv_poll *p = xcalloc(1, sizeof(*p));
+	p->ph = ph;
+	p->run = xstrdup(h->run);
+	p->last_id = last;
+	p->since = now_wall();
+	pthread_mutex_lock(&fs->poll_lock);
+	p->next = fs->polls;
+	fs->polls = p;
+	pthread_mutex_unlock(&fs->poll_lock);
+	fuse_reply_poll(req, 0);
+}
+
+static void poll_free(struct fsv_poll *p)
+{
+	fuse_pollhandle_destroy(p->ph);
+	free(p->run);
+	free(p);
+}
+
+/* Takes the registrations that are due (new events, or too old to keep)
+ * off the list; the caller notifies and frees them unlocked. */
+static struct fsv_poll *polls_due(struct fsv *fs, struct engine *e)
+{
+	struct fsv_poll *due = NULL, **pp = &fs->polls;
+	double now = now_wall();
+
+	while (*pp) {
+		struct fsv_poll *p = *pp;
+		bool ready = e && events_after(e, p->run, p->last_id);
+		if (ready || now - p->since > POLL_MAX_AGE_S) {
+			*pp = p->next;
+			p->next = due;
+			due = p;
+			if (!ready)
+				p->last_id = -1;	/* expired */
+		} else {
+			pp = &p->next;
+		}
+	}
+	return due;
+}
+
+static void *poll_main(void *arg)
+{
+	struct fsv *fs = arg;
+	int err = 0;
+
+	pthread_mutex_lock(&fs->poll_lock);
+	while (!fs->poll_stopping) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += POLL_INTERVAL_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&fs->poll_cond, &fs->poll_lock, &ts);
+		if (fs->poll_stopping || !fs->polls)
+			continue;
+		struct engine *e = fsv_engine(fs, &err);
+		struct fsv_poll *due = polls_due(fs, e);
+		pthread_mutex_unlock(&fs->poll_lock);
+		while (due) {
+			struct fsv_poll *next = due->next;
+			if (due->last_id >= 0)
+				fuse_lowlevel_notify_poll(due->ph);
+			poll_free(due);
+			due = next;
+		}
+		pthread_mutex_lock(&fs->poll_lock);
+	}
+	pthread_mutex_unlock(&fs->poll_lock);
+	return NULL;
+}
+
+void fsv_polls_start(struct fsv *fs)
+{
+	pthread_mutex_init(&fs->poll_lock, NULL);
+	pthread_cond_init(&fs->poll_cond, NULL);
+	fs->poll_started =
+		pthread_create(&fs->poll_thread, NULL, poll_main, fs) == 0;
+}
+
+void fsv_polls_stop(struct fsv *fs)
+{
+	pthread_mutex_lock(&fs->poll_lock);
+	fs->poll_stopping = true;
+	pthread_cond_broadcast(&fs->poll_cond);
+	pthread_mutex_unlock(&fs->poll_lock);
+	if (fs->poll_started)
+		pthread_join(fs->poll_thread, NULL);
+	while (fs->polls) {
+		struct fsv_poll *next = fs->polls->next;
+		poll_free(fs->polls);
+		fs->polls = next;
+	}
+	pthread_mutex_destroy(&fs->poll_lock);
+	pthread_cond_destroy(&fs->poll_cond);
+}
