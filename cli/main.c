@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 		{ "status", cmd_status }, { "report", cmd_report },
 		{ "cancel", cmd_cancel },
 		{ "mcp", cmd_mcp }, { "check-agents", cmd_check_agents },
-		{ "export", cmd_export },
+		{ "export", cmd_export }, { "mount", cmd_mount },
 	};
 	for (size_t k = 0; k < ARRAY_SIZE(cmds); k++)
 		if (!strcmp(cmd, cmds[k].name))
