@@ -317,11 +317,19 @@ int cli_settings_load(const struct cli_agent *a, const struct agent_config *c,
 		for (j = FIRST_OPTION; j < ARRAY_SIZE(yaml_keys); j++)
 			if (!strcmp(k, yaml_keys[j]))
 				break;
-		rc = j == ARRAY_SIZE(yaml_keys)
-			     ? apply_kv(a, s, "?", "", where, err)
-			     : apply_kv(a, s, k, eq ? eq + 1 : "", where, err);
-		if (rc)
-			errbuf_prefix(err, "unknown key '%s'", k);
+		if (j == ARRAY_SIZE(yaml_keys)) {
+			struct strbuf names = STRBUF_INIT;
+			for (j = FIRST_OPTION; j < ARRAY_SIZE(yaml_keys); j++)
+				strbuf_addf(&names, "%s%s",
+					    j > FIRST_OPTION ? ", " : "",
+					    yaml_keys[j]);
+			rc = errf(err, "%s: unknown option '%.60s' for %s; "
+				  "known options are %s", where, k, a->name,
+				  strbuf_str(&names));
+			strbuf_release(&names);
+		} else {
+			rc = apply_kv(a, s, k, eq ? eq + 1 : "", where, err);
+		}
 		free(where);
 		free(k);
 		if (rc)

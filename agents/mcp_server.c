@@ -251,14 +251,41 @@ static char *tools_call(struct mcp_session *s, const cJSON *id,
 	cJSON_AddStringToObject(block, "type", "text");
 	cJSON_AddStringToObject(block, "text", reply.text ? reply.text : "");
 	cJSON_AddItemToArray(content, block);
-	if (reply.structured) {
-		cJSON_AddItemToObject(r, "structuredContent",
-				      reply.structured);
-		reply.structured = NULL;
-	}
+	/* No structuredContent: Claude Code shows a model the structured
+	 * form instead of the text when both are present, and the text (the
+	 * verdict and the whole task_result.yaml) is what helps it. */
 	cJSON_AddBoolToObject(r, "isError", reply.is_error);
 	mcp_reply_release(&reply);
 	return rpc_result(id, r);
+}
+
+/* The id as it must be echoed: a number keeps its exact digits (cJSON
+ * holds numbers as doubles, so 2^53 + 1 would come back changed), found
+ * by scanning the line for "id": followed by a number of the same
+ * value. */
+static cJSON *id_copy(const char *line, size_t len, const cJSON *id)
+{
+	if (!cJSON_IsNumber(id))
+		return cJSON_Duplicate(id, 1);
+	for (const char *p = line; p && p < line + len;) {
+		p = memmem(p, (size_t)(line + len - p), "\"id\"", 4);
+		if (!p)
+			break;
+		const char *q = p + 4;
+		while (q < line + len && (*q == ' ' || *q == '\t' || *q == ':'))
+			q++;
+		size_t n = strspn(q, "-0123456789");
+		if (n > 0 && n < 40 && (q + n >= line + len ||
+					!strchr(".eE", q[n]))) {
+			char digits[48];
+			memcpy(digits, q, n);
+			digits[n] = '\0';
+			if (strtod(digits, NULL) == id->valuedouble)
+				return cJSON_CreateRaw(digits);
+		}
+		p += 4;
+	}
+	return cJSON_Duplicate(id, 1);
 }
 
 char *mcp_handle_line(struct mcp_session *s, const char *line, size_t len)
@@ -280,10 +307,11 @@ char *mcp_handle_line(struct mcp_session *s, const char *line, size_t len)
 	}
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(req, "jsonrpc");
 	const cJSON *method = cJSON_GetObjectItemCaseSensitive(req, "method");
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
+	const cJSON *id0 = cJSON_GetObjectItemCaseSensitive(req, "id");
+	cJSON *id = id0 ? id_copy(line, len, id0) : NULL;
 	const cJSON *params = cJSON_GetObjectItemCaseSensitive(req, "params");
 	char *resp = NULL;
-	bool id_ok = id && (cJSON_IsString(id) || cJSON_IsNumber(id));
+	bool id_ok = id0 && (cJSON_IsString(id0) || cJSON_IsNumber(id0));
 
 	if (!cJSON_IsObject(req) || !cJSON_IsString(ver) ||
 	    strcmp(ver->valuestring, "2.0") || !cJSON_IsString(method) ||
@@ -295,6 +323,7 @@ char *mcp_handle_line(struct mcp_session *s, const char *line, size_t len)
 		else
 			resp = rpc_error(id_ok ? id : NULL, -32600,
 					 "Invalid Request");
+		cJSON_Delete(id);
 		cJSON_Delete(req);
 		return resp;
 	}
@@ -323,6 +352,7 @@ char *mcp_handle_line(struct mcp_session *s, const char *line, size_t len)
 		resp = rpc_error(id, -32601, msg);
 		free(msg);
 	}
+	cJSON_Delete(id);
 	cJSON_Delete(req);
 	return resp;
 }

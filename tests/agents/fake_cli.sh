@@ -5,6 +5,7 @@
 # FAKE_CLI and FAKE_SCENARIO through (agent.options.env_pass).
 #
 #   FAKE_CLI       claude (default) | codex | gemini | cursor
+#   FAKE_PLAN      "TASK=SCENARIO ...": a scenario per task
 #   FAKE_SCENARIO  ok | is_error | exit1 | hang | flood | noresult |
 #                  escape | turn_failed | stdin_wait
 #   FAKE_EDIT      the file to edit (default kernel.c)
@@ -17,6 +18,10 @@
 # evaluator's verdict.  stdout carries only the replayed events.
 cli=${FAKE_CLI:-claude}
 scenario=${FAKE_SCENARIO:-ok}
+# FAKE_PLAN="c2c/saxpy=ok c2c/dot=is_error": a scenario per task.
+for p in ${FAKE_PLAN:-}; do
+	[ "${p%%=*}" = "${ARENA_TASK_ID:-}" ] && scenario=${p#*=}
+done
 edit=${FAKE_EDIT:-kernel.c}
 
 log() { printf "FAKE %s\n" "$*" >&2; }
@@ -142,7 +147,7 @@ hang)		# ignores SIGTERM: only SIGKILL ends it
 flood)		# 20 MB of noise and a 9 MB line, stderr too, then a result
 	i=0
 	while [ $i -lt 20 ]; do
-		head -c 1000000 /dev/zero | tr '\0' 'x' | fold -w 1000
+		head -c 1000000 /dev/zero | tr '\0' 'x' | fold -w 1000; echo
 		head -c 50000 /dev/zero | tr '\0' 'e' >&2
 		i=$((i + 1))
 	done
