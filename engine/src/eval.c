@@ -140,7 +140,7 @@ static void verdict(struct eval_ctx *x, enum result_status st,
 	va_end(ap);
 	msg = strbuf_detach(&sb);
 	r->status = st;
-	if (st == RS_COMPILE_ERROR)
+	if (st == RS_COMPILE_ERROR || x->phase == PH_COMPILE)
 		set_str(&r->compilation_error_message, msg);
 	else if (x->phase == PH_TIMING && st != RS_INCORRECT)
 		set_str(&r->speedup_calculation_error_message, msg);

@@ -549,7 +549,8 @@ static void runner_env(struct strvec *env)
 	 * kernel's crash must stay a signal the controller can name, and the
 	 * leak checker's helper thread would trip the seccomp filter. */
 	strvec_pushf(env, "ASAN_OPTIONS=%s%shandle_segv=0:handle_sigbus=0:"
-		     "handle_sigfpe=0:handle_abort=0:detect_leaks=0",
+		     "handle_sigfpe=0:handle_abort=0:detect_leaks=0:"
+		     "intercept_memmem=0",
 		     asan ? asan : "", asan && *asan ? ":" : "");
 	if (ubsan)
 		strvec_pushf(env, "UBSAN_OPTIONS=%s", ubsan);
