@@ -158,12 +158,12 @@ flood)		# 20 MB of noise and a 9 MB line, stderr too, then a result
 	printf '{"type":"bogus", no newline at the end'
 	exit 0 ;;
 escape)		# tries to leave the workspace
-	IFS=:
-	for p in ${FAKE_TARGETS:-}; do
-		if (echo "tampered" >> "$p") 2>/dev/null; then log "escape write $p: ok"; else log "escape write $p: denied"; fi
-	done
+	IFS=:	# reads first: a write into a private tmpfs creates the file
 	for p in ${FAKE_SECRETS:-}; do
 		if [ -r "$p" ] && cat "$p" >/dev/null 2>&1; then log "escape read $p: ok"; else log "escape read $p: denied"; fi
+	done
+	for p in ${FAKE_TARGETS:-}; do
+		if (echo "tampered" >> "$p") 2>/dev/null; then log "escape write $p: ok"; else log "escape write $p: denied"; fi
 	done
 	unset IFS
 	emit '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"tried","usage":{"input_tokens":1,"output_tokens":1}}'
