@@ -1,0 +1,32 @@
+/*
+ * stencil2d - trusted reference: boundary copied, interior averaged in
+ * double and rounded to float once.
+ */
+#include "arena/kernel.h"
+
+ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
+			      const int64_t *params, int nparams, void *stream)
+{
+	(void)stream;
+	if (nargs != 2 || nparams != 2)
+		return 1;
+	int64_t rows = params[0], cols = params[1];
+	if (rows <= 0 || cols <= 0 || args[0].numel != rows * cols ||
+	    args[1].numel != rows * cols || args[0].dtype != ARENA_F32 ||
+	    args[1].dtype != ARENA_F32)
+		return 2;
+	const float *u = args[0].data;
+	float *v = args[1].data;
+	for (int64_t i = 0; i < rows; i++)
+		for (int64_t j = 0; j < cols; j++) {
+			int64_t e = i * cols + j;
+			if (i == 0 || j == 0 || i == rows - 1 || j == cols - 1)
+				v[e] = u[e];
+			else
+				v[e] = (float)(0.25 * ((double)u[e - cols] +
+						       (double)u[e + cols] +
+						       (double)u[e - 1] +
+						       (double)u[e + 1]));
+		}
+	return 0;
+}
