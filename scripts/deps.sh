@@ -4,7 +4,7 @@
 # is cheap to call every time; needs root (or sudo) for the install.
 set -e
 pkgs="gcc make pkg-config libfuse3-dev fuse3 libyaml-dev libcjson-dev \
-libsqlite3-dev libcmocka-dev bubblewrap clang"
+libsqlite3-dev libcmocka-dev bubblewrap clang hipcc libamdhip64-dev"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
