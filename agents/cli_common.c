@@ -205,10 +205,10 @@ static int apply_kv(const struct cli_agent *a, struct cli_settings *s,
 				if (!(*c == '_' || (*c >= 'A' && *c <= 'Z') ||
 				      (*c >= 'a' && *c <= 'z') ||
 				      (*c >= '0' && *c <= '9'))) {
+					errf(err, "%s: env_pass: '%.40s' is not a "
+					     "variable name", where, t);
 					free(copy);
-					return errf(err, "%s: env_pass: '%.40s' "
-						    "is not a variable name",
-						    where, t);
+					return -EINVAL;
 				}
 			strvec_push(&s->env_pass, t);
 		}
@@ -1179,18 +1179,20 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 		.on_stdout_ctx = &r,
 	};
 	rc = spawn_run(&spec, &res, err);
+	/* Stopping waits for an evaluation in progress (the agent is dead,
+	 * its client gone); the counters are read after it. */
+	double best = 0;
+	eval_bridge_stop_accepting(bridge);
+	int evals = eval_bridge_evaluations(bridge, &best);
 	eval_bridge_stop(bridge);
+	bridge = NULL;
 	if (rc) {
-		bridge = NULL;
 		trace_error(r.trace, errbuf_str(err));
 		goto out;
 	}
 	if (r.line.len > 0 || r.line_too_long)
 		process_line(&r);	/* a last line without newline */
 	classify(&r, &res, log_path, log_offset, out);
-	double best = 0;
-	int evals = eval_bridge_evaluations(bridge, &best);
-	bridge = NULL;
 
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "status", out->status);

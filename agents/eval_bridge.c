@@ -33,6 +33,7 @@ struct eval_bridge {
 	int listen_fd;
 	int stop[2];
 	pthread_t thread;
+	bool joined;
 	pthread_mutex_t lock;
 	char *last_text;	/* last evaluate reply, or NULL */
 	int evaluations;
@@ -121,10 +122,14 @@ static char *read_line(int fd, size_t max)
 	return NULL;
 }
 
+/* Writes to a socket or pipe; a peer that went away is no signal
+ * (MSG_NOSIGNAL): an agent closing its end must not kill arena. */
 static void write_all(int fd, const char *s, size_t n)
 {
 	while (n > 0) {
-		ssize_t w = write(fd, s, n);
+		ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
+		if (w < 0 && errno == ENOTSOCK)
+			w = write(fd, s, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -256,12 +261,20 @@ int eval_bridge_start(const struct agent_launch *l, struct trace *trace,
 	return 0;
 }
 
+void eval_bridge_stop_accepting(struct eval_bridge *b)
+{
+	if (!b || b->joined)
+		return;
+	write_all(b->stop[1], "x", 1);
+	pthread_join(b->thread, NULL);
+	b->joined = true;
+}
+
 void eval_bridge_stop(struct eval_bridge *b)
 {
 	if (!b)
 		return;
-	write_all(b->stop[1], "x", 1);
-	pthread_join(b->thread, NULL);
+	eval_bridge_stop_accepting(b);
 	close(b->stop[0]);
 	close(b->stop[1]);
 	close(b->listen_fd);

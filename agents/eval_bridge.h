@@ -34,7 +34,10 @@ struct eval_bridge;
 int eval_bridge_start(const struct agent_launch *l, struct trace *trace,
 		      const char *socket_path, struct eval_bridge **out,
 		      struct errbuf *err);
-/* Stops accepting, waits for a request in progress, removes the socket. */
+/* Stops accepting and waits for a request in progress; the counters stay
+ * readable until eval_bridge_stop. */
+void eval_bridge_stop_accepting(struct eval_bridge *b);
+/* Stops (if not yet), removes the socket, frees b. */
 void eval_bridge_stop(struct eval_bridge *b);
 /* Evaluations served so far, and the best correct score among them
  * (0 when none was correct). */

@@ -433,13 +433,13 @@ int mcp_bridge_call(void *ctx, const char *name, const cJSON *args,
 	char *line = print_and_free(req);
 	size_t len = strlen(line), off = 0;
 	while (off < len) {
-		ssize_t w = write(fd, line + off, len - off);
+		ssize_t w = send(fd, line + off, len - off, MSG_NOSIGNAL);
 		if (w <= 0)
 			break;
 		off += (size_t)w;
 	}
 	free(line);
-	if (write(fd, "\n", 1) != 1 || off < len) {
+	if (send(fd, "\n", 1, MSG_NOSIGNAL) != 1 || off < len) {
 		close(fd);
 		return errf(err, "cannot send to arena's evaluator at %s",
 			    path);
