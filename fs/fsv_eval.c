@@ -219,10 +219,10 @@ static int run_worker(struct fsv_eval_job *job, struct task_result *res)
 	if (!rc && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		rc = result_from_json(strbuf_str(&out), res, &err) ? EIO : 0;
 	} else if (!rc) {
-		/* The worker prints the engine's message and exits with the
-		 * errno; a signal means it was killed. */
-		rc = WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status)
-							      : EINTR;
+		/* The worker printed the engine's message (and recorded it as
+		 * an `error` event of the run); a signal means it was
+		 * killed. */
+		rc = WIFEXITED(status) ? EIO : EINTR;
 		fsv_log("%s/%s: evaluation failed: %s", job->run, job->dirname,
 			strbuf_str(&out));
 	}

@@ -703,6 +703,17 @@ static int prepare_mountpoint(const char *mnt, char **abs, struct errbuf *err)
 	return 0;
 }
 
+/* True when path is dir or lies below it. */
+static bool path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(path, dir, n) == 0 &&
+	       (path[n] == '/' || path[n] == '\0');
+}
+
 static int open_store(struct fsv *fs, const struct fsv_options *o,
 		      struct errbuf *err)
 {
@@ -858,12 +869,12 @@ int fsv_mount(const struct fsv_options *o)
 	rc = open_store(&fs, o, &err);
 	if (!rc)
 		rc = prepare_mountpoint(o->mountpoint, &fs.mountpoint, &err);
-	if (!rc && (str_starts_with(fs.store_dir, fs.mountpoint) &&
-		    (fs.store_dir[strlen(fs.mountpoint)] == '/' ||
-		     fs.store_dir[strlen(fs.mountpoint)] == '\0')))
-		rc = errf_code(&err, EINVAL, "the store %s lies inside the "
-			       "mount point %s; choose another mount point",
-			       fs.store_dir, fs.mountpoint);
+	if (!rc && (path_within(fs.store_dir, fs.mountpoint) ||
+		    path_within(fs.tasks_dir, fs.mountpoint)))
+		rc = errf_code(&err, EINVAL, "the store %s or the task root "
+			       "%s lies inside the mount point %s; choose "
+			       "another mount point", fs.store_dir,
+			       fs.tasks_dir, fs.mountpoint);
 	if (rc) {
 		fprintf(stderr, "arena: %s\n", errbuf_str(&err));
 		fsv_release(&fs);
