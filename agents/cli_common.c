@@ -878,6 +878,35 @@ static void build_env(struct cli_run *r, struct strvec *env)
 		push_env(env, r->set.env_pass.v[i]);
 }
 
+/* Login shells (Codex runs commands with `bash -lc`) reset PATH from
+ * /etc/profile; the private HOME's .profile puts ours back, so `arena`
+ * stays reachable from the agent's shell. */
+static int write_profile(struct cli_run *r, const struct strvec *env,
+			 struct errbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = path_join(r->home, ".profile");
+	int rc;
+
+	strbuf_addstr(&sb, "# Written by arena for this launch.\n");
+	for (size_t i = 0; i < env->n; i++) {
+		if (!str_starts_with(env->v[i], "PATH="))
+			continue;
+		strbuf_addstr(&sb, "PATH='");
+		for (const char *c = env->v[i] + 5; *c; c++) {
+			if (*c == '\'')
+				strbuf_addstr(&sb, "'\\''");
+			else
+				strbuf_addch(&sb, *c);
+		}
+		strbuf_addstr(&sb, "'\nexport PATH\n");
+	}
+	rc = file_write_atomic_str(path, sb.buf, err);
+	strbuf_release(&sb);
+	free(path);
+	return rc;
+}
+
 static void sandbox_spec_for(struct cli_run *r, struct sandbox_spec *s)
 {
 	char *store = store_root_of(r->l->log_dir);
@@ -1138,6 +1167,8 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 		strvec_push(&argv, cli_argv.v[i]);
 	strvec_release(&cli_argv);
 	build_env(&r, &env);
+	if ((rc = write_profile(&r, &env, err)) != 0)
+		goto out;
 
 	char episode[37];
 	uuid4(episode);

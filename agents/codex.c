@@ -4,6 +4,7 @@
  *
  *   codex exec --json --skip-git-repo-check --cd WS [-m M]
  *        [-c model_reasoning_effort="E"]
+ *        [-c model_provider=... base_url]              (option base_url)
  *        --dangerously-bypass-approvals-and-sandbox   (inside our sandbox)
  *      | --sandbox workspace-write                    (without it)
  *        [-c mcp_servers.arena.command="..." ... approval "approve"]
@@ -63,6 +64,19 @@ static void codex_argv(struct cli_run *r, struct strvec *argv)
 	}
 	if (r->set.effort)
 		push_c(argv, "model_reasoning_effort", r->set.effort);
+	if (r->set.base_url) {
+		/* Another endpoint (a gateway, a proxy, a test server): a
+		 * provider of our own speaking the Responses API, keyed by
+		 * OPENAI_API_KEY. */
+		push_c(argv, "model_provider", "arena_endpoint");
+		push_c(argv, "model_providers.arena_endpoint.name", "arena");
+		push_c(argv, "model_providers.arena_endpoint.base_url",
+		       r->set.base_url);
+		push_c(argv, "model_providers.arena_endpoint.env_key",
+		       "OPENAI_API_KEY");
+		push_c(argv, "model_providers.arena_endpoint.wire_api",
+		       "responses");
+	}
 	if (r->sandboxed) {
 		strvec_push(argv, "--dangerously-bypass-approvals-and-sandbox");
 	} else {

@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+// tests/agents/mock_openai.js - a scripted OpenAI Responses API for running
+// the real Codex CLI offline (tests/e2e/agents_real_codex.sh).
+//
+//   node mock_openai.js PORT_FILE LOG_FILE [--mcp] [--max-requests N]
+//                       [--lifetime S]
+//
+// Listens on 127.0.0.1 (a free port, written to PORT_FILE), answers
+// POST .../responses with a streamed (SSE) response, and stops by itself
+// after N requests or S seconds.  The reply follows SCRIPT by how many
+// tool outputs the request's input already holds: read TASK.md, evaluate
+// (`arena mcp call evaluate`, or the MCP tool with --mcp), rewrite the
+// kernel, evaluate, finish.  The shell tool is called in whichever form
+// the request offers (shell_command, exec_command or shell).  Each request
+// is logged to LOG_FILE as one JSON line.
+'use strict';
+const http = require('http');
+const fs = require('fs');
+
+const args = process.argv.slice(2);
+const portFile = args[0], logFile = args[1];
+const mcp = args.includes('--mcp');
+const opt = (name, dflt) => {
+	const i = args.indexOf(name);
+	return i >= 0 ? Number(args[i + 1]) : dflt;
+};
+const maxRequests = opt('--max-requests', 60);
+const lifetime = opt('--lifetime', 180);
+
+const EVAL = { shell: 'arena mcp call evaluate --quick' };
+const SCRIPT = [
+	{ text: 'I will read the task first.', shell: 'head -n 3 TASK.md' },
+	mcp ? { text: 'Now the baseline verdict.', mcpTool: 'evaluate' } : { text: 'Now the baseline verdict.', ...EVAL },
+	{ text: 'Rewriting the kernel.', shell: "printf '\\n/* tuned by the scripted model */\\n' >> kernel.c" },
+	mcp ? { text: 'Checking the new version.', mcpTool: 'evaluate' } : { text: 'Checking the new version.', ...EVAL },
+	{ text: 'Done: the kernel is correct and kept.' },
+];
+const USAGE = (step) => ({ input_tokens: 100 * (step + 1), input_tokens_details: { cached_tokens: 10 * step }, output_tokens: 10 * (step + 1), output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 110 * (step + 1) });
+
+let served = 0;
+const log = (o) => fs.appendFileSync(logFile, JSON.stringify(o) + '\n');
+
+function toolNames(tools) {
+	const names = [];
+	for (const t of tools || []) {
+		if (t.name) names.push(t.name);
+		if (t.type === 'namespace' && Array.isArray(t.tools))
+			for (const u of t.tools) names.push(`${t.name}.${u.name}`);
+	}
+	return names;
+}
+
+function shellCall(names, cmd, step) {
+	const call_id = `call_${step}`;
+	if (names.includes('shell_command'))
+		return { type: 'function_call', name: 'shell_command', arguments: JSON.stringify({ command: cmd }), call_id };
+	if (names.includes('exec_command'))
+		return { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd }), call_id };
+	return { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', cmd] }), call_id };
+}
+
+function mcpCall(names, tool, step) {
+	const call_id = `call_${step}`;
+	const full = names.find((n) => n.endsWith(`arena__${tool}`) || n === `mcp__arena__${tool}` || n.endsWith(`.${tool}`)) || `mcp__arena__${tool}`;
+	const dot = full.lastIndexOf('.');
+	if (dot > 0)
+		return { type: 'function_call', namespace: full.slice(0, dot), name: full.slice(dot + 1), arguments: JSON.stringify({ quick: true }), call_id };
+	return { type: 'function_call', name: full, arguments: JSON.stringify({ quick: true }), call_id };
+}
+
+function outputs(input) {
+	const outs = [];
+	for (const it of input || [])
+		if (it.type === 'function_call_output' || it.type === 'custom_tool_call_output')
+			outs.push(typeof it.output === 'string' ? it.output : JSON.stringify(it.output));
+	return outs;
+}
+
+function sse(res, data) {
+	res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+const server = http.createServer((req, res) => {
+	const chunks = [];
+	req.on('data', (c) => chunks.push(c));
+	req.on('end', () => {
+		served++;
+		if (served >= maxRequests) setImmediate(() => server.close());
+		const url = req.url.split('?')[0];
+		let body = {};
+		try { body = JSON.parse(Buffer.concat(chunks).toString() || '{}'); } catch (e) { /* empty */ }
+		if (req.method === 'GET' && url.endsWith('/models')) {
+			res.writeHead(200, { 'content-type': 'application/json' });
+			return res.end(JSON.stringify({ object: 'list', data: [], models: [] }));
+		}
+		if (req.method !== 'POST' || !url.endsWith('/responses')) {
+			log({ unexpected: req.method + ' ' + url });
+			res.writeHead(404, { 'content-type': 'application/json' });
+			return res.end(JSON.stringify({ error: { message: 'mock: ' + url } }));
+		}
+		const names = toolNames(body.tools);
+		const outs = outputs(body.input);
+		const step = outs.length;
+		log({ step, model: body.model, tools: names, last_output: outs.length ? outs[outs.length - 1] : null });
+		const s = SCRIPT[Math.min(step, SCRIPT.length - 1)];
+		const id = `resp_${served}`;
+		const items = [{ type: 'message', role: 'assistant', id: `msg_${served}`, content: [{ type: 'output_text', text: s.text, annotations: [] }] }];
+		if (s.shell) items.push(shellCall(names, s.shell, step));
+		if (s.mcpTool) items.push(mcpCall(names, s.mcpTool, step));
+		res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+		sse(res, { type: 'response.created', response: { id } });
+		items.forEach((item, i) => {
+			sse(res, { type: 'response.output_item.added', output_index: i, item });
+			sse(res, { type: 'response.output_item.done', output_index: i, item });
+		});
+		sse(res, { type: 'response.completed', response: { id, usage: USAGE(step) } });
+		res.end();
+	});
+});
+server.listen(0, '127.0.0.1', () => fs.writeFileSync(portFile, String(server.address().port)));
+setTimeout(() => { server.close(); process.exit(0); }, lifetime * 1000).unref();
+server.on('close', () => setTimeout(() => process.exit(0), 200));
