@@ -143,3 +143,78 @@ help:
 	@echo "make fmt | lint   clang-format / cppcheck"
 
 -include $(ENGINE_OBJS:.o=.d) $(RUNNER_OBJS:.o=.d) $(CLI_OBJS:.o=.d)
+
+# --- GPU runners (begin) ---
+# One runner source, engine/runner/gpu/arena_runner_gpu.cpp, compiled per
+# GPU runtime through engine/runner/gpu/gpu_rt.h (docs/gpu.md):
+#   $(B)/arena-runner-cuda   nvcc, CUDA runtime (static), when nvcc exists
+#   $(B)/arena-runner-hip    hipcc, HIP runtime, when hipcc exists
+#   $(B)/tests/arena-runner-fakegpu   c++, a host emulation of the runtime,
+#                            so that the GPU path is tested without a GPU
+# Both link the host runner's line I/O and sandbox objects.  Not built in
+# sanitizer builds.  `make test-gpu` runs tests/gpu/run.sh (needs a GPU).
+comma      := ,
+NVCC       ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+HIPCC      ?= $(or $(shell command -v hipcc 2>/dev/null),$(wildcard /opt/rocm/bin/hipcc))
+CXX        ?= c++
+CUDA_ARCHS ?= 80 90
+HIP_ARCHS  ?= gfx90a
+GPU_SRC    := engine/runner/gpu/arena_runner_gpu.cpp
+GPU_DEPS   := $(GPU_SRC) engine/runner/gpu/gpu_rt.h engine/runner/gpu/gpu_rt_fake.h \
+	engine/runner/runner_io.h engine/runner/runner_proto.h \
+	engine/runner/runner_sandbox.h engine/include/arena/kernel.h
+GPU_LINK   := $(B)/engine/runner/runner_io.o $(B)/engine/runner/runner_sandbox.o
+GPU_INC    := -Iengine/include -Iengine/runner
+GPU_HOSTW  := -Wall,-Wextra,-Wno-unused-parameter$(if $(CI),$(comma)-Werror,)
+NVCC_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) \
+	-gencode arch=compute_$(lastword $(CUDA_ARCHS))$(comma)code=compute_$(lastword $(CUDA_ARCHS))
+
+GPU_RUNNERS :=
+ifeq ($(SANITIZE),)
+ifneq ($(NVCC),)
+GPU_RUNNERS += $(B)/arena-runner-cuda
+endif
+ifneq ($(HIPCC),)
+GPU_RUNNERS += $(B)/arena-runner-hip
+endif
+GPU_RUNNERS += $(B)/tests/arena-runner-fakegpu
+endif
+
+.PHONY: gpu-runners test-gpu install-gpu
+all: $(GPU_RUNNERS)
+gpu-runners: $(GPU_RUNNERS)
+test test-unit: $(filter $(B)/tests/%,$(GPU_RUNNERS))
+
+$(B)/arena-runner-cuda: $(GPU_DEPS) $(GPU_LINK)
+	@mkdir -p $(B)/engine/runner/gpu
+	$(NVCC) -x cu -std=c++17 -O2 $(NVCC_GENCODE) $(GPU_INC) \
+		-Xcompiler $(GPU_HOSTW) $(if $(CI),-Werror all-warnings,) \
+		-c $(GPU_SRC) -o $(B)/engine/runner/gpu/runner_cuda.o
+	$(NVCC) $(NVCC_GENCODE) -o $@ $(B)/engine/runner/gpu/runner_cuda.o \
+		$(GPU_LINK) -ldl
+
+$(B)/arena-runner-hip: $(GPU_DEPS) $(GPU_LINK)
+	@mkdir -p $(B)/engine/runner/gpu
+	$(HIPCC) -x hip -std=c++17 -O2 $(addprefix --offload-arch=,$(HIP_ARCHS)) \
+		-DARENA_GPU_HIP $(GPU_INC) -Wall -Wextra -Wno-unused-parameter \
+		$(if $(CI),-Werror,) -c $(GPU_SRC) -o $(B)/engine/runner/gpu/runner_hip.o
+	$(HIPCC) $(addprefix --offload-arch=,$(HIP_ARCHS)) -o $@ \
+		$(B)/engine/runner/gpu/runner_hip.o $(GPU_LINK) -ldl
+
+$(B)/tests/arena-runner-fakegpu: $(GPU_DEPS) $(GPU_LINK)
+	@mkdir -p $(B)/tests
+	$(CXX) -x c++ -std=c++17 -O2 -DARENA_GPU_FAKE $(GPU_INC) -Wall -Wextra \
+		-Wno-unused-parameter $(WERROR) -rdynamic -o $@ $(GPU_SRC) \
+		-x none $(GPU_LINK) -ldl
+
+# The GPU runners and the HIP-on-NVIDIA headers that HIP builds need.
+install: install-gpu
+install-gpu: $(filter-out $(B)/tests/%,$(GPU_RUNNERS))
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/arena/include/arena/hip_nvidia/hip
+	$(if $^,install -m 755 $^ $(DESTDIR)$(PREFIX)/bin/,)
+	install -m 644 engine/include/arena/hip_nvidia/hip/*.h \
+		$(DESTDIR)$(PREFIX)/share/arena/include/arena/hip_nvidia/hip/
+
+test-gpu: all
+	@B=$(B) tests/gpu/run.sh
+# --- GPU runners (end) ---

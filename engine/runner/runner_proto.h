@@ -5,8 +5,9 @@
  * Included by both sides, so it is self-contained: libc headers only, no
  * controller types.  docs/evaluator.md explains why each rule exists.
  *
- * The controller starts `arena-runner <so-path> <entry>` in a new process
- * group with:
+ * The controller starts `arena-runner <so-path> <entry>` (host) or
+ * `arena-runner-cuda|arena-runner-hip <so-path> <entry> <device-index>`
+ * (GPU) in a new process group with:
  *     fd 0  /dev/null            fd 1, 2  a log file (never parsed)
  *     fd 3  a SOCK_STREAM socketpair end: the control channel
  *     fd 4  a sealed memfd (size fixed by the controller: it can neither
@@ -25,24 +26,57 @@
  *     hello <pid> <sandbox>     before the shared object is loaded, so it is
  *                               written by trusted code; <sandbox> is
  *                               "<seccomp|->,<landlock|->"
+ *     nodevice <pid> <message>  (GPU, instead of hello) the device could
+ *                               not be opened; also trusted code
  *     ready                     after dlopen + dlsym of <entry>
  *     error <message>           instead of ready (dlopen or dlsym failed)
  *
  * Requests (controller → runner) and replies:
  *     layout <seq> <shm_size> <nargs> <nparams> <param>...
  *            then per argument: <offset> <dtype> <rank> <dim>...
- *                               → ok <seq>     (mmaps fd 4, builds arena_arg)
+ *                               → ok <seq>     (mmaps fd 4, builds arena_arg;
+ *                                               GPU: allocates one device
+ *                                               buffer per argument)
  *     call <seq>                → ok <seq> <rc>
- *     flush <seq> <bytes>       → ok <seq>     (writes every cache line of a
- *                                               buffer of <bytes>)
- *     time <seq>                → ok <seq> <rc> <ns>   (one call, timed with
- *                                               CLOCK_MONOTONIC)
+ *                                  GPU: copies every argument of set 0 to
+ *                                  the device, calls, waits for the whole
+ *                                  device, copies every argument back
+ *     flush <seq> <bytes>       → ok <seq>
+ *                                  host: writes every cache line of a
+ *                                  buffer of <bytes>
+ *                                  GPU: copies every argument of every set
+ *                                  to the device (fresh inputs, poisoned
+ *                                  outputs), writes <bytes> of device
+ *                                  memory (>= 2x L2), resets persisting L2
+ *                                  lines, waits for the device
+ *     time <seq>                → ok <seq> <rc> <ns>   (host: one call, timed
+ *                                               with CLOCK_MONOTONIC)
+ *     time <seq> <n>            → ok <seq> <rc> <ns> <drain_ns>   (GPU: n
+ *                                  back-to-back calls on sets 0..n-1
+ *                                  between two events on the runner's
+ *                                  stream; <ns> is the total; drain_ns is
+ *                                  how long a whole-device synchronisation
+ *                                  took after the end event had completed:
+ *                                  work left on another stream)
+ *     sets <seq> <n> <stride>   → ok <seq>     (GPU: n device copies of the
+ *                                  layout; set k lives in shared memory at
+ *                                  k * stride)
+ *     fetch <seq>               → ok <seq>     (GPU: copies every argument
+ *                                  of every set back to shared memory)
  *     ping <seq>                → pong <seq>
  *     quit                      (no reply; the runner exits 0)
  *     any request may instead get: error <seq> <message>
+ *     GPU device errors:  error <seq> device <sticky|soft> <name> <message>
+ *                         (after a sticky one the runner runs nothing
+ *                         again and answers every request the same way)
  *
  * Offsets are multiples of RP_ALIGN; the controller checks every reply's
  * numbers itself and reads outputs only while the runner is stopped.
+ *
+ * Diagnostics (no control channel; the GPU runners only, trusted code, no
+ * kernel loaded):  --query   prints one JSON object describing the
+ * runtime and every visible device;  --peaks <index>  measures that
+ * device's memory bandwidth and FP32 FMA rate and prints them as JSON.
  */
 #ifndef ARENA_RUNNER_PROTO_H
 #define ARENA_RUNNER_PROTO_H
@@ -56,5 +90,9 @@
 #define RP_MAX_ARGS 16
 #define RP_MAX_PARAMS 16
 #define RP_MAX_FLUSH_BYTES (1024LL * 1024 * 1024)
+#define RP_MAX_SETS 256
+/* Exit status when the control channel breaks (the controller is gone or
+ * the kernel closed fd 3). */
+#define RP_EXIT_CHANNEL 125
 
 #endif /* ARENA_RUNNER_PROTO_H */

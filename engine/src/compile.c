@@ -9,9 +9,13 @@
  *
  * A build copies the snapshot into a private scratch directory under
  * <cache_dir>/scratch and runs, with that directory as its working
- * directory,
- *     cc -O2 -shared -fPIC -I<include dir> -I. [-I<task dir>] <task flags>
- *        <-Ddefines> -o out.so <sources> -lm
+ * directory, one of (docs/gpu.md has the GPU ones):
+ *     c:             cc -O2 -shared -fPIC -I<include dir> -I. [-I<task dir>]
+ *                    <task flags> <-Ddefines> -o out.so <sources> -lm
+ *     cuda:          nvcc -O2 -shared -Xcompiler -fPIC -arch=sm_XX ...
+ *     hip, NVIDIA:   nvcc -x cu -O2 -shared -Xcompiler -fPIC -arch=sm_XX
+ *                    -I<include dir>/arena/hip_nvidia ...
+ *     hip, AMD:      hipcc -O2 -shared -fPIC --offload-arch=gfxNNN -x hip ...
  * in its own process group with a deadline.  Only the baseline and the
  * reference get -I<task dir>; a candidate sees its editable files and
  * kernel.h and nothing else of its workspace, so that its artifact is a
@@ -30,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +202,113 @@ char *compile_compiler_id(void)
 	return id;
 }
 
+/* The GPU compilers, found once per process: $NVCC / $HIPCC, else the
+ * PATH, else the toolkits' usual homes. */
+struct tool {
+	char *path;		/* resolved, or NULL when missing */
+	char *version;		/* --version output (first 1 KiB) */
+	char *line;		/* its most telling line */
+};
+static struct tool tools[2];	/* 0: nvcc, 1: hipcc */
+static pthread_once_t tools_once = PTHREAD_ONCE_INIT;
+
+static char *first_tool(const char *env, const char *name,
+			const char *const *homes, size_t nhomes)
+{
+	const char *e = getenv(env);
+	char *p;
+
+	if (e && *e)
+		return which(e);
+	if ((p = which(name)))
+		return p;
+	for (size_t i = 0; i < nhomes; i++) {
+		const char *h = homes[i][0] == '$' ? getenv(homes[i] + 1)
+						     : homes[i];
+		if (!h || !*h)
+			continue;
+		char *cand = xasprintf("%s/bin/%s", h, name);
+		if (access(cand, X_OK) == 0) {
+			p = path_real(cand);
+			free(cand);
+			return p;
+		}
+		free(cand);
+	}
+	return NULL;
+}
+
+static void find_tools(void)
+{
+	static const char *const cuda_homes[] = { "$CUDA_HOME", "$CUDA_PATH",
+						  "/usr/local/cuda" };
+	static const char *const rocm_homes[] = { "$ROCM_PATH", "/opt/rocm" };
+	const char *want[2] = { "release", "HIP version" };
+
+	tools[0].path = first_tool("NVCC", "nvcc", cuda_homes,
+				   ARRAY_SIZE(cuda_homes));
+	tools[1].path = first_tool("HIPCC", "hipcc", rocm_homes,
+				   ARRAY_SIZE(rocm_homes));
+	for (int i = 0; i < 2; i++) {
+		struct proc_result pr;
+		struct errbuf e;
+		char *argv[] = { tools[i].path, (char *)"--version", NULL };
+		errbuf_init(&e);
+		if (!tools[i].path)
+			continue;
+		if (proc_run_capture(argv, NULL, NULL, 60000, 1024, &pr, &e) ==
+			    0 &&
+		    WIFEXITED(pr.status) && WEXITSTATUS(pr.status) == 0) {
+			tools[i].version = xstrdup(pr.output);
+			const char *l = strstr(pr.output, want[i]);
+			while (l && l > pr.output && l[-1] != '\n')
+				l--;
+			if (!l)
+				l = pr.output;
+			size_t n = strcspn(l, "\n");
+			tools[i].line = xstrndup(l, n);
+		} else {
+			free(tools[i].path);	/* present but not working */
+			tools[i].path = NULL;
+		}
+		if (pr.output)
+			proc_result_release(&pr);
+	}
+}
+
+static const struct tool *tool_for(enum task_language lang,
+				   enum dev_kind kind)
+{
+	pthread_once(&tools_once, find_tools);
+	if (lang == LANG_HIP && kind == DEV_HIP)
+		return &tools[1];
+	return &tools[0];
+}
+
+char *compile_tool_id(enum task_language lang, enum dev_kind kind)
+{
+	if (lang == LANG_C)
+		return compile_compiler_id();
+	const struct tool *t = tool_for(lang, kind);
+	if (!t->path)
+		return NULL;
+	return xasprintf("%s: %s", t->path, t->line ? t->line : "?");
+}
+
+bool compile_source_ok(enum task_language lang, const char *path)
+{
+	switch (lang) {
+	case LANG_C:
+		return str_ends_with(path, ".c");
+	case LANG_CUDA:
+		return str_ends_with(path, ".cu");
+	case LANG_HIP:
+		return str_ends_with(path, ".hip") ||
+		       str_ends_with(path, ".cpp") || str_ends_with(path, ".cc");
+	}
+	return false;
+}
+
 /* ---- cache key -------------------------------------------------------- */
 
 static void hash_field(struct sha256 *h, const void *data, size_t n)
@@ -231,7 +343,11 @@ static void hash_dir_headers(struct sha256 *h, const char *dir)
 	if (!d)
 		return;
 	while ((e = readdir(d)))
-		if (str_ends_with(e->d_name, ".h") && names.n < 256)
+		if ((str_ends_with(e->d_name, ".h") ||
+		     str_ends_with(e->d_name, ".hpp") ||
+		     str_ends_with(e->d_name, ".cuh") ||
+		     str_ends_with(e->d_name, ".inc")) &&
+		    names.n < 256)
 			strvec_push(&names, e->d_name);
 	closedir(d);
 	if (names.n)
@@ -322,7 +438,10 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 	struct sha256 h;
 	unsigned char dig[32];
 	char key[65];
-	struct strvec argv = STRVEC_INIT;
+	struct strvec argv = STRVEC_INIT, pre = STRVEC_INIT, libs = STRVEC_INIT;
+	struct strvec src_lang = STRVEC_INIT;
+	const char *tool_path = NULL;
+	char *shim = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -332,18 +451,64 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 			      "ARENA_INCLUDE_DIR)");
 		goto done;
 	}
-	ccid = compile_compiler_id();
-	if (!ccid) {
-		rc = errf_code(err, ENOENT, "no working C compiler: `cc "
-			       "--version` failed; install gcc or clang");
-		goto done;
+	if (s->lang == LANG_C) {
+		ccid = compile_compiler_id();
+		if (!ccid) {
+			rc = errf_code(err, ENOENT, "no working C compiler: `cc "
+				       "--version` failed; install gcc or "
+				       "clang");
+			goto done;
+		}
+		tool_path = "cc";
+		for (size_t i = 0; i < ARRAY_SIZE(base_flags); i++)
+			strvec_push(&pre, base_flags[i]);
+		strvec_push(&libs, "-lm");
+	} else {
+		const struct tool *t = tool_for(s->lang, s->dev);
+		bool amd = s->lang == LANG_HIP && s->dev == DEV_HIP;
+		if (!t->path) {
+			rc = errf_code(err, ENOENT, "%s sources need %s, which is "
+				       "not installed (or does not run); "
+				       "`arena doctor` says how to install it",
+				       language_name(s->lang),
+				       amd ? "hipcc (ROCm)" : "nvcc (the CUDA "
+				       "toolkit)");
+			goto done;
+		}
+		if (!s->arch || !*s->arch) {
+			rc = errf(err, "no target architecture for a %s build",
+				  language_name(s->lang));
+			goto done;
+		}
+		tool_path = t->path;
+		ccid = xasprintf("%s\n%s", t->path, t->version);
+		if (amd) {
+			strvec_push(&pre, "-O2");
+			strvec_push(&pre, "-shared");
+			strvec_push(&pre, "-fPIC");
+			strvec_pushf(&pre, "--offload-arch=%s", s->arch);
+			/* .cpp sources are HIP too */
+			strvec_push(&src_lang, "-x");
+			strvec_push(&src_lang, "hip");
+		} else {
+			if (s->lang == LANG_HIP) {
+				strvec_push(&pre, "-x");
+				strvec_push(&pre, "cu");
+				shim = path_join(inc, "arena/hip_nvidia");
+			}
+			strvec_push(&pre, "-O2");
+			strvec_push(&pre, "-shared");
+			strvec_push(&pre, "-Xcompiler");
+			strvec_push(&pre, "-fPIC");
+			strvec_pushf(&pre, "-arch=%s", s->arch);
+		}
 	}
 
 	sha256_init(&h);
-	hash_str(&h, "arena-artifact/1");
+	hash_str(&h, "arena-artifact/2");
 	hash_str(&h, ccid);
-	for (size_t i = 0; i < ARRAY_SIZE(base_flags); i++)
-		hash_str(&h, base_flags[i]);
+	for (size_t i = 0; i < pre.n; i++)
+		hash_str(&h, pre.v[i]);
 	hash_str(&h, "flags");
 	for (size_t i = 0; s->flags && i < s->flags->n; i++)
 		hash_str(&h, s->flags->v[i]);
@@ -358,11 +523,19 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		else
 			hash_str(&h, "-");
 	}
-	hash_str(&h, "-lm");
+	for (size_t i = 0; i < src_lang.n; i++)
+		hash_str(&h, src_lang.v[i]);
+	for (size_t i = 0; i < libs.n; i++)
+		hash_str(&h, libs.v[i]);
 	hash_str(&h, "compile");
 	for (size_t i = 0; i < s->compile->n; i++)
 		hash_str(&h, s->compile->v[i]);
 	hash_field(&h, kh, khlen);
+	if (shim) {
+		char *hipdir = path_join(shim, "hip");
+		hash_dir_headers(&h, hipdir);
+		free(hipdir);
+	}
 	if (s->extra_include)
 		hash_dir_headers(&h, s->extra_include);
 	sha256_final(&h, dig);
@@ -391,7 +564,8 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 			}
 	}
 	if (s->compile->n == 0) {
-		out->message = xstrdup("there is no .c file to compile");
+		out->message = xasprintf("there is no %s source file to "
+					 "compile", language_name(s->lang));
 		free(art);
 		goto done;
 	}
@@ -415,9 +589,11 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		goto done;
 	}
 
-	strvec_push(&argv, "cc");
-	for (size_t i = 0; i < ARRAY_SIZE(base_flags); i++)
-		strvec_push(&argv, base_flags[i]);
+	strvec_push(&argv, tool_path);
+	for (size_t i = 0; i < pre.n; i++)
+		strvec_push(&argv, pre.v[i]);
+	if (shim)
+		strvec_pushf(&argv, "-I%s", shim);
 	strvec_pushf(&argv, "-I%s", inc);
 	strvec_push(&argv, "-I.");
 	if (s->extra_include)
@@ -428,11 +604,14 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		strvec_pushf(&argv, "-D%s", s->defines->v[i]);
 	strvec_push(&argv, "-o");
 	strvec_push(&argv, "out.so");
+	for (size_t i = 0; i < src_lang.n; i++)
+		strvec_push(&argv, src_lang.v[i]);
 	for (size_t i = 0; i < s->compile->n; i++)
 		strvec_push(&argv, s->compile->v[i]);
 	/* The runner does not load libm for its own sake (as-needed); a
-	 * kernel that calls exp() must say that it needs it. */
-	strvec_push(&argv, "-lm");
+	 * C kernel that calls exp() must say that it needs it. */
+	for (size_t i = 0; i < libs.n; i++)
+		strvec_push(&argv, libs.v[i]);
 
 	struct proc_result pr;
 	int tmo = (int)(s->timeout_s > 0 ? s->timeout_s * 1000 : 60000);
@@ -483,6 +662,10 @@ done:
 	free(kh);
 	free(kh_path);
 	free(ccid);
+	free(shim);
 	strvec_release(&argv);
+	strvec_release(&pre);
+	strvec_release(&libs);
+	strvec_release(&src_lang);
 	return rc;
 }

@@ -154,19 +154,8 @@ const char *engine_tasks_root(const struct engine *e)
 int engine_resolve_device(const char *configured, const struct task *t,
 			  char **device, struct errbuf *err)
 {
-	const char *dev = configured ? configured : "auto";
-
-	if (t->language == LANG_C) {
-		if (strcmp(dev, "auto") && strcmp(dev, "host"))
-			return errf(err, "task %s is a host (c) task but the "
-				    "config asks for device '%s'; use device: "
-				    "host or auto", t->id, dev);
-		*device = xstrdup("host");
-		return 0;
-	}
-	return errf_code(err, ENOTSUP, "task %s needs a GPU (%s); GPU "
-			 "evaluation is not available in this build", t->id,
-			 language_name(t->language));
+	/* The evaluator knows which devices exist and what runs on them. */
+	return eval_resolve_device(configured, t, device, err);
 }
 
 static int config_check(struct engine *e, struct runconfig *c,

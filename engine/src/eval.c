@@ -64,6 +64,8 @@
 #define CLAIM_SLACK_NS 1000
 #define OVERHEAD_ABS_NS 50000
 #define OVERHEAD_REL 0.05
+/* benchmark_method of GPU results; batched cases are appended. */
+#define GPU_METHOD "device_events_l2_flush"
 
 enum role { ROLE_REF, ROLE_BASE, ROLE_CAND, NROLES };
 static const char *const role_names[NROLES] = { "reference", "baseline",
@@ -99,6 +101,22 @@ struct eval_ctx {
 	int nlive;
 
 	struct case_timing *timing;	/* per case */
+
+	/* GPU evaluations (docs/gpu.md). */
+	struct dev_id dev;
+	bool gpu;			/* dev is a GPU */
+	struct gpu_info gi;		/* what its runner said about it */
+	enum task_language lang[NROLES];	/* of each role's artifact */
+	size_t shm_size;		/* every GPU-eval runner's shared memory */
+	struct runner *keep[NROLES];	/* correctness runners, across cases */
+	bool keep_pending[NROLES];	/* launched, not awaited yet */
+	struct runner *tblk[MAX_BLOCKS][2];	/* timing blocks 1..: base, cand */
+	int lockfd;			/* the device lock, -1 when not held */
+	int lockmode;			/* LOCK_SH or LOCK_EX while held */
+	int trusted_threads;		/* most threads of a trusted GPU runner */
+	bool no_gpu_baseline;		/* nothing on the device to time against */
+	struct strbuf method_notes;	/* batches, for benchmark_method */
+	char *roofline_note;		/* why no roofline floor applies */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -441,6 +459,11 @@ static void runner_failed(struct eval_ctx *x, enum role role,
 			 case_kind(c), c->id);
 	else
 		snprintf(where, sizeof(where), "%s", during);
+	if (f == RUNNER_NODEVICE) {
+		verdict(x, RS_INFRA_ERROR, "the %s runner %s %s", role_names[role],
+			r->why, where);
+		return;
+	}
 	if (role != ROLE_CAND) {
 		verdict(x, RS_INFRA_ERROR, "the %s runner %s %s (the task's "
 			"%s is at fault, not the candidate)", role_names[role],
@@ -448,6 +471,15 @@ static void runner_failed(struct eval_ctx *x, enum role role,
 		return;
 	}
 	switch (f) {
+	case RUNNER_DEVICE: {
+		struct gpu_error_meaning m;
+		gpu_error_meaning(r->dev_error, &m);
+		verdict(x, (enum result_status)m.status, "the candidate caused "
+			"%s on the device %s: the runner %s%s", m.what, where,
+			r->why, r->dev_sticky ? "; the device context was lost "
+			"and the runner retired" : "");
+		break;
+	}
 	case RUNNER_TIMEOUT:
 		verdict(x, RS_TIMEOUT, "the candidate %s %s", r->why, where);
 		break;
@@ -478,47 +510,142 @@ static void runner_failed(struct eval_ctx *x, enum role role,
 	}
 }
 
-/* Starts a runner for role with layout l; NULL (verdict set) on failure. */
-static struct runner *spawn(struct eval_ctx *x, enum role role,
-			    const struct case_layout *l,
-			    const struct task_case *c)
+/* Whether role's artifact runs in a GPU runner (a C reference of a GPU
+ * task runs in the host runner). */
+static bool role_gpu(const struct eval_ctx *x, enum role role)
+{
+	return x->gpu && x->lang[role] != LANG_C;
+}
+
+/* Forks and execs a runner for role with shm bytes of shared memory;
+ * NULL (verdict set) on failure.  runner_await() finishes the start. */
+static struct runner *launch(struct eval_ctx *x, enum role role, size_t shm,
+			     const struct task_case *c)
 {
 	struct runner *r;
 	enum runner_fail f;
+	char devarg[16];
+	bool gpu = role_gpu(x, role);
 	struct runner_spec s = {
-		.runner_path = x->runner_path,
+		.runner_path = gpu ? gpu_runner_path(x->dev.kind)
+				   : x->runner_path,
 		.so_path = x->so[role],
 		.entry = x->t->entry ? x->t->entry : "arena_launch",
 		.role = role_names[role],
-		.shm_size = l->shm_size,
+		.shm_size = shm,
 		.log_fd = x->logfd[role],
 		.timeout_ms = x->timeout_ms,
+		.gpu = gpu,
 	};
+	if (gpu) {
+		snprintf(devarg, sizeof(devarg), "%d", x->dev.index);
+		s.device_arg = devarg;
+		/* A GPU runtime reserves terabytes of address space: no
+		 * RLIMIT_AS; device memory is the device's to limit. */
+	} else {
 #if !defined(__SANITIZE_ADDRESS__)
-	/* Room for the data several times over, the flush buffer and the
-	 * libraries; an ASan runner reserves terabytes of shadow instead. */
-	s.as_limit = (uint64_t)l->shm_size * 4 + x->flush_bytes + (1ull << 30);
+		/* Room for the data several times over, the flush buffer and
+		 * the libraries; an ASan runner reserves terabytes of shadow
+		 * instead. */
+		s.as_limit = (uint64_t)shm * 4 +
+			     (x->gpu ? 0 : x->flush_bytes) + (1ull << 30);
 #endif
+	}
 	if (x->nlive >= MAX_LIVE) {
 		verdict(x, RS_INFRA_ERROR, "too many runners at once");
 		return NULL;
 	}
 	r = runner_new();
 	x->live[x->nlive++] = r;
-	f = runner_start(r, &s);
-	if (f == RUNNER_OK)
-		f = runner_layout(r, l->proto);
+	f = runner_launch(r, &s);
 	if (f != RUNNER_OK) {
 		runner_failed(x, role, r, f, "while starting", c);
 		ctx_forget(x, r);
 		return NULL;
 	}
-	if (!r->sandboxed)
-		x->all_sandboxed = false;
 	return r;
 }
 
-/* Checks that a (stopped) candidate runner has one thread and no child. */
+/* Waits for a launched runner's hello and ready; false (verdict set, the
+ * runner forgotten) on failure. */
+static bool await_ready(struct eval_ctx *x, enum role role, struct runner *r,
+			const struct task_case *c)
+{
+	enum runner_fail f = runner_await(r);
+	int children = 0;
+
+	if (f != RUNNER_OK) {
+		runner_failed(x, role, r, f, "while starting", c);
+		ctx_forget(x, r);
+		return false;
+	}
+	if (!r->sandboxed)
+		x->all_sandboxed = false;
+	runner_census(r, &r->threads_ready, &children);
+	return true;
+}
+
+static bool set_layout(struct eval_ctx *x, enum role role, struct runner *r,
+		       const struct case_layout *l, const struct task_case *c)
+{
+	enum runner_fail f = runner_layout(r, l->proto);
+
+	if (f != RUNNER_OK) {
+		runner_failed(x, role, r, f, "while taking the case's layout",
+			      c);
+		ctx_forget(x, r);
+		return false;
+	}
+	return true;
+}
+
+/* Starts a runner for role with layout l; NULL (verdict set) on failure. */
+static struct runner *spawn(struct eval_ctx *x, enum role role,
+			    const struct case_layout *l,
+			    const struct task_case *c)
+{
+	struct runner *r = launch(x, role, x->gpu ? x->shm_size : l->shm_size,
+				  c);
+
+	if (!r || !await_ready(x, role, r, c) || !set_layout(x, role, r, l, c))
+		return NULL;
+	return r;
+}
+
+/* GPU evaluations keep their runners across cases (a fresh context costs
+ * 0.2-0.5 s): the kept runner for role with layout l, started now when
+ * there is none.  Host evaluations start a fresh one for every case. */
+static struct runner *acquire(struct eval_ctx *x, enum role role,
+			      const struct case_layout *l,
+			      const struct task_case *c)
+{
+	struct runner *r = x->gpu ? x->keep[role] : NULL;
+
+	if (!r)
+		return spawn(x, role, l, c);
+	x->keep[role] = NULL;
+	return set_layout(x, role, r, l, c) ? r : NULL;
+}
+
+/* Gives a runner back after a case: kept for the next case when the case
+ * went well on a GPU evaluation, ended otherwise (a runner that failed is
+ * never reused: a sticky device error retires it, and the next case gets
+ * a fresh one). */
+static void release(struct eval_ctx *x, struct runner **slot,
+		    struct runner *r, bool ok)
+{
+	if (!r)
+		return;
+	if (x->gpu && ok && !r->reaped && !*slot)
+		*slot = r;
+	else
+		ctx_forget(x, r);
+}
+
+/* Checks that a (stopped) candidate runner has one thread and no child
+ * (host), or no more threads than a trusted runner of the same device
+ * and runtime has after the same calls (GPU: the driver starts threads of
+ * its own, a kernel may not). */
 static bool census_ok(struct eval_ctx *x, struct runner *r, const char *when,
 		      const struct task_case *c)
 {
@@ -528,6 +655,21 @@ static bool census_ok(struct eval_ctx *x, struct runner *r, const char *when,
 		verdict(x, RS_INFRA_ERROR, "cannot inspect the candidate "
 			"runner's threads in /proc");
 		return false;
+	}
+	if (r->gpu) {
+		int allowed = x->trusted_threads > 0 ? x->trusted_threads
+						     : r->threads_ready;
+		if (threads > allowed || children > 0) {
+			verdict(x, RS_REJECTED, "work left running after %s "
+				"returned (%d threads, %d child processes; the "
+				"baseline's runner has %d threads) %s, %s '%s'; "
+				"a kernel may not start threads or processes",
+				x->t->entry ? x->t->entry : "arena_launch",
+				threads, children, allowed, when, case_kind(c),
+				c->id);
+			return false;
+		}
+		return true;
 	}
 	if (threads > 1 || children > 0) {
 		verdict(x, RS_REJECTED, "work left running after %s returned "
@@ -540,12 +682,25 @@ static bool census_ok(struct eval_ctx *x, struct runner *r, const char *when,
 	return true;
 }
 
-/* Writes the staged inputs into a runner's memory and poisons outputs. */
-static void stage_into(const struct task *t, const struct case_layout *l,
-		       void *const *stage, struct runner *r, int pattern)
+/* A trusted GPU runner's thread count after a call: what the driver
+ * legitimately starts. */
+static void note_trusted(struct eval_ctx *x, struct runner *r)
+{
+	int threads = 0, children = 0;
+
+	if (r->gpu && runner_census(r, &threads, &children) == 0 &&
+	    threads > x->trusted_threads)
+		x->trusted_threads = threads;
+}
+
+/* Writes the staged inputs into set `off` (a byte offset) of a runner's
+ * memory and poisons its outputs. */
+static void stage_set(const struct task *t, const struct case_layout *l,
+		      void *const *stage, struct runner *r, size_t off,
+		      int pattern)
 {
 	for (int a = 0; a < t->nargs; a++) {
-		void *dst = r->shm + l->offset[a];
+		void *dst = r->shm + off + l->offset[a];
 		if (t->args[a].io == IO_OUT)
 			poison_fill(t->args[a].dtype, dst, l->numel[a], pattern);
 		else
@@ -553,16 +708,23 @@ static void stage_into(const struct task *t, const struct case_layout *l,
 	}
 }
 
-/* Inputs (io: in) must be bit-identical after a call. */
-static bool inputs_intact(struct eval_ctx *x, const struct case_layout *l,
-			  void *const *stage, struct runner *r,
-			  const char *when, const struct task_case *c)
+/* Writes the staged inputs into a runner's memory and poisons outputs. */
+static void stage_into(const struct task *t, const struct case_layout *l,
+		       void *const *stage, struct runner *r, int pattern)
+{
+	stage_set(t, l, stage, r, 0, pattern);
+}
+
+/* Inputs (io: in) of set `off` must be bit-identical after a call. */
+static bool inputs_intact_at(struct eval_ctx *x, const struct case_layout *l,
+			     void *const *stage, struct runner *r, size_t off,
+			     const char *when, const struct task_case *c)
 {
 	for (int a = 0; a < x->t->nargs; a++) {
 		const struct task_arg *ta = &x->t->args[a];
 		if (ta->io != IO_IN)
 			continue;
-		const unsigned char *got = r->shm + l->offset[a];
+		const unsigned char *got = r->shm + off + l->offset[a];
 		if (memcmp(got, stage[a], l->bytes[a]) == 0)
 			continue;
 		size_t sz = dtype_size(ta->dtype), i = 0;
@@ -582,20 +744,28 @@ static bool inputs_intact(struct eval_ctx *x, const struct case_layout *l,
 	return true;
 }
 
-/* Compares every output of `got` with `want`; fills *maxerr; on a
- * mismatch sets the verdict `st` with prefix. */
-static bool outputs_match(struct eval_ctx *x, const struct case_layout *l,
-			  struct runner *got, struct runner *want,
-			  double tol_scale, int pattern, double *maxerr,
-			  enum result_status st, const char *prefix)
+static bool inputs_intact(struct eval_ctx *x, const struct case_layout *l,
+			  void *const *stage, struct runner *r,
+			  const char *when, const struct task_case *c)
+{
+	return inputs_intact_at(x, l, stage, r, 0, when, c);
+}
+
+/* Compares every output of set `off` of `got` with `want`'s; fills
+ * *maxerr; on a mismatch sets the verdict `st` with prefix. */
+static bool outputs_match_at(struct eval_ctx *x, const struct case_layout *l,
+			     struct runner *got, struct runner *want,
+			     size_t off, double tol_scale, int pattern,
+			     double *maxerr, enum result_status st,
+			     const char *prefix)
 {
 	for (int a = 0; a < x->t->nargs; a++) {
 		const struct task_arg *ta = &x->t->args[a];
 		struct cmp_result cr;
 		if (ta->io == IO_IN)
 			continue;
-		compare_arrays(ta->dtype, got->shm + l->offset[a],
-			       want->shm + l->offset[a], l->numel[a],
+		compare_arrays(ta->dtype, got->shm + off + l->offset[a],
+			       want->shm + off + l->offset[a], l->numel[a],
 			       x->t->atol * tol_scale, x->t->rtol * tol_scale,
 			       ta->io == IO_OUT ? pattern : -1, &cr);
 		if (maxerr && cr.max_abs_err > *maxerr)
@@ -610,6 +780,15 @@ static bool outputs_match(struct eval_ctx *x, const struct case_layout *l,
 		}
 	}
 	return true;
+}
+
+static bool outputs_match(struct eval_ctx *x, const struct case_layout *l,
+			  struct runner *got, struct runner *want,
+			  double tol_scale, int pattern, double *maxerr,
+			  enum result_status st, const char *prefix)
+{
+	return outputs_match_at(x, l, got, want, 0, tol_scale, pattern, maxerr,
+				st, prefix);
 }
 
 /* Calls one runner once; false (verdict set) on any failure. */
@@ -637,6 +816,8 @@ static bool call_checked(struct eval_ctx *x, enum role role,
 	}
 	if (role == ROLE_CAND && !census_ok(x, r, what, c))
 		return false;
+	if (role != ROLE_CAND)
+		note_trusted(x, r);
 	return true;
 }
 
@@ -680,10 +861,10 @@ static int check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		return -1;
 	}
 	stage = stage_alloc(t, &l);
-	if (!(ref = spawn(x, ROLE_REF, &l, c)) ||
-	    !(cand = spawn(x, ROLE_CAND, &l, c)))
+	if (!(ref = acquire(x, ROLE_REF, &l, c)) ||
+	    !(cand = acquire(x, ROLE_CAND, &l, c)))
 		goto out;
-	if (!x->baseline_is_reference && !(base = spawn(x, ROLE_BASE, &l, c)))
+	if (!x->baseline_is_reference && !(base = acquire(x, ROLE_BASE, &l, c)))
 		goto out;
 
 	for (int trial = 0; trial < trials; trial++) {
@@ -719,17 +900,9 @@ static int check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 					goto out;
 				}
 		}
-		if (!call_checked(x, ROLE_CAND, cand, what, c) ||
-		    !inputs_intact(x, &l, stage, cand, what, c))
-			goto out;
-		snprintf(prefix, sizeof(prefix), "%s '%s', correctness trial %d",
-			 case_kind(c), c->id, trial + 1);
-		if (!outputs_match(x, &l, cand, ref, 1.0, pattern,
-				   &cr->max_abs_err, RS_INCORRECT, prefix)) {
-			free(cr->error);
-			cr->error = xstrdup(x->res->correctness_error_message);
-			goto out;
-		}
+		/* The baseline before the candidate: a broken task is the
+		 * task's fault whatever the candidate does, and on a GPU the
+		 * trusted runner's thread count is the candidate's bound. */
 		if (trial == 0 && base) {
 			stage_into(t, &l, stage, base, pattern);
 			if (!call_checked(x, ROLE_BASE, base, what, c))
@@ -740,6 +913,17 @@ static int check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 			if (!outputs_match(x, &l, base, ref, 1.0, pattern, NULL,
 					   RS_INFRA_ERROR, prefix))
 				goto out;
+		}
+		if (!call_checked(x, ROLE_CAND, cand, what, c) ||
+		    !inputs_intact(x, &l, stage, cand, what, c))
+			goto out;
+		snprintf(prefix, sizeof(prefix), "%s '%s', correctness trial %d",
+			 case_kind(c), c->id, trial + 1);
+		if (!outputs_match(x, &l, cand, ref, 1.0, pattern,
+				   &cr->max_abs_err, RS_INCORRECT, prefix)) {
+			free(cr->error);
+			cr->error = xstrdup(x->res->correctness_error_message);
+			goto out;
 		}
 	}
 	/* A last exchange: a reply forged during the final call would
@@ -755,12 +939,13 @@ out:
 	if (!ok && !cr->error && x->decided &&
 	    x->res->correctness_error_message)
 		cr->error = xstrdup(x->res->correctness_error_message);
-	if (ref)
-		ctx_forget(x, ref);
-	if (cand)
-		ctx_forget(x, cand);
-	if (base)
-		ctx_forget(x, base);
+	/* A candidate that was merely wrong on a held-out case keeps its
+	 * runner (the other held-out cases are still checked); anything
+	 * else ends it. */
+	bool keep_cand = ok || (x->decided && x->res->status == RS_INCORRECT);
+	release(x, &x->keep[ROLE_REF], ref, ok || keep_cand);
+	release(x, &x->keep[ROLE_CAND], cand, keep_cand);
+	release(x, &x->keep[ROLE_BASE], base, ok || keep_cand);
 	stage_free(stage);
 	layout_release(&l);
 	return ok ? 0 : -1;
@@ -1119,43 +1304,504 @@ out:
 	return rc;
 }
 
-/* Holds <lock_dir>/<device>.lock (flock, blocking) in *fd. */
-static int lock_device(struct eval_ctx *x, int *fd)
+/* ---- timing on a GPU -------------------------------------------------- */
+
+/*
+ * The host loop above, adapted (docs/gpu.md): per pair and per runner,
+ * `flush` copies the pair's inputs (and poisoned outputs) to the device
+ * and flushes L2, `time n` runs a batch of n calls between two events on
+ * the runner's stream and waits for the whole device, `fetch` copies every
+ * buffer back.  The controller's clock covers `time` and `fetch`: a claim
+ * can be forged, the moment correct outputs arrive cannot.
+ */
+
+#define GPU_WARMUP_CALLS 3
+
+struct gpu_sample {
+	int64_t claim, wall, drain, fetch;
+};
+
+struct gsamples {
+	double *v[7];		/* base_ns, cand_ns, base_ovh, cand_ovh,
+				 * base_drain, cand_drain, base_fetch */
+	int n, cap;
+};
+enum { GS_BASE, GS_CAND, GS_BOVH, GS_COVH, GS_BDRAIN, GS_CDRAIN, GS_BFETCH };
+
+static void gsamples_add(struct gsamples *s, const struct gpu_sample *b,
+			 const struct gpu_sample *c)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		for (int i = 0; i < 7; i++)
+			s->v[i] = xrealloc(s->v[i],
+					   (size_t)s->cap * sizeof(double));
+	}
+	s->v[GS_BASE][s->n] = (double)b->claim;
+	s->v[GS_CAND][s->n] = (double)c->claim;
+	s->v[GS_BOVH][s->n] = (double)(b->wall + b->fetch - b->claim);
+	s->v[GS_COVH][s->n] = (double)(c->wall + c->fetch - c->claim);
+	s->v[GS_BDRAIN][s->n] = (double)b->drain;
+	s->v[GS_CDRAIN][s->n] = (double)c->drain;
+	s->v[GS_BFETCH][s->n] = (double)b->fetch;
+	s->n++;
+}
+
+static void gsamples_release(struct gsamples *s)
+{
+	for (int i = 0; i < 7; i++)
+		free(s->v[i]);
+	memset(s, 0, sizeof(*s));
+}
+
+static double gmedian(const struct gsamples *s, int which)
+{
+	return stats_median(s->v[which], (size_t)s->n);
+}
+
+/* Stages, flushes, times a batch of n and fetches, on one runner. */
+static bool time_one_gpu(struct eval_ctx *x, enum role role, struct runner *r,
+			 int n, const char *what, const struct task_case *c,
+			 struct gpu_sample *o)
+{
+	int rc = 0;
+	enum runner_fail f = runner_flush(r, x->flush_bytes);
+
+	memset(o, 0, sizeof(*o));
+	if (f == RUNNER_OK)
+		f = runner_time_gpu(r, n, &rc, &o->claim, &o->drain, &o->wall);
+	if (f == RUNNER_OK)
+		f = runner_fetch(r, &o->fetch);
+	if (f != RUNNER_OK) {
+		runner_failed(x, role, r, f, what, c);
+		return false;
+	}
+	if (rc != 0) {
+		if (role == ROLE_CAND)
+			verdict(x, RS_RUNTIME_ERROR, "%s returned %d (not 0) %s, "
+				"%s '%s'", x->t->entry, rc, what, case_kind(c),
+				c->id);
+		else
+			verdict(x, RS_INFRA_ERROR, "the baseline returned %d %s, "
+				"%s '%s'", rc, what, case_kind(c), c->id);
+		return false;
+	}
+	if (role == ROLE_CAND && !census_ok(x, r, what, c))
+		return false;
+	if (role != ROLE_CAND)
+		note_trusted(x, r);
+	if (o->claim <= 0 || o->claim > o->wall + CLAIM_SLACK_NS ||
+	    o->drain < 0 || o->drain > o->wall) {
+		if (role == ROLE_CAND)
+			verdict(x, RS_REJECTED, "reported times inconsistent "
+				"with the controller's clock: the candidate "
+				"runner claimed %.1f us (and %.1f us waiting for "
+				"the device) for a batch that took at most %.1f "
+				"us %s, %s '%s'", o->claim / 1e3, o->drain / 1e3,
+				o->wall / 1e3, what, case_kind(c), c->id);
+		else
+			verdict(x, RS_INFRA_ERROR, "the baseline runner "
+				"reported an impossible time (%.1f us, wall "
+				"%.1f us)", o->claim / 1e3, o->wall / 1e3);
+		return false;
+	}
+	return true;
+}
+
+/* Fresh inputs for sets 0..n-1 of both runners of a block. */
+static void gpu_pair_stage(struct pair_ctx *p, struct block *bk, int n,
+			   size_t stride, int pattern)
+{
+	const struct task *t = p->x->t;
+
+	for (int k = 0; k < n; k++) {
+		for (int a = 0; a < t->nargs; a++)
+			if (t->args[a].io != IO_OUT)
+				pool_draw(t, p->l, p->pool, a, p->r, p->stage[a]);
+		stage_set(t, p->l, p->stage, bk->base, (size_t)k * stride,
+			  pattern);
+		stage_set(t, p->l, p->stage, bk->cand, (size_t)k * stride,
+			  pattern);
+	}
+}
+
+/* Every set of the candidate against the baseline's: its inputs as the
+ * (trusted) baseline left them, its outputs within twice the tolerance. */
+static bool gpu_pair_check(struct pair_ctx *p, struct block *bk, int n,
+			   size_t stride, int pattern, const char *kind, int num)
+{
+	char what[96], prefix[200];
+
+	snprintf(what, sizeof(what), "in %s call %d", kind, num);
+	snprintf(prefix, sizeof(prefix), "output of %s call %d in %s '%s' "
+		 "differs from baseline", kind, num, case_kind(p->c), p->c->id);
+	for (int k = 0; k < n; k++) {
+		size_t off = (size_t)k * stride;
+		void *base_in[TASK_MAX_ARGS];
+		for (int a = 0; a < p->x->t->nargs; a++)
+			base_in[a] = bk->base->shm + off + p->l->offset[a];
+		if (!inputs_intact_at(p->x, p->l, base_in, bk->cand, off, what,
+				      p->c) ||
+		    !outputs_match_at(p->x, p->l, bk->cand, bk->base, off, 2.0,
+				      pattern, NULL, RS_INCORRECT, prefix))
+			return false;
+	}
+	return true;
+}
+
+static bool gpu_pair(struct pair_ctx *p, struct block *bk, int n,
+		     size_t stride, const char *kind, int num,
+		     struct gpu_sample *bs, struct gpu_sample *cs)
+{
+	struct eval_ctx *x = p->x;
+	int pattern = num & 1;
+	char what[64];
+
+	gpu_pair_stage(p, bk, n, stride, pattern);
+	snprintf(what, sizeof(what), "in %s call %d", kind, num);
+	/* Both runners are stopped between requests: whichever is timed,
+	 * the other cannot launch anything. */
+	bool base_first = rng_next(p->r) & 1;
+	for (int k = 0; k < 2; k++) {
+		bool do_base = (k == 0) == base_first;
+		if (!(do_base ? time_one_gpu(x, ROLE_BASE, bk->base, n, what,
+					     p->c, bs)
+			      : time_one_gpu(x, ROLE_CAND, bk->cand, n, what,
+					     p->c, cs)))
+			return false;
+	}
+	return gpu_pair_check(p, bk, n, stride, pattern, kind, num);
+}
+
+/* The case's timing claims against everything the controller knows; the
+ * most specific finding first (work left on the device also shows as a
+ * gap between claim and clock). */
+static bool gpu_claims_ok(struct eval_ctx *x, const struct task_case *c,
+			  const struct gsamples *s, int n)
+{
+	double bo = gmedian(s, GS_BOVH), co = gmedian(s, GS_COVH);
+	double cm = gmedian(s, GS_CAND);
+	double bd = gmedian(s, GS_BDRAIN), cd = gmedian(s, GS_CDRAIN);
+	double allowed = claims_allowed_excess(cm, gmedian(s, GS_BFETCH));
+	int64_t bytes = 0, flops = 0;
+	struct errbuf e;
+
+	if (cd > drain_allowed_ns(bd, cm)) {
+		verdict(x, RS_REJECTED, "work left running on the device after "
+			"%s returned in %s '%s': once the runner's stream had "
+			"finished, waiting for the whole device took a median "
+			"%.1f us more (the baseline's %.1f us); a kernel must "
+			"enqueue all its work on the stream it is given",
+			x->t->entry ? x->t->entry : "arena_launch", case_kind(c),
+			c->id, cd / 1e3, bd / 1e3);
+		return false;
+	}
+	if (co - bo > allowed) {
+		verdict(x, RS_REJECTED, "reported times inconsistent with the "
+			"controller's clock in %s '%s': the candidate's batches "
+			"took a median %.1f us longer by the controller's clock "
+			"(timed call and copy back) than it claimed, the "
+			"baseline's %.1f us (allowed difference %.1f us)",
+			case_kind(c), c->id, co / 1e3, bo / 1e3, allowed / 1e3);
+		return false;
+	}
+	errbuf_init(&e);
+	if (task_case_cost(x->t, c, &bytes, &flops, &e) == 0) {
+		double floor = gpu_roofline_floor_ns(bytes, flops, &x->gi);
+		double per_call = cm / n;
+		if (floor > 0 && per_call < floor) {
+			verdict(x, RS_REJECTED, "impossible time in %s '%s': the "
+				"candidate claimed %.2f us per call, below the "
+				"roofline floor of %.2f us (%lld bytes at %.2f "
+				"TB/s x %.2f, %lld flops at %.1f TFLOP/s x %.0f, "
+				"measured on this device)", case_kind(c), c->id,
+				per_call / 1e3, floor / 1e3, (long long)bytes,
+				x->gi.bandwidth_bps / 1e12, GPU_ROOFLINE_BW_MARGIN,
+				(long long)flops, x->gi.fma_flops / 1e12,
+				GPU_ROOFLINE_FLOPS_MARGIN);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Takes block b's runners for this case: block 0 is the correctness
+ * pair, kept from the correctness phase; the others are kept across
+ * cases.  Missing ones start all at once. */
+static bool gpu_blocks_start(struct eval_ctx *x, struct block *blocks,
+			     int nblocks, const struct case_layout *l,
+			     const struct task_case *c)
+{
+	struct runner *fresh[MAX_BLOCKS][2];
+
+	memset(fresh, 0, sizeof(fresh));
+	for (int b = 1; b < nblocks; b++)
+		for (int i = 0; i < 2; i++) {
+			enum role role = i ? ROLE_CAND : ROLE_BASE;
+			if (x->tblk[b][i])
+				continue;
+			if (!(fresh[b][i] = launch(x, role, x->shm_size, c)))
+				return false;
+		}
+	if (!(blocks[0].base = acquire(x, ROLE_BASE, l, c)) ||
+	    !(blocks[0].cand = acquire(x, ROLE_CAND, l, c)))
+		return false;
+	for (int b = 1; b < nblocks; b++)
+		for (int i = 0; i < 2; i++) {
+			enum role role = i ? ROLE_CAND : ROLE_BASE;
+			struct runner *r = x->tblk[b][i];
+			x->tblk[b][i] = NULL;
+			if (!r) {
+				r = fresh[b][i];
+				fresh[b][i] = NULL;
+				if (!await_ready(x, role, r, c))
+					return false;
+			}
+			if (!set_layout(x, role, r, l, c))
+				return false;
+			if (i)
+				blocks[b].cand = r;
+			else
+				blocks[b].base = r;
+		}
+	return true;
+}
+
+static int time_case_gpu(struct eval_ctx *x, int ci, struct case_result *cr)
+{
+	const struct task *t = x->t;
+	const struct task_case *c = &t->cases[ci];
+	const struct timing_budget *tb = &x->req->timing;
+	struct case_timing *ct = &x->timing[ci];
+	struct case_layout l;
+	struct input_pool pool;
+	struct gsamples s = { 0 };
+	struct block blocks[MAX_BLOCKS];
+	struct rng r;
+	struct errbuf e;
+	int nblocks = x->req->quick ? 1 : tb->blocks;
+	int min_pairs = tb->min_pairs > 0 ? tb->min_pairs : 10;
+	int max_pairs = tb->max_pairs > 0 ? tb->max_pairs : 400;
+	double budget = tb->case_budget_s > 0 ? tb->case_budget_s : 2.0;
+	double *warm_b = NULL, *warm_c = NULL;
+	int nwarm = 0, n = 1, rc = -1;
+	bool ok = false;
+
+	if (nblocks < 1)
+		nblocks = 1;
+	if (nblocks > MAX_BLOCKS)
+		nblocks = MAX_BLOCKS;
+	if (x->req->quick) {
+		budget = fmin(budget / 4, 0.5);
+		if (min_pairs > 5)
+			min_pairs = 5;
+	}
+	memset(blocks, 0, sizeof(blocks));
+	errbuf_init(&e);
+	if (layout_build(t, c, &l, &e) != 0) {
+		verdict(x, RS_INFRA_ERROR, "%s", errbuf_str(&e));
+		return -1;
+	}
+	size_t stride = l.shm_size;
+	rng_seed(&r, derive(x->req->seed, 2, (uint64_t)ci, 0));
+	pool_build(t, &l, &r, &pool);
+	void **stage = stage_alloc(t, &l);
+	struct pair_ctx p = { x, c, &l, &pool, stage, &r, 0, 0 };
+	ct->nblocks = 0;
+
+	if (!gpu_blocks_start(x, blocks, nblocks, &l, c))
+		goto out;
+	ct->nblocks = nblocks;
+
+	/* Warm-up, which also says how long one call takes. */
+	warm_b = xcalloc((size_t)(nblocks * GPU_WARMUP_CALLS), sizeof(double));
+	warm_c = xcalloc((size_t)(nblocks * GPU_WARMUP_CALLS), sizeof(double));
+	for (int b = 0; b < nblocks; b++)
+		for (int i = 0; i < GPU_WARMUP_CALLS; i++) {
+			struct gpu_sample bs, cs;
+			if (!gpu_pair(&p, &blocks[b], 1, stride, "warm-up",
+				      ++p.nwarm, &bs, &cs))
+				goto out;
+			warm_b[nwarm] = (double)bs.claim;
+			warm_c[nwarm] = (double)cs.claim;
+			nwarm++;
+		}
+
+	/* Calls too short to time alone run in batches, each call on its
+	 * own input set (no call can reuse another's work). */
+	int max_sets = (int)(x->shm_size / stride);
+	if (max_sets > RP_MAX_SETS)
+		max_sets = RP_MAX_SETS;
+	n = gpu_batch_size(fmin(stats_median(warm_b, (size_t)nwarm),
+				stats_median(warm_c, (size_t)nwarm)),
+			   stride, max_sets);
+	if (n > 1) {
+		for (int b = 0; b < nblocks; b++) {
+			enum runner_fail f = runner_sets(blocks[b].base, n, stride);
+			if (f != RUNNER_OK) {
+				runner_failed(x, ROLE_BASE, blocks[b].base, f,
+					      "while allocating batch buffers", c);
+				goto out;
+			}
+			f = runner_sets(blocks[b].cand, n, stride);
+			if (f != RUNNER_OK) {
+				runner_failed(x, ROLE_CAND, blocks[b].cand, f,
+					      "while allocating batch buffers", c);
+				goto out;
+			}
+		}
+		strbuf_addf(&x->method_notes, "%s%s '%s' x%d",
+			    x->method_notes.len ? ", " : "", case_kind(c), c->id,
+			    n);
+	}
+
+	uint64_t start = now_ns(), end = start + (uint64_t)(budget * 1e9);
+	int total = 0;
+	for (int round = 1;; round++) {
+		for (int b = 0; b < nblocks; b++) {
+			struct gpu_sample bs, cs;
+			if (!gpu_pair(&p, &blocks[b], n, stride, "timed",
+				      ++p.ntimed, &bs, &cs))
+				goto out;
+			timing_add(ct, b, (double)bs.claim / (double)cs.claim);
+			gsamples_add(&s, &bs, &cs);
+			blocks[b].pairs++;
+		}
+		total += nblocks;
+		if (blocks[0].pairs < min_pairs)
+			continue;
+		if (now_ns() >= end || total >= max_pairs)
+			break;
+		if (round % 4 == 0) {
+			struct interval iv;
+			if (timing_ci(ct, CI_ITERS_STOP,
+				      derive(x->req->seed, 3, (uint64_t)ci, 0),
+				      &iv) == 0 &&
+			    interval_rel_halfwidth(&iv) <= tb->target_ci)
+				break;
+		}
+	}
+	for (int b = 0; b < nblocks; b++) {
+		enum runner_fail pf = runner_ping(blocks[b].cand);
+		if (pf != RUNNER_OK) {
+			runner_failed(x, ROLE_CAND, blocks[b].cand, pf,
+				      "after its last timed call", c);
+			goto out;
+		}
+	}
+	if (!gpu_claims_ok(x, c, &s, n))
+		goto out;
+
+	struct interval iv;
+	if (timing_ci(ct, CI_ITERS_FINAL, derive(x->req->seed, 4, (uint64_t)ci, 0),
+		      &iv) != 0) {
+		verdict(x, RS_INFRA_ERROR, "no timing data for %s '%s'",
+			case_kind(c), c->id);
+		goto out;
+	}
+	cr->timed = true;
+	cr->base_ms = gmedian(&s, GS_BASE) / n / 1e6;
+	cr->cand_ms = gmedian(&s, GS_CAND) / n / 1e6;
+	cr->speedup = iv.point;
+	cr->ci_lo = iv.lo;
+	cr->ci_hi = iv.hi;
+	cr->pairs = s.n;
+	cr->blocks = ct->nblocks;
+	ok = true;
+	rc = 0;
+out:
+	for (int b = 0; b < MAX_BLOCKS; b++) {
+		struct runner **kb = b ? &x->tblk[b][0] : &x->keep[ROLE_BASE];
+		struct runner **kc = b ? &x->tblk[b][1] : &x->keep[ROLE_CAND];
+		release(x, kb, blocks[b].base, ok);
+		release(x, kc, blocks[b].cand, ok);
+	}
+	if (rc && !cr->error) {
+		const char *m = x->res->speedup_calculation_error_message
+					? x->res->speedup_calculation_error_message
+					: x->res->correctness_error_message;
+		if (m)
+			cr->error = xstrdup(m);
+	}
+	free(warm_b);
+	free(warm_c);
+	gsamples_release(&s);
+	stage_free(stage);
+	pool_release(&pool);
+	layout_release(&l);
+	return rc;
+}
+
+/* Takes <lock_dir>/<device>.lock (flock, blocking) in mode (LOCK_SH or
+ * LOCK_EX), opening it on first use and keeping it in x->lockfd until
+ * ctx_release.  Host: only timing takes it (exclusively).  GPU: every
+ * phase that runs anything on the device holds it shared, timing holds
+ * it exclusively, so no correctness run of another evaluation shares the
+ * device with a measurement.  A GPU's lock is named by its PCI address:
+ * cuda:0 in two processes with different CUDA_VISIBLE_DEVICES are
+ * different devices.  flock's conversion from shared to exclusive is not
+ * atomic (it releases first), which is what keeps two evaluations that
+ * both hold it shared from waiting for each other. */
+static int lock_device(struct eval_ctx *x, int mode, bool nonblock)
 {
 	const char *dir = x->req->lock_dir;
 	char *owned = NULL, *path;
-	char dev[64];
+	char dev[96];
 	int rc;
 
-	if (!dir)
-		dir = owned = path_join(x->req->cache_dir, "locks");
-	if ((rc = mkdir_p(dir, x->err))) {
-		free(owned);
-		return rc;
-	}
-	snprintf(dev, sizeof(dev), "%s", x->req->device ? x->req->device : "host");
-	for (char *q = dev; *q; q++)
-		if (*q == '/' || *q == '.')
-			*q = '_';
-	path = xasprintf("%s/%s.lock", dir, dev);
-	free(owned);
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (*fd < 0) {
-		rc = errf_code(x->err, errno, "%s: %s", path, strerror(errno));
-		free(path);
-		return rc;
-	}
-	free(path);
-	while (flock(*fd, LOCK_EX) != 0) {
-		if (errno != EINTR) {
-			rc = errf_code(x->err, errno, "cannot lock the device: "
-				       "%s", strerror(errno));
-			close(*fd);
-			*fd = -1;
+	if (x->lockfd >= 0 && x->lockmode == mode)
+		return 0;
+	if (x->lockfd < 0) {
+		if (!dir)
+			dir = owned = path_join(x->req->cache_dir, "locks");
+		if ((rc = mkdir_p(dir, x->err))) {
+			free(owned);
 			return rc;
 		}
+		if (x->gpu && x->gi.pci[0])
+			snprintf(dev, sizeof(dev), "gpu-%s", x->gi.pci);
+		else
+			snprintf(dev, sizeof(dev), "%s",
+				 x->req->device ? x->req->device : "host");
+		for (char *q = dev; *q; q++)
+			if (*q == '/' || *q == '.' || *q == ':')
+				*q = '_';
+		path = xasprintf("%s/%s.lock", dir, dev);
+		free(owned);
+		x->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (x->lockfd < 0) {
+			rc = errf_code(x->err, errno, "%s: %s", path,
+				       strerror(errno));
+			free(path);
+			return rc;
+		}
+		free(path);
 	}
+	while (flock(x->lockfd, mode | (nonblock ? LOCK_NB : 0)) != 0) {
+		if (errno == EWOULDBLOCK && nonblock)
+			return -EWOULDBLOCK;
+		if (errno != EINTR)
+			return errf_code(x->err, errno, "cannot lock the device: "
+					 "%s", strerror(errno));
+	}
+	x->lockmode = mode;
 	return 0;
+}
+
+/* lock_device with its failure turned into a verdict. */
+static bool lock_or_verdict(struct eval_ctx *x, int mode)
+{
+	struct errbuf *saved = x->err;
+	struct errbuf le;
+	int rc;
+
+	errbuf_init(&le);
+	x->err = &le;
+	rc = lock_device(x, mode, false);
+	x->err = saved;
+	if (rc)
+		verdict(x, RS_INFRA_ERROR, "%s", errbuf_str(&le));
+	return rc == 0;
 }
 
 /* ---- building --------------------------------------------------------- */
@@ -1171,8 +1817,12 @@ static int build_role(struct eval_ctx *x, enum role role,
 					  : role == ROLE_BASE
 						  ? "compile-baseline.log"
 						  : "compile-reference.log");
+	enum task_language lang = x->lang[role];
 	struct build_spec bs = {
 		.role = role_names[role],
+		.lang = lang,
+		.dev = lang == LANG_C ? DEV_HOST : x->dev.kind,
+		.arch = lang == LANG_C ? NULL : x->gi.arch,
 		.src = src,
 		.compile = &compile,
 		.extra_include = extra_inc,
@@ -1185,7 +1835,7 @@ static int build_role(struct eval_ctx *x, enum role role,
 	int rc;
 
 	for (size_t i = 0; i < files->n; i++)
-		if (str_ends_with(files->v[i], ".c"))
+		if (compile_source_ok(lang, files->v[i]))
 			strvec_push(&compile, files->v[i]);
 	rc = compile_build(&bs, &bo, x->err);
 	free(log);
@@ -1207,6 +1857,84 @@ static int build_role(struct eval_ctx *x, enum role role,
 	bo.so_path = NULL;
 	build_out_release(&bo);
 	return 0;
+}
+
+/* The timing baseline of an unimplemented task: until the task schema has
+ * a key for it (docs/gpu.md, "Unimplemented tasks"), the file
+ * baseline<ext> in the task directory for every editable source <name><ext>
+ * (baseline.hip for kernel.hip), read as if it were that editable file.
+ * Returns 1 with *out filled when the task has one, 0 when not, -1 with a
+ * verdict set when it cannot be read. */
+static int unimplemented_baseline(struct eval_ctx *x, struct source_set *out)
+{
+	const struct task *t = x->t;
+	struct strvec files = STRVEC_INIT;
+	struct errbuf e;
+	int found = 0;
+
+	for (size_t i = 0; i < t->editable.n; i++) {
+		const char *dot = strrchr(t->editable.v[i], '.');
+		strvec_pushf(&files, "baseline%s", dot ? dot : "");
+	}
+	errbuf_init(&e);
+	if (sources_read(t->dir, &files, out, &e) != 0) {
+		verdict(x, RS_INFRA_ERROR, "the task's baseline cannot be read: "
+			"%s", errbuf_str(&e));
+		strvec_release(&files);
+		return -1;
+	}
+	for (int i = 0; i < out->n; i++) {
+		free(out->path[i]);
+		out->path[i] = xstrdup(t->editable.v[i]);
+		if (out->data[i] && compile_source_ok(x->lang[ROLE_BASE],
+						      t->editable.v[i]))
+			found = 1;
+	}
+	strvec_release(&files);
+	if (!found)
+		sources_release(out);
+	return found;
+}
+
+/* GPU evaluations start the reference and baseline runners while the
+ * candidate compiles (a context takes 0.2-0.5 s), provided that the
+ * device is not being timed by another evaluation right now. */
+static void launch_early(struct eval_ctx *x, enum role role)
+{
+	if (!x->gpu || x->decided || x->keep[role] || !x->so[role])
+		return;
+	if (role == ROLE_BASE && x->baseline_is_reference)
+		return;
+	if (lock_device(x, LOCK_SH, true) != 0)
+		return;
+	if ((x->keep[role] = launch(x, role, x->shm_size, NULL)))
+		x->keep_pending[role] = true;
+}
+
+/* Every runner of the correctness phase started and ready. */
+static void start_correctness_runners(struct eval_ctx *x)
+{
+	if (!x->gpu || x->decided)
+		return;
+	if (!lock_or_verdict(x, LOCK_SH))
+		return;
+	for (int role = 0; role < NROLES && !x->decided; role++)
+		if (!x->keep[role] &&
+		    !(role == ROLE_BASE && x->baseline_is_reference) &&
+		    (x->keep[role] = launch(x, (enum role)role, x->shm_size,
+					    NULL)))
+			x->keep_pending[role] = true;
+	for (int role = 0; role < NROLES; role++) {
+		struct runner *r = x->keep[role];
+		if (!r || !x->keep_pending[role])
+			continue;
+		x->keep_pending[role] = false;
+		x->keep[role] = NULL;
+		if (!x->decided && await_ready(x, (enum role)role, r, NULL))
+			x->keep[role] = r;
+		else if (x->decided && r && !r->reaped)
+			ctx_forget(x, r);
+	}
 }
 
 static int build_all(struct eval_ctx *x, const struct source_set *cand_src)
@@ -1234,13 +1962,28 @@ static int build_all(struct eval_ctx *x, const struct source_set *cand_src)
 	strvec_release(&ref_files);
 	if (rc || x->decided)
 		return rc;
+	launch_early(x, ROLE_REF);
 
 	/* Baseline: the frozen copy (or the task's files).  A task whose
-	 * initial state is unimplemented has no baseline to speak of; the
-	 * reference stands in for it in timing. */
+	 * initial state is unimplemented times against the baseline it
+	 * provides, else against its reference (which, for a GPU task with
+	 * a host reference, means no timing). */
 	if (t->initial_state == TASK_UNIMPLEMENTED) {
-		x->so[ROLE_BASE] = xstrdup(x->so[ROLE_REF]);
-		x->baseline_is_reference = true;
+		int have = unimplemented_baseline(x, &src);
+		if (have < 0)
+			return 0;
+		if (have) {
+			rc = build_role(x, ROLE_BASE, &src, &t->editable, t->dir,
+					NULL);
+			sources_release(&src);
+			if (rc || x->decided)
+				return rc;
+		} else {
+			x->so[ROLE_BASE] = xstrdup(x->so[ROLE_REF]);
+			x->baseline_is_reference = true;
+			x->lang[ROLE_BASE] = x->lang[ROLE_REF];
+			x->no_gpu_baseline = x->gpu && x->lang[ROLE_REF] == LANG_C;
+		}
 	} else {
 		const char *bdir = x->req->baseline_dir ? x->req->baseline_dir
 							: t->dir;
@@ -1255,10 +1998,14 @@ static int build_all(struct eval_ctx *x, const struct source_set *cand_src)
 		if (rc || x->decided)
 			return rc;
 	}
+	launch_early(x, ROLE_BASE);
 
 	/* Candidate: its snapshot only, no -I into its workspace. */
-	return build_role(x, ROLE_CAND, cand_src, &t->editable, NULL,
-			  x->req->defines);
+	rc = build_role(x, ROLE_CAND, cand_src, &t->editable, NULL,
+			x->req->defines);
+	if (rc == 0 && !x->decided)
+		start_correctness_runners(x);
+	return rc;
 }
 
 /* ---- the evaluation --------------------------------------------------- */
@@ -1281,6 +2028,10 @@ static void ctx_release(struct eval_ctx *x)
 		rm_rf(x->scratch);
 	free(x->scratch);
 	free(x->log_dir);
+	if (x->lockfd >= 0)
+		close(x->lockfd);
+	strbuf_release(&x->method_notes);
+	free(x->roofline_note);
 }
 
 /* Keeps other processes of the same user - a candidate runner above all -
@@ -1310,15 +2061,22 @@ static void fill_identity(struct eval_ctx *x, const char *device)
 
 	set_str(&res->task_name, x->t->id);
 	res->seed = req->seed;
-	set_str(&res->device, device);
+	free(res->device);
+	/* A GPU result names the model: runs on different GPUs are not
+	 * comparable, and `arena compare` says so when the names differ. */
+	res->device = x->gpu ? xasprintf("%s %s (%s)", device, x->gi.name,
+					 x->gi.arch)
+			     : xstrdup(device);
 	free(res->host);
 	res->host = host_name();
 	free(res->compiler);
-	res->compiler = compile_compiler_id();
+	res->compiler = x->gpu ? compile_tool_id(x->t->language, x->dev.kind)
+			       : compile_compiler_id();
 	set_str(&res->evaluator_version, ARENA_EVALUATOR_VERSION);
 	time_stamp_iso(ts, now_wall());
 	set_str(&res->evaluated_at, ts);
-	set_str(&res->benchmark_method, "host_clock_llc_flush");
+	set_str(&res->benchmark_method, x->gpu ? GPU_METHOD
+					       : "host_clock_llc_flush");
 	res->noise_floor = 0.01;
 	strvec_release(&res->defines);
 	for (size_t i = 0; req->defines && i < req->defines->n; i++)
@@ -1402,6 +2160,31 @@ static void aggregate(struct eval_ctx *x)
 		res->held_out_speedup = stats_geomean(ho, (size_t)nh);
 }
 
+/* The device's measured peaks, for the roofline floor: from the store's
+ * device file, or measured now (under the exclusive lock, so that no
+ * measurement runs meanwhile).  Without them no floor applies, and the
+ * result says so. */
+static void gpu_peaks_for_roofline(struct eval_ctx *x)
+{
+	struct gpu_info g;
+	struct errbuf e;
+	bool costed = x->t->cost_bytes || x->t->cost_flops;
+
+	if (!costed || x->gi.bandwidth_bps > 0)
+		return;
+	errbuf_init(&e);
+	if (gpu_info_get(&x->dev, x->req->cache_dir, true, &g, &e) == 0 &&
+	    g.bandwidth_bps > 0) {
+		x->gi.bandwidth_bps = g.bandwidth_bps;
+		x->gi.copy_bps = g.copy_bps;
+		x->gi.read_bps = g.read_bps;
+		x->gi.fma_flops = g.fma_flops;
+		return;
+	}
+	free(x->roofline_note);
+	x->roofline_note = xasprintf("no roofline floor (%s)", errbuf_str(&e));
+}
+
 static void run_phases(struct eval_ctx *x)
 {
 	const struct eval_request *req = x->req;
@@ -1454,17 +2237,18 @@ static void run_phases(struct eval_ctx *x)
 	}
 
 	x->phase = PH_TIMING;
-	int lockfd = -1;
-	struct errbuf *saved = x->err;
-	struct errbuf le;
-	errbuf_init(&le);
-	x->err = &le;
-	if (lock_device(x, &lockfd) != 0) {
-		x->err = saved;
-		verdict(x, RS_INFRA_ERROR, "%s", errbuf_str(&le));
+	if (x->no_gpu_baseline) {
+		set_str(&res->speedup_calculation_error_message,
+			"not timed: the task provides no GPU baseline to time "
+			"against (its reference runs on the host)");
+		x->decided = true;
+		res->status = RS_OK;
 		return;
 	}
-	x->err = saved;
+	if (!lock_or_verdict(x, LOCK_EX))
+		return;
+	if (x->gpu)
+		gpu_peaks_for_roofline(x);
 	k = 0;
 	for (int pass = 0; pass < 2 && !x->decided; pass++) {
 		/* Visible first; held-out cases on final, unhurried runs. */
@@ -1475,18 +2259,159 @@ static void run_phases(struct eval_ctx *x)
 			bool ho = t->cases[ci].held_out;
 			if (ho && !req->include_held_out)
 				continue;
-			if (ho == (pass == 1))
-				time_case(x, ci, CASE_RESULT(k));
+			if (ho == (pass == 1)) {
+				if (x->gpu)
+					time_case_gpu(x, ci, CASE_RESULT(k));
+				else
+					time_case(x, ci, CASE_RESULT(k));
+			}
 			k++;
 		}
 	}
-	close(lockfd);
 #undef CASE_RESULT
 	aggregate(x);
 	if (!x->decided) {
 		x->decided = true;
 		res->status = RS_OK;
 	}
+}
+
+/* Shared memory of every runner of a GPU evaluation: room for its largest
+ * case, and for batches of small ones (runners live across cases). */
+static int gpu_shm_size(struct eval_ctx *x, struct errbuf *err)
+{
+	size_t most = 0;
+
+	for (int ci = 0; ci < x->t->ncases; ci++) {
+		struct case_layout l;
+		if (x->t->cases[ci].held_out && !x->req->include_held_out)
+			continue;
+		if (layout_build(x->t, &x->t->cases[ci], &l, err) != 0)
+			return -EINVAL;
+		if (l.shm_size > most)
+			most = l.shm_size;
+		layout_release(&l);
+	}
+	x->shm_size = most > GPU_BATCH_MAX_BYTES ? most : GPU_BATCH_MAX_BYTES;
+	return 0;
+}
+
+int eval_check_device(const struct task *t, const char *device,
+		      struct dev_id *d, struct errbuf *err)
+{
+	struct dev_id tmp;
+
+	if (!d)
+		d = &tmp;
+	if (dev_parse(device ? device : "host", d, err) != 0) {
+		errbuf_prefix(err, "%s", t->id);
+		return -EINVAL;
+	}
+	if (d->kind == DEV_HOST) {
+		if (t->language != LANG_C || t->reference_language != LANG_C)
+			return errf_code(err, ENOTSUP, "%s: a %s task needs a "
+					 "GPU, not device 'host'", t->id,
+					 language_name(t->language == LANG_C
+							       ? t->reference_language
+							       : t->language));
+		return 0;
+	}
+	if (t->language == LANG_C)
+		return errf_code(err, ENOTSUP, "%s: a c task runs on device "
+				 "'host', not '%s'", t->id, device);
+	if (d->kind == DEV_HIP && (t->language == LANG_CUDA ||
+				   t->reference_language == LANG_CUDA))
+		return errf_code(err, ENOTSUP, "%s: CUDA sources need an "
+				 "NVIDIA GPU (device cuda:N), not '%s'", t->id,
+				 device);
+	return 0;
+}
+
+/* Whether a driver for kind is present: the device nodes it creates. */
+static bool driver_present(enum dev_kind kind)
+{
+	if (kind == DEV_CUDA)
+		return access("/dev/nvidiactl", F_OK) == 0 ||
+		       access("/proc/driver/nvidia/version", F_OK) == 0;
+	return access("/dev/kfd", F_OK) == 0;
+}
+
+static bool gpu_usable(enum dev_kind kind)
+{
+	const char *p = gpu_runner_path(kind);
+
+	return driver_present(kind) && p && access(p, X_OK) == 0;
+}
+
+int eval_resolve_device(const char *configured, const struct task *t,
+			char **device, struct errbuf *err)
+{
+	const char *dev = configured && *configured ? configured : "auto";
+	const char *env = getenv("ARENA_DEVICE");
+	bool gpu_task = t->language != LANG_C;
+	int rc;
+
+	if (!strcmp(dev, "auto") && env && *env && gpu_task)
+		dev = env;
+	if (!gpu_task) {
+		if (strcmp(dev, "auto") && strcmp(dev, "host"))
+			return errf(err, "task %s is a host (c) task but the "
+				    "config asks for device '%s'; use device: "
+				    "host or auto", t->id, dev);
+		*device = xstrdup("host");
+		return 0;
+	}
+	if (!strcmp(dev, "auto")) {
+		bool cuda_only = t->language == LANG_CUDA ||
+				 t->reference_language == LANG_CUDA;
+		if (gpu_usable(DEV_CUDA))
+			dev = "cuda:0";
+		else if (!cuda_only && gpu_usable(DEV_HIP))
+			dev = "hip:0";
+		else
+			return errf_code(err, ENODEV, "task %s needs a GPU "
+					 "(%s), and none is usable here: %s; "
+					 "`arena doctor` says what is missing",
+					 t->id, language_name(t->language),
+					 driver_present(DEV_CUDA) ||
+						 driver_present(DEV_HIP)
+						 ? "a driver is present but its "
+						   "arena runner is not built"
+						 : "no NVIDIA (/dev/nvidiactl) or "
+						   "AMD (/dev/kfd) driver");
+	}
+	if ((rc = eval_check_device(t, dev, NULL, err)))
+		return rc;
+	if (!strcmp(dev, "cuda") || !strcmp(dev, "hip"))
+		*device = xasprintf("%s:0", dev);
+	else
+		*device = xstrdup(dev);
+	return 0;
+}
+
+int eval_check_gpu_model(const char *device, const char *model,
+			 struct errbuf *err)
+{
+	struct dev_id d;
+	struct gpu_info g;
+	int rc;
+
+	if (!model || !*model)
+		return 0;
+	if ((rc = dev_parse(device ? device : "host", &d, err)))
+		return rc;
+	if (d.kind == DEV_HOST)
+		return 0;	/* host tasks run on no GPU at all */
+	if ((rc = gpu_info_get(&d, NULL, false, &g, err)))
+		return rc;
+	if (!gpu_model_matches(model, g.name, g.arch))
+		return errf_code(err, ENODEV, "target_gpu_model '%s' does not "
+				 "match device %s, which is a%s %s (%s)", model,
+				 device,
+				 g.name[0] && strchr("AEIOUaeiou", g.name[0])
+					 ? "n" : "",
+				 g.name, g.arch);
+	return 0;
 }
 
 int eval_run(const struct eval_request *req, struct task_result *res,
@@ -1512,14 +2437,12 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 	if (!t || !req->candidate_dir || !req->cache_dir)
 		return errf(err, "evaluation request without a task, a "
 			    "candidate directory or a cache directory");
-	if (strcmp(device, "host") != 0)
-		return errf_code(err, ENOTSUP, "%s: device '%s' is not "
-				 "supported by this evaluator (only 'host')",
-				 t->id, device);
-	if (t->language != LANG_C || t->reference_language != LANG_C)
-		return errf_code(err, ENOTSUP, "%s: language %s is not "
-				 "supported on device 'host' (only c)", t->id,
-				 language_name(t->language));
+	x.lockfd = -1;
+	if ((rc = eval_check_device(t, device, &x.dev, err)))
+		return rc;
+	x.gpu = x.dev.kind != DEV_HOST;
+	x.lang[ROLE_REF] = t->reference_language;
+	x.lang[ROLE_BASE] = x.lang[ROLE_CAND] = t->language;
 	if (!dir_exists(req->candidate_dir))
 		return errf_code(err, ENOENT, "%s: no such directory",
 				 req->candidate_dir);
@@ -1529,9 +2452,27 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 		return errf_code(err, ENOENT, "cannot find the runner program "
 				 "(looked for %s); build it with `make` or set "
 				 "ARENA_RUNNER", x.runner_path);
+	if (x.gpu) {
+		const char *gp = gpu_runner_path(x.dev.kind);
+		if (!gp || access(gp, X_OK) != 0)
+			return errf_code(err, ENOENT, "cannot find the %s runner "
+					 "(looked for %s); `make` builds it when "
+					 "%s is installed, or set %s",
+					 dev_kind_name(x.dev.kind), gp ? gp : "?",
+					 x.dev.kind == DEV_CUDA ? "nvcc" : "hipcc",
+					 x.dev.kind == DEV_CUDA
+						 ? "ARENA_RUNNER_CUDA"
+						 : "ARENA_RUNNER_HIP");
+		if ((rc = gpu_info_get(&x.dev, req->cache_dir, false, &x.gi,
+				       err)))
+			return rc;
+		if ((rc = gpu_shm_size(&x, err)))
+			return rc;
+		strbuf_init(&x.method_notes);
+	}
 
 	fill_identity(&x, device);
-	x.flush_bytes = 2 * llc_bytes();
+	x.flush_bytes = x.gpu ? gpu_flush_bytes(&x.gi) : 2 * llc_bytes();
 	x.timeout_ms = (int)((req->timing.runner_timeout_s > 0
 				      ? req->timing.runner_timeout_s
 				      : 60) * 1000);
@@ -1577,6 +2518,17 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 	x.timing = xcalloc((size_t)t->ncases, sizeof(struct case_timing));
 	run_phases(&x);
 done:
+	if (rc == 0 && x.gpu) {
+		struct strbuf m = STRBUF_INIT;
+		strbuf_addstr(&m, GPU_METHOD);
+		if (x.method_notes.len)
+			strbuf_addf(&m, "; batches of back-to-back calls per "
+				    "event pair: %s", x.method_notes.buf);
+		if (x.roofline_note)
+			strbuf_addf(&m, "; %s", x.roofline_note);
+		free(res->benchmark_method);
+		res->benchmark_method = strbuf_detach(&m);
+	}
 	if (rc == 0) {
 		res->candidate_accepted = res->status == RS_OK;
 		res->sandboxed = x.all_sandboxed && res->status != RS_COMPILE_ERROR &&

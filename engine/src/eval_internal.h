@@ -19,6 +19,130 @@
 #include "arena/util.h"
 #include "../runner/runner_proto.h"
 
+/* ---- devices (gpu.c) ------------------------------------------------- */
+
+enum dev_kind { DEV_HOST = 0, DEV_CUDA, DEV_HIP };
+
+struct dev_id {
+	enum dev_kind kind;
+	int index;		/* among the devices the runtime sees */
+};
+
+/* "host", "cuda", "cuda:N", "hip", "hip:N" (no index = 0). */
+int dev_parse(const char *s, struct dev_id *out, struct errbuf *err);
+const char *dev_kind_name(enum dev_kind k);	/* "host", "cuda", "hip" */
+
+/* What the GPU runner's --query and --peaks say about one device.  Peaks
+ * are 0 when they have not been measured. */
+struct gpu_info {
+	enum dev_kind kind;
+	int index;
+	char name[128];		/* "NVIDIA H200" */
+	char arch[32];		/* "sm_90", "gfx90a" */
+	char pci[32];		/* "0000:3b:00": names the physical device */
+	int multiprocessors;
+	int64_t l2_bytes;
+	int64_t memory_bytes;
+	int runtime_version, driver_version;
+	double bandwidth_bps;	/* max(copy, read) */
+	double copy_bps;	/* device-to-device copy, bytes read + written */
+	double read_bps;
+	double fma_flops;	/* FP32 FMA, flops (2 per FMA) */
+};
+
+#define GPU_MAX_DEVICES 64
+
+/* The GPU runner for kind: $ARENA_RUNNER_CUDA / $ARENA_RUNNER_HIP, else
+ * arena-runner-cuda / arena-runner-hip next to the running program. */
+const char *gpu_runner_path(enum dev_kind kind);
+
+/* Parses --query output into infos[0..*n); a runtime that found no
+ * device gives *n = 0 and its reason in why (returns 0).  -EINVAL for
+ * output that is not what the runner prints. */
+int gpu_parse_query(const char *json, enum dev_kind kind,
+		    struct gpu_info *infos, int max, int *n, char *why,
+		    size_t why_len);
+/* Parses --peaks output into the peak fields of *g. */
+int gpu_parse_peaks(const char *json, struct gpu_info *g, char *why,
+		    size_t why_len);
+
+/* Every device of kind, from the runner's --query (once per process).
+ * *n = 0 with a reason in why when there is none; a negative errno only
+ * when the runner is missing or misbehaves (err says why). */
+int gpu_list(enum dev_kind kind, struct gpu_info *infos, int max, int *n,
+	     char *why, size_t why_len, struct errbuf *err);
+/* Facts about device d; with peaks, its measured bandwidth and FMA rate
+ * too, from <cache_dir>/device-<kind><index>.json when that file
+ * describes this device, this boot and this runner, else measured now
+ * (a second or two) and written there.  cache_dir NULL: no file. */
+int gpu_info_get(const struct dev_id *d, const char *cache_dir, bool peaks,
+		 struct gpu_info *out, struct errbuf *err);
+/* Measures the peaks now and rewrites the cache file (arena doctor). */
+int gpu_measure_peaks(const struct dev_id *d, const char *cache_dir,
+		      struct gpu_info *out, struct errbuf *err);
+
+/* target_gpu_model matching (docs/gpu.md): case-insensitive; every
+ * alphanumeric word of model must be a word of the device's name or its
+ * arch: "H200" and "nvidia h200" match "NVIDIA H200" and "NVIDIA H200
+ * NVL", "mi300x" matches "AMD Instinct MI300X", "gfx942" matches that
+ * device's arch, "H100" matches none of them; an empty model or "any"
+ * matches everything. */
+bool gpu_model_matches(const char *model, const char *name, const char *arch);
+
+/* Whether task t can run on device (eval.c): 0 and *d filled (d may be
+ * NULL), or -ENOTSUP / -EINVAL with a sentence in err. */
+int eval_check_device(const struct task *t, const char *device,
+		      struct dev_id *d, struct errbuf *err);
+
+/* ---- GPU timing policy (eval_gpu.c): pure functions ------------------ */
+
+/* Bytes the runner writes before every sample to flush the device's
+ * caches: 2x L2 (at least 64 MiB), 2x 256 MiB on AMD parts with an
+ * Infinity Cache (gfx94x), at most RP_MAX_FLUSH_BYTES. */
+size_t gpu_flush_bytes(const struct gpu_info *g);
+
+/* Calls per timed batch for a case whose calls take call_ns (the faster
+ * of baseline and candidate in warm-up): 1 from GPU_BATCH_MIN_NS up;
+ * below, enough back-to-back calls (each on its own input set) to reach
+ * GPU_BATCH_TARGET_NS, within max_sets and within set_bytes * n <=
+ * GPU_BATCH_MAX_BYTES. */
+#define GPU_BATCH_MIN_NS 20000.0
+#define GPU_BATCH_TARGET_NS 50000.0
+#define GPU_BATCH_MAX_BYTES (256ull << 20)
+int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets);
+
+/* The shortest time a call of case cost (bytes, flops) could take on g:
+ * max(bytes / (GPU_ROOFLINE_BW_MARGIN x bandwidth), flops /
+ * (GPU_ROOFLINE_FLOPS_MARGIN x FP32 FMA rate)) in ns; 0 when nothing is
+ * known.  The flop margin covers tensor cores, whose peak is not
+ * measured: the floor only catches impossible claims. */
+#define GPU_ROOFLINE_BW_MARGIN 1.25
+#define GPU_ROOFLINE_FLOPS_MARGIN 32.0
+double gpu_roofline_floor_ns(int64_t bytes, int64_t flops,
+			     const struct gpu_info *g);
+
+/* Claimed times against the controller's clock, per case (medians over
+ * the timed samples).  overhead = the controller's wall time of the timed
+ * request (GPU: plus the fetch that follows it) minus the claim; the
+ * baseline, trusted and running the same protocol, calibrates what honest
+ * overhead is.  Returns the excess the candidate is allowed over the
+ * baseline: max(100 us, 5% of the candidate's claim, 3% of the baseline's
+ * fetch time). */
+double claims_allowed_excess(double cand_claim_ns, double base_fetch_ns);
+
+/* Work a candidate left on the device after its stream's end event:
+ * allowed median drain = the baseline's median + max(20 us, 2% of the
+ * candidate's median claim). */
+double drain_allowed_ns(double base_drain_ns, double cand_claim_ns);
+
+/* What a device error reported by a runner means (status and a clause
+ * for the message).  name: "cudaErrorIllegalAddress" etc. */
+struct gpu_error_meaning {
+	int status;		/* an enum result_status for the candidate */
+	const char *what;	/* "an illegal memory access" */
+};
+void gpu_error_meaning(const char *name, struct gpu_error_meaning *m);
+
 /* ---- sources and compilation (compile.c) ----------------------------- */
 
 #define SOURCES_MAX_FILES 64
@@ -44,6 +168,9 @@ void sources_release(struct source_set *s);
 
 struct build_spec {
 	const char *role;		/* "candidate", "baseline", "reference" */
+	enum task_language lang;	/* of the sources */
+	enum dev_kind dev;		/* the target */
+	const char *arch;		/* GPU builds: "sm_90", "gfx90a" */
 	const struct source_set *src;	/* copied into the build dir */
 	const struct strvec *compile;	/* the paths of src to compile */
 	const char *extra_include;	/* a trusted -I dir (task dir) or NULL */
@@ -69,6 +196,12 @@ int compile_build(const struct build_spec *spec, struct build_out *out,
 void build_out_release(struct build_out *o);
 /* "<path of cc>: <first line of cc --version>" (caller frees), or NULL. */
 char *compile_compiler_id(void);
+/* The same for the compiler that builds lang for a device of kind (cc,
+ * nvcc or hipcc); NULL when it is missing. */
+char *compile_tool_id(enum task_language lang, enum dev_kind kind);
+/* Whether path is a source file the compiler of lang compiles (.c; .cu;
+ * .hip, .cpp, .cc); other editable files (headers) are only copied. */
+bool compile_source_ok(enum task_language lang, const char *path);
 
 /* ---- case layout, inputs, poison (inputs.c) -------------------------- */
 
@@ -154,6 +287,9 @@ enum runner_fail {
 	RUNNER_LOAD,		/* could not load the object or its entry */
 	RUNNER_REFUSED,		/* answered `error` to a request */
 	RUNNER_SYSTEM,		/* the controller could not do its part */
+	RUNNER_DEVICE,		/* reported a GPU device error (dev_error,
+				 * dev_sticky say which) */
+	RUNNER_NODEVICE,	/* a GPU runner could not open its device */
 };
 
 struct runner_spec {
@@ -165,6 +301,10 @@ struct runner_spec {
 	int log_fd;		/* runner stdout+stderr; -1 = /dev/null */
 	uint64_t as_limit;	/* RLIMIT_AS in bytes; 0 = none */
 	int timeout_ms;		/* per request */
+	bool gpu;		/* a GPU runner: device_arg names the device
+				 * index, the environment keeps the device
+				 * selection variables */
+	const char *device_arg;	/* third argument, or NULL (host) */
 };
 
 struct runner {
@@ -178,6 +318,11 @@ struct runner {
 	bool stopped;		/* SIGSTOPped and seen stopped */
 	bool reaped;
 	bool sandboxed;		/* hello said "seccomp,landlock" */
+	bool gpu;
+	bool dev_sticky;	/* after RUNNER_DEVICE: the context is lost */
+	char dev_error[64];	/* after RUNNER_DEVICE: "cudaErrorIllegalAddress" */
+	int threads_ready;	/* threads when it first stopped after ready */
+	char runner_path[256];
 	int status;		/* wait status once reaped */
 	char why[512];		/* last failure, a clause: "was killed by ..." */
 	size_t blen;
@@ -189,6 +334,11 @@ struct runner {
  * down and r->why says why.  r must be zeroed (runner_new does that). */
 struct runner *runner_new(void);
 enum runner_fail runner_start(struct runner *r, const struct runner_spec *s);
+/* runner_start in two halves, so that several runners (GPU runners take
+ * 0.2-0.5 s each to open a context) start at once: launch forks and
+ * execs, await reads hello and ready and leaves the runner stopped. */
+enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s);
+enum runner_fail runner_await(struct runner *r);
 enum runner_fail runner_layout(struct runner *r, const char *proto);
 enum runner_fail runner_call(struct runner *r, int *rc);
 enum runner_fail runner_flush(struct runner *r, size_t bytes);
@@ -196,6 +346,19 @@ enum runner_fail runner_flush(struct runner *r, size_t bytes);
 enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
 			     int64_t *wall_ns);
 enum runner_fail runner_ping(struct runner *r);
+/* GPU runners (runner_proto.h): n device copies of the layout, set k at
+ * shared-memory offset k * stride; a timed batch of n calls (claim: the
+ * events' total; drain: the whole-device wait after the end event; wall:
+ * the controller's clock over the request); copying every set back. */
+enum runner_fail runner_sets(struct runner *r, int n, size_t stride);
+enum runner_fail runner_time_gpu(struct runner *r, int n, int *rc,
+				 int64_t *claim_ns, int64_t *drain_ns,
+				 int64_t *wall_ns);
+enum runner_fail runner_fetch(struct runner *r, int64_t *wall_ns);
+/* Parses the text of "error <seq> device <sticky|soft> <name> <message>"
+ * after "<seq> "; true (and the fields set) when it is one. */
+bool runner_parse_device_error(const char *msg, bool *sticky, char *name,
+			       size_t name_len, char *why, size_t why_len);
 /* Stops the whole process group and waits until the runner is stopped;
  * every reply above leaves the runner stopped this way. */
 enum runner_fail runner_pause(struct runner *r);

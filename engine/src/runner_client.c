@@ -42,7 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXIT_CHANNEL 125	/* arena_runner.c: the channel broke */
+
 
 struct runner *runner_new(void)
 {
@@ -64,7 +64,7 @@ static void sleep_us(long us)
 static void describe_status(int st, char *buf, size_t n)
 {
 	if (WIFEXITED(st)) {
-		if (WEXITSTATUS(st) == EXIT_CHANNEL)
+		if (WEXITSTATUS(st) == RP_EXIT_CHANNEL)
 			snprintf(buf, n, "broke its control channel (fd %d) "
 				 "and exited", RP_FD_CONTROL);
 		else
@@ -94,7 +94,7 @@ static enum runner_fail fail_from_status(struct runner *r)
 	describe_status(r->status, r->why, sizeof(r->why));
 	if (WIFSIGNALED(r->status) && WTERMSIG(r->status) == SIGSYS)
 		return RUNNER_FORBIDDEN;
-	if (WIFEXITED(r->status) && WEXITSTATUS(r->status) == EXIT_CHANNEL)
+	if (WIFEXITED(r->status) && WEXITSTATUS(r->status) == RP_EXIT_CHANNEL)
 		return RUNNER_PROTOCOL;
 	return RUNNER_DIED;
 }
@@ -384,8 +384,13 @@ static enum runner_fail parse_ok(struct runner *r, const char *line,
 		p += 6;
 		size_t sl = strlen(seq);
 		if (strncmp(p, seq, sl) == 0 && p[sl] == ' ') {
-			snprintf(r->why, sizeof(r->why), "refused: %.400s",
-				 p + sl + 1);
+			p += sl + 1;
+			if (runner_parse_device_error(p, &r->dev_sticky,
+						      r->dev_error,
+						      sizeof(r->dev_error),
+						      r->why, sizeof(r->why)))
+				return RUNNER_DEVICE;
+			snprintf(r->why, sizeof(r->why), "refused: %.400s", p);
 			return RUNNER_REFUSED;
 		}
 	}
@@ -472,6 +477,73 @@ enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
 	return f;
 }
 
+enum runner_fail runner_sets(struct runner *r, int n, size_t stride)
+{
+	char a[64];
+
+	snprintf(a, sizeof(a), "%d %zu", n, stride);
+	return request(r, "sets", a, "allocate the argument sets", 0, NULL,
+		       NULL);
+}
+
+enum runner_fail runner_time_gpu(struct runner *r, int n, int *rc,
+				 int64_t *claim_ns, int64_t *drain_ns,
+				 int64_t *wall_ns)
+{
+	int64_t v[3];
+	char a[32];
+
+	snprintf(a, sizeof(a), "%d", n);
+	enum runner_fail f = request(r, "time", a, "return", 3, v, wall_ns);
+	if (f == RUNNER_OK) {
+		*rc = (int)v[0];
+		*claim_ns = v[1];
+		*drain_ns = v[2];
+	}
+	return f;
+}
+
+enum runner_fail runner_fetch(struct runner *r, int64_t *wall_ns)
+{
+	return request(r, "fetch", NULL, "copy the outputs back", 0, NULL,
+		       wall_ns);
+}
+
+bool runner_parse_device_error(const char *msg, bool *sticky, char *name,
+			       size_t name_len, char *why, size_t why_len)
+{
+	const char *p = msg;
+	size_t n;
+
+	if (strncmp(p, "device ", 7) != 0)
+		return false;
+	p += 7;
+	if (strncmp(p, "sticky ", 7) == 0) {
+		*sticky = true;
+		p += 7;
+	} else if (strncmp(p, "soft ", 5) == 0) {
+		*sticky = false;
+		p += 5;
+	} else {
+		return false;
+	}
+	n = strcspn(p, " ");
+	if (n == 0 || n >= name_len)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((p[i] >= 'a' && p[i] <= 'z') ||
+		      (p[i] >= 'A' && p[i] <= 'Z') ||
+		      (p[i] >= '0' && p[i] <= '9') || p[i] == '_'))
+			return false;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	p += n;
+	while (*p == ' ')
+		p++;
+	snprintf(why, why_len, "hit a device error: %s %.360s", name, p);
+	return true;
+}
+
 enum runner_fail runner_ping(struct runner *r)
 {
 	char *line = NULL;
@@ -538,13 +610,30 @@ int runner_census(struct runner *r, int *threads, int *children)
 
 /* Environment for a runner: nothing of the controller's (API keys, seeds)
  * except sanitizer options. */
-static void runner_env(struct strvec *env)
+static void runner_env(struct strvec *env, bool gpu)
 {
 	const char *asan = getenv("ASAN_OPTIONS");
 	const char *ubsan = getenv("UBSAN_OPTIONS");
+	/* Device selection and where the driver's libraries live; nothing
+	 * else of the controller's environment. */
+	static const char *const gpu_pass[] = {
+		"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+		"ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
+		"LD_LIBRARY_PATH",
+	};
 
 	strvec_push(env, "PATH=/usr/local/bin:/usr/bin:/bin");
 	strvec_push(env, "LC_ALL=C");
+	if (gpu) {
+		for (size_t i = 0; i < ARRAY_SIZE(gpu_pass); i++) {
+			const char *v = getenv(gpu_pass[i]);
+			if (v)
+				strvec_pushf(env, "%s=%s", gpu_pass[i], v);
+		}
+		/* The PTX JIT cache would be a file write, which Landlock
+		 * refuses anyway. */
+		strvec_push(env, "CUDA_CACHE_DISABLE=1");
+	}
 	/* For sanitizer builds of the runner only (others ignore these): a
 	 * kernel's crash must stay a signal the controller can name, and the
 	 * leak checker's helper thread would trip the seccomp filter. */
@@ -600,8 +689,10 @@ child_exec(pid_t parent, int sock, int memfd, int kfd, int devnull, int logfd,
 
 	rl.rlim_cur = rl.rlim_max = 0;
 	setrlimit(RLIMIT_CORE, &rl);
-	rl.rlim_cur = 600;
-	rl.rlim_max = 610;
+	/* A GPU runner lives through a whole evaluation and its driver may
+	 * spin while it waits for the device. */
+	rl.rlim_cur = s->gpu ? 7200 : 600;
+	rl.rlim_max = rl.rlim_cur + 10;
 	setrlimit(RLIMIT_CPU, &rl);
 	rl.rlim_cur = rl.rlim_max = 64ull << 20;
 	setrlimit(RLIMIT_FSIZE, &rl);
@@ -656,15 +747,14 @@ static int kernel_memfd(const char *path, char *why, size_t n)
 	return fd;
 }
 
-enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
+enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 {
 	int sv[2] = { -1, -1 }, memfd = -1, devnull = -1, kfd = -1;
 	struct strvec env = STRVEC_INIT;
-	enum runner_fail f;
-	char *line = NULL;
 
 	snprintf(r->role, sizeof(r->role), "%s", s->role);
 	r->timeout_ms = s->timeout_ms > 0 ? s->timeout_ms : 10000;
+	r->gpu = s->gpu;
 	random_bytes(&r->seq, sizeof(r->seq));
 	r->seq &= 0xffffffffffffull;	/* readable, still unguessable */
 
@@ -697,8 +787,8 @@ enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
 	}
 
 	char *argv[] = { (char *)s->runner_path, (char *)RP_KERNEL_PATH,
-			 (char *)s->entry, NULL };
-	runner_env(&env);
+			 (char *)s->entry, (char *)s->device_arg, NULL };
+	runner_env(&env, s->gpu);
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -712,11 +802,33 @@ enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
 	setpgid(pid, pid);
 	r->pid = pid;
 	r->sock = sv[0];
+	snprintf(r->runner_path, sizeof(r->runner_path), "%s", s->runner_path);
 	close(sv[1]);
 	close(memfd);
 	close(kfd);
 	close(devnull);
 	strvec_release(&env);
+	return RUNNER_OK;
+
+sys_fail:
+	if (sv[0] >= 0)
+		close(sv[0]);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	if (memfd >= 0)
+		close(memfd);
+	if (kfd >= 0)
+		close(kfd);
+	if (devnull >= 0)
+		close(devnull);
+	strvec_release(&env);
+	return RUNNER_SYSTEM;
+}
+
+enum runner_fail runner_await(struct runner *r)
+{
+	enum runner_fail f;
+	char *line = NULL;
 
 	/* hello: written before the object is loaded; `ready` may follow
 	 * in the same read. */
@@ -724,7 +836,7 @@ enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
 		if (f == RUNNER_DIED && WIFEXITED(r->status) &&
 		    WEXITSTATUS(r->status) == 127) {
 			snprintf(r->why, sizeof(r->why),
-				 "could not be started from %s", s->runner_path);
+				 "could not be started from %s", r->runner_path);
 			return RUNNER_SYSTEM;
 		}
 		return f;
@@ -733,8 +845,19 @@ enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
 		long hp = 0;
 		char mode[64] = "";
 		char extra;
+		int off = 0;
+		/* A GPU runner that cannot open its device says so instead
+		 * of hello, still before any kernel code ran. */
+		if (sscanf(line, "nodevice %ld %n", &hp, &off) == 1 && off > 0 &&
+		    hp == (long)r->pid) {
+			snprintf(r->why, sizeof(r->why),
+				 "could not open its device: %.400s", line + off);
+			kill_group(r);
+			reap_blocking(r);
+			return RUNNER_NODEVICE;
+		}
 		if (sscanf(line, "hello %ld %63s %c", &hp, mode, &extra) != 2 ||
-		    hp != (long)pid) {
+		    hp != (long)r->pid) {
 			char q[80];
 			quote(line, strlen(line), q, sizeof(q));
 			protocol(r, "did not greet as expected: \"%s\"", q);
@@ -757,20 +880,13 @@ enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
 		return protocol(r, "sent \"%s\" instead of ready", q);
 	}
 	return runner_pause(r);
+}
 
-sys_fail:
-	if (sv[0] >= 0)
-		close(sv[0]);
-	if (sv[1] >= 0)
-		close(sv[1]);
-	if (memfd >= 0)
-		close(memfd);
-	if (kfd >= 0)
-		close(kfd);
-	if (devnull >= 0)
-		close(devnull);
-	strvec_release(&env);
-	return RUNNER_SYSTEM;
+enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
+{
+	enum runner_fail f = runner_launch(r, s);
+
+	return f == RUNNER_OK ? runner_await(r) : f;
 }
 
 void runner_destroy(struct runner *r)

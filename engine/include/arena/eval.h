@@ -40,7 +40,7 @@ struct eval_request {
 	const char *lock_dir;		/* per-device timing locks */
 	const char *log_dir;		/* runner logs, compiler output; NULL =
 					 * scratch */
-	const char *device;		/* "host" for now */
+	const char *device;		/* "host", "cuda:N" or "hip:N" */
 	const struct strvec *defines;	/* extra -DNAME=VALUE for the
 					 * candidate, or NULL */
 	uint64_t seed;			/* inputs and bootstrap */
@@ -70,6 +70,26 @@ int eval_hash_sources(const struct task *t, const char *dir,
 void eval_cache_key(const struct task *t, const char *sources_hash,
 		    const struct strvec *defines, const char *device,
 		    bool include_held_out, char out[65]);
+
+/* The device task t runs on when the configuration says `configured`
+ * (NULL or "auto": $ARENA_DEVICE when set, else detected): "host" for c
+ * tasks; for hip and cuda tasks "cuda:N" or "hip:N" as given, or, for
+ * auto, cuda:0 when an NVIDIA driver and arena-runner-cuda are present,
+ * else hip:0 when an AMD driver (/dev/kfd) and arena-runner-hip are.
+ * Cheap: no GPU runtime is started (eval_run reports a device that does
+ * not exist).  *device is allocated; docs/gpu.md has the rules. */
+int eval_resolve_device(const char *configured, const struct task *t,
+			char **device, struct errbuf *err);
+
+/* Checks a run config's target_gpu_model against the device it resolved
+ * to: 0 when it matches (or model is NULL/empty, or device is "host":
+ * host tasks use no GPU), else -ENODEV with a sentence naming both.  Starts the
+ * GPU runner's --query (once per process).  Matching: every alphanumeric
+ * word of model, case-insensitively, is a word of the device's name or
+ * architecture ("H200" matches "NVIDIA H200"; "MI300X" matches "AMD
+ * Instinct MI300X"; "gfx90a" matches an MI210's architecture). */
+int eval_check_gpu_model(const char *device, const char *model,
+			 struct errbuf *err);
 
 /* Path of the arena-runner executable: $ARENA_RUNNER, else next to the
  * running arena binary, else the built-in default. */

@@ -1,0 +1,706 @@
+/*
+ * arena_runner_gpu.cpp - arena-runner-cuda / arena-runner-hip: loads one
+ * compiled GPU kernel (candidate, baseline or a GPU reference) and runs it
+ * on the controller's behalf, on one device.
+ *
+ * Usage: arena-runner-{cuda,hip} <so-path> <entry> <device-index>, started
+ * by the controller with the descriptors of runner_proto.h; or
+ * `--query` / `--peaks <index>` for `arena doctor` and the evaluator's
+ * device facts (no kernel is loaded then).  One source, compiled by nvcc
+ * (CUDA runtime) and by hipcc (HIP runtime, -DARENA_GPU_HIP) through
+ * gpu_rt.h.
+ *
+ * Memory: the controller writes inputs and poisoned outputs into the
+ * shared memory (fd 4).  This runner keeps one device buffer per argument
+ * (per set, see `sets`), copies every argument host -> device before each
+ * call or timed batch - so the device outputs are poisoned too - and every
+ * argument device -> host after it, inputs included, so that the
+ * controller sees what the kernel left in every buffer.  The shared memory
+ * is page-locked (hipHostRegister / cudaHostRegister) where the runtime
+ * allows it, for fast copies; otherwise the copies are pageable.
+ *
+ * Order of start-up, and why: close descriptors, non-dumpable, drop
+ * capabilities, no_new_privs; then open the device (the driver opens
+ * /dev/nvidia* or /dev/kfd read-write and starts its threads, which the
+ * sandbox below would refuse); create the stream, events and the flush
+ * buffer; then Landlock and the GPU seccomp filter (threads of this
+ * process allowed, processes not); then `hello`; only then dlopen.  From
+ * dlopen on, candidate code may have rewritten anything here, so the
+ * controller treats every reply as a claim (docs/gpu.md).
+ *
+ * Device errors become `error <seq> device <sticky|soft> <name> ...`; after
+ * a sticky one (the context is unusable: illegal address, launch failure)
+ * the runner never runs anything again and the controller retires it.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpu_rt.h"
+#include "arena/kernel.h"
+#include "../runner_io.h"
+#include "../runner_proto.h"
+#include "../runner_sandbox.h"
+
+static arena_launch_fn launch;
+
+static struct rio_layout lay;
+static unsigned char *shm_base;		/* all of fd 4, mapped once */
+static size_t shm_size;
+static size_t registered;		/* page-locked bytes from shm_base */
+static int nsets;			/* device copies of the layout */
+static size_t set_stride;
+static void *dbuf[RP_MAX_SETS][RP_MAX_ARGS];
+
+static gpu_stream stream;
+static gpu_event ev_start, ev_end;
+static void *flush_dev;
+static size_t flush_dev_size;
+static unsigned flush_round;
+
+static bool dead;			/* a sticky device error happened */
+static char dead_msg[400];
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* ---- device errors ---------------------------------------------------- */
+
+/* Replies to a device error and decides whether the context survived: a
+ * sticky error keeps failing every later call (CUDA and HIP both behave
+ * so), a soft one is cleared by reading it. */
+static void device_error(const char *seq, gpu_err e, const char *during)
+{
+	(void)GPU(GetLastError)();
+	gpu_err again = GPU(DeviceSynchronize)();
+	bool sticky = again != GPU(Success);
+
+	if (sticky) {
+		dead = true;
+		snprintf(dead_msg, sizeof(dead_msg), "device sticky %s %s (%s)",
+			 gpu_err_name(e), during, gpu_err_string(e));
+		rio_replyf("error %s %s", seq, dead_msg);
+		return;
+	}
+	rio_replyf("error %s device soft %s %s (%s)", seq, gpu_err_name(e),
+		   during, gpu_err_string(e));
+}
+
+#define CHECK(seq, call, during)                          \
+	do {                                              \
+		gpu_err e_ = (call);                      \
+		if (e_ != GPU(Success)) {                 \
+			device_error((seq), e_, (during)); \
+			return;                           \
+		}                                         \
+	} while (0)
+
+/* ---- buffers ---------------------------------------------------------- */
+
+static void free_sets(void)
+{
+	for (int k = 0; k < RP_MAX_SETS; k++)
+		for (int a = 0; a < RP_MAX_ARGS; a++)
+			if (dbuf[k][a]) {
+				(void)GPU(Free)(dbuf[k][a]);
+				dbuf[k][a] = NULL;
+			}
+	nsets = 0;
+}
+
+static gpu_err alloc_sets(int n)
+{
+	for (int k = 0; k < n; k++)
+		for (int a = 0; a < lay.nargs; a++) {
+			size_t b = lay.bytes[a] ? lay.bytes[a] : 256;
+			gpu_err e = GPU(Malloc)(&dbuf[k][a], b);
+			if (e != GPU(Success)) {
+				dbuf[k][a] = NULL;
+				free_sets();
+				return e;
+			}
+		}
+	nsets = n;
+	return GPU(Success);
+}
+
+/* Page-locks the first `used` bytes of the shared memory (for copies at
+ * full speed); failure only costs speed. */
+static void lock_host(size_t used)
+{
+	if (registered == used)
+		return;
+	if (registered) {
+		(void)GPU(HostUnregister)(shm_base);
+		registered = 0;
+	}
+	if (used < (1u << 20))
+		return;
+	used = (used + 4095) / 4096 * 4096;
+	if (used > shm_size)
+		used = shm_size;
+	if (GPU(HostRegister)(shm_base, used, GPU(HostRegisterDefault)) ==
+	    GPU(Success))
+		registered = used;
+	else
+		(void)GPU(GetLastError)();
+}
+
+static unsigned char *host_arg(int k, int a)
+{
+	return shm_base + (size_t)k * set_stride + lay.offset[a];
+}
+
+static gpu_err copy_set(int k, bool to_device)
+{
+	for (int a = 0; a < lay.nargs; a++) {
+		if (!lay.bytes[a])
+			continue;
+		gpu_err e = to_device
+			? GPU(MemcpyAsync)(dbuf[k][a], host_arg(k, a),
+					   lay.bytes[a],
+					   GPU(MemcpyHostToDevice), stream)
+			: GPU(MemcpyAsync)(host_arg(k, a), dbuf[k][a],
+					   lay.bytes[a],
+					   GPU(MemcpyDeviceToHost), stream);
+		if (e != GPU(Success))
+			return e;
+	}
+	return GPU(Success);
+}
+
+/* One call on set k with a freshly built argument array. */
+static int call_set(int k)
+{
+	arena_arg args[RP_MAX_ARGS];
+	int64_t params[RP_MAX_PARAMS + 1];
+
+	rio_build_args(&lay, dbuf[k], args, params);
+	return launch(args, lay.nargs, params, lay.nparams, (void *)stream);
+}
+
+/* ---- requests --------------------------------------------------------- */
+
+static void do_layout(const char *seq, char **save)
+{
+	struct rio_layout l;
+	char why[128];
+
+	if (rio_parse_layout(save, (int64_t)shm_size, &l, why, sizeof(why))) {
+		rio_replyf("error %s %s", seq, why);
+		return;
+	}
+	free_sets();
+	lay = l;
+	set_stride = (size_t)l.size;
+	lock_host((size_t)l.size);
+	CHECK(seq, alloc_sets(1), "allocating the arguments");
+	rio_replyf("ok %s", seq);
+}
+
+static void do_sets(const char *seq, char **save)
+{
+	int64_t n, stride;
+
+	if (!nsets) {
+		rio_replyf("error %s no layout yet", seq);
+		return;
+	}
+	if (rio_parse_i64(save, &n) || rio_parse_i64(save, &stride) ||
+	    n < 1 || n > RP_MAX_SETS || stride < lay.size ||
+	    stride % RP_ALIGN != 0 || (uint64_t)stride > shm_size / (uint64_t)n) {
+		rio_replyf("error %s bad sets request", seq);
+		return;
+	}
+	free_sets();
+	set_stride = (size_t)stride;
+	lock_host((size_t)(n * stride));
+	CHECK(seq, alloc_sets((int)n), "allocating the argument sets");
+	rio_replyf("ok %s", seq);
+}
+
+static void do_call(const char *seq)
+{
+	CHECK(seq, copy_set(0, true), "copying the inputs to the device");
+	int rc = call_set(0);
+	CHECK(seq, GPU(GetLastError)(), "in the kernel's launch");
+	CHECK(seq, GPU(StreamSynchronize)(stream), "running the kernel");
+	CHECK(seq, GPU(DeviceSynchronize)(), "running the kernel");
+	CHECK(seq, copy_set(0, false), "copying the outputs back");
+	CHECK(seq, GPU(StreamSynchronize)(stream), "copying the outputs back");
+	rio_replyf("ok %s %d", seq, rc);
+}
+
+static void do_flush(const char *seq, char **save)
+{
+	int64_t bytes;
+
+	if (rio_parse_i64(save, &bytes) || bytes < 4096 ||
+	    bytes > RP_MAX_FLUSH_BYTES) {
+		rio_replyf("error %s bad flush size", seq);
+		return;
+	}
+	if (!flush_dev || flush_dev_size != (size_t)bytes) {
+		if (flush_dev)
+			(void)GPU(Free)(flush_dev);
+		flush_dev = NULL;
+		CHECK(seq, GPU(Malloc)(&flush_dev, (size_t)bytes),
+		      "allocating the L2 flush buffer");
+		flush_dev_size = (size_t)bytes;
+	}
+	for (int k = 0; k < nsets; k++)
+		CHECK(seq, copy_set(k, true), "copying the inputs to the device");
+	/* Every line of L2 is overwritten with flush data (device writes go
+	 * through L2), and no line stays pinned by a persisting-access
+	 * window a kernel may have set. */
+	CHECK(seq, GPU(MemsetAsync)(flush_dev, (int)(++flush_round & 0xff),
+				    flush_dev_size, stream),
+	      "flushing the L2 cache");
+	gpu_reset_persisting_l2();
+	CHECK(seq, GPU(StreamSynchronize)(stream), "flushing the L2 cache");
+	CHECK(seq, GPU(DeviceSynchronize)(), "flushing the L2 cache");
+	rio_replyf("ok %s", seq);
+}
+
+static void do_time(const char *seq, char **save)
+{
+	int64_t n;
+	float ms = 0;
+	int rc = 0;
+
+	if (rio_parse_i64(save, &n) || n < 1 || n > nsets) {
+		rio_replyf("error %s bad batch size", seq);
+		return;
+	}
+	CHECK(seq, GPU(EventRecord)(ev_start, stream), "recording an event");
+	for (int k = 0; k < n; k++) {
+		int r = call_set(k);
+		if (r != 0 && rc == 0)
+			rc = r;
+	}
+	CHECK(seq, GPU(GetLastError)(), "in the kernel's launch");
+	CHECK(seq, GPU(EventRecord)(ev_end, stream), "recording an event");
+	CHECK(seq, GPU(EventSynchronize)(ev_end), "running the kernel");
+	/* Whatever the stream's end event did not cover - work on another
+	 * stream, or still running - shows up here. */
+	int64_t t0 = mono_ns();
+	CHECK(seq, GPU(DeviceSynchronize)(), "running the kernel");
+	int64_t drain = mono_ns() - t0;
+	CHECK(seq, GPU(EventElapsedTime)(&ms, ev_start, ev_end),
+	      "reading the events");
+	int64_t ns = (int64_t)((double)ms * 1e6 + 0.5);
+	if (ns < 1)
+		ns = 1;
+	rio_replyf("ok %s %d %" PRId64 " %" PRId64, seq, rc, ns, drain);
+}
+
+static void do_fetch(const char *seq)
+{
+	for (int k = 0; k < nsets; k++)
+		CHECK(seq, copy_set(k, false), "copying the outputs back");
+	CHECK(seq, GPU(StreamSynchronize)(stream), "copying the outputs back");
+	rio_replyf("ok %s", seq);
+}
+
+static void serve(void)
+{
+	for (;;) {
+		char *save = rio_read_line();
+		char *cmd = rio_next_tok(&save);
+		if (!cmd)
+			_exit(RP_EXIT_CHANNEL);
+		if (strcmp(cmd, "quit") == 0)
+			_exit(0);
+		char *seq = rio_next_tok(&save);
+		if (!seq || strlen(seq) > 24) {
+			rio_replyf("error 0 request without a sequence number");
+			continue;
+		}
+		if (strcmp(cmd, "ping") == 0) {
+			rio_replyf("pong %s", seq);
+			continue;
+		}
+		if (dead) {
+			rio_replyf("error %s %s", seq, dead_msg);
+			continue;
+		}
+		if (strcmp(cmd, "layout") == 0) {
+			do_layout(seq, &save);
+			continue;
+		}
+		if (!nsets) {
+			rio_replyf("error %s no layout yet", seq);
+			continue;
+		}
+		if (strcmp(cmd, "sets") == 0)
+			do_sets(seq, &save);
+		else if (strcmp(cmd, "call") == 0)
+			do_call(seq);
+		else if (strcmp(cmd, "flush") == 0)
+			do_flush(seq, &save);
+		else if (strcmp(cmd, "time") == 0)
+			do_time(seq, &save);
+		else if (strcmp(cmd, "fetch") == 0)
+			do_fetch(seq);
+		else
+			rio_replyf("error %s unknown request", seq);
+	}
+}
+
+/* ---- diagnostics: --query and --peaks --------------------------------- */
+
+/* Prints s as a JSON string (device names are plain ASCII in practice;
+ * anything else is replaced). */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c > 0x7e)
+			putchar('?');
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* "sm_90" on NVIDIA; "gfx90a" (the target id's features dropped) on AMD. */
+static void arch_name(const gpu_prop *p, char *buf, size_t n)
+{
+#if defined(ARENA_GPU_HIP)
+	snprintf(buf, n, "%s", p->gcnArchName);
+	buf[strcspn(buf, ":")] = '\0';
+	if (!buf[0])
+		snprintf(buf, n, "gfx%d", p->gcnArch);
+#else
+	snprintf(buf, n, "sm_%d%d", p->major, p->minor);
+#endif
+}
+
+static int query(void)
+{
+	int count = 0, drv = 0, rt = 0;
+	gpu_err e;
+
+	(void)GPU(DriverGetVersion)(&drv);
+	(void)GPU(RuntimeGetVersion)(&rt);
+	printf("{\"backend\": \"%s\", \"runtime_version\": %d, "
+	       "\"driver_version\": %d", GPU_BACKEND, rt, drv);
+	e = GPU(GetDeviceCount)(&count);
+	if (e != GPU(Success)) {
+		char msg[300];
+		snprintf(msg, sizeof(msg), "%s: %s", gpu_err_name(e),
+			 gpu_err_string(e));
+		printf(", \"error\": ");
+		json_str(msg);
+		printf(", \"devices\": []}\n");
+		return 0;
+	}
+	printf(", \"devices\": [");
+	for (int i = 0; i < count; i++) {
+		gpu_prop p;
+		char arch[64];
+		int l2 = 0, sms = 0;
+		memset(&p, 0, sizeof(p));
+		if (GPU(GetDeviceProperties)(&p, i) != GPU(Success))
+			continue;
+		(void)GPU(DeviceGetAttribute)(&l2, GPU_ATTR_L2, i);
+		(void)GPU(DeviceGetAttribute)(&sms, GPU_ATTR_SMS, i);
+		arch_name(&p, arch, sizeof(arch));
+		printf("%s{\"index\": %d, \"name\": ", i ? ", " : "", i);
+		json_str(p.name);
+		printf(", \"arch\": \"%s\", \"cc\": \"%d.%d\", "
+		       "\"multiprocessors\": %d, \"l2_bytes\": %d, "
+		       "\"memory_bytes\": %zu, \"pci\": \"%04x:%02x:%02x\"",
+		       arch, p.major, p.minor, sms, l2, p.totalGlobalMem,
+		       (unsigned)p.pciDomainID, (unsigned)p.pciBusID,
+		       (unsigned)p.pciDeviceID);
+#if GPU_HAS_PERSISTING_L2
+		printf(", \"persisting_l2_max_bytes\": %d",
+		       p.persistingL2CacheMaxSize);
+#endif
+		printf("}");
+	}
+	printf("]}\n");
+	return 0;
+}
+
+#if defined(ARENA_GPU_FAKE)
+/* The emulation has no peaks to measure: it reports what the test asks
+ * for ($ARENA_FAKE_GPU_BW bytes/s, $ARENA_FAKE_GPU_FLOPS), so that tests
+ * can put the roofline floor where they want it. */
+static int peaks(int dev)
+{
+	const char *bw = getenv("ARENA_FAKE_GPU_BW");
+	const char *fl = getenv("ARENA_FAKE_GPU_FLOPS");
+	double b = bw ? atof(bw) : 1e15, f = fl ? atof(fl) : 1e15;
+
+	printf("{\"backend\": \"%s\", \"index\": %d, \"buffer_bytes\": 0, "
+	       "\"copy_bytes_per_s\": %.6g, \"read_bytes_per_s\": %.6g, "
+	       "\"bandwidth_bytes_per_s\": %.6g, \"fp32_fma_flops\": %.6g, "
+	       "\"method\": \"emulated\"}\n", GPU_BACKEND, dev, b, b, b, f);
+	return 0;
+}
+#else
+__global__ void peak_read_kernel(const float4 *p, size_t n4, float *sink)
+{
+	float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4;
+	     i += stride) {
+		float4 v = p[i];
+		acc.x += v.x;
+		acc.y += v.y;
+		acc.z += v.z;
+		acc.w += v.w;
+	}
+	/* Never true for the zero-filled buffer; keeps the loads alive. */
+	if (acc.x + acc.y + acc.z + acc.w == 1.2345e-30f)
+		sink[0] = acc.x;
+}
+
+#define FMA_CHAINS 8
+__global__ void peak_fma_kernel(float *sink, int iters, float seed)
+{
+	float a[FMA_CHAINS];
+	const float m = 0.9999999f, c = 1e-7f;
+	for (int j = 0; j < FMA_CHAINS; j++)
+		a[j] = seed + (float)(threadIdx.x + j);
+	for (int i = 0; i < iters; i++) {
+#pragma unroll
+		for (int j = 0; j < FMA_CHAINS; j++)
+			a[j] = fmaf(a[j], m, c);
+	}
+	float s = 0;
+	for (int j = 0; j < FMA_CHAINS; j++)
+		s += a[j];
+	if (s == 1.2345e-30f)
+		sink[blockIdx.x] = s;
+}
+
+/* Best (shortest) of reps runs of what `run` enqueues, in seconds. */
+template <typename F> static double best_time(int reps, F run)
+{
+	double best = 1e30;
+	for (int r = 0; r < reps; r++) {
+		float ms = 0;
+		(void)GPU(EventRecord)(ev_start, stream);
+		run();
+		(void)GPU(EventRecord)(ev_end, stream);
+		if (GPU(EventSynchronize)(ev_end) != GPU(Success))
+			return -1;
+		(void)GPU(EventElapsedTime)(&ms, ev_start, ev_end);
+		if (ms > 0 && ms / 1e3 < best)
+			best = ms / 1e3;
+	}
+	return best;
+}
+
+static int peaks(int dev)
+{
+	size_t freeb = 0, total = 0, bytes;
+	void *a = NULL, *b = NULL;
+	float *sink = NULL;
+	int sms = 0;
+	gpu_err e;
+
+	if ((e = GPU(SetDevice)(dev)) != GPU(Success) ||
+	    (e = GPU(StreamCreateWithFlags)(&stream, GPU(StreamNonBlocking))) !=
+		    GPU(Success) ||
+	    (e = GPU(EventCreate)(&ev_start)) != GPU(Success) ||
+	    (e = GPU(EventCreate)(&ev_end)) != GPU(Success) ||
+	    (e = GPU(MemGetInfo)(&freeb, &total)) != GPU(Success))
+		goto fail;
+	(void)GPU(DeviceGetAttribute)(&sms, GPU_ATTR_SMS, dev);
+	bytes = (size_t)1 << 30;
+	while (bytes > ((size_t)64 << 20) && bytes * 2 > freeb / 2)
+		bytes /= 2;
+	if ((e = GPU(Malloc)(&a, bytes)) != GPU(Success) ||
+	    (e = GPU(Malloc)(&b, bytes)) != GPU(Success) ||
+	    (e = GPU(Malloc)((void **)&sink, 1u << 20)) != GPU(Success) ||
+	    (e = GPU(MemsetAsync)(a, 0, bytes, stream)) != GPU(Success) ||
+	    (e = GPU(MemsetAsync)(b, 0, bytes, stream)) != GPU(Success) ||
+	    (e = GPU(StreamSynchronize)(stream)) != GPU(Success))
+		goto fail;
+	{
+		double t_copy = best_time(10, [&] {
+			(void)GPU(MemcpyAsync)(b, a, bytes, GPU(MemcpyDeviceToDevice),
+					 stream);
+		});
+		unsigned blocks = (unsigned)(sms > 0 ? sms * 8 : 1024);
+		double t_read = best_time(10, [&] {
+			peak_read_kernel<<<blocks, 256, 0, stream>>>(
+				(const float4 *)a, bytes / 16, sink);
+		});
+		const int iters = 16384;
+		unsigned fblocks = (unsigned)(sms > 0 ? sms * 4 : 512);
+		double t_fma = best_time(5, [&] {
+			peak_fma_kernel<<<fblocks, 256, 0, stream>>>(sink, iters,
+								     1.0f);
+		});
+		if ((e = GPU(GetLastError)()) != GPU(Success) || t_copy <= 0 ||
+		    t_read <= 0 || t_fma <= 0)
+			goto fail;
+		double copy_bps = 2.0 * (double)bytes / t_copy;
+		double read_bps = (double)bytes / t_read;
+		double flops = (double)fblocks * 256.0 * iters * FMA_CHAINS * 2.0 /
+			       t_fma;
+		printf("{\"backend\": \"%s\", \"index\": %d, \"buffer_bytes\": "
+		       "%zu, \"copy_bytes_per_s\": %.6g, \"read_bytes_per_s\": "
+		       "%.6g, \"bandwidth_bytes_per_s\": %.6g, "
+		       "\"fp32_fma_flops\": %.6g, \"method\": \"best of 10 "
+		       "device-to-device copies (bytes read + written), best of "
+		       "10 float4 read sweeps, best of 5 runs of 8 independent "
+		       "FMA chains per thread; tensor-core (bf16/fp8) peaks are "
+		       "not measured\"}\n",
+		       GPU_BACKEND, dev, bytes, copy_bps, read_bps,
+		       copy_bps > read_bps ? copy_bps : read_bps, flops);
+	}
+	return 0;
+fail:
+	{
+		char msg[300];
+		if (e == GPU(Success))
+			e = GPU(GetLastError)();
+		snprintf(msg, sizeof(msg), "%s: %s", gpu_err_name(e),
+			 gpu_err_string(e));
+		printf("{\"backend\": \"%s\", \"index\": %d, \"error\": ",
+		       GPU_BACKEND, dev);
+		json_str(msg);
+		printf("}\n");
+	}
+	return 1;
+}
+#endif
+
+/* ---- start-up --------------------------------------------------------- */
+
+/* Opens the device and everything the requests need, before the sandbox:
+ * the driver opens its device files read-write and starts threads here. */
+static gpu_err open_device(int dev, const char **during)
+{
+	gpu_err e;
+	void *probe = NULL;
+
+	*during = "selecting the device";
+	if ((e = GPU(SetDevice)(dev)) != GPU(Success))
+		return e;
+	*during = "creating a context";
+	if ((e = GPU(Free)(0)) != GPU(Success))
+		return e;
+	*during = "creating the stream and events";
+	if ((e = GPU(StreamCreateWithFlags)(&stream, GPU(StreamNonBlocking))) !=
+		    GPU(Success) ||
+	    (e = GPU(EventCreate)(&ev_start)) != GPU(Success) ||
+	    (e = GPU(EventCreate)(&ev_end)) != GPU(Success))
+		return e;
+	gpu_no_persisting_l2();
+	(void)GPU(GetLastError)();
+	/* One round trip of everything a request does, so that the driver
+	 * has done its lazy set-up before the sandbox closes. */
+	*during = "a first allocation, copy and memset";
+	char host[256] = { 0 };
+	if ((e = GPU(Malloc)(&probe, sizeof(host))) != GPU(Success) ||
+	    (e = GPU(MemcpyAsync)(probe, host, sizeof(host),
+				  GPU(MemcpyHostToDevice), stream)) !=
+		    GPU(Success) ||
+	    (e = GPU(MemsetAsync)(probe, 1, sizeof(host), stream)) !=
+		    GPU(Success) ||
+	    (e = GPU(EventRecord)(ev_start, stream)) != GPU(Success) ||
+	    (e = GPU(MemcpyAsync)(host, probe, sizeof(host),
+				  GPU(MemcpyDeviceToHost), stream)) !=
+		    GPU(Success) ||
+	    (e = GPU(EventRecord)(ev_end, stream)) != GPU(Success) ||
+	    (e = GPU(StreamSynchronize)(stream)) != GPU(Success) ||
+	    (e = GPU(DeviceSynchronize)()) != GPU(Success))
+		return e;
+	(void)GPU(Free)(probe);
+	return GPU(Success);
+}
+
+int main(int argc, char **argv)
+{
+	struct stat st;
+	char *end;
+
+	if (argc == 2 && strcmp(argv[1], "--query") == 0)
+		return query();
+	if (argc == 3 && strcmp(argv[1], "--peaks") == 0) {
+		long d = strtol(argv[2], &end, 10);
+		if (*end || d < 0 || d > 1024)
+			return 2;
+		return peaks((int)d);
+	}
+	sbx_close_other_fds();
+	long dev = argc == 4 ? strtol(argv[3], &end, 10) : -1;
+	if (argc != 4 || *end || dev < 0 || dev > 1024 ||
+	    fstat(RP_FD_CONTROL, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+	    fstat(RP_FD_SHM, &st) != 0) {
+		fprintf(stderr,
+			"usage: arena-runner-%s <so-path> <entry> <device>\n"
+			"       arena-runner-%s --query | --peaks <device>\n"
+			"(started by arena with a control socket on fd 3, "
+			"shared memory on fd 4 and the kernel on fd 5)\n",
+			GPU_BACKEND, GPU_BACKEND);
+		return 2;
+	}
+	shm_size = (size_t)st.st_size;
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	sbx_drop_capabilities();
+	int nnp = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
+
+	const char *during = "";
+	gpu_err e = open_device((int)dev, &during);
+	if (e != GPU(Success)) {
+		rio_replyf("nodevice %ld %s device %ld: %s %s (%s)",
+			   (long)getpid(), GPU_BACKEND, dev, during,
+			   gpu_err_name(e), gpu_err_string(e));
+		_exit(1);
+	}
+	shm_base = (unsigned char *)mmap(NULL, shm_size, PROT_READ | PROT_WRITE,
+					 MAP_SHARED, RP_FD_SHM, 0);
+	if (shm_base == MAP_FAILED) {
+		rio_replyf("nodevice %ld cannot map %zu bytes of shared memory",
+			   (long)getpid(), shm_size);
+		_exit(1);
+	}
+	int landlock = nnp && sbx_landlock() == 0;
+	int seccomp = nnp && sbx_seccomp(SBX_GPU) == 0;
+	rio_replyf("hello %ld %s,%s", (long)getpid(), seccomp ? "seccomp" : "-",
+		   landlock ? "landlock" : "-");
+
+	/* From here on candidate code may run (constructors). */
+	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *de = dlerror();
+		rio_replyf("error cannot load the shared object: %s",
+			   de ? de : "unknown error");
+		_exit(1);
+	}
+	void *sym = dlsym(h, argv[2]);
+	if (!sym) {
+		rio_replyf("error the shared object does not export '%s'",
+			   argv[2]);
+		_exit(1);
+	}
+	memcpy(&launch, &sym, sizeof(launch));
+	rio_replyf("ready");
+	serve();
+	return 0;
+}

@@ -1,0 +1,215 @@
+/*
+ * runner_io.c - one request line in, one reply line out (runner_io.h).
+ *
+ * The controller treats every byte on the channel as a claim and rejects
+ * anything that is not exactly one line per request, so this side keeps
+ * replies to one printable line whatever a message holds, and exits rather
+ * than guess when the channel breaks.
+ */
+#include "runner_io.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static char inbuf[RP_MAX_LINE + 1];
+static size_t inlen;
+
+static void send_all(const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = send(RP_FD_CONTROL, s, n, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			_exit(RP_EXIT_CHANNEL);
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+void rio_replyf(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		_exit(RP_EXIT_CHANNEL);
+	if ((size_t)n > sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	/* Keep replies to one printable line whatever a message holds. */
+	for (int i = 0; i < n; i++)
+		if (line[i] < 0x20 || line[i] > 0x7e)
+			line[i] = '?';
+	line[n++] = '\n';
+	send_all(line, (size_t)n);
+}
+
+char *rio_read_line(void)
+{
+	static size_t consumed;
+
+	if (consumed) {
+		memmove(inbuf, inbuf + consumed, inlen - consumed);
+		inlen -= consumed;
+		consumed = 0;
+	}
+	for (;;) {
+		char *nl = memchr(inbuf, '\n', inlen);
+		if (nl) {
+			*nl = '\0';
+			consumed = (size_t)(nl - inbuf) + 1;
+			return inbuf;
+		}
+		if (inlen >= RP_MAX_LINE)
+			_exit(RP_EXIT_CHANNEL);
+		ssize_t r = read(RP_FD_CONTROL, inbuf + inlen,
+				 RP_MAX_LINE - inlen);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			_exit(r == 0 ? 0 : RP_EXIT_CHANNEL);
+		inlen += (size_t)r;
+	}
+}
+
+char *rio_next_tok(char **cur)
+{
+	char *s = *cur, *sp;
+
+	if (!s || !*s)
+		return NULL;
+	sp = strchr(s, ' ');
+	if (sp) {
+		*sp = '\0';
+		*cur = sp + 1;
+	} else {
+		*cur = s + strlen(s);
+	}
+	return s;
+}
+
+int rio_parse_i64(char **cur, int64_t *out)
+{
+	char *tok = rio_next_tok(cur);
+	char *end;
+
+	if (!tok || !*tok)
+		return -1;
+	errno = 0;
+	long long v = strtoll(tok, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+size_t rio_dtype_bytes(int32_t d)
+{
+	switch (d) {
+	case ARENA_F64:
+	case ARENA_I64:
+		return 8;
+	case ARENA_F32:
+	case ARENA_I32:
+	case ARENA_U32:
+		return 4;
+	case ARENA_F16:
+	case ARENA_BF16:
+		return 2;
+	case ARENA_U8:
+	case ARENA_I8:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int rio_parse_layout(char **cur, int64_t shm_bytes, struct rio_layout *l,
+		     char *why, size_t n)
+{
+	int64_t size, nargs, nparams, v;
+
+	memset(l, 0, sizeof(*l));
+	if (rio_parse_i64(cur, &size) || rio_parse_i64(cur, &nargs) ||
+	    rio_parse_i64(cur, &nparams) || size <= 0 || nargs < 1 ||
+	    nargs > RP_MAX_ARGS || nparams < 0 || nparams > RP_MAX_PARAMS) {
+		snprintf(why, n, "malformed layout header");
+		return -1;
+	}
+	if (shm_bytes < size) {
+		snprintf(why, n, "shared memory is smaller than %lld bytes",
+			 (long long)size);
+		return -1;
+	}
+	for (int i = 0; i < nparams; i++) {
+		if (rio_parse_i64(cur, &v)) {
+			snprintf(why, n, "malformed parameter %d", i);
+			return -1;
+		}
+		l->params[i] = v;
+	}
+	for (int a = 0; a < nargs; a++) {
+		int64_t off, dt, rank, numel = 1;
+		if (rio_parse_i64(cur, &off) || rio_parse_i64(cur, &dt) ||
+		    rio_parse_i64(cur, &rank) || off < 0 ||
+		    off % RP_ALIGN != 0 || rio_dtype_bytes((int32_t)dt) == 0 ||
+		    rank < 0 || rank > ARENA_MAX_RANK) {
+			snprintf(why, n, "malformed argument %d", a);
+			return -1;
+		}
+		for (int d = 0; d < rank; d++) {
+			if (rio_parse_i64(cur, &v) || v < 0 ||
+			    (v > 0 && numel > INT64_MAX / v)) {
+				snprintf(why, n, "bad dimension of argument %d",
+					 a);
+				return -1;
+			}
+			l->shape[a][d] = v;
+			numel *= v;
+		}
+		int64_t esz = (int64_t)rio_dtype_bytes((int32_t)dt);
+		if (numel > INT64_MAX / 8 || off > size ||
+		    numel * esz > size - off) {
+			snprintf(why, n, "argument %d lies outside shared memory",
+				 a);
+			return -1;
+		}
+		l->offset[a] = (size_t)off;
+		l->dtype[a] = (int32_t)dt;
+		l->rank[a] = (int32_t)rank;
+		l->numel[a] = numel;
+		l->bytes[a] = (size_t)(numel * esz);
+	}
+	if (rio_next_tok(cur)) {
+		snprintf(why, n, "trailing data in layout");
+		return -1;
+	}
+	l->size = size;
+	l->nargs = (int)nargs;
+	l->nparams = (int)nparams;
+	return 0;
+}
+
+void rio_build_args(const struct rio_layout *l, void *const *base,
+		    arena_arg *args, int64_t *params)
+{
+	memset(args, 0, sizeof(arena_arg) * RP_MAX_ARGS);
+	for (int a = 0; a < l->nargs; a++) {
+		args[a].data = base[a];
+		args[a].dtype = l->dtype[a];
+		args[a].rank = l->rank[a];
+		for (int d = 0; d < l->rank[a]; d++)
+			args[a].shape[d] = l->shape[a][d];
+		args[a].numel = l->numel[a];
+	}
+	memcpy(params, l->params, sizeof(int64_t) * (size_t)l->nparams);
+}

@@ -1,0 +1,46 @@
+/*
+ * runner_sandbox.h - what a runner does to itself before any kernel code
+ * runs (docs/evaluator.md §2, docs/gpu.md for the GPU variant): close
+ * inherited descriptors, drop capabilities, no_new_privs, a Landlock
+ * ruleset without file-system writes, and a seccomp filter.
+ *
+ * Shared by the host runner and the GPU runners (C linkage, libc only).
+ * The GPU runners call these after the driver has opened its device files
+ * and started its threads: Landlock would refuse the driver's O_RDWR opens
+ * of /dev/nvidia* (or /dev/kfd and /dev/dri), and the host filter forbids
+ * every new thread, which a GPU driver needs.
+ */
+#ifndef ARENA_RUNNER_SANDBOX_H
+#define ARENA_RUNNER_SANDBOX_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum sbx_mode {
+	/* Host kernels: no thread, no process, ever. */
+	SBX_HOST = 0,
+	/* GPU runners: new threads of this process are allowed (the driver
+	 * starts them lazily), new processes are not; calls that could aim
+	 * at one of this process's own threads by thread id (tkill,
+	 * sched_setaffinity, ...) fail with EPERM instead of killing when
+	 * the target is not the process itself, since the filter cannot
+	 * tell our thread ids from other processes'. */
+	SBX_GPU = 1,
+};
+
+/* Closes every descriptor above RP_FD_KERNEL. */
+void sbx_close_other_fds(void);
+/* Drops every capability (a runner started by root keeps uid 0). */
+void sbx_drop_capabilities(void);
+/* Landlock: no writes anywhere in the file system, no TCP, and (ABI >= 6)
+ * no signals or abstract sockets beyond this process.  0 when enforced. */
+int sbx_landlock(void);
+/* The seccomp filter for mode; needs no_new_privs.  0 when installed. */
+int sbx_seccomp(enum sbx_mode mode);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ARENA_RUNNER_SANDBOX_H */

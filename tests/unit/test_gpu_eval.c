@@ -1,0 +1,304 @@
+/*
+ * test_gpu_eval.c - the GPU evaluation path, end to end, without a GPU.
+ *
+ * build/tests/arena-runner-fakegpu is the GPU runner's own source compiled
+ * against a host emulation of the runtime (engine/runner/gpu/gpu_rt_fake.h)
+ * and tests/gpu/fake/nvcc builds "CUDA" kernels that are plain C++.  With
+ * them eval_run() goes through everything a real GPU evaluation does -
+ * device facts from `--query`, an nvcc build, GPU runners kept across
+ * cases and started in parallel, `sets`/`flush`/`time n`/`fetch`, batches
+ * for short calls, the drain, thread and roofline checks, device errors -
+ * and each test asserts the verdict and a phrase of its reason for one
+ * candidate of tests/gpu/fake/candidates against tests/gpu/fake/task.
+ * What only a real device can show (timing fidelity, the L2 flush, the
+ * driver under the sandbox) is tests/gpu/run.sh's job on the H200.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena/eval.h"
+#include "arena/result.h"
+#include "arena/task.h"
+#include "arena/util.h"
+
+static struct task *task;
+static char *fake_root;		/* tests/gpu/fake */
+static char cache_dir[] = "/tmp/arena-test-gpu-eval-XXXXXX";
+static bool have_runner;
+
+static int group_setup(void **state)
+{
+	struct errbuf err;
+	const char *src = getenv("ARENA_SOURCE_DIR");
+	char *exe = path_real("/proc/self/exe"), *slash, *runner, *nvcc, *base;
+
+	(void)state;
+	errbuf_init(&err);
+	base = src ? xstrdup(src) : path_real(".");
+	fake_root = path_join(base, "tests/gpu/fake");
+	slash = exe ? strrchr(exe, '/') : NULL;
+	if (slash)
+		*slash = '\0';
+	runner = path_join(exe ? exe : ".", "arena-runner-fakegpu");
+	have_runner = access(runner, X_OK) == 0;
+	nvcc = path_join(fake_root, "nvcc");
+	/* Before anything looks the runner or the compiler up (once per
+	 * process). */
+	setenv("ARENA_RUNNER_CUDA", runner, 1);
+	setenv("NVCC", nvcc, 1);
+	free(runner);
+	free(nvcc);
+	free(exe);
+	free(base);
+	if (task_load(fake_root, "task/fakepoly", &task, &err) != 0) {
+		fprintf(stderr, "cannot load the test task: %s\n",
+			errbuf_str(&err));
+		return -1;
+	}
+	if (!mkdtemp(cache_dir))
+		return -1;
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	task_free(task);
+	free(fake_root);
+	rm_rf(cache_dir);
+	return 0;
+}
+
+struct opts {
+	bool held_out;
+	bool skip_timing;
+	bool quick;
+	int blocks;
+	const char *cache;	/* another cache dir (device file) */
+};
+
+static void evaluate(const char *cand, const struct opts *o,
+		     struct task_result *res)
+{
+	struct eval_request req;
+	struct errbuf err;
+	char *dir = xasprintf("%s/candidates/%s", fake_root, cand);
+
+	if (!have_runner)
+		skip();
+	errbuf_init(&err);
+	eval_request_init(&req);
+	req.task = task;
+	req.candidate_dir = dir;
+	req.cache_dir = o->cache ? o->cache : cache_dir;
+	req.device = "cuda:0";
+	req.seed = 20261129;
+	req.include_held_out = o->held_out;
+	req.skip_timing = o->skip_timing;
+	req.quick = o->quick;
+	req.timing.case_budget_s = 0.3;
+	req.timing.blocks = o->blocks > 0 ? o->blocks : 2;
+	req.timing.min_pairs = 5;
+	req.timing.max_pairs = 100;
+	req.timing.runner_timeout_s = 20;
+	result_init(res);
+	uint64_t t0 = now_ns();
+	int rc = eval_run(&req, res, &err);
+	if (rc != 0)
+		fprintf(stderr, "eval_run failed: %s\n", errbuf_str(&err));
+	assert_int_equal(rc, 0);
+	fprintf(stderr,
+		"  %s: status %s, speedup %.3f [%.3f, %.3f], pairs %d, %.2f s\n"
+		"    device: %s\n    method: %s\n    compile: %s\n"
+		"    correctness: %s\n    timing: %s\n",
+		cand, result_status_name(res->status), res->speedup_ratio,
+		res->speedup_ci_lo, res->speedup_ci_hi, res->pairs,
+		(double)(now_ns() - t0) / 1e9, res->device,
+		res->benchmark_method,
+		res->compilation_error_message ? res->compilation_error_message
+					       : "-",
+		res->correctness_error_message ? res->correctness_error_message
+					       : "-",
+		res->speedup_calculation_error_message
+			? res->speedup_calculation_error_message
+			: "-");
+	free(dir);
+}
+
+static const char *all_messages(const struct task_result *r)
+{
+	static char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s | %s | %s",
+		 r->compilation_error_message ? r->compilation_error_message
+					      : "",
+		 r->correctness_error_message ? r->correctness_error_message
+					      : "",
+		 r->speedup_calculation_error_message
+			 ? r->speedup_calculation_error_message
+			 : "");
+	return buf;
+}
+
+static void expect(const struct task_result *r, enum result_status st,
+		   const char *phrase)
+{
+	if (r->status != st || !strstr(all_messages(r), phrase)) {
+		fprintf(stderr, "expected %s mentioning \"%s\", got %s: %s\n",
+			result_status_name(st), phrase,
+			result_status_name(r->status), all_messages(r));
+		fail();
+	}
+}
+
+static void test_baseline_copy_is_accepted_through_the_gpu_path(void **s)
+{
+	struct opts o = { .held_out = true };
+	struct task_result r;
+
+	(void)s;
+	evaluate("baseline_copy", &o, &r);
+	expect(&r, RS_OK, "");
+	assert_true(r.candidate_accepted);
+	assert_true(r.held_out_correct);
+	assert_non_null(strstr(r.device, "cuda:0 Arena Fake GPU (sm_00)"));
+	assert_non_null(strstr(r.benchmark_method, "device_events_l2_flush"));
+	/* The 1024-element case runs in microseconds: batched. */
+	assert_non_null(strstr(r.benchmark_method, "'tiny_batched' x"));
+	assert_true(r.speedup_ratio > 0.5 && r.speedup_ratio < 2.0);
+	assert_true(r.sandboxed);
+	result_release(&r);
+}
+
+static void test_quick_evaluation_reuses_the_correctness_runners(void **s)
+{
+	struct opts o = { .quick = true };
+	struct task_result r;
+
+	(void)s;
+	evaluate("baseline_copy", &o, &r);
+	expect(&r, RS_OK, "");
+	assert_int_equal(r.cases[0].blocks, 1);
+	result_release(&r);
+}
+
+static void test_unwritten_gpu_output_is_incorrect(void **s)
+{
+	struct opts o = { 0 };
+	struct task_result r;
+
+	(void)s;
+	evaluate("no_write", &o, &r);
+	expect(&r, RS_INCORRECT, "never written");
+	result_release(&r);
+}
+
+static void test_sticky_device_fault_is_runtime_error_and_retires(void **s)
+{
+	struct opts o = { 0 };
+	struct task_result r;
+
+	(void)s;
+	evaluate("device_fault", &o, &r);
+	expect(&r, RS_RUNTIME_ERROR, "an illegal memory access");
+	expect(&r, RS_RUNTIME_ERROR, "cudaErrorIllegalAddress");
+	expect(&r, RS_RUNTIME_ERROR, "runner retired");
+	result_release(&r);
+}
+
+static void test_device_allocation_failure_is_runtime_error(void **s)
+{
+	struct opts o = { 0 };
+	struct task_result r;
+
+	(void)s;
+	evaluate("out_of_memory", &o, &r);
+	expect(&r, RS_RUNTIME_ERROR, "running out of device memory");
+	result_release(&r);
+}
+
+static void test_work_left_on_another_stream_is_rejected(void **s)
+{
+	struct opts o = { .blocks = 1 };
+	struct task_result r;
+
+	(void)s;
+	evaluate("leave_work", &o, &r);
+	expect(&r, RS_REJECTED, "work left running on the device");
+	result_release(&r);
+}
+
+static void test_host_thread_left_running_is_rejected(void **s)
+{
+	struct opts o = { 0 };
+	struct task_result r;
+
+	(void)s;
+	evaluate("thread_worker", &o, &r);
+	expect(&r, RS_REJECTED, "work left running after arena_launch");
+	result_release(&r);
+}
+
+static void test_forking_from_a_gpu_runner_is_rejected(void **s)
+{
+	struct opts o = { 0 };
+	struct task_result r;
+
+	(void)s;
+	evaluate("fork_child", &o, &r);
+	expect(&r, RS_REJECTED, "forbidden system call");
+	result_release(&r);
+}
+
+static void test_shape_specialization_fails_held_out_on_gpu(void **s)
+{
+	struct opts o = { .held_out = true, .skip_timing = true };
+	struct task_result r;
+
+	(void)s;
+	evaluate("shape_specialized", &o, &r);
+	expect(&r, RS_INCORRECT, "held-out case");
+	result_release(&r);
+}
+
+static void test_time_below_the_roofline_floor_is_rejected(void **s)
+{
+	char dir[] = "/tmp/arena-test-gpu-roofline-XXXXXX";
+	struct opts o = { .blocks = 1, .cache = dir };
+	struct task_result r;
+
+	(void)s;
+	assert_non_null(mkdtemp(dir));
+	/* A device that moves 1 KB/s: every honest time is "impossible". */
+	setenv("ARENA_FAKE_GPU_BW", "1000", 1);
+	evaluate("baseline_copy", &o, &r);
+	unsetenv("ARENA_FAKE_GPU_BW");
+	expect(&r, RS_REJECTED, "below the roofline floor");
+	result_release(&r);
+	rm_rf(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_baseline_copy_is_accepted_through_the_gpu_path),
+		cmocka_unit_test(test_quick_evaluation_reuses_the_correctness_runners),
+		cmocka_unit_test(test_unwritten_gpu_output_is_incorrect),
+		cmocka_unit_test(test_sticky_device_fault_is_runtime_error_and_retires),
+		cmocka_unit_test(test_device_allocation_failure_is_runtime_error),
+		cmocka_unit_test(test_work_left_on_another_stream_is_rejected),
+		cmocka_unit_test(test_host_thread_left_running_is_rejected),
+		cmocka_unit_test(test_forking_from_a_gpu_runner_is_rejected),
+		cmocka_unit_test(test_shape_specialization_fails_held_out_on_gpu),
+		cmocka_unit_test(test_time_below_the_roofline_floor_is_rejected),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
