@@ -485,9 +485,15 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 	rc = task_load(e->tasks_root, task_id, &t, err);
 	if (rc)
 		return rc;
-	char *abs = path_real(dir);
+	char *abs = path_real(dir), *base = NULL;
+	rc = workspace_baseline_dir(t, e->cache_dir, &base, err);
+	if (rc) {
+		free(abs);
+		task_free(t);
+		return rc;
+	}
 	struct eval_target tg = {
-		.e = e, .task = t, .candidate_dir = abs,
+		.e = e, .task = t, .candidate_dir = abs, .baseline_dir = base,
 		.has_seed = opt->has_seed, .seed = opt->seed,
 	};
 	if (opt->quick || (opt->defines && opt->defines->n))
@@ -501,6 +507,7 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 		out->task_name = xstrdup(t->id);
 	}
 	free(abs);
+	free(base);
 	task_free(t);
 	return rc;
 }

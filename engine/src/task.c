@@ -153,6 +153,7 @@ void task_free(struct task *t)
 	strvec_release(&t->editable);
 	free(t->entry);
 	free(t->reference_file);
+	strvec_release(&t->baseline_files);
 	free(t->readme);
 	strvec_release(&t->compile_flags);
 	for (int i = 0; i < TASK_MAX_PARAMS; i++)
@@ -470,6 +471,58 @@ static int tp_reference(struct tparse *p, const struct ynode *root)
 		return tp_err(p, lang, "reference.language must be one of c, "
 			      "hip, cuda, not '%.80s'", ynode_is_text(lang) ?
 			      lang->str : ynode_describe(lang));
+	return 0;
+}
+
+/* baseline: {files: [baseline.hip]} maps one to one onto editable. */
+static int tp_baseline(struct tparse *p, const struct ynode *root)
+{
+	static const char *const keys[] = { "files" };
+	const struct ynode *n = ynode_get(root, "baseline"), *f;
+	struct task *t = p->t;
+	int rc;
+
+	if (!n) {
+		if (t->initial_state == TASK_UNIMPLEMENTED)
+			return tp_err(p, root, "an unimplemented task needs "
+				      "'baseline: {files: [...]}', a working "
+				      "implementation (one file per editable "
+				      "file) that candidates are timed "
+				      "against");
+		return 0;
+	}
+	if ((rc = tp_map(p, n, "baseline", "baseline: {files: "
+			 "[baseline.hip]}")) != 0 ||
+	    (rc = tp_keys(p, n, keys, ARRAY_SIZE(keys), "baseline")) != 0)
+		return rc;
+	f = ynode_get(n, "files");
+	if (!f)
+		return tp_err(p, n, "baseline: missing required key 'files'; "
+			      "e.g. baseline: {files: [baseline.hip]}");
+	if ((rc = tp_list(p, f, "baseline.files", 1, TASK_MAX_EDITABLE,
+			  "baseline: {files: [baseline.hip]}")) != 0)
+		return rc;
+	if (f->n != t->editable.n)
+		return tp_err(p, f, "baseline.files lists %zu file(s) but "
+			      "editable lists %zu; give the baseline's version "
+			      "of each editable file, in the same order", f->n,
+			      t->editable.n);
+	for (size_t i = 0; i < f->n; i++) {
+		char field[64], *path;
+		snprintf(field, sizeof(field), "baseline.files[%zu]", i);
+		if ((rc = tp_relpath(p, f->items[i], field, &path)) != 0)
+			return rc;
+		bool clash = strvec_contains(&t->editable, path);
+		if (clash) {
+			rc = tp_err(p, f->items[i], "%s '%s' is editable; the "
+				    "baseline must be a separate file the agent "
+				    "cannot change", field, path);
+			free(path);
+			return rc;
+		}
+		strvec_push(&t->baseline_files, path);
+		free(path);
+	}
 	return 0;
 }
 
@@ -1301,6 +1354,14 @@ static int tp_check_files(struct tparse *p, const struct ynode *root)
 	if ((rc = tp_check_file(p, n, "reference.file",
 				t->reference_file)) != 0)
 		return rc;
+	n = ynode_get(ynode_get(root, "baseline"), "files");
+	for (size_t i = 0; i < t->baseline_files.n; i++) {
+		char field[64];
+		snprintf(field, sizeof(field), "baseline.files[%zu]", i);
+		if ((rc = tp_check_file(p, n->items[i], field,
+					t->baseline_files.v[i])) != 0)
+			return rc;
+	}
 	n = ynode_get(root, "readme");
 	if (n)
 		return tp_check_file(p, n, "readme", t->readme);
@@ -1344,7 +1405,7 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 		"schema", "description", "language", "initial_state",
 		"editable", "entry", "reference", "readme", "compile_flags",
 		"signature", "cases", "tolerance", "cost", "tunables",
-		"held_out",
+		"held_out", "baseline",
 	};
 	int rc;
 
@@ -1359,6 +1420,7 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 	    (rc = tp_meta(p, root)) != 0 ||
 	    (rc = tp_editable(p, root)) != 0 ||
 	    (rc = tp_reference(p, root)) != 0 ||
+	    (rc = tp_baseline(p, root)) != 0 ||
 	    (rc = tp_compile_flags(p, root)) != 0 ||
 	    (rc = tp_optional_paths(p, root)) != 0 ||
 	    (rc = tp_signature(p, root)) != 0 ||

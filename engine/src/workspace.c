@@ -19,12 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Copies the editable files (from_baseline: the task's baseline.files,
+ * under the editable names) into dst_dir. */
 static int copy_into(const struct task *t, const char *dst_dir,
-		     bool keep_existing, struct errbuf *err)
+		     bool keep_existing, bool from_baseline, struct errbuf *err)
 {
 	for (size_t i = 0; i < t->editable.n; i++) {
 		const char *rel = t->editable.v[i];
-		char *src = path_join(t->dir, rel);
+		const char *src_rel = from_baseline && t->baseline_files.n
+					      ? t->baseline_files.v[i] : rel;
+		char *src = path_join(t->dir, src_rel);
 		char *dst = path_join(dst_dir, rel);
 		char *parent = xstrdup(dst);
 		int rc = mkdir_p(dirname(parent), err);
@@ -58,9 +62,9 @@ int workspace_create(const struct task *t, const char *task_dir,
 		rc = mkdir_p(logs, err);
 	/* The baseline is frozen: written once, never overwritten. */
 	if (!rc)
-		rc = copy_into(t, base, true, err);
+		rc = copy_into(t, base, true, true, err);
 	if (!rc)
-		rc = copy_into(t, ws, true, err);
+		rc = copy_into(t, ws, true, false, err);
 	if (!rc && !file_exists(doc_path)) {
 		doc = taskdoc_render(t);
 		rc = file_write_atomic_str(doc_path, doc, err);
@@ -70,6 +74,41 @@ int workspace_create(const struct task *t, const char *task_dir,
 	free(ws);
 	free(base);
 	free(logs);
+	return rc;
+}
+
+int workspace_baseline_dir(const struct task *t, const char *cache_dir,
+			   char **out, struct errbuf *err)
+{
+	struct sha256 s;
+	unsigned char d[32];
+	char hex[65];
+	int rc = 0;
+
+	*out = NULL;
+	if (t->baseline_files.n == 0)
+		return 0;
+	sha256_init(&s);
+	for (size_t i = 0; i < t->editable.n; i++) {
+		char *src = path_join(t->dir, t->baseline_files.v[i]);
+		char fh[65];
+		rc = sha256_file_hex(src, fh, err);
+		free(src);
+		if (rc)
+			return rc;
+		sha256_update(&s, t->editable.v[i], strlen(t->editable.v[i]) + 1);
+		sha256_update(&s, fh, sizeof(fh));
+	}
+	sha256_final(&s, d);
+	sha256_to_hex(d, hex);
+	char *dir = xasprintf("%s/baselines/%s", cache_dir, hex);
+	rc = mkdir_p(dir, err);
+	if (!rc)
+		rc = copy_into(t, dir, true, true, err);
+	if (rc)
+		free(dir);
+	else
+		*out = dir;
 	return rc;
 }
 

@@ -15,6 +15,13 @@
 int workspace_create(const struct task *t, const char *task_dir,
 		     struct errbuf *err);
 
+/* For a task with baseline.files, a directory under cache_dir holding the
+ * baseline under the editable names (content-addressed, created once);
+ * *out is NULL for other tasks (their baseline is the task's own editable
+ * files).  Caller frees *out. */
+int workspace_baseline_dir(const struct task *t, const char *cache_dir,
+			   char **out, struct errbuf *err);
+
 /* TASK.md for t (caller frees): objective, editable files, signature,
  * visible cases, tolerance, how it is judged, how to evaluate, rules. */
 char *taskdoc_render(const struct task *t);

@@ -158,6 +158,66 @@ static int group_teardown(void **state)
 	return 0;
 }
 
+
+/* ---- baseline.files ----------------------------------------------------- */
+
+static void test_unimplemented_task_needs_a_baseline(void **state)
+{
+	expect_variant_err("editable: [kernel.c]\n",
+			   "initial_state: unimplemented\neditable: [kernel.c]\n",
+			   "unimplemented task needs 'baseline: {files:", NULL);
+}
+
+static void test_baseline_files_map_onto_editable(void **state)
+{
+	char *cfg = with(base_cfg, "reference: {file: reference.c}\n",
+			 "reference: {file: reference.c}\n"
+			 "baseline: {files: [baseline.c]}\n");
+	char *cfg2 = with(cfg, "editable: [kernel.c]\n",
+			  "initial_state: unimplemented\neditable: [kernel.c]\n");
+	struct task *t = parse_ok(cfg2, NULL);
+
+	assert_int_equal(t->baseline_files.n, 1);
+	assert_string_equal(t->baseline_files.v[0], "baseline.c");
+	assert_int_equal(t->initial_state, TASK_UNIMPLEMENTED);
+	task_free(t);
+	free(cfg2);
+	free(cfg);
+}
+
+static void test_baseline_files_count_must_match_editable(void **state)
+{
+	expect_variant_err("reference: {file: reference.c}\n",
+			   "reference: {file: reference.c}\n"
+			   "baseline: {files: [a.c, b.c]}\n",
+			   "baseline.files lists 2 file(s) but editable lists 1",
+			   NULL);
+}
+
+static void test_baseline_file_cannot_be_editable(void **state)
+{
+	expect_variant_err("reference: {file: reference.c}\n",
+			   "reference: {file: reference.c}\n"
+			   "baseline: {files: [kernel.c]}\n",
+			   "is editable", NULL);
+}
+
+static void test_missing_baseline_file_is_reported_on_load(void **state)
+{
+	char *cfg = with(base_cfg, "reference: {file: reference.c}\n",
+			 "reference: {file: reference.c}\n"
+			 "baseline: {files: [nothere.c]}\n");
+	char *root = make_task("bl", "x/missing_baseline", cfg);
+	struct task *t = NULL;
+	struct errbuf err;
+
+	assert_int_not_equal(load(root, "x/missing_baseline", &t, &err), 0);
+	assert_non_null(strstr(errbuf_str(&err), "baseline.files[0] 'nothere.c' "
+			       "does not exist"));
+	free(root);
+	free(cfg);
+}
+
 /* ---- a valid task ------------------------------------------------------- */
 
 static void test_valid_task_parses_every_field(void **state)
@@ -215,7 +275,8 @@ static void test_optional_keys_are_parsed(void **state)
 {
 	char *cfg = xasprintf("%sentry: my_gemm\ninitial_state: unimplemented\n"
 			      "compile_flags: [-O3, -ffast-math]\n"
-			      "readme: NOTES.md\nheld_out: hidden.yaml\n",
+			      "readme: NOTES.md\nheld_out: hidden.yaml\n"
+			      "baseline: {files: [base/kernel.c]}\n",
 			      base_cfg);
 	char *cfg2 = with(cfg, "{file: reference.c}",
 			  "{file: ref/reference.hip, language: hip}");
@@ -1537,6 +1598,11 @@ int main(void)
 		cmocka_unit_test(test_select_under_missing_root_is_rejected),
 		cmocka_unit_test(test_default_root_honours_environment),
 		cmocka_unit_test(test_every_repository_task_loads),
+		cmocka_unit_test(test_unimplemented_task_needs_a_baseline),
+		cmocka_unit_test(test_baseline_files_map_onto_editable),
+		cmocka_unit_test(test_baseline_files_count_must_match_editable),
+		cmocka_unit_test(test_baseline_file_cannot_be_editable),
+		cmocka_unit_test(test_missing_baseline_file_is_reported_on_load),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

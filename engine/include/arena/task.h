@@ -74,6 +74,10 @@ struct task {
 	enum task_state initial_state;
 	struct strvec editable;	/* relative paths */
 	char *entry;		/* "arena_launch" */
+	/* baseline.files: the baseline's version of each editable file, one
+	 * to one (empty = the editable files themselves).  Required for
+	 * unimplemented tasks, whose editable files are stubs. */
+	struct strvec baseline_files;
 	char *reference_file;	/* relative path */
 	enum task_language reference_language;
 	char *readme;		/* relative path or NULL */
