@@ -7,8 +7,10 @@
  *   the full prompt on stdin (-p is appended to it), cwd = the workspace.
  *
  * Settings live in $HOME/.gemini/settings.json (the private HOME's copy):
- * arena's MCP server goes there (trust: true, so no confirmation), and
- * model.maxSessionTurns when max_turns is set.
+ * arena's MCP server goes there (trust: true, so no confirmation),
+ * model.maxSessionTurns when max_turns is set, and the auth type when
+ * none is chosen and an API key is in the environment (headless mode
+ * refuses to start without one).
  *
  * Events (gemini-cli 0.61 JsonStreamEventType): init {session_id, model},
  * message {role, content, delta}, tool_use {tool_name, tool_id,
@@ -77,6 +79,29 @@ static int gemini_prepare(struct cli_run *r, struct errbuf *err)
 	if (!cJSON_IsObject(root)) {
 		cJSON_Delete(root);
 		root = cJSON_CreateObject();
+	}
+	/* Headless runs need an auth type chosen in the settings; an API
+	 * key in the environment means "gemini-api-key". */
+	cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, "security");
+	cJSON *auth = cJSON_GetObjectItemCaseSensitive(sec, "auth");
+	if (!rc && !cJSON_GetObjectItemCaseSensitive(auth, "selectedType")) {
+		const char *type = NULL;
+		if (getenv("GOOGLE_GENAI_USE_VERTEXAI"))
+			type = "vertex-ai";
+		else if (getenv("GEMINI_API_KEY") || getenv("GOOGLE_API_KEY"))
+			type = "gemini-api-key";
+		if (type) {
+			if (!cJSON_IsObject(sec)) {
+				cJSON_DeleteItemFromObjectCaseSensitive(root,
+									"security");
+				sec = cJSON_AddObjectToObject(root, "security");
+			}
+			if (!cJSON_IsObject(auth)) {
+				cJSON_DeleteItemFromObjectCaseSensitive(sec, "auth");
+				auth = cJSON_AddObjectToObject(sec, "auth");
+			}
+			cJSON_AddStringToObject(auth, "selectedType", type);
+		}
 	}
 	if (!rc && r->set.max_turns > 0) {
 		cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");

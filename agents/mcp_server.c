@@ -113,12 +113,16 @@ void mcp_reply_from_result(const struct task_result *r, bool quick,
 	const char *verdict;
 	cJSON *st = cJSON_CreateObject();
 
-	if (!r->pass_compilation)
+	if (r->status == RS_OK)
+		verdict = "correct";
+	else if (!r->pass_compilation)
 		verdict = "does not compile";
 	else if (!r->pass_correctness)
 		verdict = "compiles but is not correct";
+	else if (r->status == RS_REJECTED)
+		verdict = "rejected (see integrity)";
 	else
-		verdict = "correct";
+		verdict = "not scored";
 	out->text = xasprintf("Verdict: %s (status %s); speedup %.3f "
 			      "[%.3f, %.3f]; score %.2f%s.\n\n%s", verdict,
 			      result_status_name(r->status), r->speedup_ratio,

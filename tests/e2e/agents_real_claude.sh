@@ -52,8 +52,9 @@ CFG
 	grep -q '  cost_usd: 0.00675$' "$T/$name.exec" || fail "$name: cost (sonnet prices): $(cat "$T/$name.exec")"
 	grep -q '^pass_correctness: true' "$r" || fail "$name: final result not correct"
 	grep -q 'tuned by the scripted model' "$d/workspace/kernel.c" || fail "$name: the scripted edit is missing"
-	# The model saw the evaluator's verdicts (steps 2 and 4 carry them).
-	[ "$(grep -c 'Verdict: correct (status ok)' "$T/$name.mock.log")" -eq 2 ] ||
+	# The model saw the evaluator's verdicts (steps 2 and 4 carry them;
+	# quick timings under load may be rejected, so any verdict counts).
+	[ "$(grep -c 'Verdict: ' "$T/$name.mock.log")" -eq 2 ] ||
 		fail "$name: the model did not get two verdicts: $(cat "$T/$name.mock.log")"
 	t="$d/logs/trace.jsonl"
 	[ "$(grep -c '"type":"evaluation","via":"bridge"' "$t")" -eq 2 ] || fail "$name: trace evaluations"
