@@ -275,9 +275,10 @@ static void claude_result(struct cli_run *r, const cJSON *ev)
 			strbuf_addf(&sb, " (API status %.0f)", status);
 		if (text && *text)
 			strbuf_addf(&sb, ": %s", text);
-		cJSON_ArrayForEach(e, errors)
+		cJSON_ArrayForEach(e, errors) {
 			if (cJSON_IsString(e))
 				strbuf_addf(&sb, "; %s", e->valuestring);
+		}
 		free(r->error_text);
 		r->error_text = trace_cap(sb.buf ? sb.buf : "", 500);
 		strbuf_release(&sb);

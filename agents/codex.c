@@ -154,9 +154,10 @@ static void codex_item(struct cli_run *r, const cJSON *item)
 		const cJSON *c, *changes =
 			cJSON_GetObjectItemCaseSensitive(item, "changes");
 		r->turns++;
-		cJSON_ArrayForEach(c, changes)
+		cJSON_ArrayForEach(c, changes) {
 			trace_file_change(r->trace, cli_json_str(c, "path"),
 					  cli_json_str(c, "kind"));
+		}
 	} else if (!strcmp(type, "mcp_tool_call")) {
 		const char *server = cli_json_str(item, "server");
 		const char *tool = cli_json_str(item, "tool");
