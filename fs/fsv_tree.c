@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,8 +199,9 @@ int fsv_tree_lookup(struct fsv *fs, struct fsv_node *parent, const char *name,
 	memset(e, 0, sizeof(*e));
 	if (!fsv_kind_is_dir(parent->kind))
 		return ENOTDIR;
-	if (!*name || !strcmp(name, ".") || !strcmp(name, "..") ||
-	    strlen(name) > 255)
+	if (strlen(name) > NAME_MAX)
+		return ENAMETOOLONG;
+	if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
 		return ENOENT;
 	eng = fsv_engine(fs, &err);
 	if (!eng)

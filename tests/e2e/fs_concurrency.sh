@@ -20,6 +20,7 @@ n=$(ls "$MNT/runs" | grep -c '^run_')
 [ "$n" = 50 ] || fail "50 writers gave $n runs"
 [ "$(ls "$STORE/runs" | sort -u | wc -l)" = 50 ] || fail "run ids are not unique"
 for r in $(ls "$MNT/runs" | grep '^run_'); do
+	wait_executor_running "$r"
 	echo cancel > "$MNT/runs/$r/control" || fail "cancel $r"
 done
 wait_executors 90

@@ -9,10 +9,7 @@ executors() { pgrep -f -- "--store $STORE .*(resume|--resume-waiter) $1" | wc -l
 cheap_config "$T/run.yaml"
 sed -i 's/^agent: .*/agent: {template: command, command: [sleep, "2"], timeout_seconds: 60}/' "$T/run.yaml"
 run=$(new_run "$T/run.yaml")
-for _ in $(seq 100); do
-	grep -q '^executor: running' "$MNT/runs/$run/status" && break
-	sleep 0.05
-done
+wait_executor_running "$run"
 echo resume > "$MNT/runs/$run/control" || fail "resume of a running run"
 [ "$(executors "$run")" = 1 ] || fail "resume started a second executor"
 
@@ -26,6 +23,7 @@ grep -q 'waiting for the executor' "$STORE/runs/$run/logs/executor.log" ||
 
 # A stopped run: cancel it before its agent ends, then resume it later.
 run2=$(new_run "$T/run.yaml")
+wait_executor_running "$run2"
 echo cancel > "$MNT/runs/$run2/control"
 wait_status "$run2" cancelled 60
 wait_executors 30

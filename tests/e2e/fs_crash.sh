@@ -11,7 +11,7 @@ cheap_config "$T/run.yaml"
 sed -i 's/^agent: .*/agent: {template: command, command: [sleep, "2"], timeout_seconds: 60}/' "$T/run.yaml"
 run=$(new_run "$T/run.yaml")
 echo "marker" > "$MNT/runs/$run/tasks/c2c_dot/workspace/notes.txt" || fail "write"
-grep -q '^executor: running' "$MNT/runs/$run/status" || fail "no executor: $(cat "$MNT/runs/$run/status")"
+wait_executor_running "$run"
 
 kill -9 "$FS_PID"
 wait "$FS_PID" 2>/dev/null

@@ -63,6 +63,18 @@ wait_executors() {
 	fail "executors still running after ${1:-60} s"
 }
 
+# Waits until an executor holds run $1 and has marked it running (a cancel
+# written before that is overwritten when the executor starts).
+wait_executor_running() {
+	for _ in $(seq 200); do
+		st=$(cat "$MNT/runs/$1/status")
+		echo "$st" | grep -q '^executor: running' &&
+			echo "$st" | grep -q '^status: running' && return 0
+		sleep 0.05
+	done
+	fail "no executor started for $1: $(cat "$MNT/runs/$1/status")"
+}
+
 # A config whose agent sleeps $2 seconds (no evaluation happens when the
 # run is cancelled meanwhile).  usage: sleep_config FILE SECONDS [TASKS]
 sleep_config() {
@@ -92,7 +104,7 @@ wait_status() {
 		grep -q "^status: $2\$" "$MNT/runs/$1/status" 2>/dev/null && return 0
 		sleep 0.1
 	done
-	cat "$MNT/runs/$1/status"
+	cat "$MNT/runs/$1/status" "$MNT/runs/$1/events"
 	fail "run $1 did not reach status $2"
 }
 

@@ -56,6 +56,7 @@ sleep_config "$T/sleep.yaml" 3 "[c2c/saxpy, c2c/dot]"
 run=$(new_run "$T/sleep.yaml")
 store_run_id() { echo "$1" | grep -Eq '^run_[0-9]{8}_[0-9]{6}'; }
 store_run_id "$run" || fail "runs/new gave '$run'"
+wait_executor_running "$run"
 echo cancel > "$MNT/runs/$run/control" || fail "cancel failed"
 [ "$(readlink "$MNT/runs/latest")" = "$run" ] || fail "latest -> $(readlink "$MNT/runs/latest")"
 [ "$(ls "$MNT/runs/$run" | tr '\n' ' ')" = \
@@ -118,6 +119,32 @@ grep -q "^comparable: yes" "$MNT/compare/$run/$run/report.txt" ||
 expect_err "No such file or directory" cat "$MNT/compare/$run/run_20000101_000000/report.txt"
 expect_err "No such file or directory" ls "$MNT/compare/nope"
 expect_err "Read-only file system" sh -c "echo x > '$MNT/compare/$run/$run/report.txt'"
+
+# Hostile input never takes the daemon down.
+head -c 65536 /dev/urandom > "$T/garbage"
+expect_err "Invalid argument" cp "$T/garbage" "$MNT/runs/new"
+printf 'cancel\0resume\n' > "$T/nul"
+expect_err "Invalid argument" cp "$T/nul" "$MNT/runs/$run/control"
+expect_err "No such file or directory" ls "$MNT/runs/$(printf 'run_20260101_000000\nx')"
+expect_err "No such file or directory" cat "$MNT/compare/../../etc/passwd"
+expect_err "File name too long" ls "$MNT/runs/$(head -c 300 /dev/zero | tr '\0' x)"
+python3 - "$MNT/runs/new" <<'PY' || fail "writes at odd offsets"
+import errno, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+os.pwrite(fd, b"x", 100)			# a hole before it: NULs
+try:
+    os.pwrite(fd, b"x", 1 << 40)
+    sys.exit("a write at 1 TiB succeeded")
+except OSError as e:
+    assert e.errno == errno.EFBIG, e
+try:
+    os.close(fd)
+    sys.exit("close succeeded")
+except OSError as e:
+    assert e.errno == errno.EFBIG, e
+PY
+kill -0 "$FS_PID" || fail "the daemon died"
+[ -e "$MNT/README" ] || fail "the mount stopped answering"
 
 wait_executors 30
 fs_umount

@@ -9,6 +9,7 @@ fs_mount
 
 sleep_config "$T/sleep.yaml" 1
 run=$(new_run "$T/sleep.yaml")
+wait_executor_running "$run"
 echo cancel > "$MNT/runs/$run/control"
 wait_status "$run" cancelled 30
 W="$MNT/runs/$run/tasks/c2c_dot/workspace"
