@@ -8,9 +8,11 @@
 # caches nothing of a workspace) and one with the default 1 s.  On one
 # workspace it measures, alternating native / timeout 0 / timeout 1 in each
 # round and reporting medians:
-#   build   `cc -O2 -c` of a c2c kernel, 20 times
-#   status  `git status --porcelain` in a workspace of ~300 files, 20 times
-#   score   open+read+close of score on unchanged sources (latency, ms)
+#   build   `cc -O2 -c` of a c2c kernel (c2c/gemm)
+#   status  `git status --porcelain` in a workspace of ~300 files
+#   score   open+read+close of score on unchanged sources
+# 20 x ROUNDS iterations; each times every configuration once, in rotating
+# order; the medians and their ratios to native are printed.
 # Results belong in docs/benchmarks.md with the date, machine and commit.
 set -u
 B=${B:-build}
@@ -77,52 +79,46 @@ python3 - "$ROUNDS" "$REAL" "$W0" "$W1" "$ROOT/engine/include" <<'PY'
 import os, statistics, subprocess, sys, time
 rounds, real, w0, w1, inc = int(sys.argv[1]), *sys.argv[2:]
 dirs = {"native": real, "timeout 0": w0, "timeout 1": w1}
+names = list(dirs)
 
-def build(d):
+def timed(cmd, d):
     t = time.perf_counter()
-    for _ in range(20):
-        subprocess.run(["cc", "-O2", "-I", inc, "-c", "kernel.c", "-o",
-                        "kernel.o"], cwd=d, check=True)
-    return time.perf_counter() - t
-
-def status(d):
-    t = time.perf_counter()
-    for _ in range(20):
-        subprocess.run(["git", "status", "--porcelain"], cwd=d, check=True,
-                       stdout=subprocess.DEVNULL)
+    subprocess.run(cmd, cwd=d, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - t
 
 def score(d):
-    p = os.path.join(d, "..", "score")
-    lat = []
-    for _ in range(50):
-        t = time.perf_counter()
-        with open(p) as f:
-            f.read()
-        lat.append((time.perf_counter() - t) * 1000)
-    return statistics.median(lat)
+    t = time.perf_counter()
+    with open(os.path.join(d, "..", "score")) as f:
+        f.read()
+    return (time.perf_counter() - t) * 1000
 
-res = {k: {"build": [], "status": [], "score": []} for k in dirs}
-for r in range(rounds):
-    for k, d in dirs.items():
-        res[k]["build"].append(build(d))
-        res[k]["status"].append(status(d))
+def cc(k):
+    return ["cc", "-O2", "-I", inc, "-c", "kernel.c", "-o",
+            "kernel-%s.o" % k.replace(" ", "")]
+st = ["git", "status", "--porcelain"]
+res = {k: {"build": [], "status": [], "score": []} for k in names}
+# Each iteration times every configuration once, in a rotating order, so
+# that drift in the machine's load hits all of them alike.
+for i in range(20 * rounds):
+    order = names[i % 3:] + names[:i % 3]
+    for k in order:
+        res[k]["build"].append(timed(cc(k), dirs[k]))
+        res[k]["status"].append(timed(st, dirs[k]))
         if k != "native":
-            res[k]["score"].append(score(d))
+            res[k]["score"].append(score(dirs[k]))
 med = {k: {m: statistics.median(v) if v else 0 for m, v in x.items()}
        for k, x in res.items()}
 n = med["native"]
-print(f"rounds: {rounds} (medians)")
-print(f"{'':12} {'build 20x cc -O2 (s)':>22} {'git status 20x (s)':>20} "
+print(f"{20 * rounds} interleaved iterations, medians per operation")
+print(f"{'':12} {'cc -O2 -c (ms)':>18} {'git status (ms)':>18} "
       f"{'cat score (ms)':>15}")
-for k in dirs:
+for k in names:
     m = med[k]
-    rb = m["build"] / n["build"]
-    rs = m["status"] / n["status"]
     sc = f"{m['score']:.2f}" if k != "native" else "-"
-    print(f"{k:12} {m['build']:9.3f} ({rb:4.2f}x)      "
-          f"{m['status']:9.3f} ({rs:5.2f}x)   {sc:>12}")
+    print(f"{k:12} {m['build'] * 1000:8.1f} ({m['build'] / n['build']:4.2f}x)"
+          f"   {m['status'] * 1000:8.1f} ({m['status'] / n['status']:5.2f}x)"
+          f"   {sc:>12}")
 PY
 rc=$?
-rm -f "$REAL/kernel.o"
+rm -f "$REAL"/kernel-*.o
 exit $rc
