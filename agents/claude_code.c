@@ -333,6 +333,8 @@ void cli_claude_event(struct cli_run *r, const cJSON *ev)
 	 * on purpose: the stream adds types over time. */
 }
 
+static const char *const claude_native[] = { ".claude/projects", NULL };
+
 const struct cli_agent cli_claude_code = {
 	.name = "claude_code",
 	.cli = "claude",
@@ -342,6 +344,7 @@ const struct cli_agent cli_claude_code = {
 	.auth_files = claude_auth_files,
 	.auth_env = claude_auth_env,
 	.pass_env = claude_pass_env,
+	.native_dirs = claude_native,
 	.efforts = claude_efforts,
 	.default_model = NULL,
 	.default_effort = NULL,

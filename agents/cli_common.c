@@ -26,6 +26,7 @@
 #include "cli_common.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -1053,6 +1054,69 @@ static void classify(struct cli_run *r, const struct spawn_result *res,
 	}
 }
 
+/* ---- native transcripts --------------------------------------------- */
+
+#define NATIVE_MAX_BYTES ((off_t)64 << 20)
+#define NATIVE_MAX_FILES 2000
+
+/* nftw has no context argument: one archive at a time. */
+static pthread_mutex_t native_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	const char *from;	/* the private HOME */
+	const char *to;		/* logs/native */
+	off_t bytes;
+	int files;
+} native;
+
+static int native_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	/* Regular files only (FTW_PHYS: symlinks are not followed, so an
+	 * agent cannot make us copy a file from outside its HOME). */
+	if (flag != FTW_F || !S_ISREG(st->st_mode))
+		return 0;
+	if (native.files >= NATIVE_MAX_FILES ||
+	    native.bytes + st->st_size > NATIVE_MAX_BYTES)
+		return 0;
+	const char *rel = path + strlen(native.from);
+	while (*rel == '/')
+		rel++;
+	char *dst = path_join(native.to, rel);
+	char *parent = xstrdup(dst);
+	*strrchr(parent, '/') = '\0';
+	if (mkdir_p(parent, NULL) == 0 && file_copy(path, dst, NULL) == 0) {
+		native.files++;
+		native.bytes += st->st_size;
+	}
+	free(parent);
+	free(dst);
+	return 0;
+}
+
+/* Copies the CLI's own transcripts (Claude's projects/<slug>/<session>.jsonl,
+ * Codex's sessions/.../rollout-*.jsonl, Gemini's tmp/<project>/chats)
+ * from the private HOME into logs/native/, capped, before the scratch
+ * directory is removed.  The auth files are never among them. */
+static void archive_native(struct cli_run *r)
+{
+	char *to = path_join(r->l->log_dir, "native");
+
+	pthread_mutex_lock(&native_lock);
+	native.from = r->home;
+	native.to = to;
+	native.bytes = 0;
+	native.files = 0;
+	for (int i = 0; r->agent->native_dirs && r->agent->native_dirs[i];
+	     i++) {
+		char *d = path_join(r->home, r->agent->native_dirs[i]);
+		if (dir_exists(d))
+			nftw(d, native_one, 16, FTW_PHYS);
+		free(d);
+	}
+	pthread_mutex_unlock(&native_lock);
+	free(to);
+}
+
 static void uuid4(char out[37])
 {
 	unsigned char b[16];
@@ -1223,6 +1287,7 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 	}
 	if (r.line.len > 0 || r.line_too_long)
 		process_line(&r);	/* a last line without newline */
+	archive_native(&r);
 	classify(&r, &res, log_path, log_offset, out);
 
 	cJSON *o = cJSON_CreateObject();

@@ -64,6 +64,9 @@ struct cli_agent {
 	const char *const *auth_env;
 	const char *const *pass_env;	/* passed through, not auth */
 	const char *const *efforts;	/* accepted values; NULL: no knob */
+	/* Directories under the private HOME holding the CLI's own
+	 * transcripts, archived into logs/native/ (NULL-terminated). */
+	const char *const *native_dirs;
 	const char *default_model;
 	const char *default_effort;
 	bool has_budget;		/* CLI takes a spend cap */

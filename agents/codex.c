@@ -239,6 +239,8 @@ static void codex_event(struct cli_run *r, const cJSON *ev)
 	}
 }
 
+static const char *const codex_native[] = { ".codex/sessions", NULL };
+
 const struct cli_agent cli_codex = {
 	.name = "codex",
 	.cli = "codex",
@@ -248,6 +250,7 @@ const struct cli_agent cli_codex = {
 	.auth_files = codex_auth_files,
 	.auth_env = codex_auth_env,
 	.pass_env = codex_pass_env,
+	.native_dirs = codex_native,
 	.efforts = codex_efforts,
 	.has_mcp = true,
 	.build_argv = codex_argv,

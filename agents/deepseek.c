@@ -62,6 +62,8 @@ static void deepseek_event(struct cli_run *r, const cJSON *ev)
 	r->cost_reported = false;	/* priced as Claude: recomputed */
 }
 
+static const char *const deepseek_native[] = { ".claude/projects", NULL };
+
 const struct cli_agent cli_deepseek = {
 	.name = "deepseek_harness",
 	.cli = "claude",
@@ -73,6 +75,7 @@ const struct cli_agent cli_deepseek = {
 	.auth_files = NULL,
 	.auth_env = deepseek_auth_env,
 	.pass_env = deepseek_pass_env,
+	.native_dirs = deepseek_native,
 	.efforts = deepseek_efforts,
 	.default_model = "deepseek-chat",
 	.has_budget = false,

@@ -235,6 +235,8 @@ static void gemini_event(struct cli_run *r, const cJSON *ev)
 	}
 }
 
+static const char *const gemini_native[] = { ".gemini/tmp", NULL };
+
 const struct cli_agent cli_gemini = {
 	.name = "gemini",
 	.cli = "gemini",
@@ -244,6 +246,7 @@ const struct cli_agent cli_gemini = {
 	.auth_files = gemini_auth_files,
 	.auth_env = gemini_auth_env,
 	.pass_env = gemini_pass_env,
+	.native_dirs = gemini_native,
 	.efforts = NULL,
 	.has_max_turns = true,
 	.has_mcp = true,

@@ -60,6 +60,10 @@ CFG
 	[ "$(grep -c '"type":"evaluation","via":"bridge"' "$t")" -eq 2 ] || fail "$name: trace evaluations"
 	[ "$(grep -c '"type":"tool_call"' "$t")" -eq 4 ] || fail "$name: trace tool calls"
 	grep -q '"type":"outcome","status":"completed"' "$t" || fail "$name: trace outcome"
+	ls "$d"/logs/native/.claude/projects/*/*.jsonl > /dev/null 2>&1 ||
+		fail "$name: the CLI's own transcript was not archived: $(find "$d/logs/native" 2>&1 | head -n 5)"
+	find "$d/logs/native" -name '*.credentials*' -o -name 'auth.json' | grep -q . &&
+		fail "$name: credentials were archived"
 }
 
 one_run bash "" "options: {mcp: false}"
