@@ -30,5 +30,6 @@ int cmd_mount(struct cli *c, int argc, char **argv);
 int cmd_mcp(struct cli *c, int argc, char **argv);
 int cmd_check_agents(struct cli *c, int argc, char **argv);
 int cmd_export(struct cli *c, int argc, char **argv);
+int cmd_doctor(struct cli *c, int argc, char **argv);
 
 #endif /* ARENA_CLI_H */

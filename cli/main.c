@@ -71,6 +71,7 @@ int main(int argc, char **argv)
 		{ "cancel", cmd_cancel },
 		{ "mcp", cmd_mcp }, { "check-agents", cmd_check_agents },
 		{ "export", cmd_export }, { "mount", cmd_mount },
+		{ "doctor", cmd_doctor },
 	};
 	for (size_t k = 0; k < ARRAY_SIZE(cmds); k++)
 		if (!strcmp(cmd, cmds[k].name))

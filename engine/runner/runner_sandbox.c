@@ -150,9 +150,12 @@ static void on(struct filter_prog *p, long nr, uint32_t ret)
 	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, ret));
 }
 
+/* The action for forbidden calls of the filter being built. */
+static uint32_t deny_action = RET_KILL;
+
 static void deny(struct filter_prog *p, long nr)
 {
-	on(p, nr, RET_KILL);
+	on(p, nr, deny_action);
 }
 
 /* Allows syscall nr only when its first argument (a pid) is this process
@@ -188,31 +191,36 @@ static void clone_threads_only(struct filter_prog *p)
 			offsetof(struct seccomp_data, args[0])));
 	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
 					     CLONE_THREAD_FLAG, 1, 0));
-	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_KILL));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, deny_action));
 	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ALLOW));
 }
 
-int sbx_seccomp(enum sbx_mode mode)
+int sbx_seccomp(int flags)
 {
 	struct filter_prog p = { .n = 0 };
 	uint32_t me = (uint32_t)getpid();
+	int mode = flags & SBX_GPU;
+	uint32_t act = (flags & SBX_TRAP) ? (uint32_t)SECCOMP_RET_TRAP
+					   : RET_KILL;
 	/* What a call aimed at another thread or process gets: on the host
 	 * there is no other thread, so it can only be an attack; a GPU
 	 * runner's driver may aim at its own threads by id. */
-	uint32_t foreign = mode == SBX_GPU ? RET_ERRNO(EPERM) : RET_KILL;
+	uint32_t foreign = mode == SBX_GPU ? RET_ERRNO(EPERM) : act;
+
+	deny_action = act;
 
 	emit(&p, (struct sock_filter)BPF_STMT(
 			 BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, arch)));
 	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 					      RUNNER_AUDIT_ARCH, 1, 0));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_KILL));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, act));
 	load_nr(&p);
 #ifdef __x86_64__
 	/* The x32 ABI reaches the same calls under other numbers. */
 	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
 					      0x40000000U, 0, 1));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_KILL));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, act));
 #endif
 	/* New threads and processes. */
 	if (mode == SBX_GPU) {
@@ -276,11 +284,11 @@ int sbx_seccomp(enum sbx_mode mode)
 		deny(&p, SYS_migrate_pages);
 	}
 	/* kill and tgkill name the process (thread group) itself. */
-	self_only(&p, SYS_kill, me, 1, RET_KILL);
-	self_only(&p, SYS_tgkill, me, 0, RET_KILL);
-	self_only(&p, SYS_rt_sigqueueinfo, me, 0, RET_KILL);
-	self_only(&p, SYS_rt_tgsigqueueinfo, me, 0, RET_KILL);
-	self_only(&p, SYS_prlimit64, me, 1, RET_KILL);
+	self_only(&p, SYS_kill, me, 1, act);
+	self_only(&p, SYS_tgkill, me, 0, act);
+	self_only(&p, SYS_rt_sigqueueinfo, me, 0, act);
+	self_only(&p, SYS_rt_tgsigqueueinfo, me, 0, act);
+	self_only(&p, SYS_prlimit64, me, 1, act);
 	/* These take a thread id. */
 	self_only(&p, SYS_tkill, me, 0, foreign);
 	self_only(&p, SYS_sched_setaffinity, me, 1, foreign);
@@ -298,9 +306,9 @@ int sbx_seccomp(enum sbx_mode mode)
 	return 0;
 }
 #else
-int sbx_seccomp(enum sbx_mode mode)
+int sbx_seccomp(int flags)
 {
-	(void)mode;
+	(void)flags;
 	return -1;
 }
 #endif

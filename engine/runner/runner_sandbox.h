@@ -27,6 +27,10 @@ enum sbx_mode {
 	 * the target is not the process itself, since the filter cannot
 	 * tell our thread ids from other processes'. */
 	SBX_GPU = 1,
+	/* Or-ed into either mode for diagnosis (the GPU runner's --selftest):
+	 * a forbidden call raises a SIGSYS the caller can catch and report
+	 * (si_syscall says which) instead of killing the process. */
+	SBX_TRAP = 2,
 };
 
 /* Closes every descriptor above RP_FD_KERNEL. */
@@ -37,7 +41,7 @@ void sbx_drop_capabilities(void);
  * no signals or abstract sockets beyond this process.  0 when enforced. */
 int sbx_landlock(void);
 /* The seccomp filter for mode; needs no_new_privs.  0 when installed. */
-int sbx_seccomp(enum sbx_mode mode);
+int sbx_seccomp(int mode);
 
 #ifdef __cplusplus
 }

@@ -81,6 +81,12 @@ int gpu_info_get(const struct dev_id *d, const char *cache_dir, bool peaks,
 int gpu_measure_peaks(const struct dev_id *d, const char *cache_dir,
 		      struct gpu_info *out, struct errbuf *err);
 
+/* Runs the runner's --selftest on d: the sandbox installed after the
+ * driver opened the device, then everything a runner does.  0 when it
+ * passed, -EPERM when it failed; *summary (caller frees) is its verdict
+ * line ("ok (the sandbox refused fork: system call 57)"). */
+int gpu_selftest(const struct dev_id *d, char **summary, struct errbuf *err);
+
 /* target_gpu_model matching (docs/gpu.md): case-insensitive; every
  * alphanumeric word of model must be a word of the device's name or its
  * arch: "H200" and "nvidia h200" match "NVIDIA H200" and "NVIDIA H200

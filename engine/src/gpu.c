@@ -488,6 +488,31 @@ int gpu_info_get(const struct dev_id *d, const char *cache_dir, bool peaks,
 	return 0;
 }
 
+int gpu_selftest(const struct dev_id *d, char **summary, struct errbuf *err)
+{
+	char idx[16], *out = NULL;
+	int rc;
+
+	snprintf(idx, sizeof(idx), "%d", d->index);
+	rc = run_diag(d->kind, "--selftest", idx, QUERY_TIMEOUT_MS, &out, err);
+	if (rc)
+		return rc;
+	char *last = strstr(out, "selftest: ");
+	while (last && strstr(last + 1, "selftest: "))
+		last = strstr(last + 1, "selftest: ");
+	if (!last) {
+		*summary = xasprintf("no verdict; it printed: %.300s", out);
+		free(out);
+		return -EIO;
+	}
+	last += strlen("selftest: ");
+	last[strcspn(last, "\n")] = '\0';
+	*summary = xstrdup(last);
+	rc = strncmp(last, "ok", 2) == 0 ? 0 : -EPERM;
+	free(out);
+	return rc;
+}
+
 /* ---- model names ------------------------------------------------------ */
 
 /* Next alphanumeric word of *s, lower-cased into w; false at the end. */

@@ -15,7 +15,10 @@
  * x: a normal, a uniform range and an integer range map onto themselves).
  * Every element then changes from pair to pair with probability 1/2 per
  * element and the window start is random, so neither a pointer-keyed nor a
- * sampled-content-keyed cache can hit.
+ * sampled-content-keyed cache can hit.  Arrays of 4 Mi elements and more
+ * (GPU cases) are drawn by several threads, chunk by chunk, each chunk
+ * from its own rng seeded from the caller's (see par_run): the same seed
+ * still gives the same values.
  *
  * Layout: arguments are placed one after the other, each at a page
  * boundary plus a small per-argument stagger (so equal-sized arrays do not
@@ -25,6 +28,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -287,33 +292,133 @@ static void normal_pair(struct rng *r, double *z0, double *z1)
 	*z1 = m * s;
 }
 
-void inputs_fill(const struct task *t, const struct case_layout *l, int a,
-		 struct rng *r, void *dst)
+/* Elements [i0, i0 + n) of argument a, drawn from r. */
+static void fill_range(const struct task *t, const struct case_layout *l,
+		       int a, struct rng *r, void *dst, int64_t i0, int64_t n)
 {
 	const struct task_arg *ta = &t->args[a];
-	int64_t n = l->numel[a];
+	int64_t end = i0 + n;
 
 	if (ta->init.dist == INIT_RANDINT && (ta->dtype == ARENA_I64)) {
-		for (int64_t i = 0; i < n; i++)	/* exact beyond 2^53 */
+		for (int64_t i = i0; i < end; i++)	/* exact beyond 2^53 */
 			((int64_t *)dst)[i] = rng_range(r, l->lo[a], l->hi[a]);
 		return;
 	}
 	if (ta->init.dist == INIT_NORMAL) {
 		double mean = ta->init.a, sd = ta->init.b, z0, z1;
-		int64_t i = 0;
-		for (; i + 1 < n; i += 2) {
+		int64_t i = i0;
+		for (; i + 1 < end; i += 2) {
 			normal_pair(r, &z0, &z1);
 			elem_store(ta->dtype, dst, i, mean + sd * z0);
 			elem_store(ta->dtype, dst, i + 1, mean + sd * z1);
 		}
-		if (i < n) {
+		if (i < end) {
 			normal_pair(r, &z0, &z1);
 			elem_store(ta->dtype, dst, i, mean + sd * z0);
 		}
 		return;
 	}
-	for (int64_t i = 0; i < n; i++)
+	for (int64_t i = i0; i < end; i++)
 		elem_store(ta->dtype, dst, i, draw(ta, l, a, r));
+}
+
+/*
+ * Large arrays (GPU cases reach 10^8 elements; a normal costs ~15 ns) are
+ * filled by several threads: the array is cut into PAR_CHUNK-element
+ * chunks, chunk k drawn from its own rng seeded from one draw of the
+ * caller's rng and k.  The values depend on neither the number of threads
+ * nor their timing, so a seed still reproduces them exactly.  Below
+ * PAR_MIN elements one thread draws from the caller's rng directly.
+ */
+#define PAR_MIN (1 << 22)
+#define PAR_CHUNK (1 << 20)
+#define PAR_THREADS 16
+
+struct par_job {
+	void (*fn)(struct par_job *j, struct rng *r, int64_t i0, int64_t n);
+	const struct task *t;
+	const struct case_layout *l;
+	const struct input_pool *p;
+	int a;
+	void *dst;
+	int64_t n;
+	int64_t off;		/* pool_draw: window start */
+	uint64_t base;
+	int nthreads, tid;
+};
+
+static void *par_worker(void *arg)
+{
+	struct par_job *j = arg;
+	int64_t nchunks = (j->n + PAR_CHUNK - 1) / PAR_CHUNK;
+
+	for (int64_t k = j->tid; k < nchunks; k += j->nthreads) {
+		struct rng r;
+		int64_t i0 = k * PAR_CHUNK;
+		rng_seed(&r, mix64(j->base ^ mix64((uint64_t)k + 1)));
+		j->fn(j, &r, i0, j->n - i0 < PAR_CHUNK ? j->n - i0 : PAR_CHUNK);
+	}
+	return NULL;
+}
+
+static int par_threads(void)
+{
+	static int n;
+
+	if (!n) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		n = c < 1 ? 1 : c > PAR_THREADS ? PAR_THREADS : (int)c;
+	}
+	return n;
+}
+
+/* Runs tmpl->fn over [0, tmpl->n) in chunks on up to par_threads()
+ * threads (the caller's among them). */
+static void par_run(struct par_job *tmpl, struct rng *r)
+{
+	struct par_job jobs[PAR_THREADS];
+	pthread_t th[PAR_THREADS];
+	int nt = par_threads(), started = 0;
+
+	tmpl->base = rng_next(r);
+	if (nt > (tmpl->n + PAR_CHUNK - 1) / PAR_CHUNK)
+		nt = (int)((tmpl->n + PAR_CHUNK - 1) / PAR_CHUNK);
+	for (int i = 0; i < nt; i++) {
+		jobs[i] = *tmpl;
+		jobs[i].nthreads = nt;
+		jobs[i].tid = i;
+	}
+	for (int i = 1; i < nt; i++)
+		if (pthread_create(&th[i], NULL, par_worker, &jobs[i]) == 0)
+			started = i;
+		else
+			break;
+	/* Chunks of threads that did not start are done here. */
+	for (int i = started + 1; i < nt; i++)
+		par_worker(&jobs[i]);
+	par_worker(&jobs[0]);
+	for (int i = 1; i <= started; i++)
+		pthread_join(th[i], NULL);
+}
+
+static void fill_chunk(struct par_job *j, struct rng *r, int64_t i0,
+		       int64_t n)
+{
+	fill_range(j->t, j->l, j->a, r, j->dst, i0, n);
+}
+
+void inputs_fill(const struct task *t, const struct case_layout *l, int a,
+		 struct rng *r, void *dst)
+{
+	int64_t n = l->numel[a];
+
+	if (n < PAR_MIN) {
+		fill_range(t, l, a, r, dst, 0, n);
+		return;
+	}
+	struct par_job j = { .fn = fill_chunk, .t = t, .l = l, .a = a,
+			     .dst = dst, .n = n };
+	par_run(&j, r);
 }
 
 /* ---- pools for timing pairs ------------------------------------------- */
@@ -369,15 +474,16 @@ void pool_build(const struct task *t, const struct case_layout *l,
 	}
 }
 
-void pool_draw(const struct task *t, const struct case_layout *l,
-	       const struct input_pool *p, int a, struct rng *r, void *dst)
+/* Elements [i0, i0 + n) of a draw from the window at off. */
+static void draw_range(const struct task *t, const struct case_layout *l,
+		       const struct input_pool *p, int a, struct rng *r,
+		       void *dst, int64_t off, int64_t i0, int64_t n)
 {
 	const struct task_arg *ta = &t->args[a];
-	int64_t n = l->numel[a];
-	int64_t off = rng_range(r, 0, pool_len(n) - n);
 	double c2 = 2 * p->centre[a];
 	bool reflect = !isnan(p->centre[a]);
 	uint64_t bits = 0;
+	int64_t end = i0 + n;
 
 	if (p->fv[a]) {
 		const double *src = p->fv[a] + off;
@@ -387,10 +493,9 @@ void pool_draw(const struct task *t, const struct case_layout *l,
 			 * rng word. */
 			float *f = dst;
 			double c2r = reflect ? c2 : 0;
-			int64_t i = 0;
-			for (; i < n; i += 64) {
+			for (int64_t i = i0; i < end; i += 64) {
 				bits = rng_next(r);
-				int64_t m = n - i < 64 ? n - i : 64;
+				int64_t m = end - i < 64 ? end - i : 64;
 				for (int64_t k = 0; k < m; k++) {
 					double v = src[i + k];
 					double w = c2r - v;
@@ -401,11 +506,11 @@ void pool_draw(const struct task *t, const struct case_layout *l,
 			}
 			return;
 		}
-		for (int64_t i = 0; i < n; i++) {
-			if ((i & 63) == 0)
+		for (int64_t i = i0; i < end; i++) {
+			if (((i - i0) & 63) == 0)
 				bits = rng_next(r);
 			double v = src[i];
-			if (reflect && (bits >> (i & 63) & 1)) {
+			if (reflect && (bits >> ((i - i0) & 63) & 1)) {
 				double w = c2 - v;
 				v = w < hi ? w : v;
 			}
@@ -415,11 +520,11 @@ void pool_draw(const struct task *t, const struct case_layout *l,
 	}
 	const int64_t *src = p->iv[a] + off;
 	int64_t sum = l->lo[a] + l->hi[a];
-	for (int64_t i = 0; i < n; i++) {
-		if ((i & 63) == 0)
+	for (int64_t i = i0; i < end; i++) {
+		if (((i - i0) & 63) == 0)
 			bits = rng_next(r);
 		int64_t v = src[i];
-		if (reflect && (bits >> (i & 63) & 1))
+		if (reflect && (bits >> ((i - i0) & 63) & 1))
 			v = sum - v;
 		if (ta->dtype == ARENA_I64)
 			((int64_t *)dst)[i] = v;
@@ -428,6 +533,27 @@ void pool_draw(const struct task *t, const struct case_layout *l,
 		else
 			elem_store(ta->dtype, dst, i, (double)v);
 	}
+}
+
+static void draw_chunk(struct par_job *j, struct rng *r, int64_t i0,
+		       int64_t n)
+{
+	draw_range(j->t, j->l, j->p, j->a, r, j->dst, j->off, i0, n);
+}
+
+void pool_draw(const struct task *t, const struct case_layout *l,
+	       const struct input_pool *p, int a, struct rng *r, void *dst)
+{
+	int64_t n = l->numel[a];
+	int64_t off = rng_range(r, 0, pool_len(n) - n);
+
+	if (n < PAR_MIN) {
+		draw_range(t, l, p, a, r, dst, off, 0, n);
+		return;
+	}
+	struct par_job j = { .fn = draw_chunk, .t = t, .l = l, .p = p, .a = a,
+			     .dst = dst, .n = n, .off = off };
+	par_run(&j, r);
 }
 
 void pool_release(struct input_pool *p)

@@ -35,6 +35,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -634,6 +636,135 @@ static gpu_err open_device(int dev, const char **during)
 	return GPU(Success);
 }
 
+/* ---- --selftest: the sandbox against the real driver ------------------ */
+
+/*
+ * Opens the device, installs the sandbox exactly as for a kernel (but with
+ * forbidden calls trapped, so that the one at fault can be named), then
+ * does everything a runner and a well-behaved kernel do after that point:
+ * allocate, copy, memset, time with events, launch, create a stream,
+ * start a thread.  Then tries what a kernel may not do (fork), which must
+ * be refused.  `arena doctor` runs it and reports the last line.
+ */
+static const char *selftest_step = "start";
+static bool selftest_expect_sigsys;
+
+static void on_sigsys(int sig, siginfo_t *si, void *uc)
+{
+	char buf[160];
+	int n;
+
+	(void)sig;
+	(void)uc;
+	if (selftest_expect_sigsys)
+		n = snprintf(buf, sizeof(buf), "selftest: ok (the sandbox "
+			     "refused %s: system call %d)\n", selftest_step,
+			     si->si_syscall);
+	else
+		n = snprintf(buf, sizeof(buf), "selftest: FAILED: step '%s' "
+			     "made system call %d, which the GPU sandbox "
+			     "forbids\n", selftest_step, si->si_syscall);
+	if (n > 0)
+		(void)!write(1, buf, (size_t)n);
+	_exit(selftest_expect_sigsys ? 0 : 3);
+}
+
+static void *selftest_thread(void *arg)
+{
+	return arg;
+}
+
+#define STEP(name, call)                                                  \
+	do {                                                              \
+		selftest_step = (name);                                   \
+		gpu_err e_ = (call);                                      \
+		if (e_ != GPU(Success)) {                                 \
+			printf("selftest: FAILED: step '%s': %s (%s)\n", \
+			       (name), gpu_err_name(e_),                  \
+			       gpu_err_string(e_));                       \
+			return 1;                                         \
+		}                                                         \
+		printf("step %s: ok\n", (name));                          \
+		fflush(stdout);                                           \
+	} while (0)
+
+static int selftest(int dev)
+{
+	const char *during = "";
+	struct sigaction sa;
+	void *buf = NULL;
+	size_t bytes = 64u << 20;
+	unsigned char *host;
+	gpu_stream s2;
+	float ms = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	gpu_err e = open_device(dev, &during);
+	if (e != GPU(Success)) {
+		printf("selftest: FAILED: %s: %s (%s)\n", during,
+		       gpu_err_name(e), gpu_err_string(e));
+		return 1;
+	}
+	printf("step open the device: ok\n");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSYS, &sa, NULL);
+	int nnp = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
+	int landlock = nnp && sbx_landlock() == 0;
+	int seccomp = nnp && sbx_seccomp(SBX_GPU | SBX_TRAP) == 0;
+	printf("step sandbox: landlock %s, seccomp %s\n",
+	       landlock ? "on" : "OFF", seccomp ? "on" : "OFF");
+	host = (unsigned char *)calloc(1, bytes);
+	if (!host)
+		return 1;
+	STEP("allocate 64 MiB", GPU(Malloc)(&buf, bytes));
+	STEP("page-lock host memory", GPU(HostRegister)(host, bytes,
+							GPU(HostRegisterDefault)));
+	STEP("copy to the device", GPU(MemcpyAsync)(buf, host, bytes,
+						    GPU(MemcpyHostToDevice),
+						    stream));
+	STEP("memset", GPU(MemsetAsync)(buf, 7, bytes, stream));
+	STEP("record an event", GPU(EventRecord)(ev_start, stream));
+#if !defined(ARENA_GPU_FAKE)
+	selftest_step = "launch a kernel";
+	peak_fma_kernel<<<4, 64, 0, stream>>>((float *)buf, 16, 1.0f);
+	STEP("launch a kernel", GPU(GetLastError)());
+#endif
+	STEP("record an event", GPU(EventRecord)(ev_end, stream));
+	STEP("wait for an event", GPU(EventSynchronize)(ev_end));
+	STEP("read the events", GPU(EventElapsedTime)(&ms, ev_start, ev_end));
+	STEP("copy back", GPU(MemcpyAsync)(host, buf, bytes,
+					   GPU(MemcpyDeviceToHost), stream));
+	STEP("wait for the stream", GPU(StreamSynchronize)(stream));
+	STEP("create a stream (as a kernel may)",
+	     GPU(StreamCreateWithFlags)(&s2, GPU(StreamNonBlocking)));
+	STEP("wait for the device", GPU(DeviceSynchronize)());
+	STEP("unlock host memory", GPU(HostUnregister)(host));
+	STEP("free", GPU(Free)(buf));
+	selftest_step = "start a thread (driver threads must stay possible)";
+	pthread_t t;
+	if (pthread_create(&t, NULL, selftest_thread, NULL) != 0) {
+		printf("selftest: FAILED: cannot start a thread\n");
+		return 1;
+	}
+	pthread_join(t, NULL);
+	printf("step start a thread: ok\n");
+	if (!landlock || !seccomp) {
+		printf("selftest: ok without a full sandbox (landlock %s, "
+		       "seccomp %s)\n", landlock ? "on" : "off",
+		       seccomp ? "on" : "off");
+		return 0;
+	}
+	selftest_step = "fork";
+	selftest_expect_sigsys = true;
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	printf("selftest: FAILED: fork was not refused\n");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct stat st;
@@ -641,6 +772,12 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && strcmp(argv[1], "--query") == 0)
 		return query();
+	if (argc == 3 && strcmp(argv[1], "--selftest") == 0) {
+		long d = strtol(argv[2], &end, 10);
+		if (*end || d < 0 || d > 1024)
+			return 2;
+		return selftest((int)d);
+	}
 	if (argc == 3 && strcmp(argv[1], "--peaks") == 0) {
 		long d = strtol(argv[2], &end, 10);
 		if (*end || d < 0 || d > 1024)
@@ -654,7 +791,8 @@ int main(int argc, char **argv)
 	    fstat(RP_FD_SHM, &st) != 0) {
 		fprintf(stderr,
 			"usage: arena-runner-%s <so-path> <entry> <device>\n"
-			"       arena-runner-%s --query | --peaks <device>\n"
+			"       arena-runner-%s --query | --peaks <device> | "
+			"--selftest <device>\n"
 			"(started by arena with a control socket on fd 3, "
 			"shared memory on fd 4 and the kernel on fd 5)\n",
 			GPU_BACKEND, GPU_BACKEND);

@@ -1,0 +1,370 @@
+/*
+ * doctor.c - `arena doctor` (arena/doctor.h): a report of what this
+ * machine can evaluate and what is missing, with the command that
+ * installs each missing piece.
+ *
+ * Everything GPU-related is asked of the GPU runners (`--query`,
+ * `--peaks`), so the report shows exactly what evaluations will see:
+ * a runner that cannot find a driver says so in the runtime's own words.
+ * Nothing here needs a GPU; on a machine without one the report says
+ * "no GPU" and why (no driver, no runner).
+ */
+#include "arena/doctor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "arena/eval.h"
+#include "eval_internal.h"
+
+static const char *const install_hint_hipcc =
+	"apt-get install -y hipcc libamdhip64-dev rocm-device-libs (Debian "
+	"12), or ROCm from https://rocm.docs.amd.com";
+static const char *const install_hint_nvcc =
+	"the CUDA toolkit: apt-get install -y nvidia-cuda-toolkit, or "
+	"https://developer.nvidia.com/cuda-downloads (then put its bin/ on "
+	"PATH or set NVCC)";
+
+struct report {
+	struct strbuf *out;
+	struct strvec missing;	/* "what: how to install" */
+	int problems;
+};
+
+static void line(struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void line(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(r->out, fmt, ap);
+	va_end(ap);
+	strbuf_addch(r->out, '\n');
+}
+
+static void missing(struct report *r, bool problem, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void missing(struct report *r, bool problem, const char *fmt, ...)
+{
+	va_list ap;
+	struct strbuf sb = STRBUF_INIT;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	strvec_push(&r->missing, sb.buf);
+	strbuf_release(&sb);
+	if (problem)
+		r->problems++;
+}
+
+static bool executable(const char *p)
+{
+	return p && access(p, X_OK) == 0;
+}
+
+/* First line of a file, or NULL. */
+static char *first_line(const char *path)
+{
+	char *text = NULL;
+	size_t len;
+	struct errbuf e;
+
+	errbuf_init(&e);
+	if (file_read_all(path, 4096, &text, &len, &e) != 0)
+		return NULL;
+	text[strcspn(text, "\n")] = '\0';
+	return text;
+}
+
+/* ---- compilers and runners -------------------------------------------- */
+
+static void compilers(struct report *r, bool nvidia, bool amd)
+{
+	char *cc = compile_compiler_id();
+	char *nv = compile_tool_id(LANG_CUDA, DEV_CUDA);
+	char *hip = compile_tool_id(LANG_HIP, DEV_HIP);
+
+	line(r, "compilers");
+	line(r, "  cc      %s", cc ? cc : "missing");
+	line(r, "  nvcc    %s", nv ? nv : "missing");
+	line(r, "  hipcc   %s", hip ? hip : "missing");
+	if (!cc)
+		missing(r, true, "cc (every build): apt-get install -y "
+			"build-essential");
+	if (!nv)
+		missing(r, nvidia, "nvcc (cuda tasks, and hip tasks on NVIDIA "
+			"GPUs): %s", install_hint_nvcc);
+	if (!hip)
+		missing(r, amd, "hipcc (hip tasks on AMD GPUs): %s",
+			install_hint_hipcc);
+	free(cc);
+	free(nv);
+	free(hip);
+}
+
+static void runners(struct report *r, bool nvidia, bool amd)
+{
+	const char *host = eval_runner_path();
+	const char *cuda = gpu_runner_path(DEV_CUDA);
+	const char *hip = gpu_runner_path(DEV_HIP);
+
+	line(r, "runners");
+	line(r, "  host    %s%s", host, executable(host) ? "" : " (missing)");
+	line(r, "  cuda    %s%s", cuda, executable(cuda) ? "" : " (missing)");
+	line(r, "  hip     %s%s", hip, executable(hip) ? "" : " (missing)");
+	if (!executable(host))
+		missing(r, true, "arena-runner: run `make` (or set "
+			"ARENA_RUNNER)");
+	if (!executable(cuda))
+		missing(r, nvidia, "arena-runner-cuda: `make` builds it once "
+			"nvcc is installed (or set ARENA_RUNNER_CUDA)");
+	if (!executable(hip))
+		missing(r, amd, "arena-runner-hip: `make` builds it once hipcc "
+			"is installed (or set ARENA_RUNNER_HIP)");
+}
+
+/* ---- devices ---------------------------------------------------------- */
+
+/* Holds the device's timing lock (as evaluations name it) while peaks
+ * are measured, so that no timing phase runs meanwhile. */
+static int lock_gpu(const char *store_dir, const struct gpu_info *g)
+{
+	char *dir, *path;
+	char name[64];
+	int fd;
+
+	if (!store_dir || !g->pci[0])
+		return -1;
+	snprintf(name, sizeof(name), "gpu-%s", g->pci);
+	for (char *q = name; *q; q++)
+		if (*q == '/' || *q == '.' || *q == ':')
+			*q = '_';
+	dir = path_join(store_dir, "locks");
+	path = xasprintf("%s/%s.lock", dir, name);
+	struct errbuf e;
+	errbuf_init(&e);
+	mkdir_p(dir, &e);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+			;
+	free(dir);
+	free(path);
+	return fd;
+}
+
+static void peaks_line(struct report *r, const struct gpu_info *g,
+		       const char *how)
+{
+	line(r, "          peaks (%s): bandwidth %.2f TB/s (copy %.2f TB/s "
+	     "read+write, read %.2f TB/s), FP32 FMA %.1f TFLOP/s; "
+	     "tensor-core (bf16/fp8) peaks are not measured",
+	     how, g->bandwidth_bps / 1e12, g->copy_bps / 1e12,
+	     g->read_bps / 1e12, g->fma_flops / 1e12);
+}
+
+static int devices_of(struct report *r, enum dev_kind kind,
+		      const struct doctor_options *o, const char *cache)
+{
+	struct gpu_info *all = xcalloc(GPU_MAX_DEVICES, sizeof(*all));
+	char why[512] = "";
+	struct errbuf e;
+	int n = 0;
+
+	errbuf_init(&e);
+	if (!executable(gpu_runner_path(kind))) {
+		line(r, "  %s: not checked (no arena-runner-%s)",
+		     dev_kind_name(kind), dev_kind_name(kind));
+		free(all);
+		return 0;
+	}
+	if (gpu_list(kind, all, GPU_MAX_DEVICES, &n, why, sizeof(why), &e)) {
+		line(r, "  %s: the runner's query failed: %s",
+		     dev_kind_name(kind), errbuf_str(&e));
+		r->problems++;
+		free(all);
+		return 0;
+	}
+	if (n == 0) {
+		line(r, "  %s: no device (%s)", dev_kind_name(kind), why);
+		free(all);
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		struct gpu_info *g = &all[i];
+		struct dev_id d = { kind, i };
+		struct gpu_info c;
+		line(r, "  %s:%d  %s  %s  %d multiprocessors, %.0f MiB L2, "
+		     "%.1f GiB, pci %s, runtime %d, driver %d",
+		     dev_kind_name(kind), i, g->name, g->arch,
+		     g->multiprocessors, g->l2_bytes / 1048576.0,
+		     g->memory_bytes / 1073741824.0, g->pci,
+		     g->runtime_version, g->driver_version);
+		line(r, "          flush before every timed sample: %.0f MiB",
+		     gpu_flush_bytes(g) / 1048576.0);
+		char *st = NULL;
+		errbuf_init(&e);
+		int src = gpu_selftest(&d, &st, &e);
+		line(r, "          runner sandbox with this driver: %s",
+		     st ? st : errbuf_str(&e));
+		if (src) {
+			r->problems++;
+			missing(r, false, "the GPU runner's sandbox fails with "
+				"this driver on %s:%d (%s); evaluations on it "
+				"will fail: report it with `arena-runner-%s "
+				"--selftest %d`", dev_kind_name(kind), i,
+				st ? st : errbuf_str(&e), dev_kind_name(kind),
+				i);
+		}
+		free(st);
+		errbuf_init(&e);
+		if (!o->remeasure && cache &&
+		    gpu_info_get(&d, cache, false, &c, &e) == 0 &&
+		    c.bandwidth_bps > 0) {
+			peaks_line(r, &c, "cached");
+			continue;
+		}
+		if (!o->measure && !o->remeasure) {
+			line(r, "          peaks: not measured (run `arena "
+			     "doctor` without --no-measure)");
+			continue;
+		}
+		int fd = lock_gpu(o->store_dir, g);
+		c = *g;
+		errbuf_init(&e);
+		if (gpu_measure_peaks(&d, cache, &c, &e) == 0)
+			peaks_line(r, &c, "measured now");
+		else
+			line(r, "          peaks: %s", errbuf_str(&e));
+		if (fd >= 0)
+			close(fd);
+	}
+	free(all);
+	return n;
+}
+
+static void devices(struct report *r, const struct doctor_options *o,
+		    bool nvidia, bool amd)
+{
+	char *cache = o->store_dir ? path_join(o->store_dir, "cache") : NULL;
+	char *nv = first_line("/proc/driver/nvidia/version");
+	int n = 0;
+
+	line(r, "drivers");
+	line(r, "  nvidia  %s", nv ? nv
+				  : nvidia ? "/dev/nvidiactl present"
+					   : "not loaded (no /dev/nvidiactl)");
+	line(r, "  amdgpu  %s", amd ? "/dev/kfd present"
+				 : "not loaded (no /dev/kfd)");
+	line(r, "devices");
+	n += devices_of(r, DEV_CUDA, o, cache);
+	n += devices_of(r, DEV_HIP, o, cache);
+	if (n == 0)
+		line(r, "  no GPU: GPU tasks (hip, cuda) cannot be evaluated "
+		     "here; c tasks run on the host");
+	free(nv);
+	free(cache);
+}
+
+/* ---- sandbox ---------------------------------------------------------- */
+
+static void sandbox(struct report *r)
+{
+	long ll = -1;
+	int sec = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	char *bwrap = NULL;
+
+#ifdef SYS_landlock_create_ruleset
+	ll = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U);
+#endif
+	line(r, "sandbox");
+	line(r, "  seccomp        %s", sec >= 0 ? "available"
+					      : "not available in this kernel");
+	if (ll >= 1)
+		line(r, "  landlock       available (ABI %ld)%s", ll,
+		     ll < 4 ? "; TCP is not restricted below ABI 4" : "");
+	else
+		line(r, "  landlock       not available (needs Linux >= 5.13 "
+		     "with landlock in the lsm= list): runners cannot be "
+		     "kept from writing files");
+	if (sec < 0)
+		missing(r, true, "seccomp: a kernel built with "
+			"CONFIG_SECCOMP_FILTER");
+	if (ll < 1)
+		missing(r, false, "landlock: boot with lsm=...,landlock "
+			"(Linux >= 5.13)");
+	/* bubblewrap: agents' sandbox (and, where used, runners'). */
+	const char *path = getenv("PATH");
+	char *copy = xstrdup(path ? path : "/usr/bin:/bin");
+	for (char *p = copy, *colon; p && !bwrap; p = colon ? colon + 1 : NULL) {
+		colon = strchr(p, ':');
+		if (colon)
+			*colon = '\0';
+		char *cand = path_join(*p ? p : ".", "bwrap");
+		if (executable(cand))
+			bwrap = cand;
+		else
+			free(cand);
+	}
+	free(copy);
+	if (!bwrap) {
+		line(r, "  bubblewrap     missing");
+		missing(r, false, "bubblewrap (agent sandbox): apt-get install "
+			"-y bubblewrap");
+		return;
+	}
+	char *argv[] = { bwrap, (char *)"--ro-bind", (char *)"/", (char *)"/",
+			 (char *)"--dev", (char *)"/dev", (char *)"--unshare-net",
+			 (char *)"true", NULL };
+	struct proc_result pr;
+	struct errbuf e;
+	errbuf_init(&e);
+	if (proc_run_capture(argv, NULL, NULL, 10000, 4096, &pr, &e) == 0) {
+		bool ok = WIFEXITED(pr.status) && WEXITSTATUS(pr.status) == 0;
+		line(r, "  bubblewrap     %s%s%s", bwrap,
+		     ok ? " (works)" : ": cannot create a sandbox here: ",
+		     ok ? "" : pr.output);
+		if (!ok)
+			missing(r, false, "bubblewrap cannot create namespaces "
+				"(unprivileged user namespaces disabled?): "
+				"sysctl -w kernel.unprivileged_userns_clone=1");
+		proc_result_release(&pr);
+	}
+	free(bwrap);
+}
+
+int doctor_report(const struct doctor_options *o, struct strbuf *out)
+{
+	struct report r = { out, STRVEC_INIT, 0 };
+	bool nvidia = access("/dev/nvidiactl", F_OK) == 0 ||
+		      access("/proc/driver/nvidia/version", F_OK) == 0;
+	bool amd = access("/dev/kfd", F_OK) == 0;
+	char *self = path_real("/proc/self/exe");
+
+	line(&r, "arena doctor (%s, %s)", ARENA_EVALUATOR_VERSION,
+	     self ? self : "?");
+	free(self);
+	compilers(&r, nvidia, amd);
+	runners(&r, nvidia, amd);
+	devices(&r, o, nvidia, amd);
+	sandbox(&r);
+	if (r.missing.n) {
+		line(&r, "missing");
+		for (size_t i = 0; i < r.missing.n; i++)
+			line(&r, "  - %s", r.missing.v[i]);
+	} else {
+		line(&r, "missing: nothing");
+	}
+	strvec_release(&r.missing);
+	return r.problems;
+}

@@ -1,0 +1,66 @@
+#!/bin/sh
+# tests/gpu/noop.sh - an A/A run over the GPU suite: `arena run` with the
+# noop agent (it changes nothing, so every implemented task is its
+# baseline timed against itself).  Checks: every speedup within 1.00 +-
+# 0.02, and the median relative half-width of the speedup intervals <= 1%.
+# Unimplemented tasks (instruction2hip) fail correctness under noop (their
+# workspace is a stub) and are listed but not counted; baselines.sh covers
+# them.  Writes $OUT/noop.txt and $OUT/noop-summary.csv.
+# usage: noop.sh [SELECTOR...] (default: hip2hip cuda2cuda)
+. "$(dirname "$0")/lib.sh"
+TABLE=$OUT/noop.txt
+: > "$TABLE"
+[ $# -gt 0 ] || set -- hip2hip cuda2cuda
+cfg=$STORE/noop-gpu.yaml
+{
+	echo "# written by tests/gpu/noop.sh"
+	echo "agent: {template: noop}"
+	printf 'tasks: ['
+	sep=
+	for s in "$@"; do printf '%s%s' "$sep" "$s"; sep=', '; done
+	echo ']'
+	echo "device: $DEVICE"
+	echo "seed: 1"
+	echo "repeats: 1"
+} > "$cfg"
+say "noop A/A run over $* on $DEVICE ($(date -u +%FT%TZ))"
+t0=$(now)
+"$ARENA" --store "$STORE" run "$cfg" > "$OUT/noop-run.log" 2>&1
+rc=$?
+say "arena run: exit $rc, $(elapsed "$t0") s"
+run=$(ls -t "$STORE/runs" | head -n 1)
+csv=$STORE/runs/$run/summary.csv
+if [ ! -f "$csv" ]; then
+	say "noop: FAIL (no summary.csv; see noop-run.log)"
+	exit 1
+fi
+cp "$csv" "$OUT/noop-summary.csv"
+python3 - "$csv" >> "$TABLE" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ok, half, bad = [], [], []
+print("task | status | speedup [CI] | CI half-width")
+for r in rows:
+    st, sp = r["Status"], r["Speedup"]
+    lo, hi = r.get("Speedup CI Low", ""), r.get("Speedup CI High", "")
+    if st != "ok" or not sp or not lo or not hi:
+        print(f"{r['Task Name']} | {st} | - | - (not counted)")
+        continue
+    sp, lo, hi = float(sp), float(lo), float(hi)
+    hw = (hi - lo) / 2 / sp
+    ok.append(sp); half.append(hw)
+    flag = "" if abs(sp - 1) <= 0.02 else "  <-- outside 1.00 +- 0.02"
+    if flag:
+        bad.append(r["Task Name"])
+    print(f"{r['Task Name']} | ok | {sp:.4f} [{lo:.4f}, {hi:.4f}] | {hw*100:.2f}%{flag}")
+if ok:
+    med = statistics.median(half)
+    print(f"counted {len(ok)} tasks: speedups {min(ok):.4f}..{max(ok):.4f}, "
+          f"median CI half-width {med*100:.2f}%")
+    good = not bad and med <= 0.01
+    print("noop: " + ("PASS" if good else "FAIL" + (f" (outside: {' '.join(bad)})" if bad else " (median half-width > 1%)")))
+else:
+    print("noop: FAIL (no task was timed)")
+PY
+cat "$TABLE" | tail -n +3
+grep -q "^noop: PASS" "$TABLE"

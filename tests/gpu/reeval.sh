@@ -1,0 +1,34 @@
+#!/bin/sh
+# tests/gpu/reeval.sh - how long re-evaluating an edited small HIP task
+# takes end to end (`arena eval`, compile included), after one first
+# evaluation has cached the reference and baseline artifacts and the
+# device's facts.  Target (issue 4): <= 3 s.  Writes $OUT/reeval.txt.
+. "$(dirname "$0")/lib.sh"
+TABLE=$OUT/reeval.txt
+: > "$TABLE"
+here=$ROOT/tests/gpu/adversarial
+ws=$(mktemp -d "${TMPDIR:-/tmp}/arena-reeval-XXXXXX")
+trap 'rm -rf "$ws"' EXIT
+cp "$here/task/vecpoly_hip/kernel.hip" "$ws/"
+say "re-evaluation of an edited tests/gpu/adversarial/task/vecpoly_hip on $DEVICE"
+t0=$(now)
+"$ARENA" --store "$STORE" --tasks-dir "$here" eval task/vecpoly_hip \
+	--workspace "$ws" > "$ws.first" 2>&1
+say "first evaluation (builds the reference and baseline): $(elapsed "$t0") s, status $(field status < "$ws.first")"
+worst=0
+for mode in --quick default; do
+	for i in 1 2 3; do
+		printf '\n// edit %s %s\n' "$mode" "$i" >> "$ws/kernel.hip"
+		t0=$(now)
+		if [ "$mode" = default ]; then
+			"$ARENA" --store "$STORE" --tasks-dir "$here" eval \
+				task/vecpoly_hip --workspace "$ws" > "$ws.out" 2>&1
+		else
+			"$ARENA" --store "$STORE" --tasks-dir "$here" eval \
+				task/vecpoly_hip --workspace "$ws" --quick > "$ws.out" 2>&1
+		fi
+		t=$(elapsed "$t0")
+		say "edit $i, arena eval ${mode#--} : $t s end to end (evaluator's own eval_seconds $(sed -n 's/^ *eval_seconds: //p' "$ws.out" | head -n 1), status $(field status < "$ws.out"), speedup $(field speedup_ratio < "$ws.out"))"
+	done
+done
+rm -f "$ws.first" "$ws.out"
