@@ -48,7 +48,7 @@ FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/tests/%)
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/tests/helpers/%)
 
 .PHONY: all test test-unit test-e2e test-fuzz asan fuzz deps install \
-	quickstart clean help fmt lint
+	install-agents quickstart clean help fmt lint
 
 all: $(B)/arena $(B)/arena-runner
 
@@ -116,6 +116,14 @@ install: all
 	rm -rf $(DESTDIR)$(PREFIX)/share/arena/tasks
 	cp -R tasks $(DESTDIR)$(PREFIX)/share/arena/tasks
 	cp -R example_configs $(DESTDIR)$(PREFIX)/share/arena/
+	install -d $(DESTDIR)$(PREFIX)/share/arena/agents
+	for d in agents/*/; do [ -f $$d/agent_config.yaml ] && \
+		install -D -m 644 $$d/agent_config.yaml \
+		$(DESTDIR)$(PREFIX)/share/arena/$$d/agent_config.yaml; done; true
+	[ ! -d agents/prompts ] || cp -R agents/prompts $(DESTDIR)$(PREFIX)/share/arena/agents/
+
+install-agents:
+	@scripts/install-agents.sh
 
 quickstart:
 	@scripts/quickstart.sh
@@ -125,7 +133,8 @@ fmt:
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-		--std=c11 -Iengine/include engine cli agents fs
+		--std=c11 -Iengine/include -Iengine/src -I/usr/include/cjson \
+		-I/usr/include/fuse3 engine cli agents fs
 
 clean:
 	rm -rf build build-asan
@@ -140,6 +149,7 @@ help:
 	@echo "make deps         install missing Debian packages (apt-get)"
 	@echo "make quickstart   deps, build, run example_configs/quickstart_host.yaml"
 	@echo "make install      install to PREFIX (default /usr/local)"
+	@echo "make install-agents  the agent CLIs (claude, codex, gemini) at pinned versions"
 	@echo "make fmt | lint   clang-format / cppcheck"
 
 -include $(ENGINE_OBJS:.o=.d) $(RUNNER_OBJS:.o=.d) $(CLI_OBJS:.o=.d)

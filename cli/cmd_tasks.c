@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cJSON.h>
+
+#include "../agents/mcp_server.h"
 #include "arena/eval.h"
 #include "cli.h"
 
@@ -53,6 +56,31 @@ static void eval_usage(void)
 	      stderr);
 }
 
+/* Inside an agent's sandbox the store is invisible; the launch's
+ * evaluation bridge ($ARENA_EVAL_SOCKET) evaluates that workspace instead.
+ * Exit 0 when correct, 1 when not, 2 when it could not run. */
+static int eval_through_bridge(const char *sock, bool quick)
+{
+	struct mcp_reply reply = { 0 };
+	struct errbuf err;
+	cJSON *args = cJSON_CreateObject();
+	int rc;
+
+	errbuf_init(&err);
+	cJSON_AddBoolToObject(args, "quick", quick);
+	rc = mcp_bridge_call((void *)sock, "evaluate", args, &reply, &err);
+	cJSON_Delete(args);
+	if (rc) {
+		cli_fail("evaluation bridge %s: %s", sock, errbuf_str(&err));
+		return 2;
+	}
+	if (reply.text)
+		fputs(reply.text, stdout);
+	rc = reply.is_error ? 1 : 0;
+	mcp_reply_release(&reply);
+	return rc;
+}
+
 int cmd_eval(struct cli *c, int argc, char **argv)
 {
 	struct eval_options opt = { 0 };
@@ -88,6 +116,9 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 			return cli_fail("unexpected argument '%s'", argv[i]);
 		}
 	}
+	const char *sock = getenv("ARENA_EVAL_SOCKET");
+	if (sock && *sock)
+		return eval_through_bridge(sock, opt.quick);
 	if (!task || !ws) {
 		eval_usage();
 		return 2;

@@ -297,6 +297,7 @@ static char *outcome_to_json(const struct agent_outcome *o)
 	cJSON_AddNumberToObject(j, "cost_usd", o->cost_usd);
 	if (o->summary)
 		cJSON_AddStringToObject(j, "summary", o->summary);
+	cJSON_AddBoolToObject(j, "sandboxed", o->sandboxed);
 	s = cJSON_PrintUnformatted(j);
 	cJSON_Delete(j);
 	return s;
@@ -337,6 +338,8 @@ static void result_apply_agent(struct task_result *r, const char *agent_json,
 		r->agent_input_tokens = (int64_t)json_num(j, "input_tokens");
 		r->agent_output_tokens = (int64_t)json_num(j, "output_tokens");
 		r->agent_cost_usd = json_num(j, "cost_usd");
+		r->agent_sandboxed = cJSON_IsTrue(
+			cJSON_GetObjectItemCaseSensitive(j, "sandboxed"));
 		summary = json_str(j, "summary");
 	} else {
 		r->agent_status = xstrdup("not_run");
@@ -599,6 +602,13 @@ static int attempt_run_agent(struct attempt_ctx *c,
 			      ? c->cfg->agent.timeout_seconds : 3600;
 	l.evaluate = agent_evaluate_cb;
 	l.evaluate_ctx = &tg;
+	l.run_id = c->run_id;
+	l.attempt = c->a->attempt;
+	l.store_dir = store_root(c->e->store);
+	l.tasks_root = c->e->tasks_root;
+	char *device = NULL;
+	engine_resolve_device(c->cfg->device, c->task, &device, NULL);
+	l.device = device;
 
 	double t0 = now_wall();
 	struct errbuf lerr;
@@ -629,6 +639,7 @@ static int attempt_run_agent(struct attempt_ctx *c,
 	c->a->agent_starts++;
 	free(prompt);
 	free(prompt_file);
+	free(device);
 	agent_outcome_release(&out);
 	return rc;
 }

@@ -493,6 +493,7 @@ static void result_walk(const struct task_result *r, const struct sink *s)
 	s->integer(x, "output_tokens", r->agent_output_tokens);
 	s->num(x, "cost_usd", r->agent_cost_usd);
 	s->integer(x, "restarts", r->agent_restarts);
+	s->boolean(x, "sandboxed", r->agent_sandboxed);
 	s->close(x);
 	s->boolean(x, "candidate_accepted", r->candidate_accepted);
 	s->num(x, "score", r->score);
@@ -1245,6 +1246,7 @@ static int jr_result(const cJSON *root, struct task_result *r,
 			      JSON_INT_MAX, &r->agent_output_tokens, err));
 		JTRY(jr_num(o, "cost_usd", p, &r->agent_cost_usd, err));
 		JTRY(jr_int(o, "restarts", p, &r->agent_restarts, err));
+		JTRY(jr_bool(o, "sandboxed", p, &r->agent_sandboxed, err));
 	}
 	JTRY(jr_bool(root, "candidate_accepted", "", &r->candidate_accepted,
 		     err));

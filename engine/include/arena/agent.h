@@ -37,6 +37,12 @@ struct agent_launch {
 	double timeout_s;		/* deadline from launch */
 	agent_evaluate_fn evaluate;
 	void *evaluate_ctx;
+	/* Context, for traces, bridges and prompts (borrowed). */
+	const char *run_id;		/* NULL outside a run */
+	int attempt;
+	const char *store_dir;		/* to hide from a sandbox */
+	const char *tasks_root;		/* likewise */
+	const char *device;		/* resolved: "host", "cuda:0", ... */
 };
 
 struct agent_outcome {

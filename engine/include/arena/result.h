@@ -81,6 +81,7 @@ struct task_result {
 	int64_t agent_output_tokens;
 	double agent_cost_usd;
 	int agent_restarts;
+	bool agent_sandboxed;	/* the agent ran inside its sandbox */
 
 	/* arena's own */
 	enum result_status status;
