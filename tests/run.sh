@@ -15,8 +15,11 @@ run_one() {	# name, command...
 	name=$1; shift
 	log="$logs/$(echo "$name" | tr '/' '_').log"
 	start=$(date +%s)
-	"$@" >"$log" 2>&1
+	# A hung test must fail, not stall CI: each gets $TEST_TIMEOUT seconds,
+	# then its whole process group is killed.
+	timeout -k 10 "${TEST_TIMEOUT:-600}" "$@" >"$log" 2>&1
 	rc=$?
+	[ $rc -eq 124 ] && echo "[timed out after ${TEST_TIMEOUT:-600} s]" >>"$log"
 	secs=$(( $(date +%s) - start ))
 	if [ $rc -eq 0 ]; then
 		pass=$((pass + 1)); echo "PASS $name (${secs}s)"
