@@ -516,6 +516,9 @@ void fsv_pass_opendir(fuse_req_t req, struct fsv_node *n,
 		return;
 	}
 	fi->fh = (uint64_t)(uintptr_t)d;
+	/* The kernel may keep listings as long as it keeps attributes: it
+	 * drops a cached listing when it sees the directory's mtime change. */
+	fi->cache_readdir = fsv_of(req)->ws_timeout > 0;
 	if (fuse_reply_open(req, fi) != 0) {
 		closedir(d->dp);
 		free(d);

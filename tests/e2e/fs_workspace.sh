@@ -106,8 +106,10 @@ cd "$T" || exit 1
 echo native > "$R/native.txt"
 [ "$(cat "$W/native.txt")" = native ] || fail "a natively created file is not visible"
 echo "changed behind the mount" > "$R/native.txt"
+touch "$R/listed.txt"
 sleep 1.2
 [ "$(cat "$W/native.txt")" = "changed behind the mount" ] || fail "a native change is not seen after the timeout"
+ls "$W" | grep -qx listed.txt || fail "a native file is not listed after the timeout"
 
 fs_umount
 wait_executors 30
