@@ -2,9 +2,12 @@
 # the documented errno: README, tasks/ (read-only, held-out hidden),
 # runs/new (EINVAL with the CLI's words, EFBIG, runs/errors), runs/latest,
 # the run's files, control (EINVAL, cancel), tasks/<task>/, compare/, and
-# ENOENT / EROFS / EXDEV where nothing may exist or change.  No evaluation
-# runs here: the run's agent sleeps and the run is cancelled.
+# ENOENT / EROFS / EXDEV where nothing may exist or change, and EIO from
+# score when no evaluation can take place.  No evaluation runs here: the
+# run's agent sleeps, the run is cancelled and the runner is missing.
 . "$(dirname "$0")/fs_lib.sh"
+# No runner: any evaluation fails to take place (the EIO case of score).
+export ARENA_RUNNER=/nonexistent/arena-runner
 fs_mount
 
 # README and the root
@@ -111,6 +114,11 @@ except OSError as e:
 sys.exit(1)
 PY
 	fail "rename out of a workspace is not EXDEV"
+
+# score when the evaluation cannot take place: EIO, reason in events
+expect_err "Input/output error" cat "$MNT/runs/$run/tasks/c2c_dot/score"
+grep ' error ' "$MNT/runs/$run/events" | grep -q 'runner' ||
+	fail "the reason is not in events: $(cat "$MNT/runs/$run/events")"
 
 # compare/
 ls "$MNT/compare" | grep -qx "$run" || fail "compare does not list $run"
