@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #define RUNCONFIG_MAX_SELECTORS 1024
@@ -43,18 +44,50 @@ void timing_budget_defaults(struct timing_budget *t)
 	t->compile_timeout_s = 120;
 }
 
+void agent_config_release(struct agent_config *a)
+{
+	free(a->template_name);
+	free(a->model);
+	free(a->effort);
+	strvec_release(&a->command);
+	free(a->replay_dir);
+	strvec_release(&a->options);
+	memset(a, 0, sizeof(*a));
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void agent_config_copy(struct agent_config *dst,
+		       const struct agent_config *src)
+{
+	*dst = *src;
+	dst->template_name = dup_or_null(src->template_name);
+	dst->model = dup_or_null(src->model);
+	dst->effort = dup_or_null(src->effort);
+	dst->replay_dir = dup_or_null(src->replay_dir);
+	strvec_init(&dst->command);
+	strvec_init(&dst->options);
+	for (size_t i = 0; i < src->command.n; i++)
+		strvec_push(&dst->command, src->command.v[i]);
+	for (size_t i = 0; i < src->options.n; i++)
+		strvec_push(&dst->options, src->options.v[i]);
+}
+
 void runconfig_free(struct runconfig *c)
 {
 	if (!c)
 		return;
 	free(c->path);
 	free(c->text);
-	free(c->agent.template_name);
-	free(c->agent.model);
-	free(c->agent.effort);
-	strvec_release(&c->agent.command);
-	free(c->agent.replay_dir);
-	strvec_release(&c->agent.options);
+	agent_config_release(&c->agent);
+	for (int i = 0; i < c->nvariants; i++) {
+		free(c->variants[i].name);
+		agent_config_release(&c->variants[i].agent);
+	}
+	free(c->variants);
 	strvec_release(&c->selectors);
 	strvec_release(&c->task_ids);
 	free(c->target_gpu_model);
@@ -71,7 +104,17 @@ struct cparse {
 	const char *tasks_root;
 	struct runconfig *c;
 	struct errbuf *err;
+	struct agent_config *cur;	/* the agent map being parsed */
+	char pfx[48];			/* its field name: agent, agents[1] */
+	char fbuf[96];			/* cp_field's result */
 };
+
+/* "<prefix>.<key>" for messages about the current agent map. */
+static const char *cp_field(struct cparse *p, const char *key)
+{
+	snprintf(p->fbuf, sizeof(p->fbuf), "%s.%s", p->pfx, key);
+	return p->fbuf;
+}
 
 static int cp_err(struct cparse *p, const struct ynode *n, const char *fmt,
 		  ...) __attribute__((format(printf, 3, 4)));
@@ -162,9 +205,9 @@ static int cp_template(struct cparse *p, const struct ynode *n)
 
 	if (!ynode_is_text(n) || n->str_len == 0 ||
 	    n->str_len > RUNCONFIG_MAX_NAME)
-		return cp_err(p, n, "agent.template must be an agent name such "
+		return cp_err(p, n, "%s.template must be an agent name such "
 			      "as claude_code, codex, autotune or noop, not %s",
-			      ynode_describe(n));
+			      p->pfx, ynode_describe(n));
 	name = xstrdup(n->str);
 	for (char *s = name; *s; s++) {
 		if (*s == '-')
@@ -174,12 +217,12 @@ static int cp_template(struct cparse *p, const struct ynode *n)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
 		      *s == '_')) {
 			free(name);
-			return cp_err(p, n, "agent.template '%.80s' must use "
+			return cp_err(p, n, "%s.template '%.80s' must use "
 				      "only letters, digits, '_' and '-'",
-				      n->str);
+				      p->pfx, n->str);
 		}
 	}
-	p->c->agent.template_name = name;
+	p->cur->template_name = name;
 	return 0;
 }
 
@@ -190,32 +233,33 @@ static int cp_effort(struct cparse *p, const struct ynode *n)
 
 	for (size_t i = 0; ynode_is_text(n) && i < ARRAY_SIZE(efforts); i++) {
 		if (!strcmp(n->str, efforts[i])) {
-			p->c->agent.effort = xstrdup(n->str);
+			p->cur->effort = xstrdup(n->str);
 			return 0;
 		}
 	}
-	return cp_err(p, n, "agent.effort must be one of low, medium, high, "
-		      "xhigh, max, not '%.80s'", ynode_is_text(n) ? n->str :
-		      ynode_describe(n));
+	return cp_err(p, n, "%s.effort must be one of low, medium, high, "
+		      "xhigh, max, not '%.80s'", p->pfx, ynode_is_text(n) ?
+		      n->str : ynode_describe(n));
 }
 
 static int cp_command(struct cparse *p, const struct ynode *n)
 {
 	if (ynode_is_text(n))
-		return cp_err(p, n, "agent.command must be a list of arguments, "
+		return cp_err(p, n, "%s.command must be a list of arguments, "
 			      "not one string; write command: [\"%.60s\"] and "
-			      "split it into its words", n->str);
+			      "split it into its words", p->pfx, n->str);
 	if (!n || n->kind != YNODE_SEQ || n->n == 0 ||
 	    n->n > RUNCONFIG_MAX_COMMAND)
-		return cp_err(p, n, "agent.command must be a list of 1 to %d "
+		return cp_err(p, n, "%s.command must be a list of 1 to %d "
 			      "strings, e.g. command: [./my_agent, --fast]",
-			      RUNCONFIG_MAX_COMMAND);
+			      p->pfx, RUNCONFIG_MAX_COMMAND);
 	for (size_t i = 0; i < n->n; i++) {
 		const struct ynode *a = n->items[i];
 		if (!ynode_is_text(a) || (i == 0 && a->str[0] == '\0'))
-			return cp_err(p, a, "agent.command[%zu] must be a "
-				      "string, not %s", i, ynode_describe(a));
-		strvec_push(&p->c->agent.command, a->str);
+			return cp_err(p, a, "%s.command[%zu] must be a "
+				      "string, not %s", p->pfx, i,
+				      ynode_describe(a));
+		strvec_push(&p->cur->command, a->str);
 	}
 	return 0;
 }
@@ -223,20 +267,20 @@ static int cp_command(struct cparse *p, const struct ynode *n)
 static int cp_options(struct cparse *p, const struct ynode *n)
 {
 	if (!n || n->kind != YNODE_MAP || n->n > RUNCONFIG_MAX_OPTIONS)
-		return cp_err(p, n, "agent.options must be a map of at most %d "
+		return cp_err(p, n, "%s.options must be a map of at most %d "
 			      "settings, e.g. options: {temperature: 0.2}",
-			      RUNCONFIG_MAX_OPTIONS);
+			      p->pfx, RUNCONFIG_MAX_OPTIONS);
 	for (size_t i = 0; i < n->n; i++) {
 		const struct ypair *kv = &n->pairs[i];
 		if (kv->key[0] == '\0' || strchr(kv->key, '='))
-			return cp_err(p, kv->value, "agent.options: key "
+			return cp_err(p, kv->value, "%s.options: key "
 				      "'%.80s' must be non-empty and hold no "
-				      "'='", kv->key);
+				      "'='", p->pfx, kv->key);
 		if (!kv->value || kv->value->kind != YNODE_SCALAR)
-			return cp_err(p, kv->value, "agent.options.%.80s must "
-				      "be a single value, not %s", kv->key,
-				      ynode_describe(kv->value));
-		strvec_pushf(&p->c->agent.options, "%s=%s", kv->key,
+			return cp_err(p, kv->value, "%s.options.%.80s must "
+				      "be a single value, not %s", p->pfx,
+				      kv->key, ynode_describe(kv->value));
+		strvec_pushf(&p->cur->options, "%s=%s", kv->key,
 			     ynode_is_null(kv->value) ? "" : kv->value->str);
 	}
 	return 0;
@@ -245,56 +289,139 @@ static int cp_options(struct cparse *p, const struct ynode *n)
 /* One optional key of the agent map. */
 static int cp_agent_key(struct cparse *p, const struct ypair *kv)
 {
-	struct agent_config *a = &p->c->agent;
+	struct agent_config *a = p->cur;
 	const struct ynode *n = kv->value;
 	const char *k = kv->key;
 
 	if (!strcmp(k, "template"))
 		return 0;	/* cp_template */
 	if (!strcmp(k, "model"))
-		return cp_string(p, n, "agent.model", &a->model);
+		return cp_string(p, n, cp_field(p, "model"), &a->model);
 	if (!strcmp(k, "effort"))
 		return cp_effort(p, n);
 	if (!strcmp(k, "timeout_seconds"))
-		return cp_int32(p, n, "agent.timeout_seconds", 1, INT_MAX,
+		return cp_int32(p, n, cp_field(p, "timeout_seconds"), 1, INT_MAX,
 				&a->timeout_seconds);
 	if (!strcmp(k, "max_iterations"))
-		return cp_int32(p, n, "agent.max_iterations", 1, INT_MAX,
+		return cp_int32(p, n, cp_field(p, "max_iterations"), 1, INT_MAX,
 				&a->max_iterations);
 	if (!strcmp(k, "max_budget_usd"))
-		return cp_positive(p, n, "agent.max_budget_usd", 1e9,
+		return cp_positive(p, n, cp_field(p, "max_budget_usd"), 1e9,
 				   &a->max_budget_usd);
 	if (!strcmp(k, "command"))
 		return cp_command(p, n);
 	if (!strcmp(k, "replay_dir"))
-		return cp_string(p, n, "agent.replay_dir", &a->replay_dir);
+		return cp_string(p, n, cp_field(p, "replay_dir"), &a->replay_dir);
 	return cp_options(p, n);	/* "options": the only key left */
 }
 
-static int cp_agent(struct cparse *p, const struct ynode *root)
+/* One agent map (agent: or an entry of agents:) into p->cur. */
+static int cp_agent_map(struct cparse *p, const struct ynode *n,
+			bool named)
 {
 	static const char *const keys[] = {
 		"template", "model", "effort", "timeout_seconds",
 		"max_iterations", "max_budget_usd", "command", "replay_dir",
-		"options",
+		"options", "name",
 	};
-	const struct ynode *n = ynode_get(root, "agent");
 	int rc;
 
+	if ((rc = cp_map(p, n, p->pfx, keys, ARRAY_SIZE(keys) - !named,
+			 "{template: claude_code, model: ...}")) != 0)
+		return rc;
+	if (!ynode_get(n, "template"))
+		return cp_err(p, n, "%s: missing required key 'template'; "
+			      "name the agent, e.g. template: noop", p->pfx);
+	if ((rc = cp_template(p, ynode_get(n, "template"))) != 0)
+		return rc;
+	for (size_t i = 0; i < n->n; i++) {
+		if (!strcmp(n->pairs[i].key, "name"))
+			continue;
+		if ((rc = cp_agent_key(p, &n->pairs[i])) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static bool cp_variant_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 32)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '-'))
+			return false;
+	return true;
+}
+
+/* agents: [{name: a, template: ...}, ...] - several configurations, each
+ * attempting every task (arena's answer to AgentKernelArena's "one agent
+ * per run"). */
+static int cp_agents(struct cparse *p, const struct ynode *n)
+{
+	struct runconfig *c = p->c;
+	int rc;
+
+	if (n->kind != YNODE_SEQ || n->n < 2 || n->n > RUNCONFIG_MAX_VARIANTS)
+		return cp_err(p, n, "agents must be a list of 2 to %d agent "
+			      "maps, each with a unique name, e.g. agents: "
+			      "[{name: a, template: noop}, {name: b, template: "
+			      "autotune}]; use agent: for a single one",
+			      RUNCONFIG_MAX_VARIANTS);
+	c->nvariants = (int)n->n;
+	c->variants = xcalloc(n->n, sizeof(*c->variants));
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *m = n->items[i], *name;
+		snprintf(p->pfx, sizeof(p->pfx), "agents[%zu]", i);
+		p->cur = &c->variants[i].agent;
+		if ((rc = cp_agent_map(p, m, true)) != 0)
+			return rc;
+		name = ynode_get(m, "name");
+		if (!name || !ynode_is_text(name) ||
+		    !cp_variant_name_ok(name->str))
+			return cp_err(p, name ? name : m, "%s.name must be 1 to "
+				      "32 characters from [a-z0-9_-]; it names "
+				      "this configuration in directories and "
+				      "reports", p->pfx);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(c->variants[j].name, name->str))
+				return cp_err(p, name, "%s.name '%s' is used "
+					      "twice; names must be unique",
+					      p->pfx, name->str);
+		c->variants[i].name = xstrdup(name->str);
+	}
+	return 0;
+}
+
+static int cp_agent(struct cparse *p, const struct ynode *root)
+{
+	const struct ynode *n = ynode_get(root, "agent");
+	const struct ynode *many = ynode_get(root, "agents");
+	int rc;
+
+	if (n && many)
+		return cp_err(p, many, "give either agent: (one configuration) "
+			      "or agents: (several), not both");
+	if (many) {
+		if ((rc = cp_agents(p, many)) != 0)
+			return rc;
+		/* agent mirrors the first variant for single-agent readers. */
+		agent_config_copy(&p->c->agent, &p->c->variants[0].agent);
+		return 0;
+	}
 	if (!n)
 		return cp_err(p, root, "missing required key 'agent'; e.g. "
 			      "agent: {template: noop}");
-	if ((rc = cp_map(p, n, "agent", keys, ARRAY_SIZE(keys),
-			 "agent: {template: claude_code, model: ...}")) != 0)
+	snprintf(p->pfx, sizeof(p->pfx), "agent");
+	p->cur = &p->c->agent;
+	if ((rc = cp_agent_map(p, n, false)) != 0)
 		return rc;
-	if (!ynode_get(n, "template"))
-		return cp_err(p, n, "agent: missing required key 'template'; "
-			      "name the agent, e.g. template: noop");
-	if ((rc = cp_template(p, ynode_get(n, "template"))) != 0)
-		return rc;
-	for (size_t i = 0; i < n->n; i++)
-		if ((rc = cp_agent_key(p, &n->pairs[i])) != 0)
-			return rc;
+	p->c->nvariants = 1;
+	p->c->variants = xcalloc(1, sizeof(*p->c->variants));
+	p->c->variants[0].name = xstrdup("");
+	agent_config_copy(&p->c->variants[0].agent, &p->c->agent);
 	return 0;
 }
 
@@ -512,7 +639,7 @@ static int cp_strings(struct cparse *p, const struct ynode *root)
 static int cp_root(struct cparse *p, const struct ynode *root)
 {
 	static const char *const keys[] = {
-		"agent", "tasks", "target_gpu_model", "log_directory",
+		"agent", "agents", "tasks", "target_gpu_model", "log_directory",
 		"workspace_directory_prefix", "device", "seed", "repeats",
 		"timing",
 	};

@@ -158,25 +158,44 @@ int engine_resolve_device(const char *configured, const struct task *t,
 	return eval_resolve_device(configured, t, device, err);
 }
 
-static int config_check(struct engine *e, struct runconfig *c,
-			struct errbuf *err)
+static int config_check_agent(const struct runconfig *c,
+			      const struct agent_config *a, const char *field,
+			      struct errbuf *err)
 {
-	const struct agent_ops *ops = agent_find(c->agent.template_name);
+	const struct agent_ops *ops = agent_find(a->template_name);
 
 	if (!ops) {
 		struct strbuf names = STRBUF_INIT;
 		agent_list(&names);
-		errf(err, "%s: agent.template: unknown agent '%s'; available: "
-		     "%s", c->path, c->agent.template_name, strbuf_str(&names));
+		errf(err, "%s: %s.template: unknown agent '%s'; available: "
+		     "%s", c->path, field, a->template_name,
+		     strbuf_str(&names));
 		strbuf_release(&names);
 		return -EINVAL;
 	}
 	if (ops->validate) {
-		int rc = ops->validate(&c->agent, err);
+		int rc = ops->validate(a, err);
 		if (rc) {
-			errbuf_prefix(err, "%s: agent", c->path);
+			errbuf_prefix(err, "%s: %s", c->path, field);
 			return rc;
 		}
+	}
+	return 0;
+}
+
+static int config_check(struct engine *e, struct runconfig *c,
+			struct errbuf *err)
+{
+	for (int v = 0; v < c->nvariants; v++) {
+		char field[32];
+		if (c->nvariants == 1)
+			snprintf(field, sizeof(field), "agent");
+		else
+			snprintf(field, sizeof(field), "agents[%d]", v);
+		int rc = config_check_agent(c, &c->variants[v].agent, field,
+					    err);
+		if (rc)
+			return rc;
 	}
 	for (size_t i = 0; i < c->task_ids.n; i++) {
 		struct task *t;
@@ -242,7 +261,7 @@ int engine_run_create(struct engine *e, const struct runconfig *cfg,
 	r.agent = cfg->agent.template_name;
 	r.device = cfg->device ? cfg->device : (char *)"auto";
 	r.status = (char *)"created";
-	r.ntasks = (int)cfg->task_ids.n * cfg->repeats;
+	r.ntasks = (int)cfg->task_ids.n * cfg->repeats * cfg->nvariants;
 	rc = store_run_create(e->store, &r, suffix, err);
 	if (rc)
 		return rc;
@@ -254,13 +273,19 @@ int engine_run_create(struct engine *e, const struct runconfig *cfg,
 	for (size_t i = 0; !rc && i < cfg->task_ids.n; i++) {
 		struct task *t;
 		rc = task_load(e->tasks_root, cfg->task_ids.v[i], &t, err);
-		for (int a = 1; !rc && a <= cfg->repeats; a++) {
+		/* Attempt numbers the (repeat, variant) slots:
+		 * (repeat - 1) * nvariants + variant + 1. */
+		for (int a = 1; !rc && a <= cfg->repeats * cfg->nvariants;
+		     a++) {
+			int v = (a - 1) % cfg->nvariants;
+			int repeat = (a - 1) / cfg->nvariants + 1;
 			char *dir = store_task_dir(e->store, id, t->id, a);
 			rc = workspace_create(t, dir, err);
 			free(dir);
 			if (!rc)
 				rc = store_attempt_insert(e->store, id, t->id, a,
-							  err);
+							  cfg->variants[v].name,
+							  repeat, err);
 		}
 		if (t)
 			task_free(t);
@@ -273,7 +298,8 @@ int engine_run_create(struct engine *e, const struct runconfig *cfg,
 		return rc;
 	}
 	emit(e, NULL, id, NULL, "created", "run created: %zu task(s) x %d "
-	     "attempt(s), agent %s", cfg->task_ids.n, cfg->repeats,
+	     "repeat(s) x %d agent configuration(s), first agent %s",
+	     cfg->task_ids.n, cfg->repeats, cfg->nvariants,
 	     cfg->agent.template_name);
 	engine_run_report(e, id, NULL);
 	*run_id = id;
@@ -520,6 +546,7 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 struct attempt_ctx {
 	struct engine *e;
 	const struct runconfig *cfg;
+	const struct agent_config *agent;	/* this attempt's variant */
 	const char *run_id;
 	struct store_attempt *a;
 	struct task *task;
@@ -538,12 +565,25 @@ static void attempt_ctx_release(struct attempt_ctx *c)
 	free(c->logs);
 }
 
+/* The evaluation seed of an attempt.  Every agent configuration of one
+ * (task, repeat) gets the same seed, so they are judged on the same
+ * inputs. */
 static uint64_t attempt_seed(const struct runconfig *cfg, const char *task_id,
-			     int attempt)
+			     int repeat)
 {
 	if (!cfg->has_seed)
 		return fresh_seed();
-	return mix64(hash64_str(cfg->seed, task_id) ^ (uint64_t)attempt);
+	return mix64(hash64_str(cfg->seed, task_id) ^ (uint64_t)repeat);
+}
+
+/* The agent configuration an attempt was created for. */
+static const struct agent_config *attempt_agent(const struct runconfig *cfg,
+						const struct store_attempt *a)
+{
+	for (int v = 0; v < cfg->nvariants; v++)
+		if (a->variant && !strcmp(cfg->variants[v].name, a->variant))
+			return &cfg->variants[v].agent;
+	return &cfg->agent;
 }
 
 static int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
@@ -552,6 +592,8 @@ static int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
 
 	if (rc)
 		return rc;
+	if (c->cfg)
+		c->agent = attempt_agent(c->cfg, c->a);
 	c->task_dir = store_task_dir(c->e->store, c->run_id, c->a->task_id,
 				     c->a->attempt);
 	c->workspace = path_join(c->task_dir, "workspace");
@@ -565,7 +607,7 @@ static int attempt_run_agent(struct attempt_ctx *c,
 			     const struct engine_observer *obs,
 			     struct errbuf *err)
 {
-	const struct agent_ops *ops = agent_find(c->cfg->agent.template_name);
+	const struct agent_ops *ops = agent_find(c->agent->template_name);
 	struct agent_outcome out;
 	struct agent_launch l = { 0 };
 	char *prompt, *prompt_file, *json;
@@ -578,11 +620,13 @@ static int attempt_run_agent(struct attempt_ctx *c,
 	if (rc)
 		return rc;
 	emit(c->e, obs, c->run_id, c->a->task_id, "agent_start",
-	     "agent %s started%s", ops->name,
+	     "agent %s%s%s started%s", ops->name,
+	     c->a->variant && *c->a->variant ? " as " : "",
+	     c->a->variant ? c->a->variant : "",
 	     c->a->agent_starts > 0 ? " again (previous launch interrupted)"
 				    : "");
 	prompt = prompt_render(c->task, c->workspace,
-			       c->cfg->agent.max_iterations);
+			       c->agent->max_iterations);
 	prompt_file = path_join(c->logs, "prompt.txt");
 	file_write_atomic_str(prompt_file, prompt, NULL);
 
@@ -590,16 +634,16 @@ static int attempt_run_agent(struct attempt_ctx *c,
 		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
 		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
 		.has_seed = c->cfg->has_seed,
-		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->attempt),
+		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->repeat),
 	};
 	l.task = c->task;
-	l.config = &c->cfg->agent;
+	l.config = c->agent;
 	l.workspace = c->workspace;
 	l.prompt = prompt;
 	l.prompt_file = prompt_file;
 	l.log_dir = c->logs;
-	l.timeout_s = c->cfg->agent.timeout_seconds > 0
-			      ? c->cfg->agent.timeout_seconds : 3600;
+	l.timeout_s = c->agent->timeout_seconds > 0
+			      ? c->agent->timeout_seconds : 3600;
 	l.evaluate = agent_evaluate_cb;
 	l.evaluate_ctx = &tg;
 	l.run_id = c->run_id;
@@ -655,7 +699,7 @@ static int attempt_evaluate(struct attempt_ctx *c,
 		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
 		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
 		.has_seed = c->cfg->has_seed,
-		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->attempt),
+		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->repeat),
 	};
 	char *yaml, *path, *json;
 	int rc;
@@ -667,8 +711,10 @@ static int attempt_evaluate(struct attempt_ctx *c,
 		return rc;
 	free(res->task_name);
 	res->task_name = xstrdup(c->a->task_id);
-	result_apply_agent(res, c->a->agent_json, c->cfg->agent.template_name,
+	result_apply_agent(res, c->a->agent_json, c->agent->template_name,
 			   c->a->agent_starts);
+	free(res->agent_variant);
+	res->agent_variant = xstrdup(c->a->variant ? c->a->variant : "");
 	result_score(res);
 	yaml = result_to_yaml(res);
 	path = path_join(c->task_dir, "task_result.yaml");
@@ -706,6 +752,51 @@ static bool attempt_is_current(struct attempt_ctx *c)
 	       strcmp(probe.sources_hash, c->a->sources_hash) == 0;
 	result_release(&probe);
 	return same;
+}
+
+struct attempt_order {
+	uint64_t key;
+	int index;
+	const struct store_attempt *a;
+};
+
+static int attempt_order_cmp(const void *x, const void *y)
+{
+	const struct attempt_order *p = x, *q = y;
+	int c = strcmp(p->a->task_id, q->a->task_id);
+
+	if (c)
+		return c;
+	if (p->a->repeat != q->a->repeat)
+		return p->a->repeat < q->a->repeat ? -1 : 1;
+	if (p->key != q->key)
+		return p->key < q->key ? -1 : 1;
+	return p->index - q->index;
+}
+
+/* Orders attempts by task and repeat and, inside one (task, repeat), the
+ * agent configurations in an order drawn from the run's seed (or the run
+ * id), so no configuration is always first on a warm or cold machine. */
+static void order_attempts(const struct runconfig *cfg, const char *run_id,
+			   struct store_attempt *as, int n)
+{
+	struct attempt_order *ord = xcalloc((size_t)n + 1, sizeof(*ord));
+	struct store_attempt *copy = xcalloc((size_t)n + 1, sizeof(*copy));
+	uint64_t seed = cfg->has_seed ? cfg->seed : hash64_str(0, run_id);
+
+	for (int i = 0; i < n; i++) {
+		ord[i].index = i;
+		ord[i].a = &as[i];
+		ord[i].key = hash64_str(mix64(seed ^ (uint64_t)as[i].repeat),
+					as[i].variant ? as[i].variant : "");
+		ord[i].key ^= hash64_str(seed, as[i].task_id);
+	}
+	qsort(ord, (size_t)n, sizeof(*ord), attempt_order_cmp);
+	for (int i = 0; i < n; i++)
+		copy[i] = as[ord[i].index];
+	memcpy(as, copy, (size_t)n * sizeof(*as));
+	free(copy);
+	free(ord);
 }
 
 static bool run_cancel_requested(struct engine *e, const char *run_id)
@@ -793,6 +884,8 @@ int engine_run_execute(struct engine *e, const char *run_id,
 	emit(e, obs, run_id, NULL, "started", "executing run (%s)",
 	     strcmp(run.status, "created") ? "resumed" : "first start");
 	rc = store_attempt_list(e->store, run_id, &as, &n, err);
+	if (!rc)
+		order_attempts(cfg, run_id, as, n);
 	bool cancelled = false;
 	for (int i = 0; !rc && i < n; i++) {
 		if (run_cancel_requested(e, run_id)) {
@@ -865,6 +958,7 @@ int engine_run_report(struct engine *e, const char *run_id, struct errbuf *err)
 	for (int i = 0; i < n; i++) {
 		rows[i].task_id = as[i].task_id;
 		rows[i].attempt = as[i].attempt;
+		rows[i].variant = as[i].variant;
 		result_init(&results[i]);
 		if (as[i].result_json &&
 		    result_from_json(as[i].result_json, &results[i], NULL) == 0)

@@ -331,6 +331,45 @@ static void grouping_build(struct grouping *gr, const struct report_row *rows,
 	}
 }
 
+/* The rows grouped by agent configuration (variant); nvar stays 0 when
+ * the run has a single, unnamed one. */
+struct variants {
+	struct group *var;
+	int nvar;
+};
+
+static const char *row_variant(const struct report_row *row)
+{
+	return row->variant && *row->variant ? row->variant : NULL;
+}
+
+static void variants_build(struct variants *vs, const struct report_row *rows,
+			   int n)
+{
+	vs->var = xcalloc((size_t)n + 1, sizeof(*vs->var));
+	vs->nvar = 0;
+	for (int i = 0; i < n; i++) {
+		const char *v = row_variant(&rows[i]);
+		int k;
+
+		if (!v)
+			continue;
+		for (k = 0; k < vs->nvar; k++)
+			if (strcmp(vs->var[k].name, v) == 0)
+				break;
+		if (k == vs->nvar)
+			group_init(&vs->var[vs->nvar++], v, n);
+		group_add(&vs->var[k], &rows[i]);
+	}
+}
+
+static void variants_release(struct variants *vs)
+{
+	for (int k = 0; k < vs->nvar; k++)
+		group_release(&vs->var[k]);
+	free(vs->var);
+}
+
 static void grouping_release(struct grouping *gr)
 {
 	group_release(&gr->all);
@@ -379,7 +418,7 @@ char *report_csv(const struct report_row *rows, int n)
 	strbuf_addstr(&sb, "Task Name,Task Type,Score,Speedup,"
 			   "Optimization_summary,Status,Compiled,Correct,"
 			   "Speedup CI Low,Speedup CI High,Reward,Pairs,"
-			   "Held-out Correct,Agent Status,Attempt\n");
+			   "Held-out Correct,Agent Status,Attempt,Variant\n");
 	for (int i = 0; i < n; i++) {
 		const struct report_row *row = &rows[i];
 		const struct task_result *r = row->result;
@@ -416,7 +455,9 @@ char *report_csv(const struct report_row *rows, int n)
 		strbuf_addch(&sb, ',');
 		csv_field(&sb, r ? r->agent_status : NULL);
 		strbuf_addch(&sb, ',');
-		strbuf_addf(&sb, "%d\n", row->attempt);
+		strbuf_addf(&sb, "%d,", row->attempt);
+		csv_field(&sb, row_variant(row));
+		strbuf_addch(&sb, '\n');
 		free(fam);
 	}
 	return strbuf_detach(&sb);
@@ -576,6 +617,17 @@ char *report_json(const struct report_meta *m, const struct report_row *rows,
 		jadd(types, gr.fam[k].name, group_json(&gr.fam[k], true));
 	jadd(root, "task_types", types);
 	/* arena's. */
+	struct variants vs;
+	variants_build(&vs, rows, n);
+	if (vs.nvar > 0) {
+		cJSON *vo = cJSON_CreateObject();
+		if (!vo)
+			abort();
+		for (int k = 0; k < vs.nvar; k++)
+			jadd(vo, vs.var[k].name, group_json(&vs.var[k], true));
+		jadd(root, "variants", vo);
+	}
+	variants_release(&vs);
 	jadd(root, "run_id", jstr(m ? m->run_id : NULL));
 	jadd(root, "device", jstr(m ? m->device : NULL));
 	jadd(root, "created_at", jstr(m ? m->created_at : NULL));
@@ -618,6 +670,10 @@ static void text_label(struct strbuf *sb, const struct report_row *row,
 		       bool show_attempt)
 {
 	text_add(sb, row->task_id);
+	if (row_variant(row)) {
+		strbuf_addch(sb, '@');
+		text_add(sb, row_variant(row));
+	}
 	if (show_attempt)
 		strbuf_addf(sb, "#%d", row->attempt);
 }
@@ -760,6 +816,28 @@ char *report_text(const struct report_meta *m, const struct report_row *rows,
 			strbuf_addch(&sb, '\n');
 		}
 	}
+
+	struct variants vs;
+	variants_build(&vs, rows, n);
+	if (vs.nvar > 0) {
+		strbuf_addstr(&sb, "\nBY AGENT CONFIGURATION\n");
+		for (int v = 0; v < vs.nvar; v++) {
+			struct group *g = &vs.var[v];
+			struct speedup_stats st;
+
+			group_speedup_stats(g, &st);
+			strbuf_addstr(&sb, "  ");
+			text_add(&sb, g->name);
+			strbuf_addf(&sb, ": %d attempts, compiled %d, correct %d, "
+				    "speedup>1 %d, avg score %.4f", g->total,
+				    g->compiled, g->correct, g->gt1,
+				    g->total ? g->total_score / g->total : 0.0);
+			if (g->nspeedups)
+				strbuf_addf(&sb, ", geomean %.4fx", st.geomean);
+			strbuf_addch(&sb, '\n');
+		}
+	}
+	variants_release(&vs);
 
 	rk = xcalloc((size_t)n + 1, sizeof(*rk));
 	for (int i = 0; i < n; i++)

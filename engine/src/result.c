@@ -98,6 +98,7 @@ void result_release(struct task_result *r)
 	free(r->optimization_summary);
 	free(r->agent_status);
 	free(r->agent_error);
+	free(r->agent_variant);
 	for (int i = 0; i < r->ncases; i++)
 		case_release(&r->cases[i]);
 	free(r->cases);
@@ -142,6 +143,7 @@ void result_copy(struct task_result *dst, const struct task_result *src)
 	dst->optimization_summary = dup_or_null(src->optimization_summary);
 	dst->agent_status = dup_or_null(src->agent_status);
 	dst->agent_error = dup_or_null(src->agent_error);
+	dst->agent_variant = dup_or_null(src->agent_variant);
 	dst->cases = NULL;
 	if (src->ncases > 0) {
 		dst->cases = xcalloc((size_t)src->ncases, sizeof(*dst->cases));
@@ -494,6 +496,7 @@ static void result_walk(const struct task_result *r, const struct sink *s)
 	s->num(x, "cost_usd", r->agent_cost_usd);
 	s->integer(x, "restarts", r->agent_restarts);
 	s->boolean(x, "sandboxed", r->agent_sandboxed);
+	s->str(x, "variant", r->agent_variant);
 	s->close(x);
 	s->boolean(x, "candidate_accepted", r->candidate_accepted);
 	s->num(x, "score", r->score);
@@ -1247,6 +1250,7 @@ static int jr_result(const cJSON *root, struct task_result *r,
 		JTRY(jr_num(o, "cost_usd", p, &r->agent_cost_usd, err));
 		JTRY(jr_int(o, "restarts", p, &r->agent_restarts, err));
 		JTRY(jr_bool(o, "sandboxed", p, &r->agent_sandboxed, err));
+		JTRY(jr_str(o, "variant", p, &r->agent_variant, err));
 	}
 	JTRY(jr_bool(root, "candidate_accepted", "", &r->candidate_accepted,
 		     err));

@@ -5,7 +5,9 @@
  *   runs(id PK, created_at, config_path, config_yaml, agent, device,
  *        status, ntasks)
  *   attempts(run_id, task_id, attempt, state, agent_json, result_json,
- *            sources_hash, agent_starts, updated_at; PK run,task,attempt)
+ *            sources_hash, agent_starts, updated_at, variant, repeat;
+ *            PK run,task,attempt) - attempt numbers the (repeat, agent
+ *            variant) slots of a task within its run
  *   evaluations(key PK, task_id, sources_hash, device, result_json,
  *               created_at)
  *   events(id PK autoincrement, run_id, ts, task_id, kind, message)
@@ -40,7 +42,9 @@ static const char *const schema_sql =
 	" run_id TEXT NOT NULL, task_id TEXT NOT NULL, attempt INTEGER NOT NULL,"
 	" state TEXT NOT NULL, agent_json TEXT, result_json TEXT,"
 	" sources_hash TEXT, agent_starts INTEGER NOT NULL DEFAULT 0,"
-	" updated_at REAL, PRIMARY KEY(run_id, task_id, attempt));"
+	" updated_at REAL, variant TEXT NOT NULL DEFAULT '',"
+	" repeat INTEGER NOT NULL DEFAULT 1,"
+	" PRIMARY KEY(run_id, task_id, attempt));"
 	"CREATE TABLE IF NOT EXISTS evaluations("
 	" key TEXT PRIMARY KEY, task_id TEXT NOT NULL, sources_hash TEXT,"
 	" device TEXT, result_json TEXT NOT NULL, created_at REAL);"
@@ -390,6 +394,7 @@ void store_attempt_release(struct store_attempt *a)
 	free(a->agent_json);
 	free(a->result_json);
 	free(a->sources_hash);
+	free(a->variant);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -401,12 +406,13 @@ void store_attempts_free(struct store_attempt *a, int n)
 }
 
 int store_attempt_insert(struct store *s, const char *run_id,
-			 const char *task_id, int attempt, struct errbuf *err)
+			 const char *task_id, int attempt, const char *variant,
+			 int repeat, struct errbuf *err)
 {
 	sqlite3_stmt *st;
 	int rc = prepare(s, "INSERT OR IGNORE INTO attempts(run_id, task_id,"
-			 " attempt, state, updated_at) VALUES(?,?,?,'pending',?)",
-			 &st, err);
+			 " attempt, state, updated_at, variant, repeat)"
+			 " VALUES(?,?,?,'pending',?,?,?)", &st, err);
 
 	if (rc)
 		return rc;
@@ -414,6 +420,8 @@ int store_attempt_insert(struct store *s, const char *run_id,
 	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 3, attempt);
 	sqlite3_bind_double(st, 4, now_wall());
+	sqlite3_bind_text(st, 5, variant ? variant : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 6, repeat);
 	return exec_stmt(s, st, "insert attempt", err);
 }
 
@@ -428,10 +436,12 @@ static void attempt_from_row(sqlite3_stmt *st, struct store_attempt *a)
 	a->sources_hash = col_text(st, 6);
 	a->agent_starts = sqlite3_column_int(st, 7);
 	a->updated_at = sqlite3_column_double(st, 8);
+	a->variant = col_text(st, 9);
+	a->repeat = sqlite3_column_int(st, 10);
 }
 
 #define ATTEMPT_COLS "run_id, task_id, attempt, state, agent_json," \
-	" result_json, sources_hash, agent_starts, updated_at"
+	" result_json, sources_hash, agent_starts, updated_at, variant, repeat"
 
 int store_attempt_get(struct store *s, const char *run_id, const char *task_id,
 		      int attempt, struct store_attempt *out,

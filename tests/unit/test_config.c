@@ -318,7 +318,7 @@ static void test_source_defaults_to_runs_new(void **state)
 static void test_unknown_top_level_key_is_rejected_listing_allowed(void **s)
 {
 	expect_err(MINIMAL "gpus: [0, 1]\n", "exp.yaml:3: unknown top-level "
-		   "key 'gpus'; allowed keys are agent, tasks, "
+		   "key 'gpus'; allowed keys are agent, agents, tasks, "
 		   "target_gpu_model, log_directory, "
 		   "workspace_directory_prefix, device, seed, repeats, timing");
 }
@@ -597,6 +597,66 @@ static void test_load_of_missing_file_is_rejected(void **state)
 	assert_non_null(strstr(errbuf_str(&err), "/nonexistent/exp.yaml"));
 }
 
+
+/* ---- several agent configurations ---------------------------------------- */
+
+static void test_single_agent_is_one_unnamed_variant(void **s)
+{
+	struct runconfig *c = parse_ok(MINIMAL);
+
+	assert_int_equal(c->nvariants, 1);
+	assert_string_equal(c->variants[0].name, "");
+	assert_string_equal(c->variants[0].agent.template_name, "noop");
+	runconfig_free(c);
+}
+
+static void test_agents_list_gives_named_variants(void **s)
+{
+	struct runconfig *c = parse_ok(
+		"agents:\n"
+		"  - {name: base, template: noop}\n"
+		"  - {name: tuned, template: autotune, options: {mcp: true}}\n"
+		"tasks: [c2c]\n");
+
+	assert_int_equal(c->nvariants, 2);
+	assert_string_equal(c->variants[0].name, "base");
+	assert_string_equal(c->variants[1].name, "tuned");
+	assert_string_equal(c->variants[1].agent.template_name, "autotune");
+	assert_string_equal(c->variants[1].agent.options.v[0], "mcp=true");
+	/* agent mirrors the first variant for single-agent readers. */
+	assert_string_equal(c->agent.template_name, "noop");
+	runconfig_free(c);
+}
+
+static void test_agent_and_agents_together_are_rejected(void **s)
+{
+	expect_err("agent: {template: noop}\n"
+		   "agents: [{name: a, template: noop}, {name: b, template: "
+		   "noop}]\ntasks: [c2c]\n", "not both");
+}
+
+static void test_agents_need_unique_names(void **s)
+{
+	expect_err("agents: [{name: a, template: noop}, {name: a, template: "
+		   "autotune}]\ntasks: [c2c]\n", "agents[1].name 'a' is used "
+		   "twice");
+	expect_err("agents: [{template: noop}, {name: b, template: noop}]\n"
+		   "tasks: [c2c]\n", "agents[0].name must be");
+}
+
+static void test_agents_list_needs_two_to_eight(void **s)
+{
+	expect_err("agents: [{name: a, template: noop}]\ntasks: [c2c]\n",
+		   "agents must be a list of 2 to 8");
+}
+
+static void test_agent_errors_name_the_variant(void **s)
+{
+	expect_err("agents: [{name: a, template: noop}, {name: b, template: "
+		   "noop, effort: huge}]\ntasks: [c2c]\n",
+		   "agents[1].effort must be one of");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -612,6 +672,12 @@ int main(void)
 		cmocka_unit_test(test_text_is_kept_verbatim),
 		cmocka_unit_test(test_source_defaults_to_runs_new),
 		cmocka_unit_test(test_unknown_top_level_key_is_rejected_listing_allowed),
+		cmocka_unit_test(test_single_agent_is_one_unnamed_variant),
+		cmocka_unit_test(test_agents_list_gives_named_variants),
+		cmocka_unit_test(test_agent_and_agents_together_are_rejected),
+		cmocka_unit_test(test_agents_need_unique_names),
+		cmocka_unit_test(test_agents_list_needs_two_to_eight),
+		cmocka_unit_test(test_agent_errors_name_the_variant),
 		cmocka_unit_test(test_unknown_agent_key_is_rejected_listing_allowed),
 		cmocka_unit_test(test_empty_config_is_rejected),
 		cmocka_unit_test(test_config_that_is_not_a_map_is_rejected),

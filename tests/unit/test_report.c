@@ -177,7 +177,7 @@ static void csv_has_aka_columns_then_arenas(void **state)
 		"Task Name", "Task Type", "Score", "Speedup",
 		"Optimization_summary", "Status", "Compiled", "Correct",
 		"Speedup CI Low", "Speedup CI High", "Reward", "Pairs",
-		"Held-out Correct", "Agent Status", "Attempt",
+		"Held-out Correct", "Agent Status", "Attempt", "Variant",
 	};
 	struct run5 f;
 	struct csv c;
@@ -188,8 +188,8 @@ static void csv_has_aka_columns_then_arenas(void **state)
 	assert_int_equal(csv_parse(s, &c), 0);
 	assert_int_equal(c.nrec, 6);
 	for (int i = 0; i < c.nrec; i++)
-		assert_int_equal(c.nfield[i], 15);
-	for (int j = 0; j < 15; j++)
+		assert_int_equal(c.nfield[i], 16);
+	for (int j = 0; j < 16; j++)
 		assert_string_equal(c.rec[0][j], header[j]);
 
 	/* c2c/a: quoted summary comes back intact. */
@@ -257,7 +257,7 @@ static void csv_quotes_commas_quotes_newlines_and_edge_spaces(void **state)
 	assert_int_equal(csv_parse(s, &c), 0);
 	assert_int_equal(c.nrec, (int)ARRAY_SIZE(summaries) + 1);
 	for (size_t i = 0; i < ARRAY_SIZE(summaries); i++) {
-		assert_int_equal(c.nfield[i + 1], 15);
+		assert_int_equal(c.nfield[i + 1], 16);
 		assert_string_equal(c.rec[i + 1][0], "fam/t,x");
 		assert_string_equal(c.rec[i + 1][4], summaries[i]);
 		result_release(&r[i]);
@@ -276,7 +276,7 @@ static void csv_of_an_empty_run_is_the_header(void **state)
 	assert_string_equal(s, "Task Name,Task Type,Score,Speedup,"
 			       "Optimization_summary,Status,Compiled,Correct,"
 			       "Speedup CI Low,Speedup CI High,Reward,Pairs,"
-			       "Held-out Correct,Agent Status,Attempt\n");
+			       "Held-out Correct,Agent Status,Attempt,Variant\n");
 	free(s);
 }
 
@@ -545,6 +545,34 @@ static void write_all_writes_the_three_files(void **state)
 	run5_free(&f);
 }
 
+
+static void variants_are_grouped_in_csv_json_and_text(void **state)
+{
+	struct task_result r[2];
+	struct report_row rows[2];
+	struct report_meta m = { .run_id = "run_x", .agent = "noop" };
+	char *csv, *json, *text;
+
+	make_ok(&r[0], "a", 1.0, 0.99, 1.01);
+	make_ok(&r[1], "b", 2.0, 1.9, 2.1);
+	rows[0] = (struct report_row){ "c2c/t", 1, &r[0], "base" };
+	rows[1] = (struct report_row){ "c2c/t", 2, &r[1], "tuned" };
+	csv = report_csv(rows, 2);
+	assert_non_null(strstr(csv, ",1,base\n"));
+	assert_non_null(strstr(csv, ",2,tuned\n"));
+	json = report_json(&m, rows, 2);
+	assert_non_null(strstr(json, "\"variants\""));
+	assert_non_null(strstr(json, "\"tuned\""));
+	text = report_text(&m, rows, 2);
+	assert_non_null(strstr(text, "BY AGENT CONFIGURATION"));
+	assert_non_null(strstr(text, "c2c/t@tuned"));
+	free(csv);
+	free(json);
+	free(text);
+	result_release(&r[0]);
+	result_release(&r[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +580,7 @@ int main(void)
 		cmocka_unit_test(
 			csv_quotes_commas_quotes_newlines_and_edge_spaces),
 		cmocka_unit_test(csv_of_an_empty_run_is_the_header),
+		cmocka_unit_test(variants_are_grouped_in_csv_json_and_text),
 		cmocka_unit_test(json_overall_and_family_values),
 		cmocka_unit_test(json_of_an_empty_run_has_no_nan),
 		cmocka_unit_test(json_turns_nan_results_into_null),

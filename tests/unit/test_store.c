@@ -134,9 +134,9 @@ static void test_attempt_state_and_fields_persist(void **state)
 	errbuf_init(&err);
 	assert_int_equal(store_open(dir, &s, &err), 0);
 	assert_int_equal(store_run_create(s, &r, NULL, &err), 0);
-	assert_int_equal(store_attempt_insert(s, r.id, "c2c/saxpy", 1, &err), 0);
+	assert_int_equal(store_attempt_insert(s, r.id, "c2c/saxpy", 1, "", 1, &err), 0);
 	/* Inserting twice is harmless (creation may be repeated). */
-	assert_int_equal(store_attempt_insert(s, r.id, "c2c/saxpy", 1, &err), 0);
+	assert_int_equal(store_attempt_insert(s, r.id, "c2c/saxpy", 1, "", 1, &err), 0);
 	assert_int_equal(store_attempt_update(s, r.id, "c2c/saxpy", 1,
 					      "agent_running", NULL, NULL, NULL,
 					      true, &err), 0);

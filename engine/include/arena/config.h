@@ -44,10 +44,21 @@ struct agent_config {
 	struct strvec options;
 };
 
+#define RUNCONFIG_MAX_VARIANTS 8
+
+/* One agent configuration of a run.  A config with `agent:` has one
+ * variant named ""; one with `agents:` has 2..8, each named. */
+struct agent_variant {
+	char *name;
+	struct agent_config agent;
+};
+
 struct runconfig {
 	char *path;		/* file it came from (or "<runs/new>") */
 	char *text;		/* the YAML as given, owned */
-	struct agent_config agent;
+	struct agent_config agent;	/* the first (or only) variant's */
+	int nvariants;		/* >= 1 */
+	struct agent_variant *variants;
 	struct strvec selectors;	/* as written */
 	struct strvec task_ids;		/* expanded, sorted, unique */
 	char *target_gpu_model;	/* optional */
@@ -69,5 +80,9 @@ int runconfig_parse(const char *source, const char *text, size_t len,
 int runconfig_load(const char *path, const char *tasks_root,
 		   struct runconfig **out, struct errbuf *err);
 void runconfig_free(struct runconfig *c);
+/* Deep copy and release of one agent configuration. */
+void agent_config_copy(struct agent_config *dst,
+		       const struct agent_config *src);
+void agent_config_release(struct agent_config *a);
 
 #endif /* ARENA_CONFIG_H */

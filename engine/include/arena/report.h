@@ -16,8 +16,10 @@
 
 struct report_row {
 	const char *task_id;		/* "c2c/saxpy" */
-	int attempt;			/* 1-based repeat number */
+	int attempt;			/* 1-based slot number */
 	const struct task_result *result;	/* NULL: not finished yet */
+	const char *variant;		/* agent configuration; NULL or "" if
+					 * the run has one */
 };
 
 struct report_meta {

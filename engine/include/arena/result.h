@@ -82,6 +82,7 @@ struct task_result {
 	double agent_cost_usd;
 	int agent_restarts;
 	bool agent_sandboxed;	/* the agent ran inside its sandbox */
+	char *agent_variant;	/* agent configuration name, "" if one */
 
 	/* arena's own */
 	enum result_status status;

@@ -79,12 +79,16 @@ struct store_attempt {
 	char *sources_hash;	/* of the evaluated sources, or NULL */
 	int agent_starts;
 	double updated_at;
+	char *variant;		/* agent configuration name ("" if one) */
+	int repeat;		/* 1-based repeat number */
 };
 
 void store_attempt_release(struct store_attempt *a);
 void store_attempts_free(struct store_attempt *a, int n);
+/* attempt numbers the slot; variant and repeat say what it holds. */
 int store_attempt_insert(struct store *s, const char *run_id,
-			 const char *task_id, int attempt, struct errbuf *err);
+			 const char *task_id, int attempt, const char *variant,
+			 int repeat, struct errbuf *err);
 int store_attempt_get(struct store *s, const char *run_id, const char *task_id,
 		      int attempt, struct store_attempt *out,
 		      struct errbuf *err);
