@@ -101,6 +101,8 @@ static void reply_open(fuse_req_t req, struct fuse_file_info *fi,
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
+	/* Only runs/new acts on close. */
+	fi->noflush = h->kind != FSV_RUNS_NEW;
 	/* fuse_reply_open fails when the opener was interrupted meanwhile;
 	 * then no release will come for this handle. */
 	if (fuse_reply_open(req, fi) != 0)

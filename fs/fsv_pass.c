@@ -132,16 +132,42 @@ static void reply_entry_or_err(fuse_req_t req, struct fsv_node *parent,
 		fsv_node_forget(fsv_of(req), e.ino, 1);
 }
 
+/* A name that does not exist: cached like existing names (git looks for
+ * .gitignore in every directory), unless timeouts are off.  Names created
+ * through the mount replace the negative entry at once. */
+static void reply_absent(fuse_req_t req)
+{
+	struct fuse_entry_param e;
+	double t = fsv_of(req)->ws_timeout;
+
+	if (t <= 0) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	memset(&e, 0, sizeof(e));
+	e.entry_timeout = t;
+	fuse_reply_entry(req, &e);
+}
+
 /* ---- names ----------------------------------------------------------- */
 
 void fsv_pass_lookup(fuse_req_t req, struct fsv_node *parent,
 		     const char *name)
 {
+	struct fuse_entry_param e;
+	int rc;
+
 	if (!strcmp(name, ".") || !strcmp(name, "..") || hidden(parent, name)) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	reply_entry_or_err(req, parent, name);
+	rc = entry_at(fsv_of(req), parent->fd, name, parent->readonly, &e);
+	if (rc == ENOENT)
+		reply_absent(req);
+	else if (rc)
+		fuse_reply_err(req, rc);
+	else if (fuse_reply_entry(req, &e) != 0)
+		fsv_node_forget(fsv_of(req), e.ino, 1);
 }
 
 void fsv_pass_mknod(fuse_req_t req, struct fsv_node *parent,
@@ -348,6 +374,8 @@ static void set_cache(struct fsv *fs, struct fuse_file_info *fi)
 {
 	fi->direct_io = 0;
 	fi->keep_cache = fs->ws_timeout > 0;
+	/* Closing a read-only descriptor has nothing to flush. */
+	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
 }
 
 void fsv_pass_open(fuse_req_t req, struct fsv_node *n,
@@ -519,6 +547,7 @@ void fsv_pass_opendir(fuse_req_t req, struct fsv_node *n,
 	/* The kernel may keep listings as long as it keeps attributes: it
 	 * drops a cached listing when it sees the directory's mtime change. */
 	fi->cache_readdir = fsv_of(req)->ws_timeout > 0;
+	fi->keep_cache = fi->cache_readdir;	/* else each open drops it */
 	if (fuse_reply_open(req, fi) != 0) {
 		closedir(d->dp);
 		free(d);
