@@ -8,8 +8,8 @@
 #     plain build is left out when it is one of those, i.e. when the source's
 #     own "#define NAME value" default is a listed value of its only
 #     tunable),
-#   - baseline.hip / baseline.cu when the task has one (the timing baseline
-#     of an initial_state: unimplemented task; docs/tasks-gpu.md),
+#   - the baseline.files of the config when it has them (the implementation
+#     an initial_state: unimplemented task is timed against; docs/tasks.md),
 #   - the reference when it is a GPU source (language hip or cuda).
 # HIP sources are built twice:
 #   hipcc  hipcc --offload-arch=$HIP_ARCH -O2 -shared -fPIC -I engine/include
@@ -25,12 +25,14 @@
 # failed, 77 if neither hipcc nor nvcc is installed (nothing was checked),
 # 2 on a usage error.  A missing compiler skips only its own builds.
 #
-# usage: scripts/check-gpu-builds.sh [-j JOBS] [-v] [SELECTOR...]
+# usage: scripts/check-gpu-builds.sh [-j JOBS] [-n] [-q] [-v] [SELECTOR...]
 #   SELECTOR  a path under the tasks root (hip2hip, hip2hip/gelu); default:
 #             every task
 #   -j JOBS   parallel builds (default $JOBS or 2)
 #   -v        print the compiler output of passing builds too
 #   -n        print the planned compiler commands and exit
+#   -q        quick: one build per source and compiler, the plain one (no
+#             -D, what the evaluator builds for a baseline); no tunables
 # Environment: HIPCC, NVCC (compiler commands; "none" disables one; by
 # default hipcc and nvcc from PATH, /opt/rocm/bin, $CUDA_HOME/bin and
 # /usr/local/cuda/bin), HIP_ARCH (default gfx90a),
@@ -49,6 +51,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${JOBS:-2}
 verbose=0
 dry_run=0
+quick=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-j) [ $# -ge 2 ] || { echo "check-gpu-builds: -j needs a number" >&2; exit 2; }
@@ -56,6 +59,7 @@ while [ $# -gt 0 ]; do
 	-j*) jobs=${1#-j}; shift ;;
 	-v) verbose=1; shift ;;
 	-n) dry_run=1; shift ;;
+	-q) quick=1; shift ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	--) shift; break ;;
 	-*) echo "check-gpu-builds: unknown option $1" >&2; exit 2 ;;
@@ -97,8 +101,8 @@ trap 'exit 130' INT TERM
 
 # ---- reading config.yaml ----------------------------------------------------
 # Prints "key<TAB>value" lines: language, editable (one per file),
-# ref_file, ref_language, flag (one per compile flag), tunable
-# ("NAME v1 v2 ...").
+# ref_file, ref_language, baseline (one per baseline.files entry), flag (one
+# per compile flag), tunable ("NAME v1 v2 ...").
 read_config() {
 	awk '
 	function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
@@ -116,6 +120,9 @@ read_config() {
 			gsub(/[ \t]*,[ \t]*/, " ", vals); print "tunable\t" name " " trim(vals)
 		}
 	}
+	function emit_baseline(body,   v) {
+		if (match(body, /files[ \t]*:[ \t]*\[[^]]*\]/)) { v = substr(body, RSTART, RLENGTH); sub(/^[^[]*\[/, "", v); sub(/\]$/, "", v); emit_list("baseline", v) }
+	}
 	function emit_ref(body,   f, l) {
 		if (match(body, /file[ \t]*:[ \t]*[^,}]+/)) { f = substr(body, RSTART, RLENGTH); sub(/^file[ \t]*:/, "", f); print "ref_file\t" unquote(f) }
 		if (match(body, /language[ \t]*:[ \t]*[^,}]+/)) { l = substr(body, RSTART, RLENGTH); sub(/^language[ \t]*:/, "", l); print "ref_language\t" unquote(l) }
@@ -131,6 +138,8 @@ read_config() {
 			else if (val == "") block = k
 		} else if (key == "reference") {
 			if (val ~ /^\{/) emit_ref(val); else if (val == "") block = "ref"
+		} else if (key == "baseline") {
+			if (val ~ /^\{/) emit_baseline(val); else if (val == "") block = "baseline"
 		} else if (key == "tunables") {
 			if (val ~ /^\{/) emit_tunables(val); else if (val == "") block = "tunables"
 		}
@@ -140,6 +149,7 @@ read_config() {
 		line = trim(strip_comment($0))
 		if (block == "editable" || block == "flag") { if (line ~ /^- /) { sub(/^- /, "", line); print block "\t" unquote(line) } }
 		else if (block == "ref") emit_ref(line)
+		else if (block == "baseline") emit_baseline(line)
 		else if (block == "tunables") emit_tunables(line)
 		next
 	}
@@ -247,6 +257,7 @@ for cfg in $(sort -u "$configs"); do
 	# The plain build, unless its default is one of the -D builds.
 	plain=1
 	if [ "$ntun" -eq 1 ]; then
+		# shellcheck disable=SC2046
 		set -- $(cat "$tmp/tunables")
 		name=$1; shift
 		def=$(cat $srcs | awk -v n="$name" '$1 == "#define" && $2 == n { print $3; exit }')
@@ -255,13 +266,22 @@ for cfg in $(sort -u "$configs"); do
 	# shellcheck disable=SC2086
 	[ $plain -eq 1 ] && add_source_builds "$task" kernel "$lang" "$dir" "" $srcs
 	define_sets "$tmp/tunables" > "$tmp/sets"
+	if [ $quick -eq 1 ]; then
+		: > "$tmp/sets"
+		# shellcheck disable=SC2086
+		[ $plain -eq 0 ] && add_source_builds "$task" kernel "$lang" "$dir" "" $srcs
+	fi
 	while IFS= read -r defs; do
 		# shellcheck disable=SC2086
 		add_source_builds "$task" kernel "$lang" "$dir" "$defs" $srcs
 	done < "$tmp/sets"
-	for b in baseline.hip baseline.cu; do
-		[ -f "$dir/$b" ] && add_source_builds "$task" "$b" "$lang" "$dir" "" "$dir/$b"
+	bsrcs=
+	for f in $(awk -F'\t' '$1 == "baseline" { print $2 }' "$info"); do
+		case $f in *.h|*.hpp|*.cuh|*.inc) continue ;; esac
+		bsrcs="$bsrcs $dir/$f"
 	done
+	# shellcheck disable=SC2086
+	[ -n "$bsrcs" ] && add_source_builds "$task" baseline "$lang" "$dir" "" $bsrcs
 	case ${reflang:-c} in
 	hip|cuda)
 		flags_save=$flags
@@ -273,6 +293,7 @@ done
 if [ $dry_run -eq 1 ]; then
 	for j in "$tmp"/job*.job; do
 		[ -f "$j" ] || continue
+		# shellcheck disable=SC1090,SC2154
 		( . "$j"; printf '%s\n    %s\n' "$desc" "$show" )
 	done
 	exit 0
@@ -302,6 +323,7 @@ fi
 printf '%s\n' "$line"
 EOF
 if [ $n_jobs -gt 0 ]; then
+	# shellcheck disable=SC2011
 	ls "$tmp"/job*.job | VERBOSE=$verbose xargs -n 1 -P "$jobs" sh "$tmp/run1.sh" |
 		tee "$results"
 fi

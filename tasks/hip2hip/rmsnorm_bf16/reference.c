@@ -17,29 +17,47 @@ static double bf16_to_double(uint16_t b)
 	return f;
 }
 
-/* Round to nearest even bf16: 8 significant bits for normal numbers,
- * spacing 2^-133 below 2^-126. */
+/* Rounds a double once, to nearest even, to a binary format with mbits
+ * significant bits and ebits exponent bits (f16: 11 and 5, bf16: 8 and 8),
+ * with gradual underflow and overflow to infinity, and encodes it.  Works
+ * on the bits, so it needs no compiler support for the small type. */
+static uint16_t double_to_small(double v, int mbits, int ebits)
+{
+	uint64_t b;
+	memcpy(&b, &v, sizeof(b));
+	uint16_t sign = (uint16_t)((b >> 48) & 0x8000);
+	int bias = (1 << (ebits - 1)) - 1, emax = (1 << ebits) - 1;
+	uint16_t inf = (uint16_t)(emax << (mbits - 1));
+	b &= 0x7fffffffffffffffull;
+	if (b > 0x7ff0000000000000ull)
+		return (uint16_t)(sign | inf | (1u << (mbits - 2)));	/* NaN */
+	int e = (int)(b >> 52) - 1023;
+	if (e > bias)
+		return sign | inf;
+	uint64_t m = (b & 0xfffffffffffffull) | (1ull << 52);
+	int sh = 52 - (mbits - 1);			/* keep mbits bits */
+	if (e < 1 - bias)				/* subnormal result */
+		sh += (1 - bias) - e;
+	if (sh > 60)
+		return sign;
+	uint64_t q = m >> sh, rem = m & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+	if (rem > half || (rem == half && (q & 1)))
+		q++;
+	if (e < 1 - bias)				/* q may reach the smallest normal */
+		return (uint16_t)(sign | q);
+	int be = e + bias;
+	if (q == (2ull << (mbits - 1))) {		/* carried into the next binade */
+		q >>= 1;
+		be++;
+	}
+	if (be >= emax)
+		return sign | inf;
+	return (uint16_t)(sign | (be << (mbits - 1)) | (q - (1ull << (mbits - 1))));
+}
+
 static uint16_t double_to_bf16(double v)
 {
-	uint16_t sign = signbit(v) ? 0x8000 : 0;
-	double a = fabs(v);
-	if (isnan(v))
-		return 0x7fc0;
-	if (a < ldexp(1.0, -126)) {
-		double q = nearbyint(ldexp(a, 133));	/* units of 2^-133 */
-		return sign | (uint16_t)q;		/* q == 128 is 2^-126 */
-	}
-	int e;
-	double m = frexp(a, &e);			/* a = m 2^e, m in [0.5, 1) */
-	double q = nearbyint(ldexp(m, 8));		/* 128 .. 256 */
-	if (q == 256.0) {
-		q = 128.0;
-		e++;
-	}
-	int be = e - 1 + 127;
-	if (be >= 255)
-		return sign | 0x7f80;
-	return sign | (uint16_t)(be << 7) | (uint16_t)((int)q - 128);
+	return double_to_small(v, 8, 8);
 }
 
 ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,

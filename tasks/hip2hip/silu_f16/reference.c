@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include "arena/kernel.h"
 
 static double f16_to_double(uint16_t h)
@@ -21,29 +22,47 @@ static double f16_to_double(uint16_t h)
 	return s ? -v : v;
 }
 
-/* Round to nearest even f16.  Normal numbers keep 11 significant bits;
- * below 2^-14 the spacing is fixed at 2^-24. */
+/* Rounds a double once, to nearest even, to a binary format with mbits
+ * significant bits and ebits exponent bits (f16: 11 and 5, bf16: 8 and 8),
+ * with gradual underflow and overflow to infinity, and encodes it.  Works
+ * on the bits, so it needs no compiler support for the small type. */
+static uint16_t double_to_small(double v, int mbits, int ebits)
+{
+	uint64_t b;
+	memcpy(&b, &v, sizeof(b));
+	uint16_t sign = (uint16_t)((b >> 48) & 0x8000);
+	int bias = (1 << (ebits - 1)) - 1, emax = (1 << ebits) - 1;
+	uint16_t inf = (uint16_t)(emax << (mbits - 1));
+	b &= 0x7fffffffffffffffull;
+	if (b > 0x7ff0000000000000ull)
+		return (uint16_t)(sign | inf | (1u << (mbits - 2)));	/* NaN */
+	int e = (int)(b >> 52) - 1023;
+	if (e > bias)
+		return sign | inf;
+	uint64_t m = (b & 0xfffffffffffffull) | (1ull << 52);
+	int sh = 52 - (mbits - 1);			/* keep mbits bits */
+	if (e < 1 - bias)				/* subnormal result */
+		sh += (1 - bias) - e;
+	if (sh > 60)
+		return sign;
+	uint64_t q = m >> sh, rem = m & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+	if (rem > half || (rem == half && (q & 1)))
+		q++;
+	if (e < 1 - bias)				/* q may reach the smallest normal */
+		return (uint16_t)(sign | q);
+	int be = e + bias;
+	if (q == (2ull << (mbits - 1))) {		/* carried into the next binade */
+		q >>= 1;
+		be++;
+	}
+	if (be >= emax)
+		return sign | inf;
+	return (uint16_t)(sign | (be << (mbits - 1)) | (q - (1ull << (mbits - 1))));
+}
+
 static uint16_t double_to_f16(double v)
 {
-	uint16_t sign = signbit(v) ? 0x8000 : 0;
-	double a = fabs(v);
-	if (isnan(v))
-		return 0x7e00;
-	if (a < ldexp(1.0, -14)) {
-		double q = nearbyint(ldexp(a, 24));	/* units of 2^-24 */
-		return sign | (uint16_t)q;		/* q == 1024 is 2^-14 */
-	}
-	int e;
-	double m = frexp(a, &e);			/* a = m 2^e, m in [0.5, 1) */
-	double q = nearbyint(ldexp(m, 11));		/* 1024 .. 2048 */
-	if (q == 2048.0) {
-		q = 1024.0;
-		e++;
-	}
-	int be = e - 1 + 15;				/* biased exponent */
-	if (be >= 31)
-		return sign | 0x7c00;
-	return sign | (uint16_t)(be << 10) | (uint16_t)((int)q - 1024);
+	return double_to_small(v, 11, 5);
 }
 
 ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
