@@ -59,16 +59,20 @@ static char *child_path(const struct fsv_node *parent, const char *name)
 	return xasprintf("%s/%s", parent->path, name);
 }
 
-static bool run_exists(struct engine *e, const char *id)
+/* 0 when the store has run id, ENOENT when not, EIO when the store
+ * cannot say. */
+static int run_check(struct engine *e, const char *id)
 {
 	struct store_run r;
+	int rc;
 
 	if (!store_run_id_valid(id))
-		return false;
-	if (store_run_get(engine_store(e), id, &r, NULL) != 0)
-		return false;
+		return ENOENT;
+	rc = store_run_get(engine_store(e), id, &r, NULL);
+	if (rc)
+		return rc == -ENOENT ? ENOENT : EIO;
 	store_run_release(&r);
-	return true;
+	return 0;
 }
 
 static bool has_latest(struct engine *e)
@@ -80,14 +84,15 @@ static bool has_latest(struct engine *e)
 	return ok;
 }
 
-static int task_exists(struct engine *e, const char *run, const char *dir)
+/* 0, ENOENT or EIO, like run_check(). */
+static int task_check(struct engine *e, const char *run, const char *dir)
 {
 	char *task_id = NULL;
 	int attempt, rc;
 
 	rc = engine_attempt_by_dirname(e, run, dir, &task_id, &attempt, NULL);
 	free(task_id);
-	return rc;
+	return rc == 0 ? 0 : rc == -ENOENT ? ENOENT : EIO;
 }
 
 char *fsv_workspace_path(struct fsv *fs, struct engine *e,
@@ -116,6 +121,8 @@ static int resolve(struct fsv *fs, struct engine *e, struct fsv_node *p,
 		   const char *name, struct fsv_spec *spec,
 		   struct fuse_entry_param *ep, bool *done)
 {
+	int rc;
+
 	memset(spec, 0, sizeof(*spec));
 	switch (p->kind) {
 	case FSV_ROOT:
@@ -134,7 +141,10 @@ static int resolve(struct fsv *fs, struct engine *e, struct fsv_node *p,
 			spec->kind = FSV_RUNS_ERRORS;
 		else if (strcmp(name, "latest") == 0)
 			spec->kind = has_latest(e) ? FSV_RUNS_LATEST : 0;
-		else if (run_exists(e, name)) {
+		else {
+			rc = run_check(e, name);
+			if (rc)
+				return rc;
 			spec->kind = FSV_RUN;
 			spec->run = name;
 		}
@@ -144,8 +154,8 @@ static int resolve(struct fsv *fs, struct engine *e, struct fsv_node *p,
 		spec->run = p->run;
 		return spec->kind ? 0 : ENOENT;
 	case FSV_RUN_TASKS:
-		if (task_exists(e, p->run, name) != 0)
-			return ENOENT;
+		if ((rc = task_check(e, p->run, name)) != 0)
+			return rc;
 		spec->kind = FSV_TASK;
 		spec->run = p->run;
 		spec->task = name;
@@ -153,7 +163,7 @@ static int resolve(struct fsv *fs, struct engine *e, struct fsv_node *p,
 	case FSV_TASK:
 		if (strcmp(name, "workspace") == 0) {
 			char *ws = fsv_workspace_path(fs, e, p);
-			int rc = fsv_pass_entry(fs, ws, false, ep);
+			rc = fsv_pass_entry(fs, ws, false, ep);
 			free(ws);
 			*done = true;
 			return rc;
@@ -164,14 +174,14 @@ static int resolve(struct fsv *fs, struct engine *e, struct fsv_node *p,
 		spec->task = p->task;
 		return spec->kind ? 0 : ENOENT;
 	case FSV_CMP:
-		if (!run_exists(e, name))
-			return ENOENT;
+		if ((rc = run_check(e, name)) != 0)
+			return rc;
 		spec->kind = FSV_CMP_A;
 		spec->run = name;
 		return 0;
 	case FSV_CMP_A:
-		if (!run_exists(e, name))
-			return ENOENT;
+		if ((rc = run_check(e, name)) != 0)
+			return rc;
 		spec->kind = FSV_CMP_AB;
 		spec->run = p->run;
 		spec->run_b = name;
