@@ -126,6 +126,7 @@ int engine_run_html(struct engine *e, const char *run_id, char **html,
 	for (int i = 0; i < n; i++) {
 		rows[i].task_id = as[i].task_id;
 		rows[i].attempt = as[i].attempt;
+		rows[i].variant = as[i].variant;
 		result_init(&results[i]);
 		if (as[i].result_json &&
 		    result_from_json(as[i].result_json, &results[i], NULL) == 0)

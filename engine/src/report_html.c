@@ -143,6 +143,11 @@ static void add_row_label(struct strbuf *sb, const struct report_row *r,
 	strbuf_addf(sb, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">",
 		    CHART_LABEL - 6, y + 15);
 	html_escape(sb, r->task_id);
+	if (r->variant && *r->variant) {
+		strbuf_addstr(sb, " [");
+		html_escape(sb, r->variant);
+		strbuf_addch(sb, ']');
+	}
 	if (r->attempt > 1)
 		strbuf_addf(sb, " #%d", r->attempt);
 	strbuf_addstr(sb, "</text>\n");
@@ -225,13 +230,16 @@ static void add_num(struct strbuf *sb, int decimals, double v)
 	add_cell(sb, "num", buf);
 }
 
-static void add_table_row(struct strbuf *sb, const struct report_row *row)
+static void add_table_row(struct strbuf *sb, const struct report_row *row,
+			  bool variants)
 {
 	const struct task_result *r = row->result;
 	char ci[96];
 
 	strbuf_addstr(sb, "<tr>");
 	add_cell(sb, NULL, row->task_id);
+	if (variants)
+		add_cell(sb, NULL, row->variant ? row->variant : "");
 	add_num(sb, 0, row->attempt);
 	if (!r) {
 		strbuf_addstr(sb, "<td colspan=\"9\" class=\"muted\">not "
@@ -259,13 +267,19 @@ static void add_table_row(struct strbuf *sb, const struct report_row *row)
 
 static void add_table(struct strbuf *sb, const struct report_row *rows, int n)
 {
-	strbuf_addstr(sb, "<h2>Tasks</h2>\n<table>\n<tr><th>task</th>"
-		      "<th>attempt</th><th>status</th><th>compiled</th>"
+	bool variants = false;
+
+	for (int i = 0; i < n; i++)
+		variants = variants || (rows[i].variant && *rows[i].variant);
+	strbuf_addstr(sb, "<h2>Tasks</h2>\n<table>\n<tr><th>task</th>");
+	if (variants)
+		strbuf_addstr(sb, "<th>agent configuration</th>");
+	strbuf_addstr(sb, "<th>attempt</th><th>status</th><th>compiled</th>"
 		      "<th>correct</th><th>speedup</th><th>95% interval</th>"
 		      "<th>score</th><th>reward</th><th>agent</th>"
 		      "<th>notes</th></tr>\n");
 	for (int i = 0; i < n; i++)
-		add_table_row(sb, &rows[i]);
+		add_table_row(sb, &rows[i], variants);
 	strbuf_addstr(sb, "</table>\n");
 }
 

@@ -11,7 +11,9 @@
  * task set, same device, same evaluator version.
  *
  * Everything comes from the results stored with the attempts (the last
- * final evaluation of each); nothing is evaluated here.
+ * final evaluation of each); nothing is evaluated here.  A task's side
+ * aggregates all its attempts in the run (repeats and, in a run with
+ * several agent configurations, every configuration).
  */
 #ifndef ARENA_COMPARE_H
 #define ARENA_COMPARE_H
