@@ -50,19 +50,29 @@ struct engine {
 
 /* ---- small helpers --------------------------------------------------- */
 
-static int lock_path(const char *path, int op, int *fd_out, struct errbuf *err)
+/* Locks are open-file-description (OFD) record locks on the whole file:
+ * released when the holder's descriptor closes or its process dies, shared
+ * correctly between threads (each open is its own description), and
+ * testable without taking them (F_OFD_GETLK), so asking whether a run has
+ * an executor never gets in the executor's way. */
+enum { LOCK_WAIT = 0, LOCK_TRY = 1 };
+
+static int lock_path(const char *path, int mode, int *fd_out,
+		     struct errbuf *err)
 {
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0)
 		return errf_code(err, errno, "%s: cannot open lock: %s", path,
 				 strerror(errno));
-	while (flock(fd, op) != 0) {
+	while (fcntl(fd, mode == LOCK_TRY ? F_OFD_SETLK : F_OFD_SETLKW,
+		     &fl) != 0) {
 		if (errno == EINTR)
 			continue;
 		int e = errno;
 		close(fd);
-		if (e == EWOULDBLOCK)
+		if (e == EAGAIN || e == EACCES)
 			return -EBUSY;
 		return errf_code(err, e, "%s: cannot lock: %s", path,
 				 strerror(e));
@@ -71,12 +81,25 @@ static int lock_path(const char *path, int op, int *fd_out, struct errbuf *err)
 	return 0;
 }
 
+/* True when some process holds the lock on path (it is not taken). */
+static bool lock_is_held(const char *path)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool held = false;
+
+	if (fd < 0)
+		return false;
+	if (fcntl(fd, F_OFD_GETLK, &fl) == 0)
+		held = fl.l_type != F_UNLCK;
+	close(fd);
+	return held;
+}
+
 static void unlock_fd(int fd)
 {
-	if (fd >= 0) {
-		flock(fd, LOCK_UN);
-		close(fd);
-	}
+	if (fd >= 0)
+		close(fd);	/* closing the description releases the lock */
 }
 
 static void emit(struct engine *e, const struct engine_observer *obs,
@@ -473,7 +496,7 @@ static int evaluate_cached(const struct eval_target *tg, bool held_out,
 	free(device);
 
 	lock = xasprintf("%s/evals/%s.lock", tg->e->cache_dir, key);
-	rc = lock_path(lock, LOCK_EX, &fd, err);
+	rc = lock_path(lock, LOCK_WAIT, &fd, err);
 	free(lock);
 	if (rc)
 		return rc;
@@ -603,6 +626,27 @@ static int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
 	return workspace_create(c->task, c->task_dir, err);
 }
 
+/* The workspace path an agent is given.  An executor started by `arena
+ * mount` has $ARENA_MOUNT: its agents then work through the mount, so that
+ * `cat ../score` evaluates their files.  When the mount does not answer
+ * (daemon down) the real path is used; evaluation always reads the real
+ * path. */
+static char *agent_workspace(const struct attempt_ctx *c)
+{
+	const char *mount = getenv("ARENA_MOUNT");
+
+	if (mount && *mount) {
+		char *name = store_task_dirname(c->a->task_id, c->a->attempt);
+		char *ws = xasprintf("%s/runs/%s/tasks/%s/workspace", mount,
+				     c->run_id, name);
+		free(name);
+		if (dir_exists(ws))
+			return ws;
+		free(ws);
+	}
+	return xstrdup(c->workspace);
+}
+
 static int attempt_run_agent(struct attempt_ctx *c,
 			     const struct engine_observer *obs,
 			     struct errbuf *err)
@@ -625,8 +669,8 @@ static int attempt_run_agent(struct attempt_ctx *c,
 	     c->a->variant ? c->a->variant : "",
 	     c->a->agent_starts > 0 ? " again (previous launch interrupted)"
 				    : "");
-	prompt = prompt_render(c->task, c->workspace,
-			       c->agent->max_iterations);
+	char *ws = agent_workspace(c);
+	prompt = prompt_render(c->task, ws, c->agent->max_iterations);
 	prompt_file = path_join(c->logs, "prompt.txt");
 	file_write_atomic_str(prompt_file, prompt, NULL);
 
@@ -638,7 +682,7 @@ static int attempt_run_agent(struct attempt_ctx *c,
 	};
 	l.task = c->task;
 	l.config = c->agent;
-	l.workspace = c->workspace;
+	l.workspace = ws;
 	l.prompt = prompt;
 	l.prompt_file = prompt_file;
 	l.log_dir = c->logs;
@@ -684,6 +728,7 @@ static int attempt_run_agent(struct attempt_ctx *c,
 	free(prompt);
 	free(prompt_file);
 	free(device);
+	free(ws);
 	agent_outcome_release(&out);
 	return rc;
 }
@@ -837,7 +882,17 @@ static int run_one_attempt(struct engine *e, const struct runconfig *cfg,
 	}
 	if (run_cancel_requested(e, run_id))
 		goto out;
+	/* The attempt's lock: a `cat score` at this moment waits for this
+	 * evaluation and then reads its result, instead of running a second
+	 * one beside it (which would also disturb its timing). */
+	char *lock = path_join(c.task_dir, ".eval.lock");
+	int lfd = -1;
+	rc = lock_path(lock, LOCK_WAIT, &lfd, err);
+	free(lock);
+	if (rc)
+		goto out;
 	rc = attempt_evaluate(&c, obs, &res, err);
+	unlock_fd(lfd);
 out:
 	result_release(&res);
 	attempt_ctx_release(&c);
@@ -859,7 +914,7 @@ int engine_run_execute(struct engine *e, const char *run_id,
 	char *run_dir = store_run_dir(e->store, run_id);
 	lock = path_join(run_dir, ".lock");
 	free(run_dir);
-	rc = lock_path(lock, LOCK_EX | LOCK_NB, &fd, err);
+	rc = lock_path(lock, LOCK_TRY, &fd, err);
 	free(lock);
 	if (rc == -EBUSY) {
 		errf_code(err, EBUSY, "run %s is being executed by another "
@@ -876,6 +931,13 @@ int engine_run_execute(struct engine *e, const char *run_id,
 	if (rc) {
 		errbuf_prefix(err, "run %s: its config no longer validates",
 			      run_id);
+		goto out;
+	}
+	/* A cancel that arrived while this executor was starting wins. */
+	if (run_cancel_requested(e, run_id)) {
+		rc = store_run_set_status(e->store, run_id, "cancelled", err);
+		emit(e, obs, run_id, NULL, "cancelled", "run cancelled before "
+		     "it started executing");
 		goto out;
 	}
 	rc = store_run_set_status(e->store, run_id, "running", err);
@@ -928,8 +990,17 @@ int engine_run_cancel(struct engine *e, const char *run_id,
 
 	if (rc)
 		return rc;
-	if (strcmp(r.status, "done") && strcmp(r.status, "cancelled"))
-		rc = store_run_set_status(e->store, run_id, "cancelling", err);
+	if (strcmp(r.status, "done") && strcmp(r.status, "cancelled")) {
+		/* With no executor alive nobody would see "cancelling". */
+		char *dir = store_run_dir(e->store, run_id);
+		char *lock = path_join(dir, ".lock");
+		bool alive = lock_is_held(lock);
+		rc = store_run_set_status(e->store, run_id,
+					  alive ? "cancelling" : "cancelled",
+					  err);
+		free(lock);
+		free(dir);
+	}
 	store_run_release(&r);
 	if (!rc)
 		emit(e, NULL, run_id, NULL, "cancel", "cancel requested");
@@ -987,7 +1058,7 @@ int engine_run_progress(struct engine *e, const char *run_id,
 {
 	struct store_run run;
 	struct store_attempt *as = NULL;
-	int n = 0, rc, fd = -1;
+	int n = 0, rc;
 
 	memset(p, 0, sizeof(*p));
 	rc = store_run_get(e->store, run_id, &run, err);
@@ -1021,11 +1092,7 @@ int engine_run_progress(struct engine *e, const char *run_id,
 	char *run_dir = store_run_dir(e->store, run_id);
 	char *lock = path_join(run_dir, ".lock");
 	free(run_dir);
-	if (file_exists(lock)) {
-		int r = lock_path(lock, LOCK_SH | LOCK_NB, &fd, NULL);
-		p->executor_alive = r == -EBUSY;
-		unlock_fd(fd);
-	}
+	p->executor_alive = lock_is_held(lock);
 	free(lock);
 out:
 	store_attempts_free(as, n);
@@ -1090,7 +1157,7 @@ int engine_task_result(struct engine *e, const char *run_id,
 	/* Stale final result: re-evaluate under the attempt's lock so that
 	 * concurrent readers share one evaluation. */
 	char *lock = path_join(c.task_dir, ".eval.lock");
-	rc = lock_path(lock, LOCK_EX, &fd, err);
+	rc = lock_path(lock, LOCK_WAIT, &fd, err);
 	free(lock);
 	if (rc)
 		goto out;

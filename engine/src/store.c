@@ -63,6 +63,50 @@ static int db_error(struct store *s, struct errbuf *err, const char *what)
 	return code == SQLITE_BUSY || code == SQLITE_LOCKED ? -EBUSY : -EIO;
 }
 
+/* Stores made before attempts had variant and repeat columns (schema 1
+ * without them) gain them here; their attempts were all repeats of one
+ * configuration, so repeat = attempt. */
+static bool store_has_variant_column(struct store *s)
+{
+	sqlite3_stmt *st;
+	bool has = false;
+
+	if (sqlite3_prepare_v2(s->db, "PRAGMA table_info(attempts)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return false;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *name = sqlite3_column_text(st, 1);
+		if (name && !strcmp((const char *)name, "variant"))
+			has = true;
+	}
+	sqlite3_finalize(st);
+	return has;
+}
+
+static int store_migrate(struct store *s, struct errbuf *err)
+{
+	char *errmsg = NULL;
+
+	if (store_has_variant_column(s))
+		return 0;
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE;"
+			 "ALTER TABLE attempts ADD COLUMN variant TEXT NOT NULL"
+			 " DEFAULT '';"
+			 "ALTER TABLE attempts ADD COLUMN repeat INTEGER NOT NULL"
+			 " DEFAULT 1;"
+			 "UPDATE attempts SET repeat = attempt;"
+			 "COMMIT;", NULL, NULL, &errmsg) != SQLITE_OK) {
+		int rc = errf_code(err, EIO, "%s/arena.db: cannot add attempt "
+				   "variants to an older store: %s", s->root,
+				   errmsg ? errmsg : "unknown error");
+		sqlite3_free(errmsg);
+		sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
+		/* Another process may have migrated it meanwhile. */
+		return store_has_variant_column(s) ? 0 : rc;
+	}
+	return 0;
+}
+
 int store_open(const char *dir, struct store **out, struct errbuf *err)
 {
 	struct store *s;
@@ -106,6 +150,11 @@ int store_open(const char *dir, struct store **out, struct errbuf *err)
 		rc = errf_code(err, EIO, "%s/arena.db: cannot initialise: %s",
 			       s->root, errmsg ? errmsg : "unknown error");
 		sqlite3_free(errmsg);
+		store_close(s);
+		return rc;
+	}
+	rc = store_migrate(s, err);
+	if (rc) {
 		store_close(s);
 		return rc;
 	}

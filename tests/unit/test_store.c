@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "arena/store.h"
 
 static char *tmp_store(void)
@@ -221,6 +223,38 @@ static void test_run_id_validation(void **state)
 	assert_false(store_run_id_valid("latest"));
 }
 
+
+static void test_store_without_variant_column_is_migrated(void **state)
+{
+	char *dir = tmp_store();
+	char *db = path_join(dir, "arena.db");
+	sqlite3 *h;
+	struct store *s;
+	struct store_attempt a;
+	struct errbuf err;
+
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h,
+		"CREATE TABLE attempts(run_id TEXT NOT NULL, task_id TEXT NOT "
+		"NULL, attempt INTEGER NOT NULL, state TEXT NOT NULL, agent_json "
+		"TEXT, result_json TEXT, sources_hash TEXT, agent_starts INTEGER "
+		"NOT NULL DEFAULT 0, updated_at REAL, PRIMARY KEY(run_id, task_id,"
+		" attempt));"
+		"INSERT INTO attempts VALUES('run_x', 'c2c/t', 2, 'done', NULL, "
+		"NULL, NULL, 0, 0);", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	errbuf_init(&err);
+	assert_int_equal(store_open(dir, &s, &err), 0);
+	assert_int_equal(store_attempt_get(s, "run_x", "c2c/t", 2, &a, &err), 0);
+	assert_string_equal(a.variant, "");
+	assert_int_equal(a.repeat, 2);
+	store_attempt_release(&a);
+	store_close(s);
+	free(db);
+	rm_rf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_eval_cache_roundtrip_and_count),
 		cmocka_unit_test(test_events_are_listed_in_order_after_an_id),
 		cmocka_unit_test(test_run_id_validation),
+		cmocka_unit_test(test_store_without_variant_column_is_migrated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
