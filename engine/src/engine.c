@@ -1009,47 +1009,63 @@ int engine_run_cancel(struct engine *e, const char *run_id,
 
 /* ---- reports and progress -------------------------------------------- */
 
-int engine_run_report(struct engine *e, const char *run_id, struct errbuf *err)
+int engine_run_rows(struct engine *e, const char *run_id, struct run_rows *rr,
+		    struct errbuf *err)
 {
-	struct store_run run;
-	struct store_attempt *as = NULL;
-	struct task_result *results = NULL;
-	struct report_row *rows = NULL;
-	int n = 0, rc;
-	char created[32];
+	int rc;
 
-	rc = store_run_get(e->store, run_id, &run, err);
+	memset(rr, 0, sizeof(*rr));
+	rc = store_run_get(e->store, run_id, &rr->run, err);
 	if (rc)
 		return rc;
-	rc = store_attempt_list(e->store, run_id, &as, &n, err);
-	if (rc)
-		goto out;
-	results = xcalloc((size_t)n + 1, sizeof(*results));
-	rows = xcalloc((size_t)n + 1, sizeof(*rows));
-	for (int i = 0; i < n; i++) {
-		rows[i].task_id = as[i].task_id;
-		rows[i].attempt = as[i].attempt;
-		rows[i].variant = as[i].variant;
-		result_init(&results[i]);
-		if (as[i].result_json &&
-		    result_from_json(as[i].result_json, &results[i], NULL) == 0)
-			rows[i].result = &results[i];
+	rc = store_attempt_list(e->store, run_id, &rr->attempts, &rr->n, err);
+	if (rc) {
+		store_run_release(&rr->run);
+		return rc;
 	}
-	time_stamp_iso(created, run.created_at);
-	struct report_meta meta = {
-		.run_id = run.id, .agent = run.agent, .device = run.device,
-		.created_at = created, .status = run.status,
-	};
+	rr->results = xcalloc((size_t)rr->n + 1, sizeof(*rr->results));
+	rr->rows = xcalloc((size_t)rr->n + 1, sizeof(*rr->rows));
+	for (int i = 0; i < rr->n; i++) {
+		const struct store_attempt *a = &rr->attempts[i];
+		rr->rows[i].task_id = a->task_id;
+		rr->rows[i].attempt = a->attempt;
+		rr->rows[i].variant = a->variant;
+		result_init(&rr->results[i]);
+		if (a->result_json &&
+		    result_from_json(a->result_json, &rr->results[i], NULL) == 0)
+			rr->rows[i].result = &rr->results[i];
+	}
+	time_stamp_iso(rr->created, rr->run.created_at);
+	rr->meta.run_id = rr->run.id;
+	rr->meta.agent = rr->run.agent;
+	rr->meta.device = rr->run.device;
+	rr->meta.created_at = rr->created;
+	rr->meta.status = rr->run.status;
+	return 0;
+}
+
+void run_rows_release(struct run_rows *rr)
+{
+	for (int i = 0; i < rr->n; i++)
+		result_release(&rr->results[i]);
+	free(rr->results);
+	free(rr->rows);
+	store_attempts_free(rr->attempts, rr->n);
+	store_run_release(&rr->run);
+	memset(rr, 0, sizeof(*rr));
+}
+
+int engine_run_report(struct engine *e, const char *run_id, struct errbuf *err)
+{
+	struct run_rows rr;
+	int rc = engine_run_rows(e, run_id, &rr, err);
+
+	if (rc)
+		return rc;
 	char *dir = store_run_dir(e->store, run_id);
-	rc = report_write_all(dir, &meta, rows, n, err);
+	rc = report_write_all(dir, &rr.meta, rr.rows, rr.n, err);
 	free(dir);
-	for (int i = 0; i < n; i++)
-		result_release(&results[i]);
-out:
-	free(results);
-	free(rows);
-	store_attempts_free(as, n);
-	store_run_release(&run);
+	run_rows_release(&rr);
 	return rc;
 }
 

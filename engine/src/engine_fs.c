@@ -108,42 +108,12 @@ int engine_task_result_stored(struct engine *e, const char *run_id,
 int engine_run_html(struct engine *e, const char *run_id, char **html,
 		    struct errbuf *err)
 {
-	struct store_run run;
-	struct store_attempt *as = NULL;
-	struct task_result *results = NULL;
-	struct report_row *rows = NULL;
-	char created[32];
-	int n = 0, rc;
+	struct run_rows rr;
+	int rc = engine_run_rows(e, run_id, &rr, err);
 
-	rc = store_run_get(engine_store(e), run_id, &run, err);
 	if (rc)
 		return rc;
-	rc = store_attempt_list(engine_store(e), run_id, &as, &n, err);
-	if (rc)
-		goto out;
-	results = xcalloc((size_t)n + 1, sizeof(*results));
-	rows = xcalloc((size_t)n + 1, sizeof(*rows));
-	for (int i = 0; i < n; i++) {
-		rows[i].task_id = as[i].task_id;
-		rows[i].attempt = as[i].attempt;
-		rows[i].variant = as[i].variant;
-		result_init(&results[i]);
-		if (as[i].result_json &&
-		    result_from_json(as[i].result_json, &results[i], NULL) == 0)
-			rows[i].result = &results[i];
-	}
-	time_stamp_iso(created, run.created_at);
-	struct report_meta meta = {
-		.run_id = run.id, .agent = run.agent, .device = run.device,
-		.created_at = created, .status = run.status,
-	};
-	*html = report_html(&meta, rows, n);
-	for (int i = 0; i < n; i++)
-		result_release(&results[i]);
-out:
-	free(results);
-	free(rows);
-	store_attempts_free(as, n);
-	store_run_release(&run);
-	return rc;
+	*html = report_html(&rr.meta, rr.rows, rr.n);
+	run_rows_release(&rr);
+	return 0;
 }

@@ -771,6 +771,23 @@ static void text_task_line(struct strbuf *sb, const struct report_row *row,
 	free(reason);
 }
 
+/* One line of a breakdown (by family or by agent configuration). */
+static void text_group_line(struct strbuf *sb, struct group *g,
+			    const char *noun)
+{
+	struct speedup_stats st;
+
+	group_speedup_stats(g, &st);
+	strbuf_addstr(sb, "  ");
+	text_add(sb, g->name);
+	strbuf_addf(sb, ": %d %s, compiled %d, correct %d, speedup>1 %d, "
+		    "avg score %.4f", g->total, noun, g->compiled, g->correct,
+		    g->gt1, g->total ? g->total_score / g->total : 0.0);
+	if (g->nspeedups)
+		strbuf_addf(sb, ", geomean %.4fx", st.geomean);
+	strbuf_addch(sb, '\n');
+}
+
 char *report_text(const struct report_meta *m, const struct report_row *rows,
 		  int n)
 {
@@ -801,19 +818,7 @@ char *report_text(const struct report_meta *m, const struct report_row *rows,
 	if (gr.nfam > 0) {
 		strbuf_addstr(&sb, "\nBY TASK TYPE\n");
 		for (int f = 0; f < gr.nfam; f++) {
-			struct group *g = &gr.fam[f];
-			struct speedup_stats st;
-
-			group_speedup_stats(g, &st);
-			strbuf_addstr(&sb, "  ");
-			text_add(&sb, g->name);
-			strbuf_addf(&sb, ": %d tasks, compiled %d, correct %d, "
-				    "speedup>1 %d, avg score %.4f", g->total,
-				    g->compiled, g->correct, g->gt1,
-				    g->total ? g->total_score / g->total : 0.0);
-			if (g->nspeedups)
-				strbuf_addf(&sb, ", geomean %.4fx", st.geomean);
-			strbuf_addch(&sb, '\n');
+			text_group_line(&sb, &gr.fam[f], "tasks");
 		}
 	}
 
@@ -822,19 +827,7 @@ char *report_text(const struct report_meta *m, const struct report_row *rows,
 	if (vs.nvar > 0) {
 		strbuf_addstr(&sb, "\nBY AGENT CONFIGURATION\n");
 		for (int v = 0; v < vs.nvar; v++) {
-			struct group *g = &vs.var[v];
-			struct speedup_stats st;
-
-			group_speedup_stats(g, &st);
-			strbuf_addstr(&sb, "  ");
-			text_add(&sb, g->name);
-			strbuf_addf(&sb, ": %d attempts, compiled %d, correct %d, "
-				    "speedup>1 %d, avg score %.4f", g->total,
-				    g->compiled, g->correct, g->gt1,
-				    g->total ? g->total_score / g->total : 0.0);
-			if (g->nspeedups)
-				strbuf_addf(&sb, ", geomean %.4fx", st.geomean);
-			strbuf_addch(&sb, '\n');
+			text_group_line(&sb, &vs.var[v], "attempts");
 		}
 	}
 	variants_release(&vs);

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include "arena/config.h"
+#include "arena/report.h"
 #include "arena/result.h"
 #include "arena/store.h"
 #include "arena/task.h"
@@ -57,6 +58,20 @@ int engine_run_execute(struct engine *e, const char *run_id,
 /* Asks a run to stop after the current step (sets its status). */
 int engine_run_cancel(struct engine *e, const char *run_id,
 		      struct errbuf *err);
+
+/* A run's results as report rows: what every report renderer takes. */
+struct run_rows {
+	struct store_run run;
+	struct store_attempt *attempts;
+	struct task_result *results;
+	struct report_row *rows;	/* rows[i].result NULL until done */
+	int n;
+	char created[32];
+	struct report_meta meta;	/* points into run and created */
+};
+int engine_run_rows(struct engine *e, const char *run_id, struct run_rows *rr,
+		    struct errbuf *err);
+void run_rows_release(struct run_rows *rr);
 
 /* Re-writes summary.csv, summary.json and report.txt of a run. */
 int engine_run_report(struct engine *e, const char *run_id,
