@@ -30,6 +30,7 @@ static void usage(FILE *f)
 	      "report\n"
 	      "  cancel RUN                       stop a run after its current"
 	      " step\n"
+	      "  compare RUN_A RUN_B              paired comparison of two runs\n"
 	      "  mount MOUNTPOINT [--foreground]  the store as a filesystem "
 	      "(fusermount3 -u to stop)\n"
 	      "  doctor                           devices, compilers, peaks, "
@@ -78,7 +79,7 @@ int main(int argc, char **argv)
 		{ "tasks", cmd_tasks }, { "eval", cmd_eval },
 		{ "run", cmd_run }, { "resume", cmd_resume },
 		{ "status", cmd_status }, { "report", cmd_report },
-		{ "cancel", cmd_cancel },
+		{ "cancel", cmd_cancel }, { "compare", cmd_compare },
 		{ "mcp", cmd_mcp }, { "check-agents", cmd_check_agents },
 		{ "export", cmd_export }, { "mount", cmd_mount },
 		{ "doctor", cmd_doctor },
