@@ -18,6 +18,52 @@
 
 static char inbuf[RP_MAX_LINE + 1];
 static size_t inlen;
+static int passed_fd = -1;	/* a descriptor that came with a request */
+
+/* read(2) that also accepts a descriptor sent with SCM_RIGHTS (a read()
+ * would silently drop it): the first is kept for rio_take_fd(), others
+ * are closed. */
+static ssize_t read_with_fd(char *buf, size_t n)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int) * 4)];
+	} ctl;
+	struct iovec iov = { buf, n };
+	struct msghdr m;
+	ssize_t r;
+
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = ctl.b;
+	m.msg_controllen = sizeof(ctl.b);
+	r = recvmsg(RP_FD_CONTROL, &m, MSG_CMSG_CLOEXEC);
+	if (r < 0)
+		return r;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			if (passed_fd < 0)
+				passed_fd = fd;
+			else
+				close(fd);
+		}
+	}
+	return r;
+}
+
+int rio_take_fd(void)
+{
+	int fd = passed_fd;
+
+	passed_fd = -1;
+	return fd;
+}
 
 static void send_all(const char *s, size_t n)
 {
@@ -71,8 +117,7 @@ char *rio_read_line(void)
 		}
 		if (inlen >= RP_MAX_LINE)
 			_exit(RP_EXIT_CHANNEL);
-		ssize_t r = read(RP_FD_CONTROL, inbuf + inlen,
-				 RP_MAX_LINE - inlen);
+		ssize_t r = read_with_fd(inbuf + inlen, RP_MAX_LINE - inlen);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)

@@ -30,6 +30,10 @@ void rio_replyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * the next call); exits 0 on EOF and RP_EXIT_CHANNEL on errors. */
 char *rio_read_line(void);
 
+/* The descriptor that came with the last request (SCM_RIGHTS), or -1;
+ * the caller owns it. */
+int rio_take_fd(void);
+
 /* Splits off the next single-space-separated token of *cur (NULL at the
  * end). */
 char *rio_next_tok(char **cur);

@@ -30,6 +30,11 @@
  *                               not be opened; also trusted code
  *     ready                     after dlopen + dlsym of <entry>
  *     error <message>           instead of ready (dlopen or dlsym failed)
+ *   A GPU runner started with <so-path> "-" sends hello and nothing more:
+ *   it opens its device while the kernel is still being compiled, and the
+ *   kernel comes with the first request:
+ *     load <seq>  + the sealed kernel memfd as SCM_RIGHTS  → ok <seq>
+ *                 (dup2'ed onto fd 5, then dlopen + dlsym of <entry>)
  *
  * Requests (controller → runner) and replies:
  *     layout <seq> <shm_size> <nargs> <nparams> <param>...

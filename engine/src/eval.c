@@ -704,7 +704,7 @@ static void stage_set(const struct task *t, const struct case_layout *l,
 		if (t->args[a].io == IO_OUT)
 			poison_fill(t->args[a].dtype, dst, l->numel[a], pattern);
 		else
-			memcpy(dst, stage[a], l->bytes[a]);
+			par_memcpy(dst, stage[a], l->bytes[a]);
 	}
 }
 
@@ -1592,7 +1592,8 @@ static int time_case_gpu(struct eval_ctx *x, int ci, struct case_result *cr)
 	if (nblocks > MAX_BLOCKS)
 		nblocks = MAX_BLOCKS;
 	if (x->req->quick) {
-		budget = fmin(budget / 4, 0.5);
+		/* A search step: a rough answer fast (docs/gpu.md). */
+		budget = fmin(budget / 8, 0.25);
 		if (min_pairs > 5)
 			min_pairs = 5;
 	}
@@ -1896,28 +1897,78 @@ static int unimplemented_baseline(struct eval_ctx *x, struct source_set *out)
 	return found;
 }
 
-/* GPU evaluations start the reference and baseline runners while the
- * candidate compiles (a context takes 0.2-0.5 s), provided that the
- * device is not being timed by another evaluation right now. */
-static void launch_early(struct eval_ctx *x, enum role role)
+/* Timing blocks of this evaluation (block 0 is the correctness pair). */
+static int timing_blocks(const struct eval_ctx *x)
 {
-	if (!x->gpu || x->decided || x->keep[role] || !x->so[role])
-		return;
-	if (role == ROLE_BASE && x->baseline_is_reference)
-		return;
-	if (lock_device(x, LOCK_SH, true) != 0)
-		return;
-	if ((x->keep[role] = launch(x, role, x->shm_size, NULL)))
-		x->keep_pending[role] = true;
+	int n = x->req->quick ? 1 : x->req->timing.blocks;
+
+	return n < 1 ? 1 : n > MAX_BLOCKS ? MAX_BLOCKS : n;
 }
 
-/* Every runner of the correctness phase started and ready. */
+/* GPU evaluations start every GPU runner they will need before anything
+ * is compiled, without its kernel (a context takes 0.2-0.5 s, about as
+ * long as nvcc takes): the kernels follow with `load` once built.  Only
+ * when the device is not being timed by another evaluation right now;
+ * otherwise the runners start after the builds. */
+static void prelaunch_gpu(struct eval_ctx *x)
+{
+	if (!x->gpu || lock_device(x, LOCK_SH, true) != 0)
+		return;
+	for (int role = 0; role < NROLES && !x->decided; role++) {
+		if (!role_gpu(x, (enum role)role))
+			continue;
+		if ((x->keep[role] = launch(x, (enum role)role, x->shm_size,
+					    NULL)))
+			x->keep_pending[role] = true;
+	}
+	if (x->req->skip_timing)
+		return;
+	for (int b = 1; b < timing_blocks(x) && !x->decided; b++)
+		for (int i = 0; i < 2; i++)
+			x->tblk[b][i] = launch(x, i ? ROLE_CAND : ROLE_BASE,
+					       x->shm_size, NULL);
+}
+
+/* Finishes the start of a prelaunched runner: hello, then its kernel.
+ * false (verdict set, runner forgotten) on failure. */
+static bool finish_start(struct eval_ctx *x, enum role role, struct runner *r)
+{
+	enum runner_fail f;
+
+	if (!await_ready(x, role, r, NULL))
+		return false;
+	if (!r->deferred)
+		return true;
+	f = runner_load(r, x->so[role]);
+	if (f != RUNNER_OK) {
+		runner_failed(x, role, r, f, "while loading its kernel", NULL);
+		ctx_forget(x, r);
+		return false;
+	}
+	return true;
+}
+
+/* Every runner of the correctness phase started and ready (and the
+ * prelaunched timing runners given their kernels). */
 static void start_correctness_runners(struct eval_ctx *x)
 {
 	if (!x->gpu || x->decided)
 		return;
 	if (!lock_or_verdict(x, LOCK_SH))
 		return;
+	/* A baseline that is the host reference does not run on the
+	 * device: prelaunched baseline runners have nothing to run. */
+	if (x->baseline_is_reference || x->no_gpu_baseline) {
+		for (int b = 0; b < MAX_BLOCKS; b++) {
+			struct runner **slot = b ? &x->tblk[b][0]
+						 : &x->keep[ROLE_BASE];
+			if (*slot && (*slot)->gpu && x->lang[ROLE_BASE] == LANG_C) {
+				ctx_forget(x, *slot);
+				*slot = NULL;
+			}
+		}
+		x->keep_pending[ROLE_BASE] = false;
+	}
 	for (int role = 0; role < NROLES && !x->decided; role++)
 		if (!x->keep[role] &&
 		    !(role == ROLE_BASE && x->baseline_is_reference) &&
@@ -1930,11 +1981,19 @@ static void start_correctness_runners(struct eval_ctx *x)
 			continue;
 		x->keep_pending[role] = false;
 		x->keep[role] = NULL;
-		if (!x->decided && await_ready(x, (enum role)role, r, NULL))
+		if (!x->decided && finish_start(x, (enum role)role, r))
 			x->keep[role] = r;
-		else if (x->decided && r && !r->reaped)
-			ctx_forget(x, r);
 	}
+	for (int b = 1; b < MAX_BLOCKS; b++)
+		for (int i = 0; i < 2; i++) {
+			struct runner *r = x->tblk[b][i];
+			if (!r || !r->deferred)
+				continue;
+			x->tblk[b][i] = NULL;
+			if (!x->decided &&
+			    finish_start(x, i ? ROLE_CAND : ROLE_BASE, r))
+				x->tblk[b][i] = r;
+		}
 }
 
 static int build_all(struct eval_ctx *x, const struct source_set *cand_src)
@@ -1957,12 +2016,12 @@ static int build_all(struct eval_ctx *x, const struct source_set *cand_src)
 		strvec_release(&ref_files);
 		return 0;
 	}
+	prelaunch_gpu(x);
 	rc = build_role(x, ROLE_REF, &src, &ref_files, t->dir, NULL);
 	sources_release(&src);
 	strvec_release(&ref_files);
 	if (rc || x->decided)
 		return rc;
-	launch_early(x, ROLE_REF);
 
 	/* Baseline: the frozen copy (or the task's files).  A task whose
 	 * initial state is unimplemented times against the baseline it
@@ -1998,7 +2057,6 @@ static int build_all(struct eval_ctx *x, const struct source_set *cand_src)
 		if (rc || x->decided)
 			return rc;
 	}
-	launch_early(x, ROLE_BASE);
 
 	/* Candidate: its snapshot only, no -I into its workspace. */
 	rc = build_role(x, ROLE_CAND, cand_src, &t->editable, NULL,

@@ -9,6 +9,9 @@
  * want is infinite got must be the same infinity.  Integers must be equal.
  * Differences are computed in double whatever the dtype.
  *
+ * Arrays of 4 Mi elements and more (GPU cases) are compared by several
+ * threads; f16 values are widened through a table, bf16 by a shift.
+ *
  * The first failing element is described ("got 1.5, expected 2"), or named
  * "never written" when it still holds the exact poison pattern the
  * controller wrote before the call; the number of failing elements and the
@@ -18,6 +21,8 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,13 +39,6 @@ static bool float_bad(double g, double w, double atol, double rtol,
 	if (d > *maxerr)
 		*maxerr = d;
 	return d > atol + rtol * fabs(w);
-}
-
-static void note_bad(struct cmp_result *res, int64_t i)
-{
-	if (res->nbad == 0)
-		res->first_bad = i;
-	res->nbad++;
 }
 
 static void fmt_value(arena_dtype d, const void *base, int64_t i, char *buf,
@@ -61,51 +59,147 @@ static void fmt_value(arena_dtype d, const void *base, int64_t i, char *buf,
 	}
 }
 
+/* Worst case per element: floating point compared in double. */
+struct cmp_part {
+	int64_t nbad, first_bad;
+	double max_abs_err;
+};
+
+static void part_bad(struct cmp_part *p, int64_t i)
+{
+	if (p->nbad == 0)
+		p->first_bad = i;
+	p->nbad++;
+}
+
+/* half -> float for all 65536 bit patterns, built once. */
+static float half_lut[65536];
+static pthread_once_t half_once = PTHREAD_ONCE_INIT;
+
+static void half_lut_init(void)
+{
+	for (uint32_t h = 0; h < 65536; h++)
+		half_lut[h] = half_to_float((uint16_t)h);
+}
+
+static inline float bf16f(uint16_t h)
+{
+	uint32_t bits = (uint32_t)h << 16;
+	float f;
+
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+/* The test of the file's comment on float values; the fast path is a
+ * pair of finite, close values (a NaN or an infinity makes it false and
+ * falls through to float_bad). */
+#define CMP_FLOAT(gv, wv, i)                                              \
+	do {                                                              \
+		double g_ = (gv), w_ = (wv);                              \
+		double diff_ = fabs(g_ - w_);                             \
+		if (diff_ <= atol + rtol * fabs(w_)) {                    \
+			if (diff_ > p->max_abs_err)                       \
+				p->max_abs_err = diff_;                   \
+			break;                                            \
+		}                                                         \
+		if (float_bad(g_, w_, atol, rtol, &p->max_abs_err))       \
+			part_bad(p, (i));                                 \
+	} while (0)
+
+static void compare_range(arena_dtype d, const void *got, const void *want,
+			  int64_t i0, int64_t n, double atol, double rtol,
+			  struct cmp_part *p)
+{
+	int64_t end = i0 + n;
+
+	if (d == ARENA_F32) {
+		const float *g = got, *w = want;
+		for (int64_t i = i0; i < end; i++)
+			CMP_FLOAT(g[i], w[i], i);
+	} else if (d == ARENA_F16) {
+		const uint16_t *g = got, *w = want;
+		for (int64_t i = i0; i < end; i++)
+			CMP_FLOAT(half_lut[g[i]], half_lut[w[i]], i);
+	} else if (d == ARENA_BF16) {
+		const uint16_t *g = got, *w = want;
+		for (int64_t i = i0; i < end; i++)
+			CMP_FLOAT(bf16f(g[i]), bf16f(w[i]), i);
+	} else if (dtype_is_float(d)) {
+		for (int64_t i = i0; i < end; i++)
+			CMP_FLOAT(elem_as_double(d, got, i),
+				  elem_as_double(d, want, i), i);
+	} else {
+		size_t sz = dtype_size(d);
+		const unsigned char *g = got, *w = want;
+		if (memcmp(g + (size_t)i0 * sz, w + (size_t)i0 * sz,
+			   (size_t)n * sz) == 0)
+			return;
+		for (int64_t i = i0; i < end; i++) {
+			if (memcmp(g + (size_t)i * sz, w + (size_t)i * sz, sz) ==
+			    0)
+				continue;
+			part_bad(p, i);
+			double diff = fabs(elem_as_double(d, got, i) -
+					   elem_as_double(d, want, i));
+			if (diff > p->max_abs_err)
+				p->max_abs_err = diff;
+		}
+	}
+}
+
+/* Arrays of 4 Mi elements and more are compared by several threads, one
+ * partial result per chunk, merged in order. */
+#define CMP_PAR_MIN (1 << 22)
+#define CMP_CHUNK (1 << 20)
+
+struct cmp_job {
+	arena_dtype d;
+	const void *got, *want;
+	double atol, rtol;
+	struct cmp_part *parts;
+};
+
+static void cmp_chunk(void *ctx, int64_t i0, int64_t n)
+{
+	struct cmp_job *j = ctx;
+	struct cmp_part *p = &j->parts[i0 / CMP_CHUNK];
+
+	p->first_bad = -1;
+	compare_range(j->d, j->got, j->want, i0, n, j->atol, j->rtol, p);
+}
+
 void compare_arrays(arena_dtype d, const void *got, const void *want,
 		    int64_t numel, double atol, double rtol,
 		    int poison_pattern, struct cmp_result *res)
 {
+	struct cmp_part all = { 0, -1, 0 };
+
 	memset(res, 0, sizeof(*res));
 	res->first_bad = -1;
-
-	if (d == ARENA_F32) {
-		const float *g = got, *w = want;
-		for (int64_t i = 0; i < numel; i++) {
-			double gv = g[i], wv = w[i];
-			/* Fast path: both finite and close (a NaN or an
-			 * infinity makes the test false and falls through). */
-			double diff = fabs(gv - wv);
-			if (diff <= atol + rtol * fabs(wv)) {
-				if (diff > res->max_abs_err)
-					res->max_abs_err = diff;
-				continue;
-			}
-			if (float_bad(gv, wv, atol, rtol, &res->max_abs_err))
-				note_bad(res, i);
-		}
-	} else if (dtype_is_float(d)) {
-		for (int64_t i = 0; i < numel; i++) {
-			double gv = elem_as_double(d, got, i);
-			double wv = elem_as_double(d, want, i);
-			if (float_bad(gv, wv, atol, rtol, &res->max_abs_err))
-				note_bad(res, i);
-		}
+	if (d == ARENA_F16)
+		pthread_once(&half_once, half_lut_init);
+	if (numel < CMP_PAR_MIN) {
+		compare_range(d, got, want, 0, numel, atol, rtol, &all);
 	} else {
-		size_t sz = dtype_size(d);
-		const unsigned char *g = got, *w = want;
-		if (memcmp(g, w, (size_t)numel * sz) != 0) {
-			for (int64_t i = 0; i < numel; i++) {
-				if (memcmp(g + (size_t)i * sz,
-					   w + (size_t)i * sz, sz) == 0)
-					continue;
-				note_bad(res, i);
-				double diff = fabs(elem_as_double(d, got, i) -
-						   elem_as_double(d, want, i));
-				if (diff > res->max_abs_err)
-					res->max_abs_err = diff;
-			}
+		int64_t nparts = (numel + CMP_CHUNK - 1) / CMP_CHUNK;
+		struct cmp_job j = { d, got, want, atol, rtol,
+				     xcalloc((size_t)nparts,
+					     sizeof(struct cmp_part)) };
+		par_for(numel, CMP_CHUNK, cmp_chunk, &j);
+		for (int64_t k = 0; k < nparts; k++) {
+			struct cmp_part *q = &j.parts[k];
+			if (q->nbad && !all.nbad)
+				all.first_bad = q->first_bad;
+			all.nbad += q->nbad;
+			if (q->max_abs_err > all.max_abs_err)
+				all.max_abs_err = q->max_abs_err;
 		}
+		free(j.parts);
 	}
+	res->nbad = all.nbad;
+	res->first_bad = all.nbad ? all.first_bad : -1;
+	res->max_abs_err = all.max_abs_err;
 	res->ok = res->nbad == 0;
 	if (res->ok)
 		return;

@@ -247,6 +247,14 @@ void pool_draw(const struct task *t, const struct case_layout *l,
 	       const struct input_pool *p, int a, struct rng *r, void *dst);
 void pool_release(struct input_pool *p);
 
+/* Runs fn(ctx, i0, n) over [0, n) in chunks of `chunk` on up to 16
+ * threads (the caller's among them); one call when n fits one chunk.
+ * fn must be safe to run concurrently on disjoint ranges. */
+void par_for(int64_t n, int64_t chunk,
+	     void (*fn)(void *ctx, int64_t i0, int64_t n), void *ctx);
+/* memcpy, by several threads from 16 MiB up. */
+void par_memcpy(void *dst, const void *src, size_t n);
+
 /* Output poison: pattern 0 and 1 differ in every byte (NaNs with distinct
  * payloads for floating point, 0xA5 / 0x5A bytes for integers). */
 void poison_fill(arena_dtype d, void *dst, int64_t numel, int pattern);
@@ -300,7 +308,8 @@ enum runner_fail {
 
 struct runner_spec {
 	const char *runner_path;
-	const char *so_path;
+	const char *so_path;	/* NULL: a GPU runner started before its
+				 * kernel exists; runner_load() sends it */
 	const char *entry;
 	const char *role;	/* for messages */
 	size_t shm_size;
@@ -325,6 +334,7 @@ struct runner {
 	bool reaped;
 	bool sandboxed;		/* hello said "seccomp,landlock" */
 	bool gpu;
+	bool deferred;		/* started without its kernel */
 	bool dev_sticky;	/* after RUNNER_DEVICE: the context is lost */
 	char dev_error[64];	/* after RUNNER_DEVICE: "cudaErrorIllegalAddress" */
 	int threads_ready;	/* threads when it first stopped after ready */
@@ -345,6 +355,8 @@ enum runner_fail runner_start(struct runner *r, const struct runner_spec *s);
  * execs, await reads hello and ready and leaves the runner stopped. */
 enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s);
 enum runner_fail runner_await(struct runner *r);
+/* Sends the kernel to a runner launched without one (so_path NULL). */
+enum runner_fail runner_load(struct runner *r, const char *so_path);
 enum runner_fail runner_layout(struct runner *r, const char *proto);
 enum runner_fail runner_call(struct runner *r, int *rc);
 enum runner_fail runner_flush(struct runner *r, size_t bytes);

@@ -372,6 +372,58 @@ static int par_threads(void)
 	return n;
 }
 
+struct pfor {
+	void (*fn)(void *ctx, int64_t i0, int64_t n);
+	void *ctx;
+	int64_t n, chunk;
+	int nthreads, tid;
+};
+
+static void *pfor_worker(void *arg)
+{
+	struct pfor *j = arg;
+	int64_t nchunks = (j->n + j->chunk - 1) / j->chunk;
+
+	for (int64_t k = j->tid; k < nchunks; k += j->nthreads) {
+		int64_t i0 = k * j->chunk;
+		j->fn(j->ctx, i0, j->n - i0 < j->chunk ? j->n - i0 : j->chunk);
+	}
+	return NULL;
+}
+
+void par_for(int64_t n, int64_t chunk, void (*fn)(void *ctx, int64_t i0,
+						  int64_t n),
+	     void *ctx)
+{
+	struct pfor jobs[PAR_THREADS];
+	pthread_t th[PAR_THREADS];
+	int64_t nchunks;
+	int nt = par_threads(), started = 0;
+
+	if (chunk < 1)
+		chunk = 1;
+	nchunks = (n + chunk - 1) / chunk;
+	if (nchunks <= 1 || nt <= 1) {
+		if (n > 0)
+			fn(ctx, 0, n);
+		return;
+	}
+	if (nt > nchunks)
+		nt = (int)nchunks;
+	for (int i = 0; i < nt; i++)
+		jobs[i] = (struct pfor){ fn, ctx, n, chunk, nt, i };
+	for (int i = 1; i < nt; i++)
+		if (pthread_create(&th[i], NULL, pfor_worker, &jobs[i]) == 0)
+			started = i;
+		else
+			break;
+	for (int i = started + 1; i < nt; i++)
+		pfor_worker(&jobs[i]);
+	pfor_worker(&jobs[0]);
+	for (int i = 1; i <= started; i++)
+		pthread_join(th[i], NULL);
+}
+
 /* Runs tmpl->fn over [0, tmpl->n) in chunks on up to par_threads()
  * threads (the caller's among them). */
 static void par_run(struct par_job *tmpl, struct rng *r)
@@ -575,7 +627,57 @@ static const uint16_t poison_f16[2] = { 0x7ea5, 0xfe5a };
 static const uint16_t poison_bf16[2] = { 0x7fa5, 0xffda };
 static const unsigned char poison_byte[2] = { 0xa5, 0x5a };
 
+static void poison_range(arena_dtype d, void *dst, int64_t numel, int pattern);
+
+struct poison_job {
+	arena_dtype d;
+	unsigned char *dst;
+	int pattern;
+};
+
+static void poison_chunk(void *ctx, int64_t i0, int64_t n)
+{
+	struct poison_job *j = ctx;
+
+	poison_range(j->d, j->dst + (size_t)i0 * dtype_size(j->d), n,
+		     j->pattern);
+}
+
 void poison_fill(arena_dtype d, void *dst, int64_t numel, int pattern)
+{
+	struct poison_job j = { d, dst, pattern };
+
+	if (numel < PAR_MIN) {
+		poison_range(d, dst, numel, pattern);
+		return;
+	}
+	par_for(numel, PAR_CHUNK, poison_chunk, &j);
+}
+
+struct copy_job {
+	unsigned char *dst;
+	const unsigned char *src;
+};
+
+static void copy_chunk(void *ctx, int64_t i0, int64_t n)
+{
+	struct copy_job *j = ctx;
+
+	memcpy(j->dst + i0, j->src + i0, (size_t)n);
+}
+
+void par_memcpy(void *dst, const void *src, size_t n)
+{
+	struct copy_job j = { dst, src };
+
+	if (n < ((size_t)16 << 20)) {
+		memcpy(dst, src, n);
+		return;
+	}
+	par_for((int64_t)n, (int64_t)4 << 20, copy_chunk, &j);
+}
+
+static void poison_range(arena_dtype d, void *dst, int64_t numel, int pattern)
 {
 	int k = pattern & 1;
 

@@ -340,11 +340,37 @@ enum runner_fail runner_pause(struct runner *r)
 	}
 }
 
-/* Sends one request and reads its one-line reply; leaves the runner
- * stopped. */
-static enum runner_fail transact(struct runner *r, const char *req,
-				 const char *what, char **reply,
-				 int64_t *wall_ns)
+/* Sends req (with descriptor fd, or -1) as one sendmsg. */
+static ssize_t send_req(int sock, const char *req, size_t len, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = { (void *)req, len };
+	struct msghdr m;
+
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	if (fd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		m.msg_control = ctl.b;
+		m.msg_controllen = sizeof(ctl.b);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	}
+	return sendmsg(sock, &m, MSG_NOSIGNAL);
+}
+
+/* Sends one request (with descriptor fd, or -1) and reads its one-line
+ * reply; leaves the runner stopped. */
+static enum runner_fail transact_fd(struct runner *r, const char *req,
+				    int fd, const char *what, char **reply,
+				    int64_t *wall_ns)
 {
 	enum runner_fail f;
 	size_t len = strlen(req), off = 0;
@@ -356,7 +382,9 @@ static enum runner_fail transact(struct runner *r, const char *req,
 		return f;
 	uint64_t t0 = now_ns();
 	while (off < len) {
-		ssize_t w = send(r->sock, req + off, len - off, MSG_NOSIGNAL);
+		/* The descriptor travels with the first byte. */
+		ssize_t w = send_req(r->sock, req + off, len - off,
+				     off == 0 ? fd : -1);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -370,6 +398,13 @@ static enum runner_fail transact(struct runner *r, const char *req,
 		return f;
 	/* *reply (r->line) stays valid: pausing reads nothing. */
 	return runner_pause(r);
+}
+
+static enum runner_fail transact(struct runner *r, const char *req,
+				 const char *what, char **reply,
+				 int64_t *wall_ns)
+{
+	return transact_fd(r, req, -1, what, reply, wall_ns);
 }
 
 /* Parses "ok <seq>[ <v1>[ <v2>]]" (exactly nvals values). */
@@ -777,16 +812,23 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 		goto sys_fail;
 	}
 	r->shm_size = s->shm_size;
-	if ((kfd = kernel_memfd(s->so_path, r->why, sizeof(r->why))) < 0)
-		goto sys_fail;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
 	    (devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
 		snprintf(r->why, sizeof(r->why), "could not set up: %s",
 			 strerror(errno));
 		goto sys_fail;
 	}
+	/* Deferred (no so_path): fd 5 is /dev/null until `load`. */
+	r->deferred = !s->so_path;
+	if (r->deferred)
+		kfd = fcntl(devnull, F_DUPFD_CLOEXEC, 0);
+	else
+		kfd = kernel_memfd(s->so_path, r->why, sizeof(r->why));
+	if (kfd < 0)
+		goto sys_fail;
 
-	char *argv[] = { (char *)s->runner_path, (char *)RP_KERNEL_PATH,
+	char *argv[] = { (char *)s->runner_path,
+			 r->deferred ? (char *)"-" : (char *)RP_KERNEL_PATH,
 			 (char *)s->entry, (char *)s->device_arg, NULL };
 	runner_env(&env, s->gpu);
 	pid_t parent = getpid();
@@ -865,6 +907,8 @@ enum runner_fail runner_await(struct runner *r)
 		}
 		r->sandboxed = strcmp(mode, "seccomp,landlock") == 0;
 	}
+	if (r->deferred)
+		return runner_pause(r);
 	/* ready: after dlopen, i.e. after the kernel's constructors ran. */
 	if ((f = read_line(r, "load the kernel", &line)) != RUNNER_OK)
 		return f;
@@ -880,6 +924,35 @@ enum runner_fail runner_await(struct runner *r)
 		return protocol(r, "sent \"%s\" instead of ready", q);
 	}
 	return runner_pause(r);
+}
+
+enum runner_fail runner_load(struct runner *r, const char *so_path)
+{
+	char *line = NULL, *req;
+	enum runner_fail f;
+	int kfd;
+
+	if ((kfd = kernel_memfd(so_path, r->why, sizeof(r->why))) < 0)
+		return RUNNER_SYSTEM;
+	r->seq++;
+	req = xasprintf("load %" PRIu64 "\n", r->seq);
+	f = transact_fd(r, req, kfd, "load the kernel", &line, NULL);
+	free(req);
+	close(kfd);
+	if (f != RUNNER_OK)
+		return f;
+	f = parse_ok(r, line, 0, NULL);
+	/* The runner's own words: "cannot load the shared object: ...". */
+	if (f == RUNNER_REFUSED) {
+		memmove(r->why, r->why + strlen("refused: "),
+			strlen(r->why) - strlen("refused: ") + 1);
+		kill_group(r);
+		reap_blocking(r);
+		return RUNNER_LOAD;
+	}
+	if (f == RUNNER_OK)
+		r->deferred = false;
+	return f;
 }
 
 enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)

@@ -4,7 +4,9 @@
  * on the controller's behalf, on one device.
  *
  * Usage: arena-runner-{cuda,hip} <so-path> <entry> <device-index>, started
- * by the controller with the descriptors of runner_proto.h; or
+ * by the controller with the descriptors of runner_proto.h (<so-path> "-":
+ * the kernel comes later with a `load` request, so that the device is
+ * opened while the kernel compiles); or
  * `--query` / `--peaks <index>` for `arena doctor` and the evaluator's
  * device facts (no kernel is loaded then).  One source, compiled by nvcc
  * (CUDA runtime) and by hipcc (HIP runtime, -DARENA_GPU_HIP) through
@@ -318,6 +320,51 @@ static void do_fetch(const char *seq)
 	rio_replyf("ok %s", seq);
 }
 
+static const char *entry_name;
+
+/* Loads the kernel from the descriptor that came with the request
+ * (deferred start: the runner opened its device while the kernel was
+ * still compiling). */
+static void do_load(const char *seq)
+{
+	int fd = rio_take_fd();
+
+	if (launch) {
+		if (fd >= 0)
+			close(fd);
+		rio_replyf("error %s a kernel is already loaded", seq);
+		return;
+	}
+	if (fd < 0) {
+		rio_replyf("error %s load came without a descriptor", seq);
+		return;
+	}
+	if (fd != RP_FD_KERNEL) {
+		if (dup2(fd, RP_FD_KERNEL) < 0) {
+			close(fd);
+			rio_replyf("error %s cannot take the descriptor", seq);
+			return;
+		}
+		close(fd);
+	}
+	/* From here on candidate code may run (constructors). */
+	void *h = dlopen(RP_KERNEL_PATH, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *de = dlerror();
+		rio_replyf("error %s cannot load the shared object: %s", seq,
+			   de ? de : "unknown error");
+		return;
+	}
+	void *sym = dlsym(h, entry_name);
+	if (!sym) {
+		rio_replyf("error %s the shared object does not export '%s'",
+			   seq, entry_name);
+		return;
+	}
+	memcpy(&launch, &sym, sizeof(launch));
+	rio_replyf("ok %s", seq);
+}
+
 static void serve(void)
 {
 	for (;;) {
@@ -338,6 +385,14 @@ static void serve(void)
 		}
 		if (dead) {
 			rio_replyf("error %s %s", seq, dead_msg);
+			continue;
+		}
+		if (strcmp(cmd, "load") == 0) {
+			do_load(seq);
+			continue;
+		}
+		if (!launch) {
+			rio_replyf("error %s no kernel loaded yet", seq);
 			continue;
 		}
 		if (strcmp(cmd, "layout") == 0) {
@@ -822,6 +877,12 @@ int main(int argc, char **argv)
 	int seccomp = nnp && sbx_seccomp(SBX_GPU) == 0;
 	rio_replyf("hello %ld %s,%s", (long)getpid(), seccomp ? "seccomp" : "-",
 		   landlock ? "landlock" : "-");
+	entry_name = argv[2];
+	if (strcmp(argv[1], "-") == 0) {
+		/* Deferred: the kernel comes later with a `load` request. */
+		serve();
+		return 0;
+	}
 
 	/* From here on candidate code may run (constructors). */
 	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);

@@ -1,0 +1,366 @@
+/*
+ * test_gpu_policy.c - the GPU path's decisions that need no GPU (pure
+ * functions of engine/src/eval_gpu.c, gpu.c, runner_client.c and eval.c):
+ * device names, the runner's JSON, model matching, flush sizes, batch
+ * sizes, the roofline floor, the clock and drain bounds, what device
+ * errors mean, device resolution and the source files each compiler
+ * takes.  docs/gpu.md states each rule these tests hold the code to.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena/eval.h"
+#include "arena/result.h"
+#include "arena/task.h"
+#include "eval_internal.h"
+
+static void test_device_names_parse_with_and_without_index(void **s)
+{
+	struct dev_id d;
+	struct errbuf e;
+
+	(void)s;
+	errbuf_init(&e);
+	assert_int_equal(dev_parse("host", &d, &e), 0);
+	assert_int_equal(d.kind, DEV_HOST);
+	assert_int_equal(dev_parse("cuda:3", &d, &e), 0);
+	assert_int_equal(d.kind, DEV_CUDA);
+	assert_int_equal(d.index, 3);
+	assert_int_equal(dev_parse("hip", &d, &e), 0);
+	assert_int_equal(d.kind, DEV_HIP);
+	assert_int_equal(d.index, 0);
+	assert_true(dev_parse("cuda:x", &d, &e) < 0);
+	assert_true(dev_parse("cuda:-1", &d, &e) < 0);
+	assert_true(dev_parse("tpu:0", &d, &e) < 0);
+	assert_non_null(strstr(errbuf_str(&e), "host, cuda:N or hip:N"));
+	assert_true(dev_parse("host:0", &d, &e) < 0);
+}
+
+static const char query_h200[] =
+	"{\"backend\": \"cuda\", \"runtime_version\": 13000, "
+	"\"driver_version\": 13000, \"devices\": [{\"index\": 0, \"name\": "
+	"\"NVIDIA H200\", \"arch\": \"sm_90\", \"cc\": \"9.0\", "
+	"\"multiprocessors\": 132, \"l2_bytes\": 62914560, \"memory_bytes\": "
+	"150109880320, \"pci\": \"0000:00:06\", \"persisting_l2_max_bytes\": "
+	"39321600}]}";
+
+static void test_query_output_parses_into_device_facts(void **s)
+{
+	struct gpu_info g[4];
+	char why[128];
+	int n = -1;
+
+	(void)s;
+	assert_int_equal(gpu_parse_query(query_h200, DEV_CUDA, g, 4, &n, why,
+					 sizeof(why)), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(g[0].name, "NVIDIA H200");
+	assert_string_equal(g[0].arch, "sm_90");
+	assert_string_equal(g[0].pci, "0000:00:06");
+	assert_int_equal(g[0].multiprocessors, 132);
+	assert_true(g[0].l2_bytes == 62914560);
+	assert_int_equal(g[0].runtime_version, 13000);
+}
+
+static void test_query_without_device_gives_the_runtimes_reason(void **s)
+{
+	struct gpu_info g[4];
+	char why[200];
+	int n = -1;
+
+	(void)s;
+	assert_int_equal(gpu_parse_query(
+				 "{\"backend\": \"cuda\", \"runtime_version\": "
+				 "13000, \"driver_version\": 0, \"error\": "
+				 "\"cudaErrorInsufficientDriver: no driver\", "
+				 "\"devices\": []}",
+				 DEV_CUDA, g, 4, &n, why, sizeof(why)),
+			 0);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(why, "cudaErrorInsufficientDriver"));
+	assert_true(gpu_parse_query("not json", DEV_CUDA, g, 4, &n, why,
+				    sizeof(why)) < 0);
+	assert_true(gpu_parse_query("{\"devices\": 3}", DEV_CUDA, g, 4, &n,
+				    why, sizeof(why)) < 0);
+}
+
+static void test_peaks_output_parses_and_errors_are_reported(void **s)
+{
+	struct gpu_info g;
+	char why[200];
+
+	(void)s;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(gpu_parse_peaks(
+				 "{\"bandwidth_bytes_per_s\": 4.35e12, "
+				 "\"copy_bytes_per_s\": 4.25e12, "
+				 "\"read_bytes_per_s\": 4.35e12, "
+				 "\"fp32_fma_flops\": 5.53e13}",
+				 &g, why, sizeof(why)),
+			 0);
+	assert_true(g.bandwidth_bps == 4.35e12);
+	assert_true(g.fma_flops == 5.53e13);
+	assert_true(gpu_parse_peaks("{\"error\": \"cudaErrorNoDevice: x\"}", &g,
+				    why, sizeof(why)) < 0);
+	assert_non_null(strstr(why, "cudaErrorNoDevice"));
+	assert_true(gpu_parse_peaks("{\"bandwidth_bytes_per_s\": 0}", &g, why,
+				    sizeof(why)) < 0);
+}
+
+static void test_model_matching_is_by_words_of_name_or_arch(void **s)
+{
+	(void)s;
+	assert_true(gpu_model_matches("H200", "NVIDIA H200", "sm_90"));
+	assert_true(gpu_model_matches("nvidia h200", "NVIDIA H200", "sm_90"));
+	assert_true(gpu_model_matches("H200", "NVIDIA H200 NVL", "sm_90"));
+	assert_false(gpu_model_matches("H100", "NVIDIA H200", "sm_90"));
+	assert_false(gpu_model_matches("H20", "NVIDIA H200", "sm_90"));
+	assert_true(gpu_model_matches("MI300X", "AMD Instinct MI300X",
+				      "gfx942"));
+	assert_true(gpu_model_matches("gfx942", "AMD Instinct MI300X",
+				      "gfx942"));
+	assert_true(gpu_model_matches("sm_90", "NVIDIA H200", "sm_90"));
+	assert_true(gpu_model_matches("", "NVIDIA H200", "sm_90"));
+	assert_true(gpu_model_matches("any", "whatever", "x"));
+	assert_true(gpu_model_matches(NULL, "NVIDIA H200", "sm_90"));
+}
+
+static void test_flush_covers_twice_l2_and_amd_infinity_cache(void **s)
+{
+	struct gpu_info g;
+
+	(void)s;
+	memset(&g, 0, sizeof(g));
+	g.l2_bytes = 60 << 20;
+	snprintf(g.arch, sizeof(g.arch), "sm_90");
+	assert_true(gpu_flush_bytes(&g) == (size_t)120 << 20);
+	g.l2_bytes = 4 << 20;
+	assert_true(gpu_flush_bytes(&g) == (size_t)64 << 20);
+	snprintf(g.arch, sizeof(g.arch), "gfx942");
+	assert_true(gpu_flush_bytes(&g) == (size_t)512 << 20);
+	g.l2_bytes = (int64_t)1 << 40;
+	assert_true(gpu_flush_bytes(&g) == (size_t)RP_MAX_FLUSH_BYTES);
+}
+
+static void test_short_calls_are_batched_to_fifty_microseconds(void **s)
+{
+	(void)s;
+	assert_int_equal(gpu_batch_size(25000, 1 << 20, 256), 1);
+	assert_int_equal(gpu_batch_size(20000, 1 << 20, 256), 1);
+	assert_int_equal(gpu_batch_size(5000, 1 << 20, 256), 10);
+	assert_int_equal(gpu_batch_size(3000, 1 << 20, 256), 17);
+	/* Bounded by the sets that fit and by the memory they take. */
+	assert_int_equal(gpu_batch_size(1000, 1 << 20, 8), 8);
+	assert_int_equal(gpu_batch_size(1000, (size_t)64 << 20, 256), 4);
+	assert_int_equal(gpu_batch_size(1000, (size_t)512 << 20, 256), 1);
+	assert_int_equal(gpu_batch_size(0, 1 << 20, 256), 1);
+}
+
+static void test_roofline_floor_from_measured_peaks(void **s)
+{
+	struct gpu_info g;
+
+	(void)s;
+	memset(&g, 0, sizeof(g));
+	assert_true(gpu_roofline_floor_ns(1 << 30, 1 << 30, &g) == 0);
+	g.bandwidth_bps = 4e12;
+	g.fma_flops = 5e13;
+	/* 5 GB at 1.25 x 4 TB/s: 1 ms. */
+	double t = gpu_roofline_floor_ns(5000000000LL, 0, &g);
+	assert_true(t > 999999 && t < 1000001);
+	/* 1.6e15 flops at 32 x 50 TFLOP/s: 1 s, above the bytes' floor. */
+	t = gpu_roofline_floor_ns(5000000000LL, 1600000000000000LL, &g);
+	assert_true(t > 0.999e9 && t < 1.001e9);
+	assert_true(gpu_roofline_floor_ns(0, 0, &g) == 0);
+}
+
+static void test_clock_and_drain_bounds(void **s)
+{
+	(void)s;
+	assert_true(claims_allowed_excess(10000, 0) == 100000);
+	assert_true(claims_allowed_excess(4e6, 0) == 200000);
+	assert_true(claims_allowed_excess(10000, 2e7) == 600000);
+	assert_true(drain_allowed_ns(3000, 10000) == 23000);
+	assert_true(drain_allowed_ns(-5, 5e6) == 100000);
+}
+
+static void test_device_errors_map_to_verdicts(void **s)
+{
+	struct gpu_error_meaning m;
+
+	(void)s;
+	gpu_error_meaning("cudaErrorIllegalAddress", &m);
+	assert_int_equal(m.status, RS_RUNTIME_ERROR);
+	assert_non_null(strstr(m.what, "illegal memory access"));
+	gpu_error_meaning("hipErrorIllegalAddress", &m);
+	assert_non_null(strstr(m.what, "illegal memory access"));
+	gpu_error_meaning("cudaErrorLaunchTimeout", &m);
+	assert_int_equal(m.status, RS_TIMEOUT);
+	gpu_error_meaning("hipErrorOutOfMemory", &m);
+	assert_non_null(strstr(m.what, "out of device memory"));
+	gpu_error_meaning("cudaErrorECCUncorrectable", &m);
+	assert_int_equal(m.status, RS_INFRA_ERROR);
+	gpu_error_meaning("cudaErrorSomethingNew", &m);
+	assert_int_equal(m.status, RS_RUNTIME_ERROR);
+	assert_string_equal(m.what, "a device error");
+}
+
+static void test_device_error_replies_parse(void **s)
+{
+	char name[64], why[256];
+	bool sticky = false;
+
+	(void)s;
+	assert_true(runner_parse_device_error(
+		"device sticky cudaErrorIllegalAddress running the kernel (an "
+		"illegal memory access was encountered)",
+		&sticky, name, sizeof(name), why, sizeof(why)));
+	assert_true(sticky);
+	assert_string_equal(name, "cudaErrorIllegalAddress");
+	assert_non_null(strstr(why, "running the kernel"));
+	assert_true(runner_parse_device_error("device soft hipErrorOutOfMemory x",
+					      &sticky, name, sizeof(name), why,
+					      sizeof(why)));
+	assert_false(sticky);
+	assert_false(runner_parse_device_error("no layout yet", &sticky, name,
+					       sizeof(name), why, sizeof(why)));
+	assert_false(runner_parse_device_error("device hot cudaError x",
+					       &sticky, name, sizeof(name), why,
+					       sizeof(why)));
+	assert_false(runner_parse_device_error("device soft bad;name x",
+					       &sticky, name, sizeof(name), why,
+					       sizeof(why)));
+}
+
+static void test_compilers_take_their_own_sources(void **s)
+{
+	(void)s;
+	assert_true(compile_source_ok(LANG_C, "kernel.c"));
+	assert_false(compile_source_ok(LANG_C, "kernel.h"));
+	assert_true(compile_source_ok(LANG_CUDA, "kernel.cu"));
+	assert_false(compile_source_ok(LANG_CUDA, "kernel.cuh"));
+	assert_true(compile_source_ok(LANG_HIP, "kernel.hip"));
+	assert_true(compile_source_ok(LANG_HIP, "util.cpp"));
+	assert_false(compile_source_ok(LANG_HIP, "kernel.c"));
+}
+
+static struct task *parse(const char *lang, const char *ref_lang)
+{
+	char *cfg = xasprintf(
+		"schema: arena/1\n"
+		"description: d\n"
+		"language: %s\n"
+		"editable: [kernel.%s]\n"
+		"reference: {file: reference.%s, language: %s}\n"
+		"signature:\n"
+		"  params: [n]\n"
+		"  args:\n"
+		"    - {name: x, dtype: f32, shape: [n], io: in}\n"
+		"    - {name: y, dtype: f32, shape: [n], io: out}\n"
+		"cases:\n"
+		"  - {id: a, n: 4}\n"
+		"tolerance: {atol: 0, rtol: 0}\n",
+		lang, !strcmp(lang, "c") ? "c" : !strcmp(lang, "cuda") ? "cu" : "hip",
+		!strcmp(ref_lang, "c") ? "c" : !strcmp(ref_lang, "cuda") ? "cu" : "hip",
+		ref_lang);
+	struct task *t = NULL;
+	struct errbuf e;
+
+	errbuf_init(&e);
+	if (task_parse("x/y", NULL, cfg, strlen(cfg), NULL, 0, &t, &e) != 0)
+		fprintf(stderr, "%s\n", errbuf_str(&e));
+	free(cfg);
+	assert_non_null(t);
+	return t;
+}
+
+static void test_devices_accept_the_languages_they_can_run(void **s)
+{
+	struct task *c = parse("c", "c"), *hip = parse("hip", "c");
+	struct task *cuda = parse("cuda", "c"), *hipcu = parse("hip", "cuda");
+	struct errbuf e;
+	struct dev_id d;
+
+	(void)s;
+	errbuf_init(&e);
+	assert_int_equal(eval_check_device(c, "host", &d, &e), 0);
+	assert_true(eval_check_device(c, "cuda:0", &d, &e) < 0);
+	assert_true(eval_check_device(hip, "host", &d, &e) < 0);
+	assert_int_equal(eval_check_device(hip, "cuda:1", &d, &e), 0);
+	assert_int_equal(d.index, 1);
+	assert_int_equal(eval_check_device(hip, "hip:0", &d, &e), 0);
+	assert_int_equal(eval_check_device(cuda, "cuda:0", &d, &e), 0);
+	assert_true(eval_check_device(cuda, "hip:0", &d, &e) < 0);
+	assert_non_null(strstr(errbuf_str(&e), "NVIDIA GPU"));
+	assert_true(eval_check_device(hipcu, "hip:0", &d, &e) < 0);
+	task_free(c);
+	task_free(hip);
+	task_free(cuda);
+	task_free(hipcu);
+}
+
+static void test_device_resolution_follows_the_config(void **s)
+{
+	struct task *c = parse("c", "c"), *hip = parse("hip", "c");
+	struct errbuf e;
+	char *dev = NULL;
+
+	(void)s;
+	errbuf_init(&e);
+	unsetenv("ARENA_DEVICE");
+	assert_int_equal(eval_resolve_device(NULL, c, &dev, &e), 0);
+	assert_string_equal(dev, "host");
+	free(dev);
+	assert_int_equal(eval_resolve_device("auto", c, &dev, &e), 0);
+	free(dev);
+	assert_true(eval_resolve_device("cuda:0", c, &dev, &e) < 0);
+	assert_int_equal(eval_resolve_device("cuda:2", hip, &dev, &e), 0);
+	assert_string_equal(dev, "cuda:2");
+	free(dev);
+	assert_int_equal(eval_resolve_device("hip", hip, &dev, &e), 0);
+	assert_string_equal(dev, "hip:0");
+	free(dev);
+	setenv("ARENA_DEVICE", "cuda:1", 1);
+	assert_int_equal(eval_resolve_device(NULL, hip, &dev, &e), 0);
+	assert_string_equal(dev, "cuda:1");
+	free(dev);
+	/* A host task stays on the host whatever ARENA_DEVICE says. */
+	assert_int_equal(eval_resolve_device(NULL, c, &dev, &e), 0);
+	assert_string_equal(dev, "host");
+	free(dev);
+	unsetenv("ARENA_DEVICE");
+	assert_true(eval_resolve_device("host", hip, &dev, &e) < 0);
+	/* target_gpu_model does not concern host tasks. */
+	assert_int_equal(eval_check_gpu_model("host", "H200", &e), 0);
+	assert_int_equal(eval_check_gpu_model("cuda:0", NULL, &e), 0);
+	task_free(c);
+	task_free(hip);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_device_names_parse_with_and_without_index),
+		cmocka_unit_test(test_query_output_parses_into_device_facts),
+		cmocka_unit_test(test_query_without_device_gives_the_runtimes_reason),
+		cmocka_unit_test(test_peaks_output_parses_and_errors_are_reported),
+		cmocka_unit_test(test_model_matching_is_by_words_of_name_or_arch),
+		cmocka_unit_test(test_flush_covers_twice_l2_and_amd_infinity_cache),
+		cmocka_unit_test(test_short_calls_are_batched_to_fifty_microseconds),
+		cmocka_unit_test(test_roofline_floor_from_measured_peaks),
+		cmocka_unit_test(test_clock_and_drain_bounds),
+		cmocka_unit_test(test_device_errors_map_to_verdicts),
+		cmocka_unit_test(test_device_error_replies_parse),
+		cmocka_unit_test(test_compilers_take_their_own_sources),
+		cmocka_unit_test(test_devices_accept_the_languages_they_can_run),
+		cmocka_unit_test(test_device_resolution_follows_the_config),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
