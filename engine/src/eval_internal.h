@@ -258,6 +258,9 @@ void par_memcpy(void *dst, const void *src, size_t n);
 /* Output poison: pattern 0 and 1 differ in every byte (NaNs with distinct
  * payloads for floating point, 0xA5 / 0x5A bytes for integers). */
 void poison_fill(arena_dtype d, void *dst, int64_t numel, int pattern);
+/* One element of poison `pattern` for dtype d as an integer of the
+ * element's width (returned); what a GPU runner fills outputs with. */
+int poison_bits(arena_dtype d, int pattern, uint64_t *bits);
 bool poison_is(arena_dtype d, const void *elem, int pattern);
 
 /* Conversions for 16-bit floating point. */
@@ -372,7 +375,12 @@ enum runner_fail runner_sets(struct runner *r, int n, size_t stride);
 enum runner_fail runner_time_gpu(struct runner *r, int n, int *rc,
 				 int64_t *claim_ns, int64_t *drain_ns,
 				 int64_t *wall_ns);
-enum runner_fail runner_fetch(struct runner *r, int64_t *wall_ns);
+enum runner_fail runner_fetch(struct runner *r, uint32_t mask,
+			      int64_t *wall_ns);
+/* GPU flush with a per-argument spec: "u" (copy it to the device) or
+ * "<width>:<hex>" (fill it on the device with that poison). */
+enum runner_fail runner_flush_spec(struct runner *r, size_t bytes,
+				   const char *spec);
 /* Parses the text of "error <seq> device <sticky|soft> <name> <message>"
  * after "<seq> "; true (and the fields set) when it is one. */
 bool runner_parse_device_error(const char *msg, bool *sticky, char *name,
@@ -383,6 +391,9 @@ enum runner_fail runner_pause(struct runner *r);
 /* Threads of the runner and children of any of them (only meaningful
  * while it is stopped). */
 int runner_census(struct runner *r, int *threads, int *children);
+/* Sends SIGKILL to the process group and returns (runner_destroy reaps);
+ * NULL ok. */
+void runner_kill(struct runner *r);
 /* Kills the process group, reaps, unmaps, closes and frees; NULL ok. */
 void runner_destroy(struct runner *r);
 

@@ -703,6 +703,32 @@ static void poison_range(arena_dtype d, void *dst, int64_t numel, int pattern)
 	}
 }
 
+int poison_bits(arena_dtype d, int pattern, uint64_t *bits)
+{
+	int k = pattern & 1;
+	int w = (int)dtype_size(d);
+
+	switch (d) {
+	case ARENA_F32:
+		*bits = poison_f32[k];
+		break;
+	case ARENA_F64:
+		*bits = poison_f64[k];
+		break;
+	case ARENA_F16:
+		*bits = poison_f16[k];
+		break;
+	case ARENA_BF16:
+		*bits = poison_bf16[k];
+		break;
+	default:
+		*bits = 0;
+		for (int i = 0; i < w; i++)
+			*bits |= (uint64_t)poison_byte[k] << (8 * i);
+	}
+	return w;
+}
+
 bool poison_is(arena_dtype d, const void *elem, int pattern)
 {
 	int k = pattern & 1;

@@ -538,10 +538,25 @@ enum runner_fail runner_time_gpu(struct runner *r, int n, int *rc,
 	return f;
 }
 
-enum runner_fail runner_fetch(struct runner *r, int64_t *wall_ns)
+enum runner_fail runner_fetch(struct runner *r, uint32_t mask,
+			      int64_t *wall_ns)
 {
-	return request(r, "fetch", NULL, "copy the outputs back", 0, NULL,
+	char a[32];
+
+	snprintf(a, sizeof(a), "%" PRIu32, mask);
+	return request(r, "fetch", a, "copy the outputs back", 0, NULL,
 		       wall_ns);
+}
+
+enum runner_fail runner_flush_spec(struct runner *r, size_t bytes,
+				   const char *spec)
+{
+	char *a = xasprintf("%zu %s", bytes, spec);
+	enum runner_fail f = request(r, "flush", a, "flush the cache", 0, NULL,
+				     NULL);
+
+	free(a);
+	return f;
 }
 
 bool runner_parse_device_error(const char *msg, bool *sticky, char *name,
@@ -960,6 +975,12 @@ enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
 	enum runner_fail f = runner_launch(r, s);
 
 	return f == RUNNER_OK ? runner_await(r) : f;
+}
+
+void runner_kill(struct runner *r)
+{
+	if (r)
+		kill_group(r);
 }
 
 void runner_destroy(struct runner *r)

@@ -6,7 +6,8 @@
 # Unimplemented tasks (instruction2hip) fail correctness under noop (their
 # workspace is a stub) and are listed but not counted; baselines.sh covers
 # them.  Writes $OUT/noop.txt and $OUT/noop-summary.csv.
-# usage: noop.sh [SELECTOR...] (default: hip2hip cuda2cuda)
+# usage: noop.sh [SELECTOR...] (default: hip2hip cuda2cuda); tasks come
+# from $ARENA_TASKS_DIR when set (arena's own default otherwise).
 . "$(dirname "$0")/lib.sh"
 TABLE=$OUT/noop.txt
 : > "$TABLE"

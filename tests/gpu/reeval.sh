@@ -3,6 +3,8 @@
 # takes end to end (`arena eval`, compile included), after one first
 # evaluation has cached the reference and baseline artifacts and the
 # device's facts.  Target (issue 4): <= 3 s.  Writes $OUT/reeval.txt.
+# REEVAL_MODES (default "--quick default") and REEVAL_EDITS (default 3)
+# choose what is timed.
 . "$(dirname "$0")/lib.sh"
 TABLE=$OUT/reeval.txt
 : > "$TABLE"
@@ -16,8 +18,8 @@ t0=$(now)
 	--workspace "$ws" > "$ws.first" 2>&1
 say "first evaluation (builds the reference and baseline): $(elapsed "$t0") s, status $(field status < "$ws.first")"
 worst=0
-for mode in --quick default; do
-	for i in 1 2 3; do
+for mode in ${REEVAL_MODES:---quick default}; do
+	for i in $(seq 1 "${REEVAL_EDITS:-3}"); do
 		printf '\n// edit %s %s\n' "$mode" "$i" >> "$ws/kernel.hip"
 		t0=$(now)
 		if [ "$mode" = default ]; then

@@ -201,6 +201,18 @@ static void test_unwritten_gpu_output_is_incorrect(void **s)
 	result_release(&r);
 }
 
+static void test_unwritten_timed_output_is_caught_by_device_poison(void **s)
+{
+	struct opts o = { .blocks = 1 };
+	struct task_result r;
+
+	(void)s;
+	evaluate("stale_in_timing", &o, &r);
+	expect(&r, RS_INCORRECT, "differs from baseline");
+	expect(&r, RS_INCORRECT, "never written");
+	result_release(&r);
+}
+
 static void test_sticky_device_fault_is_runtime_error_and_retires(void **s)
 {
 	struct opts o = { 0 };
@@ -292,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_baseline_copy_is_accepted_through_the_gpu_path),
 		cmocka_unit_test(test_quick_evaluation_reuses_the_correctness_runners),
 		cmocka_unit_test(test_unwritten_gpu_output_is_incorrect),
+		cmocka_unit_test(test_unwritten_timed_output_is_caught_by_device_poison),
 		cmocka_unit_test(test_sticky_device_fault_is_runtime_error_and_retires),
 		cmocka_unit_test(test_device_allocation_failure_is_runtime_error),
 		cmocka_unit_test(test_work_left_on_another_stream_is_rejected),

@@ -169,10 +169,10 @@ static unsigned char *host_arg(int k, int a)
 	return shm_base + (size_t)k * set_stride + lay.offset[a];
 }
 
-static gpu_err copy_set(int k, bool to_device)
+static gpu_err copy_set(int k, bool to_device, uint32_t mask)
 {
 	for (int a = 0; a < lay.nargs; a++) {
-		if (!lay.bytes[a])
+		if (!lay.bytes[a] || !(mask & (1u << a)))
 			continue;
 		gpu_err e = to_device
 			? GPU(MemcpyAsync)(dbuf[k][a], host_arg(k, a),
@@ -239,24 +239,123 @@ static void do_sets(const char *seq, char **save)
 
 static void do_call(const char *seq)
 {
-	CHECK(seq, copy_set(0, true), "copying the inputs to the device");
+	CHECK(seq, copy_set(0, true, ~0u), "copying the inputs to the device");
 	int rc = call_set(0);
 	CHECK(seq, GPU(GetLastError)(), "in the kernel's launch");
 	CHECK(seq, GPU(StreamSynchronize)(stream), "running the kernel");
 	CHECK(seq, GPU(DeviceSynchronize)(), "running the kernel");
-	CHECK(seq, copy_set(0, false), "copying the outputs back");
+	CHECK(seq, copy_set(0, false, ~0u), "copying the outputs back");
 	CHECK(seq, GPU(StreamSynchronize)(stream), "copying the outputs back");
 	rio_replyf("ok %s %d", seq, rc);
 }
 
+#if !defined(ARENA_GPU_FAKE)
+__global__ void peak_fma_kernel(float *sink, int iters, float seed);
+
+/* Fills n elements of width bytes (1, 2, 4 or 8) with pattern. */
+__global__ void fill_kernel(unsigned char *p, size_t n, int width,
+			    unsigned long long pattern)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+	     i += stride) {
+		switch (width) {
+		case 1:
+			p[i] = (unsigned char)pattern;
+			break;
+		case 2:
+			((unsigned short *)p)[i] = (unsigned short)pattern;
+			break;
+		case 4:
+			((unsigned int *)p)[i] = (unsigned int)pattern;
+			break;
+		default:
+			((unsigned long long *)p)[i] = pattern;
+		}
+	}
+}
+#endif
+
+static gpu_err fill_device(void *p, size_t n, int width, uint64_t pattern)
+{
+#if defined(ARENA_GPU_FAKE)
+	unsigned char *b = (unsigned char *)p;
+	for (size_t i = 0; i < n; i++)
+		memcpy(b + i * (size_t)width, &pattern, (size_t)width);
+	return GPU(Success);
+#else
+	fill_kernel<<<1024, 256, 0, stream>>>((unsigned char *)p, n, width,
+					      (unsigned long long)pattern);
+	return GPU(GetLastError)();
+#endif
+}
+
+/* A short busy kernel before every sample: the device idles while the
+ * controller prepares and checks a pair (tens of ms for large cases), its
+ * clocks drop, and a kernel timed right after an idle gap would start
+ * slow.  About 0.3 ms at full clock (docs/gpu.md). */
+static gpu_err warm_device(void)
+{
+#if defined(ARENA_GPU_FAKE)
+	return GPU(Success);
+#else
+	static float *sink;
+	static int sms;
+	if (!sink) {
+		gpu_err e = GPU(Malloc)((void **)&sink, 1u << 16);
+		if (e != GPU(Success))
+			return e;
+		(void)GPU(DeviceGetAttribute)(&sms, GPU_ATTR_SMS, 0);
+		if (sms < 1)
+			sms = 64;
+	}
+	peak_fma_kernel<<<(unsigned)(sms * 2), 256, 0, stream>>>(sink, 32768,
+								 1.0f);
+	return GPU(GetLastError)();
+#endif
+}
+
+/* flush <seq> <bytes> [<arg spec>...]: per argument "u" (copy it to the
+ * device) or "<width>:<hex pattern>" (fill the device buffer with the
+ * poison instead of copying it); no specs: copy every argument. */
 static void do_flush(const char *seq, char **save)
 {
 	int64_t bytes;
+	uint32_t upload = ~0u;
+	int fill_w[RP_MAX_ARGS] = { 0 };
+	uint64_t fill_p[RP_MAX_ARGS] = { 0 };
+	char *tok;
 
 	if (rio_parse_i64(save, &bytes) || bytes < 4096 ||
 	    bytes > RP_MAX_FLUSH_BYTES) {
 		rio_replyf("error %s bad flush size", seq);
 		return;
+	}
+	for (int a = 0; (tok = rio_next_tok(save)) != NULL; a++) {
+		char *end;
+		if (a >= lay.nargs) {
+			rio_replyf("error %s too many argument specs", seq);
+			return;
+		}
+		if (a == 0)
+			upload = 0;
+		if (strcmp(tok, "u") == 0) {
+			upload |= 1u << a;
+			continue;
+		}
+		long w = strtol(tok, &end, 10);
+		if ((w != 1 && w != 2 && w != 4 && w != 8) || *end != ':' ||
+		    (size_t)w != rio_dtype_bytes(lay.dtype[a])) {
+			rio_replyf("error %s bad argument spec %d", seq, a);
+			return;
+		}
+		errno = 0;
+		fill_p[a] = strtoull(end + 1, &end, 16);
+		if (errno || *end) {
+			rio_replyf("error %s bad pattern of argument %d", seq, a);
+			return;
+		}
+		fill_w[a] = (int)w;
 	}
 	if (!flush_dev || flush_dev_size != (size_t)bytes) {
 		if (flush_dev)
@@ -266,8 +365,17 @@ static void do_flush(const char *seq, char **save)
 		      "allocating the L2 flush buffer");
 		flush_dev_size = (size_t)bytes;
 	}
-	for (int k = 0; k < nsets; k++)
-		CHECK(seq, copy_set(k, true), "copying the inputs to the device");
+	for (int k = 0; k < nsets; k++) {
+		CHECK(seq, copy_set(k, true, upload),
+		      "copying the inputs to the device");
+		for (int a = 0; a < lay.nargs; a++)
+			if (fill_w[a] && lay.numel[a])
+				CHECK(seq, fill_device(dbuf[k][a],
+						       (size_t)lay.numel[a],
+						       fill_w[a], fill_p[a]),
+				      "poisoning the outputs");
+	}
+	CHECK(seq, warm_device(), "warming the device up");
 	/* Every line of L2 is overwritten with flush data (device writes go
 	 * through L2), and no line stays pinned by a persisting-access
 	 * window a kernel may have set. */
@@ -312,10 +420,19 @@ static void do_time(const char *seq, char **save)
 	rio_replyf("ok %s %d %" PRId64 " %" PRId64, seq, rc, ns, drain);
 }
 
-static void do_fetch(const char *seq)
+/* fetch <seq> [<mask>]: the arguments whose bit is set (all without a
+ * mask) of every set, back into shared memory. */
+static void do_fetch(const char *seq, char **save)
 {
+	int64_t mask = -1;
+
+	if (**save && (rio_parse_i64(save, &mask) || mask < 0)) {
+		rio_replyf("error %s bad fetch mask", seq);
+		return;
+	}
 	for (int k = 0; k < nsets; k++)
-		CHECK(seq, copy_set(k, false), "copying the outputs back");
+		CHECK(seq, copy_set(k, false, (uint32_t)mask),
+		      "copying the outputs back");
 	CHECK(seq, GPU(StreamSynchronize)(stream), "copying the outputs back");
 	rio_replyf("ok %s", seq);
 }
@@ -412,7 +529,7 @@ static void serve(void)
 		else if (strcmp(cmd, "time") == 0)
 			do_time(seq, &save);
 		else if (strcmp(cmd, "fetch") == 0)
-			do_fetch(seq);
+			do_fetch(seq, &save);
 		else
 			rio_replyf("error %s unknown request", seq);
 	}
