@@ -298,6 +298,119 @@ static void test_format_index_unravels_row_major(void **state)
 	assert_string_equal(buf, "[]");
 }
 
+/* Arrays of 4 Mi elements and more are drawn, staged and compared by
+ * several threads (GPU cases): the values must still depend on the seed
+ * alone, follow their distribution, and the comparison must find the same
+ * first bad element a single thread would. */
+static const char *const big_config =
+	"schema: arena/1\n"
+	"description: big arrays.\n"
+	"language: c\n"
+	"editable: [kernel.c]\n"
+	"reference: {file: reference.c}\n"
+	"signature:\n"
+	"  params: [n]\n"
+	"  args:\n"
+	"    - {name: x, dtype: f32, shape: [n], io: in, init: normal}\n"
+	"    - {name: h, dtype: f16, shape: [n], io: in,\n"
+	"       init: {dist: uniform, low: -1, high: 1}}\n"
+	"    - {name: y, dtype: f32, shape: [n], io: out}\n"
+	"cases:\n"
+	"  - {id: big, n: 5000011}\n"
+	"tolerance: {atol: 1e-5, rtol: 1e-5}\n";
+
+static void test_large_arrays_are_drawn_in_parallel_reproducibly(void **state)
+{
+	struct task *t = NULL;
+	struct case_layout l;
+	struct input_pool pool;
+	struct errbuf err;
+	struct rng r;
+
+	(void)state;
+	errbuf_init(&err);
+	assert_int_equal(task_parse("test/big", NULL, big_config,
+				    strlen(big_config), NULL, 0, &t, &err), 0);
+	assert_int_equal(layout_build(t, &t->cases[0], &l, &err), 0);
+	int64_t n = l.numel[0];
+	float *a = malloc((size_t)n * 4), *b = malloc((size_t)n * 4);
+	uint16_t *h = malloc((size_t)n * 2);
+	rng_seed(&r, 42);
+	inputs_fill(t, &l, 0, &r, a);
+	inputs_fill(t, &l, 1, &r, h);
+	uint64_t after = rng_next(&r);
+	rng_seed(&r, 42);
+	inputs_fill(t, &l, 0, &r, b);
+	assert_memory_equal(a, b, (size_t)n * 4);
+	inputs_fill(t, &l, 1, &r, b);
+	assert_memory_equal(h, b, (size_t)n * 2);
+	/* The caller's rng moves on by the same amount either way. */
+	assert_true(rng_next(&r) == after);
+	double sum = 0, sq = 0;
+	for (int64_t i = 0; i < n; i++) {
+		sum += a[i];
+		sq += (double)a[i] * a[i];
+	}
+	double mean = sum / n, sd = sqrt(sq / n - mean * mean);
+	assert_true(fabs(mean) < 0.01 && fabs(sd - 1) < 0.01);
+	for (int64_t i = 0; i < n; i++) {
+		float v = half_to_float(h[i]);
+		assert_true(v >= -1 && v <= 1);
+	}
+	/* Pool draws: reproducible, fresh from pair to pair. */
+	rng_seed(&r, 7);
+	pool_build(t, &l, &r, &pool);
+	struct rng r1, r2;
+	rng_seed(&r1, 9);
+	rng_seed(&r2, 9);
+	pool_draw(t, &l, &pool, 0, &r1, a);
+	pool_draw(t, &l, &pool, 0, &r2, b);
+	assert_memory_equal(a, b, (size_t)n * 4);
+	pool_draw(t, &l, &pool, 0, &r1, b);
+	int64_t same = 0;
+	for (int64_t i = 0; i < n; i++)
+		same += a[i] == b[i];
+	assert_true(same < n / 100);
+	pool_release(&pool);
+	free(a);
+	free(b);
+	free(h);
+	layout_release(&l);
+	task_free(t);
+}
+
+static void test_large_comparisons_find_the_first_bad_element(void **state)
+{
+	int64_t n = 6000000;
+	uint16_t *g = calloc((size_t)n, 2), *w = calloc((size_t)n, 2);
+	float *fg = calloc((size_t)n, 4), *fw = calloc((size_t)n, 4);
+	struct cmp_result cr;
+
+	(void)state;
+	for (int64_t i = 0; i < n; i++) {
+		g[i] = w[i] = float_to_half((float)(i % 1000) / 1000.0f);
+		fg[i] = fw[i] = (float)i;
+	}
+	compare_arrays(ARENA_F16, g, w, n, 1e-3, 1e-3, -1, &cr);
+	assert_true(cr.ok);
+	poison_fill(ARENA_F16, g + 4500001, 3, 0);
+	g[5999999] = float_to_half(7.0f);
+	compare_arrays(ARENA_F16, g, w, n, 1e-3, 1e-3, 0, &cr);
+	assert_false(cr.ok);
+	assert_true(cr.first_bad == 4500001);
+	assert_true(cr.nbad == 4);
+	assert_true(cr.unwritten);
+	fg[1048576] = -1;
+	fg[3] = NAN;
+	compare_arrays(ARENA_F32, fg, fw, n, 1e-5, 1e-5, -1, &cr);
+	assert_true(cr.first_bad == 3 && cr.nbad == 2);
+	assert_true(cr.max_abs_err == 1048577.0);
+	free(g);
+	free(w);
+	free(fg);
+	free(fw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +427,8 @@ int main(void)
 		cmocka_unit_test(test_compare_treats_nan_and_inf_strictly),
 		cmocka_unit_test(test_compare_requires_exact_integers),
 		cmocka_unit_test(test_format_index_unravels_row_major),
+		cmocka_unit_test(test_large_arrays_are_drawn_in_parallel_reproducibly),
+		cmocka_unit_test(test_large_comparisons_find_the_first_bad_element),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
