@@ -161,8 +161,8 @@ help:
 #   $(B)/arena-runner-hip    hipcc, HIP runtime, when hipcc exists
 #   $(B)/tests/arena-runner-fakegpu   c++, a host emulation of the runtime,
 #                            so that the GPU path is tested without a GPU
-# Both link the host runner's line I/O and sandbox objects.  Not built in
-# sanitizer builds.  `make test-gpu` runs tests/gpu/run.sh (needs a GPU).
+# All link the host runner's line I/O and sandbox objects.  The real GPU
+# runners are not built in sanitizer builds (the fake one is).  `make test-gpu` runs tests/gpu/run.sh (needs a GPU).
 comma      := ,
 NVCC       ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
 HIPCC      ?= $(or $(shell command -v hipcc 2>/dev/null),$(wildcard /opt/rocm/bin/hipcc))
@@ -187,8 +187,8 @@ endif
 ifneq ($(HIPCC),)
 GPU_RUNNERS += $(B)/arena-runner-hip
 endif
-GPU_RUNNERS += $(B)/tests/arena-runner-fakegpu
 endif
+GPU_RUNNERS += $(B)/tests/arena-runner-fakegpu
 
 .PHONY: gpu-runners test-gpu install-gpu
 all: $(GPU_RUNNERS)
@@ -214,7 +214,7 @@ $(B)/arena-runner-hip: $(GPU_DEPS) $(GPU_LINK)
 $(B)/tests/arena-runner-fakegpu: $(GPU_DEPS) $(GPU_LINK)
 	@mkdir -p $(B)/tests
 	$(CXX) -x c++ -std=c++17 -O2 -DARENA_GPU_FAKE $(GPU_INC) -Wall -Wextra \
-		-Wno-unused-parameter $(WERROR) -rdynamic -o $@ $(GPU_SRC) \
+		-Wno-unused-parameter $(WERROR) $(SANITIZE) -rdynamic -o $@ $(GPU_SRC) \
 		-x none $(GPU_LINK) -ldl
 
 # The GPU runners and the HIP-on-NVIDIA headers that HIP builds need.

@@ -90,10 +90,10 @@ static void evaluate(const char *cand, const struct opts *o,
 {
 	struct eval_request req;
 	struct errbuf err;
-	char *dir = xasprintf("%s/candidates/%s", fake_root, cand);
 
 	if (!have_runner)
 		skip();
+	char *dir = xasprintf("%s/candidates/%s", fake_root, cand);
 	errbuf_init(&err);
 	eval_request_init(&req);
 	req.task = task;
