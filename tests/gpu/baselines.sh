@@ -17,7 +17,7 @@ say "GPU task baselines against their references on $DEVICE ($(date -u +%FT%TZ))
 say "task | status | speedup [CI] | held-out | pairs | seconds"
 for sel in "$@"; do
 	for t in $("$ARENA" tasks "$sel" 2>/dev/null | awk 'NR > 1 && $3 ~ /^(hip|cuda)$/ { print $1 }'); do
-		dir=$ROOT/tasks/$t
+		dir=${ARENA_TASKS_DIR:-$ROOT/tasks}/$t
 		ws=$(mktemp -d "${TMPDIR:-/tmp}/arena-base-XXXXXX")
 		cp -R "$dir"/. "$ws"/
 		for f in "$ws"/baseline.*; do

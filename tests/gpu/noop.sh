@@ -7,7 +7,9 @@
 # workspace is a stub) and are listed but not counted; baselines.sh covers
 # them.  Writes $OUT/noop.txt and $OUT/noop-summary.csv.
 # usage: noop.sh [SELECTOR...] (default: hip2hip cuda2cuda); tasks come
-# from $ARENA_TASKS_DIR when set (arena's own default otherwise).
+# from $ARENA_TASKS_DIR when set (arena's own default otherwise);
+# NOOP_CASE_BUDGET sets timing.case_budget_s (seconds per case; the
+# evaluator's default, 2, when unset).
 . "$(dirname "$0")/lib.sh"
 TABLE=$OUT/noop.txt
 : > "$TABLE"
@@ -23,6 +25,7 @@ cfg=$STORE/noop-gpu.yaml
 	echo "device: $DEVICE"
 	echo "seed: 1"
 	echo "repeats: 1"
+	[ -n "${NOOP_CASE_BUDGET:-}" ] && echo "timing: {case_budget_s: $NOOP_CASE_BUDGET}"
 } > "$cfg"
 say "noop A/A run over $* on $DEVICE ($(date -u +%FT%TZ))"
 t0=$(now)

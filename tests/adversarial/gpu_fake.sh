@@ -1,0 +1,60 @@
+#!/bin/sh
+# tests/adversarial/gpu_fake.sh - the GPU path through the command line,
+# without a GPU: `arena eval`, `arena run` (tests/gpu/noop.sh) and
+# tests/gpu/baselines.sh against the fake GPU runner
+# ($B/tests/arena-runner-fakegpu, engine/runner/gpu/gpu_rt_fake.h) and the
+# nvcc stand-in tests/gpu/fake/nvcc, on the task and candidates of
+# tests/gpu/fake.  The same scripts run on a real GPU (tests/gpu/run.sh).
+# Exit 0 pass, 77 skip.
+B=${B:-build}
+ARENA=$B/arena
+FAKE=$B/tests/arena-runner-fakegpu
+if [ ! -x "$ARENA" ] || [ ! -x "$FAKE" ]; then
+	echo "skip: $ARENA or $FAKE is not built"
+	exit 77
+fi
+here=$(pwd)/tests/gpu/fake
+tmp=$(mktemp -d /tmp/arena-gpu-fake-XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export ARENA_RUNNER_CUDA=$(cd "$(dirname "$FAKE")" && pwd)/$(basename "$FAKE")
+export NVCC=$here/nvcc ARENA_TASKS_DIR=$here ARENA_DEVICE=cuda:0
+fail=0
+
+check() {	# CANDIDATE STATUS PHRASE [eval options...]
+	cand=$1 want=$2 phrase=$3
+	shift 3
+	out=$("$ARENA" --store "$tmp/store" eval task/fakepoly \
+		--workspace "$here/candidates/$cand" --no-cache "$@" 2>&1)
+	status=$(printf '%s\n' "$out" | sed -n 's/^status: //p')
+	if [ "$status" = "$want" ] && printf '%s\n' "$out" | grep -qF -- "$phrase"
+	then
+		echo "ok    $cand: $status ($phrase)"
+	else
+		echo "FAIL  $cand: expected $want mentioning \"$phrase\", got '$status'"
+		printf '%s\n' "$out" | sed 's/^/      /' | head -40
+		fail=1
+	fi
+}
+
+check baseline_copy ok "cuda:0 Arena Fake GPU (sm_00)" --quick
+check device_fault runtime_error "illegal memory access"
+check leave_work rejected "work left running on the device" --quick
+check thread_worker rejected "work left running after arena_launch"
+check shape_specialized incorrect "held-out case" --held-out
+
+OUT=$tmp/out STORE=$tmp/store-noop NOOP_CASE_BUDGET=0.3 \
+	sh tests/gpu/noop.sh task/fakepoly > "$tmp/noop.log" 2>&1
+if grep -q "task/fakepoly | ok" "$tmp/out/noop.txt" 2>/dev/null; then
+	echo "ok    noop run: $(grep 'task/fakepoly' "$tmp/out/noop.txt")"
+else
+	echo "FAIL  noop run"; cat "$tmp/noop.log" "$tmp/out/noop-run.log" 2>/dev/null | tail -30
+	fail=1
+fi
+OUT=$tmp/out STORE=$tmp/store-base sh tests/gpu/baselines.sh task > "$tmp/base.log" 2>&1
+if grep -q "^task/fakepoly,ok," "$tmp/out/baselines.csv" 2>/dev/null; then
+	echo "ok    baselines: $(grep '^task/fakepoly' "$tmp/out/baselines.csv" | cut -d, -f1-5)"
+else
+	echo "FAIL  baselines"; tail -30 "$tmp/base.log"
+	fail=1
+fi
+exit $fail
