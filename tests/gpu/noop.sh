@@ -5,7 +5,9 @@
 # 0.02, and the median relative half-width of the speedup intervals <= 1%.
 # Unimplemented tasks (instruction2hip) fail correctness under noop (their
 # workspace is a stub) and are listed but not counted; baselines.sh covers
-# them.  Writes $OUT/noop.txt and $OUT/noop-summary.csv.
+# them.  Writes $OUT/noop.txt and $OUT/noop-summary.csv; a suite split
+# over several runs is judged as a whole with
+# tests/gpu/noop_verdict.py A/noop-summary.csv B/noop-summary.csv ...
 # usage: noop.sh [SELECTOR...] (default: hip2hip cuda2cuda); tasks come
 # from $ARENA_TASKS_DIR when set (arena's own default otherwise);
 # NOOP_CASE_BUDGET sets timing.case_budget_s (seconds per case; the
@@ -39,32 +41,6 @@ if [ ! -f "$csv" ]; then
 	exit 1
 fi
 cp "$csv" "$OUT/noop-summary.csv"
-python3 - "$csv" >> "$TABLE" <<'PY'
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-ok, half, bad = [], [], []
-print("task | status | speedup [CI] | CI half-width")
-for r in rows:
-    st, sp = r["Status"], r["Speedup"]
-    lo, hi = r.get("Speedup CI Low", ""), r.get("Speedup CI High", "")
-    if st != "ok" or not sp or not lo or not hi:
-        print(f"{r['Task Name']} | {st} | - | - (not counted)")
-        continue
-    sp, lo, hi = float(sp), float(lo), float(hi)
-    hw = (hi - lo) / 2 / sp
-    ok.append(sp); half.append(hw)
-    flag = "" if abs(sp - 1) <= 0.02 else "  <-- outside 1.00 +- 0.02"
-    if flag:
-        bad.append(r["Task Name"])
-    print(f"{r['Task Name']} | ok | {sp:.4f} [{lo:.4f}, {hi:.4f}] | {hw*100:.2f}%{flag}")
-if ok:
-    med = statistics.median(half)
-    print(f"counted {len(ok)} tasks: speedups {min(ok):.4f}..{max(ok):.4f}, "
-          f"median CI half-width {med*100:.2f}%")
-    good = not bad and med <= 0.01
-    print("noop: " + ("PASS" if good else "FAIL" + (f" (outside: {' '.join(bad)})" if bad else " (median half-width > 1%)")))
-else:
-    print("noop: FAIL (no task was timed)")
-PY
+python3 "$(dirname "$0")/noop_verdict.py" "$csv" >> "$TABLE"
 cat "$TABLE" | tail -n +3
 grep -q "^noop: PASS" "$TABLE"

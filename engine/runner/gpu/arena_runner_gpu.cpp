@@ -143,7 +143,7 @@ static gpu_err alloc_sets(int n)
 }
 
 /* Page-locks the first `used` bytes of the shared memory (for copies at
- * full speed); failure only costs speed. */
+ * full speed) when they are 64 MiB or more; failure only costs speed. */
 static void lock_host(size_t used)
 {
 	if (registered == used)
@@ -152,7 +152,9 @@ static void lock_host(size_t used)
 		(void)GPU(HostUnregister)(shm_base);
 		registered = 0;
 	}
-	if (used < (1u << 20))
+	/* Pinning costs about as much as a few copies; it pays off for
+	 * large buffers copied for every timed pair, not for small ones. */
+	if (used < ((size_t)64 << 20))
 		return;
 	used = (used + 4095) / 4096 * 4096;
 	if (used > shm_size)
@@ -293,7 +295,7 @@ static gpu_err fill_device(void *p, size_t n, int width, uint64_t pattern)
 /* A short busy kernel before every sample: the device idles while the
  * controller prepares and checks a pair (tens of ms for large cases), its
  * clocks drop, and a kernel timed right after an idle gap would start
- * slow.  About 0.3 ms at full clock (docs/gpu.md). */
+ * slow.  About 1 ms at full clock (docs/gpu.md). */
 static gpu_err warm_device(void)
 {
 #if defined(ARENA_GPU_FAKE)
@@ -309,7 +311,7 @@ static gpu_err warm_device(void)
 		if (sms < 1)
 			sms = 64;
 	}
-	peak_fma_kernel<<<(unsigned)(sms * 2), 256, 0, stream>>>(sink, 32768,
+	peak_fma_kernel<<<(unsigned)(sms * 2), 256, 0, stream>>>(sink, 65536,
 								 1.0f);
 	return GPU(GetLastError)();
 #endif
