@@ -29,7 +29,7 @@
 #include "arena/task.h"
 #include "arena/util.h"
 
-static struct task *task;
+static struct task *task, *task_unimpl;
 static char *fake_root;		/* tests/gpu/fake */
 static char cache_dir[] = "/tmp/arena-test-gpu-eval-XXXXXX";
 static bool have_runner;
@@ -63,6 +63,11 @@ static int group_setup(void **state)
 			errbuf_str(&err));
 		return -1;
 	}
+	if (task_load(fake_root, "task/fakepoly_unimpl", &task_unimpl, &err)) {
+		fprintf(stderr, "cannot load the test task: %s\n",
+			errbuf_str(&err));
+		return -1;
+	}
 	if (!mkdtemp(cache_dir))
 		return -1;
 	return 0;
@@ -72,6 +77,7 @@ static int group_teardown(void **state)
 {
 	(void)state;
 	task_free(task);
+	task_free(task_unimpl);
 	free(fake_root);
 	rm_rf(cache_dir);
 	return 0;
@@ -83,6 +89,7 @@ struct opts {
 	bool quick;
 	int blocks;
 	const char *cache;	/* another cache dir (device file) */
+	const struct task *task;	/* another task than fakepoly */
 };
 
 static void evaluate(const char *cand, const struct opts *o,
@@ -96,7 +103,7 @@ static void evaluate(const char *cand, const struct opts *o,
 	char *dir = xasprintf("%s/candidates/%s", fake_root, cand);
 	errbuf_init(&err);
 	eval_request_init(&req);
-	req.task = task;
+	req.task = o->task ? o->task : task;
 	req.candidate_dir = dir;
 	req.cache_dir = o->cache ? o->cache : cache_dir;
 	req.device = "cuda:0";
@@ -281,6 +288,20 @@ static void test_shape_specialization_fails_held_out_on_gpu(void **s)
 	result_release(&r);
 }
 
+static void test_unimplemented_task_times_against_its_baseline_file(void **s)
+{
+	struct opts o = { .blocks = 1, .task = NULL };
+	struct task_result r;
+
+	(void)s;
+	o.task = task_unimpl;
+	/* An implementation equal to baseline.cu: an A/A against it. */
+	evaluate("baseline_copy", &o, &r);
+	expect(&r, RS_OK, "");
+	assert_true(r.speedup_ratio > 0.5 && r.speedup_ratio < 2.0);
+	result_release(&r);
+}
+
 static void test_time_below_the_roofline_floor_is_rejected(void **s)
 {
 	char dir[] = "/tmp/arena-test-gpu-roofline-XXXXXX";
@@ -311,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_host_thread_left_running_is_rejected),
 		cmocka_unit_test(test_forking_from_a_gpu_runner_is_rejected),
 		cmocka_unit_test(test_shape_specialization_fails_held_out_on_gpu),
+		cmocka_unit_test(test_unimplemented_task_times_against_its_baseline_file),
 		cmocka_unit_test(test_time_below_the_roofline_floor_is_rejected),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
