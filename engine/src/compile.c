@@ -210,7 +210,7 @@ struct tool {
 	char *line;		/* its most telling line */
 };
 static struct tool tools[2];	/* 0: nvcc, 1: hipcc */
-static pthread_once_t tools_once = PTHREAD_ONCE_INIT;
+static pthread_once_t tools_once[2] = { PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT };
 
 static char *first_tool(const char *env, const char *name,
 			const char *const *homes, size_t nhomes)
@@ -238,51 +238,61 @@ static char *first_tool(const char *env, const char *name,
 	return NULL;
 }
 
-static void find_tools(void)
+/* Finds tool i and reads its version (hipcc is a script that takes a
+ * while to answer: each tool is looked at only when first needed). */
+static void find_tool(int i)
 {
 	static const char *const cuda_homes[] = { "$CUDA_HOME", "$CUDA_PATH",
 						  "/usr/local/cuda" };
 	static const char *const rocm_homes[] = { "$ROCM_PATH", "/opt/rocm" };
 	const char *want[2] = { "release", "HIP version" };
+	struct proc_result pr;
+	struct errbuf e;
 
-	tools[0].path = first_tool("NVCC", "nvcc", cuda_homes,
-				   ARRAY_SIZE(cuda_homes));
-	tools[1].path = first_tool("HIPCC", "hipcc", rocm_homes,
-				   ARRAY_SIZE(rocm_homes));
-	for (int i = 0; i < 2; i++) {
-		struct proc_result pr;
-		struct errbuf e;
-		char *argv[] = { tools[i].path, (char *)"--version", NULL };
-		errbuf_init(&e);
-		if (!tools[i].path)
-			continue;
-		if (proc_run_capture(argv, NULL, NULL, 60000, 1024, &pr, &e) ==
-			    0 &&
-		    WIFEXITED(pr.status) && WEXITSTATUS(pr.status) == 0) {
-			tools[i].version = xstrdup(pr.output);
-			const char *l = strstr(pr.output, want[i]);
-			while (l && l > pr.output && l[-1] != '\n')
-				l--;
-			if (!l)
-				l = pr.output;
-			size_t n = strcspn(l, "\n");
-			tools[i].line = xstrndup(l, n);
-		} else {
-			free(tools[i].path);	/* present but not working */
-			tools[i].path = NULL;
-		}
-		if (pr.output)
-			proc_result_release(&pr);
+	tools[i].path = i == 0 ? first_tool("NVCC", "nvcc", cuda_homes,
+					    ARRAY_SIZE(cuda_homes))
+			       : first_tool("HIPCC", "hipcc", rocm_homes,
+					    ARRAY_SIZE(rocm_homes));
+	if (!tools[i].path)
+		return;
+	char *argv[] = { tools[i].path, (char *)"--version", NULL };
+	errbuf_init(&e);
+	memset(&pr, 0, sizeof(pr));
+	if (proc_run_capture(argv, NULL, NULL, 60000, 1024, &pr, &e) == 0 &&
+	    WIFEXITED(pr.status) && WEXITSTATUS(pr.status) == 0) {
+		tools[i].version = xstrdup(pr.output);
+		const char *l = strstr(pr.output, want[i]);
+		while (l && l > pr.output && l[-1] != '\n')
+			l--;
+		if (!l)
+			l = pr.output;
+		size_t n = strcspn(l, "\n");
+		tools[i].line = xstrndup(l, n);
+	} else {
+		free(tools[i].path);	/* present but not working */
+		tools[i].path = NULL;
 	}
+	if (pr.output)
+		proc_result_release(&pr);
+}
+
+static void find_nvcc(void)
+{
+	find_tool(0);
+}
+
+static void find_hipcc(void)
+{
+	find_tool(1);
 }
 
 static const struct tool *tool_for(enum task_language lang,
 				   enum dev_kind kind)
 {
-	pthread_once(&tools_once, find_tools);
-	if (lang == LANG_HIP && kind == DEV_HIP)
-		return &tools[1];
-	return &tools[0];
+	int i = lang == LANG_HIP && kind == DEV_HIP;
+
+	pthread_once(&tools_once[i], i ? find_hipcc : find_nvcc);
+	return &tools[i];
 }
 
 char *compile_tool_id(enum task_language lang, enum dev_kind kind)
