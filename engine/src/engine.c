@@ -230,9 +230,17 @@ static int config_check(struct engine *e, struct runconfig *c,
 		}
 		rc = engine_resolve_device(c->device, t, &dev, err);
 		task_free(t);
+		if (rc) {
+			free(dev);
+			errbuf_prefix(err, "%s: device", c->path);
+			return rc;
+		}
+		/* The config's target_gpu_model must be the device found. */
+		if (c->target_gpu_model)
+			rc = eval_check_gpu_model(dev, c->target_gpu_model, err);
 		free(dev);
 		if (rc) {
-			errbuf_prefix(err, "%s: device", c->path);
+			errbuf_prefix(err, "%s: target_gpu_model", c->path);
 			return rc;
 		}
 	}
