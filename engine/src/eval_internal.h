@@ -137,8 +137,8 @@ double gpu_roofline_floor_ns(int64_t bytes, int64_t flops,
 double claims_allowed_excess(double cand_claim_ns, double base_fetch_ns);
 
 /* Work a candidate left on the device after its stream's end event:
- * allowed median drain = the baseline's median + max(20 us, 2% of the
- * candidate's median claim). */
+ * allowed drain = the baseline's + max(8 us, 2% of the candidate's
+ * median claim), drains compared as lower quartiles. */
 double drain_allowed_ns(double base_drain_ns, double cand_claim_ns);
 
 /* What a device error reported by a runner means (status and a clause
