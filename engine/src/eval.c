@@ -1146,6 +1146,13 @@ static bool run_pair(struct pair_ctx *p, struct block *bk, int b,
 	return true;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 static double lower_quartile(const double *v, int n)
 {
 	double *c = xmalloc((size_t)n * sizeof(double)), q;
@@ -1345,13 +1352,6 @@ out:
  */
 
 #define GPU_WARMUP_CALLS 3
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 struct gpu_sample {
 	int64_t claim, wall, drain, fetch;
