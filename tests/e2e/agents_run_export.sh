@@ -62,7 +62,9 @@ echo 'int broken(' >> "$T/ws/kernel.c"
 [ $? -eq 1 ] || fail "mcp call on a broken kernel should exit 1"
 grep -q 'Verdict: does not compile' "$T/call.out" || fail "mcp call: $(head -n 3 "$T/call.out")"
 
-# check-agents: installed vs missing, authenticated vs not.
+# check-agents: installed vs missing, authenticated vs not.  From the
+# scratch directory: the fake CLI's probes act in their working directory.
+cd "$T" || fail "cannot enter $T"
 ARENA_CLAUDE_BIN="$fake" ANTHROPIC_API_KEY=x "$ARENA" check-agents --agents claude_code,autotune > "$T/ca" ||
 	fail "check-agents: fake claude with a key should be ready: $(cat "$T/ca")"
 grep -q '^claude_code .*authenticated' "$T/ca" || fail "check-agents output: $(cat "$T/ca")"
