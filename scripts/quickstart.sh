@@ -12,4 +12,4 @@ build/arena --store "$store" run example_configs/quickstart_host.yaml \
 run=$(ls -1d "$store"/runs/run_*_quickstart* | tail -n 1)
 echo
 echo "== $run/summary.csv"
-column -s, -t < "$run/summary.csv" 2>/dev/null || cat "$run/summary.csv"
+cat "$run/summary.csv"
