@@ -17,12 +17,20 @@
  * that matches is left alone.  task_result.yaml is written atomically
  * before the attempt is marked done, and the database row is the truth.
  *
- * Locks (flock, so they vanish with the process that held them):
- *   runs/<id>/.lock          one executor per run
- *   cache/evals/<key>.lock   one evaluation per (task, sources, ...) at a
- *                            time; a second caller waits, then reads the
- *                            cache
- *   locks/<device>.lock      one timing phase per device (taken by eval)
+ * Locks (OFD record locks, released when their holder's descriptor
+ * closes, so they vanish with the process that held them):
+ *   runs/<id>/.lock                 one executor per run
+ *   runs/<id>/tasks/<t>/.eval.lock  one final evaluation of an attempt at
+ *                                   a time (the executor's or a reader's)
+ *   cache/evals/<key>.lock          one evaluation per (task, sources, ...)
+ *                                   at a time; a second caller waits, then
+ *                                   reads the cache
+ *   locks/<device>.lock             one timing phase per device (eval.c)
+ *
+ * Agent configurations: a run with several (`agents:`) numbers the
+ * (repeat, configuration) slots of each task as attempts; every slot of
+ * one (task, repeat) shares the evaluation seed, and the slots run in an
+ * order drawn from the run seed.
  */
 #include "arena/engine.h"
 
@@ -33,7 +41,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "arena/agent.h"
@@ -899,6 +906,19 @@ static int run_one_attempt(struct engine *e, const struct runconfig *cfg,
 	free(lock);
 	if (rc)
 		goto out;
+	/* A reader may have evaluated these very sources while we waited. */
+	struct store_attempt fresh;
+	if (store_attempt_get(e->store, run_id, a->task_id, a->attempt, &fresh,
+			      NULL) == 0) {
+		c.a = &fresh;
+		bool current = attempt_is_current(&c);
+		c.a = a;
+		store_attempt_release(&fresh);
+		if (current) {
+			unlock_fd(lfd);
+			goto out;
+		}
+	}
 	rc = attempt_evaluate(&c, obs, &res, err);
 	unlock_fd(lfd);
 out:
