@@ -4,7 +4,7 @@
 # the c2c suite, no GPU and no API key needed) and prints the summary.
 set -e
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+scripts/deps.sh core
 make -j"$(nproc)" all
 store=${ARENA_STORE:-arena-data}
 build/arena --store "$store" run example_configs/quickstart_host.yaml \
