@@ -8,7 +8,7 @@
 set -e
 pkgs="gcc make pkg-config libfuse3-dev fuse3 libyaml-dev libcjson-dev \
 libsqlite3-dev bubblewrap"
-[ "${1:-all}" = core ] || pkgs="$pkgs libcmocka-dev clang hipcc libamdhip64-dev"
+[ "${1:-all}" = core ] || pkgs="$pkgs libcmocka-dev clang hipcc libamdhip64-dev python3"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
