@@ -1205,6 +1205,33 @@ static bool claims_consistent(struct eval_ctx *x, const struct task_case *c,
 	return true;
 }
 
+/* A case's timing limits from the request: defaults for unset fields,
+ * blocks within 1..MAX_BLOCKS; a quick (search) evaluation uses one block,
+ * budget / quick_div capped at quick_cap seconds, and at most 5 pairs. */
+struct case_budget {
+	int nblocks, min_pairs, max_pairs;
+	double budget_s;
+};
+
+static void case_budget_resolve(const struct timing_budget *tb, bool quick,
+				double quick_div, double quick_cap,
+				struct case_budget *cb)
+{
+	cb->nblocks = quick ? 1 : tb->blocks;
+	cb->min_pairs = tb->min_pairs > 0 ? tb->min_pairs : 10;
+	cb->max_pairs = tb->max_pairs > 0 ? tb->max_pairs : 400;
+	cb->budget_s = tb->case_budget_s > 0 ? tb->case_budget_s : 2.0;
+	if (cb->nblocks < 1)
+		cb->nblocks = 1;
+	if (cb->nblocks > MAX_BLOCKS)
+		cb->nblocks = MAX_BLOCKS;
+	if (quick) {
+		cb->budget_s = fmin(cb->budget_s / quick_div, quick_cap);
+		if (cb->min_pairs > 5)
+			cb->min_pairs = 5;
+	}
+}
+
 static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 {
 	const struct task *t = x->t;
@@ -1217,21 +1244,13 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 	struct block blocks[MAX_BLOCKS];
 	struct rng r;
 	struct errbuf e;
-	int nblocks = x->req->quick ? 1 : tb->blocks;
-	int min_pairs = tb->min_pairs > 0 ? tb->min_pairs : 10;
-	int max_pairs = tb->max_pairs > 0 ? tb->max_pairs : 400;
-	double budget = tb->case_budget_s > 0 ? tb->case_budget_s : 2.0;
+	struct case_budget cb;
 	int rc = -1;
 
-	if (nblocks < 1)
-		nblocks = 1;
-	if (nblocks > MAX_BLOCKS)
-		nblocks = MAX_BLOCKS;
-	if (x->req->quick) {
-		budget = fmin(budget / 4, 0.5);
-		if (min_pairs > 5)
-			min_pairs = 5;
-	}
+	case_budget_resolve(tb, x->req->quick, 4, 0.5, &cb);
+	int nblocks = cb.nblocks, min_pairs = cb.min_pairs;
+	int max_pairs = cb.max_pairs;
+	double budget = cb.budget_s;
 	memset(blocks, 0, sizeof(blocks));
 	errbuf_init(&e);
 	if (layout_build(t, c, &l, &e) != 0) {
@@ -1665,24 +1684,16 @@ static int time_case_gpu(struct eval_ctx *x, int ci, struct case_result *cr)
 	struct block blocks[MAX_BLOCKS];
 	struct rng r;
 	struct errbuf e;
-	int nblocks = x->req->quick ? 1 : tb->blocks;
-	int min_pairs = tb->min_pairs > 0 ? tb->min_pairs : 10;
-	int max_pairs = tb->max_pairs > 0 ? tb->max_pairs : 400;
-	double budget = tb->case_budget_s > 0 ? tb->case_budget_s : 2.0;
+	struct case_budget cb;
 	double *warm_b = NULL, *warm_c = NULL;
 	int nwarm = 0, n = 1, rc = -1;
 	bool ok = false;
 
-	if (nblocks < 1)
-		nblocks = 1;
-	if (nblocks > MAX_BLOCKS)
-		nblocks = MAX_BLOCKS;
-	if (x->req->quick) {
-		/* A search step: a rough answer fast (docs/gpu.md). */
-		budget = fmin(budget / 8, 0.25);
-		if (min_pairs > 5)
-			min_pairs = 5;
-	}
+	/* A quick search step: a rough answer fast (docs/gpu.md). */
+	case_budget_resolve(tb, x->req->quick, 8, 0.25, &cb);
+	int nblocks = cb.nblocks, min_pairs = cb.min_pairs;
+	int max_pairs = cb.max_pairs;
+	double budget = cb.budget_s;
 	memset(blocks, 0, sizeof(blocks));
 	errbuf_init(&e);
 	if (layout_build(t, c, &l, &e) != 0) {
