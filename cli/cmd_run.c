@@ -23,27 +23,33 @@ static void print_event(void *ctx, const char *run_id, const char *task_id,
 	fflush(stdout);
 }
 
+/* Prints the run's report.txt, then one line pointing at its files. */
+static void print_report(struct engine *e, const char *run_id,
+			 const char *footer)
+{
+	char *dir = store_run_dir(engine_store(e), run_id);
+	char *path = path_join(dir, "report.txt"), *text = NULL;
+
+	if (file_read_all(path, (size_t)16 << 20, &text, NULL, NULL) == 0)
+		fputs(text, stdout);
+	printf("\n%s: %s/%s\n", footer, dir,
+	       strcmp(footer, "results") ? "{summary.csv,summary.json,"
+					   "report.txt}" : "summary.csv");
+	free(text);
+	free(path);
+	free(dir);
+}
+
 static int execute_and_report(struct engine *e, const char *run_id)
 {
 	struct engine_observer obs = { .event = print_event };
 	struct errbuf err;
-	char *dir, *path, *text = NULL;
-	int rc;
 
 	errbuf_init(&err);
-	rc = engine_run_execute(e, run_id, &obs, &err);
-	if (rc)
+	if (engine_run_execute(e, run_id, &obs, &err))
 		return cli_fail("%s", errbuf_str(&err));
-	dir = store_run_dir(engine_store(e), run_id);
-	path = path_join(dir, "report.txt");
-	if (file_read_all(path, (size_t)16 << 20, &text, NULL, NULL) == 0) {
-		fputs("\n", stdout);
-		fputs(text, stdout);
-	}
-	printf("\nresults: %s/summary.csv\n", dir);
-	free(text);
-	free(path);
-	free(dir);
+	fputs("\n", stdout);
+	print_report(e, run_id, "results");
 	return 0;
 }
 
@@ -223,17 +229,8 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	errbuf_init(&err);
 	if (!rc && engine_run_report(e, id, &err) != 0)
 		rc = cli_fail("%s", errbuf_str(&err));
-	if (!rc) {
-		char *dir = store_run_dir(engine_store(e), id);
-		char *path = path_join(dir, "report.txt"), *text = NULL;
-		if (file_read_all(path, (size_t)16 << 20, &text, NULL, &err) == 0)
-			fputs(text, stdout);
-		printf("\nwritten: %s/{summary.csv,summary.json,report.txt}\n",
-		       dir);
-		free(text);
-		free(path);
-		free(dir);
-	}
+	if (!rc)
+		print_report(e, id, "written");
 	free(id);
 	engine_close(e);
 	return rc;
