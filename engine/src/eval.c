@@ -792,13 +792,13 @@ static bool outputs_match(struct eval_ctx *x, const struct case_layout *l,
 }
 
 /* Calls one runner once; false (verdict set) on any failure. */
-static bool call_checked(struct eval_ctx *x, enum role role,
-			 struct runner *r, const char *what,
-			 const struct task_case *c)
+/* The verdict on one request's outcome: a runner failure, a non-zero
+ * return (the candidate's fault, or the task's for a trusted runner), or
+ * a candidate runner that left threads or children behind. */
+static bool call_outcome_ok(struct eval_ctx *x, enum role role,
+			    struct runner *r, enum runner_fail f, int rc,
+			    const char *what, const struct task_case *c)
 {
-	int rc = 0;
-	enum runner_fail f = runner_call(r, &rc);
-
 	if (f != RUNNER_OK) {
 		runner_failed(x, role, r, f, what, c);
 		return false;
@@ -814,7 +814,17 @@ static bool call_checked(struct eval_ctx *x, enum role role,
 				case_kind(c), c->id);
 		return false;
 	}
-	if (role == ROLE_CAND && !census_ok(x, r, what, c))
+	return role != ROLE_CAND || census_ok(x, r, what, c);
+}
+
+static bool call_checked(struct eval_ctx *x, enum role role,
+			 struct runner *r, const char *what,
+			 const struct task_case *c)
+{
+	int rc = 0;
+	enum runner_fail f = runner_call(r, &rc);
+
+	if (!call_outcome_ok(x, role, r, f, rc, what, c))
 		return false;
 	if (role != ROLE_CAND)
 		note_trusted(x, r);
@@ -1029,21 +1039,7 @@ static bool time_one(struct eval_ctx *x, enum role role, struct runner *r,
 
 	if (f == RUNNER_OK)
 		f = runner_time(r, &rc, claim, wall);
-	if (f != RUNNER_OK) {
-		runner_failed(x, role, r, f, what, c);
-		return false;
-	}
-	if (rc != 0) {
-		if (role == ROLE_CAND)
-			verdict(x, RS_RUNTIME_ERROR, "%s returned %d (not 0) %s, "
-				"%s '%s'", x->t->entry, rc, what, case_kind(c),
-				c->id);
-		else
-			verdict(x, RS_INFRA_ERROR, "the baseline returned %d %s, "
-				"%s '%s'", rc, what, case_kind(c), c->id);
-		return false;
-	}
-	if (role == ROLE_CAND && !census_ok(x, r, what, c))
+	if (!call_outcome_ok(x, role, r, f, rc, what, c))
 		return false;
 	if (*claim <= 0 || *claim > *wall + CLAIM_SLACK_NS) {
 		if (role == ROLE_CAND)
@@ -1443,21 +1439,7 @@ static bool time_one_gpu(struct eval_ctx *x, enum role role, struct runner *r,
 		f = runner_time_gpu(r, n, &rc, &o->claim, &o->drain, &o->wall);
 	if (f == RUNNER_OK)
 		f = runner_fetch(r, mask, &o->fetch);
-	if (f != RUNNER_OK) {
-		runner_failed(x, role, r, f, what, c);
-		return false;
-	}
-	if (rc != 0) {
-		if (role == ROLE_CAND)
-			verdict(x, RS_RUNTIME_ERROR, "%s returned %d (not 0) %s, "
-				"%s '%s'", x->t->entry, rc, what, case_kind(c),
-				c->id);
-		else
-			verdict(x, RS_INFRA_ERROR, "the baseline returned %d %s, "
-				"%s '%s'", rc, what, case_kind(c), c->id);
-		return false;
-	}
-	if (role == ROLE_CAND && !census_ok(x, r, what, c))
+	if (!call_outcome_ok(x, role, r, f, rc, what, c))
 		return false;
 	if (role != ROLE_CAND)
 		note_trusted(x, r);
