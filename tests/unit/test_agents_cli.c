@@ -664,6 +664,10 @@ int main(void)
 	setenv("ARENA_CLAUDE_BIN", fake, 1);
 	setenv("ARENA_AGENTS_DIR", agents, 1);
 	setenv("PATH", path, 1);
+	/* The arena the agents call is build/arena, not this test binary:
+	 * its directory must stay visible in the sandbox (a checkout under
+	 * /tmp sits below the sandbox's private /tmp). */
+	setenv("ARENA_EXE", arena, 1);
 	unsetenv("ANTHROPIC_API_KEY");
 	unsetenv("DEEPSEEK_API_KEY");
 	setenv("SECRET_NOT_PASSED", "x", 1);
