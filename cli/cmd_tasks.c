@@ -52,7 +52,8 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 static void eval_usage(void)
 {
 	fputs("usage: arena eval TASK --workspace DIR [--quick] [--held-out] "
-	      "[--no-cache]\n                  [--seed N] [-D NAME=VALUE]...\n",
+	      "[--no-cache]\n                  [--seed N] [-D NAME=VALUE]... "
+	      "[--logs DIR]\n",
 	      stderr);
 }
 
@@ -100,6 +101,8 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 			opt.held_out = true;
 		else if (!strcmp(argv[i], "--no-cache"))
 			opt.no_cache = true;
+		else if (!strcmp(argv[i], "--logs") && i + 1 < argc)
+			opt.log_dir = argv[++i];
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
 			int64_t s;
 			if (parse_i64(argv[++i], &s) != 0 || s < 0)

@@ -561,7 +561,8 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 	}
 	struct eval_target tg = {
 		.e = e, .task = t, .candidate_dir = abs, .baseline_dir = base,
-		.has_seed = opt->has_seed, .seed = opt->seed,
+		.log_dir = opt->log_dir, .has_seed = opt->has_seed,
+		.seed = opt->seed,
 	};
 	if (opt->quick || (opt->defines && opt->defines->n))
 		rc = evaluate(&tg, opt->defines, opt->quick, opt->held_out, out,

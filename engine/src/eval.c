@@ -116,6 +116,9 @@ struct eval_ctx {
 	int trusted_threads;		/* most threads of a trusted GPU runner */
 	bool no_gpu_baseline;		/* nothing on the device to time against */
 	struct strbuf method_notes;	/* batches, for benchmark_method */
+	double gate_prev_ns;		/* the last gated call, by our clock */
+	FILE *trace;			/* <log_dir>/timing.tsv, or NULL */
+	uint64_t t0_ns;			/* when the evaluation started */
 	char *roofline_note;		/* why no roofline floor applies */
 };
 
@@ -817,14 +820,50 @@ static bool call_outcome_ok(struct eval_ctx *x, enum role role,
 	return role != ROLE_CAND || census_ok(x, r, what, c);
 }
 
+/* The verdict of the ordering check on one candidate call (runner
+ * order: see runner_call_gated). */
+static bool order_ok(struct eval_ctx *x, int order, int64_t hold_us,
+		     const char *what, const struct task_case *c)
+{
+	if (order == -2) {
+		verdict(x, RS_REJECTED, "the candidate runner sent a malformed "
+			"ordering-check reply %s, %s '%s'", what, case_kind(c),
+			c->id);
+		return false;
+	}
+	if (order <= 0)
+		return true;
+	verdict(x, RS_REJECTED, "work not ordered on the stream %s was given "
+		"%s, %s '%s': argument '%s' changed while the runner held that "
+		"stream (for %.1f ms after the call returned); a kernel must "
+		"enqueue all its work on the stream it is given, or on streams "
+		"that wait for it", x->t->entry ? x->t->entry : "arena_launch",
+		what, case_kind(c), c->id, x->t->args[order - 1].name,
+		(double)hold_us / 1e3);
+	return false;
+}
+
+/* One call; a GPU candidate's under the ordering check.  False (verdict
+ * set) on any failure. */
 static bool call_checked(struct eval_ctx *x, enum role role,
 			 struct runner *r, const char *what,
 			 const struct task_case *c)
 {
-	int rc = 0;
-	enum runner_fail f = runner_call(r, &rc);
+	int rc = 0, order = 0;
+	int64_t wall = 0, hold = 0;
+	bool gated = role == ROLE_CAND && role_gpu(x, role);
+	enum runner_fail f;
 
+	if (gated) {
+		hold = gpu_gate_hold_us(x->gate_prev_ns);
+		f = runner_call_gated(r, hold, &rc, &order, &wall);
+		x->gate_prev_ns = fmax(0.0, (double)wall - (double)hold * 1e3);
+	} else {
+		f = runner_call(r, &rc);
+	}
 	if (!call_outcome_ok(x, role, r, f, rc, what, c))
+		return false;
+	if (gated && !order_ok(x, order, hold, what, c))
 		return false;
 	if (role != ROLE_CAND)
 		note_trusted(x, r);
@@ -966,6 +1005,7 @@ out:
 struct block {
 	struct runner *base, *cand;
 	int pairs;
+	int index;		/* in the case's blocks */
 };
 
 struct samples {
@@ -1057,6 +1097,49 @@ static bool time_one(struct eval_ctx *x, enum role role, struct runner *r,
 	return true;
 }
 
+/* What one runner's timed request said, and the controller's clock. */
+struct gpu_sample {
+	int64_t claim, wall, drain, fetch;
+};
+
+/* A comment line in timing.tsv: how far into the evaluation what
+ * happened (where an evaluation's seconds go). */
+static void trace_mark(struct eval_ctx *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void trace_mark(struct eval_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!x->trace)
+		return;
+	fprintf(x->trace, "# %.1f ms: ", (double)(now_ns() - x->t0_ns) / 1e6);
+	va_start(ap, fmt);
+	vfprintf(x->trace, fmt, ap);
+	va_end(ap);
+	fputc('\n', x->trace);
+}
+
+/* One line of <log_dir>/timing.tsv per timed pair (and GPU warm-up
+ * pair): what the runners claimed, the controller's clock, and the host's
+ * own work, so that noise can be traced to its source (docs/evaluator.md;
+ * host pairs have no drain or fetch). */
+static void trace_pair(struct eval_ctx *x, const struct task_case *c,
+			   int block, const char *kind, int num, int n,
+			   bool base_first, const struct gpu_sample *bs,
+			   const struct gpu_sample *cs, uint64_t stage_ns,
+			   uint64_t check_ns)
+{
+	if (!x->trace)
+		return;
+	fprintf(x->trace, "%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
+		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\n", c->id, block, kind,
+		num, n, base_first ? 1 : 0, (long long)bs->claim,
+		(long long)cs->claim, (long long)bs->wall, (long long)cs->wall,
+		(long long)bs->drain, (long long)cs->drain, (long long)bs->fetch,
+		(long long)cs->fetch, (unsigned long long)stage_ns,
+		(unsigned long long)check_ns);
+}
+
 struct pair_ctx {
 	struct eval_ctx *x;
 	const struct task_case *c;
@@ -1119,7 +1202,9 @@ static bool run_pair(struct pair_ctx *p, struct block *bk, int b,
 	int64_t bc = 0, bw = 0, cc = 0, cw = 0;
 	char what[64];
 
+	uint64_t t0 = now_ns();
 	pair_stage(p, bk, pattern);
+	uint64_t t1 = now_ns();
 	snprintf(what, sizeof(what), "in timed call %d", ++p->ntimed);
 	/* Both runners are stopped between requests: whichever is timed,
 	 * the other cannot run. */
@@ -1133,8 +1218,13 @@ static bool run_pair(struct pair_ctx *p, struct block *bk, int b,
 		if (!ok)
 			return false;
 	}
+	uint64_t t2 = now_ns();
 	if (!pair_check(p, bk, pattern, "timed", p->ntimed))
 		return false;
+	struct gpu_sample bs = { .claim = bc, .wall = bw };
+	struct gpu_sample cs = { .claim = cc, .wall = cw };
+	trace_pair(x, p->c, b, "timed", p->ntimed, 1, base_first, &bs, &cs,
+		   t1 - t0, now_ns() - t2);
 	timing_add(ct, b, (double)bc / (double)cc);
 	samples_add(s, (double)bc, (double)cc, (double)(bw - bc),
 		    (double)(cw - cc));
@@ -1378,10 +1468,6 @@ out:
 
 #define GPU_WARMUP_CALLS 3
 
-struct gpu_sample {
-	int64_t claim, wall, drain, fetch;
-};
-
 struct gsamples {
 	double *v[7];		/* base_ns, cand_ns, base_ovh, cand_ovh,
 				 * base_drain, cand_drain, base_fetch */
@@ -1545,7 +1631,9 @@ static bool gpu_pair(struct pair_ctx *p, struct block *bk, int n,
 	char what[64];
 	bool ok = true;
 
+	uint64_t t0 = now_ns();
 	gpu_pair_stage(p, bk, n, stride);
+	uint64_t t1 = now_ns();
 	/* Outputs always come back; inputs on warm-up calls and on a random
 	 * quarter of the timed ones (a kernel that writes its inputs cannot
 	 * know which), to spare the copy. */
@@ -1566,8 +1654,12 @@ static bool gpu_pair(struct pair_ctx *p, struct block *bk, int n,
 					    what, p->c, cs);
 	}
 	free(spec);
-	return ok && gpu_pair_check(p, bk, n, stride, pattern, inputs, kind,
-				    num);
+	uint64_t t2 = now_ns();
+	ok = ok && gpu_pair_check(p, bk, n, stride, pattern, inputs, kind, num);
+	if (ok)
+		trace_pair(x, p->c, bk->index, kind, num, n, base_first, bs,
+			       cs, t1 - t0, now_ns() - t2);
+	return ok;
 }
 
 /* The case's timing claims against everything the controller knows; the
@@ -1700,6 +1792,8 @@ static int time_case_gpu(struct eval_ctx *x, int ci, struct case_result *cr)
 	struct pair_ctx p = { x, c, &l, &pool, stage, &r, 0, 0 };
 	ct->nblocks = 0;
 
+	for (int b = 0; b < MAX_BLOCKS; b++)
+		blocks[b].index = b;
 	if (!gpu_blocks_start(x, blocks, nblocks, &l, c))
 		goto out;
 	ct->nblocks = nblocks;
@@ -2169,6 +2263,8 @@ static void ctx_release(struct eval_ctx *x)
 		if (x->logfd[i] >= 0)
 			close(x->logfd[i]);
 	}
+	if (x->trace)
+		fclose(x->trace);
 	if (x->timing) {
 		for (int i = 0; i < x->t->ncases; i++)
 			timing_release(&x->timing[i]);
@@ -2243,6 +2339,15 @@ static int open_logs(struct eval_ctx *x)
 		"runner-candidate.log"
 	};
 
+	char *tp = path_join(x->log_dir, "timing.tsv");
+	x->trace = fopen(tp, "we");
+	free(tp);
+	if (x->trace)
+		fputs("case\tblock\tkind\tnum\tbatch\tbase_first\t"
+		      "base_claim_ns\tcand_claim_ns\tbase_wall_ns\t"
+		      "cand_wall_ns\tbase_drain_ns\tcand_drain_ns\t"
+		      "base_fetch_ns\tcand_fetch_ns\tstage_ns\tcheck_ns\n",
+		      x->trace);
 	for (int i = 0; i < NROLES; i++) {
 		char *p = path_join(x->log_dir, names[i]);
 		x->logfd[i] = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
@@ -2355,6 +2460,7 @@ static void run_phases(struct eval_ctx *x)
 		if (t->cases[ci].held_out)
 			continue;
 		check_case(x, ci, CASE_RESULT(k));
+		trace_mark(x, "case %s checked", t->cases[ci].id);
 		k++;
 	}
 	if (!x->decided && req->include_held_out) {
@@ -2399,6 +2505,7 @@ static void run_phases(struct eval_ctx *x)
 		return;
 	if (x->gpu)
 		gpu_peaks_for_roofline(x);
+	trace_mark(x, "timing");
 	k = 0;
 	for (int pass = 0; pass < 2 && !x->decided; pass++) {
 		/* Visible first; held-out cases on final, unhurried runs. */
@@ -2414,6 +2521,8 @@ static void run_phases(struct eval_ctx *x)
 					time_case_gpu(x, ci, CASE_RESULT(k));
 				else
 					time_case(x, ci, CASE_RESULT(k));
+				trace_mark(x, "case %s timed",
+					   t->cases[ci].id);
 			}
 			k++;
 		}
@@ -2575,6 +2684,7 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 	int rc = 0;
 
 	memset(&x, 0, sizeof(x));
+	x.t0_ns = t0;
 	memset(&cand_src, 0, sizeof(cand_src));
 	for (int i = 0; i < NROLES; i++)
 		x.logfd[i] = -1;
@@ -2660,9 +2770,11 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 	hash_snapshot(&cand_src, res);
 
 	/* 2. Builds. */
+	trace_mark(&x, "building");
 	if ((rc = build_all(&x, &cand_src)) != 0 || x.decided)
 		goto done;
 	res->pass_compilation = true;
+	trace_mark(&x, "built");
 
 	/* 3 and 4. */
 	x.timing = xcalloc((size_t)t->ncases, sizeof(struct case_timing));
@@ -2686,6 +2798,7 @@ done:
 		res->eval_seconds = (double)(now_ns() - t0) / 1e9;
 		result_score(res);
 	}
+	trace_mark(&x, "done");
 	ctx_release(&x);
 	sources_release(&cand_src);
 	return rc;

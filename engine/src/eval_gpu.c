@@ -78,6 +78,13 @@ double drain_allowed_ns(double base_drain_ns, double cand_claim_ns)
 	return fmax(base_drain_ns, 0) + fmax(8000.0, 0.02 * cand_claim_ns);
 }
 
+int64_t gpu_gate_hold_us(double prev_call_ns)
+{
+	double us = fmax(2000.0, 2.0 * prev_call_ns / 1e3);
+
+	return (int64_t)fmin(us, 100000.0);
+}
+
 void gpu_error_meaning(const char *name, struct gpu_error_meaning *m)
 {
 	/* Names without their runtime prefix: the two runtimes share them. */

@@ -141,6 +141,13 @@ double claims_allowed_excess(double cand_claim_ns, double base_fetch_ns);
  * median claim), drains compared as lower quartiles. */
 double drain_allowed_ns(double base_drain_ns, double cand_claim_ns);
 
+/* How long the ordering check holds the candidate's stream after
+ * arena_launch returns, in us: long enough for work launched elsewhere to
+ * write something - 2 ms, or twice the candidate's previous correctness
+ * call (prev_call_ns, the controller's clock; 0 when none), at most
+ * 100 ms. */
+int64_t gpu_gate_hold_us(double prev_call_ns);
+
 /* What a device error reported by a runner means (status and a clause
  * for the message).  name: "cudaErrorIllegalAddress" etc. */
 struct gpu_error_meaning {
@@ -362,6 +369,12 @@ enum runner_fail runner_await(struct runner *r);
 enum runner_fail runner_load(struct runner *r, const char *so_path);
 enum runner_fail runner_layout(struct runner *r, const char *proto);
 enum runner_fail runner_call(struct runner *r, int *rc);
+/* GPU: a call under the ordering check (engine/runner/gpu/gpu_gate.h):
+ * the runner holds its stream for hold_us after arena_launch returns.
+ * order: 0 nothing changed meanwhile, a + 1 argument a changed (work not
+ * ordered on the stream), -1 inconclusive, -2 a reply out of range. */
+enum runner_fail runner_call_gated(struct runner *r, int64_t hold_us, int *rc,
+				   int *order, int64_t *wall_ns);
 enum runner_fail runner_flush(struct runner *r, size_t bytes);
 /* claim: the runner's own time; wall: the controller's, send to reply. */
 enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,

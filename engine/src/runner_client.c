@@ -491,6 +491,21 @@ enum runner_fail runner_call(struct runner *r, int *rc)
 	return f;
 }
 
+enum runner_fail runner_call_gated(struct runner *r, int64_t hold_us, int *rc,
+				   int *order, int64_t *wall_ns)
+{
+	int64_t v[2];
+	char a[32];
+
+	snprintf(a, sizeof(a), "%" PRId64, hold_us);
+	enum runner_fail f = request(r, "call", a, "return", 2, v, wall_ns);
+	if (f == RUNNER_OK) {
+		*rc = (int)v[0];
+		*order = v[1] < -1 || v[1] > RP_MAX_ARGS ? -2 : (int)v[1];
+	}
+	return f;
+}
+
 enum runner_fail runner_flush(struct runner *r, size_t bytes)
 {
 	char a[32];

@@ -255,6 +255,19 @@ static void test_work_left_on_another_stream_is_rejected(void **s)
 	result_release(&r);
 }
 
+static void test_work_not_ordered_on_the_stream_is_rejected(void **s)
+{
+	struct opts o = { 0 };
+	struct task_result r;
+
+	(void)s;
+	evaluate("unordered_write", &o, &r);
+	expect(&r, RS_REJECTED, "work not ordered on the stream");
+	expect(&r, RS_REJECTED, "argument 'y' changed while the runner held");
+	expect(&r, RS_REJECTED, "correctness trial 1");
+	result_release(&r);
+}
+
 static void test_host_thread_left_running_is_rejected(void **s)
 {
 	struct opts o = { 0 };
@@ -329,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_sticky_device_fault_is_runtime_error_and_retires),
 		cmocka_unit_test(test_device_allocation_failure_is_runtime_error),
 		cmocka_unit_test(test_work_left_on_another_stream_is_rejected),
+		cmocka_unit_test(test_work_not_ordered_on_the_stream_is_rejected),
 		cmocka_unit_test(test_host_thread_left_running_is_rejected),
 		cmocka_unit_test(test_forking_from_a_gpu_runner_is_rejected),
 		cmocka_unit_test(test_shape_specialization_fails_held_out_on_gpu),

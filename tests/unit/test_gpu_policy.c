@@ -191,6 +191,15 @@ static void test_clock_and_drain_bounds(void **s)
 	assert_true(drain_allowed_ns(-5, 5e6) == 100000);
 }
 
+static void test_ordering_check_hold_time(void **s)
+{
+	(void)s;
+	assert_int_equal(gpu_gate_hold_us(0), 2000);
+	assert_int_equal(gpu_gate_hold_us(500000), 2000);
+	assert_int_equal(gpu_gate_hold_us(5e6), 10000);
+	assert_int_equal(gpu_gate_hold_us(1e9), 100000);
+}
+
 static void test_device_errors_map_to_verdicts(void **s)
 {
 	struct gpu_error_meaning m;
@@ -356,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_short_calls_are_batched_to_fifty_microseconds),
 		cmocka_unit_test(test_roofline_floor_from_measured_peaks),
 		cmocka_unit_test(test_clock_and_drain_bounds),
+		cmocka_unit_test(test_ordering_check_hold_time),
 		cmocka_unit_test(test_device_errors_map_to_verdicts),
 		cmocka_unit_test(test_device_error_replies_parse),
 		cmocka_unit_test(test_compilers_take_their_own_sources),

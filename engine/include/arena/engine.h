@@ -99,6 +99,7 @@ struct eval_options {
 	bool has_seed;
 	uint64_t seed;
 	const struct strvec *defines;
+	const char *log_dir;	/* keep the runner logs and timing.tsv here */
 };
 int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 		    const struct eval_options *opt, struct task_result *out,

@@ -54,6 +54,7 @@
 #include "../runner_io.h"
 #include "../runner_proto.h"
 #include "../runner_sandbox.h"
+#include "gpu_gate.h"
 
 static arena_launch_fn launch;
 
@@ -67,6 +68,7 @@ static void *dbuf[RP_MAX_SETS][RP_MAX_ARGS];
 
 static gpu_stream stream;
 static gpu_event ev_start, ev_end;
+static struct gpu_gate gate;		/* the ordering check (gpu_gate.h) */
 static void *flush_dev;
 static size_t flush_dev_size;
 static unsigned flush_round;
@@ -239,16 +241,93 @@ static void do_sets(const char *seq, char **save)
 	rio_replyf("ok %s", seq);
 }
 
-static void do_call(const char *seq)
+/* The ordering check around one call on set 0 (gpu_gate.h): *order is
+ * 0 when nothing changed while the stream was held, a + 1 when argument a
+ * did, -1 when the check was inconclusive (the gate's deadline passed:
+ * the kernel waited for its own stream inside arena_launch). */
+static bool gated_call(const char *seq, int64_t hold_us, int *rc, int *order)
 {
+	unsigned long long before[RP_MAX_ARGS], after[RP_MAX_ARGS];
+	unsigned state = GATE_WAITING;
+	/* Long enough for arena_launch to return; a kernel that waits for
+	 * its own stream inside it waits this long. */
+	uint64_t limit_ns = (uint64_t)(hold_us + 200000) * 1000;
+	const char *during = "hashing the arguments";
+	gpu_err e = gate_hash(&gate, dbuf[0], lay.bytes, lay.nargs, before);
+
+	*order = -1;
+	if (e == GPU(Success)) {
+		during = "holding the stream";
+		e = gate_close(&gate, stream, limit_ns);
+	}
+	if (e == GPU(Success)) {
+		*rc = call_set(0);
+		during = "in the kernel's launch";
+		e = GPU(GetLastError)();
+		if (e == GPU(Success)) {
+			gate_sleep_us(hold_us);
+			during = "running the kernel (its stream held)";
+			e = gate_hash(&gate, dbuf[0], lay.bytes, lay.nargs,
+				      after);
+		}
+		if (e == GPU(Success))
+			e = gate_state(&gate, &state);
+		/* Opened whatever happened: nothing waits for the deadline. */
+		gpu_err eo = gate_open(&gate);
+		if (e == GPU(Success) && eo != GPU(Success)) {
+			during = "releasing the stream";
+			e = eo;
+		}
+	}
+	if (e != GPU(Success)) {
+		device_error(seq, e, during);
+		return false;
+	}
+	if (state == GATE_EXPIRED || state == GATE_OPENED)
+		return true;
+	*order = 0;
+	for (int a = 0; a < lay.nargs; a++)
+		if (before[a] != after[a]) {
+			*order = a + 1;
+			return true;
+		}
+	int fake = gate_fake_unordered(dbuf[0], lay.bytes, lay.nargs);
+	if (fake >= 0)
+		*order = fake + 1;
+	return true;
+}
+
+/* call <seq> [<hold_us>]: one call on set 0, every argument copied in and
+ * out; with <hold_us>, under the ordering check, and the reply carries
+ * its outcome. */
+static void do_call(const char *seq, char **save)
+{
+	int64_t hold_us = -1;
+	int rc = 0, order = -1;
+
+	if (**save && (rio_parse_i64(save, &hold_us) || hold_us < 0 ||
+		       hold_us > 10000000)) {
+		rio_replyf("error %s bad hold time", seq);
+		return;
+	}
 	CHECK(seq, copy_set(0, true, ~0u), "copying the inputs to the device");
-	int rc = call_set(0);
-	CHECK(seq, GPU(GetLastError)(), "in the kernel's launch");
+	if (hold_us >= 0) {
+		CHECK(seq, GPU(StreamSynchronize)(stream),
+		      "copying the inputs to the device");
+		if (!gated_call(seq, hold_us, &rc, &order))
+			return;
+	} else {
+		rc = call_set(0);
+		CHECK(seq, GPU(GetLastError)(), "in the kernel's launch");
+	}
 	CHECK(seq, GPU(StreamSynchronize)(stream), "running the kernel");
 	CHECK(seq, GPU(DeviceSynchronize)(), "running the kernel");
 	CHECK(seq, copy_set(0, false, ~0u), "copying the outputs back");
 	CHECK(seq, GPU(StreamSynchronize)(stream), "copying the outputs back");
-	rio_replyf("ok %s %d", seq, rc);
+	if (hold_us >= 0)
+		rio_replyf("ok %s %d %d", seq, rc, order);
+	else
+		rio_replyf("ok %s %d", seq, rc);
 }
 
 #if !defined(ARENA_GPU_FAKE)
@@ -525,7 +604,7 @@ static void serve(void)
 		if (strcmp(cmd, "sets") == 0)
 			do_sets(seq, &save);
 		else if (strcmp(cmd, "call") == 0)
-			do_call(seq);
+			do_call(seq, &save);
 		else if (strcmp(cmd, "flush") == 0)
 			do_flush(seq, &save);
 		else if (strcmp(cmd, "time") == 0)
@@ -788,6 +867,9 @@ static gpu_err open_device(int dev, const char **during)
 		return e;
 	gpu_no_persisting_l2();
 	(void)GPU(GetLastError)();
+	*during = "preparing the ordering check";
+	if ((e = gate_init(&gate)) != GPU(Success))
+		return e;
 	/* One round trip of everything a request does, so that the driver
 	 * has done its lazy set-up before the sandbox closes. */
 	*during = "a first allocation, copy and memset";

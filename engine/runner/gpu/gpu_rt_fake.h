@@ -15,6 +15,11 @@
  *   arena_fake_gpu_leave_work(ns)       the next whole-device wait takes
  *                                       ns longer: work left on "another
  *                                       stream"
+ *   arena_fake_gpu_write_unordered(p, byte, n)
+ *                                       writes n bytes at p "from another
+ *                                       stream": while the runner holds its
+ *                                       stream (gpu_gate.h), the ordering
+ *                                       check reports the buffer p is in
  * Never part of a real build.
  */
 #ifndef ARENA_GPU_RT_FAKE_H
@@ -61,6 +66,8 @@ typedef struct fake_prop fakeDeviceProp_t;
 
 static int fake_sticky, fake_soft;
 static int64_t fake_pending_ns;
+static int fake_gate_closed;
+static void *fake_unordered_ptr;
 
 extern "C" __attribute__((visibility("default"))) void
 arena_fake_gpu_fault(int code, int sticky)
@@ -75,6 +82,14 @@ extern "C" __attribute__((visibility("default"))) void
 arena_fake_gpu_leave_work(long ns)
 {
 	fake_pending_ns += ns;
+}
+
+extern "C" __attribute__((visibility("default"))) void
+arena_fake_gpu_write_unordered(void *p, int byte, size_t n)
+{
+	memset(p, byte, n);
+	if (fake_gate_closed && !fake_unordered_ptr)
+		fake_unordered_ptr = p;
 }
 
 static inline int64_t fake_now(void)

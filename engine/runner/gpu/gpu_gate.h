@@ -1,0 +1,237 @@
+/*
+ * gpu_gate.h - the GPU runner's ordering check: is all of a kernel's work
+ * ordered on the stream it was given?
+ *
+ * A kernel must enqueue its work on the stream `arena_launch` receives (or
+ * on streams that wait on it).  Work launched elsewhere - its own
+ * non-blocking stream, the legacy default stream, a synchronous copy -
+ * escapes the timing events and races with whatever the caller queued
+ * before it.  The check, on a correctness call:
+ *
+ *   1. hash every argument buffer on the device (`before`);
+ *   2. close the gate: a one-thread kernel on the runner's stream that
+ *      spins until the runner opens it (or a deadline passes), so nothing
+ *      enqueued on that stream after it can run;
+ *   3. call arena_launch, then wait `hold` on the host;
+ *   4. hash every buffer again on a second stream of the runner's own,
+ *      which does not wait for the gate, and read the gate's state;
+ *   5. open the gate.
+ *
+ * Ordered work cannot have run by step 4, so any changed buffer was
+ * written by work that does not wait for the stream.  If the gate's
+ * deadline passed before step 4 ended (a kernel that synchronises inside
+ * arena_launch waits for it), the check is inconclusive, never a verdict.
+ *
+ * The fake runtime (gpu_rt_fake.h) runs every launch at once, so it cannot
+ * hold a stream: there a test kernel declares its unordered writes with
+ * arena_fake_gpu_write_unordered(), and the gate reports those.
+ */
+#ifndef ARENA_GPU_GATE_H
+#define ARENA_GPU_GATE_H
+
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu_rt.h"
+
+/* gate[0]: opened by the runner; gate[1]: the gate kernel's state. */
+enum { GATE_WAITING = 0, GATE_HOLDING = 1, GATE_OPENED = 2, GATE_EXPIRED = 3 };
+
+struct gpu_gate {
+	unsigned *dev;			/* gate[2] */
+	unsigned long long *hashes;	/* one per argument */
+	gpu_stream side;		/* does not wait for the gate */
+};
+
+#if !defined(ARENA_GPU_FAKE)
+__device__ static unsigned long long gate_clock_ns(void)
+{
+#if defined(ARENA_GPU_HIP)
+	/* s_memrealtime: a constant 100 MHz on gfx9 and later. */
+#if defined(__HIP_DEVICE_COMPILE__)
+	return (unsigned long long)__builtin_amdgcn_s_memrealtime() * 10ull;
+#else
+	return 0;
+#endif
+#else
+	unsigned long long t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+#endif
+}
+
+__global__ void gate_kernel(volatile unsigned *gate, unsigned long long limit_ns)
+{
+	unsigned long long t0 = gate_clock_ns(), spins = 0;
+
+	gate[1] = GATE_HOLDING;
+	__threadfence_system();
+	for (;;) {
+		if (gate[0]) {
+			gate[1] = GATE_OPENED;
+			return;
+		}
+		unsigned long long now = gate_clock_ns();
+		/* Without a clock, about 100 ns a spin. */
+		if ((now && now - t0 > limit_ns) ||
+		    (!now && ++spins > limit_ns / 100)) {
+			gate[1] = GATE_EXPIRED;
+			return;
+		}
+#if defined(ARENA_GPU_HIP)
+		__builtin_amdgcn_s_sleep(2);
+#else
+		__nanosleep(100);
+#endif
+	}
+}
+
+__device__ static unsigned long long gate_mix(unsigned long long z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* An order-independent hash of n bytes: the sum of a mix of every 8-byte
+ * word with its index (device allocations are 256-byte aligned). */
+__global__ void gate_hash_kernel(const unsigned char *p, size_t n,
+				 unsigned long long *out)
+{
+	size_t words = n / 8, stride = (size_t)gridDim.x * blockDim.x;
+	size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	unsigned long long acc = 0;
+
+	for (size_t i = first; i < words; i += stride)
+		acc += gate_mix(((const unsigned long long *)p)[i] ^
+				(i * 0x9e3779b97f4a7c15ull));
+	if (first == 0)
+		for (size_t i = words * 8; i < n; i++)
+			acc += gate_mix((unsigned long long)p[i] << 8 ^ i);
+	if (acc)
+		atomicAdd(out, acc);
+}
+#endif
+
+static gpu_err gate_init(struct gpu_gate *g)
+{
+	gpu_err e;
+
+	memset(g, 0, sizeof(*g));
+	if ((e = GPU(Malloc)((void **)&g->dev, 2 * sizeof(unsigned))) !=
+		    GPU(Success) ||
+	    (e = GPU(Malloc)((void **)&g->hashes,
+			     RP_MAX_ARGS * sizeof(unsigned long long))) !=
+		    GPU(Success))
+		return e;
+	return GPU(StreamCreateWithFlags)(&g->side, GPU(StreamNonBlocking));
+}
+
+/* Hashes of n buffers, computed on the gate's own stream. */
+static gpu_err gate_hash(struct gpu_gate *g, void *const *buf,
+			 const size_t *bytes, int n, unsigned long long *out)
+{
+	gpu_err e;
+
+	if ((e = GPU(MemsetAsync)(g->hashes, 0,
+				  RP_MAX_ARGS * sizeof(unsigned long long),
+				  g->side)) != GPU(Success))
+		return e;
+#if defined(ARENA_GPU_FAKE)
+	(void)buf, (void)bytes;
+	memset(out, 0, (size_t)n * sizeof(*out));
+	return GPU(Success);
+#else
+	for (int a = 0; a < n; a++)
+		if (bytes[a] > 0)
+			gate_hash_kernel<<<512, 256, 0, g->side>>>(
+				(const unsigned char *)buf[a], (size_t)bytes[a],
+				g->hashes + a);
+	if ((e = GPU(GetLastError)()) != GPU(Success) ||
+	    (e = GPU(MemcpyAsync)(out, g->hashes,
+				  (size_t)n * sizeof(unsigned long long),
+				  GPU(MemcpyDeviceToHost), g->side)) !=
+		    GPU(Success))
+		return e;
+	return GPU(StreamSynchronize)(g->side);
+#endif
+}
+
+/* Holds `stream` until gate_open, or for limit_ns at most. */
+static gpu_err gate_close(struct gpu_gate *g, gpu_stream stream,
+			  uint64_t limit_ns)
+{
+	gpu_err e = GPU(MemsetAsync)(g->dev, 0, 2 * sizeof(unsigned), stream);
+
+	if (e != GPU(Success))
+		return e;
+#if defined(ARENA_GPU_FAKE)
+	(void)limit_ns;
+	fake_gate_closed = 1;
+	fake_unordered_ptr = NULL;
+	return GPU(Success);
+#else
+	gate_kernel<<<1, 1, 0, stream>>>(g->dev, (unsigned long long)limit_ns);
+	return GPU(GetLastError)();
+#endif
+}
+
+/* The gate kernel's state (GATE_*), read without waiting for it. */
+static gpu_err gate_state(struct gpu_gate *g, unsigned *state)
+{
+#if defined(ARENA_GPU_FAKE)
+	*state = GATE_HOLDING;
+	(void)g;
+	return GPU(Success);
+#else
+	unsigned s[2] = { 0, 0 };
+	gpu_err e = GPU(MemcpyAsync)(s, g->dev, sizeof(s),
+				     GPU(MemcpyDeviceToHost), g->side);
+	if (e == GPU(Success))
+		e = GPU(StreamSynchronize)(g->side);
+	*state = s[1];
+	return e;
+#endif
+}
+
+static gpu_err gate_open(struct gpu_gate *g)
+{
+#if defined(ARENA_GPU_FAKE)
+	fake_gate_closed = 0;
+	(void)g;
+	return GPU(Success);
+#else
+	static const unsigned one = 1;
+	gpu_err e = GPU(MemcpyAsync)(g->dev, &one, sizeof(one),
+				     GPU(MemcpyHostToDevice), g->side);
+	return e == GPU(Success) ? GPU(StreamSynchronize)(g->side) : e;
+#endif
+}
+
+/* The argument (0-based) that the fake's declared unordered write hit, or
+ * -1; real devices compare hashes instead. */
+static int gate_fake_unordered(void *const *buf, const size_t *bytes, int n)
+{
+#if defined(ARENA_GPU_FAKE)
+	const unsigned char *p = (const unsigned char *)fake_unordered_ptr;
+	for (int a = 0; p && a < n; a++) {
+		const unsigned char *b = (const unsigned char *)buf[a];
+		if (p >= b && p < b + bytes[a])
+			return a;
+	}
+#else
+	(void)buf, (void)bytes, (void)n;
+#endif
+	return -1;
+}
+
+static void gate_sleep_us(int64_t us)
+{
+	struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
+
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+#endif /* ARENA_GPU_GATE_H */
