@@ -4,7 +4,8 @@
 # (for an unimplemented task the copy holds its baseline.<ext> under the
 # editable name).  The baseline against itself is also an A/A measurement:
 # speedups should sit at 1.  Writes $OUT/baselines.txt (a table) and
-# $OUT/baselines.csv.  usage: baselines.sh [SELECTOR...] (default:
+# $OUT/baselines.csv, and each evaluation's logs (timing.tsv among them:
+# tests/gpu/timing_report.py reads it) under $OUT/logs/.  usage: baselines.sh [SELECTOR...] (default:
 # hip2hip cuda2cuda instruction2hip)
 . "$(dirname "$0")/lib.sh"
 TABLE=$OUT/baselines.txt
@@ -29,7 +30,7 @@ for sel in "$@"; do
 		done
 		t0=$(now)
 		"$ARENA" --store "$STORE" eval "$t" --workspace "$ws" --held-out \
-			--no-cache > "$ws.out" 2>&1
+			--no-cache --logs "$OUT/logs/$(echo "$t" | tr / _)" > "$ws.out" 2>&1
 		secs=$(elapsed "$t0")
 		st=$(field status < "$ws.out")
 		sp=$(field speedup_ratio < "$ws.out")

@@ -4,7 +4,8 @@
 # evaluation has cached the reference and baseline artifacts and the
 # device's facts.  Target (issue 4): <= 3 s.  Writes $OUT/reeval.txt.
 # REEVAL_MODES (default "--quick default") and REEVAL_EDITS (default 3)
-# choose what is timed.
+# choose what is timed.  Each evaluation's logs go to $OUT/reeval-logs/
+# (timing.tsv's phase marks say where the seconds went).
 . "$(dirname "$0")/lib.sh"
 TABLE=$OUT/reeval.txt
 : > "$TABLE"
@@ -24,10 +25,12 @@ for mode in ${REEVAL_MODES:---quick default}; do
 		t0=$(now)
 		if [ "$mode" = default ]; then
 			"$ARENA" --store "$STORE" --tasks-dir "$here" eval \
-				task/vecpoly_hip --workspace "$ws" > "$ws.out" 2>&1
+				task/vecpoly_hip --workspace "$ws" \
+				--logs "$OUT/reeval-logs/default-$i" > "$ws.out" 2>&1
 		else
 			"$ARENA" --store "$STORE" --tasks-dir "$here" eval \
-				task/vecpoly_hip --workspace "$ws" --quick > "$ws.out" 2>&1
+				task/vecpoly_hip --workspace "$ws" --quick \
+				--logs "$OUT/reeval-logs/quick-$i" > "$ws.out" 2>&1
 		fi
 		t=$(elapsed "$t0")
 		say "edit $i, arena eval ${mode#--} : $t s end to end (evaluator's own eval_seconds $(sed -n 's/^ *eval_seconds: //p' "$ws.out" | head -n 1), status $(field status < "$ws.out"), speedup $(field speedup_ratio < "$ws.out"))"
