@@ -820,27 +820,39 @@ static bool call_outcome_ok(struct eval_ctx *x, enum role role,
 	return role != ROLE_CAND || census_ok(x, r, what, c);
 }
 
-/* The verdict of the ordering check on one candidate call (runner
- * order: see runner_call_gated). */
-static bool order_ok(struct eval_ctx *x, int order, int64_t hold_us,
+/* The verdicts of the ordering check on one candidate call (order and
+ * late: see runner_call_gated). */
+static bool order_ok(struct eval_ctx *x, int order, int late, int64_t hold_us,
 		     const char *what, const struct task_case *c)
 {
-	if (order == -2) {
+	const char *entry = x->t->entry ? x->t->entry : "arena_launch";
+
+	if (order == -2 || late == -2) {
 		verdict(x, RS_REJECTED, "the candidate runner sent a malformed "
 			"ordering-check reply %s, %s '%s'", what, case_kind(c),
 			c->id);
 		return false;
 	}
-	if (order <= 0)
-		return true;
-	verdict(x, RS_REJECTED, "work not ordered on the stream %s was given "
-		"%s, %s '%s': argument '%s' changed while the runner held that "
-		"stream (for %.1f ms after the call returned); a kernel must "
-		"enqueue all its work on the stream it is given, or on streams "
-		"that wait for it", x->t->entry ? x->t->entry : "arena_launch",
-		what, case_kind(c), c->id, x->t->args[order - 1].name,
-		(double)hold_us / 1e3);
-	return false;
+	if (order > 0) {
+		verdict(x, RS_REJECTED, "work not ordered on the stream %s was "
+			"given %s, %s '%s': argument '%s' changed while the "
+			"runner held that stream (for %.1f ms after the call "
+			"returned); a kernel must enqueue all its work on the "
+			"stream it is given, or on streams that wait for it",
+			entry, what, case_kind(c), c->id,
+			x->t->args[order - 1].name, (double)hold_us / 1e3);
+		return false;
+	}
+	if (late > 0) {
+		verdict(x, RS_REJECTED, "work still running after the stream %s "
+			"was given had finished %s, %s '%s': argument '%s' "
+			"changed after that stream's own work was done; work "
+			"forked onto another stream must be joined back into "
+			"the given stream before %s returns", entry, what,
+			case_kind(c), c->id, x->t->args[late - 1].name, entry);
+		return false;
+	}
+	return true;
 }
 
 /* One call; a GPU candidate's under the ordering check.  False (verdict
@@ -849,21 +861,21 @@ static bool call_checked(struct eval_ctx *x, enum role role,
 			 struct runner *r, const char *what,
 			 const struct task_case *c)
 {
-	int rc = 0, order = 0;
+	int rc = 0, order = 0, late = 0;
 	int64_t wall = 0, hold = 0;
 	bool gated = role == ROLE_CAND && role_gpu(x, role);
 	enum runner_fail f;
 
 	if (gated) {
 		hold = gpu_gate_hold_us(x->gate_prev_ns);
-		f = runner_call_gated(r, hold, &rc, &order, &wall);
+		f = runner_call_gated(r, hold, &rc, &order, &late, &wall);
 		x->gate_prev_ns = fmax(0.0, (double)wall - (double)hold * 1e3);
 	} else {
 		f = runner_call(r, &rc);
 	}
 	if (!call_outcome_ok(x, role, r, f, rc, what, c))
 		return false;
-	if (gated && !order_ok(x, order, hold, what, c))
+	if (gated && !order_ok(x, order, late, hold, what, c))
 		return false;
 	if (role != ROLE_CAND)
 		note_trusted(x, r);

@@ -82,7 +82,7 @@ int64_t gpu_gate_hold_us(double prev_call_ns)
 {
 	double us = fmax(2000.0, 2.0 * prev_call_ns / 1e3);
 
-	return (int64_t)fmin(us, 100000.0);
+	return (int64_t)fmin(us, 20000.0);
 }
 
 void gpu_error_meaning(const char *name, struct gpu_error_meaning *m)

@@ -144,8 +144,8 @@ double drain_allowed_ns(double base_drain_ns, double cand_claim_ns);
 /* How long the ordering check holds the candidate's stream after
  * arena_launch returns, in us: long enough for work launched elsewhere to
  * write something - 2 ms, or twice the candidate's previous correctness
- * call (prev_call_ns, the controller's clock; 0 when none), at most
- * 100 ms. */
+ * call (prev_call_ns, the controller's clock less the hold; 0 when none),
+ * at most 20 ms. */
 int64_t gpu_gate_hold_us(double prev_call_ns);
 
 /* What a device error reported by a runner means (status and a clause
@@ -372,9 +372,11 @@ enum runner_fail runner_call(struct runner *r, int *rc);
 /* GPU: a call under the ordering check (engine/runner/gpu/gpu_gate.h):
  * the runner holds its stream for hold_us after arena_launch returns.
  * order: 0 nothing changed meanwhile, a + 1 argument a changed (work not
- * ordered on the stream), -1 inconclusive, -2 a reply out of range. */
+ * ordered on the stream), -1 inconclusive; late: a + 1 argument a changed
+ * after the stream's own work had finished (work forked and never
+ * joined), else 0; either is -2 for a reply out of range. */
 enum runner_fail runner_call_gated(struct runner *r, int64_t hold_us, int *rc,
-				   int *order, int64_t *wall_ns);
+				   int *order, int *late, int64_t *wall_ns);
 enum runner_fail runner_flush(struct runner *r, size_t bytes);
 /* claim: the runner's own time; wall: the controller's, send to reply. */
 enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,

@@ -492,16 +492,17 @@ enum runner_fail runner_call(struct runner *r, int *rc)
 }
 
 enum runner_fail runner_call_gated(struct runner *r, int64_t hold_us, int *rc,
-				   int *order, int64_t *wall_ns)
+				   int *order, int *late, int64_t *wall_ns)
 {
-	int64_t v[2];
+	int64_t v[3];
 	char a[32];
 
 	snprintf(a, sizeof(a), "%" PRId64, hold_us);
-	enum runner_fail f = request(r, "call", a, "return", 2, v, wall_ns);
+	enum runner_fail f = request(r, "call", a, "return", 3, v, wall_ns);
 	if (f == RUNNER_OK) {
 		*rc = (int)v[0];
 		*order = v[1] < -1 || v[1] > RP_MAX_ARGS ? -2 : (int)v[1];
+		*late = v[2] < 0 || v[2] > RP_MAX_ARGS ? -2 : (int)v[2];
 	}
 	return f;
 }
@@ -698,6 +699,10 @@ static void runner_env(struct strvec *env, bool gpu)
 		/* The PTX JIT cache would be a file write, which Landlock
 		 * refuses anyway. */
 		strvec_push(env, "CUDA_CACHE_DISABLE=1");
+		/* A kernel's module loads when its shared object does, not at
+		 * its first launch: lazy loading waits for the device, and the
+		 * ordering check holds the device's stream (gpu_gate.h). */
+		strvec_push(env, "CUDA_MODULE_LOADING=EAGER");
 	}
 	/* For sanitizer builds of the runner only (others ignore these): a
 	 * kernel's crash must stay a signal the controller can name, and the

@@ -40,6 +40,7 @@ check baseline_copy ok "cuda:0 Arena Fake GPU (sm_00)" --quick
 check device_fault runtime_error "illegal memory access"
 check leave_work rejected "work left running on the device" --quick
 check unordered_write rejected "work not ordered on the stream"
+check late_write rejected "work still running after the stream"
 check thread_worker rejected "work left running after arena_launch"
 check shape_specialized incorrect "held-out case" --held-out
 

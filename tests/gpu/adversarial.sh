@@ -42,7 +42,7 @@ check partial_write incorrect "never written"
 check reuse_buffer incorrect "correctness trial 2"
 check cache_pointer incorrect "correctness trial 2"
 check modify_input rejected "was modified by the kernel"
-check other_stream rejected "work not ordered on the stream|work left running on the device|inconsistent with the controller" --quick
+check other_stream rejected "work still running after the stream|work not ordered on the stream|work left running on the device|inconsistent with the controller" --quick
 # Unordered with the given stream: the ordering check sees its output
 # change while the runner holds that stream.
 check other_stream_naive rejected "work not ordered on the stream" --quick

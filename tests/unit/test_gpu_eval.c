@@ -268,6 +268,18 @@ static void test_work_not_ordered_on_the_stream_is_rejected(void **s)
 	result_release(&r);
 }
 
+static void test_work_never_joined_to_the_stream_is_rejected(void **s)
+{
+	struct opts o = { 0 };
+	struct task_result r;
+
+	(void)s;
+	evaluate("late_write", &o, &r);
+	expect(&r, RS_REJECTED, "work still running after the stream");
+	expect(&r, RS_REJECTED, "argument 'y' changed after");
+	result_release(&r);
+}
+
 static void test_host_thread_left_running_is_rejected(void **s)
 {
 	struct opts o = { 0 };
@@ -343,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_device_allocation_failure_is_runtime_error),
 		cmocka_unit_test(test_work_left_on_another_stream_is_rejected),
 		cmocka_unit_test(test_work_not_ordered_on_the_stream_is_rejected),
+		cmocka_unit_test(test_work_never_joined_to_the_stream_is_rejected),
 		cmocka_unit_test(test_host_thread_left_running_is_rejected),
 		cmocka_unit_test(test_forking_from_a_gpu_runner_is_rejected),
 		cmocka_unit_test(test_shape_specialization_fails_held_out_on_gpu),

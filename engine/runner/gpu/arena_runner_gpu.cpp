@@ -241,13 +241,28 @@ static void do_sets(const char *seq, char **save)
 	rio_replyf("ok %s", seq);
 }
 
-/* The ordering check around one call on set 0 (gpu_gate.h): *order is
- * 0 when nothing changed while the stream was held, a + 1 when argument a
- * did, -1 when the check was inconclusive (the gate's deadline passed:
- * the kernel waited for its own stream inside arena_launch). */
-static bool gated_call(const char *seq, int64_t hold_us, int *rc, int *order)
+/* The first argument whose hash differs, + 1; 0 when none does. */
+static int first_changed(const unsigned long long *x,
+			 const unsigned long long *y)
 {
-	unsigned long long before[RP_MAX_ARGS], after[RP_MAX_ARGS];
+	for (int a = 0; a < lay.nargs; a++)
+		if (x[a] != y[a])
+			return a + 1;
+	return 0;
+}
+
+/* One call on set 0 under the ordering check (gpu_gate.h), its inputs
+ * already on the device.  *order: 0 when nothing changed while the stream
+ * was held, a + 1 when argument a did, -1 when the check was inconclusive
+ * (the gate's deadline passed first: the kernel waited for its own stream
+ * inside arena_launch).  *late: a + 1 when argument a changed after the
+ * stream's own work had finished, else 0.  False when a device error was
+ * replied. */
+static bool gated_call(const char *seq, int64_t hold_us, int *rc, int *order,
+		       int *late)
+{
+	unsigned long long before[RP_MAX_ARGS], held[RP_MAX_ARGS];
+	unsigned long long end[RP_MAX_ARGS], fin[RP_MAX_ARGS];
 	unsigned state = GATE_WAITING;
 	/* Long enough for arena_launch to return; a kernel that waits for
 	 * its own stream inside it waits this long. */
@@ -256,6 +271,7 @@ static bool gated_call(const char *seq, int64_t hold_us, int *rc, int *order)
 	gpu_err e = gate_hash(&gate, dbuf[0], lay.bytes, lay.nargs, before);
 
 	*order = -1;
+	*late = 0;
 	if (e == GPU(Success)) {
 		during = "holding the stream";
 		e = gate_close(&gate, stream, limit_ns);
@@ -264,11 +280,14 @@ static bool gated_call(const char *seq, int64_t hold_us, int *rc, int *order)
 		*rc = call_set(0);
 		during = "in the kernel's launch";
 		e = GPU(GetLastError)();
+		if (e == GPU(Success))
+			e = gate_hash_start(&gate, stream, 1, dbuf[0], lay.bytes,
+					    lay.nargs);
 		if (e == GPU(Success)) {
 			gate_sleep_us(hold_us);
 			during = "running the kernel (its stream held)";
 			e = gate_hash(&gate, dbuf[0], lay.bytes, lay.nargs,
-				      after);
+				      held);
 		}
 		if (e == GPU(Success))
 			e = gate_state(&gate, &state);
@@ -279,31 +298,34 @@ static bool gated_call(const char *seq, int64_t hold_us, int *rc, int *order)
 			e = eo;
 		}
 	}
+	if (e == GPU(Success)) {
+		during = "running the kernel";
+		e = gate_hash_read(&gate, stream, 1, lay.nargs, end);
+	}
+	if (e == GPU(Success))
+		e = GPU(DeviceSynchronize)();
+	if (e == GPU(Success))
+		e = gate_hash(&gate, dbuf[0], lay.bytes, lay.nargs, fin);
 	if (e != GPU(Success)) {
 		device_error(seq, e, during);
 		return false;
 	}
+	int hit = gate_fake_hit(dbuf[0], lay.bytes, lay.nargs, true);
+	*late = hit >= 0 ? hit + 1 : first_changed(end, fin);
 	if (state == GATE_EXPIRED || state == GATE_OPENED)
 		return true;
-	*order = 0;
-	for (int a = 0; a < lay.nargs; a++)
-		if (before[a] != after[a]) {
-			*order = a + 1;
-			return true;
-		}
-	int fake = gate_fake_unordered(dbuf[0], lay.bytes, lay.nargs);
-	if (fake >= 0)
-		*order = fake + 1;
+	hit = gate_fake_hit(dbuf[0], lay.bytes, lay.nargs, false);
+	*order = hit >= 0 ? hit + 1 : first_changed(before, held);
 	return true;
 }
 
 /* call <seq> [<hold_us>]: one call on set 0, every argument copied in and
  * out; with <hold_us>, under the ordering check, and the reply carries
- * its outcome. */
+ * its two findings (`ok <seq> <rc> <order> <late>`). */
 static void do_call(const char *seq, char **save)
 {
 	int64_t hold_us = -1;
-	int rc = 0, order = -1;
+	int rc = 0, order = -1, late = 0;
 
 	if (**save && (rio_parse_i64(save, &hold_us) || hold_us < 0 ||
 		       hold_us > 10000000)) {
@@ -314,7 +336,7 @@ static void do_call(const char *seq, char **save)
 	if (hold_us >= 0) {
 		CHECK(seq, GPU(StreamSynchronize)(stream),
 		      "copying the inputs to the device");
-		if (!gated_call(seq, hold_us, &rc, &order))
+		if (!gated_call(seq, hold_us, &rc, &order, &late))
 			return;
 	} else {
 		rc = call_set(0);
@@ -325,7 +347,7 @@ static void do_call(const char *seq, char **save)
 	CHECK(seq, copy_set(0, false, ~0u), "copying the outputs back");
 	CHECK(seq, GPU(StreamSynchronize)(stream), "copying the outputs back");
 	if (hold_us >= 0)
-		rio_replyf("ok %s %d %d", seq, rc, order);
+		rio_replyf("ok %s %d %d %d", seq, rc, order, late);
 	else
 		rio_replyf("ok %s %d", seq, rc);
 }

@@ -13,12 +13,21 @@
  *      spins until the runner opens it (or a deadline passes), so nothing
  *      enqueued on that stream after it can run;
  *   3. call arena_launch, then wait `hold` on the host;
- *   4. hash every buffer again on a second stream of the runner's own,
- *      which does not wait for the gate, and read the gate's state;
- *   5. open the gate.
+ *   4. queue a hash of every buffer on the given stream, after the
+ *      kernel's work (`end`);
+ *   5. hash every buffer again on a second stream of the runner's own,
+ *      which does not wait for the gate (`held`), and read the gate's
+ *      state;
+ *   6. open the gate, wait for the whole device, hash again (`final`).
  *
- * Ordered work cannot have run by step 4, so any changed buffer was
- * written by work that does not wait for the stream.  If the gate's
+ * Ordered work cannot have run by step 5, so a buffer that changed
+ * between `before` and `held` was written by work that does not wait for
+ * the stream.  A buffer that changed between `end` and `final` was written
+ * after the stream's own work had finished: work forked from the stream
+ * and never joined back into it.  That second finding is a race (the
+ * forked work and the `end` hash start together when the gate opens), won
+ * by the check unless the forked work finishes before the hash has read
+ * the buffer.  If the gate's
  * deadline passed before step 4 ended (a kernel that synchronises inside
  * arena_launch waits for it), the check is inconclusive, never a verdict.
  *
@@ -40,7 +49,7 @@ enum { GATE_WAITING = 0, GATE_HOLDING = 1, GATE_OPENED = 2, GATE_EXPIRED = 3 };
 
 struct gpu_gate {
 	unsigned *dev;			/* gate[2] */
-	unsigned long long *hashes;	/* one per argument */
+	unsigned long long *hashes;	/* two slots of one per argument */
 	gpu_stream side;		/* does not wait for the gate */
 };
 
@@ -122,40 +131,56 @@ static gpu_err gate_init(struct gpu_gate *g)
 	if ((e = GPU(Malloc)((void **)&g->dev, 2 * sizeof(unsigned))) !=
 		    GPU(Success) ||
 	    (e = GPU(Malloc)((void **)&g->hashes,
-			     RP_MAX_ARGS * sizeof(unsigned long long))) !=
+			     2 * RP_MAX_ARGS * sizeof(unsigned long long))) !=
 		    GPU(Success))
 		return e;
 	return GPU(StreamCreateWithFlags)(&g->side, GPU(StreamNonBlocking));
 }
 
-/* Hashes of n buffers, computed on the gate's own stream. */
-static gpu_err gate_hash(struct gpu_gate *g, void *const *buf,
-			 const size_t *bytes, int n, unsigned long long *out)
+/* Starts hashing n buffers on stream s into hash slot `slot` (0 or 1). */
+static gpu_err gate_hash_start(struct gpu_gate *g, gpu_stream s, int slot,
+			       void *const *buf, const size_t *bytes, int n)
 {
-	gpu_err e;
+	unsigned long long *h = g->hashes + slot * RP_MAX_ARGS;
+	gpu_err e = GPU(MemsetAsync)(h, 0, RP_MAX_ARGS * sizeof(*h), s);
 
-	if ((e = GPU(MemsetAsync)(g->hashes, 0,
-				  RP_MAX_ARGS * sizeof(unsigned long long),
-				  g->side)) != GPU(Success))
+	if (e != GPU(Success))
 		return e;
 #if defined(ARENA_GPU_FAKE)
-	(void)buf, (void)bytes;
-	memset(out, 0, (size_t)n * sizeof(*out));
+	(void)buf, (void)bytes, (void)n;
 	return GPU(Success);
 #else
 	for (int a = 0; a < n; a++)
 		if (bytes[a] > 0)
-			gate_hash_kernel<<<512, 256, 0, g->side>>>(
-				(const unsigned char *)buf[a], (size_t)bytes[a],
-				g->hashes + a);
-	if ((e = GPU(GetLastError)()) != GPU(Success) ||
-	    (e = GPU(MemcpyAsync)(out, g->hashes,
-				  (size_t)n * sizeof(unsigned long long),
-				  GPU(MemcpyDeviceToHost), g->side)) !=
-		    GPU(Success))
-		return e;
-	return GPU(StreamSynchronize)(g->side);
+			gate_hash_kernel<<<512, 256, 0, s>>>(
+				(const unsigned char *)buf[a], bytes[a], h + a);
+	return GPU(GetLastError)();
 #endif
+}
+
+/* Waits for slot's hashes (queued on stream s) and copies them out. */
+static gpu_err gate_hash_read(struct gpu_gate *g, gpu_stream s, int slot,
+			      int n, unsigned long long *out)
+{
+#if defined(ARENA_GPU_FAKE)
+	(void)g, (void)s, (void)slot;
+	memset(out, 0, (size_t)n * sizeof(*out));
+	return GPU(Success);
+#else
+	gpu_err e = GPU(MemcpyAsync)(out, g->hashes + slot * RP_MAX_ARGS,
+				     (size_t)n * sizeof(*out),
+				     GPU(MemcpyDeviceToHost), s);
+	return e == GPU(Success) ? GPU(StreamSynchronize)(s) : e;
+#endif
+}
+
+/* Hashes of n buffers now, on the gate's own stream (slot 0). */
+static gpu_err gate_hash(struct gpu_gate *g, void *const *buf,
+			 const size_t *bytes, int n, unsigned long long *out)
+{
+	gpu_err e = gate_hash_start(g, g->side, 0, buf, bytes, n);
+
+	return e == GPU(Success) ? gate_hash_read(g, g->side, 0, n, out) : e;
 }
 
 /* Holds `stream` until gate_open, or for limit_ns at most. */
@@ -169,7 +194,7 @@ static gpu_err gate_close(struct gpu_gate *g, gpu_stream stream,
 #if defined(ARENA_GPU_FAKE)
 	(void)limit_ns;
 	fake_gate_closed = 1;
-	fake_unordered_ptr = NULL;
+	fake_unordered_ptr = fake_late_ptr = NULL;
 	return GPU(Success);
 #else
 	gate_kernel<<<1, 1, 0, stream>>>(g->dev, (unsigned long long)limit_ns);
@@ -209,19 +234,22 @@ static gpu_err gate_open(struct gpu_gate *g)
 #endif
 }
 
-/* The argument (0-based) that the fake's declared unordered write hit, or
- * -1; real devices compare hashes instead. */
-static int gate_fake_unordered(void *const *buf, const size_t *bytes, int n)
+/* The argument (0-based) that the fake's declared unordered (late: true,
+ * after the stream ended) write hit, or -1; real devices compare hashes
+ * instead. */
+static int gate_fake_hit(void *const *buf, const size_t *bytes, int n,
+			 bool late)
 {
 #if defined(ARENA_GPU_FAKE)
-	const unsigned char *p = (const unsigned char *)fake_unordered_ptr;
+	const unsigned char *p = (const unsigned char *)(late ? fake_late_ptr
+							 : fake_unordered_ptr);
 	for (int a = 0; p && a < n; a++) {
 		const unsigned char *b = (const unsigned char *)buf[a];
 		if (p >= b && p < b + bytes[a])
 			return a;
 	}
 #else
-	(void)buf, (void)bytes, (void)n;
+	(void)buf, (void)bytes, (void)n, (void)late;
 #endif
 	return -1;
 }

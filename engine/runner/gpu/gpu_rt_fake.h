@@ -20,6 +20,9 @@
  *                                       stream": while the runner holds its
  *                                       stream (gpu_gate.h), the ordering
  *                                       check reports the buffer p is in
+ *   arena_fake_gpu_write_late(p, byte, n)
+ *                                       the same "after the given stream
+ *                                       had finished": work never joined
  * Never part of a real build.
  */
 #ifndef ARENA_GPU_RT_FAKE_H
@@ -67,7 +70,7 @@ typedef struct fake_prop fakeDeviceProp_t;
 static int fake_sticky, fake_soft;
 static int64_t fake_pending_ns;
 static int fake_gate_closed;
-static void *fake_unordered_ptr;
+static void *fake_unordered_ptr, *fake_late_ptr;
 
 extern "C" __attribute__((visibility("default"))) void
 arena_fake_gpu_fault(int code, int sticky)
@@ -90,6 +93,14 @@ arena_fake_gpu_write_unordered(void *p, int byte, size_t n)
 	memset(p, byte, n);
 	if (fake_gate_closed && !fake_unordered_ptr)
 		fake_unordered_ptr = p;
+}
+
+extern "C" __attribute__((visibility("default"))) void
+arena_fake_gpu_write_late(void *p, int byte, size_t n)
+{
+	memset(p, byte, n);
+	if (fake_gate_closed && !fake_late_ptr)
+		fake_late_ptr = p;
 }
 
 static inline int64_t fake_now(void)
