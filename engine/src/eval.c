@@ -820,6 +820,49 @@ static bool call_outcome_ok(struct eval_ctx *x, enum role role,
 	return role != ROLE_CAND || census_ok(x, r, what, c);
 }
 
+/* What one runner's timed request said, and the controller's clock. */
+struct gpu_sample {
+	int64_t claim, wall, drain, fetch;
+};
+
+/* A comment line in timing.tsv: how far into the evaluation what
+ * happened (where an evaluation's seconds go). */
+static void trace_mark(struct eval_ctx *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void trace_mark(struct eval_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!x->trace)
+		return;
+	fprintf(x->trace, "# %.1f ms: ", (double)(now_ns() - x->t0_ns) / 1e6);
+	va_start(ap, fmt);
+	vfprintf(x->trace, fmt, ap);
+	va_end(ap);
+	fputc('\n', x->trace);
+}
+
+/* One line of <log_dir>/timing.tsv per timed pair (and GPU warm-up
+ * pair): what the runners claimed, the controller's clock, and the host's
+ * own work, so that noise can be traced to its source (docs/evaluator.md;
+ * host pairs have no drain or fetch). */
+static void trace_pair(struct eval_ctx *x, const struct task_case *c,
+			   int block, const char *kind, int num, int n,
+			   bool base_first, const struct gpu_sample *bs,
+			   const struct gpu_sample *cs, uint64_t stage_ns,
+			   uint64_t check_ns)
+{
+	if (!x->trace)
+		return;
+	fprintf(x->trace, "%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
+		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\n", c->id, block, kind,
+		num, n, base_first ? 1 : 0, (long long)bs->claim,
+		(long long)cs->claim, (long long)bs->wall, (long long)cs->wall,
+		(long long)bs->drain, (long long)cs->drain, (long long)bs->fetch,
+		(long long)cs->fetch, (unsigned long long)stage_ns,
+		(unsigned long long)check_ns);
+}
+
 /* The verdicts of the ordering check on one candidate call (order and
  * late: see runner_call_gated). */
 static bool order_ok(struct eval_ctx *x, int order, int late, int64_t hold_us,
@@ -975,9 +1018,13 @@ static int check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 					   RS_INFRA_ERROR, prefix))
 				goto out;
 		}
+		trace_mark(x, "case %s trial %d: reference done", c->id,
+			   trial + 1);
 		if (!call_checked(x, ROLE_CAND, cand, what, c) ||
 		    !inputs_intact(x, &l, stage, cand, what, c))
 			goto out;
+		trace_mark(x, "case %s trial %d: candidate done", c->id,
+			   trial + 1);
 		snprintf(prefix, sizeof(prefix), "%s '%s', correctness trial %d",
 			 case_kind(c), c->id, trial + 1);
 		if (!outputs_match(x, &l, cand, ref, 1.0, pattern,
@@ -1107,49 +1154,6 @@ static bool time_one(struct eval_ctx *x, enum role role, struct runner *r,
 		return false;
 	}
 	return true;
-}
-
-/* What one runner's timed request said, and the controller's clock. */
-struct gpu_sample {
-	int64_t claim, wall, drain, fetch;
-};
-
-/* A comment line in timing.tsv: how far into the evaluation what
- * happened (where an evaluation's seconds go). */
-static void trace_mark(struct eval_ctx *x, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void trace_mark(struct eval_ctx *x, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!x->trace)
-		return;
-	fprintf(x->trace, "# %.1f ms: ", (double)(now_ns() - x->t0_ns) / 1e6);
-	va_start(ap, fmt);
-	vfprintf(x->trace, fmt, ap);
-	va_end(ap);
-	fputc('\n', x->trace);
-}
-
-/* One line of <log_dir>/timing.tsv per timed pair (and GPU warm-up
- * pair): what the runners claimed, the controller's clock, and the host's
- * own work, so that noise can be traced to its source (docs/evaluator.md;
- * host pairs have no drain or fetch). */
-static void trace_pair(struct eval_ctx *x, const struct task_case *c,
-			   int block, const char *kind, int num, int n,
-			   bool base_first, const struct gpu_sample *bs,
-			   const struct gpu_sample *cs, uint64_t stage_ns,
-			   uint64_t check_ns)
-{
-	if (!x->trace)
-		return;
-	fprintf(x->trace, "%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
-		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\n", c->id, block, kind,
-		num, n, base_first ? 1 : 0, (long long)bs->claim,
-		(long long)cs->claim, (long long)bs->wall, (long long)cs->wall,
-		(long long)bs->drain, (long long)cs->drain, (long long)bs->fetch,
-		(long long)cs->fetch, (unsigned long long)stage_ns,
-		(unsigned long long)check_ns);
 }
 
 struct pair_ctx {
@@ -1576,15 +1580,15 @@ static void gpu_pair_stage(struct pair_ctx *p, struct block *bk, int n,
 {
 	const struct task *t = p->x->t;
 
+	/* Drawn straight into the (stopped) baseline runner's memory, then
+	 * copied: one pass over the inputs fewer than through a stage. */
 	for (int k = 0; k < n; k++)
 		for (int a = 0; a < t->nargs; a++) {
 			size_t off = (size_t)k * stride + p->l->offset[a];
 			if (t->args[a].io == IO_OUT)
 				continue;
-			pool_draw(t, p->l, p->pool, a, p->r, p->stage[a]);
-			par_memcpy(bk->base->shm + off, p->stage[a],
-				   p->l->bytes[a]);
-			par_memcpy(bk->cand->shm + off, p->stage[a],
+			pool_draw(t, p->l, p->pool, a, p->r, bk->base->shm + off);
+			par_memcpy(bk->cand->shm + off, bk->base->shm + off,
 				   p->l->bytes[a]);
 		}
 }
@@ -2054,6 +2058,7 @@ static int build_role(struct eval_ctx *x, enum role role,
 	x->so[role] = bo.so_path;
 	bo.so_path = NULL;
 	build_out_release(&bo);
+	trace_mark(x, "%s built", role_names[role]);
 	return 0;
 }
 
@@ -2254,8 +2259,10 @@ static int build_all(struct eval_ctx *x, const struct source_set *cand_src)
 	/* Candidate: its snapshot only, no -I into its workspace. */
 	rc = build_role(x, ROLE_CAND, cand_src, &t->editable, NULL,
 			x->req->defines);
-	if (rc == 0 && !x->decided)
+	if (rc == 0 && !x->decided) {
 		start_correctness_runners(x);
+		trace_mark(x, "runners ready");
+	}
 	return rc;
 }
 

@@ -36,6 +36,8 @@ int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets)
 	if (!(call_ns > 0) || call_ns >= GPU_BATCH_MIN_NS || max_sets <= 1)
 		return 1;
 	n = (int)ceil(GPU_BATCH_TARGET_NS / call_ns);
+	if (n < 2)
+		n = 2;
 	if (n > max_sets)
 		n = max_sets;
 	if (set_bytes > 0 && (uint64_t)n * set_bytes > GPU_BATCH_MAX_BYTES)

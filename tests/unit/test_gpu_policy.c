@@ -149,17 +149,22 @@ static void test_flush_covers_twice_l2_and_amd_infinity_cache(void **s)
 	assert_true(gpu_flush_bytes(&g) == (size_t)RP_MAX_FLUSH_BYTES);
 }
 
-static void test_short_calls_are_batched_to_fifty_microseconds(void **s)
+static void test_calls_under_a_millisecond_are_batched(void **s)
 {
 	(void)s;
-	assert_int_equal(gpu_batch_size(25000, 1 << 20, 256), 1);
-	assert_int_equal(gpu_batch_size(20000, 1 << 20, 256), 1);
-	assert_int_equal(gpu_batch_size(5000, 1 << 20, 256), 10);
-	assert_int_equal(gpu_batch_size(3000, 1 << 20, 256), 17);
+	assert_int_equal(gpu_batch_size(1e6, 1 << 20, 256), 1);
+	assert_int_equal(gpu_batch_size(5e6, 1 << 20, 256), 1);
+	/* At least two calls, else enough for 300 us. */
+	assert_int_equal(gpu_batch_size(900000, 1 << 20, 256), 2);
+	assert_int_equal(gpu_batch_size(200000, 1 << 20, 256), 2);
+	assert_int_equal(gpu_batch_size(60000, 1 << 20, 256), 5);
+	assert_int_equal(gpu_batch_size(5000, 1 << 20, 256), 60);
 	/* Bounded by the sets that fit and by the memory they take. */
 	assert_int_equal(gpu_batch_size(1000, 1 << 20, 8), 8);
-	assert_int_equal(gpu_batch_size(1000, (size_t)64 << 20, 256), 4);
-	assert_int_equal(gpu_batch_size(1000, (size_t)512 << 20, 256), 1);
+	assert_int_equal(gpu_batch_size(1000, (size_t)512 << 20, 256), 4);
+	assert_int_equal(gpu_batch_size(100000, (size_t)768 << 20, 256), 2);
+	assert_int_equal(gpu_batch_size(100000, (size_t)1536 << 20, 256), 1);
+	assert_int_equal(gpu_batch_size(1000, 1 << 20, 1), 1);
 	assert_int_equal(gpu_batch_size(0, 1 << 20, 256), 1);
 }
 
@@ -362,7 +367,7 @@ int main(void)
 		cmocka_unit_test(test_peaks_output_parses_and_errors_are_reported),
 		cmocka_unit_test(test_model_matching_is_by_words_of_name_or_arch),
 		cmocka_unit_test(test_flush_covers_twice_l2_and_amd_infinity_cache),
-		cmocka_unit_test(test_short_calls_are_batched_to_fifty_microseconds),
+		cmocka_unit_test(test_calls_under_a_millisecond_are_batched),
 		cmocka_unit_test(test_roofline_floor_from_measured_peaks),
 		cmocka_unit_test(test_clock_and_drain_bounds),
 		cmocka_unit_test(test_ordering_check_hold_time),
