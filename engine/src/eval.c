@@ -898,15 +898,17 @@ static bool order_ok(struct eval_ctx *x, int order, int late, int64_t hold_us,
 	return true;
 }
 
-/* One call; a GPU candidate's under the ordering check.  False (verdict
- * set) on any failure. */
+/* One call; a GPU candidate's under the ordering check, except a
+ * runner's first (its kernel's module may load then, which waits for the
+ * device: the check's held stream would only make it inconclusive).
+ * False (verdict set) on any failure. */
 static bool call_checked(struct eval_ctx *x, enum role role,
 			 struct runner *r, const char *what,
 			 const struct task_case *c)
 {
 	int rc = 0, order = 0, late = 0;
 	int64_t wall = 0, hold = 0;
-	bool gated = role == ROLE_CAND && role_gpu(x, role);
+	bool gated = role == ROLE_CAND && role_gpu(x, role) && r->calls > 0;
 	enum runner_fail f;
 
 	if (gated) {
@@ -1573,40 +1575,30 @@ static bool time_one_gpu(struct eval_ctx *x, enum role role, struct runner *r,
 	return true;
 }
 
-/* Fresh inputs for sets 0..n-1 of both runners of a block; outputs are
- * poisoned on the device (the flush spec), so they cost no copy. */
-static void gpu_pair_stage(struct pair_ctx *p, struct block *bk, int n,
-			   size_t stride)
+/* The flush spec of a pair: inputs drawn on the device from the pair's
+ * seed (engine/runner/gpu/gpu_gen.h: the same values in both runners, every
+ * set its own, none through the host), outputs poisoned with pattern. */
+static char *gpu_flush_spec(const struct task *t, const struct case_layout *l,
+			    int pattern, uint64_t seed)
 {
-	const struct task *t = p->x->t;
-
-	/* Drawn straight into the (stopped) baseline runner's memory, then
-	 * copied: one pass over the inputs fewer than through a stage. */
-	for (int k = 0; k < n; k++)
-		for (int a = 0; a < t->nargs; a++) {
-			size_t off = (size_t)k * stride + p->l->offset[a];
-			if (t->args[a].io == IO_OUT)
-				continue;
-			pool_draw(t, p->l, p->pool, a, p->r, bk->base->shm + off);
-			par_memcpy(bk->cand->shm + off, bk->base->shm + off,
-				   p->l->bytes[a]);
-		}
-}
-
-/* The flush spec for pattern: copy inputs, poison outputs. */
-static char *gpu_flush_spec(const struct task *t, int pattern)
-{
+	static const char dist[] = { [INIT_NORMAL] = 'n', [INIT_UNIFORM] = 'u',
+				     [INIT_RANDINT] = 'r', [INIT_ONES] = 'o' };
 	struct strbuf sb = STRBUF_INIT;
 
 	for (int a = 0; a < t->nargs; a++) {
+		const struct task_arg *ta = &t->args[a];
 		uint64_t bits;
-		if (t->args[a].io != IO_OUT) {
-			strbuf_addstr(&sb, a ? " u" : "u");
+		if (a)
+			strbuf_addch(&sb, ' ');
+		if (ta->io != IO_OUT) {
+			strbuf_addf(&sb, "g:%c:%.17g:%.17g:%lld:%lld:%llx",
+				    dist[ta->init.dist], ta->init.a, ta->init.b,
+				    (long long)l->lo[a], (long long)l->hi[a],
+				    (unsigned long long)seed);
 			continue;
 		}
-		int w = poison_bits(t->args[a].dtype, pattern, &bits);
-		strbuf_addf(&sb, "%s%d:%llx", a ? " " : "", w,
-			    (unsigned long long)bits);
+		int w = poison_bits(ta->dtype, pattern, &bits);
+		strbuf_addf(&sb, "%d:%llx", w, (unsigned long long)bits);
 	}
 	return strbuf_detach(&sb);
 }
@@ -1647,9 +1639,7 @@ static bool gpu_pair(struct pair_ctx *p, struct block *bk, int n,
 	char what[64];
 	bool ok = true;
 
-	uint64_t t0 = now_ns();
-	gpu_pair_stage(p, bk, n, stride);
-	uint64_t t1 = now_ns();
+	uint64_t t0 = now_ns(), t1 = t0;
 	/* Outputs always come back; inputs on warm-up calls and on a random
 	 * quarter of the timed ones (a kernel that writes its inputs cannot
 	 * know which), to spare the copy. */
@@ -1657,7 +1647,7 @@ static bool gpu_pair(struct pair_ctx *p, struct block *bk, int n,
 	for (int a = 0; a < t->nargs; a++)
 		if (t->args[a].io != IO_IN || inputs)
 			mask |= 1u << a;
-	char *spec = gpu_flush_spec(t, pattern);
+	char *spec = gpu_flush_spec(t, p->l, pattern, rng_next(p->r));
 	snprintf(what, sizeof(what), "in %s call %d", kind, num);
 	/* Both runners are stopped between requests: whichever is timed,
 	 * the other cannot launch anything. */
@@ -1780,7 +1770,6 @@ static int time_case_gpu(struct eval_ctx *x, int ci, struct case_result *cr)
 	const struct timing_budget *tb = &x->req->timing;
 	struct case_timing *ct = &x->timing[ci];
 	struct case_layout l;
-	struct input_pool pool;
 	struct gsamples s = { 0 };
 	struct block blocks[MAX_BLOCKS];
 	struct rng r;
@@ -1803,9 +1792,8 @@ static int time_case_gpu(struct eval_ctx *x, int ci, struct case_result *cr)
 	}
 	size_t stride = l.shm_size;
 	rng_seed(&r, derive(x->req->seed, 2, (uint64_t)ci, 0));
-	pool_build(t, &l, &r, &pool);
-	void **stage = stage_alloc(t, &l);
-	struct pair_ctx p = { x, c, &l, &pool, stage, &r, 0, 0 };
+	/* Inputs are drawn on the device (gpu_flush_spec): no pool. */
+	struct pair_ctx p = { x, c, &l, NULL, NULL, &r, 0, 0 };
 	ct->nblocks = 0;
 
 	for (int b = 0; b < MAX_BLOCKS; b++)
@@ -1928,8 +1916,6 @@ out:
 	free(warm_b);
 	free(warm_c);
 	gsamples_release(&s);
-	stage_free(stage);
-	pool_release(&pool);
 	layout_release(&l);
 	return rc;
 }

@@ -351,6 +351,7 @@ struct runner {
 	bool dev_sticky;	/* after RUNNER_DEVICE: the context is lost */
 	char dev_error[64];	/* after RUNNER_DEVICE: "cudaErrorIllegalAddress" */
 	int threads_ready;	/* threads when it first stopped after ready */
+	int calls;		/* `call` requests answered */
 	char runner_path[256];
 	int status;		/* wait status once reaped */
 	char why[512];		/* last failure, a clause: "was killed by ..." */

@@ -486,8 +486,10 @@ enum runner_fail runner_call(struct runner *r, int *rc)
 	int64_t v[1];
 	enum runner_fail f = request(r, "call", NULL, "return", 1, v, NULL);
 
-	if (f == RUNNER_OK)
+	if (f == RUNNER_OK) {
 		*rc = (int)v[0];
+		r->calls++;
+	}
 	return f;
 }
 
@@ -500,6 +502,7 @@ enum runner_fail runner_call_gated(struct runner *r, int64_t hold_us, int *rc,
 	snprintf(a, sizeof(a), "%" PRId64, hold_us);
 	enum runner_fail f = request(r, "call", a, "return", 3, v, wall_ns);
 	if (f == RUNNER_OK) {
+		r->calls++;
 		*rc = (int)v[0];
 		*order = v[1] < -1 || v[1] > RP_MAX_ARGS ? -2 : (int)v[1];
 		*late = v[2] < 0 || v[2] > RP_MAX_ARGS ? -2 : (int)v[2];

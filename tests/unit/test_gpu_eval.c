@@ -264,7 +264,8 @@ static void test_work_not_ordered_on_the_stream_is_rejected(void **s)
 	evaluate("unordered_write", &o, &r);
 	expect(&r, RS_REJECTED, "work not ordered on the stream");
 	expect(&r, RS_REJECTED, "argument 'y' changed while the runner held");
-	expect(&r, RS_REJECTED, "correctness trial 1");
+	/* A runner's first call is never checked (its kernel may load). */
+	expect(&r, RS_REJECTED, "correctness trial 2");
 	result_release(&r);
 }
 

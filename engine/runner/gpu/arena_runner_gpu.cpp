@@ -55,6 +55,7 @@
 #include "../runner_proto.h"
 #include "../runner_sandbox.h"
 #include "gpu_gate.h"
+#include "gpu_gen.h"
 
 static arena_launch_fn launch;
 
@@ -266,7 +267,7 @@ static bool gated_call(const char *seq, int64_t hold_us, int *rc, int *order,
 	unsigned state = GATE_WAITING;
 	/* Long enough for arena_launch to return; a kernel that waits for
 	 * its own stream inside it waits this long. */
-	uint64_t limit_ns = (uint64_t)(hold_us + 200000) * 1000;
+	uint64_t limit_ns = (uint64_t)(hold_us + 50000) * 1000;
 	const char *during = "hashing the arguments";
 	gpu_err e = gate_hash(&gate, dbuf[0], lay.bytes, lay.nargs, before);
 
@@ -418,15 +419,32 @@ static gpu_err warm_device(void)
 #endif
 }
 
+/* "g:<dist>:<a>:<b>:<lo>:<hi>:<seed hex>" into *g; false when malformed. */
+static bool parse_gen(const char *tok, struct gen_spec *g)
+{
+	char dist;
+	int used = 0;
+
+	memset(g, 0, sizeof(*g));
+	if (sscanf(tok, "g:%c:%lf:%lf:%lld:%lld:%llx%n", &dist, &g->a, &g->b,
+		   &g->lo, &g->hi, &g->seed, &used) != 6 || tok[used] ||
+	    !strchr("nuro", dist) || (dist == 'r' && g->lo > g->hi))
+		return false;
+	g->dist = dist;
+	return true;
+}
+
 /* flush <seq> <bytes> [<arg spec>...]: per argument "u" (copy it to the
- * device) or "<width>:<hex pattern>" (fill the device buffer with the
- * poison instead of copying it); no specs: copy every argument. */
+ * device), "<width>:<hex pattern>" (fill the device buffer with the
+ * poison instead of copying it) or "g:..." (draw it on the device, every
+ * set from the pair's seed: gpu_gen.h); no specs: copy every argument. */
 static void do_flush(const char *seq, char **save)
 {
 	int64_t bytes;
-	uint32_t upload = ~0u;
+	uint32_t upload = ~0u, generate = 0;
 	int fill_w[RP_MAX_ARGS] = { 0 };
 	uint64_t fill_p[RP_MAX_ARGS] = { 0 };
+	struct gen_spec gen[RP_MAX_ARGS];
 	char *tok;
 
 	if (rio_parse_i64(save, &bytes) || bytes < 4096 ||
@@ -444,6 +462,15 @@ static void do_flush(const char *seq, char **save)
 			upload = 0;
 		if (strcmp(tok, "u") == 0) {
 			upload |= 1u << a;
+			continue;
+		}
+		if (tok[0] == 'g') {
+			if (!parse_gen(tok, &gen[a])) {
+				rio_replyf("error %s bad generator of argument %d",
+					   seq, a);
+				return;
+			}
+			generate |= 1u << a;
 			continue;
 		}
 		long w = strtol(tok, &end, 10);
@@ -471,12 +498,18 @@ static void do_flush(const char *seq, char **save)
 	for (int k = 0; k < nsets; k++) {
 		CHECK(seq, copy_set(k, true, upload),
 		      "copying the inputs to the device");
-		for (int a = 0; a < lay.nargs; a++)
+		for (int a = 0; a < lay.nargs; a++) {
 			if (fill_w[a] && lay.numel[a])
 				CHECK(seq, fill_device(dbuf[k][a],
 						       (size_t)lay.numel[a],
 						       fill_w[a], fill_p[a]),
 				      "poisoning the outputs");
+			if ((generate >> a & 1) && lay.numel[a])
+				CHECK(seq, gen_fill(dbuf[k][a], lay.dtype[a],
+						    (size_t)lay.numel[a], &gen[a],
+						    k, stream),
+				      "drawing the inputs");
+		}
 	}
 	CHECK(seq, warm_device(), "warming the device up");
 	/* Every line of L2 is overwritten with flush data (device writes go
