@@ -79,6 +79,14 @@ struct case_timing {
 	int caps[MAX_BLOCKS];
 };
 
+/* A correctness trial's reference, run while the candidate compiles
+ * (reference_ahead): the trial's inputs and the reference runner's memory
+ * after its call. */
+struct ref_trial {
+	void **in;		/* per argument (io in/inout), or NULL */
+	unsigned char *shm;	/* NULL: not run ahead */
+};
+
 struct eval_ctx {
 	const struct eval_request *req;
 	const struct task *t;
@@ -118,6 +126,7 @@ struct eval_ctx {
 	struct strbuf method_notes;	/* batches, for benchmark_method */
 	double gate_prev_ns;		/* the last gated call, by our clock */
 	FILE *trace;			/* <log_dir>/timing.tsv, or NULL */
+	struct ref_trial *ahead;	/* [case][trial], run ahead, or NULL */
 	uint64_t t0_ns;			/* when the evaluation started */
 	char *roofline_note;		/* why no roofline floor applies */
 };
@@ -948,6 +957,131 @@ static void stage_free(void **stage)
 
 /* ---- correctness ------------------------------------------------------ */
 
+static int correctness_trials(const struct eval_ctx *x)
+{
+	int trials = x->req->timing.correctness_trials;
+
+	return trials < 3 ? 3 : trials;
+}
+
+/* A trial's fresh inputs into stage, the reference's call on them, and
+ * its outputs checked for being written.  False (verdict set) when the
+ * reference failed. */
+static bool reference_trial(struct eval_ctx *x, int ci, int trial,
+			    const struct case_layout *l, void **stage,
+			    struct runner *ref, const char *what)
+{
+	const struct task *t = x->t;
+	const struct task_case *c = &t->cases[ci];
+	int pattern = trial & 1;
+	struct rng r;
+
+	rng_seed(&r, derive(x->req->seed, 1, (uint64_t)ci, (uint64_t)trial));
+	for (int a = 0; a < t->nargs; a++)
+		if (t->args[a].io != IO_OUT)
+			inputs_fill(t, l, a, &r, stage[a]);
+	stage_into(t, l, stage, ref, pattern);
+	if (!call_checked(x, ROLE_REF, ref, what, c))
+		return false;
+	/* The reference must write everything itself. */
+	for (int a = 0; a < t->nargs; a++) {
+		const struct task_arg *ta = &t->args[a];
+		if (ta->io != IO_OUT)
+			continue;
+		const unsigned char *p = ref->shm + l->offset[a];
+		size_t sz = dtype_size(ta->dtype);
+		for (int64_t i = 0; i < l->numel[a]; i++)
+			if (poison_is(ta->dtype, p + (size_t)i * sz, pattern)) {
+				verdict(x, RS_INFRA_ERROR, "the reference did "
+					"not write output '%s' element %lld in "
+					"%s '%s'", ta->name, (long long)i,
+					case_kind(c), c->id);
+				return false;
+			}
+	}
+	return true;
+}
+
+static struct ref_trial *ahead_trial(struct eval_ctx *x, int ci, int trial)
+{
+	struct ref_trial *rt;
+
+	if (!x->ahead)
+		return NULL;
+	rt = &x->ahead[ci * correctness_trials(x) + trial];
+	return rt->shm ? rt : NULL;
+}
+
+static void ahead_release(struct eval_ctx *x)
+{
+	int n = x->t->ncases * correctness_trials(x);
+
+	for (int i = 0; x->ahead && i < n; i++) {
+		stage_free(x->ahead[i].in);
+		free(x->ahead[i].shm);
+	}
+	free(x->ahead);
+	x->ahead = NULL;
+}
+
+/* Runs the reference of every correctness trial it can ahead, while the
+ * candidate compiles (a GPU compiler takes a second or two; the host
+ * reference of a few million elements takes tenths): inputs and outputs
+ * kept in memory, up to AHEAD_MAX_BYTES in all.  check_case takes them
+ * instead of calling the reference.  A failing reference sets its
+ * verdict here. */
+#define AHEAD_MAX_BYTES ((size_t)256 << 20)
+static void reference_ahead(struct eval_ctx *x)
+{
+	const struct task *t = x->t;
+	int trials = correctness_trials(x);
+	size_t used = 0;
+
+	x->ahead = xcalloc((size_t)(t->ncases * trials), sizeof(*x->ahead));
+	for (int pass = 0; pass < 2; pass++)
+		for (int ci = 0; ci < t->ncases && !x->decided; ci++) {
+			const struct task_case *c = &t->cases[ci];
+			struct case_layout l;
+			struct errbuf e;
+			if (c->held_out != (pass == 1) ||
+			    (c->held_out && !x->req->include_held_out))
+				continue;
+			errbuf_init(&e);
+			if (layout_build(t, c, &l, &e) != 0)
+				return;	/* check_case says so */
+			size_t in = 0;
+			for (int a = 0; a < t->nargs; a++)
+				if (t->args[a].io != IO_OUT)
+					in += l.bytes[a];
+			if (used + (size_t)trials * (in + l.shm_size) >
+			    AHEAD_MAX_BYTES) {
+				layout_release(&l);
+				return;
+			}
+			struct runner *ref = acquire(x, ROLE_REF, &l, c);
+			bool ok = ref != NULL;
+			for (int trial = 0; trial < trials && ok; trial++) {
+				struct ref_trial *rt = &x->ahead[ci * trials + trial];
+				char what[64];
+				snprintf(what, sizeof(what),
+					 "in correctness trial %d", trial + 1);
+				rt->in = stage_alloc(t, &l);
+				ok = reference_trial(x, ci, trial, &l, rt->in,
+						     ref, what);
+				if (ok) {
+					rt->shm = xmalloc(l.shm_size);
+					memcpy(rt->shm, ref->shm, l.shm_size);
+					used += in + l.shm_size;
+				}
+			}
+			release(x, &x->keep[ROLE_REF], ref, ok);
+			layout_release(&l);
+			trace_mark(x, "case %s: reference run ahead", c->id);
+			if (!ok)
+				return;
+		}
+}
+
 static int check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 {
 	const struct task *t = x->t;
@@ -956,11 +1090,9 @@ static int check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 	struct runner *ref = NULL, *cand = NULL, *base = NULL;
 	void **stage = NULL;
 	struct errbuf e;
-	int trials = x->req->timing.correctness_trials;
+	int trials = correctness_trials(x);
 	bool ok = false;
 
-	if (trials < 3)
-		trials = 3;
 	errbuf_init(&e);
 	if (layout_build(t, c, &l, &e) != 0) {
 		verdict(x, RS_INFRA_ERROR, "%s", errbuf_str(&e));
@@ -974,38 +1106,20 @@ static int check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		goto out;
 
 	for (int trial = 0; trial < trials; trial++) {
-		struct rng r;
+		struct ref_trial *rt = ahead_trial(x, ci, trial);
 		char what[64], prefix[160];
 		int pattern = trial & 1;
 
-		rng_seed(&r, derive(x->req->seed, 1, (uint64_t)ci,
-				    (uint64_t)trial));
-		for (int a = 0; a < t->nargs; a++)
-			if (t->args[a].io != IO_OUT)
-				inputs_fill(t, &l, a, &r, stage[a]);
-		stage_into(t, &l, stage, ref, pattern);
-		stage_into(t, &l, stage, cand, pattern);
 		snprintf(what, sizeof(what), "in correctness trial %d", trial + 1);
-		if (!call_checked(x, ROLE_REF, ref, what, c))
+		if (rt) {
+			for (int a = 0; a < t->nargs; a++)
+				if (t->args[a].io != IO_OUT)
+					memcpy(stage[a], rt->in[a], l.bytes[a]);
+			memcpy(ref->shm, rt->shm, l.shm_size);
+		} else if (!reference_trial(x, ci, trial, &l, stage, ref, what)) {
 			goto out;
-		/* The reference must write everything itself. */
-		for (int a = 0; a < t->nargs; a++) {
-			const struct task_arg *ta = &t->args[a];
-			if (ta->io != IO_OUT)
-				continue;
-			const unsigned char *p = ref->shm + l.offset[a];
-			size_t sz = dtype_size(ta->dtype);
-			for (int64_t i = 0; i < l.numel[a]; i++)
-				if (poison_is(ta->dtype, p + (size_t)i * sz,
-					      pattern)) {
-					verdict(x, RS_INFRA_ERROR, "the reference "
-						"did not write output '%s' "
-						"element %lld in %s '%s'",
-						ta->name, (long long)i,
-						case_kind(c), c->id);
-					goto out;
-				}
 		}
+		stage_into(t, &l, stage, cand, pattern);
 		/* The baseline before the candidate: a broken task is the
 		 * task's fault whatever the candidate does, and on a GPU the
 		 * trusted runner's thread count is the candidate's bound. */
@@ -2048,58 +2162,102 @@ static bool lock_or_verdict(struct eval_ctx *x, int mode)
 
 /* ---- building --------------------------------------------------------- */
 
-static int build_role(struct eval_ctx *x, enum role role,
-		      const struct source_set *src, const struct strvec *files,
-		      const char *extra_inc, const struct strvec *defines)
-{
-	struct strvec compile = STRVEC_INIT;
+/* One role's build, in three steps so that the candidate's compiler can
+ * run in a thread of its own while the reference runs ahead
+ * (build_all).  The job owns everything the compiler step reads. */
+struct build_job {
+	struct eval_ctx *x;
+	enum role role;
+	struct strvec compile;
+	char *log;
+	struct build_spec bs;
 	struct build_out bo;
-	char *log = path_join(x->log_dir, role == ROLE_CAND
-						  ? "compile-candidate.log"
-					  : role == ROLE_BASE
-						  ? "compile-baseline.log"
-						  : "compile-reference.log");
+	struct errbuf err;
+	int rc;
+};
+
+static void build_prepare(struct eval_ctx *x, enum role role,
+			  const struct source_set *src,
+			  const struct strvec *files, const char *extra_inc,
+			  const struct strvec *defines, struct build_job *j)
+{
 	enum task_language lang = x->lang[role];
-	struct build_spec bs = {
+
+	memset(j, 0, sizeof(*j));
+	j->x = x;
+	j->role = role;
+	strvec_init(&j->compile);
+	errbuf_init(&j->err);
+	j->log = path_join(x->log_dir, role == ROLE_CAND ? "compile-candidate.log"
+				       : role == ROLE_BASE ? "compile-baseline.log"
+							   : "compile-reference.log");
+	for (size_t i = 0; i < files->n; i++)
+		if (compile_source_ok(lang, files->v[i]))
+			strvec_push(&j->compile, files->v[i]);
+	j->bs = (struct build_spec){
 		.role = role_names[role],
 		.lang = lang,
 		.dev = lang == LANG_C ? DEV_HOST : x->dev.kind,
 		.arch = lang == LANG_C ? NULL : x->gi.arch,
 		.src = src,
-		.compile = &compile,
+		.compile = &j->compile,
 		.extra_include = extra_inc,
 		.flags = &x->t->compile_flags,
 		.defines = defines,
 		.cache_dir = x->req->cache_dir,
 		.timeout_s = x->req->timing.compile_timeout_s,
-		.log_path = log,
+		.log_path = j->log,
 	};
-	int rc;
+}
 
-	for (size_t i = 0; i < files->n; i++)
-		if (compile_source_ok(lang, files->v[i]))
-			strvec_push(&compile, files->v[i]);
-	rc = compile_build(&bs, &bo, x->err);
-	free(log);
-	strvec_release(&compile);
-	if (rc)
+/* The compiler step: touches nothing but the job (a thread may run it). */
+static void *build_run(void *arg)
+{
+	struct build_job *j = arg;
+
+	j->rc = compile_build(&j->bs, &j->bo, &j->err);
+	return NULL;
+}
+
+static int build_finish(struct build_job *j)
+{
+	struct eval_ctx *x = j->x;
+	enum role role = j->role;
+	int rc = j->rc;
+
+	free(j->log);
+	strvec_release(&j->compile);
+	if (rc) {
+		errf_code(x->err, rc, "%s", errbuf_str(&j->err));
 		return rc;
-	if (bo.message) {
+	}
+	if (j->bo.message) {
 		if (role == ROLE_CAND) {
 			x->res->pass_compilation = false;
-			verdict(x, RS_COMPILE_ERROR, "%s", bo.message);
+			verdict(x, RS_COMPILE_ERROR, "%s", j->bo.message);
 		} else {
 			verdict(x, RS_INFRA_ERROR, "the task's %s does not "
-				"compile: %s", role_names[role], bo.message);
+				"compile: %s", role_names[role], j->bo.message);
 		}
-		build_out_release(&bo);
+		build_out_release(&j->bo);
 		return 0;
 	}
-	x->so[role] = bo.so_path;
-	bo.so_path = NULL;
-	build_out_release(&bo);
+	x->so[role] = j->bo.so_path;
+	j->bo.so_path = NULL;
+	build_out_release(&j->bo);
 	trace_mark(x, "%s built", role_names[role]);
 	return 0;
+}
+
+static int build_role(struct eval_ctx *x, enum role role,
+		      const struct source_set *src, const struct strvec *files,
+		      const char *extra_inc, const struct strvec *defines)
+{
+	struct build_job j;
+
+	build_prepare(x, role, src, files, extra_inc, defines, &j);
+	build_run(&j);
+	return build_finish(&j);
 }
 
 /* The task's baseline.files (docs/tasks.md), read as if they were the
@@ -2296,9 +2454,22 @@ static int build_all(struct eval_ctx *x, const struct source_set *cand_src)
 		x->no_gpu_baseline = x->gpu && x->lang[ROLE_REF] == LANG_C;
 	}
 
-	/* Candidate: its snapshot only, no -I into its workspace. */
-	rc = build_role(x, ROLE_CAND, cand_src, &t->editable, NULL,
-			x->req->defines);
+	/* Candidate: its snapshot only, no -I into its workspace.  A GPU
+	 * compiler takes a second or two: a host reference runs ahead
+	 * meanwhile, in this thread (the compiler's touches only its job). */
+	struct build_job job;
+	pthread_t th;
+	build_prepare(x, ROLE_CAND, cand_src, &t->editable, NULL,
+		      x->req->defines, &job);
+	bool ahead = x->gpu && !role_gpu(x, ROLE_REF) &&
+		     pthread_create(&th, NULL, build_run, &job) == 0;
+	if (ahead) {
+		reference_ahead(x);
+		pthread_join(th, NULL);
+	} else {
+		build_run(&job);
+	}
+	rc = build_finish(&job);
 	if (rc == 0 && !x->decided) {
 		start_correctness_runners(x);
 		trace_mark(x, "runners ready");
@@ -2324,6 +2495,7 @@ static void ctx_release(struct eval_ctx *x)
 	}
 	if (x->trace)
 		fclose(x->trace);
+	ahead_release(x);
 	if (x->timing) {
 		for (int i = 0; i < x->t->ncases; i++)
 			timing_release(&x->timing[i]);
