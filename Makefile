@@ -171,6 +171,7 @@ CUDA_ARCHS ?= 80 90
 HIP_ARCHS  ?= gfx90a
 GPU_SRC    := engine/runner/gpu/arena_runner_gpu.cpp
 GPU_DEPS   := $(GPU_SRC) engine/runner/gpu/gpu_rt.h engine/runner/gpu/gpu_rt_fake.h \
+	engine/runner/gpu/gpu_gate.h engine/runner/gpu/gpu_gen.h \
 	engine/runner/runner_io.h engine/runner/runner_proto.h \
 	engine/runner/runner_sandbox.h engine/include/arena/kernel.h
 GPU_LINK   := $(B)/engine/runner/runner_io.o $(B)/engine/runner/runner_sandbox.o
@@ -188,7 +189,7 @@ ifneq ($(HIPCC),)
 GPU_RUNNERS += $(B)/arena-runner-hip
 endif
 endif
-GPU_RUNNERS += $(B)/tests/arena-runner-fakegpu
+GPU_RUNNERS += $(B)/tests/arena-runner-fakegpu $(B)/tests/test_gpu_gen
 
 .PHONY: gpu-runners test-gpu install-gpu
 all: $(GPU_RUNNERS)
@@ -216,6 +217,12 @@ $(B)/tests/arena-runner-fakegpu: $(GPU_DEPS) $(GPU_LINK)
 	$(CXX) -x c++ -std=c++17 -O2 -DARENA_GPU_FAKE $(GPU_INC) -Wall -Wextra \
 		-Wno-unused-parameter $(WERROR) $(SANITIZE) -rdynamic -o $@ $(GPU_SRC) \
 		-x none $(GPU_LINK) -ldl
+
+# The device-side input generator (gpu_gen.h), on the host emulation.
+$(B)/tests/test_gpu_gen: tests/unit/test_gpu_gen.cpp $(GPU_DEPS)
+	@mkdir -p $(B)/tests
+	$(CXX) -std=c++17 -O2 -DARENA_GPU_FAKE $(GPU_INC) -Wall -Wextra \
+		$(WERROR) $(SANITIZE) -o $@ $<
 
 # The GPU runners and the HIP-on-NVIDIA headers that HIP builds need.
 install: install-gpu

@@ -1948,7 +1948,7 @@ static int time_case_gpu(struct eval_ctx *x, int ci, struct case_result *cr)
 	bool ok = false;
 
 	/* A quick search step: a rough answer fast (docs/gpu.md). */
-	case_budget_resolve(tb, x->req->quick, 8, 0.25, &cb);
+	case_budget_resolve(tb, x->req->quick, 8, 0.15, &cb);
 	int nblocks = cb.nblocks, min_pairs = cb.min_pairs;
 	int max_pairs = cb.max_pairs;
 	double budget = cb.budget_s;
@@ -1971,7 +1971,7 @@ static int time_case_gpu(struct eval_ctx *x, int ci, struct case_result *cr)
 	ct->nblocks = nblocks;
 
 	/* Warm-up, which also says how long one call takes. */
-	int nwarm_calls = x->req->quick ? 2 : GPU_WARMUP_CALLS;
+	int nwarm_calls = x->req->quick ? 1 : GPU_WARMUP_CALLS;
 	warm_b = xcalloc((size_t)(nblocks * GPU_WARMUP_CALLS), sizeof(double));
 	warm_c = xcalloc((size_t)(nblocks * GPU_WARMUP_CALLS), sizeof(double));
 	for (int b = 0; b < nblocks; b++)

@@ -100,6 +100,17 @@ GEN_FN long long gen_clamp(double v, double lo, double hi)
 	return (long long)llrint(v);
 }
 
+/* A standard normal from 64 random bits (Box-Muller, one branch): u1 in
+ * (0, 1] in float's own steps, so never log(0) and at most 5.8 standard
+ * deviations out. */
+GEN_FN float gen_normal(unsigned long long h)
+{
+	float u1 = (float)((h >> 40) + 1) * 0x1p-24f;
+	float u2 = (float)(gen_mix(h) >> 40) * 0x1p-24f;
+
+	return sqrtf(-2.0f * logf(u1)) * cosf(6.2831853f * u2);
+}
+
 /* Element i of a set whose seed is `seed`, stored at dst[i]. */
 GEN_FN void gen_element(void *dst, int dtype, size_t i, const struct gen_spec *g,
 			unsigned long long seed)
@@ -111,12 +122,9 @@ GEN_FN void gen_element(void *dst, int dtype, size_t i, const struct gen_spec *g
 	bool exact = false;
 
 	switch (g->dist) {
-	case GEN_NORMAL: {
-		float u2 = (float)(gen_mix(h) >> 40) * 0x1p-24f;
-		float m = sqrtf(-2.0f * logf(1.0f - (float)u));
-		v = g->a + g->b * (double)(m * cosf(6.2831853f * u2));
+	case GEN_NORMAL:
+		v = g->a + g->b * (double)gen_normal(h);
 		break;
-	}
 	case GEN_UNIFORM:
 		v = g->a + (g->b - g->a) * u;
 		break;
