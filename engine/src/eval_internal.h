@@ -118,6 +118,10 @@ size_t gpu_flush_bytes(const struct gpu_info *g);
 #define GPU_BATCH_MIN_NS 1000000.0
 #define GPU_BATCH_TARGET_NS 300000.0
 #define GPU_BATCH_MAX_BYTES (2048ull << 20)
+/* Quick evaluations (a rough answer fast) keep a batch's sets under this:
+ * large batches cost copies back and comparisons per pair, and page-locking
+ * from 64 MiB up. */
+#define GPU_QUICK_BATCH_BYTES (48ull << 20)
 int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets);
 
 /* The shortest time a call of case cost (bytes, flops) could take on g:
