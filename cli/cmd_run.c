@@ -40,13 +40,46 @@ static void print_report(struct engine *e, const char *run_id,
 	free(dir);
 }
 
-static int execute_and_report(struct engine *e, const char *run_id)
+#define MAX_GPUS 64
+
+/* "--gpus 0,1,3": device indices as the runtime counts them (after
+ * CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES), each once. */
+static int parse_gpus(const char *list, int *gpus, int *n)
+{
+	const char *p = list;
+
+	*n = 0;
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || v < 0 || v > 1023 || (*end && *end != ','))
+			return cli_fail("--gpus '%s': give device indices "
+					"separated by commas, as in --gpus 0,1,3",
+					list);
+		for (int k = 0; k < *n; k++)
+			if (gpus[k] == (int)v)
+				return cli_fail("--gpus '%s': device %ld is "
+						"named twice", list, v);
+		if (*n == MAX_GPUS)
+			return cli_fail("--gpus '%s': at most %d devices",
+					list, MAX_GPUS);
+		gpus[(*n)++] = (int)v;
+		p = *end ? end + 1 : end;
+	}
+	if (*n == 0)
+		return cli_fail("--gpus needs at least one device index, as in "
+				"--gpus 0,1");
+	return 0;
+}
+
+static int execute_and_report(struct engine *e, const char *run_id,
+			      const int *gpus, int ngpus)
 {
 	struct engine_observer obs = { .event = print_event };
 	struct errbuf err;
 
 	errbuf_init(&err);
-	if (engine_run_execute(e, run_id, &obs, &err))
+	if (engine_run_execute_on(e, run_id, gpus, ngpus, &obs, &err))
 		return cli_fail("%s", errbuf_str(&err));
 	fputs("\n", stdout);
 	print_report(e, run_id, "results");
@@ -60,27 +93,36 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	struct engine *e;
 	struct errbuf err;
 	char *run_id = NULL;
-	int rc;
+	int rc, gpus[MAX_GPUS], ngpus = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--run-suffix") && i + 1 < argc)
 			suffix = argv[++i];
 		else if (!strcmp(argv[i], "--store") && i + 1 < argc)
 			c->store_dir = argv[++i];
-		else if (argv[i][0] != '-' && !config)
+		else if (!strcmp(argv[i], "--gpus") && i + 1 < argc) {
+			if (parse_gpus(argv[++i], gpus, &ngpus))
+				return 1;
+		} else if (argv[i][0] != '-' && !config)
 			config = argv[i];
 		else
 			return cli_fail("usage: arena run CONFIG "
-					"[--run-suffix NAME] [--store DIR]");
+					"[--run-suffix NAME] [--store DIR] "
+					"[--gpus 0,1,...]");
 	}
 	if (!config)
 		return cli_fail("usage: arena run CONFIG [--run-suffix NAME] "
-				"[--store DIR]");
+				"[--store DIR] [--gpus 0,1,...]");
 	if (cli_open(c, &e))
 		return 1;
 	errbuf_init(&err);
 	rc = engine_config_load(e, config, &cfg, &err);
 	if (rc) {
+		engine_close(e);
+		return cli_fail("%s", errbuf_str(&err));
+	}
+	if (ngpus > 0 && (rc = engine_check_gpus(e, cfg, gpus, ngpus, &err))) {
+		runconfig_free(cfg);
 		engine_close(e);
 		return cli_fail("%s", errbuf_str(&err));
 	}
@@ -92,7 +134,7 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	}
 	printf("run %s (store %s)\n", run_id, store_root(engine_store(e)));
 	fflush(stdout);
-	rc = execute_and_report(e, run_id);
+	rc = execute_and_report(e, run_id, gpus, ngpus);
 	free(run_id);
 	engine_close(e);
 	return rc;
@@ -105,6 +147,10 @@ static int pick_run(struct engine *e, int argc, char **argv, char **id)
 
 	errbuf_init(&err);
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--gpus")) {
+			i++;	/* its list is not a run id */
+			continue;
+		}
 		if (!strcmp(argv[i], "--latest")) {
 			if (store_run_latest(engine_store(e), id, &err))
 				return cli_fail("%s", errbuf_str(&err));
@@ -126,14 +172,18 @@ int cmd_resume(struct cli *c, int argc, char **argv)
 {
 	struct engine *e;
 	char *id = NULL;
-	int rc;
+	int rc, gpus[MAX_GPUS], ngpus = 0;
 
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "--gpus") &&
+		    parse_gpus(argv[i + 1], gpus, &ngpus))
+			return 1;
 	if (cli_open(c, &e))
 		return 1;
 	rc = pick_run(e, argc, argv, &id);
 	if (!rc) {
 		printf("resuming %s\n", id);
-		rc = execute_and_report(e, id);
+		rc = execute_and_report(e, id, gpus, ngpus);
 	}
 	free(id);
 	engine_close(e);

@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,9 +428,58 @@ struct eval_target {
 	const char *baseline_dir;	/* NULL: task package */
 	const char *log_dir;
 	const struct runconfig *cfg;	/* NULL: defaults */
+	bool has_gpu;			/* a worker's device (--gpus) */
+	int gpu;
 	uint64_t seed;
 	bool has_seed;
 };
+
+/* The device a task runs on: the config's (or detection's), with a
+ * worker's index in place of its own when the task runs on a GPU
+ * (`arena run --gpus`): "cuda:0" on worker 3 is "cuda:3". */
+static int device_for(const struct runconfig *cfg, const struct task *t,
+		      bool has_gpu, int gpu, char **device,
+		      struct errbuf *err)
+{
+	int rc = engine_resolve_device(cfg ? cfg->device : NULL, t, device,
+				       err);
+	char *colon;
+
+	if (rc || !has_gpu || !*device || !(colon = strchr(*device, ':')))
+		return rc;
+	char *d = xasprintf("%.*s:%d", (int)(colon - *device), *device, gpu);
+	free(*device);
+	*device = d;
+	return 0;
+}
+
+int engine_check_gpus(struct engine *e, const struct runconfig *c,
+		      const int *gpus, int ngpus, struct errbuf *err)
+{
+	for (size_t i = 0; i < c->task_ids.n; i++) {
+		struct task *t;
+		int rc = task_load(e->tasks_root, c->task_ids.v[i], &t, err);
+		if (rc)
+			return rc;
+		for (int k = 0; k < ngpus && !rc; k++) {
+			char *dev = NULL;
+			rc = device_for(c, t, true, gpus[k], &dev, err);
+			if (!rc)
+				rc = eval_check_device_exists(dev, err);
+			if (!rc && c->target_gpu_model)
+				rc = eval_check_gpu_model(dev,
+							  c->target_gpu_model,
+							  err);
+			free(dev);
+		}
+		task_free(t);
+		if (rc) {
+			errbuf_prefix(err, "--gpus");
+			return rc;
+		}
+	}
+	return 0;
+}
 
 static uint64_t fresh_seed(void)
 {
@@ -445,8 +495,8 @@ static int evaluate(const struct eval_target *tg, const struct strvec *defines,
 {
 	struct eval_request req;
 	char *device = NULL;
-	int rc = engine_resolve_device(tg->cfg ? tg->cfg->device : NULL,
-				       tg->task, &device, err);
+	int rc = device_for(tg->cfg, tg->task, tg->has_gpu, tg->gpu, &device,
+			    err);
 
 	if (rc)
 		return rc;
@@ -492,8 +542,8 @@ static int evaluate_cached(const struct eval_target *tg, bool held_out,
 	result_init(&probe);
 	rc = eval_hash_sources(tg->task, tg->candidate_dir, &probe, err);
 	if (!rc)
-		rc = engine_resolve_device(tg->cfg ? tg->cfg->device : NULL,
-					   tg->task, &device, err);
+		rc = device_for(tg->cfg, tg->task, tg->has_gpu, tg->gpu, &device,
+			    err);
 	if (rc) {
 		result_release(&probe);
 		return rc;
@@ -585,6 +635,8 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 struct attempt_ctx {
 	struct engine *e;
 	const struct runconfig *cfg;
+	bool has_gpu;				/* a worker's device (--gpus) */
+	int gpu;
 	const struct agent_config *agent;	/* this attempt's variant */
 	const char *run_id;
 	struct store_attempt *a;
@@ -693,6 +745,7 @@ static int attempt_run_agent(struct attempt_ctx *c,
 	struct eval_target tg = {
 		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
 		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
+		.has_gpu = c->has_gpu, .gpu = c->gpu,
 		.has_seed = c->cfg->has_seed,
 		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->repeat),
 	};
@@ -711,7 +764,7 @@ static int attempt_run_agent(struct attempt_ctx *c,
 	l.store_dir = store_root(c->e->store);
 	l.tasks_root = c->e->tasks_root;
 	char *device = NULL;
-	engine_resolve_device(c->cfg->device, c->task, &device, NULL);
+	device_for(c->cfg, c->task, c->has_gpu, c->gpu, &device, NULL);
 	l.device = device;
 
 	double t0 = now_wall();
@@ -759,6 +812,7 @@ static int attempt_evaluate(struct attempt_ctx *c,
 	struct eval_target tg = {
 		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
 		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
+		.has_gpu = c->has_gpu, .gpu = c->gpu,
 		.has_seed = c->cfg->has_seed,
 		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->repeat),
 	};
@@ -874,10 +928,12 @@ static bool run_cancel_requested(struct engine *e, const char *run_id)
 
 static int run_one_attempt(struct engine *e, const struct runconfig *cfg,
 			   const char *run_id, struct store_attempt *a,
+			   bool has_gpu, int gpu,
 			   const struct engine_observer *obs,
 			   struct errbuf *err)
 {
-	struct attempt_ctx c = { .e = e, .cfg = cfg, .run_id = run_id, .a = a };
+	struct attempt_ctx c = { .e = e, .cfg = cfg, .run_id = run_id, .a = a,
+				 .has_gpu = has_gpu, .gpu = gpu };
 	struct task_result res;
 	int rc;
 
@@ -928,8 +984,92 @@ out:
 	return rc;
 }
 
+/* The attempts of one execution, shared by its workers: each takes the
+ * next attempt in the run's order until none is left or the run is
+ * cancelled (`arena run --gpus 0,1`: one worker per device). */
+struct run_queue {
+	struct engine *e;
+	const struct runconfig *cfg;
+	const char *run_id;
+	const struct engine_observer *obs;
+	struct store_attempt *as;
+	int n, next;
+	bool cancelled;
+	pthread_mutex_t mu;	/* next, cancelled, and the reports */
+};
+
+struct run_worker {
+	struct run_queue *q;
+	bool has_gpu;
+	int gpu;
+	pthread_t th;
+};
+
+static void *run_worker_main(void *arg)
+{
+	struct run_worker *w = arg;
+	struct run_queue *q = w->q;
+
+	for (;;) {
+		pthread_mutex_lock(&q->mu);
+		int i = q->cancelled || q->next >= q->n ? -1 : q->next++;
+		pthread_mutex_unlock(&q->mu);
+		if (i < 0)
+			break;
+		if (run_cancel_requested(q->e, q->run_id)) {
+			pthread_mutex_lock(&q->mu);
+			q->cancelled = true;
+			pthread_mutex_unlock(&q->mu);
+			break;
+		}
+		struct errbuf aerr;
+		errbuf_init(&aerr);
+		if (run_one_attempt(q->e, q->cfg, q->run_id, &q->as[i],
+				    w->has_gpu, w->gpu, q->obs, &aerr)) {
+			/* One task's failure (e.g. its package vanished) is
+			 * recorded and the run goes on. */
+			emit(q->e, q->obs, q->run_id, q->as[i].task_id, "error",
+			     "%s", errbuf_str(&aerr));
+		}
+		pthread_mutex_lock(&q->mu);
+		engine_run_report(q->e, q->run_id, NULL);
+		pthread_mutex_unlock(&q->mu);
+	}
+	return NULL;
+}
+
+/* Runs the queue on one worker per device of gpus (none: one worker on
+ * the config's device), the first in this thread. */
+static void run_workers(struct run_queue *q, const int *gpus, int ngpus)
+{
+	struct run_worker *w;
+	int nw = ngpus > 0 ? ngpus : 1;
+
+	w = xcalloc((size_t)nw, sizeof(*w));
+	for (int k = 0; k < nw; k++)
+		w[k] = (struct run_worker){ .q = q, .has_gpu = ngpus > 0,
+					    .gpu = ngpus > 0 ? gpus[k] : 0 };
+	bool *started = xcalloc((size_t)nw, sizeof(bool));
+	for (int k = 1; k < nw; k++)
+		started[k] = pthread_create(&w[k].th, NULL, run_worker_main,
+					    &w[k]) == 0;
+	run_worker_main(&w[0]);
+	for (int k = 1; k < nw; k++)
+		if (started[k])
+			pthread_join(w[k].th, NULL);
+	free(started);
+	free(w);
+}
+
 int engine_run_execute(struct engine *e, const char *run_id,
 		       const struct engine_observer *obs, struct errbuf *err)
+{
+	return engine_run_execute_on(e, run_id, NULL, 0, obs, err);
+}
+
+int engine_run_execute_on(struct engine *e, const char *run_id,
+			  const int *gpus, int ngpus,
+			  const struct engine_observer *obs, struct errbuf *err)
 {
 	struct store_run run;
 	struct runconfig *cfg = NULL;
@@ -972,27 +1112,25 @@ int engine_run_execute(struct engine *e, const char *run_id,
 	rc = store_run_set_status(e->store, run_id, "running", err);
 	if (rc)
 		goto out;
-	emit(e, obs, run_id, NULL, "started", "executing run (%s)",
-	     strcmp(run.status, "created") ? "resumed" : "first start");
+	struct strbuf on = STRBUF_INIT;
+	for (int k = 0; k < ngpus; k++)
+		strbuf_addf(&on, "%s%d", k ? "," : "; one worker per device: ",
+			    gpus[k]);
+	emit(e, obs, run_id, NULL, "started", "executing run (%s%s)",
+	     strcmp(run.status, "created") ? "resumed" : "first start",
+	     strbuf_str(&on));
+	strbuf_release(&on);
 	rc = store_attempt_list(e->store, run_id, &as, &n, err);
 	if (!rc)
 		order_attempts(cfg, run_id, as, n);
 	bool cancelled = false;
-	for (int i = 0; !rc && i < n; i++) {
-		if (run_cancel_requested(e, run_id)) {
-			cancelled = true;
-			break;
-		}
-		struct errbuf aerr;
-		errbuf_init(&aerr);
-		int arc = run_one_attempt(e, cfg, run_id, &as[i], obs, &aerr);
-		if (arc) {
-			/* One task's failure (e.g. its package vanished) is
-			 * recorded and the run goes on. */
-			emit(e, obs, run_id, as[i].task_id, "error", "%s",
-			     errbuf_str(&aerr));
-		}
-		engine_run_report(e, run_id, NULL);
+	if (!rc) {
+		struct run_queue q = { .e = e, .cfg = cfg, .run_id = run_id,
+				       .obs = obs, .as = as, .n = n };
+		pthread_mutex_init(&q.mu, NULL);
+		run_workers(&q, gpus, ngpus);
+		pthread_mutex_destroy(&q.mu);
+		cancelled = q.cancelled;
 	}
 	if (!rc) {
 		if (!cancelled && run_cancel_requested(e, run_id))

@@ -2883,6 +2883,19 @@ int eval_resolve_device(const char *configured, const struct task *t,
 	return 0;
 }
 
+int eval_check_device_exists(const char *device, struct errbuf *err)
+{
+	struct dev_id d;
+	struct gpu_info g;
+	int rc;
+
+	if ((rc = dev_parse(device ? device : "host", &d, err)))
+		return rc;
+	if (d.kind == DEV_HOST)
+		return 0;
+	return gpu_info_get(&d, NULL, false, &g, err);
+}
+
 int eval_check_gpu_model(const char *device, const char *model,
 			 struct errbuf *err)
 {

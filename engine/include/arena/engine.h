@@ -54,6 +54,19 @@ struct engine_observer {
  * cancelled.  -EBUSY when another live process is executing it. */
 int engine_run_execute(struct engine *e, const char *run_id,
 		       const struct engine_observer *obs, struct errbuf *err);
+/* The same with one worker per device index in gpus (ngpus > 0: `arena
+ * run --gpus 0,1`): each worker takes the next attempt in the run's order
+ * and evaluates it (and gives its agent) device <kind>:<index>, the kind
+ * being the config's or the detected one; host tasks stay on the host. */
+/* Checks that every device of gpus exists for every GPU task of config c
+ * (and is its target_gpu_model): what `arena run --gpus` does before it
+ * creates the run. */
+int engine_check_gpus(struct engine *e, const struct runconfig *c,
+		      const int *gpus, int ngpus, struct errbuf *err);
+int engine_run_execute_on(struct engine *e, const char *run_id,
+			  const int *gpus, int ngpus,
+			  const struct engine_observer *obs,
+			  struct errbuf *err);
 
 /* Asks a run to stop after the current step (sets its status). */
 int engine_run_cancel(struct engine *e, const char *run_id,

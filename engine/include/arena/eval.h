@@ -91,6 +91,11 @@ int eval_resolve_device(const char *configured, const struct task *t,
 int eval_check_gpu_model(const char *device, const char *model,
 			 struct errbuf *err);
 
+/* 0 when device exists ("host" always does); else -ENODEV with the
+ * runtime's count: "device cuda:5 does not exist: the cuda runtime sees 2
+ * devices (0-1)".  Starts the GPU runner's --query (once per process). */
+int eval_check_device_exists(const char *device, struct errbuf *err);
+
 /* Path of the arena-runner executable: $ARENA_RUNNER, else next to the
  * running arena binary, else the built-in default. */
 const char *eval_runner_path(void);

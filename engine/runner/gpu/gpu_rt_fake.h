@@ -156,9 +156,23 @@ static inline fakeError_t fakeStreamSynchronize(fakeStream_t)
 {
 	return fake_status();
 }
+/* As many devices as CUDA_VISIBLE_DEVICES names (the controller passes
+ * it to runners), else one: tests of `arena run --gpus` see several. */
+static inline int fake_device_count(void)
+{
+	const char *v = getenv("CUDA_VISIBLE_DEVICES");
+	int n = 1;
+
+	if (!v || !*v)
+		return 1;
+	for (const char *p = v; *p; p++)
+		n += *p == ',';
+	return n;
+}
 static inline fakeError_t fakeSetDevice(int d)
 {
-	return d == 0 ? fake_status() : fakeErrorNoDevice;
+	return d >= 0 && d < fake_device_count() ? fake_status()
+						  : fakeErrorNoDevice;
 }
 static inline fakeError_t fakeMalloc(void **p, size_t n)
 {
@@ -234,15 +248,16 @@ static inline fakeError_t fakeRuntimeGetVersion(int *v)
 }
 static inline fakeError_t fakeGetDeviceCount(int *n)
 {
-	*n = 1;
+	*n = fake_device_count();
 	return fakeSuccess;
 }
 static inline fakeError_t fakeGetDeviceProperties(fakeDeviceProp_t *p, int d)
 {
-	if (d != 0)
+	if (d < 0 || d >= fake_device_count())
 		return fakeErrorNoDevice;
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "Arena Fake GPU");
+	p->pciDeviceID = d;
 	p->totalGlobalMem = (size_t)8 << 30;
 	p->multiProcessorCount = 4;
 	return fakeSuccess;
