@@ -173,7 +173,8 @@ GPU_SRC    := engine/runner/gpu/arena_runner_gpu.cpp
 GPU_DEPS   := $(GPU_SRC) engine/runner/gpu/gpu_rt.h engine/runner/gpu/gpu_rt_fake.h \
 	engine/runner/gpu/gpu_gate.h engine/runner/gpu/gpu_gen.h \
 	engine/runner/runner_io.h engine/runner/runner_proto.h \
-	engine/runner/runner_sandbox.h engine/include/arena/kernel.h
+	engine/runner/runner_sandbox.h engine/include/arena/kernel.h \
+	engine/include/arena/fp16.h
 GPU_LINK   := $(B)/engine/runner/runner_io.o $(B)/engine/runner/runner_sandbox.o
 GPU_INC    := -Iengine/include -Iengine/runner
 GPU_HOSTW  := -Wall,-Wextra,-Wno-unused-parameter$(if $(CI),$(comma)-Werror,)

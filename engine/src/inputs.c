@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "arena/expr.h"
+#include "arena/fp16.h"
 
 #define POOL_EXTRA_MAX 65536	/* window starts per argument */
 
@@ -60,32 +61,7 @@ float half_to_float(uint16_t h)
 
 uint16_t float_to_half(float f)
 {
-	uint32_t x;
-	memcpy(&x, &f, sizeof(x));
-	uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
-	uint32_t exp = (x >> 23) & 0xff, man = x & 0x7fffff;
-
-	if (exp == 0xff)	/* Inf / NaN (keep NaN quiet) */
-		return (uint16_t)(sign | 0x7c00 | (man ? 0x200 | (man >> 13) : 0));
-	int e = (int)exp - 127 + 15;
-	if (e >= 31)
-		return (uint16_t)(sign | 0x7c00);
-	if (e <= 0) {
-		if (e < -10)
-			return sign;
-		man |= 0x800000;
-		int shift = 14 - e;
-		uint32_t half = man >> shift;
-		uint32_t rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
-		if (rem > mid || (rem == mid && (half & 1)))
-			half++;
-		return (uint16_t)(sign | half);
-	}
-	uint32_t h = ((uint32_t)e << 10) | (man >> 13);
-	uint32_t rem = man & 0x1fff;
-	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
-		h++;	/* may carry into the exponent: still correct */
-	return (uint16_t)(sign | h);
+	return arena_float_to_half(f);
 }
 
 float bf16_to_float(uint16_t h)
@@ -99,13 +75,7 @@ float bf16_to_float(uint16_t h)
 
 uint16_t float_to_bf16(float f)
 {
-	uint32_t x;
-
-	memcpy(&x, &f, sizeof(x));
-	if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffff))
-		return (uint16_t)((x >> 16) | 0x40);	/* quiet NaN */
-	x += 0x7fff + ((x >> 16) & 1);		/* round to nearest even */
-	return (uint16_t)(x >> 16);
+	return arena_float_to_bf16(f);
 }
 
 /* ---- elements --------------------------------------------------------- */

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "gpu_rt.h"
+#include "arena/fp16.h"
 #include "arena/kernel.h"
 
 #if defined(ARENA_GPU_FAKE)
@@ -49,47 +50,6 @@ GEN_FN unsigned long long gen_mix(unsigned long long z)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
-}
-
-GEN_FN uint16_t gen_half(float f)
-{
-	uint32_t x;
-
-	memcpy(&x, &f, sizeof(x));
-	uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
-	uint32_t exp = (x >> 23) & 0xff, man = x & 0x7fffff;
-	if (exp == 0xff)
-		return (uint16_t)(sign | 0x7c00 | (man ? 0x200 | (man >> 13) : 0));
-	int e = (int)exp - 127 + 15;
-	if (e >= 31)
-		return (uint16_t)(sign | 0x7c00);
-	if (e <= 0) {
-		if (e < -10)
-			return sign;
-		man |= 0x800000;
-		int shift = 14 - e;
-		uint32_t h = man >> shift;
-		uint32_t rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
-		if (rem > mid || (rem == mid && (h & 1)))
-			h++;
-		return (uint16_t)(sign | h);
-	}
-	uint32_t h = ((uint32_t)e << 10) | (man >> 13);
-	uint32_t rem = man & 0x1fff;
-	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
-		h++;
-	return (uint16_t)(sign | h);
-}
-
-GEN_FN uint16_t gen_bf16(float f)
-{
-	uint32_t x;
-
-	memcpy(&x, &f, sizeof(x));
-	if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffff))
-		return (uint16_t)((x >> 16) | 0x40);
-	x += 0x7fff + ((x >> 16) & 1);
-	return (uint16_t)(x >> 16);
 }
 
 GEN_FN long long gen_clamp(double v, double lo, double hi)
@@ -146,10 +106,10 @@ GEN_FN void gen_element(void *dst, int dtype, size_t i, const struct gen_spec *g
 		((double *)dst)[i] = v;
 		break;
 	case ARENA_F16:
-		((uint16_t *)dst)[i] = gen_half((float)v);
+		((uint16_t *)dst)[i] = arena_float_to_half((float)v);
 		break;
 	case ARENA_BF16:
-		((uint16_t *)dst)[i] = gen_bf16((float)v);
+		((uint16_t *)dst)[i] = arena_float_to_bf16((float)v);
 		break;
 	case ARENA_I32:
 		((int32_t *)dst)[i] = (int32_t)gen_clamp(v, -2147483648.0, 2147483647.0);

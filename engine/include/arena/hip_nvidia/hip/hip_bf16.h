@@ -11,30 +11,10 @@
 #ifndef ARENA_HIP_NVIDIA_HIP_BF16_H
 #define ARENA_HIP_NVIDIA_HIP_BF16_H
 #include "hip_runtime.h"
-/* CUDA's header declares maskless cross-lane overloads of its own:
- * included with hip_runtime.h's cross-lane macros set aside. */
-#pragma push_macro("__shfl")
-#undef __shfl
-#pragma push_macro("__shfl_up")
-#undef __shfl_up
-#pragma push_macro("__shfl_down")
-#undef __shfl_down
-#pragma push_macro("__shfl_xor")
-#undef __shfl_xor
-#pragma push_macro("__any")
-#undef __any
-#pragma push_macro("__all")
-#undef __all
-#pragma push_macro("__ballot")
-#undef __ballot
+/* CUDA's header declares maskless cross-lane overloads of its own. */
+#include "arena_lanes_off.h"
 #include <cuda_bf16.h>
-#pragma pop_macro("__shfl")
-#pragma pop_macro("__shfl_up")
-#pragma pop_macro("__shfl_down")
-#pragma pop_macro("__shfl_xor")
-#pragma pop_macro("__any")
-#pragma pop_macro("__all")
-#pragma pop_macro("__ballot")
+#include "arena_lanes_on.h"
 typedef __nv_bfloat16 __hip_bfloat16;
 typedef __nv_bfloat162 __hip_bfloat162;
 #endif
