@@ -46,14 +46,26 @@
  *                                  GPU: copies every argument of set 0 to
  *                                  the device, calls, waits for the whole
  *                                  device, copies every argument back
- *     flush <seq> <bytes>       → ok <seq>
+ *     call <seq> <hold_us>      → ok <seq> <rc> <order> <late>   (GPU: the
+ *                                  same under the ordering check of
+ *                                  gpu/gpu_gate.h: the stream held for
+ *                                  hold_us after the call returns; order 0,
+ *                                  -1 inconclusive, or a + 1 for an argument
+ *                                  changed meanwhile; late 0 or a + 1 for an
+ *                                  argument changed after the stream's own
+ *                                  work was done)
+ *     flush <seq> <bytes> [<spec>...]  → ok <seq>
  *                                  host: writes every cache line of a
  *                                  buffer of <bytes>
- *                                  GPU: copies every argument of every set
- *                                  to the device (fresh inputs, poisoned
- *                                  outputs), writes <bytes> of device
- *                                  memory (>= 2x L2), resets persisting L2
- *                                  lines, waits for the device
+ *                                  GPU: per argument of every set, by its
+ *                                  spec: "u" copy it to the device,
+ *                                  "<width>:<hex>" fill it with that poison,
+ *                                  "g:<dist>:<a>:<b>:<lo>:<hi>:<seed>" draw
+ *                                  it on the device (gpu/gpu_gen.h); no
+ *                                  spec: copy all; then a clock-warming
+ *                                  kernel, a write of <bytes> of device
+ *                                  memory (>= 2x L2), persisting L2 lines
+ *                                  reset, and a wait for the device
  *     time <seq>                → ok <seq> <rc> <ns>   (host: one call, timed
  *                                               with CLOCK_MONOTONIC)
  *     time <seq> <n>            → ok <seq> <rc> <ns> <drain_ns>   (GPU: n

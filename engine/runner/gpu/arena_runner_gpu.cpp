@@ -12,14 +12,16 @@
  * (CUDA runtime) and by hipcc (HIP runtime, -DARENA_GPU_HIP) through
  * gpu_rt.h.
  *
- * Memory: the controller writes inputs and poisoned outputs into the
- * shared memory (fd 4).  This runner keeps one device buffer per argument
- * (per set, see `sets`), copies every argument host -> device before each
- * call or timed batch - so the device outputs are poisoned too - and every
- * argument device -> host after it, inputs included, so that the
- * controller sees what the kernel left in every buffer.  The shared memory
- * is page-locked (hipHostRegister / cudaHostRegister) where the runtime
- * allows it, for fast copies; otherwise the copies are pageable.
+ * Memory: this runner keeps one device buffer per argument (per set, see
+ * `sets`).  For a correctness `call` the controller writes inputs and
+ * poisoned outputs into the shared memory (fd 4); the runner copies every
+ * argument to the device, calls (under the ordering check of gpu_gate.h
+ * when asked), and copies every argument back, inputs included, so that
+ * the controller sees what the kernel left in every buffer.  For timing,
+ * `flush` draws the inputs of every set on the device (gpu_gen.h) and
+ * poisons the outputs there; `fetch` copies back what the controller
+ * asks for.  The shared memory is page-locked (hipHostRegister /
+ * cudaHostRegister) from 64 MiB up, for fast copies.
  *
  * Order of start-up, and why: close descriptors, non-dumpable, drop
  * capabilities, no_new_privs; then open the device (the driver opens
