@@ -124,7 +124,7 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	if (ngpus > 0 && (rc = engine_check_gpus(e, cfg, gpus, ngpus, &err))) {
 		runconfig_free(cfg);
 		engine_close(e);
-		return cli_fail("%s", errbuf_str(&err));
+		return cli_fail("--gpus: %s", errbuf_str(&err));
 	}
 	rc = engine_run_create(e, cfg, suffix, &run_id, &err);
 	runconfig_free(cfg);

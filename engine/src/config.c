@@ -537,6 +537,38 @@ static int cp_device(struct cparse *p, const struct ynode *root)
 	return 0;
 }
 
+/* gpus: [0, 1, ...]: one worker per device (docs/config.md). */
+static int cp_gpus(struct cparse *p, const struct ynode *root)
+{
+	const struct ynode *n = ynode_get(root, "gpus");
+
+	if (!n)
+		return 0;
+	if (n->kind != YNODE_SEQ || n->n == 0)
+		return cp_err(p, n, "gpus must be a list of device indices, as "
+			      "in gpus: [0, 1], not %s", ynode_describe(n));
+	if (!strcmp(p->c->device, "host"))
+		return cp_err(p, n, "gpus names GPU devices but device is host; "
+			      "remove gpus or set device: cuda:0 (or hip:0, or "
+			      "auto)");
+	if (n->n > RUNCONFIG_MAX_GPUS)
+		return cp_err(p, n, "gpus lists %zu devices; at most %d", n->n,
+			      RUNCONFIG_MAX_GPUS);
+	for (size_t i = 0; i < n->n; i++) {
+		char field[32];
+		int v, rc;
+		snprintf(field, sizeof(field), "gpus[%zu]", i);
+		if ((rc = cp_int32(p, n->items[i], field, 0, 1023, &v)) != 0)
+			return rc;
+		for (int k = 0; k < p->c->ngpus; k++)
+			if (p->c->gpus[k] == v)
+				return cp_err(p, n->items[i], "gpus lists device "
+					      "%d twice; name each device once", v);
+		p->c->gpus[p->c->ngpus++] = v;
+	}
+	return 0;
+}
+
 static int cp_numbers(struct cparse *p, const struct ynode *root)
 {
 	const struct ynode *n;
@@ -640,8 +672,8 @@ static int cp_root(struct cparse *p, const struct ynode *root)
 {
 	static const char *const keys[] = {
 		"agent", "agents", "tasks", "target_gpu_model", "log_directory",
-		"workspace_directory_prefix", "device", "seed", "repeats",
-		"timing",
+		"workspace_directory_prefix", "device", "gpus", "seed",
+		"repeats", "timing",
 	};
 	int rc;
 
@@ -656,6 +688,7 @@ static int cp_root(struct cparse *p, const struct ynode *root)
 	    (rc = cp_agent(p, root)) != 0 ||
 	    (rc = cp_strings(p, root)) != 0 ||
 	    (rc = cp_device(p, root)) != 0 ||
+	    (rc = cp_gpus(p, root)) != 0 ||
 	    (rc = cp_numbers(p, root)) != 0 ||
 	    (rc = cp_timing(p, root)) != 0)
 		return rc;

@@ -252,6 +252,14 @@ static int config_check(struct engine *e, struct runconfig *c,
 			return rc;
 		}
 	}
+	/* Every device `gpus:` names must exist (and be that model). */
+	if (c->ngpus > 0) {
+		int rc = engine_check_gpus(e, c, c->gpus, c->ngpus, err);
+		if (rc) {
+			errbuf_prefix(err, "%s: gpus", c->path);
+			return rc;
+		}
+	}
 	return 0;
 }
 
@@ -473,10 +481,8 @@ int engine_check_gpus(struct engine *e, const struct runconfig *c,
 			free(dev);
 		}
 		task_free(t);
-		if (rc) {
-			errbuf_prefix(err, "--gpus");
+		if (rc)
 			return rc;
-		}
 	}
 	return 0;
 }
@@ -1112,6 +1118,11 @@ int engine_run_execute_on(struct engine *e, const char *run_id,
 	rc = store_run_set_status(e->store, run_id, "running", err);
 	if (rc)
 		goto out;
+	/* --gpus wins over the config's gpus: (a resume may move a run). */
+	if (ngpus == 0 && cfg->ngpus > 0) {
+		gpus = cfg->gpus;
+		ngpus = cfg->ngpus;
+	}
 	struct strbuf on = STRBUF_INIT;
 	for (int k = 0; k < ngpus; k++)
 		strbuf_addf(&on, "%s%d", k ? "," : "; one worker per device: ",

@@ -42,6 +42,24 @@ used=$(cat $results | sed -n 's/^ *device: .*\(cuda:[0-9]*\).*/\1/p' | sort -u |
 	fail "both devices should have evaluated attempts; used: '$used'"
 note "4 attempts on two workers, devices used: $used"
 
+# The same from the config (`gpus:`), as a run launched through the
+# mount would have it.
+sed 's/^repeats: 4$/repeats: 4\ngpus: [0, 1]/' "$T/run.yaml" > "$T/cfg_gpus.yaml"
+"$ARENA" --store "$STORE" run "$T/cfg_gpus.yaml" > "$T/run2.log" 2>&1 ||
+	{ cat "$T/run2.log"; fail "a run with gpus: [0, 1] failed"; }
+grep -q "one worker per device: 0,1" "$T/run2.log" ||
+	fail "gpus: [0, 1] did not give one worker per device"
+run=$(latest_run)
+used=$(find "$(run_dir_of "$run")/tasks" -name task_result.yaml -exec cat {} + |
+	sed -n 's/^ *device: .*\(cuda:[0-9]*\).*/\1/p' | sort -u | tr '\n' ' ')
+[ "$used" = "cuda:0 cuda:1 " ] || fail "gpus: [0, 1] used '$used'"
+sed 's/^repeats: 4$/repeats: 4\ngpus: [0, 7]/' "$T/run.yaml" > "$T/cfg_bad.yaml"
+"$ARENA" --store "$STORE" run "$T/cfg_bad.yaml" > "$T/bad3.log" 2>&1 &&
+	fail "gpus: [0, 7] was accepted with two devices"
+grep -q "cfg_bad.yaml: gpus: device cuda:7 does not exist" "$T/bad3.log" ||
+	fail "unclear error for gpus: [0, 7]: $(cat "$T/bad3.log")"
+note "config gpus: [0, 1] used $used"
+
 # A list that is not one.
 if "$ARENA" --store "$STORE" run "$T/run.yaml" --gpus 0,x > "$T/bad.log" 2>&1
 then

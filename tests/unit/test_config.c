@@ -289,6 +289,32 @@ static void test_device_forms_are_accepted(void **state)
 	}
 }
 
+static void test_gpus_list_is_parsed(void **state)
+{
+	struct runconfig *c = parse_ok(MINIMAL "device: cuda:0\ngpus: [2, 0, 5]\n");
+
+	assert_int_equal(c->ngpus, 3);
+	assert_int_equal(c->gpus[0], 2);
+	assert_int_equal(c->gpus[2], 5);
+	runconfig_free(c);
+	c = parse_ok(MINIMAL);
+	assert_int_equal(c->ngpus, 0);
+	runconfig_free(c);
+}
+
+static void test_bad_gpus_are_rejected_with_the_fix(void **state)
+{
+	expect_err(MINIMAL "gpus: 0\n", "gpus must be a list of device "
+		   "indices, as in gpus: [0, 1]");
+	expect_err(MINIMAL "gpus: []\n", "gpus must be a list");
+	expect_err(MINIMAL "gpus: [0, x]\n", "gpus[1] must be an integer "
+		   "from 0 to 1023");
+	expect_err(MINIMAL "gpus: [1, 1]\n", "gpus lists device 1 twice");
+	expect_err(MINIMAL "device: host\ngpus: [0]\n", "gpus names GPU "
+		   "devices but device is host; remove gpus or set device: "
+		   "cuda:0");
+}
+
 static void test_text_is_kept_verbatim(void **state)
 {
 	const char *text = MINIMAL "# a comment the store keeps\n";
@@ -317,10 +343,11 @@ static void test_source_defaults_to_runs_new(void **state)
 
 static void test_unknown_top_level_key_is_rejected_listing_allowed(void **s)
 {
-	expect_err(MINIMAL "gpus: [0, 1]\n", "exp.yaml:3: unknown top-level "
-		   "key 'gpus'; allowed keys are agent, agents, tasks, "
+	expect_err(MINIMAL "gpu: [0, 1]\n", "exp.yaml:3: unknown top-level "
+		   "key 'gpu'; allowed keys are agent, agents, tasks, "
 		   "target_gpu_model, log_directory, "
-		   "workspace_directory_prefix, device, seed, repeats, timing");
+		   "workspace_directory_prefix, device, gpus, seed, repeats, "
+		   "timing");
 }
 
 static void test_unknown_agent_key_is_rejected_listing_allowed(void **s)
@@ -669,6 +696,8 @@ int main(void)
 		cmocka_unit_test(test_tasks_are_expanded_unique_and_sorted),
 		cmocka_unit_test(test_tasks_may_be_one_string),
 		cmocka_unit_test(test_device_forms_are_accepted),
+		cmocka_unit_test(test_gpus_list_is_parsed),
+		cmocka_unit_test(test_bad_gpus_are_rejected_with_the_fix),
 		cmocka_unit_test(test_text_is_kept_verbatim),
 		cmocka_unit_test(test_source_defaults_to_runs_new),
 		cmocka_unit_test(test_unknown_top_level_key_is_rejected_listing_allowed),

@@ -53,6 +53,8 @@ struct agent_variant {
 	struct agent_config agent;
 };
 
+#define RUNCONFIG_MAX_GPUS 64
+
 struct runconfig {
 	char *path;		/* file it came from (or "<runs/new>") */
 	char *text;		/* the YAML as given, owned */
@@ -65,6 +67,8 @@ struct runconfig {
 	char *log_directory;	/* accepted for compatibility */
 	char *workspace_directory_prefix;
 	char *device;		/* "auto" | "host" | "cuda:0" ... */
+	int gpus[RUNCONFIG_MAX_GPUS];	/* `gpus:` one worker per device */
+	int ngpus;		/* 0: one worker on `device` */
 	bool has_seed;
 	uint64_t seed;
 	int repeats;		/* attempts per task, >= 1 */

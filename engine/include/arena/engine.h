@@ -55,7 +55,8 @@ struct engine_observer {
 int engine_run_execute(struct engine *e, const char *run_id,
 		       const struct engine_observer *obs, struct errbuf *err);
 /* The same with one worker per device index in gpus (ngpus > 0: `arena
- * run --gpus 0,1`): each worker takes the next attempt in the run's order
+ * run --gpus 0,1`; ngpus 0: the config's `gpus:`, else one worker on its
+ * `device:`): each worker takes the next attempt in the run's order
  * and evaluates it (and gives its agent) device <kind>:<index>, the kind
  * being the config's or the detected one; host tasks stay on the host. */
 /* Checks that every device of gpus exists for every GPU task of config c
