@@ -13,7 +13,8 @@
 #   default steps: doctor adversarial reeval baselines noop; selectors
 #   (tasks for baselines and noop) default to each script's own.
 # Environment: B (build dir, default build), OUT (default $B/gpu-results),
-# STORE (default /tmp/arena-gpu-store), ARENA_DEVICE (default cuda:0).
+# STORE (default /tmp/arena-gpu-store), ARENA_DEVICE (default cuda:0),
+# ARENA_COMMIT (the commit to record, when the tree's .git is not it).
 # Exit 0 when every step passed.  `make test-gpu` runs all steps.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -22,7 +23,9 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do steps="$steps $1"; shift; done
 [ "${1:-}" = -- ] && shift
 [ -n "$steps" ] || steps="doctor adversarial reeval baselines noop"
 summary=$OUT/summary.txt
-echo "tests/gpu/run.sh on $(uname -n) at $(date -u +%FT%TZ), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)" >> "$summary"
+# A copy of the tree sent to another machine may carry a stale .git:
+# ARENA_COMMIT, when set, names the commit instead.
+echo "tests/gpu/run.sh on $(uname -n) at $(date -u +%FT%TZ), commit ${ARENA_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)}" >> "$summary"
 fail=0
 for s in $steps; do
 	t0=$(now)
