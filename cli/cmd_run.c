@@ -121,10 +121,18 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		engine_close(e);
 		return cli_fail("%s", errbuf_str(&err));
 	}
-	if (ngpus > 0 && (rc = engine_check_gpus(e, cfg, gpus, ngpus, &err))) {
+	/* The devices this run will use must exist before it is created:
+	 * --gpus, else the config's gpus:. */
+	const int *use = ngpus > 0 ? gpus : cfg->gpus;
+	int nuse = ngpus > 0 ? ngpus : cfg->ngpus;
+	if (nuse > 0 && (rc = engine_check_gpus(e, cfg, use, nuse, &err))) {
+		char *where = ngpus > 0 ? xstrdup("--gpus")
+					: xasprintf("%s: gpus", config);
+		cli_fail("%s: %s", where, errbuf_str(&err));
+		free(where);
 		runconfig_free(cfg);
 		engine_close(e);
-		return cli_fail("--gpus: %s", errbuf_str(&err));
+		return 1;
 	}
 	rc = engine_run_create(e, cfg, suffix, &run_id, &err);
 	runconfig_free(cfg);

@@ -252,14 +252,6 @@ static int config_check(struct engine *e, struct runconfig *c,
 			return rc;
 		}
 	}
-	/* Every device `gpus:` names must exist (and be that model). */
-	if (c->ngpus > 0) {
-		int rc = engine_check_gpus(e, c, c->gpus, c->ngpus, err);
-		if (rc) {
-			errbuf_prefix(err, "%s: gpus", c->path);
-			return rc;
-		}
-	}
 	return 0;
 }
 
@@ -1115,14 +1107,20 @@ int engine_run_execute_on(struct engine *e, const char *run_id,
 		     "it started executing");
 		goto out;
 	}
-	rc = store_run_set_status(e->store, run_id, "running", err);
-	if (rc)
-		goto out;
-	/* --gpus wins over the config's gpus: (a resume may move a run). */
+	/* --gpus wins over the config's gpus: (a resume may move a run);
+	 * every device must exist before anything starts. */
 	if (ngpus == 0 && cfg->ngpus > 0) {
 		gpus = cfg->gpus;
 		ngpus = cfg->ngpus;
 	}
+	if (ngpus > 0 && (rc = engine_check_gpus(e, cfg, gpus, ngpus, err))) {
+		errbuf_prefix(err, "run %s: gpus", run_id);
+		emit(e, obs, run_id, NULL, "error", "%s", errbuf_str(err));
+		goto out;
+	}
+	rc = store_run_set_status(e->store, run_id, "running", err);
+	if (rc)
+		goto out;
 	struct strbuf on = STRBUF_INIT;
 	for (int k = 0; k < ngpus; k++)
 		strbuf_addf(&on, "%s%d", k ? "," : "; one worker per device: ",

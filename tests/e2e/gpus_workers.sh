@@ -58,6 +58,12 @@ sed 's/^repeats: 4$/repeats: 4\ngpus: [0, 7]/' "$T/run.yaml" > "$T/cfg_bad.yaml"
 	fail "gpus: [0, 7] was accepted with two devices"
 grep -q "cfg_bad.yaml: gpus: device cuda:7 does not exist" "$T/bad3.log" ||
 	fail "unclear error for gpus: [0, 7]: $(cat "$T/bad3.log")"
+# --gpus stands in for the config's list (another machine, fewer GPUs).
+"$ARENA" --store "$STORE" run "$T/cfg_bad.yaml" --gpus 1 > "$T/over.log" 2>&1 ||
+	{ cat "$T/over.log"; fail "--gpus 1 did not override gpus: [0, 7]"; }
+grep -q "one worker per device: 1\$" "$T/over.log" ||
+	grep -q "one worker per device: 1)" "$T/over.log" ||
+	fail "--gpus 1 did not run one worker on device 1"
 note "config gpus: [0, 1] used $used"
 
 # A list that is not one.

@@ -60,8 +60,10 @@ int engine_run_execute(struct engine *e, const char *run_id,
  * and evaluates it (and gives its agent) device <kind>:<index>, the kind
  * being the config's or the detected one; host tasks stay on the host. */
 /* Checks that every device of gpus exists for every GPU task of config c
- * (and is its target_gpu_model): what `arena run --gpus` does before it
- * creates the run. */
+ * (and is its target_gpu_model): what `arena run` does with --gpus or the
+ * config's gpus: before it creates the run, and every execution before it
+ * starts.  A config's gpus: is not checked when the config is validated,
+ * so that --gpus can stand in for it on another machine. */
 int engine_check_gpus(struct engine *e, const struct runconfig *c,
 		      const int *gpus, int ngpus, struct errbuf *err);
 int engine_run_execute_on(struct engine *e, const char *run_id,
