@@ -666,6 +666,40 @@ static void text_add(struct strbuf *sb, const char *s)
 	free(clean);
 }
 
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "Ran on:  cuda:0 ..., cuda:1 ..." when the results name more than one
+ * device (a run with one worker per GPU: `arena run --gpus`). */
+static void text_devices_used(struct strbuf *sb, const struct report_row *rows,
+			      int n)
+{
+	const char **d = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*d));
+	int k = 0, distinct = 0;
+
+	for (int i = 0; i < n; i++)
+		if (rows[i].result && rows[i].result->device &&
+		    rows[i].result->device[0])
+			d[k++] = rows[i].result->device;
+	qsort(d, (size_t)k, sizeof(*d), cmp_cstr);
+	for (int i = 0; i < k; i++)
+		distinct += i == 0 || strcmp(d[i], d[i - 1]) != 0;
+	if (distinct > 1) {
+		strbuf_addstr(sb, "\nRan on:  ");
+		for (int i = 0, first = 1; i < k; i++) {
+			if (i > 0 && strcmp(d[i], d[i - 1]) == 0)
+				continue;
+			if (!first)
+				strbuf_addstr(sb, ", ");
+			text_add(sb, d[i]);
+			first = 0;
+		}
+	}
+	free(d);
+}
+
 static void text_label(struct strbuf *sb, const struct report_row *row,
 		       bool show_attempt)
 {
@@ -808,6 +842,7 @@ char *report_text(const struct report_meta *m, const struct report_row *rows,
 	text_add(&sb, m ? m->agent : NULL);
 	strbuf_addstr(&sb, "\nDevice:  ");
 	text_add(&sb, m ? m->device : NULL);
+	text_devices_used(&sb, rows, n);
 	strbuf_addstr(&sb, "\nCreated: ");
 	text_add(&sb, m ? m->created_at : NULL);
 	strbuf_addstr(&sb, "\nStatus:  ");

@@ -40,6 +40,9 @@ used=$(cat $results | sed -n 's/^ *device: .*\(cuda:[0-9]*\).*/\1/p' | sort -u |
 	tr '\n' ' ')
 [ "$used" = "cuda:0 cuda:1 " ] ||
 	fail "both devices should have evaluated attempts; used: '$used'"
+grep -q "^Ran on:  cuda:0 Arena Fake GPU (sm_00), cuda:1 Arena Fake GPU" \
+	"$(run_dir_of "$run")/report.txt" ||
+	fail "report.txt does not name both devices"
 note "4 attempts on two workers, devices used: $used"
 
 # The same from the config (`gpus:`), as a run launched through the

@@ -483,6 +483,32 @@ static void text_has_header_stats_and_one_line_per_task(void **state)
 	run5_free(&f);
 }
 
+static void text_names_the_devices_when_a_run_used_several(void **state)
+{
+	struct task_result r[3];
+	struct report_row rows[3];
+	const char *dev[3] = { "cuda:1 NVIDIA H200 (sm_90)",
+			       "cuda:0 NVIDIA H200 (sm_90)",
+			       "cuda:1 NVIDIA H200 (sm_90)" };
+	char *s;
+
+	for (int i = 0; i < 3; i++) {
+		make_ok(&r[i], "c2c/a", 1.0, 0.9, 1.1);
+		r[i].device = xstrdup(dev[i]);
+		rows[i] = (struct report_row){ "c2c/a", i + 1, &r[i] };
+	}
+	s = report_text(NULL, rows, 3);
+	assert_non_null(strstr(s, "\nRan on:  cuda:0 NVIDIA H200 (sm_90), "
+				  "cuda:1 NVIDIA H200 (sm_90)\n"));
+	free(s);
+	/* One device: no such line. */
+	s = report_text(NULL, rows, 1);
+	assert_null(strstr(s, "Ran on:"));
+	free(s);
+	for (int i = 0; i < 3; i++)
+		result_release(&r[i]);
+}
+
 static void text_labels_attempts_when_a_run_repeats(void **state)
 {
 	struct task_result r;
@@ -585,6 +611,7 @@ int main(void)
 		cmocka_unit_test(json_of_an_empty_run_has_no_nan),
 		cmocka_unit_test(json_turns_nan_results_into_null),
 		cmocka_unit_test(text_has_header_stats_and_one_line_per_task),
+		cmocka_unit_test(text_names_the_devices_when_a_run_used_several),
 		cmocka_unit_test(text_labels_attempts_when_a_run_repeats),
 		cmocka_unit_test(text_of_an_empty_run),
 		cmocka_unit_test(write_all_writes_the_three_files),
