@@ -1460,6 +1460,62 @@ static void case_budget_resolve(const struct timing_budget *tb, bool quick,
 	}
 }
 
+/* The adaptive stop: whether case ci's interval is already as narrow as
+ * the config's target_ci. */
+static bool case_precise_enough(struct eval_ctx *x, int ci,
+				const struct case_timing *ct)
+{
+	struct interval iv;
+
+	return timing_ci(ct, CI_ITERS_STOP, derive(x->req->seed, 3,
+						  (uint64_t)ci, 0), &iv) == 0 &&
+	       interval_rel_halfwidth(&iv) <= x->req->timing.target_ci;
+}
+
+/* A last exchange with the candidate runners of blocks [b0, b1): a reply
+ * forged during the final timed call would otherwise still be waiting,
+ * unread.  False (verdict set) when one does not answer. */
+static bool cands_answer(struct eval_ctx *x, struct block *blocks, int b0,
+			 int b1, const struct task_case *c)
+{
+	for (int b = b0; b < b1; b++) {
+		enum runner_fail pf = runner_ping(blocks[b].cand);
+		if (pf != RUNNER_OK) {
+			runner_failed(x, ROLE_CAND, blocks[b].cand, pf,
+				      "after its last timed call", c);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Case ci's result from its timed pairs: the speedup and its interval
+ * over the blocks, and the median time per call of each side.  0, or -1
+ * with a verdict when there is no timing data. */
+static int case_timing_result(struct eval_ctx *x, int ci, double base_ms,
+			      double cand_ms, int pairs, struct case_result *cr)
+{
+	const struct task_case *c = &x->t->cases[ci];
+	const struct case_timing *ct = &x->timing[ci];
+	struct interval iv;
+
+	if (timing_ci(ct, CI_ITERS_FINAL, derive(x->req->seed, 4, (uint64_t)ci,
+						 0), &iv) != 0) {
+		verdict(x, RS_INFRA_ERROR, "no timing data for %s '%s'",
+			case_kind(c), c->id);
+		return -1;
+	}
+	cr->timed = true;
+	cr->base_ms = base_ms;
+	cr->cand_ms = cand_ms;
+	cr->speedup = iv.point;
+	cr->ci_lo = iv.lo;
+	cr->ci_hi = iv.hi;
+	cr->pairs = pairs;
+	cr->blocks = ct->nblocks;
+	return 0;
+}
+
 static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 {
 	const struct task *t = x->t;
@@ -1522,49 +1578,23 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 				continue;
 			if (now_ns() >= share_end || total >= max_pairs)
 				break;
-			if (last_group && round % 4 == 0) {
-				struct interval iv;
-				if (timing_ci(ct, CI_ITERS_STOP,
-					      derive(x->req->seed, 3,
-						     (uint64_t)ci, 0),
-					      &iv) == 0 &&
-				    interval_rel_halfwidth(&iv) <=
-					    tb->target_ci)
-					break;
-			}
+			if (last_group && round % 4 == 0 &&
+			    case_precise_enough(x, ci, ct))
+				break;
 		}
-		for (int b = g0; b < g1; b++) {
-			enum runner_fail pf = runner_ping(blocks[b].cand);
-			if (pf != RUNNER_OK) {
-				runner_failed(x, ROLE_CAND, blocks[b].cand, pf,
-					      "after its last timed call", c);
-				goto out;
-			}
-		}
+		if (!cands_answer(x, blocks, g0, g1, c))
+			goto out;
 		for (int b = g0; b < g1; b++) {
 			ctx_forget(x, blocks[b].base);
 			ctx_forget(x, blocks[b].cand);
 			blocks[b].base = blocks[b].cand = NULL;
 		}
 	}
-	if (!claims_consistent(x, c, &s))
+	if (!claims_consistent(x, c, &s) ||
+	    case_timing_result(x, ci, stats_median(s.base_ns, (size_t)s.n) / 1e6,
+			       stats_median(s.cand_ns, (size_t)s.n) / 1e6, s.n,
+			       cr) != 0)
 		goto out;
-
-	struct interval iv;
-	if (timing_ci(ct, CI_ITERS_FINAL, derive(x->req->seed, 4, (uint64_t)ci, 0),
-		      &iv) != 0) {
-		verdict(x, RS_INFRA_ERROR, "no timing data for %s '%s'",
-			case_kind(c), c->id);
-		goto out;
-	}
-	cr->timed = true;
-	cr->base_ms = stats_median(s.base_ns, (size_t)s.n) / 1e6;
-	cr->cand_ms = stats_median(s.cand_ns, (size_t)s.n) / 1e6;
-	cr->speedup = iv.point;
-	cr->ci_lo = iv.lo;
-	cr->ci_hi = iv.hi;
-	cr->pairs = s.n;
-	cr->blocks = ct->nblocks;
 	rc = 0;
 out:
 	for (int b = 0; b < MAX_BLOCKS; b++) {
@@ -2034,41 +2064,14 @@ static int time_case_gpu(struct eval_ctx *x, int ci, struct case_result *cr)
 			continue;
 		if (now_ns() >= end || total >= max_pairs)
 			break;
-		if (round % 4 == 0) {
-			struct interval iv;
-			if (timing_ci(ct, CI_ITERS_STOP,
-				      derive(x->req->seed, 3, (uint64_t)ci, 0),
-				      &iv) == 0 &&
-			    interval_rel_halfwidth(&iv) <= tb->target_ci)
-				break;
-		}
+		if (round % 4 == 0 && case_precise_enough(x, ci, ct))
+			break;
 	}
-	for (int b = 0; b < nblocks; b++) {
-		enum runner_fail pf = runner_ping(blocks[b].cand);
-		if (pf != RUNNER_OK) {
-			runner_failed(x, ROLE_CAND, blocks[b].cand, pf,
-				      "after its last timed call", c);
-			goto out;
-		}
-	}
-	if (!gpu_claims_ok(x, c, &s, n))
+	if (!cands_answer(x, blocks, 0, nblocks, c) ||
+	    !gpu_claims_ok(x, c, &s, n) ||
+	    case_timing_result(x, ci, gmedian(&s, GS_BASE) / n / 1e6,
+			       gmedian(&s, GS_CAND) / n / 1e6, s.n, cr) != 0)
 		goto out;
-
-	struct interval iv;
-	if (timing_ci(ct, CI_ITERS_FINAL, derive(x->req->seed, 4, (uint64_t)ci, 0),
-		      &iv) != 0) {
-		verdict(x, RS_INFRA_ERROR, "no timing data for %s '%s'",
-			case_kind(c), c->id);
-		goto out;
-	}
-	cr->timed = true;
-	cr->base_ms = gmedian(&s, GS_BASE) / n / 1e6;
-	cr->cand_ms = gmedian(&s, GS_CAND) / n / 1e6;
-	cr->speedup = iv.point;
-	cr->ci_lo = iv.lo;
-	cr->ci_hi = iv.hi;
-	cr->pairs = s.n;
-	cr->blocks = ct->nblocks;
 	ok = true;
 	rc = 0;
 out:
