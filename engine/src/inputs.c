@@ -313,23 +313,8 @@ struct par_job {
 	void *dst;
 	int64_t n;
 	int64_t off;		/* pool_draw: window start */
-	uint64_t base;
-	int nthreads, tid;
+	uint64_t base;		/* par_run: seeds every chunk's rng */
 };
-
-static void *par_worker(void *arg)
-{
-	struct par_job *j = arg;
-	int64_t nchunks = (j->n + PAR_CHUNK - 1) / PAR_CHUNK;
-
-	for (int64_t k = j->tid; k < nchunks; k += j->nthreads) {
-		struct rng r;
-		int64_t i0 = k * PAR_CHUNK;
-		rng_seed(&r, mix64(j->base ^ mix64((uint64_t)k + 1)));
-		j->fn(j, &r, i0, j->n - i0 < PAR_CHUNK ? j->n - i0 : PAR_CHUNK);
-	}
-	return NULL;
-}
 
 static int par_threads(void)
 {
@@ -394,33 +379,23 @@ void par_for(int64_t n, int64_t chunk, void (*fn)(void *ctx, int64_t i0,
 		pthread_join(th[i], NULL);
 }
 
-/* Runs tmpl->fn over [0, tmpl->n) in chunks on up to par_threads()
- * threads (the caller's among them). */
+/* One PAR_CHUNK chunk of a par_job, with the chunk's own rng. */
+static void par_job_chunk(void *ctx, int64_t i0, int64_t n)
+{
+	struct par_job *j = ctx;
+	struct rng r;
+
+	rng_seed(&r, mix64(j->base ^ mix64((uint64_t)(i0 / PAR_CHUNK) + 1)));
+	j->fn(j, &r, i0, n);
+}
+
+/* Runs tmpl->fn over [0, tmpl->n) in PAR_CHUNK chunks on up to
+ * par_threads() threads (par_for), chunk k drawing from an rng seeded from
+ * one draw of r and k. */
 static void par_run(struct par_job *tmpl, struct rng *r)
 {
-	struct par_job jobs[PAR_THREADS];
-	pthread_t th[PAR_THREADS];
-	int nt = par_threads(), started = 0;
-
 	tmpl->base = rng_next(r);
-	if (nt > (tmpl->n + PAR_CHUNK - 1) / PAR_CHUNK)
-		nt = (int)((tmpl->n + PAR_CHUNK - 1) / PAR_CHUNK);
-	for (int i = 0; i < nt; i++) {
-		jobs[i] = *tmpl;
-		jobs[i].nthreads = nt;
-		jobs[i].tid = i;
-	}
-	for (int i = 1; i < nt; i++)
-		if (pthread_create(&th[i], NULL, par_worker, &jobs[i]) == 0)
-			started = i;
-		else
-			break;
-	/* Chunks of threads that did not start are done here. */
-	for (int i = started + 1; i < nt; i++)
-		par_worker(&jobs[i]);
-	par_worker(&jobs[0]);
-	for (int i = 1; i <= started; i++)
-		pthread_join(th[i], NULL);
+	par_for(tmpl->n, PAR_CHUNK, par_job_chunk, tmpl);
 }
 
 static void fill_chunk(struct par_job *j, struct rng *r, int64_t i0,
