@@ -421,38 +421,21 @@ static const char *real_home(void)
 	return pw && pw->pw_dir ? pw->pw_dir : "/";
 }
 
-static bool is_executable(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
-	       access(p, X_OK) == 0;
-}
-
 char *cli_find_bin(const struct cli_agent *a)
 {
 	const char *env = getenv(a->bin_env);
-	const char *path = getenv("PATH");
+	const char *dirs = NULL;	/* $PATH */
 
 	if ((!env || !*env) && a->bin_env_fallback)
 		env = getenv(a->bin_env_fallback);
 
 	if (env && *env) {
 		if (strchr(env, '/'))
-			return is_executable(env) ? path_real(env) : NULL;
-		path = NULL;	/* a bare name: look it up below */
+			return path_is_executable(env) ? path_real(env) : NULL;
+		dirs = PATH_SEARCH_DEFAULT;	/* a bare name */
 	}
 	const char *name = env && *env ? env : a->cli;
-	char *copy = xstrdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
-	char *save = NULL, *found = NULL;
-	for (char *d = strtok_r(copy, ":", &save); d && !found;
-	     d = strtok_r(NULL, ":", &save)) {
-		char *p = path_join(*d ? d : ".", name);
-		if (is_executable(p))
-			found = path_real(p);
-		free(p);
-	}
-	free(copy);
+	char *found = path_search(name, dirs);
 	if (found)
 		return found;
 	/* scripts/install-agents.sh prefixes. */
@@ -465,7 +448,7 @@ char *cli_find_bin(const struct cli_agent *a)
 			continue;
 		char *p = xasprintf("%s/node_modules/.bin/%s", prefixes[i],
 				    name);
-		if (is_executable(p))
+		if (path_is_executable(p))
 			found = path_real(p);
 		free(p);
 	}

@@ -162,23 +162,7 @@ void sources_release(struct source_set *s)
 
 static char *which(const char *prog)
 {
-	const char *path = getenv("PATH");
-	char *copy, *p, *colon, *found = NULL;
-
-	if (strchr(prog, '/'))
-		return path_real(prog);
-	copy = xstrdup(path ? path : "/usr/bin:/bin");
-	for (p = copy; p && !found; p = colon ? colon + 1 : NULL) {
-		colon = strchr(p, ':');
-		if (colon)
-			*colon = '\0';
-		char *cand = path_join(*p ? p : ".", prog);
-		if (access(cand, X_OK) == 0)
-			found = path_real(cand);
-		free(cand);
-	}
-	free(copy);
-	return found;
+	return strchr(prog, '/') ? path_real(prog) : path_search(prog, NULL);
 }
 
 char *compile_compiler_id(void)

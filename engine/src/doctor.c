@@ -67,11 +67,6 @@ static void missing(struct report *r, bool problem, const char *fmt, ...)
 		r->problems++;
 }
 
-static bool executable(const char *p)
-{
-	return p && access(p, X_OK) == 0;
-}
-
 /* First line of a file, or NULL. */
 static char *first_line(const char *path)
 {
@@ -119,16 +114,16 @@ static void runners(struct report *r, bool nvidia, bool amd)
 	const char *hip = gpu_runner_path(DEV_HIP);
 
 	line(r, "runners");
-	line(r, "  host    %s%s", host, executable(host) ? "" : " (missing)");
-	line(r, "  cuda    %s%s", cuda, executable(cuda) ? "" : " (missing)");
-	line(r, "  hip     %s%s", hip, executable(hip) ? "" : " (missing)");
-	if (!executable(host))
+	line(r, "  host    %s%s", host, path_is_executable(host) ? "" : " (missing)");
+	line(r, "  cuda    %s%s", cuda, path_is_executable(cuda) ? "" : " (missing)");
+	line(r, "  hip     %s%s", hip, path_is_executable(hip) ? "" : " (missing)");
+	if (!path_is_executable(host))
 		missing(r, true, "arena-runner: run `make` (or set "
 			"ARENA_RUNNER)");
-	if (!executable(cuda))
+	if (!path_is_executable(cuda))
 		missing(r, nvidia, "arena-runner-cuda: `make` builds it once "
 			"nvcc is installed (or set ARENA_RUNNER_CUDA)");
-	if (!executable(hip))
+	if (!path_is_executable(hip))
 		missing(r, amd, "arena-runner-hip: `make` builds it once hipcc "
 			"is installed (or set ARENA_RUNNER_HIP)");
 }
@@ -182,7 +177,7 @@ static int devices_of(struct report *r, enum dev_kind kind,
 	int n = 0;
 
 	errbuf_init(&e);
-	if (!executable(gpu_runner_path(kind))) {
+	if (!path_is_executable(gpu_runner_path(kind))) {
 		line(r, "  %s: not checked (no arena-runner-%s)",
 		     dev_kind_name(kind), dev_kind_name(kind));
 		free(all);
@@ -304,19 +299,7 @@ static void sandbox(struct report *r)
 		missing(r, false, "landlock: boot with lsm=...,landlock "
 			"(Linux >= 5.13)");
 	/* bubblewrap: agents' sandbox (and, where used, runners'). */
-	const char *path = getenv("PATH");
-	char *copy = xstrdup(path ? path : "/usr/bin:/bin");
-	for (char *p = copy, *colon; p && !bwrap; p = colon ? colon + 1 : NULL) {
-		colon = strchr(p, ':');
-		if (colon)
-			*colon = '\0';
-		char *cand = path_join(*p ? p : ".", "bwrap");
-		if (executable(cand))
-			bwrap = cand;
-		else
-			free(cand);
-	}
-	free(copy);
+	bwrap = path_search("bwrap", NULL);
 	if (!bwrap) {
 		line(r, "  bubblewrap     missing");
 		missing(r, false, "bubblewrap (agent sandbox): apt-get install "

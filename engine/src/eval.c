@@ -221,11 +221,6 @@ static char *first_existing(const char *dir, const char *const *rel,
 	return NULL;
 }
 
-static bool is_executable(const char *p)
-{
-	return access(p, X_OK) == 0;
-}
-
 static void init_paths(void)
 {
 	static const char *const inc_rel[] = { "../engine/include",
@@ -257,24 +252,9 @@ static void init_paths(void)
 	else
 		runner_path_found = first_existing(exe_dir, run_rel,
 						   ARRAY_SIZE(run_rel),
-						   is_executable);
-	if (!runner_path_found) {
-		/* Last resort: the PATH. */
-		const char *path = getenv("PATH");
-		char *copy = xstrdup(path ? path : "/usr/local/bin:/usr/bin");
-		for (char *p = copy, *colon; p && !runner_path_found;
-		     p = colon ? colon + 1 : NULL) {
-			colon = strchr(p, ':');
-			if (colon)
-				*colon = '\0';
-			char *cand = path_join(*p ? p : ".", "arena-runner");
-			if (is_executable(cand))
-				runner_path_found = cand;
-			else
-				free(cand);
-		}
-		free(copy);
-	}
+						   path_is_executable);
+	if (!runner_path_found)	/* last resort: the PATH */
+		runner_path_found = path_search("arena-runner", NULL);
 	if (!runner_path_found)
 		runner_path_found = xstrdup("arena-runner");
 	free(exe_dir);

@@ -237,3 +237,30 @@ char *path_real(const char *path)
 {
 	return realpath(path, NULL);
 }
+
+bool path_is_executable(const char *path)
+{
+	struct stat st;
+
+	return path && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       access(path, X_OK) == 0;
+}
+
+char *path_search(const char *prog, const char *dirs)
+{
+	const char *path = dirs ? dirs : getenv("PATH");
+	char *copy = xstrdup(path ? path : PATH_SEARCH_DEFAULT);
+	char *found = NULL, *colon;
+
+	for (char *d = copy; d && !found; d = colon ? colon + 1 : NULL) {
+		colon = strchr(d, ':');
+		if (colon)
+			*colon = '\0';
+		char *cand = path_join(*d ? d : ".", prog);
+		if (path_is_executable(cand))
+			found = path_real(cand);
+		free(cand);
+	}
+	free(copy);
+	return found;
+}

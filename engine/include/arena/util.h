@@ -118,6 +118,14 @@ char *path_join(const char *a, const char *b);
 bool path_is_safe_relative(const char *rel);
 /* Absolute, symlink-resolved form of path (caller frees), or NULL. */
 char *path_real(const char *path);
+/* True if path (NULL: false) is a regular file this process may execute. */
+bool path_is_executable(const char *path);
+/* The first executable regular file named prog in a directory of dirs
+ * (colon-separated; NULL: $PATH, or PATH_SEARCH_DEFAULT when unset; an
+ * empty entry is "."), as an absolute, symlink-resolved path (caller
+ * frees), or NULL. */
+#define PATH_SEARCH_DEFAULT "/usr/local/bin:/usr/bin:/bin"
+char *path_search(const char *prog, const char *dirs);
 
 /* ---- hashing --------------------------------------------------------- */
 
