@@ -140,20 +140,9 @@ static void do_flush(const char *seq, char **save)
 static void serve(void)
 {
 	for (;;) {
-		char *save = rio_read_line();
-		char *cmd = rio_next_tok(&save);
-		if (!cmd)
-			_exit(RP_EXIT_CHANNEL);
-		if (strcmp(cmd, "quit") == 0)
-			_exit(0);
-		char *seq = rio_next_tok(&save);
-		if (!seq || strlen(seq) > 24) {
-			rio_replyf("error 0 request without a sequence number");
-			continue;
-		}
-		if (strcmp(cmd, "ping") == 0) {
-			rio_replyf("pong %s", seq);
-		} else if (strcmp(cmd, "layout") == 0) {
+		char *cmd, *seq, *save;
+		rio_next_request(&cmd, &seq, &save);
+		if (strcmp(cmd, "layout") == 0) {
 			do_layout(seq, &save);
 		} else if (strcmp(cmd, "flush") == 0) {
 			do_flush(seq, &save);

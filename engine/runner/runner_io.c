@@ -258,3 +258,25 @@ void rio_build_args(const struct rio_layout *l, void *const *base,
 	}
 	memcpy(params, l->params, sizeof(int64_t) * (size_t)l->nparams);
 }
+
+void rio_next_request(char **cmd, char **seq, char **rest)
+{
+	for (;;) {
+		*rest = rio_read_line();
+		*cmd = rio_next_tok(rest);
+		if (!*cmd)
+			_exit(RP_EXIT_CHANNEL);
+		if (strcmp(*cmd, "quit") == 0)
+			_exit(0);
+		*seq = rio_next_tok(rest);
+		if (!*seq || strlen(*seq) > 24) {
+			rio_replyf("error 0 request without a sequence number");
+			continue;
+		}
+		if (strcmp(*cmd, "ping") == 0) {
+			rio_replyf("pong %s", *seq);
+			continue;
+		}
+		return;
+	}
+}

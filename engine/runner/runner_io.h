@@ -30,6 +30,13 @@ void rio_replyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * the next call); exits 0 on EOF and RP_EXIT_CHANNEL on errors. */
 char *rio_read_line(void);
 
+/* The next request for the runner itself: its verb in *cmd, sequence
+ * number in *seq, the rest of the line in *rest.  What every runner
+ * answers alike is answered here: the channel's end (exit
+ * RP_EXIT_CHANNEL), `quit` (exit 0), a missing or overlong sequence
+ * number (an error reply), `ping` (pong). */
+void rio_next_request(char **cmd, char **seq, char **rest);
+
 /* The descriptor that came with the last request (SCM_RIGHTS), or -1;
  * the caller owns it. */
 int rio_take_fd(void);

@@ -623,21 +623,8 @@ static void do_load(const char *seq)
 static void serve(void)
 {
 	for (;;) {
-		char *save = rio_read_line();
-		char *cmd = rio_next_tok(&save);
-		if (!cmd)
-			_exit(RP_EXIT_CHANNEL);
-		if (strcmp(cmd, "quit") == 0)
-			_exit(0);
-		char *seq = rio_next_tok(&save);
-		if (!seq || strlen(seq) > 24) {
-			rio_replyf("error 0 request without a sequence number");
-			continue;
-		}
-		if (strcmp(cmd, "ping") == 0) {
-			rio_replyf("pong %s", seq);
-			continue;
-		}
+		char *cmd, *seq, *save;
+		rio_next_request(&cmd, &seq, &save);
 		if (dead) {
 			rio_replyf("error %s %s", seq, dead_msg);
 			continue;
