@@ -230,7 +230,7 @@ int sbx_seccomp(int flags)
 		on(&p, SYS_clone3, RET_ERRNO(ENOSYS));
 #endif
 		clone_threads_only(&p);
-		} else {
+	} else {
 		deny(&p, SYS_clone);
 #ifdef SYS_clone3
 		deny(&p, SYS_clone3);
