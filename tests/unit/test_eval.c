@@ -27,6 +27,7 @@
 #include "arena/result.h"
 #include "arena/task.h"
 #include "arena/util.h"
+#include "eval_check.h"
 
 static struct task *task;
 static char *adv_root;		/* tests/adversarial */
@@ -72,9 +73,7 @@ static void evaluate_dir(const char *dir, const struct opts *o,
 			 struct task_result *res)
 {
 	struct eval_request req;
-	struct errbuf err;
 
-	errbuf_init(&err);
 	eval_request_init(&req);
 	req.task = task;
 	req.candidate_dir = dir;
@@ -88,26 +87,7 @@ static void evaluate_dir(const char *dir, const struct opts *o,
 	req.timing.max_pairs = 200;
 	req.timing.runner_timeout_s =
 		o->runner_timeout > 0 ? o->runner_timeout : 10;
-	result_init(res);
-	uint64_t t0 = now_ns();
-	int rc = eval_run(&req, res, &err);
-	if (rc != 0)
-		fprintf(stderr, "eval_run failed: %s\n", errbuf_str(&err));
-	assert_int_equal(rc, 0);
-	fprintf(stderr,
-		"  %s: status %s, speedup %.3f [%.3f, %.3f], pairs %d, "
-		"%.2f s\n    compile: %s\n    correctness: %s\n    timing: "
-		"%s\n",
-		dir, result_status_name(res->status), res->speedup_ratio,
-		res->speedup_ci_lo, res->speedup_ci_hi, res->pairs,
-		(double)(now_ns() - t0) / 1e9,
-		res->compilation_error_message ? res->compilation_error_message
-					       : "-",
-		res->correctness_error_message ? res->correctness_error_message
-					       : "-",
-		res->speedup_calculation_error_message
-			? res->speedup_calculation_error_message
-			: "-");
+	eval_checked(&req, dir, res);
 }
 
 static void evaluate(const char *cand, const struct opts *o,
@@ -117,33 +97,6 @@ static void evaluate(const char *cand, const struct opts *o,
 
 	evaluate_dir(dir, o, res);
 	free(dir);
-}
-
-/* Asserts the status and that the stated reason mentions `phrase`. */
-static void expect(const struct task_result *res, enum result_status st,
-		   const char *phrase)
-{
-	struct strbuf all = STRBUF_INIT;
-
-	strbuf_addf(&all, "%s | %s | %s",
-		    res->compilation_error_message
-			    ? res->compilation_error_message
-			    : "",
-		    res->correctness_error_message
-			    ? res->correctness_error_message
-			    : "",
-		    res->speedup_calculation_error_message
-			    ? res->speedup_calculation_error_message
-			    : "");
-	if (res->status != st || (phrase && !strstr(all.buf, phrase)))
-		fprintf(stderr, "expected %s mentioning \"%s\", got %s: %s\n",
-			result_status_name(st), phrase ? phrase : "",
-			result_status_name(res->status), all.buf);
-	assert_int_equal(res->status, st);
-	if (phrase)
-		assert_non_null(strstr(all.buf, phrase));
-	assert_false(st != RS_OK && res->candidate_accepted);
-	strbuf_release(&all);
 }
 
 /* ---- honest controls ---------------------------------------------------- */

@@ -28,6 +28,7 @@
 #include "arena/result.h"
 #include "arena/task.h"
 #include "arena/util.h"
+#include "eval_check.h"
 
 static struct task *task, *task_unimpl;
 static char *fake_root;		/* tests/gpu/fake */
@@ -96,12 +97,10 @@ static void evaluate(const char *cand, const struct opts *o,
 		     struct task_result *res)
 {
 	struct eval_request req;
-	struct errbuf err;
 
 	if (!have_runner)
 		skip();
 	char *dir = xasprintf("%s/candidates/%s", fake_root, cand);
-	errbuf_init(&err);
 	eval_request_init(&req);
 	req.task = o->task ? o->task : task;
 	req.candidate_dir = dir;
@@ -116,54 +115,8 @@ static void evaluate(const char *cand, const struct opts *o,
 	req.timing.min_pairs = 5;
 	req.timing.max_pairs = 100;
 	req.timing.runner_timeout_s = 20;
-	result_init(res);
-	uint64_t t0 = now_ns();
-	int rc = eval_run(&req, res, &err);
-	if (rc != 0)
-		fprintf(stderr, "eval_run failed: %s\n", errbuf_str(&err));
-	assert_int_equal(rc, 0);
-	fprintf(stderr,
-		"  %s: status %s, speedup %.3f [%.3f, %.3f], pairs %d, %.2f s\n"
-		"    device: %s\n    method: %s\n    compile: %s\n"
-		"    correctness: %s\n    timing: %s\n",
-		cand, result_status_name(res->status), res->speedup_ratio,
-		res->speedup_ci_lo, res->speedup_ci_hi, res->pairs,
-		(double)(now_ns() - t0) / 1e9, res->device,
-		res->benchmark_method,
-		res->compilation_error_message ? res->compilation_error_message
-					       : "-",
-		res->correctness_error_message ? res->correctness_error_message
-					       : "-",
-		res->speedup_calculation_error_message
-			? res->speedup_calculation_error_message
-			: "-");
+	eval_checked(&req, cand, res);
 	free(dir);
-}
-
-static const char *all_messages(const struct task_result *r)
-{
-	static char buf[4096];
-
-	snprintf(buf, sizeof(buf), "%s | %s | %s",
-		 r->compilation_error_message ? r->compilation_error_message
-					      : "",
-		 r->correctness_error_message ? r->correctness_error_message
-					      : "",
-		 r->speedup_calculation_error_message
-			 ? r->speedup_calculation_error_message
-			 : "");
-	return buf;
-}
-
-static void expect(const struct task_result *r, enum result_status st,
-		   const char *phrase)
-{
-	if (r->status != st || !strstr(all_messages(r), phrase)) {
-		fprintf(stderr, "expected %s mentioning \"%s\", got %s: %s\n",
-			result_status_name(st), phrase,
-			result_status_name(r->status), all_messages(r));
-		fail();
-	}
 }
 
 static void test_baseline_copy_is_accepted_through_the_gpu_path(void **s)

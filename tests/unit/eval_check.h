@@ -1,0 +1,73 @@
+/*
+ * eval_check.h - what test_eval.c and test_gpu_eval.c both do with an
+ * evaluation: run it (eval_run must succeed), print one summary of what
+ * it decided and why, and assert its verdict and a phrase of its stated
+ * reason.  Include after <cmocka.h>.
+ */
+#ifndef ARENA_TEST_EVAL_CHECK_H
+#define ARENA_TEST_EVAL_CHECK_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "arena/eval.h"
+#include "arena/result.h"
+#include "arena/util.h"
+
+static const char *or_dash(const char *s)
+{
+	return s ? s : "-";
+}
+
+/* Runs req into res (initialised here) and prints what it decided. */
+static void eval_checked(const struct eval_request *req, const char *label,
+			 struct task_result *res)
+{
+	struct errbuf err;
+	uint64_t t0 = now_ns();
+
+	errbuf_init(&err);
+	result_init(res);
+	int rc = eval_run(req, res, &err);
+	if (rc != 0)
+		fprintf(stderr, "eval_run failed: %s\n", errbuf_str(&err));
+	assert_int_equal(rc, 0);
+	fprintf(stderr,
+		"  %s: status %s, speedup %.3f [%.3f, %.3f], pairs %d, %.2f s\n"
+		"    device: %s\n    method: %s\n    compile: %s\n"
+		"    correctness: %s\n    timing: %s\n",
+		label, result_status_name(res->status), res->speedup_ratio,
+		res->speedup_ci_lo, res->speedup_ci_hi, res->pairs,
+		(double)(now_ns() - t0) / 1e9, or_dash(res->device),
+		or_dash(res->benchmark_method),
+		or_dash(res->compilation_error_message),
+		or_dash(res->correctness_error_message),
+		or_dash(res->speedup_calculation_error_message));
+}
+
+/* Asserts the status, that the stated reason mentions phrase (NULL or
+ * "": anything), and that only an ok candidate is accepted. */
+static void expect(const struct task_result *res, enum result_status st,
+		   const char *phrase)
+{
+	struct strbuf all = STRBUF_INIT;
+
+	strbuf_addf(&all, "%s | %s | %s",
+		    res->compilation_error_message
+			    ? res->compilation_error_message : "",
+		    res->correctness_error_message
+			    ? res->correctness_error_message : "",
+		    res->speedup_calculation_error_message
+			    ? res->speedup_calculation_error_message : "");
+	if (res->status != st || (phrase && !strstr(all.buf, phrase)))
+		fprintf(stderr, "expected %s mentioning \"%s\", got %s: %s\n",
+			result_status_name(st), phrase ? phrase : "",
+			result_status_name(res->status), all.buf);
+	assert_int_equal(res->status, st);
+	if (phrase)
+		assert_non_null(strstr(all.buf, phrase));
+	assert_false(st != RS_OK && res->candidate_accepted);
+	strbuf_release(&all);
+}
+
+#endif /* ARENA_TEST_EVAL_CHECK_H */
