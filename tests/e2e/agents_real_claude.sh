@@ -9,26 +9,14 @@
 # Skips when the claude CLI or node is not installed
 # (scripts/install-agents.sh installs it).
 . "$(dirname "$0")/lib.sh"
-
-claude=""
-for c in "${ARENA_CLAUDE_BIN:-}" "$(command -v claude 2>/dev/null)" \
-	/opt/arena-agents/node_modules/.bin/claude \
-	"$HOME/.local/share/arena/agents/node_modules/.bin/claude"; do
-	[ -n "$c" ] && [ -x "$c" ] && { claude=$c; break; }
-done
-command -v node >/dev/null 2>&1 || { echo "skip: node is not installed"; exit 77; }
-[ -n "$claude" ] || { echo "skip: the claude CLI is not installed (scripts/install-agents.sh)"; exit 77; }
-"$claude" --version > "$T/version" 2>&1 || { cat "$T/version"; echo "skip: $claude --version fails"; exit 77; }
-note "claude $(cat "$T/version")"
+. "$(dirname "$0")/agents_lib.sh"
+real_cli claude ARENA_CLAUDE_BIN
+claude=$cli
 
 one_run() {	# name, extra mock flag, options yaml
 	name=$1
-	rm -f "$T/port"
-	node "$ROOT/tests/agents/mock_anthropic.js" "$T/port" "$T/$name.mock.log" $2 \
-		--lifetime 240 --max-requests 40 &
-	mock=$!
-	i=0; while [ ! -s "$T/port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	[ -s "$T/port" ] || fail "mock server did not start"
+	# shellcheck disable=SC2086 # $2: one mock flag, or none
+	start_mock mock_anthropic.js "$name" 40 $2
 	cat > "$T/$name.yaml" <<CFG
 agent: {template: claude_code, model: claude-sonnet-4-5, timeout_seconds: 300, $3}
 tasks: [c2c/saxpy]

@@ -8,26 +8,14 @@
 # tokens (Codex's running total), two verdicts, the edit kept.  Skips when
 # the codex CLI or node is not installed.
 . "$(dirname "$0")/lib.sh"
-
-codex=""
-for c in "${ARENA_CODEX_BIN:-}" "$(command -v codex 2>/dev/null)" \
-	/opt/arena-agents/node_modules/.bin/codex \
-	"$HOME/.local/share/arena/agents/node_modules/.bin/codex"; do
-	[ -n "$c" ] && [ -x "$c" ] && { codex=$c; break; }
-done
-command -v node >/dev/null 2>&1 || { echo "skip: node is not installed"; exit 77; }
-[ -n "$codex" ] || { echo "skip: the codex CLI is not installed (scripts/install-agents.sh)"; exit 77; }
-"$codex" --version > "$T/version" 2>&1 || { cat "$T/version"; echo "skip: $codex --version fails"; exit 77; }
-note "$(cat "$T/version")"
+. "$(dirname "$0")/agents_lib.sh"
+real_cli codex ARENA_CODEX_BIN
+codex=$cli
 
 one_run() {	# name, mock flag, mcp true|false
 	name=$1
-	rm -f "$T/port"
-	node "$ROOT/tests/agents/mock_openai.js" "$T/port" "$T/$name.mock.log" $2 \
-		--lifetime 240 --max-requests 40 &
-	mock=$!
-	i=0; while [ ! -s "$T/port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	[ -s "$T/port" ] || fail "mock server did not start"
+	# shellcheck disable=SC2086 # $2: one mock flag, or none
+	start_mock mock_openai.js "$name" 40 $2
 	cat > "$T/$name.yaml" <<CFG
 agent:
   template: codex

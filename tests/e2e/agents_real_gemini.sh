@@ -7,26 +7,14 @@
 # 1500 input and 150 output tokens, two verdicts, the edit kept.  Skips
 # when the gemini CLI or node is not installed.
 . "$(dirname "$0")/lib.sh"
-
-gemini=""
-for c in "${ARENA_GEMINI_BIN:-}" "$(command -v gemini 2>/dev/null)" \
-	/opt/arena-agents/node_modules/.bin/gemini \
-	"$HOME/.local/share/arena/agents/node_modules/.bin/gemini"; do
-	[ -n "$c" ] && [ -x "$c" ] && { gemini=$c; break; }
-done
-command -v node >/dev/null 2>&1 || { echo "skip: node is not installed"; exit 77; }
-[ -n "$gemini" ] || { echo "skip: the gemini CLI is not installed (scripts/install-agents.sh)"; exit 77; }
-"$gemini" --version > "$T/version" 2>&1 || { cat "$T/version"; echo "skip: $gemini --version fails"; exit 77; }
-note "gemini $(cat "$T/version")"
+. "$(dirname "$0")/agents_lib.sh"
+real_cli gemini ARENA_GEMINI_BIN
+gemini=$cli
 
 one_run() {	# name, mock flag, mcp true|false
 	name=$1
-	rm -f "$T/port"
-	node "$ROOT/tests/agents/mock_gemini.js" "$T/port" "$T/$name.mock.log" $2 \
-		--lifetime 240 --max-requests 60 &
-	mock=$!
-	i=0; while [ ! -s "$T/port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	[ -s "$T/port" ] || fail "mock server did not start"
+	# shellcheck disable=SC2086 # $2: one mock flag, or none
+	start_mock mock_gemini.js "$name" 60 $2
 	cat > "$T/$name.yaml" <<CFG
 agent:
   template: gemini
