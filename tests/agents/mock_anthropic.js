@@ -14,18 +14,7 @@
 // request (titles, summaries) gets a short text.  Every request is logged
 // to LOG_FILE as one JSON line: {step, tools, last_tool_result}.
 'use strict';
-const http = require('http');
-const fs = require('fs');
-
-const args = process.argv.slice(2);
-const portFile = args[0], logFile = args[1];
-const mcp = args.includes('--mcp');
-const opt = (name, dflt) => {
-	const i = args.indexOf(name);
-	return i >= 0 ? Number(args[i + 1]) : dflt;
-};
-const maxRequests = opt('--max-requests', 60);
-const lifetime = opt('--lifetime', 180);
+const { mcp, log, serve } = require('./mock_server');
 
 const evaluate = mcp
 	? { name: 'mcp__arena__evaluate', input: { quick: true } }
@@ -39,8 +28,6 @@ const SCRIPT = [
 ];
 const USAGE = (step) => ({ input_tokens: 100 * (step + 1), output_tokens: 10 * (step + 1), cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
 
-let served = 0;
-const log = (o) => fs.appendFileSync(logFile, JSON.stringify(o) + '\n');
 
 function lastToolResult(messages) {
 	const last = messages[messages.length - 1];
@@ -72,52 +59,39 @@ function sse(res, event, data) {
 	res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
-const server = http.createServer((req, res) => {
-	let chunks = [];
-	req.on('data', (c) => chunks.push(c));
-	req.on('end', () => {
-		served++;
-		if (served >= maxRequests) setImmediate(() => server.close());
-		const url = req.url.split('?')[0];
-		let body = {};
-		try { body = JSON.parse(Buffer.concat(chunks).toString() || '{}'); } catch (e) { /* empty */ }
-		if (req.method === 'POST' && url.endsWith('/count_tokens')) {
-			res.writeHead(200, { 'content-type': 'application/json' });
-			return res.end(JSON.stringify({ input_tokens: 100 }));
+serve((req, body, res, served) => {
+	const url = req.url.split('?')[0];
+	if (req.method === 'POST' && url.endsWith('/count_tokens')) {
+		res.writeHead(200, { 'content-type': 'application/json' });
+		return res.end(JSON.stringify({ input_tokens: 100 }));
+	}
+	if (req.method !== 'POST' || !url.endsWith('/v1/messages')) {
+		res.writeHead(404, { 'content-type': 'application/json' });
+		return res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'mock: ' + url } }));
+	}
+	const r = reply(body);
+	const id = `msg_mock_${served}`;
+	const model = body.model || 'claude-mock';
+	if (!body.stream) {
+		res.writeHead(200, { 'content-type': 'application/json' });
+		return res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content: r.content, stop_reason: r.stop, stop_sequence: null, usage: r.usage }));
+	}
+	res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+	sse(res, 'message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...r.usage, output_tokens: 1 } } });
+	r.content.forEach((b, i) => {
+		if (b.type === 'text') {
+			sse(res, 'content_block_start', { type: 'content_block_start', index: i, content_block: { type: 'text', text: '' } });
+			sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'text_delta', text: b.text } });
+		} else {
+			sse(res, 'content_block_start', { type: 'content_block_start', index: i, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
+			const json = JSON.stringify(b.input);
+			const half = Math.floor(json.length / 2);
+			sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'input_json_delta', partial_json: json.slice(0, half) } });
+			sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'input_json_delta', partial_json: json.slice(half) } });
 		}
-		if (req.method !== 'POST' || !url.endsWith('/v1/messages')) {
-			res.writeHead(404, { 'content-type': 'application/json' });
-			return res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'mock: ' + url } }));
-		}
-		const r = reply(body);
-		const id = `msg_mock_${served}`;
-		const model = body.model || 'claude-mock';
-		if (!body.stream) {
-			res.writeHead(200, { 'content-type': 'application/json' });
-			return res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content: r.content, stop_reason: r.stop, stop_sequence: null, usage: r.usage }));
-		}
-		res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-		sse(res, 'message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...r.usage, output_tokens: 1 } } });
-		r.content.forEach((b, i) => {
-			if (b.type === 'text') {
-				sse(res, 'content_block_start', { type: 'content_block_start', index: i, content_block: { type: 'text', text: '' } });
-				sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'text_delta', text: b.text } });
-			} else {
-				sse(res, 'content_block_start', { type: 'content_block_start', index: i, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
-				const json = JSON.stringify(b.input);
-				const half = Math.floor(json.length / 2);
-				sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'input_json_delta', partial_json: json.slice(0, half) } });
-				sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'input_json_delta', partial_json: json.slice(half) } });
-			}
-			sse(res, 'content_block_stop', { type: 'content_block_stop', index: i });
-		});
-		sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: r.stop, stop_sequence: null }, usage: { output_tokens: r.usage.output_tokens } });
-		sse(res, 'message_stop', { type: 'message_stop' });
-		res.end();
+		sse(res, 'content_block_stop', { type: 'content_block_stop', index: i });
 	});
+	sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: r.stop, stop_sequence: null }, usage: { output_tokens: r.usage.output_tokens } });
+	sse(res, 'message_stop', { type: 'message_stop' });
+	res.end();
 });
-server.listen(0, '127.0.0.1', () => {
-	fs.writeFileSync(portFile, String(server.address().port));
-});
-setTimeout(() => { server.close(); process.exit(0); }, lifetime * 1000).unref();
-server.on('close', () => setTimeout(() => process.exit(0), 200));

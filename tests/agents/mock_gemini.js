@@ -13,18 +13,7 @@
 // finish).  Other requests (routing, loop checks) get a short JSON text.
 // Each request is logged to LOG_FILE as one JSON line.
 'use strict';
-const http = require('http');
-const fs = require('fs');
-
-const args = process.argv.slice(2);
-const portFile = args[0], logFile = args[1];
-const mcp = args.includes('--mcp');
-const opt = (name, dflt) => {
-	const i = args.indexOf(name);
-	return i >= 0 ? Number(args[i + 1]) : dflt;
-};
-const maxRequests = opt('--max-requests', 80);
-const lifetime = opt('--lifetime', 180);
+const { mcp, log, serve } = require('./mock_server');
 
 const shell = (command) => ({ name: 'run_shell_command', args: { command, description: 'step' } });
 const evaluate = mcp ? { name: 'evaluate', args: { quick: true } } : shell('arena mcp call evaluate --quick');
@@ -37,8 +26,6 @@ const SCRIPT = [
 ];
 const USAGE = (step) => ({ promptTokenCount: 100 * (step + 1), candidatesTokenCount: 10 * (step + 1), totalTokenCount: 110 * (step + 1) });
 
-let served = 0;
-const log = (o) => fs.appendFileSync(logFile, JSON.stringify(o) + '\n');
 
 function toolNames(body) {
 	const names = [];
@@ -55,52 +42,41 @@ function responses(contents) {
 	return out;
 }
 
-const server = http.createServer((req, res) => {
-	const chunks = [];
-	req.on('data', (c) => chunks.push(c));
-	req.on('end', () => {
-		served++;
-		if (served >= maxRequests) setImmediate(() => server.close());
-		let body = {};
-		try { body = JSON.parse(Buffer.concat(chunks).toString() || '{}'); } catch (e) { /* empty */ }
-		const url = req.url;
-		if (url.includes(':countTokens')) {
-			res.writeHead(200, { 'content-type': 'application/json' });
-			return res.end(JSON.stringify({ totalTokens: 100 }));
-		}
-		if (!url.includes(':generateContent') && !url.includes(':streamGenerateContent')) {
-			log({ unexpected: req.method + ' ' + url });
-			res.writeHead(404, { 'content-type': 'application/json' });
-			return res.end(JSON.stringify({ error: { code: 404, message: 'mock: ' + url, status: 'NOT_FOUND' } }));
-		}
-		const names = toolNames(body);
-		const loop = names.includes('run_shell_command');
-		const outs = responses(body.contents);
-		const step = outs.length;
-		log({ url: url.split('?')[0], step, loop, tools: names, last_response: outs.length ? outs[outs.length - 1] : null });
-		let parts, usage;
-		if (loop) {
-			const s = SCRIPT[Math.min(step, SCRIPT.length - 1)];
-			parts = [{ text: s.text }];
-			if (s.call) {
-				const name = names.find((n) => n === s.call.name || n.endsWith('__' + s.call.name) || n.endsWith('_arena_' + s.call.name)) || s.call.name;
-				parts.push({ functionCall: { name, args: s.call.args } });
-			}
-			usage = USAGE(step);
-		} else {
-			parts = [{ text: '{"reasoning": "mock", "model_choice": "flash", "next_speaker": "user"}' }];
-			usage = { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 };
-		}
-		const chunk = { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata: usage, modelVersion: 'gemini-mock' };
-		if (url.includes(':streamGenerateContent')) {
-			res.writeHead(200, { 'content-type': 'text/event-stream' });
-			res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-			return res.end();
-		}
+serve((req, body, res, served) => {
+	const url = req.url;
+	if (url.includes(':countTokens')) {
 		res.writeHead(200, { 'content-type': 'application/json' });
-		res.end(JSON.stringify(chunk));
-	});
+		return res.end(JSON.stringify({ totalTokens: 100 }));
+	}
+	if (!url.includes(':generateContent') && !url.includes(':streamGenerateContent')) {
+		log({ unexpected: req.method + ' ' + url });
+		res.writeHead(404, { 'content-type': 'application/json' });
+		return res.end(JSON.stringify({ error: { code: 404, message: 'mock: ' + url, status: 'NOT_FOUND' } }));
+	}
+	const names = toolNames(body);
+	const loop = names.includes('run_shell_command');
+	const outs = responses(body.contents);
+	const step = outs.length;
+	log({ url: url.split('?')[0], step, loop, tools: names, last_response: outs.length ? outs[outs.length - 1] : null });
+	let parts, usage;
+	if (loop) {
+		const s = SCRIPT[Math.min(step, SCRIPT.length - 1)];
+		parts = [{ text: s.text }];
+		if (s.call) {
+			const name = names.find((n) => n === s.call.name || n.endsWith('__' + s.call.name) || n.endsWith('_arena_' + s.call.name)) || s.call.name;
+			parts.push({ functionCall: { name, args: s.call.args } });
+		}
+		usage = USAGE(step);
+	} else {
+		parts = [{ text: '{"reasoning": "mock", "model_choice": "flash", "next_speaker": "user"}' }];
+		usage = { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 };
+	}
+	const chunk = { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata: usage, modelVersion: 'gemini-mock' };
+	if (url.includes(':streamGenerateContent')) {
+		res.writeHead(200, { 'content-type': 'text/event-stream' });
+		res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+		return res.end();
+	}
+	res.writeHead(200, { 'content-type': 'application/json' });
+	res.end(JSON.stringify(chunk));
 });
-server.listen(0, '127.0.0.1', () => fs.writeFileSync(portFile, String(server.address().port)));
-setTimeout(() => { server.close(); process.exit(0); }, lifetime * 1000).unref();
-server.on('close', () => setTimeout(() => process.exit(0), 200));

@@ -14,18 +14,7 @@
 // the request offers (shell_command, exec_command or shell).  Each request
 // is logged to LOG_FILE as one JSON line.
 'use strict';
-const http = require('http');
-const fs = require('fs');
-
-const args = process.argv.slice(2);
-const portFile = args[0], logFile = args[1];
-const mcp = args.includes('--mcp');
-const opt = (name, dflt) => {
-	const i = args.indexOf(name);
-	return i >= 0 ? Number(args[i + 1]) : dflt;
-};
-const maxRequests = opt('--max-requests', 60);
-const lifetime = opt('--lifetime', 180);
+const { mcp, log, serve } = require('./mock_server');
 
 const EVAL = { shell: 'arena mcp call evaluate --quick' };
 const SCRIPT = [
@@ -37,8 +26,6 @@ const SCRIPT = [
 ];
 const USAGE = (step) => ({ input_tokens: 100 * (step + 1), input_tokens_details: { cached_tokens: 10 * step }, output_tokens: 10 * (step + 1), output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 110 * (step + 1) });
 
-let served = 0;
-const log = (o) => fs.appendFileSync(logFile, JSON.stringify(o) + '\n');
 
 function toolNames(tools) {
 	const names = [];
@@ -80,43 +67,32 @@ function sse(res, data) {
 	res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
-const server = http.createServer((req, res) => {
-	const chunks = [];
-	req.on('data', (c) => chunks.push(c));
-	req.on('end', () => {
-		served++;
-		if (served >= maxRequests) setImmediate(() => server.close());
-		const url = req.url.split('?')[0];
-		let body = {};
-		try { body = JSON.parse(Buffer.concat(chunks).toString() || '{}'); } catch (e) { /* empty */ }
-		if (req.method === 'GET' && url.endsWith('/models')) {
-			res.writeHead(200, { 'content-type': 'application/json' });
-			return res.end(JSON.stringify({ object: 'list', data: [], models: [] }));
-		}
-		if (req.method !== 'POST' || !url.endsWith('/responses')) {
-			log({ unexpected: req.method + ' ' + url });
-			res.writeHead(404, { 'content-type': 'application/json' });
-			return res.end(JSON.stringify({ error: { message: 'mock: ' + url } }));
-		}
-		const names = toolNames(body.tools);
-		const outs = outputs(body.input);
-		const step = outs.length;
-		log({ step, model: body.model, tools: names, last_output: outs.length ? outs[outs.length - 1] : null });
-		const s = SCRIPT[Math.min(step, SCRIPT.length - 1)];
-		const id = `resp_${served}`;
-		const items = [{ type: 'message', role: 'assistant', id: `msg_${served}`, content: [{ type: 'output_text', text: s.text, annotations: [] }] }];
-		if (s.shell) items.push(shellCall(names, s.shell, step));
-		if (s.mcpTool) items.push(mcpCall(names, s.mcpTool, step));
-		res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-		sse(res, { type: 'response.created', response: { id } });
-		items.forEach((item, i) => {
-			sse(res, { type: 'response.output_item.added', output_index: i, item });
-			sse(res, { type: 'response.output_item.done', output_index: i, item });
-		});
-		sse(res, { type: 'response.completed', response: { id, usage: USAGE(step) } });
-		res.end();
+serve((req, body, res, served) => {
+	const url = req.url.split('?')[0];
+	if (req.method === 'GET' && url.endsWith('/models')) {
+		res.writeHead(200, { 'content-type': 'application/json' });
+		return res.end(JSON.stringify({ object: 'list', data: [], models: [] }));
+	}
+	if (req.method !== 'POST' || !url.endsWith('/responses')) {
+		log({ unexpected: req.method + ' ' + url });
+		res.writeHead(404, { 'content-type': 'application/json' });
+		return res.end(JSON.stringify({ error: { message: 'mock: ' + url } }));
+	}
+	const names = toolNames(body.tools);
+	const outs = outputs(body.input);
+	const step = outs.length;
+	log({ step, model: body.model, tools: names, last_output: outs.length ? outs[outs.length - 1] : null });
+	const s = SCRIPT[Math.min(step, SCRIPT.length - 1)];
+	const id = `resp_${served}`;
+	const items = [{ type: 'message', role: 'assistant', id: `msg_${served}`, content: [{ type: 'output_text', text: s.text, annotations: [] }] }];
+	if (s.shell) items.push(shellCall(names, s.shell, step));
+	if (s.mcpTool) items.push(mcpCall(names, s.mcpTool, step));
+	res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+	sse(res, { type: 'response.created', response: { id } });
+	items.forEach((item, i) => {
+		sse(res, { type: 'response.output_item.added', output_index: i, item });
+		sse(res, { type: 'response.output_item.done', output_index: i, item });
 	});
+	sse(res, { type: 'response.completed', response: { id, usage: USAGE(step) } });
+	res.end();
 });
-server.listen(0, '127.0.0.1', () => fs.writeFileSync(portFile, String(server.address().port)));
-setTimeout(() => { server.close(); process.exit(0); }, lifetime * 1000).unref();
-server.on('close', () => setTimeout(() => process.exit(0), 200));
