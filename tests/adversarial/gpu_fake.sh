@@ -20,21 +20,8 @@ export ARENA_RUNNER_CUDA=$(cd "$(dirname "$FAKE")" && pwd)/$(basename "$FAKE")
 export NVCC=$here/nvcc ARENA_TASKS_DIR=$here ARENA_DEVICE=cuda:0
 fail=0
 
-check() {	# CANDIDATE STATUS PHRASE [eval options...]
-	cand=$1 want=$2 phrase=$3
-	shift 3
-	out=$("$ARENA" --store "$tmp/store" eval task/fakepoly \
-		--workspace "$here/candidates/$cand" --no-cache "$@" 2>&1)
-	status=$(printf '%s\n' "$out" | sed -n 's/^status: //p')
-	if [ "$status" = "$want" ] && printf '%s\n' "$out" | grep -qF -- "$phrase"
-	then
-		echo "ok    $cand: $status ($phrase)"
-	else
-		echo "FAIL  $cand: expected $want mentioning \"$phrase\", got '$status'"
-		printf '%s\n' "$out" | sed 's/^/      /' | head -40
-		fail=1
-	fi
-}
+. "$(dirname "$0")/lib.sh"
+ADV_STORE=$tmp/store ADV_TASKS=$here ADV_TASK=task/fakepoly ADV_CANDIDATES=$here/candidates
 
 check baseline_copy ok "cuda:0 Arena Fake GPU (sm_00)" --quick
 check device_fault runtime_error "illegal memory access"

@@ -16,24 +16,8 @@ store=$(mktemp -d /tmp/arena-adv-XXXXXX) || exit 1
 trap 'rm -rf "$store"' EXIT INT TERM
 fail=0
 
-# check CANDIDATE STATUS PHRASE: PHRASE is matched in the YAML output, where
-# an apostrophe is written twice, so phrases avoid them.
-# (usage: check CANDIDATE STATUS PHRASE [eval options...])
-check() {
-	cand=$1 want=$2 phrase=$3
-	shift 3
-	out=$("$ARENA" --store "$store" --tasks-dir "$here" eval task/vecpoly \
-		--workspace "$here/candidates/$cand" --no-cache "$@" 2>&1)
-	status=$(printf '%s\n' "$out" | sed -n 's/^status: //p')
-	if [ "$status" = "$want" ] && printf '%s\n' "$out" | grep -qF -- "$phrase"
-	then
-		echo "ok    $cand: $status ($phrase)"
-	else
-		echo "FAIL  $cand: expected $want mentioning \"$phrase\", got '$status'"
-		printf '%s\n' "$out" | sed 's/^/      /' | head -60
-		fail=1
-	fi
-}
+. "$(dirname "$0")/lib.sh"
+ADV_STORE=$store ADV_TASKS=$here ADV_TASK=task/vecpoly ADV_CANDIDATES=$here/candidates
 
 check optimized ok "candidate_accepted: true" --quick
 check no_write incorrect "never written"
