@@ -2000,13 +2000,11 @@ static int time_case_gpu(struct eval_ctx *x, int ci, struct case_result *cr)
 	int max_sets = (int)(x->shm_size / stride);
 	if (max_sets > RP_MAX_SETS)
 		max_sets = RP_MAX_SETS;
-	if (x->req->quick && (size_t)max_sets * stride > GPU_QUICK_BATCH_BYTES)
-		max_sets = (int)(GPU_QUICK_BATCH_BYTES / stride);
-	if (max_sets < 1)
-		max_sets = 1;
 	n = gpu_batch_size(fmin(stats_median(warm_b, (size_t)nwarm),
 				stats_median(warm_c, (size_t)nwarm)),
-			   stride, max_sets);
+			   stride, max_sets,
+			   x->req->quick ? GPU_QUICK_BATCH_BYTES
+					 : GPU_BATCH_MAX_BYTES);
 	if (n > 1) {
 		for (int b = 0; b < nblocks; b++) {
 			enum runner_fail f = runner_sets(blocks[b].base, n, stride);

@@ -29,7 +29,8 @@ size_t gpu_flush_bytes(const struct gpu_info *g)
 	return (size_t)b;
 }
 
-int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets)
+int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets,
+		   uint64_t max_bytes)
 {
 	int n;
 
@@ -40,8 +41,8 @@ int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets)
 		n = 2;
 	if (n > max_sets)
 		n = max_sets;
-	if (set_bytes > 0 && (uint64_t)n * set_bytes > GPU_BATCH_MAX_BYTES)
-		n = (int)(GPU_BATCH_MAX_BYTES / set_bytes);
+	if (set_bytes > 0 && (uint64_t)n * set_bytes > max_bytes)
+		n = (int)(max_bytes / set_bytes);
 	return n < 1 ? 1 : n;
 }
 

@@ -111,7 +111,8 @@ size_t gpu_flush_bytes(const struct gpu_info *g);
  * of baseline and candidate in warm-up): 1 from GPU_BATCH_MIN_NS up;
  * below, at least 2 and enough back-to-back calls (each on its own input
  * set) to reach GPU_BATCH_TARGET_NS, within max_sets and within
- * set_bytes * n <= GPU_BATCH_MAX_BYTES.  On the H200 the first launch
+ * set_bytes * n <= max_bytes (GPU_BATCH_MAX_BYTES, or
+ * GPU_QUICK_BATCH_BYTES for a quick evaluation).  On the H200 the first launch
  * after the evaluator's idle gap and the L2 flush runs slow and noisy
  * (a 60 us kernel: 4.8-6% spread alone, 0.5-1.1% as one of four;
  * docs/gpu.md section 6). */
@@ -122,7 +123,8 @@ size_t gpu_flush_bytes(const struct gpu_info *g);
  * large batches cost copies back and comparisons per pair, and page-locking
  * from 64 MiB up. */
 #define GPU_QUICK_BATCH_BYTES (48ull << 20)
-int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets);
+int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets,
+		   uint64_t max_bytes);
 
 /* The shortest time a call of case cost (bytes, flops) could take on g:
  * max(bytes / (GPU_ROOFLINE_BW_MARGIN x bandwidth), flops /

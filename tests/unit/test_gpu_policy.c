@@ -152,20 +152,38 @@ static void test_flush_covers_twice_l2_and_amd_infinity_cache(void **s)
 static void test_calls_under_a_millisecond_are_batched(void **s)
 {
 	(void)s;
-	assert_int_equal(gpu_batch_size(1e6, 1 << 20, 256), 1);
-	assert_int_equal(gpu_batch_size(5e6, 1 << 20, 256), 1);
+	assert_int_equal(gpu_batch_size(1e6, 1 << 20, 256,
+					 GPU_BATCH_MAX_BYTES), 1);
+	assert_int_equal(gpu_batch_size(5e6, 1 << 20, 256,
+					 GPU_BATCH_MAX_BYTES), 1);
 	/* At least two calls, else enough for 300 us. */
-	assert_int_equal(gpu_batch_size(900000, 1 << 20, 256), 2);
-	assert_int_equal(gpu_batch_size(200000, 1 << 20, 256), 2);
-	assert_int_equal(gpu_batch_size(60000, 1 << 20, 256), 5);
-	assert_int_equal(gpu_batch_size(5000, 1 << 20, 256), 60);
+	assert_int_equal(gpu_batch_size(900000, 1 << 20, 256,
+					 GPU_BATCH_MAX_BYTES), 2);
+	assert_int_equal(gpu_batch_size(200000, 1 << 20, 256,
+					 GPU_BATCH_MAX_BYTES), 2);
+	assert_int_equal(gpu_batch_size(60000, 1 << 20, 256,
+					 GPU_BATCH_MAX_BYTES), 5);
+	assert_int_equal(gpu_batch_size(5000, 1 << 20, 256,
+					 GPU_BATCH_MAX_BYTES), 60);
 	/* Bounded by the sets that fit and by the memory they take. */
-	assert_int_equal(gpu_batch_size(1000, 1 << 20, 8), 8);
-	assert_int_equal(gpu_batch_size(1000, (size_t)512 << 20, 256), 4);
-	assert_int_equal(gpu_batch_size(100000, (size_t)768 << 20, 256), 2);
-	assert_int_equal(gpu_batch_size(100000, (size_t)1536 << 20, 256), 1);
-	assert_int_equal(gpu_batch_size(1000, 1 << 20, 1), 1);
-	assert_int_equal(gpu_batch_size(0, 1 << 20, 256), 1);
+	assert_int_equal(gpu_batch_size(1000, 1 << 20, 8,
+					 GPU_BATCH_MAX_BYTES), 8);
+	assert_int_equal(gpu_batch_size(1000, (size_t)512 << 20, 256,
+					 GPU_BATCH_MAX_BYTES), 4);
+	assert_int_equal(gpu_batch_size(100000, (size_t)768 << 20, 256,
+					 GPU_BATCH_MAX_BYTES), 2);
+	assert_int_equal(gpu_batch_size(100000, (size_t)1536 << 20, 256,
+					 GPU_BATCH_MAX_BYTES), 1);
+	assert_int_equal(gpu_batch_size(1000, 1 << 20, 1,
+					 GPU_BATCH_MAX_BYTES), 1);
+	assert_int_equal(gpu_batch_size(0, 1 << 20, 256,
+					 GPU_BATCH_MAX_BYTES), 1);
+	/* A quick evaluation's smaller bound: 48 MiB of 32 MiB sets, 12 of
+	 * 4 MiB. */
+	assert_int_equal(gpu_batch_size(18000, (size_t)32 << 20, 256,
+					 GPU_QUICK_BATCH_BYTES), 1);
+	assert_int_equal(gpu_batch_size(7000, (size_t)4 << 20, 256,
+					 GPU_QUICK_BATCH_BYTES), 12);
 }
 
 static void test_roofline_floor_from_measured_peaks(void **s)
