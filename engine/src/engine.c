@@ -1001,6 +1001,7 @@ struct run_worker {
 	bool has_gpu;
 	int gpu;
 	pthread_t th;
+	bool started;		/* th runs it */
 };
 
 static void *run_worker_main(void *arg)
@@ -1047,15 +1048,13 @@ static void run_workers(struct run_queue *q, const int *gpus, int ngpus)
 	for (int k = 0; k < nw; k++)
 		w[k] = (struct run_worker){ .q = q, .has_gpu = ngpus > 0,
 					    .gpu = ngpus > 0 ? gpus[k] : 0 };
-	bool *started = xcalloc((size_t)nw, sizeof(bool));
 	for (int k = 1; k < nw; k++)
-		started[k] = pthread_create(&w[k].th, NULL, run_worker_main,
-					    &w[k]) == 0;
+		w[k].started = pthread_create(&w[k].th, NULL, run_worker_main,
+					      &w[k]) == 0;
 	run_worker_main(&w[0]);
 	for (int k = 1; k < nw; k++)
-		if (started[k])
+		if (w[k].started)
 			pthread_join(w[k].th, NULL);
-	free(started);
 	free(w);
 }
 
