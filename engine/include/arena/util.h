@@ -70,7 +70,8 @@ void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0), nonnull(2)));
 /* Returns the buffer (caller frees) and re-initialises sb. */
 char *strbuf_detach(struct strbuf *sb);
 /* Always returns a valid C string ("" when empty). */
