@@ -5,7 +5,8 @@
 # device's facts.  Target (issue 4): <= 3 s.  Writes $OUT/reeval.txt.
 # REEVAL_MODES (default "--quick default") and REEVAL_EDITS (default 3)
 # choose what is timed.  Each evaluation's logs go to $OUT/reeval-logs/
-# (timing.tsv's phase marks say where the seconds went).
+# (timing.tsv's phase marks say where the seconds went).  The candidate
+# is the baseline itself, so any status but ok fails the step (exit 1).
 . "$(dirname "$0")/lib.sh"
 TABLE=$OUT/reeval.txt
 : > "$TABLE"
@@ -19,6 +20,7 @@ t0=$(now)
 	--workspace "$ws" > "$ws.first" 2>&1
 say "first evaluation (builds the reference and baseline): $(elapsed "$t0") s, status $(field status < "$ws.first")"
 worst_quick=0
+bad=0
 for mode in ${REEVAL_MODES:---quick default}; do
 	for i in $(seq 1 "${REEVAL_EDITS:-3}"); do
 		printf '\n// edit %s %s\n' "$mode" "$i" >> "$ws/kernel.hip"
@@ -34,7 +36,12 @@ for mode in ${REEVAL_MODES:---quick default}; do
 		fi
 		t=$(elapsed "$t0")
 		[ "$mode" = --quick ] && worst_quick=$(awk -v a="$worst_quick" -v b="$t" 'BEGIN { print (b > a ? b : a) }')
-		say "edit $i, arena eval ${mode#--} : $t s end to end (evaluator's own eval_seconds $(sed -n 's/^ *eval_seconds: //p' "$ws.out" | head -n 1), status $(field status < "$ws.out"), speedup $(field speedup_ratio < "$ws.out"))"
+		st=$(field status < "$ws.out")
+		say "edit $i, arena eval ${mode#--} : $t s end to end (evaluator's own eval_seconds $(sed -n 's/^ *eval_seconds: //p' "$ws.out" | head -n 1), status $st, speedup $(field speedup_ratio < "$ws.out"))"
+		# The candidate is the baseline itself: anything but ok is a
+		# false verdict, and its reason is what to look at.
+		[ "$st" = ok ] || { say "  why: $(grep -m 1 '_message: ' "$ws.out")"; bad=1; }
+		cp "$ws.out" "$OUT/reeval-logs/${mode#--}-$i/result.yaml" 2>/dev/null
 	done
 done
 rm -f "$ws.first" "$ws.out"
@@ -54,3 +61,5 @@ if [ -x "$nvcc" ]; then
 	awk -F' *, *' 'NR > 1 { printf "  %-22s %8.1f\n", $2, $7 }' \
 		"$OUT/reeval-nvcc-phases.csv" | tee -a "$TABLE"
 fi
+[ "$bad" = 0 ] || say "FAIL: an unchanged baseline was not judged ok"
+exit "$bad"
