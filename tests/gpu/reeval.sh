@@ -40,7 +40,7 @@ for mode in ${REEVAL_MODES:---quick default}; do
 		say "edit $i, arena eval ${mode#--} : $t s end to end (evaluator's own eval_seconds $(sed -n 's/^ *eval_seconds: //p' "$ws.out" | head -n 1), status $st, speedup $(field speedup_ratio < "$ws.out"))"
 		# The candidate is the baseline itself: anything but ok is a
 		# false verdict, and its reason is what to look at.
-		[ "$st" = ok ] || { say "  why: $(grep -m 1 '_message: ' "$ws.out")"; bad=1; }
+		[ "$st" = ok ] || { say "  why: $(grep '_message: ' "$ws.out" | grep -v ': null$' | head -n 1)"; bad=1; }
 		cp "$ws.out" "$OUT/reeval-logs/${mode#--}-$i/result.yaml" 2>/dev/null
 	done
 done

@@ -21,7 +21,7 @@
  * `flush` draws the inputs of every set on the device (gpu_gen.h) and
  * poisons the outputs there; `fetch` copies back what the controller
  * asks for.  The shared memory is page-locked (hipHostRegister /
- * cudaHostRegister) from 64 MiB up, for fast copies.
+ * cudaHostRegister) from 1 MiB up, for fast and steady copies.
  *
  * Order of start-up, and why: close descriptors, non-dumpable, drop
  * capabilities, no_new_privs; then open the device (the driver opens
@@ -148,7 +148,7 @@ static gpu_err alloc_sets(int n)
 }
 
 /* Page-locks the first `used` bytes of the shared memory (for copies at
- * full speed) when they are 64 MiB or more; failure only costs speed. */
+ * full speed) when they are 1 MiB or more; failure only costs speed. */
 static void lock_host(size_t used)
 {
 	if (registered == used)
@@ -157,9 +157,14 @@ static void lock_host(size_t used)
 		(void)GPU(HostUnregister)(shm_base);
 		registered = 0;
 	}
-	/* Pinning costs about as much as a few copies; it pays off for
-	 * large buffers copied for every timed pair, not for small ones. */
-	if (used < ((size_t)64 << 20))
+	/* Pinning costs about as much as a few copies, once per layout.
+	 * Pageable copies of tens of MiB are slow and uneven from one
+	 * process to the next: on the H200 a candidate runner's fetches
+	 * of 16-40 MiB took 0.3-0.8 ms longer than the baseline's, enough
+	 * for the controller's clock check to reject 4 in 100 unchanged
+	 * candidates in quick evaluations (docs/gpu.md, section 6).  Only
+	 * copies too small to matter stay pageable. */
+	if (used < ((size_t)1 << 20))
 		return;
 	used = (used + 4095) / 4096 * 4096;
 	if (used > shm_size)
