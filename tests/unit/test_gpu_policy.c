@@ -207,7 +207,7 @@ static void test_roofline_floor_from_measured_peaks(void **s)
 static void test_clock_and_drain_bounds(void **s)
 {
 	(void)s;
-	assert_true(claims_allowed_excess(10000, 0) == 100000);
+	assert_true(claims_allowed_excess(10000, 0) == 50000);
 	assert_true(claims_allowed_excess(4e6, 0) == 200000);
 	assert_true(claims_allowed_excess(10000, 2e7) == 600000);
 	assert_true(drain_allowed_ns(3000, 10000) == 11000);
