@@ -67,9 +67,9 @@ double claims_allowed_excess(double cand_claim_ns, double base_fetch_ns)
 	/* Two requests per sample (time, fetch), each with its stop and
 	 * resume.  With the fetch page-locked, an unchanged kernel's
 	 * overhead sat within 14 us of the baseline's (lower quartiles,
-	 * quick evaluations on the H200); 50 us keeps a margin while a
-	 * short batch cannot hide as much work elsewhere as 100 us let it
-	 * (docs/gpu.md, section 6). */
+	 * quick evaluations on the H200; at most 30 us over the noop
+	 * suite); 50 us keeps a margin and leaves a runner patched to
+	 * claim less half the room 100 us did (docs/gpu.md, section 6). */
 	double a = fmax(50000.0, 0.05 * cand_claim_ns);
 
 	return fmax(a, 0.03 * base_fetch_ns);
