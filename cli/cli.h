@@ -32,5 +32,7 @@ int cmd_mcp(struct cli *c, int argc, char **argv);
 int cmd_check_agents(struct cli *c, int argc, char **argv);
 int cmd_export(struct cli *c, int argc, char **argv);
 int cmd_doctor(struct cli *c, int argc, char **argv);
+int cmd_worker(struct cli *c, int argc, char **argv);
+int cmd_slurm(struct cli *c, int argc, char **argv);
 
 #endif /* ARENA_CLI_H */

@@ -32,6 +32,13 @@ static void usage(FILE *f)
 	      "report\n"
 	      "  cancel RUN                       stop a run after its current"
 	      " step\n"
+	      "  worker RUN [--index K] [--gpu N] one more worker on a run "
+	      "(leases keep workers\n"
+	      "                                   apart; --index: one attempt)"
+	      "\n"
+	      "  slurm CONFIG|RUN [--partition P] [--time MIN]\n"
+	      "                                   run it as a Slurm job array,"
+	      " one attempt per element\n"
 	      "  compare RUN_A RUN_B              paired comparison of two runs\n"
 	      "  mount MOUNTPOINT [--foreground]  the store as a filesystem "
 	      "(fusermount3 -u to stop)\n"
@@ -84,7 +91,8 @@ int main(int argc, char **argv)
 		{ "cancel", cmd_cancel }, { "compare", cmd_compare },
 		{ "mcp", cmd_mcp }, { "check-agents", cmd_check_agents },
 		{ "export", cmd_export }, { "mount", cmd_mount },
-		{ "doctor", cmd_doctor },
+		{ "doctor", cmd_doctor }, { "worker", cmd_worker },
+		{ "slurm", cmd_slurm },
 	};
 	for (size_t k = 0; k < ARRAY_SIZE(cmds); k++)
 		if (!strcmp(cmd, cmds[k].name))

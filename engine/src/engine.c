@@ -47,6 +47,7 @@
 #include "arena/agent.h"
 #include "arena/eval.h"
 #include "arena/report.h"
+#include "lease.h"
 #include "workspace.h"
 
 struct engine {
@@ -984,7 +985,9 @@ out:
 
 /* The attempts of one execution, shared by its workers: each takes the
  * next attempt in the run's order until none is left or the run is
- * cancelled (`arena run --gpus 0,1`: one worker per device). */
+ * cancelled (`arena run --gpus 0,1`: one worker per device).  Every
+ * attempt is run under a lease in the store, so executions in other
+ * processes (`arena worker`, Slurm array elements) never run it twice. */
 struct run_queue {
 	struct engine *e;
 	const struct runconfig *cfg;
@@ -992,9 +995,64 @@ struct run_queue {
 	const struct engine_observer *obs;
 	struct store_attempt *as;
 	int n, next;
+	int only;		/* index of the one attempt to run, or -1 */
+	const struct lease_keeper *lease;
+	int leased_elsewhere;	/* attempts skipped: another worker's */
 	bool cancelled;
-	pthread_mutex_t mu;	/* next, cancelled, and the reports */
+	pthread_mutex_t mu;	/* next, counters, and the reports */
 };
+
+/* Runs attempt a under a lease: skipped when another worker holds it,
+ * and re-read after the lease is taken (that worker may have finished
+ * it meanwhile). */
+static void run_leased(struct run_queue *q, struct store_attempt *a,
+		       bool has_gpu, int gpu)
+{
+	struct errbuf aerr;
+	struct store_attempt fresh;
+	int rc;
+
+	errbuf_init(&aerr);
+	rc = store_lease_take(q->e->store, q->run_id, a->task_id, a->attempt,
+			      q->lease->owner, q->lease->ttl_s, &aerr);
+	if (rc == -EBUSY) {
+		/* A killed process on this host (`arena run` before a
+		 * resume) holds it: no need to wait for its lease to end. */
+		char *holder = NULL;
+		if (store_lease_owner(q->e->store, q->run_id, a->task_id,
+				      a->attempt, &holder, NULL) == 0 &&
+		    lease_owner_dead_here(holder)) {
+			errbuf_init(&aerr);
+			rc = store_lease_take_from(q->e->store, q->run_id,
+						   a->task_id, a->attempt,
+						   q->lease->owner,
+						   q->lease->ttl_s, holder,
+						   &aerr);
+		}
+		free(holder);
+	}
+	if (rc == -EBUSY) {
+		pthread_mutex_lock(&q->mu);
+		q->leased_elsewhere++;
+		pthread_mutex_unlock(&q->mu);
+		return;
+	}
+	if (rc == 0)
+		rc = store_attempt_get(q->e->store, q->run_id, a->task_id,
+				       a->attempt, &fresh, &aerr);
+	if (rc == 0) {
+		rc = run_one_attempt(q->e, q->cfg, q->run_id, &fresh, has_gpu,
+				     gpu, q->obs, &aerr);
+		store_attempt_release(&fresh);
+	}
+	(void)store_lease_drop(q->e->store, q->run_id, a->task_id, a->attempt,
+			       q->lease->owner, NULL);
+	/* One task's failure (e.g. its package vanished) is recorded and
+	 * the run goes on. */
+	if (rc)
+		emit(q->e, q->obs, q->run_id, a->task_id, "error", "%s",
+		     errbuf_str(&aerr));
+}
 
 struct run_worker {
 	struct run_queue *q;
@@ -1021,15 +1079,9 @@ static void *run_worker_main(void *arg)
 			pthread_mutex_unlock(&q->mu);
 			break;
 		}
-		struct errbuf aerr;
-		errbuf_init(&aerr);
-		if (run_one_attempt(q->e, q->cfg, q->run_id, &q->as[i],
-				    w->has_gpu, w->gpu, q->obs, &aerr)) {
-			/* One task's failure (e.g. its package vanished) is
-			 * recorded and the run goes on. */
-			emit(q->e, q->obs, q->run_id, q->as[i].task_id, "error",
-			     "%s", errbuf_str(&aerr));
-		}
+		if (q->only >= 0 && i != q->only)
+			continue;
+		run_leased(q, &q->as[i], w->has_gpu, w->gpu);
 		pthread_mutex_lock(&q->mu);
 		engine_run_report(q->e, q->run_id, NULL);
 		pthread_mutex_unlock(&q->mu);
@@ -1058,6 +1110,160 @@ static void run_workers(struct run_queue *q, const int *gpus, int ngpus)
 	free(w);
 }
 
+/* How one execution of a run goes: an executor's (`arena run`, `resume`:
+ * holds the run's lock, runs every attempt) or a worker's (`arena worker`,
+ * a Slurm array element: no run lock, every attempt or just one). */
+struct exec_opts {
+	const int *gpus;
+	int ngpus;
+	int only;		/* attempt index in the run's order, or -1 */
+	double lease_s;
+	bool worker;
+};
+
+static bool run_all_done(struct engine *e, const char *run_id)
+{
+	struct store_attempt *as = NULL;
+	int n = 0;
+	bool all = store_attempt_list(e->store, run_id, &as, &n, NULL) == 0;
+
+	for (int i = 0; all && i < n; i++)
+		all = strcmp(as[i].state, "done") == 0;
+	store_attempts_free(as, n);
+	return all;
+}
+
+/* The run's status once this execution has stopped: cancelled; done when
+ * it went through every attempt itself (those that failed stay failed,
+ * as they always have) or every attempt is done, whoever ran them; else
+ * still running for the workers that hold the rest. */
+static int execution_finish(struct engine *e, const char *run_id,
+			    const struct run_queue *q,
+			    const struct engine_observer *obs,
+			    struct errbuf *err)
+{
+	int rc = 0;
+
+	if (q->cancelled || run_cancel_requested(e, run_id)) {
+		rc = store_run_set_status(e->store, run_id, "cancelled", err);
+		emit(e, obs, run_id, NULL, "cancelled", "run cancelled");
+	} else if ((q->only < 0 && q->leased_elsewhere == 0) ||
+		   run_all_done(e, run_id)) {
+		rc = store_run_set_status(e->store, run_id, "done", err);
+		emit(e, obs, run_id, NULL, "done", "run finished");
+	} else if (q->leased_elsewhere > 0) {
+		emit(e, obs, run_id, NULL, "waiting", "%d attempt(s) held by "
+		     "other workers; the last worker to finish completes the "
+		     "run", q->leased_elsewhere);
+	}
+	engine_run_report(e, run_id, NULL);
+	return rc;
+}
+
+static int execute(struct engine *e, const char *run_id,
+		   const struct exec_opts *o, const struct engine_observer *obs,
+		   struct errbuf *err)
+{
+	struct store_run run;
+	struct runconfig *cfg = NULL;
+	struct store_attempt *as = NULL;
+	struct lease_keeper lease = { 0 };
+	const int *gpus = o->gpus;
+	int ngpus = o->ngpus;
+	int n = 0, fd = -1, rc;
+
+	rc = store_run_get(e->store, run_id, &run, err);
+	if (rc)
+		return rc;
+	if (!o->worker) {
+		char *run_dir = store_run_dir(e->store, run_id);
+		char *lock = path_join(run_dir, ".lock");
+		free(run_dir);
+		rc = lock_path(lock, LOCK_TRY, &fd, err);
+		free(lock);
+		if (rc == -EBUSY) {
+			errf_code(err, EBUSY, "run %s is being executed by "
+				  "another process; 'arena status %s' shows "
+				  "its progress", run_id, run_id);
+			goto out;
+		}
+		if (rc)
+			goto out;
+	}
+	rc = engine_config_parse(e, run.config_path ? run.config_path
+						    : "config.yaml",
+				 run.config_yaml, strlen(run.config_yaml), &cfg,
+				 err);
+	if (rc) {
+		errbuf_prefix(err, "run %s: its config no longer validates",
+			      run_id);
+		goto out;
+	}
+	/* A cancel that arrived while this execution was starting wins. */
+	if (run_cancel_requested(e, run_id) ||
+	    (o->worker && strcmp(run.status, "cancelled") == 0)) {
+		rc = store_run_set_status(e->store, run_id, "cancelled", err);
+		emit(e, obs, run_id, NULL, "cancelled", "run cancelled before "
+		     "this %s started", o->worker ? "worker" : "executor");
+		goto out;
+	}
+	/* --gpus wins over the config's gpus: (a resume may move a run);
+	 * every device must exist before anything starts. */
+	if (ngpus == 0 && cfg->ngpus > 0 && !o->worker) {
+		gpus = cfg->gpus;
+		ngpus = cfg->ngpus;
+	}
+	if (ngpus > 0 && (rc = engine_check_gpus(e, cfg, gpus, ngpus, err))) {
+		errbuf_prefix(err, "run %s: gpus", run_id);
+		emit(e, obs, run_id, NULL, "error", "%s", errbuf_str(err));
+		goto out;
+	}
+	rc = store_attempt_list(e->store, run_id, &as, &n, err);
+	if (rc)
+		goto out;
+	if (o->only >= n) {
+		rc = errf_code(err, ERANGE, "run %s has %d attempts (0-%d); "
+			       "there is no attempt %d", run_id, n, n - 1,
+			       o->only);
+		goto out;
+	}
+	order_attempts(cfg, run_id, as, n);
+	rc = lease_keeper_start(&lease, store_root(e->store), o->lease_s, err);
+	if (rc)
+		goto out;
+	rc = store_run_set_status(e->store, run_id, "running", err);
+	if (rc)
+		goto out;
+	struct strbuf on = STRBUF_INIT;
+	for (int k = 0; k < ngpus; k++)
+		strbuf_addf(&on, "%s%d", k ? "," : (ngpus > 1 ? "; one worker "
+			    "per device: " : "; device "), gpus[k]);
+	if (o->worker)
+		emit(e, obs, run_id, NULL, "worker", "worker %s started (%s%s)",
+		     lease.owner, o->only >= 0 ? "one attempt" : "every "
+		     "attempt not held by another", strbuf_str(&on));
+	else
+		emit(e, obs, run_id, NULL, "started", "executing run (%s%s)",
+		     strcmp(run.status, "created") ? "resumed" : "first start",
+		     strbuf_str(&on));
+	strbuf_release(&on);
+	struct run_queue q = { .e = e, .cfg = cfg, .run_id = run_id,
+			       .obs = obs, .as = as, .n = n, .only = o->only,
+			       .lease = &lease };
+	pthread_mutex_init(&q.mu, NULL);
+	run_workers(&q, gpus, ngpus);
+	pthread_mutex_destroy(&q.mu);
+	lease_keeper_stop(&lease);
+	rc = execution_finish(e, run_id, &q, obs, err);
+out:
+	lease_keeper_stop(&lease);
+	store_attempts_free(as, n);
+	runconfig_free(cfg);
+	store_run_release(&run);
+	unlock_fd(fd);
+	return rc;
+}
+
 int engine_run_execute(struct engine *e, const char *run_id,
 		       const struct engine_observer *obs, struct errbuf *err)
 {
@@ -1068,93 +1274,22 @@ int engine_run_execute_on(struct engine *e, const char *run_id,
 			  const int *gpus, int ngpus,
 			  const struct engine_observer *obs, struct errbuf *err)
 {
-	struct store_run run;
-	struct runconfig *cfg = NULL;
-	struct store_attempt *as = NULL;
-	int n = 0, fd = -1, rc;
-	char *lock;
+	struct exec_opts o = { .gpus = gpus, .ngpus = ngpus, .only = -1,
+			       .lease_s = LEASE_DEFAULT_TTL_S };
 
-	rc = store_run_get(e->store, run_id, &run, err);
-	if (rc)
-		return rc;
-	char *run_dir = store_run_dir(e->store, run_id);
-	lock = path_join(run_dir, ".lock");
-	free(run_dir);
-	rc = lock_path(lock, LOCK_TRY, &fd, err);
-	free(lock);
-	if (rc == -EBUSY) {
-		errf_code(err, EBUSY, "run %s is being executed by another "
-			  "process; 'arena status %s' shows its progress",
-			  run_id, run_id);
-		goto out;
-	}
-	if (rc)
-		goto out;
-	rc = engine_config_parse(e, run.config_path ? run.config_path
-						    : "config.yaml",
-				 run.config_yaml, strlen(run.config_yaml), &cfg,
-				 err);
-	if (rc) {
-		errbuf_prefix(err, "run %s: its config no longer validates",
-			      run_id);
-		goto out;
-	}
-	/* A cancel that arrived while this executor was starting wins. */
-	if (run_cancel_requested(e, run_id)) {
-		rc = store_run_set_status(e->store, run_id, "cancelled", err);
-		emit(e, obs, run_id, NULL, "cancelled", "run cancelled before "
-		     "it started executing");
-		goto out;
-	}
-	/* --gpus wins over the config's gpus: (a resume may move a run);
-	 * every device must exist before anything starts. */
-	if (ngpus == 0 && cfg->ngpus > 0) {
-		gpus = cfg->gpus;
-		ngpus = cfg->ngpus;
-	}
-	if (ngpus > 0 && (rc = engine_check_gpus(e, cfg, gpus, ngpus, err))) {
-		errbuf_prefix(err, "run %s: gpus", run_id);
-		emit(e, obs, run_id, NULL, "error", "%s", errbuf_str(err));
-		goto out;
-	}
-	rc = store_run_set_status(e->store, run_id, "running", err);
-	if (rc)
-		goto out;
-	struct strbuf on = STRBUF_INIT;
-	for (int k = 0; k < ngpus; k++)
-		strbuf_addf(&on, "%s%d", k ? "," : "; one worker per device: ",
-			    gpus[k]);
-	emit(e, obs, run_id, NULL, "started", "executing run (%s%s)",
-	     strcmp(run.status, "created") ? "resumed" : "first start",
-	     strbuf_str(&on));
-	strbuf_release(&on);
-	rc = store_attempt_list(e->store, run_id, &as, &n, err);
-	if (!rc)
-		order_attempts(cfg, run_id, as, n);
-	bool cancelled = false;
-	if (!rc) {
-		struct run_queue q = { .e = e, .cfg = cfg, .run_id = run_id,
-				       .obs = obs, .as = as, .n = n };
-		pthread_mutex_init(&q.mu, NULL);
-		run_workers(&q, gpus, ngpus);
-		pthread_mutex_destroy(&q.mu);
-		cancelled = q.cancelled;
-	}
-	if (!rc) {
-		if (!cancelled && run_cancel_requested(e, run_id))
-			cancelled = true;
-		rc = store_run_set_status(e->store, run_id,
-					  cancelled ? "cancelled" : "done", err);
-		emit(e, obs, run_id, NULL, cancelled ? "cancelled" : "done",
-		     "run %s", cancelled ? "cancelled" : "finished");
-		engine_run_report(e, run_id, NULL);
-	}
-out:
-	store_attempts_free(as, n);
-	runconfig_free(cfg);
-	store_run_release(&run);
-	unlock_fd(fd);
-	return rc;
+	return execute(e, run_id, &o, obs, err);
+}
+
+int engine_run_work(struct engine *e, const char *run_id,
+		    const struct engine_work *w,
+		    const struct engine_observer *obs, struct errbuf *err)
+{
+	struct exec_opts o = { .gpus = w->has_gpu ? &w->gpu : NULL,
+			       .ngpus = w->has_gpu ? 1 : 0,
+			       .only = w->only, .lease_s = w->lease_s,
+			       .worker = true };
+
+	return execute(e, run_id, &o, obs, err);
 }
 
 int engine_run_cancel(struct engine *e, const char *run_id,
@@ -1285,6 +1420,11 @@ int engine_run_progress(struct engine *e, const char *run_id,
 	free(run_dir);
 	p->executor_alive = lock_is_held(lock);
 	free(lock);
+	int leases = 0;
+	if (store_lease_live(e->store, run_id, &leases, &p->workers, NULL) != 0)
+		p->workers = 0;
+	if (p->workers > 0)
+		p->executor_alive = true;
 out:
 	store_attempts_free(as, n);
 	store_run_release(&run);

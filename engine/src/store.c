@@ -11,6 +11,9 @@
  *   evaluations(key PK, task_id, sources_hash, device, result_json,
  *               created_at)
  *   events(id PK autoincrement, run_id, ts, task_id, kind, message)
+ *   leases(run_id, task_id, attempt PK, owner, expires_at) - which worker
+ *            process owns an attempt until when (added without a schema
+ *            bump: CREATE IF NOT EXISTS gives older stores the table)
  *
  * Concurrency: WAL lets readers proceed while one writer writes; every
  * connection sets busy_timeout so writers from other processes wait instead
@@ -53,6 +56,10 @@ static const char *const schema_sql =
 	" id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL,"
 	" ts REAL NOT NULL, task_id TEXT, kind TEXT NOT NULL, message TEXT);"
 	"CREATE INDEX IF NOT EXISTS events_run ON events(run_id, id);"
+	"CREATE TABLE IF NOT EXISTS leases("
+	" run_id TEXT NOT NULL, task_id TEXT NOT NULL, attempt INTEGER NOT NULL,"
+	" owner TEXT NOT NULL, expires_at REAL NOT NULL,"
+	" PRIMARY KEY(run_id, task_id, attempt));"
 	"INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '1');";
 
 static int db_error(struct store *s, struct errbuf *err, const char *what)
@@ -707,4 +714,153 @@ void store_events_free(struct store_event *ev, int n)
 		free(ev[i].message);
 	}
 	free(ev);
+}
+
+/* ---- leases ---------------------------------------------------------- */
+
+int store_lease_take(struct store *s, const char *run_id, const char *task_id,
+		     int attempt, const char *owner, double ttl_s,
+		     struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	double now = now_wall();
+	/* One statement: a row comes back only when the lease is ours now
+	 * (new, expired, or already ours), so two takers cannot both win. */
+	int rc = prepare(s, "INSERT INTO leases(run_id, task_id, attempt, owner,"
+			 " expires_at) VALUES(?,?,?,?,?)"
+			 " ON CONFLICT(run_id, task_id, attempt) DO UPDATE SET"
+			 " owner = excluded.owner,"
+			 " expires_at = excluded.expires_at"
+			 " WHERE leases.expires_at < ? OR leases.owner ="
+			 " excluded.owner RETURNING owner", &st, err);
+	int r;
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, attempt);
+	sqlite3_bind_text(st, 4, owner, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 5, now + ttl_s);
+	sqlite3_bind_double(st, 6, now);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		rc = 0;
+	else if (r == SQLITE_DONE)
+		rc = errf_code(err, EBUSY, "%s #%d of run %s is leased by "
+			       "another worker", task_id, attempt, run_id);
+	else
+		rc = db_error(s, err, "take lease");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_lease_renew_all(struct store *s, const char *owner, double ttl_s,
+			  struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(s, "UPDATE leases SET expires_at = ? WHERE owner = ?",
+			 &st, err);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_double(st, 1, now_wall() + ttl_s);
+	sqlite3_bind_text(st, 2, owner, -1, SQLITE_TRANSIENT);
+	return exec_stmt(s, st, "renew leases", err);
+}
+
+int store_lease_drop(struct store *s, const char *run_id, const char *task_id,
+		     int attempt, const char *owner, struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(s, "DELETE FROM leases WHERE run_id = ? AND task_id = ?"
+			 " AND attempt = ? AND owner = ?", &st, err);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, attempt);
+	sqlite3_bind_text(st, 4, owner, -1, SQLITE_TRANSIENT);
+	return exec_stmt(s, st, "drop lease", err);
+}
+
+int store_lease_live(struct store *s, const char *run_id, int *leases,
+		     int *owners, struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(s, "SELECT count(*), count(DISTINCT owner) FROM leases"
+			 " WHERE run_id = ? AND expires_at >= ?", &st, err);
+	int r;
+
+	*leases = *owners = 0;
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 2, now_wall());
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*leases = sqlite3_column_int(st, 0);
+		*owners = sqlite3_column_int(st, 1);
+	} else {
+		rc = db_error(s, err, "count leases");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_lease_owner(struct store *s, const char *run_id, const char *task_id,
+		      int attempt, char **owner, struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(s, "SELECT owner FROM leases WHERE run_id = ? AND"
+			 " task_id = ? AND attempt = ?", &st, err);
+	int r;
+
+	*owner = NULL;
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, attempt);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		*owner = col_text(st, 0);
+	else if (r == SQLITE_DONE)
+		rc = -ENOENT;
+	else
+		rc = db_error(s, err, "read lease");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_lease_take_from(struct store *s, const char *run_id,
+			  const char *task_id, int attempt, const char *owner,
+			  double ttl_s, const char *old_owner,
+			  struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(s, "UPDATE leases SET owner = ?, expires_at = ? WHERE"
+			 " run_id = ? AND task_id = ? AND attempt = ? AND"
+			 " owner = ? RETURNING owner", &st, err);
+	int r;
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, owner, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 2, now_wall() + ttl_s);
+	sqlite3_bind_text(st, 3, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, task_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 5, attempt);
+	sqlite3_bind_text(st, 6, old_owner, -1, SQLITE_TRANSIENT);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		rc = 0;
+	else if (r == SQLITE_DONE)
+		rc = errf_code(err, EBUSY, "%s #%d of run %s changed hands",
+			       task_id, attempt, run_id);
+	else
+		rc = db_error(s, err, "take over lease");
+	sqlite3_finalize(st);
+	return rc;
 }

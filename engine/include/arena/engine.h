@@ -71,6 +71,44 @@ int engine_run_execute_on(struct engine *e, const char *run_id,
 			  const struct engine_observer *obs,
 			  struct errbuf *err);
 
+/* One worker of a run that others may share (`arena worker`, a Slurm
+ * array element): it takes no run lock; each attempt it runs, it holds
+ * under a lease in the store (renewed while it works, lease_s long), and
+ * attempts leased by a live worker elsewhere it leaves alone.  only >= 0
+ * runs just the attempt with that index in the run's order (a Slurm
+ * array index).  The worker that finds every attempt done marks the run
+ * done and writes its reports. */
+struct engine_work {
+	int only;		/* -1: every attempt not held elsewhere */
+	bool has_gpu;		/* evaluate on device index gpu */
+	int gpu;
+	double lease_s;		/* <= 0: the default (60 s) */
+};
+int engine_run_work(struct engine *e, const char *run_id,
+		    const struct engine_work *w,
+		    const struct engine_observer *obs, struct errbuf *err);
+
+/* `arena slurm`: submits a created run to Slurm - an array of one
+ * element per attempt (`arena worker RUN --index K`, one GPU each when
+ * the run has GPU tasks) and a job after it (afterany) that runs what is
+ * left and writes the reports.  Records the job ids as a run event. */
+struct slurm_opts {
+	const char *sbatch;		/* NULL: sbatch from $PATH */
+	const char *partition;		/* NULL: the cluster's default */
+	int time_min;			/* per job; 0: the partition's */
+	int max_parallel;		/* array elements at once; 0: any */
+	const struct strvec *extra;	/* more sbatch arguments, or NULL */
+};
+struct slurm_jobs {
+	char *array_job, *aggregate_job;
+	int elements;
+	bool uses_gpu;
+};
+int engine_slurm_submit(struct engine *e, const char *run_id,
+			const struct slurm_opts *o, struct slurm_jobs *out,
+			struct errbuf *err);
+void slurm_jobs_release(struct slurm_jobs *j);
+
 /* Asks a run to stop after the current step (sets its status). */
 int engine_run_cancel(struct engine *e, const char *run_id,
 		      struct errbuf *err);
@@ -100,7 +138,9 @@ struct run_progress {
 	int done;		/* attempts with a current result */
 	int running;		/* agent running or evaluating */
 	int stale;		/* result exists, workspace edited since */
-	bool executor_alive;	/* a process holds the run's lock */
+	bool executor_alive;	/* a process holds the run's lock, or a
+				 * worker holds a live lease */
+	int workers;		/* processes holding live leases */
 };
 int engine_run_progress(struct engine *e, const char *run_id,
 			struct run_progress *p, struct errbuf *err);

@@ -133,4 +133,36 @@ int store_event_list(struct store *s, const char *run_id, int64_t after_id,
 		     struct errbuf *err);
 void store_events_free(struct store_event *ev, int n);
 
+/* ---- leases ---------------------------------------------------------- */
+
+/* A worker process (`arena worker`, an executor's worker thread, a Slurm
+ * array element) owns an attempt while its lease is live; a worker that
+ * dies stops renewing, and after ttl_s another may take the attempt over.
+ * owner names the process ("host:pid:nonce"). */
+
+/* 0 when the lease is ours (it was free, had expired, or was already
+ * ours), valid for ttl_s; -EBUSY when another owner's lease is live. */
+int store_lease_take(struct store *s, const char *run_id, const char *task_id,
+		     int attempt, const char *owner, double ttl_s,
+		     struct errbuf *err);
+/* Extends every lease of owner to now + ttl_s (the heartbeat). */
+int store_lease_renew_all(struct store *s, const char *owner, double ttl_s,
+			  struct errbuf *err);
+/* Gives the lease back (no-op when it is not owner's). */
+int store_lease_drop(struct store *s, const char *run_id, const char *task_id,
+		     int attempt, const char *owner, struct errbuf *err);
+/* The owner of an attempt's lease, live or not (caller frees); -ENOENT
+ * when there is none. */
+int store_lease_owner(struct store *s, const char *run_id, const char *task_id,
+		      int attempt, char **owner, struct errbuf *err);
+/* Takes the lease over from old_owner (known dead), whatever its expiry;
+ * -EBUSY when old_owner no longer holds it. */
+int store_lease_take_from(struct store *s, const char *run_id,
+			  const char *task_id, int attempt, const char *owner,
+			  double ttl_s, const char *old_owner,
+			  struct errbuf *err);
+/* Live leases of a run, and how many owners hold them. */
+int store_lease_live(struct store *s, const char *run_id, int *leases,
+		     int *owners, struct errbuf *err);
+
 #endif /* ARENA_STORE_H */
