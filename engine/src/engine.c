@@ -1236,8 +1236,8 @@ static int execute(struct engine *e, const char *run_id,
 		goto out;
 	struct strbuf on = STRBUF_INIT;
 	for (int k = 0; k < ngpus; k++)
-		strbuf_addf(&on, "%s%d", k ? "," : (ngpus > 1 ? "; one worker "
-			    "per device: " : "; device "), gpus[k]);
+		strbuf_addf(&on, "%s%d", k ? "," : "; one worker per device: ",
+			    gpus[k]);
 	if (o->worker)
 		emit(e, obs, run_id, NULL, "worker", "worker %s started (%s%s)",
 		     lease.owner, o->only >= 0 ? "one attempt" : "every "

@@ -1,6 +1,6 @@
 /*
  * test_store.c - the experiment store: run ids, attempts, the evaluation
- * cache, events, and sharing one store between connections.
+ * cache, events, leases, and sharing one store between connections.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -255,6 +255,74 @@ static void test_store_without_variant_column_is_migrated(void **state)
 	free(dir);
 }
 
+/* Two connections (two worker processes) contend for one attempt: one
+ * wins, the other is told it is busy until the winner's lease expires or
+ * is dropped; renewing keeps it; a dead owner's lease can be taken over,
+ * but only from that owner. */
+static void test_leases_keep_workers_apart(void **state)
+{
+	char *dir = tmp_store();
+	struct store *a, *b;
+	struct errbuf err;
+	char *owner = NULL;
+	int leases, owners;
+
+	errbuf_init(&err);
+	assert_int_equal(store_open(dir, &a, &err), 0);
+	assert_int_equal(store_open(dir, &b, &err), 0);
+	const char *run = "run_20261129_000000";
+	assert_int_equal(store_lease_take(a, run, "c2c/saxpy", 1, "h:1:a", 30,
+					  &err), 0);
+	assert_int_equal(store_lease_take(b, run, "c2c/saxpy", 1, "h:2:b", 30,
+					  &err), -EBUSY);
+	assert_non_null(strstr(errbuf_str(&err), "leased by another worker"));
+	/* Taking one's own again is fine; another attempt is free. */
+	assert_int_equal(store_lease_take(a, run, "c2c/saxpy", 1, "h:1:a", 30,
+					  &err), 0);
+	assert_int_equal(store_lease_take(b, run, "c2c/dot", 1, "h:2:b", 30,
+					  &err), 0);
+	assert_int_equal(store_lease_live(a, run, &leases, &owners, &err), 0);
+	assert_int_equal(leases, 2);
+	assert_int_equal(owners, 2);
+	assert_int_equal(store_lease_owner(b, run, "c2c/saxpy", 1, &owner,
+					   &err), 0);
+	assert_string_equal(owner, "h:1:a");
+	free(owner);
+	/* Takeover only from the owner named. */
+	assert_int_equal(store_lease_take_from(b, run, "c2c/saxpy", 1, "h:2:b",
+					       30, "h:9:z", &err), -EBUSY);
+	assert_int_equal(store_lease_take_from(b, run, "c2c/saxpy", 1, "h:2:b",
+					       30, "h:1:a", &err), 0);
+	assert_int_equal(store_lease_take(a, run, "c2c/saxpy", 1, "h:1:a", 30,
+					  &err), -EBUSY);
+	/* Dropping frees it; dropping someone else's lease does nothing. */
+	assert_int_equal(store_lease_drop(a, run, "c2c/saxpy", 1, "h:1:a",
+					  &err), 0);
+	assert_int_equal(store_lease_take(a, run, "c2c/saxpy", 1, "h:1:a", 30,
+					  &err), -EBUSY);
+	assert_int_equal(store_lease_drop(b, run, "c2c/saxpy", 1, "h:2:b",
+					  &err), 0);
+	assert_int_equal(store_lease_take(a, run, "c2c/saxpy", 1, "h:1:a",
+					  2.0, &err), 0);
+	/* A renewed lease outlives its first term (2 s from the take, now
+	 * 3.2 s), an unrenewed one ends; 0.8 s of slack either side for a
+	 * busy machine's sleeps. */
+	usleep(1200000);
+	assert_int_equal(store_lease_renew_all(a, "h:1:a", 2.0, &err), 0);
+	usleep(1200000);
+	assert_int_equal(store_lease_take(b, run, "c2c/saxpy", 1, "h:2:b", 30,
+					  &err), -EBUSY);
+	usleep(1000000);
+	assert_int_equal(store_lease_take(b, run, "c2c/saxpy", 1, "h:2:b", 30,
+					  &err), 0);
+	assert_int_equal(store_lease_owner(a, run, "c2c/nope", 1, &owner, &err),
+			 -ENOENT);
+	store_close(a);
+	store_close(b);
+	rm_rf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_events_are_listed_in_order_after_an_id),
 		cmocka_unit_test(test_run_id_validation),
 		cmocka_unit_test(test_store_without_variant_column_is_migrated),
+		cmocka_unit_test(test_leases_keep_workers_apart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
