@@ -1247,6 +1247,13 @@ static int execute(struct engine *e, const char *run_id,
 		     strcmp(run.status, "created") ? "resumed" : "first start",
 		     strbuf_str(&on));
 	strbuf_release(&on);
+	/* Which physical devices the indices mean (what Slurm handed out). */
+	for (const char *const *v = (const char *const[]){
+		     "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", NULL };
+	     o->worker && ngpus > 0 && *v; v++)
+		if (getenv(*v))
+			emit(e, obs, run_id, NULL, "worker", "%s=%s", *v,
+			     getenv(*v));
 	struct run_queue q = { .e = e, .cfg = cfg, .run_id = run_id,
 			       .obs = obs, .as = as, .n = n, .only = o->only,
 			       .lease = &lease };
