@@ -227,6 +227,8 @@ static int status_one(struct cli *c, struct engine *e, const char *id,
 		printf(" running=%d", p.running);
 	if (p.stale)
 		printf(" stale=%d", p.stale);
+	if (p.workers)
+		printf(" workers=%d", p.workers);
 	if (!strcmp(p.status, "running") && !p.executor_alive)
 		printf(" (no executor: 'arena resume %s')", id);
 	printf("\n");

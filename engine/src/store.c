@@ -749,8 +749,8 @@ int store_lease_take(struct store *s, const char *run_id, const char *task_id,
 	else if (r == SQLITE_DONE)
 		rc = errf_code(err, EBUSY, "%s #%d of run %s is leased by "
 			       "another worker", task_id, attempt, run_id);
-	else
-		rc = db_error(s, err, "take lease");
+	else if ((rc = db_error(s, err, "take lease")) == -EBUSY)
+		rc = -EIO;	/* -EBUSY means another owner's lease */
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -859,8 +859,8 @@ int store_lease_take_from(struct store *s, const char *run_id,
 	else if (r == SQLITE_DONE)
 		rc = errf_code(err, EBUSY, "%s #%d of run %s changed hands",
 			       task_id, attempt, run_id);
-	else
-		rc = db_error(s, err, "take over lease");
+	else if ((rc = db_error(s, err, "take over lease")) == -EBUSY)
+		rc = -EIO;	/* -EBUSY means the lease changed hands */
 	sqlite3_finalize(st);
 	return rc;
 }
