@@ -81,6 +81,21 @@ static int run_uses_gpu(struct engine *e, const struct runconfig *cfg,
 	return 0;
 }
 
+/* What both jobs ask for: output beside the scripts, one GPU when the
+ * run has GPU tasks, the user's partition and time limit. */
+static void job_options(struct strvec *args, const struct slurm_opts *o,
+			const char *dir, const char *output, bool gpu)
+{
+	strvec_pushf(args, "--output=%s/%s", dir, output);
+	strvec_pushf(args, "--chdir=%s", dir);
+	if (gpu)
+		strvec_push(args, "--gres=gpu:1");
+	if (o->partition)
+		strvec_pushf(args, "--partition=%s", o->partition);
+	if (o->time_min > 0)
+		strvec_pushf(args, "--time=%d", o->time_min);
+}
+
 /* Runs sbatch --parsable with args (options), the user's own options,
  * then script; *job gets the job id it prints. */
 static int sbatch(const struct slurm_opts *o, struct strvec *args,
@@ -186,28 +201,14 @@ int engine_slurm_submit(struct engine *e, const char *run_id,
 			     o->max_parallel);
 	else
 		strvec_pushf(&args, "--array=0-%d", run.ntasks - 1);
-	strvec_pushf(&args, "--output=%s/element-%%a.out", dir);
-	strvec_pushf(&args, "--chdir=%s", dir);
-	if (gpu)
-		strvec_push(&args, "--gres=gpu:1");
-	if (o->partition)
-		strvec_pushf(&args, "--partition=%s", o->partition);
-	if (o->time_min > 0)
-		strvec_pushf(&args, "--time=%d", o->time_min);
+	job_options(&args, o, dir, "element-%a.out", gpu);
 	rc = sbatch(o, &args, el_path, &out->array_job, err);
 	if (rc)
 		goto out;
 	strvec_release(&args);
 	strvec_pushf(&args, "--job-name=arena-%s-report", run_id);
 	strvec_pushf(&args, "--dependency=afterany:%s", out->array_job);
-	strvec_pushf(&args, "--output=%s/aggregate.out", dir);
-	strvec_pushf(&args, "--chdir=%s", dir);
-	if (gpu)
-		strvec_push(&args, "--gres=gpu:1");
-	if (o->partition)
-		strvec_pushf(&args, "--partition=%s", o->partition);
-	if (o->time_min > 0)
-		strvec_pushf(&args, "--time=%d", o->time_min);
+	job_options(&args, o, dir, "aggregate.out", gpu);
 	rc = sbatch(o, &args, ag_path, &out->aggregate_job, err);
 	if (rc) {
 		errbuf_prefix(err, "the array (job %s) is submitted, but not "

@@ -718,6 +718,15 @@ void store_events_free(struct store_event *ev, int n)
 
 /* ---- leases ---------------------------------------------------------- */
 
+/* Binds (run_id, task_id, attempt) to parameters first..first+2. */
+static void bind_attempt(sqlite3_stmt *st, int first, const char *run_id,
+			 const char *task_id, int attempt)
+{
+	sqlite3_bind_text(st, first, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, first + 1, task_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, first + 2, attempt);
+}
+
 int store_lease_take(struct store *s, const char *run_id, const char *task_id,
 		     int attempt, const char *owner, double ttl_s,
 		     struct errbuf *err)
@@ -737,9 +746,7 @@ int store_lease_take(struct store *s, const char *run_id, const char *task_id,
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 3, attempt);
+	bind_attempt(st, 1, run_id, task_id, attempt);
 	sqlite3_bind_text(st, 4, owner, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_double(st, 5, now + ttl_s);
 	sqlite3_bind_double(st, 6, now);
@@ -778,9 +785,7 @@ int store_lease_drop(struct store *s, const char *run_id, const char *task_id,
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 3, attempt);
+	bind_attempt(st, 1, run_id, task_id, attempt);
 	sqlite3_bind_text(st, 4, owner, -1, SQLITE_TRANSIENT);
 	return exec_stmt(s, st, "drop lease", err);
 }
@@ -820,9 +825,7 @@ int store_lease_owner(struct store *s, const char *run_id, const char *task_id,
 	*owner = NULL;
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 3, attempt);
+	bind_attempt(st, 1, run_id, task_id, attempt);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW)
 		*owner = col_text(st, 0);
@@ -849,9 +852,7 @@ int store_lease_take_from(struct store *s, const char *run_id,
 		return rc;
 	sqlite3_bind_text(st, 1, owner, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_double(st, 2, now_wall() + ttl_s);
-	sqlite3_bind_text(st, 3, run_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, task_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 5, attempt);
+	bind_attempt(st, 3, run_id, task_id, attempt);
 	sqlite3_bind_text(st, 6, old_owner, -1, SQLITE_TRANSIENT);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW)
