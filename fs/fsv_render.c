@@ -99,6 +99,9 @@ static int render_status(struct engine *e, const char *run,
 	int pending = p.total - p.done - p.running - p.stale;
 	strbuf_addf(out, "run: %s\nstatus: %s\nexecutor: %s\n", run, p.status,
 		    p.executor_alive ? "running" : "not running");
+	if (p.workers > 0)
+		strbuf_addf(out, "workers: %d (processes holding leases: "
+			    "arena worker, Slurm jobs)\n", p.workers);
 	strbuf_addf(out, "progress: %d/%d done, %d running, %d stale, %d "
 		    "pending\n", p.done, p.total, p.running, p.stale,
 		    pending < 0 ? 0 : pending);
