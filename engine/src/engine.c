@@ -1427,9 +1427,13 @@ int engine_run_progress(struct engine *e, const char *run_id,
 	free(run_dir);
 	p->executor_alive = lock_is_held(lock);
 	free(lock);
-	int leases = 0;
-	if (store_lease_live(e->store, run_id, &leases, &p->workers, NULL) != 0)
-		p->workers = 0;
+	/* Workers holding live leases, less those of this host that are
+	 * gone (a killed executor's leases outlive it until they expire). */
+	struct strvec owners = STRVEC_INIT;
+	if (store_lease_owners(e->store, run_id, &owners, NULL) == 0)
+		for (size_t i = 0; i < owners.n; i++)
+			p->workers += !lease_owner_dead_here(owners.v[i]);
+	strvec_release(&owners);
 	if (p->workers > 0)
 		p->executor_alive = true;
 out:

@@ -790,26 +790,22 @@ int store_lease_drop(struct store *s, const char *run_id, const char *task_id,
 	return exec_stmt(s, st, "drop lease", err);
 }
 
-int store_lease_live(struct store *s, const char *run_id, int *leases,
-		     int *owners, struct errbuf *err)
+int store_lease_owners(struct store *s, const char *run_id,
+		       struct strvec *owners, struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = prepare(s, "SELECT count(*), count(DISTINCT owner) FROM leases"
-			 " WHERE run_id = ? AND expires_at >= ?", &st, err);
+	int rc = prepare(s, "SELECT DISTINCT owner FROM leases WHERE run_id = ?"
+			 " AND expires_at >= ? ORDER BY owner", &st, err);
 	int r;
 
-	*leases = *owners = 0;
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_double(st, 2, now_wall());
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
-		*leases = sqlite3_column_int(st, 0);
-		*owners = sqlite3_column_int(st, 1);
-	} else {
-		rc = db_error(s, err, "count leases");
-	}
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		strvec_push(owners, (const char *)sqlite3_column_text(st, 0));
+	if (r != SQLITE_DONE)
+		rc = db_error(s, err, "list lease owners");
 	sqlite3_finalize(st);
 	return rc;
 }

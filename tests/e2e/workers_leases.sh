@@ -82,6 +82,10 @@ done
 [ -s "$T/agent_starts.log" ] || fail "the agent never started"
 kill -9 $pid
 wait $pid 2>/dev/null
+# Its lease is live for 10 more minutes, but its process is gone.
+st=$("$ARENA" --store "$STORE" status "$run")
+echo "$st" | grep -q "workers=" && fail "a killed worker still counted: $st"
+echo "$st" | grep -q "no executor" || fail "status should say nothing executes the run: $st"
 t0=$(date +%s)
 "$ARENA" --store "$STORE" worker "$run" > "$T/k2.log" 2>&1 || fail "takeover worker failed"
 took=$(($(date +%s) - t0))
@@ -102,6 +106,8 @@ db.execute("INSERT INTO leases VALUES(?, 'c2c/dot', 1, 'elsewhere:1:x', ?)",
            (sys.argv[2], time.time() + 4))
 db.commit()
 PY
+"$ARENA" --store "$STORE" status "$run" | grep -q "workers=1" ||
+	fail "the live foreign lease should count as a worker"
 "$ARENA" --store "$STORE" worker "$run" > "$T/e1.log" 2>&1 || fail "worker failed"
 grep -q eval_start "$T/e1.log" && fail "an attempt leased elsewhere was run"
 grep -q "held by other workers" "$T/e1.log" || fail "the worker did not say why it stopped"

@@ -161,8 +161,8 @@ int store_lease_take_from(struct store *s, const char *run_id,
 			  const char *task_id, int attempt, const char *owner,
 			  double ttl_s, const char *old_owner,
 			  struct errbuf *err);
-/* Live leases of a run, and how many owners hold them. */
-int store_lease_live(struct store *s, const char *run_id, int *leases,
-		     int *owners, struct errbuf *err);
+/* The owners of a run's live leases, each once, appended to owners. */
+int store_lease_owners(struct store *s, const char *run_id,
+		       struct strvec *owners, struct errbuf *err);
 
 #endif /* ARENA_STORE_H */
