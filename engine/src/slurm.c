@@ -56,7 +56,9 @@ static void arena_prefix(struct strbuf *b, struct engine *e)
 	strbuf_addf(b, " --store ");
 	sh_quote(b, store_root(engine_store(e)));
 	strbuf_addf(b, " --tasks-dir ");
-	sh_quote(b, engine_tasks_root(e));
+	char *tasks = path_real(engine_tasks_root(e));
+	sh_quote(b, tasks ? tasks : engine_tasks_root(e));
+	free(tasks);
 }
 
 /* Whether any task of the run's config is evaluated on a GPU. */
