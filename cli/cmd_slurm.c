@@ -83,7 +83,7 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 
 #define SLURM_USAGE "usage: arena slurm CONFIG|RUN [--run-suffix NAME] " \
 		    "[--partition P] [--time MINUTES] [--max-parallel N] " \
-		    "[--sbatch PATH] [--sbatch-arg ARG]..."
+		    "[--sbatch PATH] [--sbatch-arg ARG]... [--dry-run]"
 
 int cmd_slurm(struct cli *c, int argc, char **argv)
 {
@@ -108,6 +108,8 @@ int cmd_slurm(struct cli *c, int argc, char **argv)
 			o.sbatch = argv[++i];
 		else if (!strcmp(a, "--sbatch-arg") && has)
 			strvec_push(&extra, argv[++i]);
+		else if (!strcmp(a, "--dry-run"))
+			o.dry_run = true;
 		else if (!strcmp(a, "--time") && has) {
 			if (parse_count("--time", argv[++i], 1, &o.time_min))
 				goto done;
@@ -157,6 +159,13 @@ int cmd_slurm(struct cli *c, int argc, char **argv)
 		cli_fail("%s\nrun %s is created but not running: `arena slurm "
 			 "%s` submits it again, `arena worker %s` runs it here",
 			 errbuf_str(&err), run_id, run_id, run_id);
+		goto close;
+	}
+	if (o.dry_run) {
+		printf("dry run: scripts written, nothing submitted; to submit "
+		       "by hand:\n%s", jobs.commands);
+		slurm_jobs_release(&jobs);
+		rc = 0;
 		goto close;
 	}
 	printf("array job %s: %d elements (one attempt each%s)\n"

@@ -11,6 +11,7 @@
  */
 #include "arena/engine.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,9 +100,11 @@ static void job_options(struct strvec *args, const struct slurm_opts *o,
 }
 
 /* Runs sbatch --parsable with args (options), the user's own options,
- * then script; *job gets the job id it prints. */
+ * then script; *job gets the job id it prints.  A dry run appends the
+ * command line to dry instead, and the job id is a shell variable. */
 static int sbatch(const struct slurm_opts *o, struct strvec *args,
-		  const char *script, char **job, struct errbuf *err)
+		  const char *script, char **job, struct strbuf *dry,
+		  struct errbuf *err)
 {
 	struct strvec argv = STRVEC_INIT;
 	struct proc_result pr;
@@ -115,6 +118,22 @@ static int sbatch(const struct slurm_opts *o, struct strvec *args,
 		strvec_push(&argv, o->extra->v[i]);
 	strvec_push(&argv, script);
 	*job = NULL;
+	if (o->dry_run) {
+		/* The first command's output is the id the second uses. */
+		bool first = dry->len == 0;
+		strbuf_addf(dry, "%s", first ? "ARRAY_JOB=$(" : "");
+		for (size_t i = 0; i < argv.n; i++) {
+			strbuf_addf(dry, "%s", i ? " " : "");
+			if (strstr(argv.v[i], "$ARRAY_JOB"))
+				strbuf_addf(dry, "\"%s\"", argv.v[i]);
+			else
+				sh_quote(dry, argv.v[i]);
+		}
+		strbuf_addf(dry, "%s\n", first ? ")" : "");
+		*job = xstrdup("$ARRAY_JOB");
+		strvec_release(&argv);
+		return 0;
+	}
 	rc = proc_run_capture(argv.v, NULL, NULL, 60000, 1 << 16, &pr, err);
 	if (rc) {
 		errbuf_prefix(err, "cannot run %s (is Slurm installed? `apt-get "
@@ -123,8 +142,16 @@ static int sbatch(const struct slurm_opts *o, struct strvec *args,
 		strvec_release(&argv);
 		return rc;
 	}
-	const char *out = pr.output ? pr.output : "";
-	if (pr.timed_out || !WIFEXITED(pr.status) || WEXITSTATUS(pr.status)) {
+	char none[1] = "", *out = pr.output ? pr.output : none;
+	for (size_t n = strlen(out); n > 0 && isspace((unsigned char)out[n - 1]);)
+		out[--n] = '\0';
+	if (!pr.timed_out && WIFEXITED(pr.status) &&
+	    WEXITSTATUS(pr.status) == 127) {
+		rc = errf_code(err, ENOENT, "%s: %s (is Slurm installed? "
+			       "`apt-get install slurm-client`, or --sbatch "
+			       "PATH)", argv.v[0], *out ? out : "not found");
+	} else if (pr.timed_out || !WIFEXITED(pr.status) ||
+		   WEXITSTATUS(pr.status)) {
 		char how[96];
 		proc_describe_status(pr.status, how, sizeof(how));
 		rc = errf_code(err, EIO, "%s %s: %s", argv.v[0],
@@ -149,7 +176,7 @@ int engine_slurm_submit(struct engine *e, const char *run_id,
 {
 	struct store_run run;
 	struct runconfig *cfg = NULL;
-	struct strbuf el = STRBUF_INIT, ag = STRBUF_INIT;
+	struct strbuf el = STRBUF_INIT, ag = STRBUF_INIT, dry = STRBUF_INIT;
 	struct strvec args = STRVEC_INIT;
 	char *dir = NULL, *el_path = NULL, *ag_path = NULL;
 	bool gpu = false;
@@ -204,14 +231,14 @@ int engine_slurm_submit(struct engine *e, const char *run_id,
 	else
 		strvec_pushf(&args, "--array=0-%d", run.ntasks - 1);
 	job_options(&args, o, dir, "element-%a.out", gpu);
-	rc = sbatch(o, &args, el_path, &out->array_job, err);
+	rc = sbatch(o, &args, el_path, &out->array_job, &dry, err);
 	if (rc)
 		goto out;
 	strvec_release(&args);
 	strvec_pushf(&args, "--job-name=arena-%s-report", run_id);
 	strvec_pushf(&args, "--dependency=afterany:%s", out->array_job);
 	job_options(&args, o, dir, "aggregate.out", gpu);
-	rc = sbatch(o, &args, ag_path, &out->aggregate_job, err);
+	rc = sbatch(o, &args, ag_path, &out->aggregate_job, &dry, err);
 	if (rc) {
 		errbuf_prefix(err, "the array (job %s) is submitted, but not "
 			      "the job after it; `arena worker %s` finishes "
@@ -220,6 +247,10 @@ int engine_slurm_submit(struct engine *e, const char *run_id,
 	}
 	out->elements = run.ntasks;
 	out->uses_gpu = gpu;
+	if (o->dry_run) {
+		out->commands = xstrdup(strbuf_str(&dry));
+		goto out;
+	}
 	char *msg = xasprintf("submitted to Slurm: array job %s (%d elements%s),"
 			      " then job %s for what is left and the reports;"
 			      " scripts and output in %s", out->array_job,
@@ -232,6 +263,7 @@ out:
 	strvec_release(&args);
 	strbuf_release(&el);
 	strbuf_release(&ag);
+	strbuf_release(&dry);
 	free(el_path);
 	free(ag_path);
 	free(dir);
@@ -244,5 +276,6 @@ void slurm_jobs_release(struct slurm_jobs *j)
 {
 	free(j->array_job);
 	free(j->aggregate_job);
+	free(j->commands);
 	memset(j, 0, sizeof(*j));
 }

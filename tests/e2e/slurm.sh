@@ -74,7 +74,22 @@ codes=$(job_codes "$run")
 	fail "a job did not exit 0: $codes"
 note "host run on Slurm: 3 elements + report job in $(($(date +%s) - t0)) s; $(echo $codes)"
 
-# 2. GPU tasks on the emulated GPU: each element gets one GPU.
+# 2. --dry-run: the scripts are written and the commands printed; run
+#    by hand, they do what arena slurm would have done.
+write_config "$T/dry.yaml" "{template: noop}" "[c2c/saxpy]"
+"$ARENA" --store "$STORE" slurm "$T/dry.yaml" --time 10 --dry-run > "$T/dry.log" 2>&1 ||
+	fail "arena slurm --dry-run failed: $(cat "$T/dry.log")"
+run=$(sed -n 's/^run \([^ ]*\) .*/\1/p' "$T/dry.log")
+squeue -h -n "arena-$run" | grep -q . && fail "--dry-run submitted a job"
+"$ARENA" --store "$STORE" status "$run" | grep -q "created done=0" || fail "dry run did not stay created"
+sed -n '/^ARRAY_JOB=/,$p' "$T/dry.log" > "$T/submit.sh"
+after=$(sh "$T/submit.sh") || fail "the printed commands failed: $(cat "$T/submit.sh")"
+wait_jobs "$after"	# after the array (afterany), so the array is done too
+"$ARENA" --store "$STORE" status "$run" | grep -q "done done=1 total=1" ||
+	fail "the dry run's commands did not finish the run"
+note "--dry-run printed commands that ran the run by hand"
+
+# 3. GPU tasks on the emulated GPU: each element gets one GPU.
 FAKE=$ROOT/$B/tests/arena-runner-fakegpu
 if [ -x "$FAKE" ]; then
 	export ARENA_RUNNER_CUDA=$FAKE NVCC=$ROOT/tests/gpu/fake/nvcc

@@ -98,9 +98,11 @@ struct slurm_opts {
 	int time_min;			/* per job; 0: the partition's */
 	int max_parallel;		/* array elements at once; 0: any */
 	const struct strvec *extra;	/* more sbatch arguments, or NULL */
+	bool dry_run;			/* write the scripts, submit nothing */
 };
 struct slurm_jobs {
 	char *array_job, *aggregate_job;
+	char *commands;			/* dry run: what would be run */
 	int elements;
 	bool uses_gpu;
 };
