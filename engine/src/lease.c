@@ -11,6 +11,14 @@
 #include <time.h>
 #include <unistd.h>
 
+/* This host's name, as owners name it. */
+static void host_name(char *buf, size_t n)
+{
+	if (gethostname(buf, n - 1) != 0)
+		snprintf(buf, n, "host");
+	buf[n - 1] = '\0';
+}
+
 static void *keeper_main(void *arg)
 {
 	struct lease_keeper *k = arg;
@@ -42,12 +50,11 @@ static void *keeper_main(void *arg)
 int lease_keeper_start(struct lease_keeper *k, const char *store_dir,
 		       double ttl_s, struct errbuf *err)
 {
-	char host[64] = "host";
+	char host[64];
 	int rc;
 
 	memset(k, 0, sizeof(*k));
-	(void)gethostname(host, sizeof(host) - 1);
-	host[sizeof(host) - 1] = '\0';
+	host_name(host, sizeof(host));
 	snprintf(k->owner, sizeof(k->owner), "%s:%ld:%016llx", host,
 		 (long)getpid(),
 		 (unsigned long long)(now_ns() ^ (uint64_t)(uintptr_t)k));
@@ -87,14 +94,13 @@ void lease_keeper_stop(struct lease_keeper *k)
 
 bool lease_owner_dead_here(const char *owner)
 {
-	char host[64] = "host";
+	char host[64];
 	const char *colon = strchr(owner, ':');
 	char *end;
 
 	if (!colon)
 		return false;
-	(void)gethostname(host, sizeof(host) - 1);
-	host[sizeof(host) - 1] = '\0';
+	host_name(host, sizeof(host));
 	if (strlen(host) != (size_t)(colon - owner) ||
 	    strncmp(owner, host, (size_t)(colon - owner)) != 0)
 		return false;
