@@ -424,18 +424,16 @@ static const char *real_home(void)
 char *cli_find_bin(const struct cli_agent *a)
 {
 	const char *env = getenv(a->bin_env);
-	const char *dirs = NULL;	/* $PATH */
 
 	if ((!env || !*env) && a->bin_env_fallback)
 		env = getenv(a->bin_env_fallback);
 
-	if (env && *env) {
-		if (strchr(env, '/'))
-			return path_is_executable(env) ? path_real(env) : NULL;
-		dirs = PATH_SEARCH_DEFAULT;	/* a bare name */
-	}
+	/* A path is taken as it is; a bare name is looked up like the CLI's
+	 * own name, in $PATH and then the install prefixes. */
+	if (env && *env && strchr(env, '/'))
+		return path_is_executable(env) ? path_real(env) : NULL;
 	const char *name = env && *env ? env : a->cli;
-	char *found = path_search(name, dirs);
+	char *found = path_search(name, NULL);
 	if (found)
 		return found;
 	/* scripts/install-agents.sh prefixes. */

@@ -624,9 +624,43 @@ static void test_sandbox_mount_order(void **s)
 	assert_true(path_is_under("/a", "/a/"));
 }
 
+/* $ARENA_<CLI>_BIN as a bare name is looked up in $PATH (it was once
+ * looked up in /usr/local/bin:/usr/bin:/bin only); as a path it is taken
+ * as it is, and a missing one is not replaced by the CLI's usual name. */
+static void test_bin_override_by_name_searches_path(void **state)
+{
+	static const struct cli_agent a = { .name = "test_cli",
+					    .cli = "arena-test-no-such-cli",
+					    .bin_env = "ARENA_TEST_CLI_BIN" };
+	char dir[] = "/tmp/arena-test-bin-XXXXXX";
+	char *old_path = getenv("PATH") ? xstrdup(getenv("PATH")) : NULL;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	char *exe = path_join(dir, "my-cli-dev");
+	assert_int_equal(file_write_atomic_str(exe, "#!/bin/sh\n", NULL), 0);
+	assert_int_equal(chmod(exe, 0755), 0);
+	setenv("PATH", dir, 1);
+	setenv("ARENA_TEST_CLI_BIN", "my-cli-dev", 1);
+	char *found = cli_find_bin(&a);
+	assert_non_null(found);
+	assert_string_equal(found, exe);
+	free(found);
+	setenv("ARENA_TEST_CLI_BIN", "/nonexistent/my-cli-dev", 1);
+	assert_null(cli_find_bin(&a));
+	unsetenv("ARENA_TEST_CLI_BIN");
+	assert_null(cli_find_bin(&a));	/* its usual name is nowhere */
+	if (old_path)
+		setenv("PATH", old_path, 1);
+	free(old_path);
+	rm_rf(dir);
+	free(exe);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bin_override_by_name_searches_path),
 		cmocka_unit_test(test_claude_ok_runs_sandboxed_evaluates_and_parses_usage),
 		cmocka_unit_test(test_claude_without_sandbox_as_root_uses_tool_allowlist),
 		cmocka_unit_test(test_claude_is_error_with_exit_0_is_a_failure),
