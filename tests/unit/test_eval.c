@@ -404,6 +404,11 @@ static void test_hooked_clock_is_caught_by_the_controllers_clock(
 	evaluate("clock_hook", &o, &res);
 	expect(&res, RS_REJECTED,
 	       "reported times inconsistent with the controller's clock");
+	/* Not on one timing alone: the case was timed again and the
+	 * forgery showed again. */
+	assert_non_null(strstr(res.speedup_calculation_error_message,
+			       "found again when the case was timed a second "
+			       "time with fresh runners"));
 	result_release(&res);
 }
 
