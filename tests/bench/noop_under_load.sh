@@ -24,3 +24,7 @@ echo "arena run: exit $rc in $(($(date +%s) - t0)) s"
 csv=$(ls "$STORE"/runs/*/summary.csv)
 awk -F, 'NR > 1 { printf "%s | %s | %s [%s, %s]\n", $1, $6, $4, $9, $10 }' "$csv"
 grep -h "_message: '" "$STORE"/runs/*/tasks/*/task_result.yaml | sort | uniq -c | head
+# Cases the clock check flagged once and that were timed again.
+echo "cases timed twice (the clock check failed once):"
+grep -h "clock check failed once" "$STORE"/runs/*/tasks/*/logs/timing.tsv 2>/dev/null |
+	sed 's/^# *//' | cut -c1-200
