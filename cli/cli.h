@@ -18,6 +18,9 @@ struct cli {
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Opens the engine from the global options or prints why not. */
 int cli_open(const struct cli *c, struct engine **e);
+/* An engine_observer's event: one line "HH:MM:SSZ kind task message". */
+void cli_print_event(void *ctx, const char *run_id, const char *task_id,
+		     const char *kind, const char *message);
 
 int cmd_tasks(struct cli *c, int argc, char **argv);
 int cmd_eval(struct cli *c, int argc, char **argv);

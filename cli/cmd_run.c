@@ -12,17 +12,6 @@
 
 #include "cli.h"
 
-static void print_event(void *ctx, const char *run_id, const char *task_id,
-			const char *kind, const char *message)
-{
-	char ts[32];
-
-	time_stamp_iso(ts, now_wall());
-	printf("%s %-11s %-24s %s\n", ts + 11, kind, task_id ? task_id : "-",
-	       message);
-	fflush(stdout);
-}
-
 /* Prints the run's report.txt, then one line pointing at its files. */
 static void print_report(struct engine *e, const char *run_id,
 			 const char *footer)
@@ -75,7 +64,7 @@ static int parse_gpus(const char *list, int *gpus, int *n)
 static int execute_and_report(struct engine *e, const char *run_id,
 			      const int *gpus, int ngpus)
 {
-	struct engine_observer obs = { .event = print_event };
+	struct engine_observer obs = { .event = cli_print_event };
 	struct errbuf err;
 
 	errbuf_init(&err);

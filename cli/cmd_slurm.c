@@ -10,19 +10,6 @@
 
 #include "cli.h"
 
-static void print_event(void *ctx, const char *run_id, const char *task_id,
-			const char *kind, const char *message)
-{
-	char ts[32];
-
-	(void)ctx;
-	(void)run_id;
-	time_stamp_iso(ts, now_wall());
-	printf("%s %-11s %-24s %s\n", ts + 11, kind, task_id ? task_id : "-",
-	       message);
-	fflush(stdout);
-}
-
 static int parse_count(const char *opt, const char *v, int lo, int *out)
 {
 	int64_t n;
@@ -40,7 +27,7 @@ static int parse_count(const char *opt, const char *v, int lo, int *out)
 int cmd_worker(struct cli *c, int argc, char **argv)
 {
 	struct engine_work w = { .only = -1 };
-	struct engine_observer obs = { .event = print_event };
+	struct engine_observer obs = { .event = cli_print_event };
 	const char *run_id = NULL;
 	struct engine *e;
 	struct errbuf err;

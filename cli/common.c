@@ -1,6 +1,6 @@
 /*
- * common.c - helpers shared by the subcommands: error printing and opening
- * the engine from the global options.  Kept out of main.c so that unit
+ * common.c - helpers shared by the subcommands: error printing, opening
+ * the engine from the global options, and printing a run's events.  Kept out of main.c so that unit
  * tests can link the subcommands without the program's main().
  */
 #include <stdarg.h>
@@ -28,4 +28,17 @@ int cli_open(const struct cli *c, struct engine **e)
 	if (engine_open(c->store_dir, c->tasks_dir, e, &err) != 0)
 		return cli_fail("%s", errbuf_str(&err));
 	return 0;
+}
+
+void cli_print_event(void *ctx, const char *run_id, const char *task_id,
+		     const char *kind, const char *message)
+{
+	char ts[32];
+
+	(void)ctx;
+	(void)run_id;
+	time_stamp_iso(ts, now_wall());
+	printf("%s %-11s %-24s %s\n", ts + 11, kind, task_id ? task_id : "-",
+	       message);
+	fflush(stdout);
 }
