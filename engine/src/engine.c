@@ -289,6 +289,16 @@ int engine_config_load(struct engine *e, const char *path,
 
 /* ---- run creation ---------------------------------------------------- */
 
+int engine_run_config(struct engine *e, const struct store_run *run,
+		      struct runconfig **out, struct errbuf *err)
+{
+	const char *yaml = run->config_yaml ? run->config_yaml : "";
+
+	return engine_config_parse(e, run->config_path ? run->config_path
+						       : "config.yaml",
+				   yaml, strlen(yaml), out, err);
+}
+
 int engine_run_create(struct engine *e, const struct runconfig *cfg,
 		      const char *suffix, char **run_id, struct errbuf *err)
 {
@@ -1190,10 +1200,7 @@ static int execute(struct engine *e, const char *run_id,
 		if (rc)
 			goto out;
 	}
-	rc = engine_config_parse(e, run.config_path ? run.config_path
-						    : "config.yaml",
-				 run.config_yaml, strlen(run.config_yaml), &cfg,
-				 err);
+	rc = engine_run_config(e, &run, &cfg, err);
 	if (rc) {
 		errbuf_prefix(err, "run %s: its config no longer validates",
 			      run_id);
@@ -1468,10 +1475,7 @@ int engine_task_result(struct engine *e, const char *run_id,
 		store_run_release(&run);
 		return rc;
 	}
-	rc = engine_config_parse(e, run.config_path ? run.config_path
-						    : "config.yaml",
-				 run.config_yaml, strlen(run.config_yaml), &cfg,
-				 err);
+	rc = engine_run_config(e, &run, &cfg, err);
 	c.cfg = cfg;
 	if (!rc)
 		rc = attempt_prepare(&c, err);

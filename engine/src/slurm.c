@@ -49,11 +49,10 @@ static void script_header(struct strbuf *b, const char *run_id,
  * tasks, by absolute path (jobs start in another directory). */
 static void arena_prefix(struct strbuf *b, struct engine *e)
 {
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *self = path_real("/proc/self/exe");
 
-	self[n > 0 ? n : 0] = '\0';
-	sh_quote(b, n > 0 ? self : "arena");
+	sh_quote(b, self ? self : "arena");
+	free(self);
 	strbuf_addf(b, " --store ");
 	sh_quote(b, store_root(engine_store(e)));
 	strbuf_addf(b, " --tasks-dir ");
@@ -186,10 +185,7 @@ int engine_slurm_submit(struct engine *e, const char *run_id,
 	rc = store_run_get(engine_store(e), run_id, &run, err);
 	if (rc)
 		return rc;
-	rc = engine_config_parse(e, run.config_path ? run.config_path
-						    : "config.yaml",
-				 run.config_yaml, strlen(run.config_yaml), &cfg,
-				 err);
+	rc = engine_run_config(e, &run, &cfg, err);
 	if (!rc)
 		rc = run_uses_gpu(e, cfg, &gpu, err);
 	if (rc)

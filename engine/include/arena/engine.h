@@ -39,6 +39,11 @@ int engine_config_parse(struct engine *e, const char *source, const char *text,
 int engine_config_load(struct engine *e, const char *path,
 		       struct runconfig **out, struct errbuf *err);
 
+/* Parses and validates the config a run was created with (as
+ * engine_config_parse, under the run's config path). */
+int engine_run_config(struct engine *e, const struct store_run *run,
+		      struct runconfig **out, struct errbuf *err);
+
 /* Creates a run from a validated config; *run_id is set (caller frees). */
 int engine_run_create(struct engine *e, const struct runconfig *cfg,
 		      const char *suffix, char **run_id, struct errbuf *err);
