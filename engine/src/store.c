@@ -442,6 +442,15 @@ int store_run_latest(struct store *s, char **id, struct errbuf *err)
 
 /* ---- attempts -------------------------------------------------------- */
 
+/* Binds (run_id, task_id, attempt) to parameters first..first+2. */
+static void bind_attempt(sqlite3_stmt *st, int first, const char *run_id,
+			 const char *task_id, int attempt)
+{
+	sqlite3_bind_text(st, first, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, first + 1, task_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, first + 2, attempt);
+}
+
 void store_attempt_release(struct store_attempt *a)
 {
 	free(a->run_id);
@@ -472,9 +481,7 @@ int store_attempt_insert(struct store *s, const char *run_id,
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 3, attempt);
+	bind_attempt(st, 1, run_id, task_id, attempt);
 	sqlite3_bind_double(st, 4, now_wall());
 	sqlite3_bind_text(st, 5, variant ? variant : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 6, repeat);
@@ -511,9 +518,7 @@ int store_attempt_get(struct store *s, const char *run_id, const char *task_id,
 		     " AND task_id = ? AND attempt = ?", &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 3, attempt);
+	bind_attempt(st, 1, run_id, task_id, attempt);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW)
 		attempt_from_row(st, out);
@@ -549,9 +554,7 @@ int store_attempt_update(struct store *s, const char *run_id,
 	bind_text_or_null(st, 4, sources_hash);
 	sqlite3_bind_int(st, 5, bump_starts ? 1 : 0);
 	sqlite3_bind_double(st, 6, now_wall());
-	sqlite3_bind_text(st, 7, run_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 8, task_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 9, attempt);
+	bind_attempt(st, 7, run_id, task_id, attempt);
 	return exec_stmt(s, st, "update attempt", err);
 }
 
@@ -717,15 +720,6 @@ void store_events_free(struct store_event *ev, int n)
 }
 
 /* ---- leases ---------------------------------------------------------- */
-
-/* Binds (run_id, task_id, attempt) to parameters first..first+2. */
-static void bind_attempt(sqlite3_stmt *st, int first, const char *run_id,
-			 const char *task_id, int attempt)
-{
-	sqlite3_bind_text(st, first, run_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, first + 1, task_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, first + 2, attempt);
-}
 
 int store_lease_take(struct store *s, const char *run_id, const char *task_id,
 		     int attempt, const char *owner, double ttl_s,
