@@ -1,7 +1,7 @@
 # arena - one non-recursive Makefile.  `make help` lists the targets.
 #
 # Layout of the build (everything under $(B)):
-#   $(B)/libarena.a        the engine (engine/src)
+#   $(B)/libarena.a        the engine (engine/src/<room>/, docs/architecture.md)
 #   $(B)/arena             the CLI: cli/ + agents/ + fs/ + libarena.a
 #   $(B)/arena-runner      the runner: engine/runner only (links nothing of
 #                          the controller, by design)
@@ -26,13 +26,26 @@ WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wundef -Wvla -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(WERROR) \
-	-Iengine/include -Iengine/src $(PKG_CFLAGS) $(FUSE_CFLAGS) $(CFLAGS) \
+	-Iengine/include $(PKG_CFLAGS) $(FUSE_CFLAGS) $(CFLAGS) \
 	$(SANITIZE) -MMD -MP
 LDLIBS_ALL := $(PKG_LIBS) $(FUSE_LIBS) -lpthread -ldl -lm
 
-ENGINE_SRCS := $(sort $(wildcard engine/src/*.c))
+# Include paths are narrowed per area, so that the compiler refuses a reach
+# into another room's private header (docs/architecture.md):
+#   engine/src/<room>/  engine/include only (a room's own headers sit
+#                       beside its sources and are found by "name.h")
+#   engine/runner/      engine/include only (it includes kernel.h, fp16.h
+#                       and runner_proto.h of it; tests/e2e/rooms.sh checks)
+#   agents/             engine/include and agents/ ("cli/cli_agent.h")
+#   fs/                 engine/include
+#   cli/                engine/include, agents/ and fs/ (the front end
+#                       registers the agents and mounts the filesystem)
+# Unit tests are white-box and see every room's private headers.
+ENGINE_SRCS := $(sort $(wildcard engine/src/*/*.c))
+ENGINE_ROOMS := $(sort $(dir $(ENGINE_SRCS)))
 RUNNER_SRCS := $(sort $(wildcard engine/runner/*.c))
-CLI_SRCS    := $(sort $(wildcard cli/*.c) $(wildcard agents/*.c) $(wildcard fs/*.c))
+CLI_SRCS    := $(sort $(wildcard cli/*.c) $(wildcard agents/*.c) \
+	$(wildcard agents/*/*.c) $(wildcard fs/*.c))
 UNIT_SRCS   := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRCS   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
@@ -52,9 +65,14 @@ HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/tests/helpers/%)
 
 all: $(B)/arena $(B)/arena-runner
 
+AREA_INC :=
+$(B)/agents/%.o: AREA_INC := -Iagents
+$(B)/cli/%.o: AREA_INC := -Iagents -Ifs
+TEST_INC := $(addprefix -I,$(ENGINE_ROOMS)) -Iagents -Ifs
+
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(AREA_INC) -c $< -o $@
 
 $(B)/libarena.a: $(ENGINE_OBJS)
 	@rm -f $@
@@ -69,7 +87,7 @@ $(B)/arena-runner: $(RUNNER_OBJS)
 
 $(B)/tests/test_%: tests/unit/test_%.c $(CLI_LIB_OBJS) $(B)/libarena.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(CLI_LIB_OBJS) $(B)/libarena.a \
+	$(CC) $(ALL_CFLAGS) $(TEST_INC) -o $@ $< $(CLI_LIB_OBJS) $(B)/libarena.a \
 		$(LDLIBS_ALL) -lcmocka
 
 # Fuzz targets: LLVMFuzzerTestOneInput + a replay main (tests/fuzz/replay.c)
@@ -102,7 +120,7 @@ fuzz:
 	@mkdir -p $(B)/fuzz
 	for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
 		clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-		-Iengine/include -Iengine/src $(PKG_CFLAGS) $$f $(ENGINE_SRCS) \
+		-Iengine/include $(PKG_CFLAGS) $$f $(ENGINE_SRCS) \
 		-o $(B)/fuzz/$$n $(LDLIBS_ALL) || exit 1; done
 	@echo "libFuzzer binaries in $(B)/fuzz; run e.g. $(B)/fuzz/fuzz_task tests/fuzz/corpus/task"
 
@@ -133,7 +151,7 @@ fmt:
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-		--std=c11 -Iengine/include -Iengine/src -I/usr/include/cjson \
+		--std=c11 -Iengine/include -Iagents -Ifs -I/usr/include/cjson \
 		-I/usr/include/fuse3 engine cli agents fs
 
 clean:
@@ -172,7 +190,7 @@ HIP_ARCHS  ?= gfx90a
 GPU_SRC    := engine/runner/gpu/arena_runner_gpu.cpp
 GPU_DEPS   := $(GPU_SRC) engine/runner/gpu/gpu_rt.h engine/runner/gpu/gpu_rt_fake.h \
 	engine/runner/gpu/gpu_gate.h engine/runner/gpu/gpu_gen.h \
-	engine/runner/runner_io.h engine/runner/runner_proto.h \
+	engine/runner/runner_io.h engine/include/arena/runner_proto.h \
 	engine/runner/runner_sandbox.h engine/include/arena/kernel.h \
 	engine/include/arena/fp16.h
 GPU_LINK   := $(B)/engine/runner/runner_io.o $(B)/engine/runner/runner_sandbox.o

@@ -4,7 +4,7 @@
  * speedup should be 1 within the noise floor).
  */
 #include "agents.h"
-#include "cli_common.h"
+#include "cli/cli_agent.h"
 
 static int noop_launch(const struct agent_launch *l, struct agent_outcome *out,
 		       struct errbuf *err)

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 
 #include "agents.h"
-#include "spawn.h"
+#include "sandbox/spawn.h"
 
 static int command_validate(const struct agent_config *c, struct errbuf *err)
 {

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../agents/cli_common.h"
-#include "../agents/sandbox.h"
+#include "cli/cli_agent.h"
+#include "sandbox/sandbox.h"
 #include "arena/config.h"
 #include "cli.h"
 

@@ -1,6 +1,6 @@
 /*
  * cmd_doctor.c - `arena doctor`: what this machine can evaluate and what
- * is missing (engine/src/doctor.c does the work).
+ * is missing (engine/src/eval/doctor.c does the work).
  */
 #include <stdio.h>
 #include <string.h>

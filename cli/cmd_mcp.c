@@ -20,9 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../agents/mcp_server.h"
+#include "bridge/mcp_server.h"
 #include "cli.h"
-#include "workspace.h"
 
 struct mcp_local {
 	struct cli *c;
@@ -67,7 +66,7 @@ static int local_call(void *ctx, const char *name, const cJSON *args,
 		if ((rc = task_load(engine_tasks_root(m->e), m->task_id, &t,
 				    err)) != 0)
 			return rc;
-		out->text = taskdoc_render(t);
+		out->text = task_doc_render(t);
 		task_free(t);
 		return 0;
 	}

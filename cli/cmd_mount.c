@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fs/fsv.h"
+#include "fsv.h"
 #include "cli.h"
 
 static int mount_usage(FILE *f)

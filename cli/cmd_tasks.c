@@ -8,7 +8,7 @@
 
 #include <cJSON.h>
 
-#include "../agents/mcp_server.h"
+#include "bridge/mcp_server.h"
 #include "arena/eval.h"
 #include "cli.h"
 

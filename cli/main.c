@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../agents/agents.h"
+#include "agents.h"
 #include "arena/eval.h"
 #include "cli.h"
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/run.sh - runs arena's test suites and prints one summary line:
 #   "tests: N passed, N failed, N skipped"
-# Suites: unit (cmocka binaries), fuzz (corpus replay), e2e and adversarial
-# (shell scripts under tests/e2e and tests/adversarial).  `tests/run.sh unit`
+# Suites: unit (cmocka binaries), fuzz (corpus replay), tree (the rules of
+# the source tree: tests/tree), e2e and adversarial (shell scripts under
+# tests/e2e and tests/adversarial).  `tests/run.sh unit`
 # runs one suite.  Each test's output goes to $B/test-logs/<name>.log and is
 # printed only when it fails.
 B=${B:-build}
@@ -43,6 +44,12 @@ if [ "$suite" = all ] || [ "$suite" = fuzz ]; then
 		[ -x "$t" ] || continue
 		n=$(basename "$t"); c=tests/fuzz/corpus/${n#fuzz_}
 		run_one "fuzz/$n" "$t" "$c"
+	done
+fi
+if [ "$suite" = all ] || [ "$suite" = tree ]; then
+	for t in tests/tree/*.py; do
+		[ -f "$t" ] || continue
+		run_one "${t#tests/}" env B="$B" python3 "$t"
 	done
 fi
 if [ "$suite" = all ] || [ "$suite" = e2e ]; then

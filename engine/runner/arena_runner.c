@@ -49,7 +49,7 @@
 
 #include "arena/kernel.h"
 #include "runner_io.h"
-#include "runner_proto.h"
+#include "arena/runner_proto.h"
 #include "runner_sandbox.h"
 
 static arena_launch_fn launch;

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "arena/kernel.h"
-#include "runner_proto.h"
+#include "arena/runner_proto.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -36,7 +36,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
-#include "runner_proto.h"
+#include "arena/runner_proto.h"
 
 void sbx_close_other_fds(void)
 {

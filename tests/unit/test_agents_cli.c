@@ -24,11 +24,11 @@
 
 #include <cmocka.h>
 
-#include "../../agents/agents.h"
-#include "../../agents/cli_common.h"
-#include "../../agents/mcp_server.h"
-#include "../../agents/sandbox.h"
-#include "../../agents/spawn.h"
+#include "agents.h"
+#include "cli/cli_agent.h"
+#include "bridge/mcp_server.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/spawn.h"
 
 static char root[4096];
 static struct task *saxpy;

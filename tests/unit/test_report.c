@@ -1,6 +1,6 @@
 /*
  * test_report.c - summary.csv, summary.json and report.txt
- * (engine/src/report.c) on small hand-built runs whose statistics are
+ * (engine/src/report/report.c) on small hand-built runs whose statistics are
  * known (Python's statistics module gave the expected percentiles).
  */
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /*
  * test_result.c - task_result ownership, source hashes, score and reward,
  * task_result.yaml rendering and the JSON round trip
- * (engine/src/result.c).
+ * (engine/src/result/result.c).
  */
 #include <stdarg.h>
 #include <stddef.h>

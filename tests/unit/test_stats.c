@@ -1,6 +1,6 @@
 /*
  * test_stats.c - the random number generator, order statistics and the
- * hierarchical bootstrap (engine/src/stats.c).
+ * hierarchical bootstrap (engine/src/base/stats.c).
  *
  * Statistical tests use fixed seeds, so they are deterministic: a failure
  * is a change in behaviour, never bad luck.  Tolerances are several

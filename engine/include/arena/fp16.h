@@ -1,7 +1,7 @@
 /*
  * fp16.h - float to IEEE binary16 and to bfloat16, rounding to nearest
  * even, written once for the two places that store 16-bit inputs: the
- * controller's host draws (engine/src/inputs.c) and the GPU runner's
+ * controller's host draws (engine/src/eval/inputs.c) and the GPU runner's
  * device-side draws for timing (engine/runner/gpu/gpu_gen.h, compiled by
  * nvcc, hipcc and a host C++ compiler).  Plain C; under a GPU compiler
  * the functions are __host__ __device__.

@@ -132,6 +132,12 @@ int dtype_parse(const char *s, arena_dtype *out);
 bool dtype_is_float(arena_dtype d);
 const char *language_name(enum task_language l);
 
+/* TASK.md for t (caller frees): objective, editable files, signature,
+ * visible cases, tolerance, how it is judged, how to evaluate, rules, and
+ * the task's README.  Shows only what an agent may know: never held-out
+ * cases, never the reference (task/taskdoc.c). */
+char *task_doc_render(const struct task *t);
+
 /* ---- catalogue ------------------------------------------------------- */
 
 /* Expands a selector ("all", "c2c", "c2c/saxpy", a parent directory) into

@@ -53,9 +53,9 @@
 
 #include "gpu_rt.h"
 #include "arena/kernel.h"
-#include "../runner_io.h"
-#include "../runner_proto.h"
-#include "../runner_sandbox.h"
+#include "runner_io.h"
+#include "arena/runner_proto.h"
+#include "runner_sandbox.h"
 #include "gpu_gate.h"
 #include "gpu_gen.h"
 

@@ -43,7 +43,7 @@
 #include <time.h>
 
 #include "gpu_rt.h"
-#include "../runner_proto.h"
+#include "arena/runner_proto.h"
 
 /* gate[0]: opened by the runner; gate[1]: the gate kernel's state. */
 enum { GATE_WAITING = 0, GATE_HOLDING = 1, GATE_OPENED = 2, GATE_EXPIRED = 3 };

@@ -1,5 +1,5 @@
 /*
- * cli_common.h - what the agent CLI launchers (claude_code, codex, cursor,
+ * cli_agent.h - what the agent CLI launchers (claude_code, codex, cursor,
  * gemini, deepseek_harness) share: settings (defaults from
  * agents/<name>/agent_config.yaml, run-level overrides from the run
  * config), the binary's location, the per-launch scratch directory (a
@@ -12,14 +12,14 @@
  * three hooks (argv, one parsed stdout line, optional extra preparation).
  * Everything else is here, once.
  */
-#ifndef ARENA_AGENTS_CLI_COMMON_H
-#define ARENA_AGENTS_CLI_COMMON_H
+#ifndef ARENA_AGENTS_CLI_AGENT_H
+#define ARENA_AGENTS_CLI_AGENT_H
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include "arena/agent.h"
-#include "eval_bridge.h"
-#include "trace.h"
+#include "bridge/eval_bridge.h"
+#include "bridge/trace.h"
 
 #define CLI_LINE_MAX ((size_t)8 << 20)	/* longest stdout line parsed */
 
@@ -186,4 +186,4 @@ extern const struct agent_ops agent_deepseek;
 /* By agent name, or NULL. */
 const struct cli_agent *cli_agent_find(const char *name);
 
-#endif /* ARENA_AGENTS_CLI_COMMON_H */
+#endif /* ARENA_AGENTS_CLI_AGENT_H */

@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "mcp_server.h"
-#include "workspace.h"
 
 #define BRIDGE_READ_TIMEOUT_MS 10000
 
@@ -47,7 +46,7 @@ static int bridge_tool(struct eval_bridge *b, const char *name,
 	const struct agent_launch *l = b->l;
 
 	if (!strcmp(name, "show_task")) {
-		out->text = taskdoc_render(l->task);
+		out->text = task_doc_render(l->task);
 		return 0;
 	}
 	if (!strcmp(name, "last_result")) {

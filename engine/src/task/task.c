@@ -3,8 +3,8 @@
  * shape and cost evaluation, and the catalogue (selectors, default root).
  * docs/tasks.md is the reference this file implements, key by key.
  *
- * How it works: the YAML is loaded into a yamlutil tree, then one small
- * function per section (metadata, files, signature, cases, tolerance,
+ * How it works: the YAML is loaded into a ydoc tree (arena/ydoc.h), then
+ * one small function per section (metadata, files, signature, cases, tolerance,
  * cost, tunables) copies what it validates into a struct task.  Nothing is
  * accepted silently: an unknown key, a value of the wrong type or a name
  * that does not resolve is an error naming the file, its line, the field
@@ -19,7 +19,7 @@
 #include "arena/task.h"
 
 #include "arena/expr.h"
-#include "yamlutil.h"
+#include "arena/ydoc.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -17,7 +17,7 @@
 #include "arena/stats.h"
 #include "arena/task.h"
 #include "arena/util.h"
-#include "../runner/runner_proto.h"
+#include "arena/runner_proto.h"
 
 /* ---- devices (gpu.c) ------------------------------------------------- */
 

@@ -21,8 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agents.h"
-#include "cli_common.h"
+#include "cli_agent.h"
 
 #define DEEPSEEK_DEFAULT_URL "https://api.deepseek.com/anthropic"
 

@@ -1,5 +1,5 @@
 /*
- * cli_common.c - see cli_common.h.
+ * cli_agent.c - see cli_agent.h.
  *
  * One launch, in order:
  *   1. settings: agents/<name>/agent_config.yaml, then the run's agent
@@ -23,7 +23,7 @@
  *   8. classification: timeout; exit status; the CLI's own error events
  *      (an is_error result with exit 0, turn.failed, no final result).
  */
-#include "cli_common.h"
+#include "cli_agent.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -38,9 +38,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sandbox.h"
-#include "spawn.h"
-#include "yamlutil.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/spawn.h"
+#include "arena/ydoc.h"
 
 #define CLI_CONFIG_MAX (64 * 1024)
 #define CLI_PROMPT_PART_MAX (256 * 1024)

@@ -19,14 +19,13 @@
  * per message), user (tool results), ..., and a final `result` line with
  * is_error, subtype, num_turns, usage, total_cost_usd.  An API failure can
  * exit 0 with is_error true; a crash leaves no result line: both are
- * failures (cli_common.c classifies).
+ * failures (cli_agent.c classifies).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "agents.h"
-#include "cli_common.h"
+#include "cli_agent.h"
 
 static const char *const claude_auth_files[] = {
 	".claude/.credentials.json", ".claude.json", NULL,

@@ -2,13 +2,14 @@
  * config.c - run configs: the YAML that describes one experiment (see
  * arena/config.h; docs/config.md is the reference).
  *
- * How it works: the text is loaded into a yamlutil tree and each top-level
- * section has one function that validates it into struct runconfig.  The
- * rule is "fail before anything runs": unknown keys, values of the wrong
- * type or out of range, and task selectors that match nothing are errors
- * naming the file, the line, the field and the fix.  Every selected task is
- * also loaded (and then freed) here, so a broken task is reported when the
- * config is written, not hours later when a worker reaches it.
+ * How it works: the text is loaded into a ydoc tree (arena/ydoc.h) and
+ * each top-level section has one function that validates it into struct
+ * runconfig.  The rule is "fail before anything runs": unknown keys,
+ * values of the wrong type or out of range, and task selectors that match
+ * nothing are errors naming the file, the line, the field and the fix.
+ * Every selected task is also loaded (and then freed) here, so a broken
+ * task is reported when the config is written, not hours later when a
+ * worker reaches it.
  *
  * AgentKernelArena's keys are accepted with their meaning
  * (agent.template is normalised the same way: case-insensitive, '-' = '_');
@@ -18,7 +19,7 @@
 #include "arena/config.h"
 
 #include "arena/task.h"
-#include "yamlutil.h"
+#include "arena/ydoc.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -21,7 +21,7 @@
  *   outcome        {status, error, duration_s, turns, input_tokens,
  *                   output_tokens, cost_usd, sandboxed, exit}
  *
- * Normalised events come from every CLI's own format (cli_common.c); the
+ * Normalised events come from every CLI's own format (cli_agent.c); the
  * raw stdout of the CLI is kept beside it (agent_stdout.jsonl).  A
  * relaunch of the same attempt (resume) appends a new episode.  Writes are
  * serialised by a mutex: the evaluation bridge records from its thread.

@@ -1,6 +1,6 @@
 /*
  * runner_client.c - the controller's side of the runner protocol
- * (engine/runner/runner_proto.h): starting arena-runner with its control
+ * (engine/include/arena/runner_proto.h): starting arena-runner with its control
  * socket and sealed shared memory, one request / one reply with a
  * deadline, stopping and resuming it, counting its threads, killing it.
  *

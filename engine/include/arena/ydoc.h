@@ -1,7 +1,8 @@
 /*
- * yamlutil.h - private helper: a YAML document loaded into a small owned
- * tree, for the engine's parsers (tasks, run configs, later the store and
- * results).  Not part of the public API.
+ * ydoc.h - a YAML document loaded into a small owned tree, for every
+ * parser of files users and agents write: tasks and run configs (engine
+ * task room), agent_config.yaml (agents/cli).  Implemented by
+ * engine/src/base/ydoc.c on libyaml.
  *
  * The tree keeps what validation needs and nothing more: scalars as text
  * (plus whether they were written plain, so `5` is a number and "5" a
@@ -13,8 +14,8 @@
  * more than one document, nesting deeper than YDOC_MAX_DEPTH and more than
  * YDOC_MAX_NODES nodes.
  */
-#ifndef ARENA_YAMLUTIL_H
-#define ARENA_YAMLUTIL_H
+#ifndef ARENA_YDOC_H
+#define ARENA_YDOC_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -94,4 +95,4 @@ int ynode_check_keys(const struct ynode *map, const char *const *allowed,
 		     size_t nallowed, const char *source, const char *field,
 		     struct errbuf *err);
 
-#endif /* ARENA_YAMLUTIL_H */
+#endif /* ARENA_YDOC_H */

@@ -20,8 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agents.h"
-#include "cli_common.h"
+#include "cli_agent.h"
 
 static const char *const cursor_auth_files[] = {
 	".cursor/cli-config.json", ".config/cursor/auth.json", NULL,

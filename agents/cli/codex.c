@@ -26,8 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agents.h"
-#include "cli_common.h"
+#include "cli_agent.h"
 
 static const char *const codex_auth_files[] = { ".codex/auth.json", NULL };
 static const char *const codex_auth_env[] = {

@@ -1,6 +1,6 @@
 /*
  * workspace.h - per-attempt task directories: the agent's workspace, the
- * frozen baseline, and TASK.md (the agent's brief).  Private to the engine.
+ * frozen baseline, and the agent's prompt.  Private to the engine.
  */
 #ifndef ARENA_WORKSPACE_H
 #define ARENA_WORKSPACE_H
@@ -21,10 +21,6 @@ int workspace_create(const struct task *t, const char *task_dir,
  * files).  Caller frees *out. */
 int workspace_baseline_dir(const struct task *t, const char *cache_dir,
 			   char **out, struct errbuf *err);
-
-/* TASK.md for t (caller frees): objective, editable files, signature,
- * visible cases, tolerance, how it is judged, how to evaluate, rules. */
-char *taskdoc_render(const struct task *t);
 
 /* The prompt given to an agent: TASK.md plus iteration guidance. */
 char *prompt_render(const struct task *t, const char *workspace,

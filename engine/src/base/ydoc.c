@@ -1,6 +1,6 @@
 /*
- * yamlutil.c - loads one YAML document with libyaml into the owned tree of
- * yamlutil.h, and the small typed accessors the parsers share.
+ * ydoc.c - loads one YAML document with libyaml into the owned tree of
+ * arena/ydoc.h, and the small typed accessors the parsers share.
  *
  * How it works: libyaml's event parser (not its document loader) drives a
  * recursive builder, one call per node.  Working from events lets us refuse
@@ -15,7 +15,7 @@
  * found by sorting the keys of each finished map (O(n log n), so a map of
  * many keys cannot make loading quadratic).
  */
-#include "yamlutil.h"
+#include "arena/ydoc.h"
 
 #include <errno.h>
 #include <limits.h>

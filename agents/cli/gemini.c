@@ -25,8 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agents.h"
-#include "cli_common.h"
+#include "cli_agent.h"
 
 static const char *const gemini_auth_files[] = {
 	".gemini/oauth_creds.json", ".gemini/google_accounts.json",
