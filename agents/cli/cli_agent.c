@@ -40,6 +40,7 @@
 
 #include "sandbox/sandbox.h"
 #include "sandbox/spawn.h"
+#include "arena/paths.h"
 #include "arena/ydoc.h"
 
 #define CLI_CONFIG_MAX (64 * 1024)
@@ -382,16 +383,9 @@ static void dirs_init(void)
 	char *slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
-	char *cand = xasprintf("%s/../agents/prompts", dir);
-	char *base = dir_exists(cand) ? xasprintf("%s/../agents", dir)
-				      : xasprintf("%s/../share/arena/agents",
-						  dir);
-	char *real = path_real(base);
-	snprintf(agents_dir_buf, sizeof(agents_dir_buf), "%s",
-		 real ? real : base);
-	free(real);
+	char *base = paths_layout_dir(dir, "agents", "agents/prompts");
+	snprintf(agents_dir_buf, sizeof(agents_dir_buf), "%s", base);
 	free(base);
-	free(cand);
 }
 
 const char *cli_agents_dir(void)

@@ -5,7 +5,7 @@ evaluations leave (`arena eval --logs DIR`, a run's attempt logs,
 tests/gpu/noop_split.sh's copies).
 
 For every case it replays two of eval.c's checks (gpu_claims_ok) with the
-bounds of eval_gpu.c, on the case's timed pairs:
+bounds of gpu_policy.c, on the case's timed pairs:
   clock: lower quartile of (wall + fetch - claim), candidate minus
          baseline, against max(50 us, 5% of the candidate's median
          claim, 3% of the baseline's median fetch) plus the noise term;
@@ -13,7 +13,7 @@ bounds of eval_gpu.c, on the case's timed pairs:
          max(8 us, 2% of the candidate's median claim).
 On an A/A run (noop, or an unchanged baseline) every ratio should sit
 well below 1: the closer to 1, the closer an honest kernel came to being
-rejected.  Keep the numbers here in step with eval_gpu.c.
+rejected.  Keep the numbers here in step with gpu_policy.c.
 
 usage: tests/gpu/check_margins.py [--top N] TIMING.tsv [TIMING.tsv...]
 """

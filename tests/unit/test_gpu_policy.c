@@ -1,6 +1,6 @@
 /*
  * test_gpu_policy.c - the GPU path's decisions that need no GPU (pure
- * functions of engine/src/eval/eval_gpu.c, gpu.c, runner_client.c and eval.c):
+ * functions of engine/src/eval/gpu_policy.c, gpu_info.c, runner_client.c and eval.c):
  * device names, the runner's JSON, model matching, flush sizes, batch
  * sizes, the roofline floor, the clock and drain bounds, what device
  * errors mean, device resolution and the source files each compiler

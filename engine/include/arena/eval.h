@@ -96,10 +96,4 @@ int eval_check_gpu_model(const char *device, const char *model,
  * devices (0-1)".  Starts the GPU runner's --query (once per process). */
 int eval_check_device_exists(const char *device, struct errbuf *err);
 
-/* Path of the arena-runner executable: $ARENA_RUNNER, else next to the
- * running arena binary, else the built-in default. */
-const char *eval_runner_path(void);
-/* Directory holding arena/kernel.h for task builds. */
-const char *eval_include_dir(void);
-
 #endif /* ARENA_EVAL_H */

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "arena/eval.h"
+#include "arena/paths.h"
 
 #define COMPILE_MSG_MAX 4096
 #define COMPILE_LOG_MAX (64 * 1024)
@@ -424,7 +425,7 @@ static char *compile_message(const char *output, const char *scratch)
 int compile_build(const struct build_spec *s, struct build_out *out,
 		  struct errbuf *err)
 {
-	const char *inc = eval_include_dir();
+	const char *inc = paths_include_dir();
 	char *kh_path = path_join(inc, "arena/kernel.h");
 	char *kh = NULL, *ccid = NULL, *scratch = NULL, *artdir = NULL;
 	char *tmpl = NULL;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "arena/eval.h"
+#include "arena/paths.h"
 #include "eval_internal.h"
 
 static const char *const install_hint_hipcc =
@@ -109,7 +110,7 @@ static void compilers(struct report *r, bool nvidia, bool amd)
 
 static void runners(struct report *r, bool nvidia, bool amd)
 {
-	const char *host = eval_runner_path();
+	const char *host = paths_runner();
 	const char *cuda = gpu_runner_path(DEV_CUDA);
 	const char *hip = gpu_runner_path(DEV_HIP);
 
@@ -332,7 +333,7 @@ int doctor_report(const struct doctor_options *o, struct strbuf *out)
 	bool nvidia = access("/dev/nvidiactl", F_OK) == 0 ||
 		      access("/proc/driver/nvidia/version", F_OK) == 0;
 	bool amd = access("/dev/kfd", F_OK) == 0;
-	char *self = path_real("/proc/self/exe");
+	char *self = paths_self();
 
 	line(&r, "arena doctor (%s, %s)", ARENA_EVALUATOR_VERSION,
 	     self ? self : "?");

@@ -1,7 +1,7 @@
 /*
  * eval_internal.h - the evaluator's private modules (not part of the
  * engine's API): compilation with an artifact cache (compile.c), input
- * generation and poisoning (inputs.c), output comparison (eval_compare.c) and
+ * generation and poisoning (inputs.c), output comparison (array_compare.c) and
  * the controller's side of the runner protocol (runner_client.c).  eval.c
  * ties them together; docs/evaluator.md explains the whole.
  */
@@ -19,7 +19,7 @@
 #include "arena/util.h"
 #include "arena/runner_proto.h"
 
-/* ---- devices (gpu.c) ------------------------------------------------- */
+/* ---- devices (gpu_info.c) ------------------------------------------------- */
 
 enum dev_kind { DEV_HOST = 0, DEV_CUDA, DEV_HIP };
 
@@ -100,7 +100,7 @@ bool gpu_model_matches(const char *model, const char *name, const char *arch);
 int eval_check_device(const struct task *t, const char *device,
 		      struct dev_id *d, struct errbuf *err);
 
-/* ---- GPU timing policy (eval_gpu.c): pure functions ------------------ */
+/* ---- GPU timing policy (gpu_policy.c): pure functions ------------------ */
 
 /* Bytes the runner writes before every sample to flush the device's
  * caches: 2x L2 (at least 64 MiB), 2x 256 MiB on AMD parts with an
@@ -287,7 +287,7 @@ uint16_t float_to_bf16(float f);
 /* Element i of an array of dtype d as a double. */
 double elem_as_double(arena_dtype d, const void *base, int64_t i);
 
-/* ---- comparison (eval_compare.c) --------------------------------------- */
+/* ---- comparison (array_compare.c) --------------------------------------- */
 
 struct cmp_result {
 	bool ok;

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arena/paths.h"
 #include "arena/store.h"
 #include "arena/task.h"
 
@@ -49,7 +50,7 @@ static void script_header(struct strbuf *b, const char *run_id,
  * tasks, by absolute path (jobs start in another directory). */
 static void arena_prefix(struct strbuf *b, struct engine *e)
 {
-	char *self = path_real("/proc/self/exe");
+	char *self = paths_self();
 
 	sh_quote(b, self ? self : "arena");
 	free(self);

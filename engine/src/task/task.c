@@ -19,12 +19,12 @@
 #include "arena/task.h"
 
 #include "arena/expr.h"
+#include "arena/paths.h"
 #include "arena/ydoc.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1753,43 +1753,7 @@ int task_select(const char *tasks_root, const char *selector,
 	return rc;
 }
 
-static char task_root_buf[PATH_MAX];
-static pthread_once_t task_root_once = PTHREAD_ONCE_INIT;
-
-/* <dir of the executable>/../tasks in a build tree, else the installed
- * <prefix>/share/arena/tasks (the executable being <prefix>/bin/arena). */
-static void task_default_root_init(void)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash, *candidate, *real;
-
-	if (n <= 0) {
-		snprintf(task_root_buf, sizeof(task_root_buf), "tasks");
-		return;
-	}
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	candidate = xasprintf("%s/../tasks", exe);
-	if (!dir_exists(candidate)) {
-		free(candidate);
-		candidate = xasprintf("%s/../share/arena/tasks", exe);
-	}
-	real = path_real(candidate);
-	snprintf(task_root_buf, sizeof(task_root_buf), "%s",
-		 real ? real : candidate);
-	free(real);
-	free(candidate);
-}
-
 const char *task_default_root(void)
 {
-	const char *env = getenv("ARENA_TASKS_DIR");
-
-	if (env && *env)
-		return env;
-	pthread_once(&task_root_once, task_default_root_init);
-	return task_root_buf;
+	return paths_tasks_root();
 }

@@ -1,5 +1,5 @@
 /*
- * gpu.c - what the controller knows about GPUs, without linking a GPU
+ * gpu_info.c - what the controller knows about GPUs, without linking a GPU
  * runtime: device names ("cuda:0"), the GPU runners' paths, and device
  * facts obtained by running the runner's diagnostics (`--query`,
  * `--peaks`, runner_proto.h), which are trusted code (no kernel loaded).
@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "arena/eval.h"
+#include "arena/paths.h"
 
 #define QUERY_TIMEOUT_MS 60000
 #define PEAKS_TIMEOUT_MS 120000
@@ -82,39 +83,10 @@ int dev_parse(const char *s, struct dev_id *out, struct errbuf *err)
 
 /* ---- runner paths ----------------------------------------------------- */
 
-static char *runner_paths[3];
-static pthread_once_t runner_once = PTHREAD_ONCE_INIT;
-
-static void find_runners(void)
-{
-	static const char *const envs[3] = { NULL, "ARENA_RUNNER_CUDA",
-					     "ARENA_RUNNER_HIP" };
-	static const char *const names[3] = { NULL, "arena-runner-cuda",
-					      "arena-runner-hip" };
-	/* Next to the host runner, which eval.c finds next to the binary
-	 * (or where $ARENA_RUNNER says). */
-	const char *host = eval_runner_path();
-	char *dir = xstrdup(host);
-	char *slash = strrchr(dir, '/');
-
-	if (slash)
-		slash[1] = '\0';
-	else
-		dir[0] = '\0';
-	for (int k = 1; k < 3; k++) {
-		const char *e = getenv(envs[k]);
-		runner_paths[k] = e && *e ? xstrdup(e)
-				      : xasprintf("%s%s", dir, names[k]);
-	}
-	free(dir);
-}
-
 const char *gpu_runner_path(enum dev_kind kind)
 {
-	if (kind != DEV_CUDA && kind != DEV_HIP)
-		return NULL;
-	pthread_once(&runner_once, find_runners);
-	return runner_paths[kind];
+	return kind == DEV_CUDA ? paths_gpu_runner("cuda")
+	       : kind == DEV_HIP ? paths_gpu_runner("hip") : NULL;
 }
 
 /* ---- parsing the runner's JSON ---------------------------------------- */

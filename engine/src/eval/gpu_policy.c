@@ -1,5 +1,5 @@
 /*
- * eval_gpu.c - the decisions of GPU timing that need no GPU: how much to
+ * gpu_policy.c - the decisions of GPU timing that need no GPU: how much to
  * flush, when to batch, the roofline floor, how far a claimed time may
  * sit from the controller's clock, and what a device error means.  Pure
  * functions, so that tests/unit/test_gpu_policy.c can hold them to their

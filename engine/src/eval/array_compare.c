@@ -1,5 +1,5 @@
 /*
- * eval_compare.c - deciding whether a kernel's output is right, element by
+ * array_compare.c - deciding whether a kernel's output is right, element by
  * element, and saying why not in words a person can act on.  (Comparison
  * of two runs is compare.c; this is comparison of two arrays.)
  *

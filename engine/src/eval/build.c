@@ -1,0 +1,333 @@
+/*
+ * build.c - the build phase of an evaluation: reference (from the task
+ * directory), baseline (the frozen copy, the task's baseline.files, or its
+ * editable files) and candidate (its snapshot only, no -I into its
+ * workspace) compiled into cached shared objects (compile.c), and the
+ * correctness runners started.
+ *
+ * Overlap, where it pays: a GPU evaluation launches its GPU runners before
+ * anything compiles (a context takes as long as nvcc) and loads their
+ * kernels once built; a host reference runs its correctness trials ahead
+ * while a GPU compiler builds the candidate in a thread of its own.
+ */
+#include "evaluation.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+
+/* One role's build, in three steps so that the candidate's compiler can
+ * run in a thread of its own while the reference runs ahead
+ * (build_all).  The job owns everything the compiler step reads. */
+struct build_job {
+	struct eval_ctx *x;
+	enum role role;
+	struct strvec compile;
+	char *log;
+	struct build_spec bs;
+	struct build_out bo;
+	struct errbuf err;
+	int rc;
+};
+
+static void build_prepare(struct eval_ctx *x, enum role role,
+			  const struct source_set *src,
+			  const struct strvec *files, const char *extra_inc,
+			  const struct strvec *defines, struct build_job *j)
+{
+	enum task_language lang = x->lang[role];
+
+	memset(j, 0, sizeof(*j));
+	j->x = x;
+	j->role = role;
+	strvec_init(&j->compile);
+	errbuf_init(&j->err);
+	j->log = path_join(x->log_dir, role == ROLE_CAND ? "compile-candidate.log"
+				       : role == ROLE_BASE ? "compile-baseline.log"
+							   : "compile-reference.log");
+	for (size_t i = 0; i < files->n; i++)
+		if (compile_source_ok(lang, files->v[i]))
+			strvec_push(&j->compile, files->v[i]);
+	j->bs = (struct build_spec){
+		.role = ev_role_names[role],
+		.lang = lang,
+		.dev = lang == LANG_C ? DEV_HOST : x->dev.kind,
+		.arch = lang == LANG_C ? NULL : x->gi.arch,
+		.src = src,
+		.compile = &j->compile,
+		.extra_include = extra_inc,
+		.flags = &x->t->compile_flags,
+		.defines = defines,
+		.cache_dir = x->req->cache_dir,
+		.timeout_s = x->req->timing.compile_timeout_s,
+		.log_path = j->log,
+	};
+}
+
+/* The compiler step: touches nothing but the job (a thread may run it). */
+static void *build_run(void *arg)
+{
+	struct build_job *j = arg;
+
+	j->rc = compile_build(&j->bs, &j->bo, &j->err);
+	return NULL;
+}
+
+static int build_finish(struct build_job *j)
+{
+	struct eval_ctx *x = j->x;
+	enum role role = j->role;
+	int rc = j->rc;
+
+	free(j->log);
+	strvec_release(&j->compile);
+	if (rc) {
+		errf_code(x->err, rc, "%s", errbuf_str(&j->err));
+		return rc;
+	}
+	if (j->bo.message) {
+		if (role == ROLE_CAND) {
+			x->res->pass_compilation = false;
+			ev_verdict(x, RS_COMPILE_ERROR, "%s", j->bo.message);
+		} else {
+			ev_verdict(x, RS_INFRA_ERROR, "the task's %s does not "
+				   "compile: %s", ev_role_names[role], j->bo.message);
+		}
+		build_out_release(&j->bo);
+		return 0;
+	}
+	x->so[role] = j->bo.so_path;
+	j->bo.so_path = NULL;
+	build_out_release(&j->bo);
+	ev_trace_mark(x, "%s built", ev_role_names[role]);
+	return 0;
+}
+
+static int build_role(struct eval_ctx *x, enum role role,
+		      const struct source_set *src, const struct strvec *files,
+		      const char *extra_inc, const struct strvec *defines)
+{
+	struct build_job j;
+
+	build_prepare(x, role, src, files, extra_inc, defines, &j);
+	build_run(&j);
+	return build_finish(&j);
+}
+
+/* The task's baseline.files (docs/tasks.md), read as if they were the
+ * editable files they stand for.  0 with *out filled, -1 with a verdict
+ * set when they cannot be read. */
+static int task_baseline_sources(struct eval_ctx *x, struct source_set *out)
+{
+	const struct task *t = x->t;
+	struct errbuf e;
+
+	errbuf_init(&e);
+	if (sources_read(t->dir, &t->baseline_files, out, &e) != 0) {
+		ev_verdict(x, RS_INFRA_ERROR, "the task's baseline cannot be read: "
+			   "%s", errbuf_str(&e));
+		return -1;
+	}
+	for (int i = 0; i < out->n && (size_t)i < t->editable.n; i++) {
+		if (!out->data[i]) {
+			ev_verdict(x, RS_INFRA_ERROR, "the task's baseline file %s is "
+				   "missing", t->baseline_files.v[i]);
+			sources_release(out);
+			return -1;
+		}
+		free(out->path[i]);
+		out->path[i] = xstrdup(t->editable.v[i]);
+	}
+	return 0;
+}
+
+/* Timing blocks of this evaluation (block 0 is the correctness pair). */
+static int timing_blocks(const struct eval_ctx *x)
+{
+	int n = x->req->quick ? 1 : x->req->timing.blocks;
+
+	return n < 1 ? 1 : n > MAX_BLOCKS ? MAX_BLOCKS : n;
+}
+
+/* GPU evaluations start every GPU runner they will need before anything
+ * is compiled, without its kernel (a context takes 0.2-0.5 s, about as
+ * long as nvcc takes): the kernels follow with `load` once built.  Only
+ * when the device is not being timed by another evaluation right now;
+ * otherwise the runners start after the builds. */
+static void prelaunch_gpu(struct eval_ctx *x)
+{
+	if (!x->gpu || ev_lock_device(x, LOCK_SH, true) != 0)
+		return;
+	for (int role = 0; role < NROLES && !x->decided; role++) {
+		if (!ev_role_gpu(x, (enum role)role))
+			continue;
+		if ((x->keep[role] = ev_launch(x, (enum role)role, x->shm_size,
+					       NULL)))
+			x->keep_pending[role] = true;
+	}
+	if (x->req->skip_timing)
+		return;
+	for (int b = 1; b < timing_blocks(x) && !x->decided; b++)
+		for (int i = 0; i < 2; i++)
+			x->tblk[b][i] = ev_launch(x, i ? ROLE_CAND : ROLE_BASE,
+					       x->shm_size, NULL);
+}
+
+/* Finishes the start of a prelaunched runner: hello, then its kernel.
+ * false (verdict set, runner forgotten) on failure. */
+static bool finish_start(struct eval_ctx *x, enum role role, struct runner *r)
+{
+	enum runner_fail f;
+
+	if (!ev_await_ready(x, role, r, NULL))
+		return false;
+	if (!r->deferred)
+		return true;
+	f = runner_load(r, x->so[role]);
+	if (f != RUNNER_OK) {
+		ev_runner_failed(x, role, r, f, "while loading its kernel", NULL);
+		ev_ctx_forget(x, r);
+		return false;
+	}
+	return true;
+}
+
+/* Every runner of the correctness phase started and ready (and the
+ * prelaunched timing runners given their kernels). */
+static void start_correctness_runners(struct eval_ctx *x)
+{
+	if (!x->gpu || x->decided)
+		return;
+	if (!ev_lock_or_verdict(x, LOCK_SH))
+		return;
+	/* A baseline that is the host reference does not run on the
+	 * device: prelaunched baseline runners have nothing to run. */
+	if (x->baseline_is_reference || x->no_gpu_baseline) {
+		for (int b = 0; b < MAX_BLOCKS; b++) {
+			struct runner **slot = b ? &x->tblk[b][0]
+						 : &x->keep[ROLE_BASE];
+			if (*slot && (*slot)->gpu && x->lang[ROLE_BASE] == LANG_C) {
+				ev_ctx_forget(x, *slot);
+				*slot = NULL;
+			}
+		}
+		x->keep_pending[ROLE_BASE] = false;
+	}
+	for (int role = 0; role < NROLES && !x->decided; role++)
+		if (!x->keep[role] &&
+		    !(role == ROLE_BASE && x->baseline_is_reference) &&
+		    (x->keep[role] = ev_launch(x, (enum role)role, x->shm_size,
+					    NULL)))
+			x->keep_pending[role] = true;
+	for (int role = 0; role < NROLES; role++) {
+		struct runner *r = x->keep[role];
+		if (!r || !x->keep_pending[role])
+			continue;
+		x->keep_pending[role] = false;
+		x->keep[role] = NULL;
+		if (!x->decided && finish_start(x, (enum role)role, r))
+			x->keep[role] = r;
+	}
+	for (int b = 1; b < MAX_BLOCKS; b++)
+		for (int i = 0; i < 2; i++) {
+			struct runner *r = x->tblk[b][i];
+			if (!r || !r->deferred)
+				continue;
+			x->tblk[b][i] = NULL;
+			if (!x->decided &&
+			    finish_start(x, i ? ROLE_CAND : ROLE_BASE, r))
+				x->tblk[b][i] = r;
+		}
+}
+
+int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
+{
+	const struct task *t = x->t;
+	struct source_set src;
+	struct strvec ref_files = STRVEC_INIT;
+	struct errbuf e;
+	int rc;
+
+	/* Reference: its file from the task directory. */
+	errbuf_init(&e);
+	strvec_push(&ref_files, t->reference_file);
+	if (sources_read(t->dir, &ref_files, &src, &e) != 0 || !src.data[0]) {
+		ev_verdict(x, RS_INFRA_ERROR, "the task's reference %s cannot be "
+			   "read: %s", t->reference_file,
+			   e.set ? errbuf_str(&e) : "missing");
+		if (src.n)
+			sources_release(&src);
+		strvec_release(&ref_files);
+		return 0;
+	}
+	prelaunch_gpu(x);
+	rc = build_role(x, ROLE_REF, &src, &ref_files, t->dir, NULL);
+	sources_release(&src);
+	strvec_release(&ref_files);
+	if (rc || x->decided)
+		return rc;
+
+	/* Baseline: the frozen copy when there is one, else the task's
+	 * baseline.files (under the editable names), else its editable
+	 * files.  An unimplemented task without baseline files (the schema
+	 * requires them; this is for callers of eval_run that bypass it)
+	 * times against its reference, which for a GPU task with a host
+	 * reference means no timing. */
+	const char *bdir = x->req->baseline_dir;
+	int have = 0;
+	if (bdir) {
+		errbuf_init(&e);
+		if (sources_read(bdir, &t->editable, &src, &e) != 0) {
+			ev_verdict(x, RS_INFRA_ERROR, "the baseline sources in %s "
+				   "cannot be read: %s", bdir, errbuf_str(&e));
+			return 0;
+		}
+		have = 1;
+	} else if (t->baseline_files.n) {
+		if (task_baseline_sources(x, &src) != 0)
+			return 0;
+		have = 1;
+	} else if (t->initial_state != TASK_UNIMPLEMENTED) {
+		errbuf_init(&e);
+		if (sources_read(t->dir, &t->editable, &src, &e) != 0) {
+			ev_verdict(x, RS_INFRA_ERROR, "the baseline sources in %s "
+				   "cannot be read: %s", t->dir, errbuf_str(&e));
+			return 0;
+		}
+		have = 1;
+	}
+	if (have) {
+		rc = build_role(x, ROLE_BASE, &src, &t->editable, t->dir, NULL);
+		sources_release(&src);
+		if (rc || x->decided)
+			return rc;
+	} else {
+		x->so[ROLE_BASE] = xstrdup(x->so[ROLE_REF]);
+		x->baseline_is_reference = true;
+		x->lang[ROLE_BASE] = x->lang[ROLE_REF];
+		x->no_gpu_baseline = x->gpu && x->lang[ROLE_REF] == LANG_C;
+	}
+
+	/* Candidate: its snapshot only, no -I into its workspace.  A GPU
+	 * compiler takes a second or two: a host reference runs ahead
+	 * meanwhile, in this thread (the compiler's touches only its job). */
+	struct build_job job;
+	pthread_t th;
+	build_prepare(x, ROLE_CAND, cand_src, &t->editable, NULL,
+		      x->req->defines, &job);
+	bool ahead = x->gpu && !ev_role_gpu(x, ROLE_REF) &&
+		     pthread_create(&th, NULL, build_run, &job) == 0;
+	if (ahead) {
+		ev_reference_ahead(x);
+		pthread_join(th, NULL);
+	} else {
+		build_run(&job);
+	}
+	rc = build_finish(&job);
+	if (rc == 0 && !x->decided) {
+		start_correctness_runners(x);
+		ev_trace_mark(x, "runners ready");
+	}
+	return rc;
+}

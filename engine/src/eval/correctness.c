@@ -1,0 +1,233 @@
+/*
+ * correctness.c - the correctness phase of an evaluation: per case,
+ * `correctness_trials` (at least 3) fresh input sets drawn from (seed,
+ * case, trial); outputs poisoned before every call; the reference's
+ * outputs must all be written; on the first trial the baseline must agree
+ * with the reference (else the task is at fault); the candidate must
+ * return 0, leave its inputs bit-identical and write outputs within
+ * tolerance of the reference's.  A host reference of a GPU task runs
+ * ahead while the candidate compiles (ev_reference_ahead).
+ */
+#include "evaluation.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ev_correctness_trials(const struct eval_ctx *x)
+{
+	int trials = x->req->timing.correctness_trials;
+
+	return trials < 3 ? 3 : trials;
+}
+
+/* A trial's fresh inputs into stage, the reference's call on them, and
+ * its outputs checked for being written.  False (verdict set) when the
+ * reference failed. */
+static bool reference_trial(struct eval_ctx *x, int ci, int trial,
+			    const struct case_layout *l, void **stage,
+			    struct runner *ref, const char *what)
+{
+	const struct task *t = x->t;
+	const struct task_case *c = &t->cases[ci];
+	int pattern = trial & 1;
+	struct rng r;
+
+	rng_seed(&r, ev_derive(x->req->seed, 1, (uint64_t)ci, (uint64_t)trial));
+	for (int a = 0; a < t->nargs; a++)
+		if (t->args[a].io != IO_OUT)
+			inputs_fill(t, l, a, &r, stage[a]);
+	ev_stage_into(t, l, stage, ref, pattern);
+	if (!ev_call_checked(x, ROLE_REF, ref, what, c))
+		return false;
+	/* The reference must write everything itself. */
+	for (int a = 0; a < t->nargs; a++) {
+		const struct task_arg *ta = &t->args[a];
+		if (ta->io != IO_OUT)
+			continue;
+		const unsigned char *p = ref->shm + l->offset[a];
+		size_t sz = dtype_size(ta->dtype);
+		for (int64_t i = 0; i < l->numel[a]; i++)
+			if (poison_is(ta->dtype, p + (size_t)i * sz, pattern)) {
+				ev_verdict(x, RS_INFRA_ERROR, "the reference did "
+					   "not write output '%s' element %lld in "
+					   "%s '%s'", ta->name, (long long)i,
+					   ev_case_kind(c), c->id);
+				return false;
+			}
+	}
+	return true;
+}
+
+static struct ref_trial *ahead_trial(struct eval_ctx *x, int ci, int trial)
+{
+	struct ref_trial *rt;
+
+	if (!x->ahead)
+		return NULL;
+	rt = &x->ahead[ci * ev_correctness_trials(x) + trial];
+	return rt->shm ? rt : NULL;
+}
+
+void ev_ahead_release(struct eval_ctx *x)
+{
+	int n = x->t->ncases * ev_correctness_trials(x);
+
+	for (int i = 0; x->ahead && i < n; i++) {
+		ev_stage_free(x->ahead[i].in);
+		free(x->ahead[i].shm);
+	}
+	free(x->ahead);
+	x->ahead = NULL;
+}
+
+/* Runs the reference of every correctness trial it can ahead, while the
+ * candidate compiles (a GPU compiler takes a second or two; the host
+ * reference of a few million elements takes tenths): inputs and outputs
+ * kept in memory, up to AHEAD_MAX_BYTES in all.  check_case takes them
+ * instead of calling the reference.  A failing reference sets its
+ * verdict here. */
+#define AHEAD_MAX_BYTES ((size_t)256 << 20)
+void ev_reference_ahead(struct eval_ctx *x)
+{
+	const struct task *t = x->t;
+	int trials = ev_correctness_trials(x);
+	size_t used = 0;
+
+	x->ahead = xcalloc((size_t)(t->ncases * trials), sizeof(*x->ahead));
+	for (int pass = 0; pass < 2; pass++)
+		for (int ci = 0; ci < t->ncases && !x->decided; ci++) {
+			const struct task_case *c = &t->cases[ci];
+			struct case_layout l;
+			struct errbuf e;
+			if (c->held_out != (pass == 1) ||
+			    (c->held_out && !x->req->include_held_out))
+				continue;
+			errbuf_init(&e);
+			if (layout_build(t, c, &l, &e) != 0)
+				return;	/* check_case says so */
+			size_t in = 0;
+			for (int a = 0; a < t->nargs; a++)
+				if (t->args[a].io != IO_OUT)
+					in += l.bytes[a];
+			if (used + (size_t)trials * (in + l.shm_size) >
+			    AHEAD_MAX_BYTES) {
+				layout_release(&l);
+				return;
+			}
+			struct runner *ref = ev_acquire(x, ROLE_REF, &l, c);
+			bool ok = ref != NULL;
+			for (int trial = 0; trial < trials && ok; trial++) {
+				struct ref_trial *rt = &x->ahead[ci * trials + trial];
+				char what[64];
+				snprintf(what, sizeof(what),
+					 "in correctness trial %d", trial + 1);
+				rt->in = ev_stage_alloc(t, &l);
+				ok = reference_trial(x, ci, trial, &l, rt->in,
+						     ref, what);
+				if (ok) {
+					rt->shm = xmalloc(l.shm_size);
+					memcpy(rt->shm, ref->shm, l.shm_size);
+					used += in + l.shm_size;
+				}
+			}
+			ev_release(x, &x->keep[ROLE_REF], ref, ok);
+			layout_release(&l);
+			ev_trace_mark(x, "case %s: reference run ahead", c->id);
+			if (!ok)
+				return;
+		}
+}
+
+int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
+{
+	const struct task *t = x->t;
+	const struct task_case *c = &t->cases[ci];
+	struct case_layout l;
+	struct runner *ref = NULL, *cand = NULL, *base = NULL;
+	void **stage = NULL;
+	struct errbuf e;
+	int trials = ev_correctness_trials(x);
+	bool ok = false;
+
+	errbuf_init(&e);
+	if (layout_build(t, c, &l, &e) != 0) {
+		ev_verdict(x, RS_INFRA_ERROR, "%s", errbuf_str(&e));
+		return -1;
+	}
+	stage = ev_stage_alloc(t, &l);
+	if (!(ref = ev_acquire(x, ROLE_REF, &l, c)) ||
+	    !(cand = ev_acquire(x, ROLE_CAND, &l, c)))
+		goto out;
+	if (!x->baseline_is_reference && !(base = ev_acquire(x, ROLE_BASE, &l, c)))
+		goto out;
+
+	for (int trial = 0; trial < trials; trial++) {
+		struct ref_trial *rt = ahead_trial(x, ci, trial);
+		char what[64], prefix[160];
+		int pattern = trial & 1;
+
+		snprintf(what, sizeof(what), "in correctness trial %d", trial + 1);
+		if (rt) {
+			for (int a = 0; a < t->nargs; a++)
+				if (t->args[a].io != IO_OUT)
+					memcpy(stage[a], rt->in[a], l.bytes[a]);
+			memcpy(ref->shm, rt->shm, l.shm_size);
+		} else if (!reference_trial(x, ci, trial, &l, stage, ref, what)) {
+			goto out;
+		}
+		ev_stage_into(t, &l, stage, cand, pattern);
+		/* The baseline before the candidate: a broken task is the
+		 * task's fault whatever the candidate does, and on a GPU the
+		 * trusted runner's thread count is the candidate's bound. */
+		if (trial == 0 && base) {
+			ev_stage_into(t, &l, stage, base, pattern);
+			if (!ev_call_checked(x, ROLE_BASE, base, what, c))
+				goto out;
+			snprintf(prefix, sizeof(prefix), "the task's baseline "
+				 "disagrees with its reference in %s '%s'",
+				 ev_case_kind(c), c->id);
+			if (!ev_outputs_match(x, &l, base, ref, 1.0, pattern, NULL,
+					      RS_INFRA_ERROR, prefix))
+				goto out;
+		}
+		ev_trace_mark(x, "case %s trial %d: reference done", c->id,
+			      trial + 1);
+		if (!ev_call_checked(x, ROLE_CAND, cand, what, c) ||
+		    !ev_inputs_intact(x, &l, stage, cand, what, c))
+			goto out;
+		ev_trace_mark(x, "case %s trial %d: candidate done", c->id,
+			      trial + 1);
+		snprintf(prefix, sizeof(prefix), "%s '%s', correctness trial %d",
+			 ev_case_kind(c), c->id, trial + 1);
+		if (!ev_outputs_match(x, &l, cand, ref, 1.0, pattern,
+				      &cr->max_abs_err, RS_INCORRECT, prefix)) {
+			free(cr->error);
+			cr->error = xstrdup(x->res->correctness_error_message);
+			goto out;
+		}
+	}
+	/* A last exchange: a reply forged during the final call would
+	 * otherwise still be waiting, unread, when the runner is killed. */
+	enum runner_fail pf = runner_ping(cand);
+	if (pf != RUNNER_OK) {
+		ev_runner_failed(x, ROLE_CAND, cand, pf, "after its last call", c);
+		goto out;
+	}
+	ok = true;
+	cr->correct = true;
+out:
+	if (!ok && !cr->error && x->decided &&
+	    x->res->correctness_error_message)
+		cr->error = xstrdup(x->res->correctness_error_message);
+	/* A candidate that was merely wrong on a held-out case keeps its
+	 * runner (the other held-out cases are still checked); anything
+	 * else ends it. */
+	bool keep_cand = ok || (x->decided && x->res->status == RS_INCORRECT);
+	ev_release(x, &x->keep[ROLE_REF], ref, ok || keep_cand);
+	ev_release(x, &x->keep[ROLE_CAND], cand, keep_cand);
+	ev_release(x, &x->keep[ROLE_BASE], base, ok || keep_cand);
+	ev_stage_free(stage);
+	layout_release(&l);
+	return ok ? 0 : -1;
+}

@@ -1,0 +1,235 @@
+/*
+ * device.c - the device an evaluation runs on: whether a task can run on
+ * it, resolving `auto`, whether it exists and matches target_gpu_model,
+ * the host's last-level cache (what a flush must cover) and a GPU
+ * evaluation's shared-memory size.  GPU facts come from the GPU runner's
+ * --query (gpu_info.c); nothing here loads a GPU runtime.
+ */
+#include "evaluation.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static size_t llc_bytes_cached;
+static pthread_once_t llc_once = PTHREAD_ONCE_INIT;
+
+static size_t parse_cache_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	if (end == s)
+		return 0;
+	if (*end == 'K')
+		v <<= 10;
+	else if (*end == 'M')
+		v <<= 20;
+	return (size_t)v;
+}
+
+/* The largest cache of the highest level cpu0 sees (sysfs describes the
+ * cache this machine actually gives us; sysconf's figure can be the whole
+ * package's), else sysconf, else 32 MiB; capped at 256 MiB. */
+static void init_llc(void)
+{
+	int best_level = 0;
+	size_t best = 0;
+
+	for (int i = 0; i < 16; i++) {
+		char p[128], *lv = NULL, *sz = NULL;
+		size_t n;
+		struct errbuf e;
+		errbuf_init(&e);
+		snprintf(p, sizeof(p),
+			 "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+		if (file_read_all(p, 64, &lv, &n, &e) != 0)
+			break;
+		snprintf(p, sizeof(p),
+			 "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		if (file_read_all(p, 64, &sz, &n, &e) == 0) {
+			int level = atoi(lv);
+			size_t bytes = parse_cache_size(sz);
+			if (level > best_level ||
+			    (level == best_level && bytes > best)) {
+				best_level = level;
+				best = bytes;
+			}
+		}
+		free(lv);
+		free(sz);
+	}
+	if (!best) {
+		long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+		if (v <= 0)
+			v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+		best = v > 0 ? (size_t)v : 0;
+	}
+	if (!best)
+		best = 32u << 20;
+	if (best > (256u << 20))
+		best = 256u << 20;
+	if (best < (1u << 20))
+		best = 1u << 20;
+	llc_bytes_cached = best;
+}
+
+size_t ev_llc_bytes(void)
+{
+	pthread_once(&llc_once, init_llc);
+	return llc_bytes_cached;
+}
+
+/* Shared memory of every runner of a GPU evaluation: room for its largest
+ * case, and for batches of small ones (runners live across cases). */
+int ev_gpu_shm_size(struct eval_ctx *x, struct errbuf *err)
+{
+	size_t most = 0;
+
+	for (int ci = 0; ci < x->t->ncases; ci++) {
+		struct case_layout l;
+		if (x->t->cases[ci].held_out && !x->req->include_held_out)
+			continue;
+		if (layout_build(x->t, &x->t->cases[ci], &l, err) != 0)
+			return -EINVAL;
+		if (l.shm_size > most)
+			most = l.shm_size;
+		layout_release(&l);
+	}
+	x->shm_size = most > GPU_BATCH_MAX_BYTES ? most : GPU_BATCH_MAX_BYTES;
+	return 0;
+}
+
+int eval_check_device(const struct task *t, const char *device,
+		      struct dev_id *d, struct errbuf *err)
+{
+	struct dev_id tmp;
+
+	if (!d)
+		d = &tmp;
+	if (dev_parse(device ? device : "host", d, err) != 0) {
+		errbuf_prefix(err, "%s", t->id);
+		return -EINVAL;
+	}
+	if (d->kind == DEV_HOST) {
+		if (t->language != LANG_C || t->reference_language != LANG_C)
+			return errf_code(err, ENOTSUP, "%s: a %s task needs a "
+					 "GPU, not device 'host'", t->id,
+					 language_name(t->language == LANG_C
+							       ? t->reference_language
+							       : t->language));
+		return 0;
+	}
+	if (t->language == LANG_C)
+		return errf_code(err, ENOTSUP, "%s: a c task runs on device "
+				 "'host', not '%s'", t->id, device);
+	if (d->kind == DEV_HIP && (t->language == LANG_CUDA ||
+				   t->reference_language == LANG_CUDA))
+		return errf_code(err, ENOTSUP, "%s: CUDA sources need an "
+				 "NVIDIA GPU (device cuda:N), not '%s'", t->id,
+				 device);
+	return 0;
+}
+
+/* Whether a driver for kind is present: the device nodes it creates. */
+static bool driver_present(enum dev_kind kind)
+{
+	if (kind == DEV_CUDA)
+		return access("/dev/nvidiactl", F_OK) == 0 ||
+		       access("/proc/driver/nvidia/version", F_OK) == 0;
+	return access("/dev/kfd", F_OK) == 0;
+}
+
+static bool gpu_usable(enum dev_kind kind)
+{
+	const char *p = gpu_runner_path(kind);
+
+	return driver_present(kind) && p && access(p, X_OK) == 0;
+}
+
+int eval_resolve_device(const char *configured, const struct task *t,
+			char **device, struct errbuf *err)
+{
+	const char *dev = configured && *configured ? configured : "auto";
+	const char *env = getenv("ARENA_DEVICE");
+	bool gpu_task = t->language != LANG_C;
+	int rc;
+
+	if (!strcmp(dev, "auto") && env && *env && gpu_task)
+		dev = env;
+	if (!gpu_task) {
+		if (strcmp(dev, "auto") && strcmp(dev, "host"))
+			return errf(err, "task %s is a host (c) task but the "
+				    "config asks for device '%s'; use device: "
+				    "host or auto", t->id, dev);
+		*device = xstrdup("host");
+		return 0;
+	}
+	if (!strcmp(dev, "auto")) {
+		bool cuda_only = t->language == LANG_CUDA ||
+				 t->reference_language == LANG_CUDA;
+		if (gpu_usable(DEV_CUDA))
+			dev = "cuda:0";
+		else if (!cuda_only && gpu_usable(DEV_HIP))
+			dev = "hip:0";
+		else
+			return errf_code(err, ENODEV, "task %s needs a GPU "
+					 "(%s), and none is usable here: %s; "
+					 "`arena doctor` says what is missing",
+					 t->id, language_name(t->language),
+					 driver_present(DEV_CUDA) ||
+						 driver_present(DEV_HIP)
+						 ? "a driver is present but its "
+						   "arena runner is not built"
+						 : "no NVIDIA (/dev/nvidiactl) or "
+						   "AMD (/dev/kfd) driver");
+	}
+	if ((rc = eval_check_device(t, dev, NULL, err)))
+		return rc;
+	if (!strcmp(dev, "cuda") || !strcmp(dev, "hip"))
+		*device = xasprintf("%s:0", dev);
+	else
+		*device = xstrdup(dev);
+	return 0;
+}
+
+int eval_check_device_exists(const char *device, struct errbuf *err)
+{
+	struct dev_id d;
+	struct gpu_info g;
+	int rc;
+
+	if ((rc = dev_parse(device ? device : "host", &d, err)))
+		return rc;
+	if (d.kind == DEV_HOST)
+		return 0;
+	return gpu_info_get(&d, NULL, false, &g, err);
+}
+
+int eval_check_gpu_model(const char *device, const char *model,
+			 struct errbuf *err)
+{
+	struct dev_id d;
+	struct gpu_info g;
+	int rc;
+
+	if (!model || !*model)
+		return 0;
+	if ((rc = dev_parse(device ? device : "host", &d, err)))
+		return rc;
+	if (d.kind == DEV_HOST)
+		return 0;	/* host tasks run on no GPU at all */
+	if ((rc = gpu_info_get(&d, NULL, false, &g, err)))
+		return rc;
+	if (!gpu_model_matches(model, g.name, g.arch))
+		return errf_code(err, ENODEV, "target_gpu_model '%s' does not "
+				 "match device %s, which is a%s %s (%s)", model,
+				 device,
+				 g.name[0] && strchr("AEIOUaeiou", g.name[0])
+					 ? "n" : "",
+				 g.name, g.arch);
+	return 0;
+}

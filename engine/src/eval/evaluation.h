@@ -1,0 +1,261 @@
+/*
+ * evaluation.h - the state of one evaluation (struct eval_ctx) and the
+ * steps that eval_run() (eval.c) takes with it, one file each:
+ *
+ *   build.c        compiling reference, baseline and candidate; starting
+ *                  the correctness runners (GPU runners start early)
+ *   runners.c      the runners an evaluation owns: start, reuse, end;
+ *                  each call's checks (return code, threads, inputs
+ *                  unchanged, outputs compared); the device lock; the
+ *                  timing trace
+ *   correctness.c  correctness trials per case, the reference run ahead
+ *   timing.c       the one sampling loop for every device: blocks of
+ *                  paired runners, adaptive stop, claims, the interval
+ *   timing_host.c  its pair step on the host (timed by the runner's clock,
+ *                  checked against the controller's)
+ *   timing_gpu.c   its pair step on a GPU (device events, batches, fetch,
+ *                  drain and roofline checks)
+ *   device.c       the device an evaluation runs on: checks, the host's
+ *                  last-level cache, a GPU evaluation's shared memory
+ *
+ * Private to the eval room.  Names shared between these files carry the
+ * prefix ev_; the modules they build on (compile, inputs, comparison,
+ * runner client, GPU facts) are in eval_internal.h.
+ *
+ * Verdicts: the first one reached wins (ev_verdict); later checks do not
+ * run once one is set.  Every runner started is registered in the context
+ * (live[]) and destroyed on every path (ctx_release).
+ */
+#ifndef ARENA_EVALUATION_H
+#define ARENA_EVALUATION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arena/eval.h"
+#include "arena/stats.h"
+#include "eval_internal.h"
+
+#define MAX_LIVE 64
+#define MAX_BLOCKS 32
+#define WARMUP_CALLS 2
+#define CI_ITERS_STOP 400
+#define CI_ITERS_FINAL 2000
+#define GROUP_MEMORY_BUDGET (2ull << 30)
+/* Consistency of claimed times (docs/evaluator.md). */
+#define CLAIM_SLACK_NS 1000
+#define OVERHEAD_ABS_NS 50000
+#define OVERHEAD_REL 0.05
+/* benchmark_method of GPU results; batched cases are appended. */
+#define GPU_METHOD "device_events_l2_flush"
+
+enum role { ROLE_REF, ROLE_BASE, ROLE_CAND, NROLES };
+extern const char *const ev_role_names[NROLES];
+enum phase { PH_COMPILE, PH_CORRECTNESS, PH_TIMING };
+
+/* A case's per-pair time ratios (baseline / candidate), per block. */
+struct case_timing {
+	int nblocks;
+	double *ratios[MAX_BLOCKS];
+	int sizes[MAX_BLOCKS];
+	int caps[MAX_BLOCKS];
+};
+
+/* A correctness trial's reference, run while the candidate compiles
+ * (ev_reference_ahead): the trial's inputs and the reference runner's
+ * memory after its call. */
+struct ref_trial {
+	void **in;		/* per argument (io in/inout), or NULL */
+	unsigned char *shm;	/* NULL: not run ahead */
+};
+
+/* What one runner's timed request said, and the controller's clock
+ * (host samples have no drain and no fetch: 0). */
+struct gpu_sample {
+	int64_t claim, wall, drain, fetch;
+};
+
+struct eval_ctx {
+	const struct eval_request *req;
+	const struct task *t;
+	struct task_result *res;
+	struct errbuf *err;
+	enum phase phase;
+	bool decided;
+	/* The clock check rejects only what it sees twice: its first failure
+	 * in a case is noted here (clock_suspect, with the finding) and the
+	 * case is timed again with fresh runners (clock_confirming). */
+	bool clock_suspect, clock_confirming;
+	char *clock_finding;
+
+	char *scratch;			/* removed at the end */
+	char *log_dir;
+	const char *runner_path;
+	char *so[NROLES];
+	int logfd[NROLES];
+	size_t flush_bytes;
+	int timeout_ms;
+	bool all_sandboxed;
+	bool baseline_is_reference;
+
+	struct runner *live[MAX_LIVE];
+	int nlive;
+
+	struct case_timing *timing;	/* per case */
+
+	/* GPU evaluations (docs/gpu.md). */
+	struct dev_id dev;
+	bool gpu;			/* dev is a GPU */
+	struct gpu_info gi;		/* what its runner said about it */
+	enum task_language lang[NROLES];	/* of each role's artifact */
+	size_t shm_size;		/* every GPU-eval runner's shared memory */
+	struct runner *keep[NROLES];	/* correctness runners, across cases */
+	bool keep_pending[NROLES];	/* launched, not awaited yet */
+	struct runner *tblk[MAX_BLOCKS][2];	/* timing blocks 1..: base, cand */
+	int lockfd;			/* the device lock, -1 when not held */
+	int lockmode;			/* LOCK_SH or LOCK_EX while held */
+	int trusted_threads;		/* most threads of a trusted GPU runner */
+	bool no_gpu_baseline;		/* nothing on the device to time against */
+	struct strbuf method_notes;	/* batches, for benchmark_method */
+	double gate_prev_ns;		/* the last gated call, by our clock */
+	FILE *trace;			/* <log_dir>/timing.tsv, or NULL */
+	struct ref_trial *ahead;	/* [case][trial], run ahead, or NULL */
+	uint64_t t0_ns;			/* when the evaluation started */
+	char *roofline_note;		/* why no roofline floor applies */
+};
+
+/* ---- eval.c ----------------------------------------------------------- */
+
+void ev_set_str(char **field, const char *v);
+/* A seed for one purpose (a, b, c) derived from the request's seed. */
+uint64_t ev_derive(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
+/* "case" or "held-out case", for messages. */
+const char *ev_case_kind(const struct task_case *c);
+/* Records the verdict (the first one wins) and its message in the field
+ * that belongs to the current phase. */
+void ev_verdict(struct eval_ctx *x, enum result_status st, const char *fmt,
+		...) __attribute__((format(printf, 3, 4)));
+
+/* ---- runners.c -------------------------------------------------------- */
+
+/* Forgets a runner of the context and destroys it. */
+void ev_ctx_forget(struct eval_ctx *x, struct runner *r);
+/* Turns a runner failure into the verdict it deserves. */
+void ev_runner_failed(struct eval_ctx *x, enum role role, struct runner *r,
+		      enum runner_fail f, const char *during,
+		      const struct task_case *c);
+/* Whether role's artifact runs in a GPU runner (a C reference of a GPU
+ * task runs in the host runner). */
+bool ev_role_gpu(const struct eval_ctx *x, enum role role);
+/* Forks and execs a runner for role with shm bytes of shared memory;
+ * NULL (verdict set) on failure.  ev_await_ready() finishes the start. */
+struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,
+			 const struct task_case *c);
+/* Waits for a launched runner's hello and ready; false (verdict set, the
+ * runner forgotten) on failure. */
+bool ev_await_ready(struct eval_ctx *x, enum role role, struct runner *r,
+		    const struct task_case *c);
+bool ev_set_layout(struct eval_ctx *x, enum role role, struct runner *r,
+		   const struct case_layout *l, const struct task_case *c);
+/* Starts a runner for role with layout l; NULL (verdict set) on failure. */
+struct runner *ev_spawn(struct eval_ctx *x, enum role role,
+			const struct case_layout *l,
+			const struct task_case *c);
+/* The kept runner for role (GPU evaluations keep theirs across cases)
+ * with layout l, started now when there is none. */
+struct runner *ev_acquire(struct eval_ctx *x, enum role role,
+			  const struct case_layout *l,
+			  const struct task_case *c);
+/* Gives a runner back after a case: kept in *slot when the case went well
+ * on a GPU evaluation, ended otherwise. */
+void ev_release(struct eval_ctx *x, struct runner **slot, struct runner *r,
+		bool ok);
+/* A trusted GPU runner's thread count after a call: what the driver
+ * legitimately starts. */
+void ev_note_trusted(struct eval_ctx *x, struct runner *r);
+/* Writes the staged inputs into set `off` (a byte offset) of a runner's
+ * memory and poisons its outputs; ev_stage_into: set 0. */
+void ev_stage_set(const struct task *t, const struct case_layout *l,
+		  void *const *stage, struct runner *r, size_t off,
+		  int pattern);
+void ev_stage_into(const struct task *t, const struct case_layout *l,
+		   void *const *stage, struct runner *r, int pattern);
+/* Inputs (io: in) of set `off` must be bit-identical after a call. */
+bool ev_inputs_intact_at(struct eval_ctx *x, const struct case_layout *l,
+			 void *const *stage, struct runner *r, size_t off,
+			 const char *when, const struct task_case *c);
+bool ev_inputs_intact(struct eval_ctx *x, const struct case_layout *l,
+		      void *const *stage, struct runner *r, const char *when,
+		      const struct task_case *c);
+/* Compares every output of set `off` of `got` with `want`'s; fills
+ * *maxerr; on a mismatch sets the verdict `st` with prefix. */
+bool ev_outputs_match_at(struct eval_ctx *x, const struct case_layout *l,
+			 struct runner *got, struct runner *want, size_t off,
+			 double tol_scale, int pattern, double *maxerr,
+			 enum result_status st, const char *prefix);
+bool ev_outputs_match(struct eval_ctx *x, const struct case_layout *l,
+		      struct runner *got, struct runner *want,
+		      double tol_scale, int pattern, double *maxerr,
+		      enum result_status st, const char *prefix);
+/* The verdict on one request's outcome: a runner failure, a non-zero
+ * return, or a candidate runner that left threads or children behind. */
+bool ev_call_outcome_ok(struct eval_ctx *x, enum role role, struct runner *r,
+			enum runner_fail f, int rc, const char *what,
+			const struct task_case *c);
+/* One call (a GPU candidate's under the ordering check); false (verdict
+ * set) on any failure. */
+bool ev_call_checked(struct eval_ctx *x, enum role role, struct runner *r,
+		     const char *what, const struct task_case *c);
+/* Host buffers for a case's inputs (outputs get none). */
+void **ev_stage_alloc(const struct task *t, const struct case_layout *l);
+void ev_stage_free(void **stage);
+/* A comment line in timing.tsv; one line per timed pair. */
+void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
+		   const char *kind, int num, int n, bool base_first,
+		   const struct gpu_sample *bs, const struct gpu_sample *cs,
+		   uint64_t stage_ns, uint64_t check_ns);
+/* Takes the device's lock in mode (LOCK_SH or LOCK_EX; see runners.c). */
+int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock);
+/* ev_lock_device with its failure turned into a verdict. */
+bool ev_lock_or_verdict(struct eval_ctx *x, int mode);
+
+/* ---- build.c ---------------------------------------------------------- */
+
+/* Builds reference, baseline and candidate (the candidate from its
+ * snapshot) and starts the correctness runners; a negative errno when
+ * the evaluation cannot take place, else 0 (a verdict may be set). */
+int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src);
+
+/* ---- correctness.c ---------------------------------------------------- */
+
+int ev_correctness_trials(const struct eval_ctx *x);
+/* Runs the reference of correctness trials ahead, while the candidate
+ * compiles (build.c). */
+void ev_reference_ahead(struct eval_ctx *x);
+void ev_ahead_release(struct eval_ctx *x);
+/* Checks case ci: 0 when the candidate is correct on it, -1 with a
+ * verdict otherwise. */
+int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr);
+
+/* ---- timing.c --------------------------------------------------------- */
+
+void ev_timing_release(struct case_timing *ct);
+/* Times case ci on the evaluation's device; when only the clock check
+ * failed, times it once more with fresh runners, and the second timing
+ * decides. */
+void ev_time_case_confirmed(struct eval_ctx *x, int ci,
+			    struct case_result *cr);
+/* The device's measured peaks, for the roofline floor (GPU). */
+void ev_gpu_peaks_for_roofline(struct eval_ctx *x);
+
+/* ---- device.c --------------------------------------------------------- */
+
+/* Bytes of the host's largest last-level cache (what a flush covers). */
+size_t ev_llc_bytes(void);
+/* Shared memory of every runner of a GPU evaluation (x->shm_size). */
+int ev_gpu_shm_size(struct eval_ctx *x, struct errbuf *err);
+
+#endif /* ARENA_EVALUATION_H */

@@ -1,0 +1,601 @@
+/*
+ * runners.c - the runners one evaluation owns, and the checks on every
+ * call it makes to them.
+ *
+ * Ownership: every runner started is registered in x->live and destroyed
+ * on every path (ev_ctx_forget; ctx_release in eval.c ends the rest),
+ * so no evaluation leaves a process behind.  GPU evaluations keep their
+ * runners across cases (ev_acquire / ev_release); host evaluations start
+ * fresh ones for every case.
+ *
+ * After every call: a runner failure becomes its verdict
+ * (ev_runner_failed), a non-zero return is the candidate's fault or the
+ * task's, a candidate runner may have left no thread or child behind
+ * (host: one thread; GPU: no more than a trusted runner of the same
+ * device), a GPU candidate's call is checked for work not ordered on its
+ * stream, inputs must be unchanged and outputs are compared
+ * (ev_outputs_match).  Also here: the device lock and the timing trace
+ * (<log_dir>/timing.tsv).
+ */
+#include "evaluation.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+void ev_ctx_forget(struct eval_ctx *x, struct runner *r)
+{
+	for (int i = 0; i < x->nlive; i++)
+		if (x->live[i] == r) {
+			x->live[i] = x->live[--x->nlive];
+			break;
+		}
+	runner_destroy(r);
+}
+
+/* Turns a runner failure into the verdict it deserves. */
+void ev_runner_failed(struct eval_ctx *x, enum role role,
+			  struct runner *r, enum runner_fail f,
+			  const char *during, const struct task_case *c)
+{
+	char where[256];
+
+	if (c)
+		snprintf(where, sizeof(where), "%s, %s '%s'", during,
+			 ev_case_kind(c), c->id);
+	else
+		snprintf(where, sizeof(where), "%s", during);
+	if (f == RUNNER_NODEVICE) {
+		ev_verdict(x, RS_INFRA_ERROR, "the %s runner %s %s", ev_role_names[role],
+			   r->why, where);
+		return;
+	}
+	if (role != ROLE_CAND) {
+		ev_verdict(x, RS_INFRA_ERROR, "the %s runner %s %s (the task's "
+			   "%s is at fault, not the candidate)", ev_role_names[role],
+			   r->why, where, ev_role_names[role]);
+		return;
+	}
+	switch (f) {
+	case RUNNER_DEVICE: {
+		struct gpu_error_meaning m;
+		gpu_error_meaning(r->dev_error, &m);
+		ev_verdict(x, (enum result_status)m.status, "the candidate caused "
+			   "%s on the device %s: the runner %s%s", m.what, where,
+			   r->why, r->dev_sticky ? "; the device context was lost "
+			   "and the runner retired" : "");
+		break;
+	}
+	case RUNNER_TIMEOUT:
+		ev_verdict(x, RS_TIMEOUT, "the candidate %s %s", r->why, where);
+		break;
+	case RUNNER_DIED:
+		ev_verdict(x, RS_RUNTIME_ERROR, "the candidate runner %s %s",
+			r->why, where);
+		break;
+	case RUNNER_FORBIDDEN:
+		ev_verdict(x, RS_REJECTED, "the candidate runner %s %s", r->why,
+			where);
+		break;
+	case RUNNER_PROTOCOL:
+		ev_verdict(x, RS_REJECTED, "runner protocol violated: the "
+			"candidate runner %s %s", r->why, where);
+		break;
+	case RUNNER_LOAD:
+		x->res->pass_compilation = false;
+		ev_verdict(x, RS_COMPILE_ERROR, "the compiled kernel could not be "
+			   "loaded: %s", r->why);
+		break;
+	case RUNNER_REFUSED:
+		ev_verdict(x, RS_RUNTIME_ERROR, "the candidate runner %s %s",
+			r->why, where);
+		break;
+	default:
+		ev_verdict(x, RS_INFRA_ERROR, "the candidate runner %s %s", r->why,
+			where);
+	}
+}
+
+/* Whether role's artifact runs in a GPU runner (a C reference of a GPU
+ * task runs in the host runner). */
+bool ev_role_gpu(const struct eval_ctx *x, enum role role)
+{
+	return x->gpu && x->lang[role] != LANG_C;
+}
+
+/* Forks and execs a runner for role with shm bytes of shared memory;
+ * NULL (verdict set) on failure.  runner_await() finishes the start. */
+struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,
+			     const struct task_case *c)
+{
+	struct runner *r;
+	enum runner_fail f;
+	char devarg[16];
+	bool gpu = ev_role_gpu(x, role);
+	struct runner_spec s = {
+		.runner_path = gpu ? gpu_runner_path(x->dev.kind)
+				   : x->runner_path,
+		.so_path = x->so[role],
+		.entry = x->t->entry ? x->t->entry : "arena_launch",
+		.role = ev_role_names[role],
+		.shm_size = shm,
+		.log_fd = x->logfd[role],
+		.timeout_ms = x->timeout_ms,
+		.gpu = gpu,
+	};
+	if (gpu) {
+		snprintf(devarg, sizeof(devarg), "%d", x->dev.index);
+		s.device_arg = devarg;
+		/* A GPU runtime reserves terabytes of address space: no
+		 * RLIMIT_AS; device memory is the device's to limit. */
+	} else {
+#if !defined(__SANITIZE_ADDRESS__)
+		/* Room for the data several times over, the flush buffer and
+		 * the libraries; an ASan runner reserves terabytes of shadow
+		 * instead. */
+		s.as_limit = (uint64_t)shm * 4 +
+			     (x->gpu ? 0 : x->flush_bytes) + (1ull << 30);
+#endif
+	}
+	if (x->nlive >= MAX_LIVE) {
+		ev_verdict(x, RS_INFRA_ERROR, "too many runners at once");
+		return NULL;
+	}
+	r = runner_new();
+	x->live[x->nlive++] = r;
+	f = runner_launch(r, &s);
+	if (f != RUNNER_OK) {
+		ev_runner_failed(x, role, r, f, "while starting", c);
+		ev_ctx_forget(x, r);
+		return NULL;
+	}
+	return r;
+}
+
+/* Waits for a launched runner's hello and ready; false (verdict set, the
+ * runner forgotten) on failure. */
+bool ev_await_ready(struct eval_ctx *x, enum role role, struct runner *r,
+			const struct task_case *c)
+{
+	enum runner_fail f = runner_await(r);
+	int children = 0;
+
+	if (f != RUNNER_OK) {
+		ev_runner_failed(x, role, r, f, "while starting", c);
+		ev_ctx_forget(x, r);
+		return false;
+	}
+	if (!r->sandboxed)
+		x->all_sandboxed = false;
+	runner_census(r, &r->threads_ready, &children);
+	return true;
+}
+
+bool ev_set_layout(struct eval_ctx *x, enum role role, struct runner *r,
+		   const struct case_layout *l, const struct task_case *c)
+{
+	enum runner_fail f = runner_layout(r, l->proto);
+
+	if (f != RUNNER_OK) {
+		ev_runner_failed(x, role, r, f, "while taking the case's layout",
+				 c);
+		ev_ctx_forget(x, r);
+		return false;
+	}
+	return true;
+}
+
+/* Starts a runner for role with layout l; NULL (verdict set) on failure. */
+struct runner *ev_spawn(struct eval_ctx *x, enum role role,
+			    const struct case_layout *l,
+			    const struct task_case *c)
+{
+	struct runner *r = ev_launch(x, role, x->gpu ? x->shm_size : l->shm_size,
+				     c);
+
+	if (!r || !ev_await_ready(x, role, r, c) || !ev_set_layout(x, role, r, l, c))
+		return NULL;
+	return r;
+}
+
+/* GPU evaluations keep their runners across cases (a fresh context costs
+ * 0.2-0.5 s): the kept runner for role with layout l, started now when
+ * there is none.  Host evaluations start a fresh one for every case. */
+struct runner *ev_acquire(struct eval_ctx *x, enum role role,
+			      const struct case_layout *l,
+			      const struct task_case *c)
+{
+	struct runner *r = x->gpu ? x->keep[role] : NULL;
+
+	if (!r)
+		return ev_spawn(x, role, l, c);
+	x->keep[role] = NULL;
+	return ev_set_layout(x, role, r, l, c) ? r : NULL;
+}
+
+/* Gives a runner back after a case: kept for the next case when the case
+ * went well on a GPU evaluation, ended otherwise (a runner that failed is
+ * never reused: a sticky device error retires it, and the next case gets
+ * a fresh one). */
+void ev_release(struct eval_ctx *x, struct runner **slot,
+		    struct runner *r, bool ok)
+{
+	if (!r)
+		return;
+	if (x->gpu && ok && !r->reaped && !*slot)
+		*slot = r;
+	else
+		ev_ctx_forget(x, r);
+}
+
+/* Checks that a (stopped) candidate runner has one thread and no child
+ * (host), or no more threads than a trusted runner of the same device
+ * and runtime has after the same calls (GPU: the driver starts threads of
+ * its own, a kernel may not). */
+static bool census_ok(struct eval_ctx *x, struct runner *r, const char *when,
+		      const struct task_case *c)
+{
+	int threads = 0, children = 0;
+
+	if (runner_census(r, &threads, &children) != 0) {
+		ev_verdict(x, RS_INFRA_ERROR, "cannot inspect the candidate "
+			   "runner's threads in /proc");
+		return false;
+	}
+	if (r->gpu) {
+		int allowed = x->trusted_threads > 0 ? x->trusted_threads
+						     : r->threads_ready;
+		if (threads > allowed || children > 0) {
+			ev_verdict(x, RS_REJECTED, "work left running after %s "
+				   "returned (%d threads, %d child processes; the "
+				   "baseline's runner has %d threads) %s, %s '%s'; "
+				   "a kernel may not start threads or processes",
+				   x->t->entry ? x->t->entry : "arena_launch",
+				   threads, children, allowed, when, ev_case_kind(c),
+				   c->id);
+			return false;
+		}
+		return true;
+	}
+	if (threads > 1 || children > 0) {
+		ev_verdict(x, RS_REJECTED, "work left running after %s returned "
+			   "(%d threads, %d child processes) %s, %s '%s'; host "
+			   "kernels must be single-threaded",
+			   x->t->entry ? x->t->entry : "arena_launch", threads,
+			   children, when, ev_case_kind(c), c->id);
+		return false;
+	}
+	return true;
+}
+
+/* A trusted GPU runner's thread count after a call: what the driver
+ * legitimately starts. */
+void ev_note_trusted(struct eval_ctx *x, struct runner *r)
+{
+	int threads = 0, children = 0;
+
+	if (r->gpu && runner_census(r, &threads, &children) == 0 &&
+	    threads > x->trusted_threads)
+		x->trusted_threads = threads;
+}
+
+/* Writes the staged inputs into set `off` (a byte offset) of a runner's
+ * memory and poisons its outputs. */
+void ev_stage_set(const struct task *t, const struct case_layout *l,
+		      void *const *stage, struct runner *r, size_t off,
+		      int pattern)
+{
+	for (int a = 0; a < t->nargs; a++) {
+		void *dst = r->shm + off + l->offset[a];
+		if (t->args[a].io == IO_OUT)
+			poison_fill(t->args[a].dtype, dst, l->numel[a], pattern);
+		else
+			par_memcpy(dst, stage[a], l->bytes[a]);
+	}
+}
+
+/* Writes the staged inputs into a runner's memory and poisons outputs. */
+void ev_stage_into(const struct task *t, const struct case_layout *l,
+		       void *const *stage, struct runner *r, int pattern)
+{
+	ev_stage_set(t, l, stage, r, 0, pattern);
+}
+
+/* Inputs (io: in) of set `off` must be bit-identical after a call. */
+bool ev_inputs_intact_at(struct eval_ctx *x, const struct case_layout *l,
+			     void *const *stage, struct runner *r, size_t off,
+			     const char *when, const struct task_case *c)
+{
+	for (int a = 0; a < x->t->nargs; a++) {
+		const struct task_arg *ta = &x->t->args[a];
+		if (ta->io != IO_IN)
+			continue;
+		const unsigned char *got = r->shm + off + l->offset[a];
+		if (memcmp(got, stage[a], l->bytes[a]) == 0)
+			continue;
+		size_t sz = dtype_size(ta->dtype), i = 0;
+		const unsigned char *want = stage[a];
+		while (i < (size_t)l->numel[a] &&
+		       memcmp(got + i * sz, want + i * sz, sz) == 0)
+			i++;
+		char idx[128];
+		format_index(l->shape[a], ta->rank, (int64_t)i, idx,
+			     sizeof(idx));
+		ev_verdict(x, RS_REJECTED, "input '%s' was modified by the kernel "
+			   "%s, %s '%s' (first changed element %s%s); inputs "
+			   "must be left unchanged", ta->name, when, ev_case_kind(c),
+			   c->id, ta->name, idx);
+		return false;
+	}
+	return true;
+}
+
+bool ev_inputs_intact(struct eval_ctx *x, const struct case_layout *l,
+		      void *const *stage, struct runner *r,
+		      const char *when, const struct task_case *c)
+{
+	return ev_inputs_intact_at(x, l, stage, r, 0, when, c);
+}
+
+/* Compares every output of set `off` of `got` with `want`'s; fills
+ * *maxerr; on a mismatch sets the verdict `st` with prefix. */
+bool ev_outputs_match_at(struct eval_ctx *x, const struct case_layout *l,
+			     struct runner *got, struct runner *want,
+			     size_t off, double tol_scale, int pattern,
+			     double *maxerr, enum result_status st,
+			     const char *prefix)
+{
+	for (int a = 0; a < x->t->nargs; a++) {
+		const struct task_arg *ta = &x->t->args[a];
+		struct cmp_result cr;
+		if (ta->io == IO_IN)
+			continue;
+		compare_arrays(ta->dtype, got->shm + off + l->offset[a],
+			       want->shm + off + l->offset[a], l->numel[a],
+			       x->t->atol * tol_scale, x->t->rtol * tol_scale,
+			       ta->io == IO_OUT ? pattern : -1, &cr);
+		if (maxerr && cr.max_abs_err > *maxerr)
+			*maxerr = cr.max_abs_err;
+		if (!cr.ok) {
+			char idx[128];
+			format_index(l->shape[a], ta->rank, cr.first_bad, idx,
+				     sizeof(idx));
+			ev_verdict(x, st, "%s: output '%s'%s: %s", prefix,
+				   ta->name, idx, cr.detail);
+			return false;
+		}
+	}
+	return true;
+}
+
+bool ev_outputs_match(struct eval_ctx *x, const struct case_layout *l,
+		      struct runner *got, struct runner *want,
+		      double tol_scale, int pattern, double *maxerr,
+		      enum result_status st, const char *prefix)
+{
+	return ev_outputs_match_at(x, l, got, want, 0, tol_scale, pattern, maxerr,
+				   st, prefix);
+}
+
+/* Calls one runner once; false (verdict set) on any failure. */
+/* The verdict on one request's outcome: a runner failure, a non-zero
+ * return (the candidate's fault, or the task's for a trusted runner), or
+ * a candidate runner that left threads or children behind. */
+bool ev_call_outcome_ok(struct eval_ctx *x, enum role role,
+			    struct runner *r, enum runner_fail f, int rc,
+			    const char *what, const struct task_case *c)
+{
+	if (f != RUNNER_OK) {
+		ev_runner_failed(x, role, r, f, what, c);
+		return false;
+	}
+	if (rc != 0) {
+		if (role == ROLE_CAND)
+			ev_verdict(x, RS_RUNTIME_ERROR, "%s returned %d (not 0) %s, "
+				"%s '%s'", x->t->entry, rc, what, ev_case_kind(c),
+				c->id);
+		else
+			ev_verdict(x, RS_INFRA_ERROR, "the %s returned %d %s, %s "
+				"'%s'", ev_role_names[role], rc, what,
+				ev_case_kind(c), c->id);
+		return false;
+	}
+	return role != ROLE_CAND || census_ok(x, r, what, c);
+}
+
+/* A comment line in timing.tsv: how far into the evaluation what
+ * happened (where an evaluation's seconds go). */
+void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!x->trace)
+		return;
+	fprintf(x->trace, "# %.1f ms: ", (double)(now_ns() - x->t0_ns) / 1e6);
+	va_start(ap, fmt);
+	vfprintf(x->trace, fmt, ap);
+	va_end(ap);
+	fputc('\n', x->trace);
+}
+
+/* One line of <log_dir>/timing.tsv per timed pair (and GPU warm-up
+ * pair): what the runners claimed, the controller's clock, and the host's
+ * own work, so that noise can be traced to its source (docs/evaluator.md;
+ * host pairs have no drain or fetch). */
+void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
+		       int block, const char *kind, int num, int n,
+		       bool base_first, const struct gpu_sample *bs,
+		       const struct gpu_sample *cs, uint64_t stage_ns,
+		       uint64_t check_ns)
+{
+	if (!x->trace)
+		return;
+	fprintf(x->trace, "%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
+		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\n", c->id, block, kind,
+		num, n, base_first ? 1 : 0, (long long)bs->claim,
+		(long long)cs->claim, (long long)bs->wall, (long long)cs->wall,
+		(long long)bs->drain, (long long)cs->drain, (long long)bs->fetch,
+		(long long)cs->fetch, (unsigned long long)stage_ns,
+		(unsigned long long)check_ns);
+}
+
+/* The verdicts of the ordering check on one candidate call (order and
+ * late: see runner_call_gated). */
+static bool order_ok(struct eval_ctx *x, int order, int late, int64_t hold_us,
+		     const char *what, const struct task_case *c)
+{
+	const char *entry = x->t->entry ? x->t->entry : "arena_launch";
+
+	if (order == -2 || late == -2) {
+		ev_verdict(x, RS_REJECTED, "the candidate runner sent a malformed "
+			   "ordering-check reply %s, %s '%s'", what, ev_case_kind(c),
+			   c->id);
+		return false;
+	}
+	if (order > 0) {
+		ev_verdict(x, RS_REJECTED, "work not ordered on the stream %s was "
+			   "given %s, %s '%s': argument '%s' changed while the "
+			   "runner held that stream (for %.1f ms after the call "
+			   "returned); a kernel must enqueue all its work on the "
+			   "stream it is given, or on streams that wait for it",
+			   entry, what, ev_case_kind(c), c->id,
+			   x->t->args[order - 1].name, (double)hold_us / 1e3);
+		return false;
+	}
+	if (late > 0) {
+		ev_verdict(x, RS_REJECTED, "work still running after the stream %s "
+			   "was given had finished %s, %s '%s': argument '%s' "
+			   "changed after that stream's own work was done; work "
+			   "forked onto another stream must be joined back into "
+			   "the given stream before %s returns", entry, what,
+			   ev_case_kind(c), c->id, x->t->args[late - 1].name, entry);
+		return false;
+	}
+	return true;
+}
+
+/* One call; a GPU candidate's under the ordering check, except a
+ * runner's first (its kernel's module may load then, which waits for the
+ * device: the check's held stream would only make it inconclusive).
+ * False (verdict set) on any failure. */
+bool ev_call_checked(struct eval_ctx *x, enum role role,
+			 struct runner *r, const char *what,
+			 const struct task_case *c)
+{
+	int rc = 0, order = 0, late = 0;
+	int64_t wall = 0, hold = 0;
+	bool gated = role == ROLE_CAND && ev_role_gpu(x, role) && r->calls > 0;
+	enum runner_fail f;
+
+	if (gated) {
+		hold = gpu_gate_hold_us(x->gate_prev_ns);
+		f = runner_call_gated(r, hold, &rc, &order, &late, &wall);
+		x->gate_prev_ns = fmax(0.0, (double)wall - (double)hold * 1e3);
+	} else {
+		f = runner_call(r, &rc);
+	}
+	if (!ev_call_outcome_ok(x, role, r, f, rc, what, c))
+		return false;
+	if (gated && !order_ok(x, order, late, hold, what, c))
+		return false;
+	if (role != ROLE_CAND)
+		ev_note_trusted(x, r);
+	return true;
+}
+
+void **ev_stage_alloc(const struct task *t, const struct case_layout *l)
+{
+	void **stage = xcalloc(TASK_MAX_ARGS, sizeof(void *));
+
+	for (int a = 0; a < t->nargs; a++)
+		if (t->args[a].io != IO_OUT)
+			stage[a] = xmalloc(l->bytes[a] ? l->bytes[a] : 1);
+	return stage;
+}
+
+void ev_stage_free(void **stage)
+{
+	if (!stage)
+		return;
+	for (int a = 0; a < TASK_MAX_ARGS; a++)
+		free(stage[a]);
+	free(stage);
+}
+
+/* Takes <lock_dir>/<device>.lock (flock, blocking) in mode (LOCK_SH or
+ * LOCK_EX), opening it on first use and keeping it in x->lockfd until
+ * ctx_release.  Host: only timing takes it (exclusively).  GPU: every
+ * phase that runs anything on the device holds it shared, timing holds
+ * it exclusively, so no correctness run of another evaluation shares the
+ * device with a measurement.  A GPU's lock is named by its PCI address:
+ * cuda:0 in two processes with different CUDA_VISIBLE_DEVICES are
+ * different devices.  flock's conversion from shared to exclusive is not
+ * atomic (it releases first), which is what keeps two evaluations that
+ * both hold it shared from waiting for each other. */
+int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
+{
+	const char *dir = x->req->lock_dir;
+	char *owned = NULL, *path;
+	char dev[96];
+	int rc;
+
+	if (x->lockfd >= 0 && x->lockmode == mode)
+		return 0;
+	if (x->lockfd < 0) {
+		if (!dir)
+			dir = owned = path_join(x->req->cache_dir, "locks");
+		if ((rc = mkdir_p(dir, x->err))) {
+			free(owned);
+			return rc;
+		}
+		if (x->gpu && x->gi.pci[0])
+			snprintf(dev, sizeof(dev), "gpu-%s", x->gi.pci);
+		else
+			snprintf(dev, sizeof(dev), "%s",
+				 x->req->device ? x->req->device : "host");
+		for (char *q = dev; *q; q++)
+			if (*q == '/' || *q == '.' || *q == ':')
+				*q = '_';
+		path = xasprintf("%s/%s.lock", dir, dev);
+		free(owned);
+		x->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (x->lockfd < 0) {
+			rc = errf_code(x->err, errno, "%s: %s", path,
+				       strerror(errno));
+			free(path);
+			return rc;
+		}
+		free(path);
+	}
+	while (flock(x->lockfd, mode | (nonblock ? LOCK_NB : 0)) != 0) {
+		if (errno == EWOULDBLOCK && nonblock)
+			return -EWOULDBLOCK;
+		if (errno != EINTR)
+			return errf_code(x->err, errno, "cannot lock the device: "
+					 "%s", strerror(errno));
+	}
+	x->lockmode = mode;
+	return 0;
+}
+
+/* lock_device with its failure turned into a verdict. */
+bool ev_lock_or_verdict(struct eval_ctx *x, int mode)
+{
+	struct errbuf *saved = x->err;
+	struct errbuf le;
+	int rc;
+
+	errbuf_init(&le);
+	x->err = &le;
+	rc = ev_lock_device(x, mode, false);
+	x->err = saved;
+	if (rc)
+		ev_verdict(x, RS_INFRA_ERROR, "%s", errbuf_str(&le));
+	return rc == 0;
+}

@@ -1,0 +1,323 @@
+/*
+ * timing.c - timing one case: the one sampling loop of every device
+ * (timing.h says how it goes), the per-pair ratios and their bootstrap
+ * interval, the adaptive stop, the clock check's second chance, and what
+ * the pair steps share (samples, quartiles, the noise of overheads).
+ *
+ * The device-specific parts are the pair steps: timing_host.c (runner's
+ * own clock, LLC flush, inputs from a pool) and timing_gpu.c (device
+ * events, batches, inputs drawn on the device, fetch and drain checks).
+ *
+ * Seeds: a case's draws come from derive(seed, 2, case), its adaptive
+ * stop's bootstrap from derive(seed, 3, case) and its final interval from
+ * derive(seed, 4, case), so a recorded seed reproduces every choice.
+ */
+#include "timing.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- samples and ratios ------------------------------------------------ */
+
+void ev_samples_add(struct samples *s, const struct gpu_sample *b,
+		    const struct gpu_sample *c)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		for (int i = 0; i < NS; i++)
+			s->v[i] = xrealloc(s->v[i],
+					   (size_t)s->cap * sizeof(double));
+	}
+	s->v[S_BASE][s->n] = (double)b->claim;
+	s->v[S_CAND][s->n] = (double)c->claim;
+	s->v[S_BOVH][s->n] = (double)(b->wall + b->fetch - b->claim);
+	s->v[S_COVH][s->n] = (double)(c->wall + c->fetch - c->claim);
+	s->v[S_BDRAIN][s->n] = (double)b->drain;
+	s->v[S_CDRAIN][s->n] = (double)c->drain;
+	s->v[S_BFETCH][s->n] = (double)b->fetch;
+	s->n++;
+}
+
+static void samples_release(struct samples *s)
+{
+	for (int i = 0; i < NS; i++)
+		free(s->v[i]);
+	memset(s, 0, sizeof(*s));
+}
+
+double ev_samples_median(const struct samples *s, int which)
+{
+	return stats_median(s->v[which], (size_t)s->n);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double ev_samples_quartile(const struct samples *s, int which)
+{
+	double *v = xmalloc((size_t)s->n * sizeof(double)), q;
+
+	memcpy(v, s->v[which], (size_t)s->n * sizeof(double));
+	qsort(v, (size_t)s->n, sizeof(double), cmp_double);
+	q = stats_quantile_sorted(v, (size_t)s->n, 0.25);
+	free(v);
+	return q;
+}
+
+/* Three standard errors of the median pairwise difference cand[i] -
+ * base[i] (the standard error from the median absolute deviation): what
+ * noise alone can add to a difference of overheads, so a loaded machine
+ * or a short (quick) evaluation widens the bound and a clean one keeps it
+ * tight. */
+double ev_overhead_noise_ns(const double *cand, const double *base, int n)
+{
+	double *d = xmalloc((size_t)n * sizeof(double));
+
+	for (int i = 0; i < n; i++)
+		d[i] = cand[i] - base[i];
+	double dmed = stats_median(d, (size_t)n);
+	for (int i = 0; i < n; i++)
+		d[i] = fabs(d[i] - dmed);
+	double mad = stats_median(d, (size_t)n);
+	free(d);
+	return 3.0 * 1.2533 * 1.4826 * mad / sqrt((double)n);
+}
+
+void ev_timing_add(struct case_timing *ct, int b, double ratio)
+{
+	if (ct->sizes[b] == ct->caps[b]) {
+		ct->caps[b] = ct->caps[b] ? ct->caps[b] * 2 : 64;
+		ct->ratios[b] = xrealloc(ct->ratios[b],
+					 (size_t)ct->caps[b] * sizeof(double));
+	}
+	ct->ratios[b][ct->sizes[b]++] = ratio;
+}
+
+void ev_timing_release(struct case_timing *ct)
+{
+	for (int b = 0; b < MAX_BLOCKS; b++)
+		free(ct->ratios[b]);
+	memset(ct, 0, sizeof(*ct));
+}
+
+static int timing_ci(const struct case_timing *ct, int iters, uint64_t seed,
+		     struct interval *iv)
+{
+	const double *blocks[MAX_BLOCKS];
+	struct ratio_blocks rb = { ct->nblocks, blocks, ct->sizes };
+
+	for (int b = 0; b < ct->nblocks; b++)
+		blocks[b] = ct->ratios[b];
+	return stats_median_ratio_ci(&rb, iters, 0.05, seed, iv);
+}
+
+/* A clock-check finding: the verdict when it is the second in this case
+ * (clock_confirming), else only noted, so that the case is timed again.
+ * A forger fails every time; a machine that was briefly crowded - one
+ * runner kept waiting for a CPU through most of a case - rarely twice. */
+void ev_clock_finding(struct eval_ctx *x, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (x->clock_confirming) {
+		ev_verdict(x, RS_REJECTED, "%s (found again when the case was "
+			   "timed a second time with fresh runners)",
+			   strbuf_str(&sb));
+	} else {
+		x->clock_suspect = true;
+		free(x->clock_finding);
+		x->clock_finding = strbuf_detach(&sb);
+	}
+	strbuf_release(&sb);
+}
+
+/* ---- the loop ---------------------------------------------------------- */
+
+/* A case's timing limits from the request: defaults for unset fields,
+ * blocks within 1..MAX_BLOCKS; a quick (search) evaluation uses one block,
+ * budget / quick_div capped at quick_cap seconds, and at most 5 pairs. */
+static void case_budget_resolve(const struct timing_budget *tb, bool quick,
+				double quick_div, double quick_cap,
+				struct case_budget *cb)
+{
+	cb->nblocks = quick ? 1 : tb->blocks;
+	cb->min_pairs = tb->min_pairs > 0 ? tb->min_pairs : 10;
+	cb->max_pairs = tb->max_pairs > 0 ? tb->max_pairs : 400;
+	cb->budget_s = tb->case_budget_s > 0 ? tb->case_budget_s : 2.0;
+	if (cb->nblocks < 1)
+		cb->nblocks = 1;
+	if (cb->nblocks > MAX_BLOCKS)
+		cb->nblocks = MAX_BLOCKS;
+	if (quick) {
+		cb->budget_s = fmin(cb->budget_s / quick_div, quick_cap);
+		if (cb->min_pairs > 5)
+			cb->min_pairs = 5;
+	}
+}
+
+/* The adaptive stop: whether case ci's interval is already as narrow as
+ * the config's target_ci. */
+static bool case_precise_enough(struct eval_ctx *x, int ci,
+				const struct case_timing *ct)
+{
+	struct interval iv;
+
+	return timing_ci(ct, CI_ITERS_STOP, ev_derive(x->req->seed, 3,
+						      (uint64_t)ci, 0), &iv) == 0 &&
+	       interval_rel_halfwidth(&iv) <= x->req->timing.target_ci;
+}
+
+/* A last exchange with the candidate runners of blocks [b0, b1): a reply
+ * forged during the final timed call would otherwise still be waiting,
+ * unread.  False (verdict set) when one does not answer. */
+static bool cands_answer(struct eval_ctx *x, struct block *blocks, int b0,
+			 int b1, const struct task_case *c)
+{
+	for (int b = b0; b < b1; b++) {
+		enum runner_fail pf = runner_ping(blocks[b].cand);
+		if (pf != RUNNER_OK) {
+			ev_runner_failed(x, ROLE_CAND, blocks[b].cand, pf,
+					 "after its last timed call", c);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Case ci's result from its timed pairs: the speedup and its interval
+ * over the blocks, and the median time per call of each side.  0, or -1
+ * with a verdict when there is no timing data. */
+static int case_timing_result(struct eval_ctx *x, int ci, double base_ms,
+			      double cand_ms, int pairs, struct case_result *cr)
+{
+	const struct task_case *c = &x->t->cases[ci];
+	const struct case_timing *ct = &x->timing[ci];
+	struct interval iv;
+
+	if (timing_ci(ct, CI_ITERS_FINAL, ev_derive(x->req->seed, 4,
+						    (uint64_t)ci, 0), &iv) != 0) {
+		ev_verdict(x, RS_INFRA_ERROR, "no timing data for %s '%s'",
+			   ev_case_kind(c), c->id);
+		return -1;
+	}
+	cr->timed = true;
+	cr->base_ms = base_ms;
+	cr->cand_ms = cand_ms;
+	cr->speedup = iv.point;
+	cr->ci_lo = iv.lo;
+	cr->ci_hi = iv.hi;
+	cr->pairs = pairs;
+	cr->blocks = ct->nblocks;
+	return 0;
+}
+
+/* The sampling loop (timing.h): the same for every device, the pair step
+ * doing what differs. */
+static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
+{
+	const struct pair_step *step = x->gpu ? &ev_gpu_step : &ev_host_step;
+	const struct task *t = x->t;
+	struct timing_case *tc = xcalloc(1, sizeof(*tc));
+	struct block *blocks = tc->blocks;
+	struct errbuf e;
+	int rc = -1;
+
+	tc->x = x;
+	tc->ci = ci;
+	tc->c = &t->cases[ci];
+	tc->ct = &x->timing[ci];
+	tc->l = &tc->layout;
+	tc->r = &tc->rng;
+	tc->n = 1;
+	case_budget_resolve(&x->req->timing, x->req->quick, step->quick_div,
+			    step->quick_cap, &tc->cb);
+	errbuf_init(&e);
+	if (layout_build(t, tc->c, &tc->layout, &e) != 0) {
+		ev_verdict(x, RS_INFRA_ERROR, "%s", errbuf_str(&e));
+		free(tc);
+		return -1;
+	}
+	rng_seed(&tc->rng, ev_derive(x->req->seed, 2, (uint64_t)ci, 0));
+	for (int b = 0; b < MAX_BLOCKS; b++)
+		blocks[b].index = b;
+	tc->ct->nblocks = 0;
+	if (!step->prepare(tc))
+		goto out;
+
+	int nblocks = tc->cb.nblocks, group = tc->group;
+	double budget = tc->cb.budget_s;
+	uint64_t start = now_ns();
+	int total = 0;
+	for (int g0 = 0; g0 < nblocks; g0 += group) {
+		int g1 = g0 + group < nblocks ? g0 + group : nblocks;
+		bool last_group = g1 == nblocks;
+		uint64_t share_end =
+			start + (uint64_t)(budget * 1e9 * g1 / nblocks);
+		if (step->group_start && !step->group_start(tc, g0, g1))
+			goto out;
+		for (int round = 1;; round++) {
+			for (int b = g0; b < g1; b++)
+				if (!step->pair(tc, b))
+					goto out;
+			total += g1 - g0;
+			if (blocks[g0].pairs < tc->cb.min_pairs)
+				continue;
+			if (now_ns() >= share_end || total >= tc->cb.max_pairs)
+				break;
+			if (last_group && round % 4 == 0 &&
+			    case_precise_enough(x, ci, tc->ct))
+				break;
+		}
+		if (!cands_answer(x, blocks, g0, g1, tc->c))
+			goto out;
+		if (step->group_end)
+			step->group_end(tc, g0, g1);
+	}
+	if (!step->claims_ok(tc) ||
+	    case_timing_result(x, ci,
+			       ev_samples_median(&tc->s, S_BASE) / tc->n / 1e6,
+			       ev_samples_median(&tc->s, S_CAND) / tc->n / 1e6,
+			       tc->s.n, cr) != 0)
+		goto out;
+	rc = 0;
+out:
+	step->finish(tc, rc == 0);
+	if (rc && !cr->error) {
+		const char *m = x->res->speedup_calculation_error_message
+					? x->res->speedup_calculation_error_message
+					: x->res->correctness_error_message;
+		if (m)
+			cr->error = xstrdup(m);
+	}
+	samples_release(&tc->s);
+	layout_release(&tc->layout);
+	free(tc);
+	return rc;
+}
+
+/* Times case ci; when only the clock check failed, times it once more
+ * with fresh runners, and that second timing decides (ev_clock_finding). */
+void ev_time_case_confirmed(struct eval_ctx *x, int ci,
+			    struct case_result *cr)
+{
+	x->clock_suspect = false;
+	if (time_case(x, ci, cr) == 0 || !x->clock_suspect || x->decided)
+		return;
+	ev_trace_mark(x, "case %s: clock check failed once, timing it again: "
+		      "%s", x->t->cases[ci].id, x->clock_finding);
+	ev_timing_release(&x->timing[ci]);
+	x->clock_confirming = true;
+	x->clock_suspect = false;
+	(void)time_case(x, ci, cr);
+	x->clock_confirming = false;
+}

@@ -1,0 +1,107 @@
+/*
+ * timing.h - the sampling loop's parts (timing.c) and the pair step each
+ * device plugs into it (timing_host.c, timing_gpu.c).  Private to the
+ * eval room; docs/evaluator.md and docs/gpu.md explain the method.
+ *
+ * One loop times a case on any device: blocks of a baseline runner and a
+ * candidate runner, started a group at a time (as many as memory allows),
+ * round robin one timed pair per block until the case has min_pairs per
+ * block and then its time budget, max_pairs or (every fourth round of
+ * the last group) an interval as narrow as target_ci ends it; after each
+ * group every candidate runner must still answer.  Then the device's
+ * claims check and the case's interval.  What a pair is - how inputs get
+ * there, what is timed, what is compared and checked - is the device's
+ * pair step.
+ */
+#ifndef ARENA_EVAL_TIMING_H
+#define ARENA_EVAL_TIMING_H
+
+#include "evaluation.h"
+
+struct block {
+	struct runner *base, *cand;
+	int pairs;
+	int index;		/* in the case's blocks */
+};
+
+/* Every timed pair's numbers, one column each (ev_samples_add). */
+enum { S_BASE, S_CAND, S_BOVH, S_COVH, S_BDRAIN, S_CDRAIN, S_BFETCH, NS };
+struct samples {
+	double *v[NS];		/* base_ns, cand_ns, base_ovh, cand_ovh,
+				 * base_drain, cand_drain, base_fetch */
+	int n, cap;
+};
+
+/* A case's timing limits from the request (ev_case_budget). */
+struct case_budget {
+	int nblocks, min_pairs, max_pairs;
+	double budget_s;
+};
+
+/* One case being timed: what the loop and the pair step share. */
+struct timing_case {
+	struct eval_ctx *x;
+	int ci;
+	const struct task_case *c;
+	struct case_timing *ct;
+	const struct case_layout *l;	/* &layout */
+	struct case_layout layout;
+	struct rng *r;			/* &rng: this case's draws */
+	struct rng rng;
+	struct case_budget cb;
+	struct block blocks[MAX_BLOCKS];
+	int group;		/* blocks alive at once */
+	struct samples s;
+	int nwarm;		/* warm-up calls so far */
+	int ntimed;		/* timed pairs so far */
+	int n;			/* calls per timed batch (1 on the host) */
+	/* host: fresh inputs per pair come from a pool through stage */
+	const struct input_pool *pool;	/* &pool_store, or NULL */
+	struct input_pool pool_store;
+	void **stage;
+	/* GPU: set k of a batch at shared-memory offset k * stride */
+	size_t stride;
+};
+
+/* A device's side of the loop.  Each hook returns false with a verdict
+ * set to stop the case. */
+struct pair_step {
+	/* quick evaluations: budget / quick_div, at most quick_cap s */
+	double quick_div, quick_cap;
+	/* Per-case state before the loop; sets tc->group (and may start
+	 * every block and warm it up). */
+	bool (*prepare)(struct timing_case *tc);
+	/* Starts blocks [g0, g1) of a group; NULL when prepare did. */
+	bool (*group_start)(struct timing_case *tc, int g0, int g1);
+	/* One timed pair on block b, its ratio and samples recorded. */
+	bool (*pair)(struct timing_case *tc, int b);
+	/* After a group's last pair; NULL for nothing. */
+	void (*group_end)(struct timing_case *tc, int g0, int g1);
+	/* The case's claimed times against what the controller knows. */
+	bool (*claims_ok)(struct timing_case *tc);
+	/* Always called last: the case's runners and buffers given back
+	 * (ok: the case was timed). */
+	void (*finish)(struct timing_case *tc, bool ok);
+};
+
+extern const struct pair_step ev_host_step, ev_gpu_step;
+
+/* ---- shared by the pair steps (timing.c) ------------------------------ */
+
+void ev_samples_add(struct samples *s, const struct gpu_sample *b,
+		    const struct gpu_sample *c);
+double ev_samples_median(const struct samples *s, int which);
+/* The lower quartile: a forger's shift moves every quantile alike, while
+ * a busy machine's occasional delays inflate the upper ones. */
+double ev_samples_quartile(const struct samples *s, int which);
+/* Three standard errors of the median pairwise difference of two
+ * overhead columns: what noise alone can add to it. */
+double ev_overhead_noise_ns(const double *cand, const double *base, int n);
+/* Records ratio (baseline / candidate) for block b. */
+void ev_timing_add(struct case_timing *ct, int b, double ratio);
+/* A clock-check finding: the verdict when it is the second in this case,
+ * else only noted so that the case is timed again. */
+void ev_clock_finding(struct eval_ctx *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif /* ARENA_EVAL_TIMING_H */
