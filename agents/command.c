@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 
 #include "agents.h"
-#include "sandbox/spawn.h"
+#include "arena/proc.h"
 
 static int command_validate(const struct agent_config *c, struct errbuf *err)
 {
@@ -29,7 +29,7 @@ static int command_launch(const struct agent_launch *l,
 			  struct agent_outcome *out, struct errbuf *err)
 {
 	struct strvec env = STRVEC_INIT;
-	struct spawn_result res;
+	struct proc_spawn_result res;
 	char *log = path_join(l->log_dir, "agent.log");
 	int rc;
 
@@ -41,7 +41,7 @@ static int command_launch(const struct agent_launch *l,
 	if (l->config->max_iterations > 0)
 		strvec_pushf(&env, "ARENA_MAX_ITERATIONS=%d",
 			     l->config->max_iterations);
-	struct spawn_spec spec = {
+	struct proc_spec spec = {
 		.argv = l->config->command.v,
 		.cwd = l->workspace,
 		.stdin_path = l->prompt_file,
@@ -49,7 +49,7 @@ static int command_launch(const struct agent_launch *l,
 		.env_add = &env,
 		.timeout_s = l->timeout_s,
 	};
-	rc = spawn_run(&spec, &res, err);
+	rc = proc_spawn(&spec, &res, err);
 	strvec_release(&env);
 	free(log);
 	if (rc)

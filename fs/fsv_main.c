@@ -20,6 +20,7 @@
  * connection and a busy store blocks only the thread that waits on it.
  */
 #include "fsv.h"
+#include "arena/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * eval_bridge.c - see eval_bridge.h.
  *
  * Threading: the bridge thread is the only one that calls l->evaluate
- * while the launcher's thread sits in spawn_run (which touches neither the
+ * while the launcher's thread sits in proc_spawn (which touches neither the
  * engine nor the store), so evaluations never run concurrently with other
  * engine work of this process.  The trace has its own lock; the bridge's
  * own counters are under b->lock because the launcher reads them.

@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
-#include "sandbox/spawn.h"
+#include "arena/proc.h"
 #include "arena/paths.h"
 #include "arena/ydoc.h"
 
@@ -974,7 +974,7 @@ static cJSON *argv_json(const struct strvec *argv, size_t from)
 	return a;
 }
 
-static void classify(struct cli_run *r, const struct spawn_result *res,
+static void classify(struct cli_run *r, const struct proc_spawn_result *res,
 		     const char *log_path, long log_offset,
 		     struct agent_outcome *out)
 {
@@ -1145,7 +1145,7 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 	struct cli_run r;
 	struct eval_bridge *bridge = NULL;
 	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
-	struct spawn_result res;
+	struct proc_spawn_result res;
 	char *trace_path = NULL, *log_path = NULL, *stdout_path = NULL;
 	const char *why = NULL;
 	long log_offset = 0;
@@ -1249,7 +1249,7 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 	double timeout = l->config && l->config->timeout_seconds > 0
 				 ? l->timeout_s
 				 : (double)r.set.timeout_seconds;
-	struct spawn_spec spec = {
+	struct proc_spec spec = {
 		.argv = argv.v,
 		.cwd = l->workspace,
 		.stdin_path = r.prompt_path,
@@ -1261,7 +1261,7 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 		.on_stdout = cli_feed_stdout,
 		.on_stdout_ctx = &r,
 	};
-	rc = spawn_run(&spec, &res, err);
+	rc = proc_spawn(&spec, &res, err);
 	/* Stopping waits for an evaluation in progress (the agent is dead,
 	 * its client gone); the counters are read after it. */
 	double best = 0;

@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arena/proc.h"
+
 void sandbox_spec_init(struct sandbox_spec *s)
 {
 	memset(s, 0, sizeof(*s));

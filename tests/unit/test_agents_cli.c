@@ -28,7 +28,7 @@
 #include "cli/cli_agent.h"
 #include "bridge/mcp_server.h"
 #include "sandbox/sandbox.h"
-#include "sandbox/spawn.h"
+#include "arena/proc.h"
 
 static char root[4096];
 static struct task *saxpy;
@@ -288,7 +288,7 @@ static void test_hang_ignoring_sigterm_is_killed_at_the_deadline(void **s)
 	assert_string_equal(f.out.status, "timeout");
 	assert_contains(f.out.error, "deadline of 2 s reached");
 	assert_true(took >= 2.0);
-	assert_true(took < 2.0 + SPAWN_KILL_GRACE_S + 3.0);
+	assert_true(took < 2.0 + PROC_KILL_GRACE_S + 3.0);
 	assert_contains(f.trace, "\"status\":\"timeout\"");
 	fx_release(&f);
 }
@@ -304,7 +304,7 @@ static void test_hang_in_the_sandbox_dies_with_it(void **s)
 	assert_int_equal(fx_launch(&f, "claude", "hang"), 0);
 	double took = (double)(now_ns() - t0) / 1e9;
 	assert_string_equal(f.out.status, "timeout");
-	assert_true(took < 2.0 + SPAWN_KILL_GRACE_S + 3.0);
+	assert_true(took < 2.0 + PROC_KILL_GRACE_S + 3.0);
 	fx_release(&f);
 }
 

@@ -154,28 +154,6 @@ void time_stamp_compact(char out[16], double wall);
 /* ISO 8601 UTC "YYYY-mm-ddTHH:MM:SSZ". */
 void time_stamp_iso(char out[32], double wall);
 
-/* ---- processes ------------------------------------------------------- */
-
-/* Runs argv (argv[0] searched in PATH) in cwd (NULL = current), stdin from
- * /dev/null, stdout+stderr captured (at most out_max bytes kept, the rest
- * counted and dropped), in its own process group, killed (group SIGKILL)
- * after timeout_ms (0 = none).  *status gets the wait status; *timed_out
- * is set when the deadline hit.  Returns 0 when the process ran (whatever
- * its exit status), negative errno when it could not be started. */
-struct proc_result {
-	int status;
-	bool timed_out;
-	char *output;	/* captured stdout+stderr, NUL-terminated, owned */
-	size_t output_len;
-	double seconds;
-};
-int proc_run_capture(char *const argv[], const char *cwd,
-		     char *const envp[], int timeout_ms, size_t out_max,
-		     struct proc_result *res, struct errbuf *err);
-void proc_result_release(struct proc_result *res);
-/* "exited with status 3", "killed by signal 11 (Segmentation fault)". */
-void proc_describe_status(int status, char *buf, size_t n);
-
 /* ---- misc ------------------------------------------------------------ */
 
 /* Parse helpers that reject trailing garbage. */

@@ -1,13 +1,16 @@
 /*
- * proc.c - running a child program with a deadline and captured output.
+ * proc.c - running a child program with a deadline and captured output
+ * (arena/proc.h), and the child's side of every spawn (proc_child_setup,
+ * shared with proc_spawn in spawn.c).
  *
  * The child gets its own process group (so the whole tree it starts can be
- * killed), stdin from /dev/null, and stdout+stderr on one pipe.  The parent
- * polls the pipe until EOF and the deadline; at the deadline it sends
- * SIGKILL to the group.  Output beyond out_max is read and dropped so a
- * chatty child can never block on a full pipe or grow our memory.
+ * killed), the parent-death signal, stdin from /dev/null, and
+ * stdout+stderr on one pipe.  The parent polls the pipe until EOF and the
+ * deadline; at the deadline it sends SIGKILL to the group.  Output beyond
+ * out_max is read and dropped so a chatty child can never block on a full
+ * pipe or grow our memory.
  */
-#include "arena/util.h"
+#include "arena/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,10 +19,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
+
+void proc_child_setup(pid_t parent, const char *stdin_path, int out_fd,
+		      int err_fd, const char *cwd)
+{
+	int in_fd;
+
+	setpgid(0, 0);
+	/* Dies with the thread that forked it; and if that died before the
+	 * signal was armed, now. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	in_fd = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
+	if (in_fd < 0)
+		in_fd = open("/dev/null", O_RDONLY);
+	if (in_fd >= 0)
+		dup2(in_fd, 0);
+	dup2(out_fd, 1);
+	dup2(err_fd, 2);
+	if (cwd && chdir(cwd) != 0) {
+		dprintf(2, "arena: cannot enter %s: %s\n", cwd,
+			strerror(errno));
+		_exit(127);
+	}
+}
 
 int proc_run_capture(char *const argv[], const char *cwd, char *const envp[],
 		     int timeout_ms, size_t out_max, struct proc_result *res,
@@ -29,7 +58,7 @@ int proc_run_capture(char *const argv[], const char *cwd, char *const envp[],
 	uint64_t start = now_ns();
 	struct strbuf out = STRBUF_INIT;
 	size_t dropped = 0;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	memset(res, 0, sizeof(*res));
 	if (pipe2(pfd, O_CLOEXEC) != 0)
@@ -42,16 +71,7 @@ int proc_run_capture(char *const argv[], const char *cwd, char *const envp[],
 		return errf_code(err, e, "fork: %s", strerror(e));
 	}
 	if (pid == 0) {
-		setpgid(0, 0);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		if (cwd && chdir(cwd) != 0) {
-			dprintf(2, "cannot enter %s: %s\n", cwd, strerror(errno));
-			_exit(127);
-		}
+		proc_child_setup(parent, NULL, pfd[1], pfd[1], cwd);
 		if (envp)
 			environ = (char **)envp;
 		execvp(argv[0], argv);

@@ -44,6 +44,7 @@
 
 #include "arena/eval.h"
 #include "arena/paths.h"
+#include "arena/proc.h"
 
 #define COMPILE_MSG_MAX 4096
 #define COMPILE_LOG_MAX (64 * 1024)

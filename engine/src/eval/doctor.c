@@ -10,6 +10,7 @@
  * "no GPU" and why (no driver, no runner).
  */
 #include "arena/doctor.h"
+#include "arena/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -30,6 +30,7 @@
 
 #include "arena/eval.h"
 #include "arena/paths.h"
+#include "arena/proc.h"
 
 #define QUERY_TIMEOUT_MS 60000
 #define PEAKS_TIMEOUT_MS 120000

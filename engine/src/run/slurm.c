@@ -10,6 +10,7 @@
  * each job's output beside them.
  */
 #include "arena/engine.h"
+#include "arena/proc.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,8 +1,9 @@
 /*
- * spawn.c - see spawn.h.
+ * spawn.c - proc_spawn (arena/proc.h): an agent program with its output
+ * streamed to logs and a callback, under a deadline.
  *
  * The parent reads the child's output through a pipe and copies it into
- * the log (up to SPAWN_LOG_MAX bytes; the rest is drained and counted), so
+ * the log (up to PROC_LOG_MAX bytes; the rest is drained and counted), so
  * a program that prints megabytes never blocks and never fills the disk.
  * When stdout is split from stderr (stdout_path / on_stdout), both pipes
  * are polled together, so a program that fills one while we wait on the
@@ -12,7 +13,7 @@
  * agent left running in the background can touch the workspace during
  * evaluation.
  */
-#include "spawn.h"
+#include "arena/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,28 +22,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void child_exec(const struct spawn_spec *spec, int out_fd, int err_fd)
+static void child_exec(const struct proc_spec *spec, pid_t parent,
+		       int out_fd, int err_fd)
 {
-	int in_fd;
-
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	in_fd = open(spec->stdin_path ? spec->stdin_path : "/dev/null",
-		     O_RDONLY);
-	if (in_fd < 0)
-		in_fd = open("/dev/null", O_RDONLY);
-	dup2(in_fd, 0);
-	dup2(out_fd, 1);
-	dup2(err_fd, 2);
-	if (spec->cwd && chdir(spec->cwd) != 0) {
-		dprintf(2, "arena: cannot enter %s: %s\n", spec->cwd,
-			strerror(errno));
-		_exit(127);
-	}
+	proc_child_setup(parent, spec->stdin_path, out_fd, err_fd, spec->cwd);
 	if (spec->env_replace) {
 		static char *const empty[] = { NULL };
 		execvpe(spec->argv[0], spec->argv,
@@ -78,8 +64,8 @@ static bool pump(struct sink *s)
 		return errno == EINTR || errno == EAGAIN;
 	if (n == 0)
 		return false;
-	if (s->file && s->kept < SPAWN_LOG_MAX) {
-		size_t keep = SPAWN_LOG_MAX - s->kept;
+	if (s->file && s->kept < PROC_LOG_MAX) {
+		size_t keep = PROC_LOG_MAX - s->kept;
 		if ((size_t)n < keep)
 			keep = (size_t)n;
 		fwrite(buf, 1, keep, s->file);
@@ -107,17 +93,17 @@ static void note_truncation(FILE *f, size_t total, size_t kept)
 			"kept]\n", total, kept);
 }
 
-int spawn_run(const struct spawn_spec *spec, struct spawn_result *res,
+int proc_spawn(const struct proc_spec *spec, struct proc_spawn_result *res,
 	      struct errbuf *err)
 {
 	bool split = spec->stdout_path || spec->on_stdout;
 	double grace = spec->kill_grace_s > 0 ? spec->kill_grace_s
-					      : SPAWN_KILL_GRACE_S;
+					      : PROC_KILL_GRACE_S;
 	int efd[2], ofd[2] = { -1, -1 }, status = 0, rc = 0;
 	FILE *log = NULL, *out = NULL;
 	uint64_t start = now_ns();
 	double term_at = -1;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	memset(res, 0, sizeof(*res));
 	if (spec->log_path) {
@@ -151,7 +137,7 @@ int spawn_run(const struct spawn_spec *spec, struct spawn_result *res,
 		goto out_files;
 	}
 	if (pid == 0)
-		child_exec(spec, split ? ofd[1] : efd[1], efd[1]);
+		child_exec(spec, parent, split ? ofd[1] : efd[1], efd[1]);
 	setpgid(pid, pid);
 	close(efd[1]);
 	if (split)
