@@ -1,12 +1,16 @@
 /*
  * common.c - helpers shared by the subcommands: error printing, opening
- * the engine from the global options, and printing a run's events.  Kept out of main.c so that unit
- * tests can link the subcommands without the program's main().
+ * the engine from the global options (with the mount's view of workspaces
+ * when the mount started this process), and printing a run's events.
+ * Kept out of main.c so that unit tests can link the subcommands without
+ * the program's main().
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli.h"
+#include "fsv.h"
 
 int cli_fail(const char *fmt, ...)
 {
@@ -27,6 +31,12 @@ int cli_open(const struct cli *c, struct engine **e)
 	errbuf_init(&err);
 	if (engine_open(c->store_dir, c->tasks_dir, e, &err) != 0)
 		return cli_fail("%s", errbuf_str(&err));
+	/* An executor the mount started (fsv_spawn_executor sets
+	 * $ARENA_MOUNT) shows agents their workspace through the mount. */
+	const char *mount = getenv("ARENA_MOUNT");
+	if (mount && *mount)
+		engine_set_workspace_view(*e, fsv_workspace_view,
+					  (void *)mount);
 	return 0;
 }
 

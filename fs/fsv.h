@@ -333,6 +333,12 @@ void fsv_spawn_release(struct fsv *fs);
  * daemon. */
 int fsv_spawn_executor(struct fsv *fs, const char *run_id, bool waiter,
 		       struct errbuf *err);
+/* engine_workspace_view_fn for an executor started by the mount at
+ * mountpoint (ctx: the mountpoint): <mountpoint>/runs/<run>/tasks/<task
+ * dir>/workspace when the mount answers there, else NULL (daemon down:
+ * the agent gets the real path). */
+char *fsv_workspace_view(void *mountpoint, const char *run_id,
+			 const char *task_dirname);
 /* Starts an evaluation worker for one attempt; *pid is its process group
  * leader and *out_fd the read end of its stdout. */
 int fsv_spawn_worker(struct fsv *fs, const char *run_id, const char *dirname,

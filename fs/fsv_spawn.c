@@ -211,3 +211,15 @@ int fsv_spawn_worker(struct fsv *fs, const char *run_id, const char *dirname,
 	*out_fd = fds[0];
 	return 0;
 }
+
+char *fsv_workspace_view(void *mountpoint, const char *run_id,
+			 const char *task_dirname)
+{
+	char *ws = xasprintf("%s/runs/%s/tasks/%s/workspace",
+			     (const char *)mountpoint, run_id, task_dirname);
+
+	if (dir_exists(ws))
+		return ws;
+	free(ws);
+	return NULL;
+}

@@ -14,7 +14,10 @@ same table, and this test fails, naming the file and the edge, when:
      uses or defines a symbol of the controller, or includes anything of
      engine/include but the ABI (kernel.h, fp16.h, runner_proto.h);
   4. the engine names an agent, the filesystem or the CLI: an #include of
-     agents/, fs/ or cli/, or a symbol of theirs used by libarena.a.
+     agents/, fs/ or cli/, a symbol of theirs used by libarena.a, or the
+     mount itself ($ARENA_MOUNT, <fuse...> headers): the front end that
+     knows the mount passes what the engine needs (engine.h,
+     engine_set_workspace_view).
 
 usage: B=build python3 tests/tree/rooms.py   (needs the objects of a build)
 Exit 0: the rules hold; 1: a rule broke (each break on its own line);
@@ -157,6 +160,27 @@ def check_includes(errors):
     return n
 
 
+# Words no engine source may contain (comments aside): the engine knows no
+# mount and no FUSE.
+ENGINE_BANNED = [re.compile(r'ARENA_MOUNT'), re.compile(r'#\s*include\s*<fuse')]
+COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+
+
+def check_engine_words(errors):
+    for dp, _, fs in os.walk(os.path.join(ROOT, "engine", "src")):
+        for f in sorted(fs):
+            if not f.endswith(EXTS):
+                continue
+            src = os.path.relpath(os.path.join(dp, f), ROOT)
+            code = COMMENT.sub("", open(os.path.join(ROOT, src),
+                                        errors="replace").read())
+            for pat in ENGINE_BANNED:
+                if pat.search(code):
+                    errors.append("%s: the engine names the mount (%s); "
+                                  "the front end passes what it needs"
+                                  % (src, pat.pattern))
+
+
 def nm(paths, defined):
     """{path: [global symbols]} defined (or used, undefined) by each file;
     one nm for all of them."""
@@ -252,6 +276,7 @@ def main():
         return 77
     errors = []
     nincl = check_includes(errors)
+    check_engine_words(errors)
     nobj, nedges = check_symbols(errors)
     if nobj == 0:
         print("no objects found under %s" % B)

@@ -32,6 +32,18 @@ void engine_close(struct engine *e);
 struct store *engine_store(struct engine *e);
 const char *engine_tasks_root(const struct engine *e);
 
+/* How agents are shown their workspace.  The front end may set a view:
+ * fn(ctx, run_id, task_dirname) returns the path (caller frees) through
+ * which agents should reach that attempt's workspace - `arena mount`'s
+ * executor gives the same directory seen through the mount, so that `cat
+ * ../score` works there - or NULL for the real path.  Without a view (the
+ * default) agents get the real path; evaluation always reads it.  The
+ * engine itself knows nothing of mounts. */
+typedef char *(*engine_workspace_view_fn)(void *ctx, const char *run_id,
+					  const char *task_dirname);
+void engine_set_workspace_view(struct engine *e, engine_workspace_view_fn fn,
+			       void *ctx);
+
 /* Parses and validates a run config completely: YAML, tasks, agent name
  * and the agent's own checks, device.  Nothing is created. */
 int engine_config_parse(struct engine *e, const char *source, const char *text,

@@ -55,6 +55,8 @@ struct engine {
 	char *tasks_root;
 	char *cache_dir;
 	char *lock_dir;
+	engine_workspace_view_fn ws_view;	/* set by the front end */
+	void *ws_view_ctx;
 };
 
 /* ---- small helpers --------------------------------------------------- */
@@ -174,6 +176,13 @@ void engine_close(struct engine *e)
 struct store *engine_store(struct engine *e)
 {
 	return e->store;
+}
+
+void engine_set_workspace_view(struct engine *e, engine_workspace_view_fn fn,
+			       void *ctx)
+{
+	e->ws_view = fn;
+	e->ws_view_ctx = ctx;
 }
 
 const char *engine_tasks_root(const struct engine *e)
@@ -703,23 +712,18 @@ static int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
 	return workspace_create(c->task, c->task_dir, err);
 }
 
-/* The workspace path an agent is given.  An executor started by `arena
- * mount` has $ARENA_MOUNT: its agents then work through the mount, so that
- * `cat ../score` evaluates their files.  When the mount does not answer
- * (daemon down) the real path is used; evaluation always reads the real
- * path. */
+/* The workspace path an agent is given: the front end's view of it when
+ * it set one (engine_set_workspace_view: `arena mount` shows agents the
+ * workspace through the mount, so that `cat ../score` evaluates their
+ * files), else the real path.  Evaluation always reads the real path. */
 static char *agent_workspace(const struct attempt_ctx *c)
 {
-	const char *mount = getenv("ARENA_MOUNT");
-
-	if (mount && *mount) {
+	if (c->e->ws_view) {
 		char *name = store_task_dirname(c->a->task_id, c->a->attempt);
-		char *ws = xasprintf("%s/runs/%s/tasks/%s/workspace", mount,
-				     c->run_id, name);
+		char *ws = c->e->ws_view(c->e->ws_view_ctx, c->run_id, name);
 		free(name);
-		if (dir_exists(ws))
+		if (ws)
 			return ws;
-		free(ws);
 	}
 	return xstrdup(c->workspace);
 }
