@@ -54,18 +54,18 @@
  *                                  changed meanwhile; late 0 or a + 1 for an
  *                                  argument changed after the stream's own
  *                                  work was done)
- *     flush <seq> <bytes> [<spec>...]  → ok <seq>
- *                                  host: writes every cache line of a
- *                                  buffer of <bytes>
- *                                  GPU: per argument of every set, by its
- *                                  spec: "u" copy it to the device,
- *                                  "<width>:<hex>" fill it with that poison,
+ *     flush <seq> <bytes>       → ok <seq>     (host: writes every cache
+ *                                  line of a buffer of <bytes>)
+ *     gen <seq> [<spec>...]     → ok <seq>     (GPU: per argument of every
+ *                                  set, by its spec: "u" copy it to the
+ *                                  device, "<width>:<hex>" fill it with
+ *                                  that poison,
  *                                  "g:<dist>:<a>:<b>:<lo>:<hi>:<seed>" draw
  *                                  it on the device (gpu/gpu_gen.h); no
- *                                  spec: copy all; then a clock-warming
- *                                  kernel, a write of <bytes> of device
- *                                  memory (>= 2x L2), persisting L2 lines
- *                                  reset, and a wait for the device
+ *                                  spec: copy all; then a wait for the
+ *                                  stream.  The first request of a sample:
+ *                                  the controller's clock runs from here
+ *                                  to the keeper's probe after the fetch)
  *     time <seq>                → ok <seq> <rc> <ns>   (host: one call, timed
  *                                               with CLOCK_MONOTONIC)
  *     time <seq> <n>            → ok <seq> <rc> <ns> <drain_ns>   (GPU: n
@@ -78,8 +78,9 @@
  *     sets <seq> <n> <stride>   → ok <seq>     (GPU: n device copies of the
  *                                  layout; set k lives in shared memory at
  *                                  k * stride)
- *     fetch <seq>               → ok <seq>     (GPU: copies every argument
- *                                  of every set back to shared memory)
+ *     fetch <seq> [<mask>]      → ok <seq>     (GPU: copies every argument
+ *                                  in <mask> (all without one) of every
+ *                                  set back to shared memory)
  *     ping <seq>                → pong <seq>
  *     quit                      (no reply; the runner exits 0)
  *     any request may instead get: error <seq> <message>
@@ -87,13 +88,30 @@
  *                         (after a sticky one the runner runs nothing
  *                         again and answers every request the same way)
  *
+ * The GPU keeper: `arena-runner-cuda|arena-runner-hip - - <device-index>`
+ * (no shared object, no entry) never loads a kernel, so everything it
+ * says is trusted.  It serves, besides ping and quit:
+ *     flush <seq> <bytes>       → ok <seq> <ns>   a ~1 ms busy kernel (the
+ *                                  device's clocks up), a write of <bytes>
+ *                                  of its own memory (>= 2x L2), persisting
+ *                                  L2 lines reset, a wait for the whole
+ *                                  device; <ns>: its events' time
+ *     probe <seq>               → ok <seq> <ns>   a 1 MiB write and a wait
+ *                                  for the whole device: does the device
+ *                                  work, and is anything left running?
+ *   A GPU sample of runner R is: gen to R, flush to the keeper, time and
+ *   fetch to R, probe to the keeper, with every other process stopped;
+ *   the controller's clock over all five is charged to R (docs/gpu.md).
+ *
  * Offsets are multiples of RP_ALIGN; the controller checks every reply's
  * numbers itself and reads outputs only while the runner is stopped.
  *
  * Diagnostics (no control channel; the GPU runners only, trusted code, no
  * kernel loaded):  --query   prints one JSON object describing the
  * runtime and every visible device;  --peaks <index>  measures that
- * device's memory bandwidth and FP32 FMA rate and prints them as JSON.
+ * device's memory bandwidth, FP32 FMA rate and (CUDA, compute capability
+ * 8.0 and later) dense bf16 tensor-core rate and prints them as JSON;
+ * --selftest <index>  checks the sandbox against the driver.
  */
 #ifndef ARENA_RUNNER_PROTO_H
 #define ARENA_RUNNER_PROTO_H

@@ -95,6 +95,8 @@ struct task {
 	double atol, rtol;
 	char *cost_bytes;	/* expressions or NULL */
 	char *cost_flops;
+	char *cost_class;	/* cost.compute_class: "fp32", "tf32", "bf16",
+				 * "fp16", "fp8", "int8" or NULL (docs/gpu.md) */
 
 	int ntunables;
 	struct task_tunable tunables[TASK_MAX_TUNABLES];

@@ -213,6 +213,7 @@ static void ctx_release(struct eval_ctx *x)
 			ev_timing_release(&x->timing[i]);
 		free(x->timing);
 	}
+	free(x->gpu_batch);
 	if (x->scratch)
 		rm_rf(x->scratch);
 	free(x->scratch);
@@ -290,7 +291,10 @@ static int open_logs(struct eval_ctx *x)
 		fputs("case\tblock\tkind\tnum\tbatch\tbase_first\t"
 		      "base_claim_ns\tcand_claim_ns\tbase_wall_ns\t"
 		      "cand_wall_ns\tbase_drain_ns\tcand_drain_ns\t"
-		      "base_fetch_ns\tcand_fetch_ns\tstage_ns\tcheck_ns\n",
+		      "base_fetch_ns\tcand_fetch_ns\tstage_ns\tcheck_ns\t"
+		      "base_span_ns\tcand_span_ns\tbase_gen_ns\tcand_gen_ns\t"
+		      "base_keeper_ns\tcand_keeper_ns\tbase_probe_ns\t"
+		      "cand_probe_ns\texcess_ns\n",
 		      x->trace);
 	for (int i = 0; i < NROLES; i++) {
 		char *p = path_join(x->log_dir, names[i]);
@@ -556,6 +560,7 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 
 	/* 3 and 4. */
 	x.timing = xcalloc((size_t)t->ncases, sizeof(struct case_timing));
+	x.gpu_batch = xcalloc((size_t)t->ncases, sizeof(int));
 	run_phases(&x);
 done:
 	if (rc == 0 && x.gpu) {

@@ -48,6 +48,8 @@ struct gpu_info {
 	double copy_bps;	/* device-to-device copy, bytes read + written */
 	double read_bps;
 	double fma_flops;	/* FP32 FMA, flops (2 per FMA) */
+	double tc_bf16_flops;	/* dense bf16 tensor cores by mma.sync; 0 when
+				 * not measured (HIP, before sm_80) */
 };
 
 #define GPU_MAX_DEVICES 64
@@ -126,24 +128,53 @@ size_t gpu_flush_bytes(const struct gpu_info *g);
 int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets,
 		   uint64_t max_bytes);
 
+/* The fastest arithmetic a task's kernels may use, for the flop floor:
+ * the task's cost.compute_class when it states one, else from its
+ * argument types: a one-byte argument admits fp8/int8 tensor cores, a
+ * 16-bit float bf16/fp16 ones, anything else TF32 (whether TF32 passes
+ * the task's tolerance is the task's business; the floor assumes it
+ * might, as it must not be beaten by an honest kernel). */
+enum gpu_compute_class { GPU_CC_FP32, GPU_CC_TF32, GPU_CC_BF16, GPU_CC_FP8 };
+enum gpu_compute_class gpu_compute_class_of(const struct task *t);
+const char *gpu_compute_class_name(enum gpu_compute_class c);
+/* Class c's peak rate on g in flops/s from the measured dense bf16
+ * tensor-core rate (x2 for fp8/int8, /2 for TF32), or the FP32 FMA rate;
+ * 0 when not measured. */
+double gpu_class_peak_flops(enum gpu_compute_class c, const struct gpu_info *g);
+
 /* The shortest time a call of case cost (bytes, flops) could take on g:
  * max(bytes / (GPU_ROOFLINE_BW_MARGIN x bandwidth), flops /
- * (GPU_ROOFLINE_FLOPS_MARGIN x FP32 FMA rate)) in ns; 0 when nothing is
- * known.  The flop margin covers tensor cores, whose peak is not
- * measured: the floor only catches impossible claims. */
+ * (GPU_ROOFLINE_TC_MARGIN x the class's peak)) in ns; 0 when nothing is
+ * known.  Without a tensor-core measurement (HIP, before sm_80) the flop
+ * term is flops / (GPU_ROOFLINE_FLOPS_MARGIN x the FP32 FMA rate), which
+ * only catches impossible claims.  GPU_ROOFLINE_TC_MARGIN covers what
+ * the mma.sync probe does not reach (Hopper's wgmma) and algorithms that
+ * do fewer flops than the task's formula counts (one or two Strassen
+ * levels). */
 #define GPU_ROOFLINE_BW_MARGIN 1.25
+#define GPU_ROOFLINE_TC_MARGIN 2.0
 #define GPU_ROOFLINE_FLOPS_MARGIN 32.0
 double gpu_roofline_floor_ns(int64_t bytes, int64_t flops,
-			     const struct gpu_info *g);
+			     enum gpu_compute_class c, const struct gpu_info *g);
 
-/* Claimed times against the controller's clock, per case (medians over
- * the timed samples).  overhead = the controller's wall time of the timed
- * request (GPU: plus the fetch that follows it) minus the claim; the
- * baseline, trusted and running the same protocol, calibrates what honest
- * overhead is.  Returns the excess the candidate is allowed over the
- * baseline: max(100 us, 5% of the candidate's claim, 3% of the baseline's
- * fetch time). */
-double claims_allowed_excess(double cand_claim_ns, double base_fetch_ns);
+/* The charged excess of a GPU case (docs/gpu.md section 6).  Per timed
+ * pair, e = the candidate's (whole sample by the controller's clock -
+ * claim) - the baseline's; e[b][0..sizes[b]) are block b's.  Returns
+ * max(0, the lower GPU_EXCESS_ALPHA bound of the median of e) from a
+ * hierarchical bootstrap (resample blocks, then pairs within each), `iters`
+ * resamples, deterministic in seed; *median gets the median of every e.
+ * What noise can explain is not charged; what the candidate's process
+ * did outside its claim, beyond what the baseline's did, is. */
+#define GPU_EXCESS_ALPHA 0.05
+double gpu_charged_excess_ns(const double *const *e, const int *sizes,
+			     int nblocks, int iters, uint64_t seed,
+			     double *median);
+/* An excess this large is not charged but rejected, by name:
+ * max(GPU_GROSS_EXCESS_ABS_NS, GPU_GROSS_EXCESS_REL x the candidate's
+ * median claim). */
+#define GPU_GROSS_EXCESS_ABS_NS 50000.0
+#define GPU_GROSS_EXCESS_REL 0.10
+double gpu_gross_excess_ns(double cand_claim_ns);
 
 /* Work a candidate left on the device after its stream's end event:
  * allowed drain = the baseline's + max(8 us, 2% of the candidate's
@@ -329,7 +360,7 @@ struct runner_spec {
 	const char *runner_path;
 	const char *so_path;	/* NULL: a GPU runner started before its
 				 * kernel exists; runner_load() sends it */
-	const char *entry;
+	const char *entry;	/* "-" with so_path NULL: a GPU keeper */
 	const char *role;	/* for messages */
 	size_t shm_size;
 	int log_fd;		/* runner stdout+stderr; -1 = /dev/null */
@@ -357,7 +388,7 @@ struct runner {
 	bool dev_sticky;	/* after RUNNER_DEVICE: the context is lost */
 	char dev_error[64];	/* after RUNNER_DEVICE: "cudaErrorIllegalAddress" */
 	int threads_ready;	/* threads when it first stopped after ready */
-	int calls;		/* `call` requests answered */
+	int calls;		/* `call` and GPU `time` requests answered */
 	char runner_path[256];
 	int status;		/* wait status once reaped */
 	char why[512];		/* last failure, a clause: "was killed by ..." */
@@ -402,10 +433,15 @@ enum runner_fail runner_time_gpu(struct runner *r, int n, int *rc,
 				 int64_t *wall_ns);
 enum runner_fail runner_fetch(struct runner *r, uint32_t mask,
 			      int64_t *wall_ns);
-/* GPU flush with a per-argument spec: "u" (copy it to the device) or
- * "<width>:<hex>" (fill it on the device with that poison). */
-enum runner_fail runner_flush_spec(struct runner *r, size_t bytes,
-				   const char *spec);
+/* GPU: the first request of a sample: the inputs drawn on the device and
+ * the outputs poisoned, per argument as spec says (runner_proto.h). */
+enum runner_fail runner_gen(struct runner *r, const char *spec,
+			    int64_t *wall_ns);
+/* The keeper (a GPU runner with no kernel): an L2 flush of bytes, and a
+ * probe of the device; ns: its events' time, wall: the controller's. */
+enum runner_fail runner_keeper_flush(struct runner *r, size_t bytes,
+				     int64_t *ns, int64_t *wall_ns);
+enum runner_fail runner_probe(struct runner *r, int64_t *ns, int64_t *wall_ns);
 /* Parses the text of "error <seq> device <sticky|soft> <name> <message>"
  * after "<seq> "; true (and the fields set) when it is one. */
 bool runner_parse_device_error(const char *msg, bool *sticky, char *name,

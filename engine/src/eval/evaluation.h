@@ -71,9 +71,14 @@ struct ref_trial {
 };
 
 /* What one runner's timed request said, and the controller's clock
- * (host samples have no drain and no fetch: 0). */
+ * (host samples have no drain and no fetch: 0).  A GPU sample is several
+ * requests (gpu_sample.c): span is the controller's clock over all of
+ * them, from gen to the keeper's probe; gen, keep, fetch and probe are
+ * the walls of its parts (wall: of `time`), keep_ns the keeper's own
+ * events over its flush. */
 struct gpu_sample {
 	int64_t claim, wall, drain, fetch;
+	int64_t span, gen, keep, keep_ns, probe;
 };
 
 struct eval_ctx {
@@ -116,6 +121,11 @@ struct eval_ctx {
 	int lockfd;			/* the device lock, -1 when not held */
 	int lockmode;			/* LOCK_SH or LOCK_EX while held */
 	int trusted_threads;		/* most threads of a trusted GPU runner */
+	struct runner *keeper;		/* the trusted GPU process: L2 flush,
+					 * probes (gpu_sample.c) */
+	bool keeper_pending;		/* launched, not awaited yet */
+	int *gpu_batch;			/* per case: calls per sample, 0 = not
+					 * decided yet (gpu_sample.c) */
 	bool no_gpu_baseline;		/* nothing on the device to time against */
 	struct strbuf method_notes;	/* batches, for benchmark_method */
 	double gate_prev_ns;		/* the last gated call, by our clock */
@@ -198,6 +208,12 @@ bool ev_outputs_match(struct eval_ctx *x, const struct case_layout *l,
 		      struct runner *got, struct runner *want,
 		      double tol_scale, int pattern, double *maxerr,
 		      enum result_status st, const char *prefix);
+/* The same on two sets' memory anywhere (got and want point at the start
+ * of a set laid out as l). */
+bool ev_outputs_match_mem(struct eval_ctx *x, const struct case_layout *l,
+			  const unsigned char *got, const unsigned char *want,
+			  double tol_scale, int pattern, double *maxerr,
+			  enum result_status st, const char *prefix);
 /* The verdict on one request's outcome: a runner failure, a non-zero
  * return, or a candidate runner that left threads or children behind. */
 bool ev_call_outcome_ok(struct eval_ctx *x, enum role role, struct runner *r,
@@ -232,6 +248,11 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src);
 /* ---- correctness.c ---------------------------------------------------- */
 
 int ev_correctness_trials(const struct eval_ctx *x);
+/* Whether the reference wrote every output of its set 0 (poisoned with
+ * pattern); false with an infra_error verdict otherwise. */
+bool ev_reference_wrote(struct eval_ctx *x, const struct case_layout *l,
+			struct runner *ref, int pattern,
+			const struct task_case *c);
 /* Runs the reference of correctness trials ahead, while the candidate
  * compiles (build.c). */
 void ev_reference_ahead(struct eval_ctx *x);
@@ -250,6 +271,73 @@ void ev_time_case_confirmed(struct eval_ctx *x, int ci,
 			    struct case_result *cr);
 /* The device's measured peaks, for the roofline floor (GPU). */
 void ev_gpu_peaks_for_roofline(struct eval_ctx *x);
+
+/* ---- gpu_sample.c (GPU evaluations) ----------------------------------- */
+
+/* Launches the keeper (no kernel; prelaunch) and finishes its start;
+ * false (verdict set) on failure. */
+bool ev_keeper_launch(struct eval_ctx *x);
+bool ev_keeper_ready(struct eval_ctx *x);
+/* Whether the device still works: a probe by the keeper (started now if
+ * there is none) right after a candidate runner's device error.  False
+ * with the reason in why when the probe fails too. */
+bool ev_device_works(struct eval_ctx *x, char *why, size_t why_len);
+/* The gen spec of a sample: inputs drawn on the device from seed (every
+ * set its own, the same in every runner), outputs poisoned with pattern.
+ * Caller frees. */
+char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
+		      int pattern, uint64_t seed);
+/* One sample of runner r: gen (spec), the keeper's flush, time n calls,
+ * fetch the arguments in mask, the keeper's probe; the controller's
+ * clock over all of it in o->span.  False (verdict set) on any failure,
+ * including a claim the clock contradicts. */
+bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r,
+		   int n, const char *spec, uint32_t mask, const char *what,
+		   const struct task_case *c, struct gpu_sample *o);
+/* The argument mask of a sample's fetch: outputs always, inputs when
+ * `inputs`. */
+uint32_t ev_gpu_fetch_mask(const struct task *t, bool inputs);
+/* Calls per sample of case ci, decided from the baseline runner alone
+ * (trusted, a few samples of one call) and kept in x->gpu_batch[ci];
+ * runners base and cand (either may be NULL) get that many sets.  0 with
+ * a verdict on failure. */
+int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
+		      const struct case_layout *l, const struct task_case *c);
+/* Gives runner r n sets of layout l (stride l->shm_size); false (verdict
+ * set) on failure. */
+bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
+		 const struct case_layout *l, const struct task_case *c);
+/* Every set of cand's sample against base's: inputs (when fetched) bit
+ * for bit, outputs within tol_scale x the tolerance; skip_set (-1: none)
+ * is not compared.  False (verdict RS_INCORRECT or RS_REJECTED) when one
+ * differs; prefix names the sample in the message. */
+bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
+		       struct runner *base, struct runner *cand, int n,
+		       int pattern, bool inputs, int skip_set,
+		       const char *what, const char *prefix,
+		       const struct task_case *c);
+/* The reference on set k of base's sample whose gen spec was spec: the
+ * trusted baseline draws that sample's inputs again (inout arguments
+ * were overwritten by its call) and hands set k's to the reference,
+ * which must write every output; then cand's set k (cand NULL: none)
+ * must be within the task's tolerance of it (else RS_INCORRECT with
+ * prefix).  base_too: the baseline's own set k must agree as well (else
+ * the task is at fault, RS_INFRA_ERROR).  Call it after comparing the
+ * other sets with the baseline's: base's inputs and inout arguments are
+ * drawn again.  *maxerr (may be NULL) gets the largest difference. */
+bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
+			    struct runner *ref, struct runner *base,
+			    struct runner *cand, int k, const char *spec,
+			    int pattern, bool base_too, const char *what,
+			    const char *prefix, const struct task_case *c,
+			    double *maxerr);
+
+/* ---- correctness_gpu.c ------------------------------------------------ */
+
+/* Checks case ci on a GPU with the samples timing uses (docs/gpu.md
+ * section 5): 0 when the candidate is correct on it, -1 with a verdict
+ * otherwise. */
+int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr);
 
 /* ---- device.c --------------------------------------------------------- */
 

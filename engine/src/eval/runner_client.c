@@ -550,6 +550,7 @@ enum runner_fail runner_time_gpu(struct runner *r, int n, int *rc,
 	snprintf(a, sizeof(a), "%d", n);
 	enum runner_fail f = request(r, "time", a, "return", 3, v, wall_ns);
 	if (f == RUNNER_OK) {
+		r->calls++;
 		*rc = (int)v[0];
 		*claim_ns = v[1];
 		*drain_ns = v[2];
@@ -567,14 +568,35 @@ enum runner_fail runner_fetch(struct runner *r, uint32_t mask,
 		       wall_ns);
 }
 
-enum runner_fail runner_flush_spec(struct runner *r, size_t bytes,
-				   const char *spec)
+enum runner_fail runner_gen(struct runner *r, const char *spec,
+			    int64_t *wall_ns)
 {
-	char *a = xasprintf("%zu %s", bytes, spec);
-	enum runner_fail f = request(r, "flush", a, "flush the cache", 0, NULL,
-				     NULL);
+	return request(r, "gen", spec && *spec ? spec : NULL,
+		       "draw the inputs", 0, NULL, wall_ns);
+}
 
-	free(a);
+enum runner_fail runner_keeper_flush(struct runner *r, size_t bytes,
+				     int64_t *ns, int64_t *wall_ns)
+{
+	int64_t v[1];
+	char a[32];
+
+	snprintf(a, sizeof(a), "%zu", bytes);
+	enum runner_fail f = request(r, "flush", a, "flush the cache", 1, v,
+				     wall_ns);
+	if (f == RUNNER_OK)
+		*ns = v[0];
+	return f;
+}
+
+enum runner_fail runner_probe(struct runner *r, int64_t *ns, int64_t *wall_ns)
+{
+	int64_t v[1];
+	enum runner_fail f = request(r, "probe", NULL, "probe the device", 1, v,
+				     wall_ns);
+
+	if (f == RUNNER_OK)
+		*ns = v[0];
 	return f;
 }
 

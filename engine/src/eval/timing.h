@@ -61,6 +61,8 @@ struct timing_case {
 	void **stage;
 	/* GPU: set k of a batch at shared-memory offset k * stride */
 	size_t stride;
+	/* the pair step's own state, given back by its finish */
+	void *step_state;
 };
 
 /* A device's side of the loop.  Each hook returns false with a verdict

@@ -1,18 +1,24 @@
 /*
  * timing_gpu.c - a GPU's pair step of the sampling loop (timing.h;
- * docs/gpu.md): per pair and per runner, `flush` stages the pair's inputs
- * (drawn on the device from the pair's seed) and poisoned outputs and
- * flushes L2, `time n` runs a batch of n calls between two events on the
- * runner's stream and waits for the whole device, `fetch` copies the
- * buffers back.  The controller's clock covers `time` and `fetch`: a claim
- * can be forged, the moment correct outputs arrive cannot.  The claims
- * check adds what a device allows a forger: work left running after the
- * stream's end event (drain) and a time below the roofline floor.
+ * docs/gpu.md section 6).  A pair is one sample of each runner
+ * (gpu_sample.c: gen, the keeper's flush, time n, fetch, the keeper's
+ * probe, all under the controller's clock) in random order, with the same
+ * fresh inputs drawn on the device; every set of the candidate's is
+ * compared with the baseline's, and at random (at least once per block)
+ * one set with the reference's at the task's tolerance.
+ *
+ * What the controller's clock saw a candidate's samples take beyond its
+ * claims, more than the baseline's, is charged to it (the charged
+ * excess, gpu_policy.c): every pair's ratio is baseline claim /
+ * (candidate claim + excess), so no number a candidate runner reports
+ * raises its speedup beyond what the clock confirms, up to the excess's
+ * statistical uncertainty.  A gross excess is rejected by name, after
+ * the case is timed a second time.  Work left on the device (drain) and
+ * claims below the roofline floor are rejected too.
  *
  * Every block starts at once (one group): block 0 is the correctness
- * pair, the others are kept across cases (a GPU context costs 0.2-0.5 s);
- * warm-up calls say how long a call takes, and calls too short to time
- * alone run in batches of input sets.
+ * pair, the others are kept across cases (a GPU context costs 0.2-0.5 s).
+ * Calls per sample come from correctness (ev_gpu_case_batch).
  */
 #include "timing.h"
 
@@ -22,209 +28,108 @@
 #include <string.h>
 
 #define GPU_WARMUP_CALLS 3
+/* Besides one timed pair per block at a random place among its first
+ * min_pairs, each timed pair is checked against the reference with
+ * probability 1 / GPU_REFCHECK_ODDS. */
+#define GPU_REFCHECK_ODDS 8
 
-/* Stages (inputs copied, outputs poisoned on the device as spec says),
- * flushes, times a batch of n and fetches the arguments in mask, on one
- * runner. */
-static bool time_one_gpu(struct eval_ctx *x, enum role role, struct runner *r,
-			 int n, const char *spec, uint32_t mask,
-			 const char *what, const struct task_case *c,
-			 struct gpu_sample *o)
-{
-	int rc = 0;
-	enum runner_fail f = runner_flush_spec(r, x->flush_bytes, spec);
-
-	memset(o, 0, sizeof(*o));
-	if (f == RUNNER_OK)
-		f = runner_time_gpu(r, n, &rc, &o->claim, &o->drain, &o->wall);
-	if (f == RUNNER_OK)
-		f = runner_fetch(r, mask, &o->fetch);
-	if (!ev_call_outcome_ok(x, role, r, f, rc, what, c))
-		return false;
-	if (role != ROLE_CAND)
-		ev_note_trusted(x, r);
-	if (o->claim <= 0 || o->claim > o->wall + CLAIM_SLACK_NS ||
-	    o->drain < 0 || o->drain > o->wall) {
-		if (role == ROLE_CAND)
-			ev_verdict(x, RS_REJECTED, "reported times inconsistent "
-				"with the controller's clock: the candidate "
-				"runner claimed %.1f us (and %.1f us waiting for "
-				"the device) for a batch that took at most %.1f "
-				"us %s, %s '%s'", o->claim / 1e3, o->drain / 1e3,
-				o->wall / 1e3, what, ev_case_kind(c), c->id);
-		else
-			ev_verdict(x, RS_INFRA_ERROR, "the baseline runner "
-				"reported an impossible time (%.1f us, wall "
-				"%.1f us)", o->claim / 1e3, o->wall / 1e3);
-		return false;
-	}
-	return true;
-}
-
-/* The flush spec of a pair: inputs drawn on the device from the pair's
- * seed (engine/runner/gpu/gpu_gen.h: the same values in both runners, every
- * set its own, none through the host), outputs poisoned with pattern. */
-static char *gpu_flush_spec(const struct task *t, const struct case_layout *l,
-			    int pattern, uint64_t seed)
-{
-	static const char dist[] = { [INIT_NORMAL] = 'n', [INIT_UNIFORM] = 'u',
-				     [INIT_RANDINT] = 'r', [INIT_ONES] = 'o' };
-	struct strbuf sb = STRBUF_INIT;
-
-	for (int a = 0; a < t->nargs; a++) {
-		const struct task_arg *ta = &t->args[a];
-		uint64_t bits;
-		if (a)
-			strbuf_addch(&sb, ' ');
-		if (ta->io != IO_OUT) {
-			strbuf_addf(&sb, "g:%c:%.17g:%.17g:%lld:%lld:%llx",
-				    dist[ta->init.dist], ta->init.a, ta->init.b,
-				    (long long)l->lo[a], (long long)l->hi[a],
-				    (unsigned long long)seed);
-			continue;
-		}
-		int w = poison_bits(ta->dtype, pattern, &bits);
-		strbuf_addf(&sb, "%d:%llx", w, (unsigned long long)bits);
-	}
-	return strbuf_detach(&sb);
-}
-
-/* Every set of the candidate against the baseline's: its inputs as the
- * (trusted) baseline left them, its outputs within twice the tolerance. */
-/* A quiet first pass over a batch's sets, several at once: whether every
- * set passes (outputs within tolerance, inputs unchanged when fetched).
- * Only a failure needs the sequential pass that words the verdict. */
-struct sets_check {
-	const struct eval_ctx *x;
-	const struct case_layout *l;
-	const struct block *bk;
-	size_t stride;
-	int pattern;
-	bool inputs;
-	bool bad;		/* false -> true only, atomically */
+/* The GPU step's own state for one case (timing_case.step_state). */
+struct gpu_state {
+	struct runner *ref;		/* for random reference checks */
+	struct rng rng;			/* which pairs are checked */
+	int refcheck_at[MAX_BLOCKS];	/* pair (1-based) checked for sure */
+	/* every timed pair, in order: its block, claims and excess e */
+	int npairs, cap;
+	int *block;
+	double *bclaim, *cclaim, *e;
 };
 
-static void sets_check_range(void *ctx, int64_t k0, int64_t n)
+static void state_add(struct gpu_state *st, int b, const struct gpu_sample *bs,
+		      const struct gpu_sample *cs)
 {
-	struct sets_check *sc = ctx;
-	const struct task *t = sc->x->t;
-
-	for (int64_t k = k0;
-	     k < k0 + n && !__atomic_load_n(&sc->bad, __ATOMIC_RELAXED); k++) {
-		size_t off = (size_t)k * sc->stride;
-		for (int a = 0; a < t->nargs; a++) {
-			const struct task_arg *ta = &t->args[a];
-			const unsigned char *got = sc->bk->cand->shm + off +
-						   sc->l->offset[a];
-			const unsigned char *want = sc->bk->base->shm + off +
-						    sc->l->offset[a];
-			struct cmp_result cr;
-			if (ta->io == IO_IN) {
-				if (sc->inputs &&
-				    memcmp(got, want, sc->l->bytes[a]) != 0)
-					__atomic_store_n(&sc->bad, true,
-							 __ATOMIC_RELAXED);
-				continue;
-			}
-			compare_arrays(ta->dtype, got, want, sc->l->numel[a],
-				       t->atol * 2.0, t->rtol * 2.0,
-				       ta->io == IO_OUT ? sc->pattern : -1, &cr);
-			if (!cr.ok)
-				__atomic_store_n(&sc->bad, true,
-						 __ATOMIC_RELAXED);
-		}
+	if (st->npairs == st->cap) {
+		st->cap = st->cap ? st->cap * 2 : 128;
+		st->block = xrealloc(st->block, (size_t)st->cap * sizeof(int));
+		st->bclaim = xrealloc(st->bclaim,
+				      (size_t)st->cap * sizeof(double));
+		st->cclaim = xrealloc(st->cclaim,
+				      (size_t)st->cap * sizeof(double));
+		st->e = xrealloc(st->e, (size_t)st->cap * sizeof(double));
 	}
+	st->block[st->npairs] = b;
+	st->bclaim[st->npairs] = (double)bs->claim;
+	st->cclaim[st->npairs] = (double)cs->claim;
+	st->e[st->npairs] = (double)(cs->span - cs->claim) -
+			    (double)(bs->span - bs->claim);
+	st->npairs++;
 }
 
-static bool gpu_pair_check(struct timing_case *p, struct block *bk, int n,
-			   size_t stride, int pattern, bool inputs,
-			   const char *kind, int num)
-{
-	char what[96], prefix[200];
-	struct sets_check sc = { p->x, p->l, bk, stride, pattern, inputs,
-				 false };
-
-	/* Large sets are compared by several threads each already. */
-	if (n > 1 && p->l->shm_size < ((size_t)16 << 20)) {
-		par_for(n, 1, sets_check_range, &sc);
-		if (!sc.bad)
-			return true;
-	}
-
-	snprintf(what, sizeof(what), "in %s call %d", kind, num);
-	snprintf(prefix, sizeof(prefix), "output of %s call %d in %s '%s' "
-		 "differs from baseline", kind, num, ev_case_kind(p->c), p->c->id);
-	for (int k = 0; k < n; k++) {
-		size_t off = (size_t)k * stride;
-		void *base_in[TASK_MAX_ARGS];
-		for (int a = 0; a < p->x->t->nargs; a++)
-			base_in[a] = bk->base->shm + off + p->l->offset[a];
-		if ((inputs && !ev_inputs_intact_at(p->x, p->l, base_in, bk->cand,
-						    off, what, p->c)) ||
-		    !ev_outputs_match_at(p->x, p->l, bk->cand, bk->base, off, 2.0,
-					 pattern, NULL, RS_INCORRECT, prefix))
-			return false;
-	}
-	return true;
-}
-
-static bool gpu_pair(struct timing_case *p, struct block *bk, int n,
-		     size_t stride, const char *kind, int num,
-		     struct gpu_sample *bs, struct gpu_sample *cs)
+/* One pair on block bk: a sample of each runner in random order (the
+ * other one stopped), every set of the candidate's against the
+ * baseline's (twice the tolerance), and with refcheck one set drawn at
+ * random against the reference (the task's tolerance). */
+static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
+		     int num, bool refcheck, struct gpu_sample *bs,
+		     struct gpu_sample *cs)
 {
 	struct eval_ctx *x = p->x;
 	const struct task *t = x->t;
-	int pattern = num & 1;
-	uint32_t mask = 0;
-	char what[64];
+	struct gpu_state *st = p->step_state;
+	int pattern = num & 1, k = -1;
+	char what[64], prefix[200];
 	bool ok = true;
 
-	/* Outputs always come back; inputs on warm-up calls and on a random
-	 * quarter of the timed ones (a kernel that writes its inputs cannot
-	 * know which), to spare the copy. */
-	bool inputs = strcmp(kind, "timed") != 0 || (rng_next(p->r) & 3) == 0;
-	for (int a = 0; a < t->nargs; a++)
-		if (t->args[a].io != IO_IN || inputs)
-			mask |= 1u << a;
-	char *spec = gpu_flush_spec(t, p->l, pattern, rng_next(p->r));
+	/* Inputs come back on a random quarter of samples, in every phase
+	 * alike (a kernel that writes its inputs cannot know when). */
+	bool inputs = (rng_next(p->r) & 3) == 0;
+	uint32_t mask = ev_gpu_fetch_mask(t, inputs);
+	char *spec = ev_gpu_gen_spec(t, p->l, pattern, rng_next(p->r));
 	snprintf(what, sizeof(what), "in %s call %d", kind, num);
-	/* Both runners are stopped between requests: whichever is timed,
-	 * the other cannot launch anything. */
 	bool base_first = rng_next(p->r) & 1;
-	for (int k = 0; k < 2 && ok; k++) {
-		bool do_base = (k == 0) == base_first;
-		ok = do_base ? time_one_gpu(x, ROLE_BASE, bk->base, n, spec, mask,
-					    what, p->c, bs)
-			     : time_one_gpu(x, ROLE_CAND, bk->cand, n, spec, mask,
-					    what, p->c, cs);
+	for (int i = 0; i < 2 && ok; i++) {
+		bool do_base = (i == 0) == base_first;
+		ok = do_base ? ev_gpu_sample(x, ROLE_BASE, bk->base, p->n, spec,
+					     mask, what, p->c, bs)
+			     : ev_gpu_sample(x, ROLE_CAND, bk->cand, p->n, spec,
+					     mask, what, p->c, cs);
+	}
+	uint64_t t2 = now_ns();
+	if (refcheck)
+		k = (int)rng_range(&st->rng, 0, p->n - 1);
+	snprintf(prefix, sizeof(prefix), "output of %s call %d in %s '%s' "
+		 "differs from baseline", kind, num, ev_case_kind(p->c),
+		 p->c->id);
+	ok = ok && ev_gpu_sets_match(x, p->l, bk->base, bk->cand, p->n, pattern,
+				     inputs, k, what, prefix, p->c);
+	if (ok && refcheck) {
+		snprintf(prefix, sizeof(prefix), "output of %s call %d in %s "
+			 "'%s' differs from the reference (a random check of "
+			 "a timed sample)", kind, num, ev_case_kind(p->c),
+			 p->c->id);
+		ok = ev_gpu_reference_check(x, p->l, st->ref, bk->base, bk->cand,
+					    k, spec, pattern, false, what, prefix,
+					    p->c, NULL);
 	}
 	free(spec);
-	uint64_t t2 = now_ns();
-	ok = ok && gpu_pair_check(p, bk, n, stride, pattern, inputs, kind, num);
-	/* No staging on the host: the inputs are drawn on the device. */
 	if (ok)
-		ev_trace_pair(x, p->c, bk->index, kind, num, n, base_first, bs,
-			   cs, 0, now_ns() - t2);
+		ev_trace_pair(x, p->c, bk->index, kind, num, p->n, base_first,
+			      bs, cs, 0, now_ns() - t2);
 	return ok;
 }
 
-/* The case's timing claims against everything the controller knows; the
- * most specific finding first (work left on the device also shows as a
- * gap between claim and clock). */
+/* The case's timed samples against everything the controller knows: work
+ * left on the device, the charged excess (and a gross one rejected), the
+ * roofline floor; then every ratio charged with the excess. */
 static bool gpu_claims_ok(struct timing_case *p)
 {
 	struct eval_ctx *x = p->x;
 	const struct task_case *c = p->c;
-	const struct samples *s = &p->s;
-	int n = p->n;
-	double bo = ev_samples_quartile(s, S_BOVH);
-	double co = ev_samples_quartile(s, S_COVH);
+	struct samples *s = &p->s;
+	struct gpu_state *st = p->step_state;
+	int n = p->n, nblocks = p->ct->nblocks;
 	double cm = ev_samples_median(s, S_CAND);
 	double bd = ev_samples_quartile(s, S_BDRAIN);
 	double cd = ev_samples_quartile(s, S_CDRAIN);
-	double allowed = claims_allowed_excess(cm,
-					       ev_samples_median(s, S_BFETCH)) +
-			 ev_overhead_noise_ns(s->v[S_COVH], s->v[S_BOVH], s->n);
 	int64_t bytes = 0, flops = 0;
 	struct errbuf e;
 
@@ -238,34 +143,74 @@ static bool gpu_claims_ok(struct timing_case *p)
 			   c->id, cd / 1e3, bd / 1e3);
 		return false;
 	}
-	if (co - bo > allowed) {
+
+	/* The charged excess: what the controller's clock saw the
+	 * candidate's samples take beyond its claims, more than the
+	 * baseline's, at the lower end of what the data allow. */
+	const double *eb[MAX_BLOCKS];
+	int sizes[MAX_BLOCKS] = { 0 };
+	double *sorted = xmalloc((size_t)(st->npairs ? st->npairs : 1) *
+				 sizeof(double));
+	int m = 0;
+	for (int b = 0; b < nblocks; b++) {
+		eb[b] = sorted + m;
+		for (int i = 0; i < st->npairs; i++)
+			if (st->block[i] == b)
+				sorted[m++] = st->e[i];
+		sizes[b] = (int)(sorted + m - eb[b]);
+	}
+	double med = 0;
+	double excess = gpu_charged_excess_ns(eb, sizes, nblocks, CI_ITERS_FINAL,
+					      ev_derive(x->req->seed, 9,
+							(uint64_t)p->ci, 0),
+					      &med);
+	free(sorted);
+	ev_trace_mark(x, "case %s: charged excess %.1f us per sample (median "
+		      "excess %.1f us over %d pairs; candidate's median claim "
+		      "%.1f us)", c->id, excess / 1e3, med / 1e3, st->npairs,
+		      cm / 1e3);
+	if (excess > gpu_gross_excess_ns(cm)) {
 		ev_clock_finding(x, "reported times inconsistent with the "
-				 "controller's clock in %s '%s': the candidate's "
-				 "batches took %.1f us longer by the "
-				 "controller's clock (timed call and copy back; "
-				 "lower quartile) than it claimed, the "
-				 "baseline's %.1f us (allowed difference %.1f "
-				 "us)", ev_case_kind(c), c->id, co / 1e3,
-				 bo / 1e3, allowed / 1e3);
+				 "controller's clock in %s '%s': by the "
+				 "controller's clock the candidate's samples "
+				 "(inputs drawn to outputs fetched, the device "
+				 "probed after) took at least %.1f us more than "
+				 "it claimed beyond what the baseline's did "
+				 "(median %.1f us; its median claim %.1f us), "
+				 "more than the %.1f us that would be charged",
+				 ev_case_kind(c), c->id, excess / 1e3, med / 1e3,
+				 cm / 1e3, gpu_gross_excess_ns(cm) / 1e3);
 		return false;
 	}
 	errbuf_init(&e);
 	if (task_case_cost(x->t, c, &bytes, &flops, &e) == 0) {
-		double floor = gpu_roofline_floor_ns(bytes, flops, &x->gi);
+		enum gpu_compute_class cc = gpu_compute_class_of(x->t);
+		double floor = gpu_roofline_floor_ns(bytes, flops, cc, &x->gi);
 		double per_call = cm / n;
 		if (floor > 0 && per_call < floor) {
 			ev_verdict(x, RS_REJECTED, "impossible time in %s '%s': the "
 				   "candidate claimed %.2f us per call, below the "
 				   "roofline floor of %.2f us (%lld bytes at %.2f "
-				   "TB/s x %.2f, %lld flops at %.1f TFLOP/s x %.0f, "
-				   "measured on this device)", ev_case_kind(c), c->id,
-				   per_call / 1e3, floor / 1e3, (long long)bytes,
+				   "TB/s x %.2f, %lld flops at %.1f TFLOP/s (%s) x "
+				   "%.0f, measured on this device)",
+				   ev_case_kind(c), c->id, per_call / 1e3,
+				   floor / 1e3, (long long)bytes,
 				   x->gi.bandwidth_bps / 1e12, GPU_ROOFLINE_BW_MARGIN,
-				   (long long)flops, x->gi.fma_flops / 1e12,
-				   GPU_ROOFLINE_FLOPS_MARGIN);
+				   (long long)flops,
+				   gpu_class_peak_flops(cc, &x->gi) / 1e12,
+				   gpu_compute_class_name(cc),
+				   GPU_ROOFLINE_TC_MARGIN);
 			return false;
 		}
 	}
+	/* Every pair charged: t_c = claim + excess. */
+	for (int b = 0; b < nblocks; b++)
+		p->ct->sizes[b] = 0;
+	for (int i = 0; i < st->npairs; i++)
+		ev_timing_add(p->ct, st->block[i],
+			      st->bclaim[i] / (st->cclaim[i] + excess));
+	for (int i = 0; i < s->n; i++)
+		s->v[S_CAND][i] += excess;
 	return true;
 }
 
@@ -330,94 +275,68 @@ void ev_gpu_peaks_for_roofline(struct eval_ctx *x)
 		x->gi.copy_bps = g.copy_bps;
 		x->gi.read_bps = g.read_bps;
 		x->gi.fma_flops = g.fma_flops;
+		x->gi.tc_bf16_flops = g.tc_bf16_flops;
 		return;
 	}
 	free(x->roofline_note);
 	x->roofline_note = xasprintf("no roofline floor (%s)", errbuf_str(&e));
 }
 
-/* Starts every block, warms each pair up and sizes the batch. */
+/* Starts every block, takes the case's batch (decided in correctness from
+ * the baseline alone), gives every runner its sets and warms each pair
+ * up. */
 static bool gpu_prepare(struct timing_case *p)
 {
 	struct eval_ctx *x = p->x;
 	const struct task_case *c = p->c;
 	struct block *blocks = p->blocks;
-	int nblocks = p->cb.nblocks, nwarm = 0;
-	double *warm_b = NULL, *warm_c = NULL;
-	bool ok = false;
+	int nblocks = p->cb.nblocks;
+	struct gpu_state *st = xcalloc(1, sizeof(*st));
 
-	/* Inputs are drawn on the device (gpu_flush_spec): no pool. */
+	p->step_state = st;
+	rng_seed(&st->rng, ev_derive(x->req->seed, 8, (uint64_t)p->ci, 0));
+	/* Inputs are drawn on the device (ev_gpu_gen_spec): no pool. */
 	p->stride = p->l->shm_size;
 	p->group = nblocks;
-	if (!gpu_blocks_start(x, blocks, nblocks, p->l, c))
+	if (!gpu_blocks_start(x, blocks, nblocks, p->l, c) ||
+	    !(st->ref = ev_acquire(x, ROLE_REF, p->l, c)))
 		return false;
 	p->ct->nblocks = nblocks;
-
-	/* Warm-up, which also says how long one call takes. */
-	int nwarm_calls = x->req->quick ? 1 : GPU_WARMUP_CALLS;
-	warm_b = xcalloc((size_t)(nblocks * GPU_WARMUP_CALLS), sizeof(double));
-	warm_c = xcalloc((size_t)(nblocks * GPU_WARMUP_CALLS), sizeof(double));
-	for (int b = 0; b < nblocks; b++)
-		for (int i = 0; i < nwarm_calls; i++) {
-			struct gpu_sample bs, cs;
-			if (!gpu_pair(p, &blocks[b], 1, p->stride, "warm-up",
-				      ++p->nwarm, &bs, &cs))
-				goto out;
-			warm_b[nwarm] = (double)bs.claim;
-			warm_c[nwarm] = (double)cs.claim;
-			nwarm++;
-		}
-
-	/* Calls too short to time alone run in batches, each call on its
-	 * own input set (no call can reuse another's work). */
-	int max_sets = (int)(x->shm_size / p->stride);
-	if (max_sets > RP_MAX_SETS)
-		max_sets = RP_MAX_SETS;
-	int n = gpu_batch_size(fmin(stats_median(warm_b, (size_t)nwarm),
-				    stats_median(warm_c, (size_t)nwarm)),
-			       p->stride, max_sets,
-			       x->req->quick ? GPU_QUICK_BATCH_BYTES
-					     : GPU_BATCH_MAX_BYTES);
-	p->n = n;
-	if (n > 1) {
-		for (int b = 0; b < nblocks; b++) {
-			enum runner_fail f = runner_sets(blocks[b].base, n,
-							 p->stride);
-			if (f != RUNNER_OK) {
-				ev_runner_failed(x, ROLE_BASE, blocks[b].base,
-						 f, "while allocating batch "
-						 "buffers", c);
-				goto out;
-			}
-			f = runner_sets(blocks[b].cand, n, p->stride);
-			if (f != RUNNER_OK) {
-				ev_runner_failed(x, ROLE_CAND, blocks[b].cand,
-						 f, "while allocating batch "
-						 "buffers", c);
-				goto out;
-			}
-		}
-		strbuf_addf(&x->method_notes, "%s%s '%s' x%d",
-			    x->method_notes.len ? ", " : "", ev_case_kind(c),
-			    c->id, n);
+	if ((p->n = ev_gpu_case_batch(x, p->ci, blocks[0].base, p->l, c)) < 1)
+		return false;
+	for (int b = 0; b < nblocks; b++) {
+		if (!ev_gpu_sets(x, ROLE_BASE, blocks[b].base, p->n, p->l, c) ||
+		    !ev_gpu_sets(x, ROLE_CAND, blocks[b].cand, p->n, p->l, c))
+			return false;
+		st->refcheck_at[b] = (int)rng_range(&st->rng, 1,
+						    p->cb.min_pairs);
 	}
-	ok = true;
-out:
-	free(warm_b);
-	free(warm_c);
-	return ok;
+	int nwarm = x->req->quick ? 1 : GPU_WARMUP_CALLS;
+	for (int b = 0; b < nblocks; b++)
+		for (int i = 0; i < nwarm; i++) {
+			struct gpu_sample bs, cs;
+			if (!gpu_pair(p, &blocks[b], "warm-up", ++p->nwarm, false,
+				      &bs, &cs))
+				return false;
+		}
+	return true;
 }
 
-/* One timed batch on each runner of block b. */
+/* One timed pair on block b, now and then checked against the reference
+ * as well (the controller's draw, which no runner sees). */
 static bool gpu_timed_pair(struct timing_case *p, int b)
 {
 	struct block *bk = &p->blocks[b];
+	struct gpu_state *st = p->step_state;
 	struct gpu_sample bs, cs;
+	bool check = bk->pairs + 1 == st->refcheck_at[b] ||
+		     rng_uniform(&st->rng) < 1.0 / GPU_REFCHECK_ODDS;
 
-	if (!gpu_pair(p, bk, p->n, p->stride, "timed", ++p->ntimed, &bs, &cs))
+	if (!gpu_pair(p, bk, "timed", ++p->ntimed, check, &bs, &cs))
 		return false;
 	ev_timing_add(p->ct, b, (double)bs.claim / (double)cs.claim);
 	ev_samples_add(&p->s, &bs, &cs);
+	state_add(st, b, &bs, &cs);
 	bk->pairs++;
 	return true;
 }
@@ -426,12 +345,22 @@ static bool gpu_timed_pair(struct timing_case *p, int b)
 static void gpu_finish(struct timing_case *p, bool ok)
 {
 	struct eval_ctx *x = p->x;
+	struct gpu_state *st = p->step_state;
 
 	for (int b = 0; b < MAX_BLOCKS; b++) {
 		struct runner **kb = b ? &x->tblk[b][0] : &x->keep[ROLE_BASE];
 		struct runner **kc = b ? &x->tblk[b][1] : &x->keep[ROLE_CAND];
 		ev_release(x, kb, p->blocks[b].base, ok);
 		ev_release(x, kc, p->blocks[b].cand, ok);
+	}
+	if (st) {
+		ev_release(x, &x->keep[ROLE_REF], st->ref, ok);
+		free(st->block);
+		free(st->bclaim);
+		free(st->cclaim);
+		free(st->e);
+		free(st);
+		p->step_state = NULL;
 	}
 }
 
