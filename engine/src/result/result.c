@@ -322,6 +322,12 @@ bool result_correct(const struct task_result *r)
 	}
 }
 
+bool result_timed(const struct task_result *r)
+{
+	return result_correct(r) && r->speedup_ratio > 0.0 &&
+	       isfinite(r->speedup_ratio);
+}
+
 void result_score(struct task_result *r)
 {
 	bool compiled = result_compiled(r), correct = result_correct(r);
