@@ -574,12 +574,17 @@ static void do_keeper_flush(const char *seq, char **save)
 	size_t write = flush_dev_size;
 #endif
 	keeper_timed(seq, "flushing the L2 cache", [&] {
+		/* Persisting lines (a set-aside a candidate's context may
+		 * have asked for) back to normal first, so that the write
+		 * below evicts them too. */
+		gpu_no_persisting_l2();
+		gpu_reset_persisting_l2();
+		(void)GPU(GetLastError)();
 		gpu_err e = warm_device();
 		if (e == GPU(Success))
 			e = GPU(MemsetAsync)(flush_dev,
 					     (int)(++flush_round & 0xff), write,
 					     stream);
-		gpu_reset_persisting_l2();
 		return e;
 	});
 }
