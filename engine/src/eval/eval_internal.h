@@ -366,13 +366,12 @@ struct runner {
 	char line[RP_MAX_LINE + 1];	/* the last line read */
 };
 
-/* Starts a runner and waits for `ready`.  On failure everything is torn
- * down and r->why says why.  r must be zeroed (runner_new does that). */
+/* A runner starts in two halves, so that several runners (GPU runners
+ * take 0.2-0.5 s each to open a context) start at once: launch forks and
+ * execs, await reads hello and ready and leaves the runner stopped.  On
+ * failure everything is torn down and r->why says why.  r must be zeroed
+ * (runner_new does that). */
 struct runner *runner_new(void);
-enum runner_fail runner_start(struct runner *r, const struct runner_spec *s);
-/* runner_start in two halves, so that several runners (GPU runners take
- * 0.2-0.5 s each to open a context) start at once: launch forks and
- * execs, await reads hello and ready and leaves the runner stopped. */
 enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s);
 enum runner_fail runner_await(struct runner *r);
 /* Sends the kernel to a runner launched without one (so_path NULL). */

@@ -993,13 +993,6 @@ enum runner_fail runner_load(struct runner *r, const char *so_path)
 	return f;
 }
 
-enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
-{
-	enum runner_fail f = runner_launch(r, s);
-
-	return f == RUNNER_OK ? runner_await(r) : f;
-}
-
 void runner_kill(struct runner *r)
 {
 	if (r)
