@@ -90,9 +90,13 @@ $(B)/tests/test_%: tests/unit/test_%.c $(CLI_LIB_OBJS) $(B)/libarena.a
 
 # Fuzz targets: LLVMFuzzerTestOneInput + a replay main (tests/fuzz/replay.c)
 # for `make test`; `make fuzz` builds real libFuzzer binaries with clang.
-$(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/libarena.a
+# They see private headers as unit tests do, and link the agents too (the
+# MCP server's harness).
+$(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(CLI_LIB_OBJS) \
+		$(B)/libarena.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay.c $(B)/libarena.a $(LDLIBS_ALL)
+	$(CC) $(ALL_CFLAGS) $(TEST_INC) -o $@ $< tests/fuzz/replay.c \
+		$(CLI_LIB_OBJS) $(B)/libarena.a $(LDLIBS_ALL)
 
 test: all $(UNIT_BINS) $(FUZZ_BINS)
 	@B=$(B) tests/run.sh
@@ -114,7 +118,8 @@ fuzz:
 	@mkdir -p $(B)/fuzz
 	for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
 		clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-		-Iengine/include $(PKG_CFLAGS) $$f $(ENGINE_SRCS) \
+		-Iengine/include $(TEST_INC) $(PKG_CFLAGS) $(FUSE_CFLAGS) $$f \
+		$(ENGINE_SRCS) $(filter-out cli/%,$(CLI_SRCS)) \
 		-o $(B)/fuzz/$$n $(LDLIBS_ALL) || exit 1; done
 	@echo "libFuzzer binaries in $(B)/fuzz; run e.g. $(B)/fuzz/fuzz_task tests/fuzz/corpus/task"
 
