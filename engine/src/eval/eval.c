@@ -220,7 +220,9 @@ static void ctx_release(struct eval_ctx *x)
 	if (x->lockfd >= 0)
 		close(x->lockfd);
 	strbuf_release(&x->method_notes);
+	host_sweep_release(&x->sweep);
 	free(x->roofline_note);
+	free(x->host_roof_note);
 	free(x->clock_finding);
 }
 
@@ -266,7 +268,7 @@ static void fill_identity(struct eval_ctx *x, const char *device)
 	time_stamp_iso(ts, now_wall());
 	ev_set_str(&res->evaluated_at, ts);
 	ev_set_str(&res->benchmark_method, x->gpu ? GPU_METHOD
-					       : "host_clock_llc_flush");
+					       : "host_cpu_time_flushed");
 	res->noise_floor = 0.01;
 	strvec_release(&res->defines);
 	for (size_t i = 0; req->defines && i < req->defines->n; i++)
@@ -290,7 +292,8 @@ static int open_logs(struct eval_ctx *x)
 		fputs("case\tblock\tkind\tnum\tbatch\tbase_first\t"
 		      "base_claim_ns\tcand_claim_ns\tbase_wall_ns\t"
 		      "cand_wall_ns\tbase_drain_ns\tcand_drain_ns\t"
-		      "base_fetch_ns\tcand_fetch_ns\tstage_ns\tcheck_ns\n",
+		      "base_fetch_ns\tcand_fetch_ns\tstage_ns\tcheck_ns\t"
+		      "base_cpu_ns\tcand_cpu_ns\n",
 		      x->trace);
 	for (int i = 0; i < NROLES; i++) {
 		char *p = path_join(x->log_dir, names[i]);
@@ -424,6 +427,8 @@ static void run_phases(struct eval_ctx *x)
 		return;
 	if (x->gpu)
 		ev_gpu_peaks_for_roofline(x);
+	else
+		ev_host_peaks_for_roofline(x);
 	ev_trace_mark(x, "timing");
 	k = 0;
 	for (int pass = 0; pass < 2 && !x->decided; pass++) {
@@ -511,6 +516,14 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 
 	fill_identity(&x, device);
 	x.flush_bytes = x.gpu ? gpu_flush_bytes(&x.gi) : 2 * ev_llc_bytes();
+	random_bytes(&x.secret, sizeof(x.secret));
+	/* Host runners of a GPU evaluation run only the C reference, which
+	 * is never flushed. */
+	if (!x.gpu && (rc = host_sweep_init(&x.sweep, x.flush_bytes)) != 0) {
+		rc = errf_code(err, -rc, "cannot map the %zu-byte cache sweep "
+			       "buffer: %s", x.flush_bytes, strerror(-rc));
+		goto done;
+	}
 	x.timeout_ms = (int)((req->timing.runner_timeout_s > 0
 				      ? req->timing.runner_timeout_s
 				      : 60) * 1000);

@@ -18,8 +18,17 @@
  *   - the shared memory is a memfd sealed against growing and shrinking, so
  *     a runner cannot truncate it under the controller (which would turn
  *     the controller's next access into SIGBUS).
+ *   - every request is charged: the runner's CPU time as the kernel
+ *     accounts it (clock_getcpuclockid) is read while it is stopped,
+ *     before the SIGCONT that resumes it for the request and after it is
+ *     seen stopped again (r->cpu_ns), so whatever the process did while
+ *     resumed - a signal handler, a hooked read, the call, the reply - is
+ *     counted, and nothing else can run in it meanwhile;
+ *   - a host runner has no device: a device-error reply from it is a
+ *     protocol violation, never an infrastructure error.
  * A runner's replies are claims; callers check what they can (times
- * against their own clock, outputs against the reference).
+ * against their own clock and the CPU accounting, outputs against the
+ * reference).
  */
 #include "eval_internal.h"
 
@@ -57,6 +66,17 @@ static void sleep_us(long us)
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
 
 	nanosleep(&ts, NULL);
+}
+
+/* The runner's CPU time so far (user + system, every thread), in ns; -1
+ * when the kernel will not say (the runner is gone). */
+static int64_t cpu_now(const struct runner *r)
+{
+	struct timespec ts;
+
+	if (!r->has_cpu_clock || clock_gettime(r->cpu_clock, &ts) != 0)
+		return -1;
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 /* Describes a wait status as a clause: "was killed by signal 11
@@ -377,6 +397,10 @@ static enum runner_fail transact_fd(struct runner *r, const char *req,
 
 	if (r->reaped)
 		return fail_from_status(r);
+	/* Read while it is still stopped: nothing it does from the SIGCONT
+	 * on escapes the count. */
+	int64_t cpu0 = cpu_now(r);
+	r->cpu_ns = -1;
 	resume(r);
 	if ((f = check_quiet(r)) != RUNNER_OK)
 		return f;
@@ -397,7 +421,12 @@ static enum runner_fail transact_fd(struct runner *r, const char *req,
 	if (f != RUNNER_OK)
 		return f;
 	/* *reply (r->line) stays valid: pausing reads nothing. */
-	return runner_pause(r);
+	if ((f = runner_pause(r)) != RUNNER_OK)
+		return f;
+	int64_t cpu1 = cpu_now(r);
+	if (cpu0 >= 0 && cpu1 >= cpu0)
+		r->cpu_ns = cpu1 - cpu0;
+	return RUNNER_OK;
 }
 
 static enum runner_fail transact(struct runner *r, const char *req,
@@ -423,8 +452,17 @@ static enum runner_fail parse_ok(struct runner *r, const char *line,
 			if (runner_parse_device_error(p, &r->dev_sticky,
 						      r->dev_error,
 						      sizeof(r->dev_error),
-						      r->why, sizeof(r->why)))
-				return RUNNER_DEVICE;
+						      r->why, sizeof(r->why))) {
+				if (r->gpu)
+					return RUNNER_DEVICE;
+				/* A host runner has no device to fail: the
+				 * reply can only be forged. */
+				char q[80];
+				quote(line, strlen(line), q, sizeof(q));
+				return protocol(r, "sent a device-error reply "
+						"(\"%s\"), but a host runner has "
+						"no device", q);
+			}
 			snprintf(r->why, sizeof(r->why), "refused: %.400s", p);
 			return RUNNER_REFUSED;
 		}
@@ -508,14 +546,6 @@ enum runner_fail runner_call_gated(struct runner *r, int64_t hold_us, int *rc,
 		*late = v[2] < 0 || v[2] > RP_MAX_ARGS ? -2 : (int)v[2];
 	}
 	return f;
-}
-
-enum runner_fail runner_flush(struct runner *r, size_t bytes)
-{
-	char a[32];
-
-	snprintf(a, sizeof(a), "%zu", bytes);
-	return request(r, "flush", a, "flush the cache", 0, NULL, NULL);
 }
 
 enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
@@ -881,6 +911,7 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 			   argv, env.v);
 	setpgid(pid, pid);
 	r->pid = pid;
+	r->has_cpu_clock = clock_getcpuclockid(pid, &r->cpu_clock) == 0;
 	r->sock = sv[0];
 	snprintf(r->runner_path, sizeof(r->runner_path), "%s", s->runner_path);
 	close(sv[1]);

@@ -86,6 +86,7 @@ static void case_release(struct case_result *c)
 {
 	free(c->id);
 	free(c->error);
+	free(c->timing_note);
 }
 
 void result_release(struct task_result *r)
@@ -450,6 +451,10 @@ static void walk_case(const struct sink *s, const struct case_result *c)
 	s->str(x, "error", c->error);
 	s->num(x, "max_abs_err", c->max_abs_err);
 	s->boolean(x, "timed", c->timed);
+	if (c->correctness_only)
+		s->boolean(x, "correctness_only", true);
+	if (c->timing_note)
+		s->str(x, "timing_note", c->timing_note);
 	s->num(x, "base_ms", c->base_ms);
 	s->num(x, "cand_ms", c->cand_ms);
 	s->num(x, "speedup", c->speedup);
@@ -1147,6 +1152,8 @@ static int jr_case(const cJSON *o, int idx, struct task_result *r,
 	JTRY(jr_str(o, "error", pre, &c->error, err));
 	JTRY(jr_num(o, "max_abs_err", pre, &c->max_abs_err, err));
 	JTRY(jr_bool(o, "timed", pre, &c->timed, err));
+	JTRY(jr_bool(o, "correctness_only", pre, &c->correctness_only, err));
+	JTRY(jr_str(o, "timing_note", pre, &c->timing_note, err));
 	JTRY(jr_num(o, "base_ms", pre, &c->base_ms, err));
 	JTRY(jr_num(o, "cand_ms", pre, &c->cand_ms, err));
 	JTRY(jr_num(o, "speedup", pre, &c->speedup, err));

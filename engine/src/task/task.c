@@ -170,6 +170,7 @@ void task_free(struct task *t)
 		free(t->cases[i].id);
 	free(t->cost_bytes);
 	free(t->cost_flops);
+	free(t->timing_floor_reason);
 	for (int i = 0; i < TASK_MAX_TUNABLES; i++) {
 		free(t->tunables[i].name);
 		for (int v = 0; v < TASK_MAX_TUNABLE_VALUES; v++)
@@ -1075,6 +1076,39 @@ static int tp_cost(struct tparse *p, const struct ynode *root)
 	return 0;
 }
 
+/* timing_floor_us (with timing_floor_reason): the task's own timing
+ * floor, replacing the evaluator's (docs/tasks.md). */
+static int tp_timing_floor(struct tparse *p, const struct ynode *root)
+{
+	const struct ynode *n = ynode_get(root, "timing_floor_us");
+	const struct ynode *why = ynode_get(root, "timing_floor_reason");
+	int rc;
+
+	p->t->timing_floor_us = -1;
+	if (!n && !why)
+		return 0;
+	if (!n)
+		return tp_err(p, why, "timing_floor_reason is given without "
+			      "timing_floor_us");
+	if (ynode_double(n, &p->t->timing_floor_us) ||
+	    !(p->t->timing_floor_us >= 0 && p->t->timing_floor_us <= 1e6))
+		return tp_err(p, n, "timing_floor_us must be a number of "
+			      "microseconds from 0 to 1000000, not %s",
+			      ynode_describe(n));
+	if (!why)
+		return tp_err(p, n, "timing_floor_us needs a "
+			      "timing_floor_reason: say why calls this short "
+			      "can be timed (e.g. timing_floor_reason: \"the "
+			      "kernel's launch dominates every use of it\")");
+	if ((rc = tp_string(p, why, "timing_floor_reason",
+			    &p->t->timing_floor_reason)) != 0)
+		return rc;
+	if (strlen(p->t->timing_floor_reason) > 400)
+		return tp_err(p, why, "timing_floor_reason is longer than 400 "
+			      "characters");
+	return 0;
+}
+
 static bool is_macro_name(const char *s)
 {
 	if (!s || !((*s >= 'A' && *s <= 'Z') || *s == '_'))
@@ -1405,7 +1439,8 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 		"schema", "description", "language", "initial_state",
 		"editable", "entry", "reference", "readme", "compile_flags",
 		"signature", "cases", "tolerance", "cost", "tunables",
-		"held_out", "baseline",
+		"held_out", "baseline", "timing_floor_us",
+		"timing_floor_reason",
 	};
 	int rc;
 
@@ -1431,6 +1466,7 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 		return rc;
 	if ((rc = tp_tolerance(p, root)) != 0 ||
 	    (rc = tp_cost(p, root)) != 0 ||
+	    (rc = tp_timing_floor(p, root)) != 0 ||
 	    (rc = tp_tunables(p, root)) != 0 ||
 	    (rc = tp_check_files(p, root)) != 0)
 		return rc;
