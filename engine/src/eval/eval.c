@@ -293,7 +293,8 @@ static int open_logs(struct eval_ctx *x)
 		      "base_claim_ns\tcand_claim_ns\tbase_wall_ns\t"
 		      "cand_wall_ns\tbase_drain_ns\tcand_drain_ns\t"
 		      "base_fetch_ns\tcand_fetch_ns\tstage_ns\tcheck_ns\t"
-		      "base_cpu_ns\tcand_cpu_ns\n",
+		      "base_cpu_ns\tcand_cpu_ns\tbase_delay_ns\t"
+		      "cand_delay_ns\n",
 		      x->trace);
 	for (int i = 0; i < NROLES; i++) {
 		char *p = path_join(x->log_dir, names[i]);

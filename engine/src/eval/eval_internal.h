@@ -413,6 +413,8 @@ struct runner {
 	int64_t cpu_ns;		/* CPU time the runner used while resumed
 				 * for the last request (SIGCONT to seen
 				 * stopped again), -1 when unknown */
+	int64_t delay_ns;	/* and how long it waited for a CPU then */
+	int schedstat_fd;	/* /proc/<pid>/schedstat, or -1 */
 	char runner_path[256];
 	int status;		/* wait status once reaped */
 	char why[512];		/* last failure, a clause: "was killed by ..." */

@@ -52,6 +52,9 @@
  * the noise of the difference. */
 #define HOST_EXCESS_ABS_NS 5000
 #define HOST_EXCESS_REL 0.05
+/* Host: pings per block that measure what a request costs the baseline's
+ * runner beyond its call. */
+#define HOST_PINGS 4
 /* Timed samples also checked against the reference: one in this many,
  * at random, and at least one per block (ev_refcheck_due). */
 #define REFCHECK_EVERY 8
@@ -82,10 +85,12 @@ struct ref_trial {
 };
 
 /* What one runner's timed request said, and the controller's clocks
- * (host samples have no drain and no fetch: 0; cpu: the runner's CPU
- * time over the request as the kernel accounts it, host runners only). */
+ * (host samples have no drain and no fetch: 0; cpu and delay: the
+ * runner's CPU time over the request and its wait for a CPU meanwhile, as
+ * the kernel accounts them, host runners only, delay 0 where the kernel
+ * keeps no count). */
 struct gpu_sample {
-	int64_t claim, wall, drain, fetch, cpu;
+	int64_t claim, wall, drain, fetch, cpu, delay;
 };
 
 struct eval_ctx {

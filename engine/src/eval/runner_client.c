@@ -23,7 +23,8 @@
  *     before the SIGCONT that resumes it for the request and after it is
  *     seen stopped again (r->cpu_ns), so whatever the process did while
  *     resumed - a signal handler, a hooked read, the call, the reply - is
- *     counted, and nothing else can run in it meanwhile;
+ *     counted, and nothing else can run in it meanwhile; so is the time
+ *     it waited for a CPU (/proc/<pid>/schedstat, r->delay_ns);
  *   - a host runner has no device: a device-error reply from it is a
  *     protocol violation, never an infrastructure error.
  * A runner's replies are claims; callers check what they can (times
@@ -58,6 +59,7 @@ struct runner *runner_new(void)
 	struct runner *r = xcalloc(1, sizeof(*r));
 
 	r->sock = -1;
+	r->schedstat_fd = -1;
 	return r;
 }
 
@@ -77,6 +79,26 @@ static int64_t cpu_now(const struct runner *r)
 	if (!r->has_cpu_clock || clock_gettime(r->cpu_clock, &ts) != 0)
 		return -1;
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* How long the runner has waited, runnable, for a CPU (the second field
+ * of /proc/<pid>/schedstat, ns); -1 when the kernel keeps no such count.
+ * On a loaded machine a call's own clock includes that wait and its CPU
+ * time does not. */
+static int64_t delay_now(const struct runner *r)
+{
+	char buf[128];
+	unsigned long long run = 0, wait = 0;
+
+	if (r->schedstat_fd < 0)
+		return -1;
+	ssize_t n = pread(r->schedstat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &run, &wait) != 2 || run == 0)
+		return -1;
+	return (int64_t)wait;
 }
 
 /* Describes a wait status as a clause: "was killed by signal 11
@@ -399,8 +421,9 @@ static enum runner_fail transact_fd(struct runner *r, const char *req,
 		return fail_from_status(r);
 	/* Read while it is still stopped: nothing it does from the SIGCONT
 	 * on escapes the count. */
-	int64_t cpu0 = cpu_now(r);
+	int64_t cpu0 = cpu_now(r), delay0 = delay_now(r);
 	r->cpu_ns = -1;
+	r->delay_ns = -1;
 	resume(r);
 	if ((f = check_quiet(r)) != RUNNER_OK)
 		return f;
@@ -423,9 +446,11 @@ static enum runner_fail transact_fd(struct runner *r, const char *req,
 	/* *reply (r->line) stays valid: pausing reads nothing. */
 	if ((f = runner_pause(r)) != RUNNER_OK)
 		return f;
-	int64_t cpu1 = cpu_now(r);
+	int64_t cpu1 = cpu_now(r), delay1 = delay_now(r);
 	if (cpu0 >= 0 && cpu1 >= cpu0)
 		r->cpu_ns = cpu1 - cpu0;
+	if (delay0 >= 0 && delay1 >= delay0)
+		r->delay_ns = delay1 - delay0;
 	return RUNNER_OK;
 }
 
@@ -912,6 +937,11 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 	setpgid(pid, pid);
 	r->pid = pid;
 	r->has_cpu_clock = clock_getcpuclockid(pid, &r->cpu_clock) == 0;
+	{
+		char sp[64];
+		snprintf(sp, sizeof(sp), "/proc/%d/schedstat", (int)pid);
+		r->schedstat_fd = open(sp, O_RDONLY | O_CLOEXEC);
+	}
 	r->sock = sv[0];
 	snprintf(r->runner_path, sizeof(r->runner_path), "%s", s->runner_path);
 	close(sv[1]);
@@ -1047,6 +1077,8 @@ void runner_destroy(struct runner *r)
 	}
 	if (r->sock >= 0)
 		close(r->sock);
+	if (r->schedstat_fd >= 0)
+		close(r->schedstat_fd);
 	if (r->shm)
 		munmap(r->shm, r->shm_size);
 	free(r);

@@ -444,7 +444,8 @@ void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
 /* One line of <log_dir>/timing.tsv per timed pair (and GPU warm-up
  * pair): what the runners claimed, the controller's clock, the host's own
  * work and (host runners) the CPU time the kernel accounted to each
- * runner over its request, so that noise can be traced to its source
+ * runner over its request and its wait for a CPU meanwhile, so that
+ * noise can be traced to its source
  * (docs/evaluator.md; host pairs have no drain or fetch, GPU pairs no CPU
  * time: 0). */
 void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
@@ -456,13 +457,14 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 	if (!x->trace)
 		return;
 	fprintf(x->trace, "%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
-		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\t%lld\t%lld\n", c->id,
+		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\t%lld\t%lld\t%lld\t%lld\n",
+		c->id,
 		block, kind, num, n, base_first ? 1 : 0, (long long)bs->claim,
 		(long long)cs->claim, (long long)bs->wall, (long long)cs->wall,
 		(long long)bs->drain, (long long)cs->drain, (long long)bs->fetch,
 		(long long)cs->fetch, (unsigned long long)stage_ns,
 		(unsigned long long)check_ns, (long long)bs->cpu,
-		(long long)cs->cpu);
+		(long long)cs->cpu, (long long)bs->delay, (long long)cs->delay);
 }
 
 /* The verdicts of the ordering check on one candidate call (order and
@@ -521,6 +523,7 @@ bool ev_host_call(struct eval_ctx *x, enum role role, struct runner *r,
 	}
 	enum runner_fail f = runner_time(r, &rc, &o->claim, &o->wall);
 	o->cpu = r->cpu_ns;
+	o->delay = r->delay_ns > 0 ? r->delay_ns : 0;
 	if (!ev_call_outcome_ok(x, role, r, f, rc, what, c))
 		return false;
 	if (role != ROLE_CAND)

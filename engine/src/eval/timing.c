@@ -34,6 +34,8 @@ void ev_samples_add(struct samples *s, int block, const struct gpu_sample *b,
 	s->block[s->n] = block;
 	s->v[S_BCPU][s->n] = (double)b->cpu;
 	s->v[S_CCPU][s->n] = (double)c->cpu;
+	s->v[S_BDELAY][s->n] = (double)b->delay;
+	s->v[S_CDELAY][s->n] = (double)c->delay;
 	s->v[S_BASE][s->n] = (double)b->claim;
 	s->v[S_CAND][s->n] = (double)c->claim;
 	s->v[S_BOVH][s->n] = (double)(b->wall + b->fetch - b->claim);

@@ -26,13 +26,14 @@ struct block {
 
 /* Every timed pair's numbers, one column each (ev_samples_add). */
 enum { S_BASE, S_CAND, S_BOVH, S_COVH, S_BDRAIN, S_CDRAIN, S_BFETCH,
-       S_BCPU, S_CCPU, NS };
+       S_BCPU, S_CCPU, S_BDELAY, S_CDELAY, NS };
 struct samples {
 	double *v[NS];		/* base_ns, cand_ns (claims), base_ovh,
 				 * cand_ovh (wall + fetch - claim),
 				 * base_drain, cand_drain, base_fetch,
-				 * base_cpu, cand_cpu (host: CPU time over
-				 * the request) */
+				 * base_cpu, cand_cpu, base_delay,
+				 * cand_delay (host: CPU time over the
+				 * request, wait for a CPU meanwhile) */
 	int *block;		/* each pair's block */
 	int n, cap;
 };
@@ -81,6 +82,10 @@ struct timing_case {
 	/* What the case reports per call, in ns (the pair step's charged
 	 * times; the claims' medians when it sets none). */
 	double base_med_ns, cand_med_ns;
+	/* Host: the CPU time a request costs the baseline's runner beyond
+	 * the call (ping requests after the same flush), one per ping. */
+	double *ovh;
+	int novh, capovh;
 };
 
 /* A device's side of the loop.  Each hook returns false with a verdict
