@@ -1,28 +1,33 @@
-/* Cheat (issue 10, class 1), hidden consistently: the work is done in a
- * SIGCONT handler (as sigcont_work) and the runner's clock is hooked so
- * that each claim includes the handler's time - the claims then agree
- * with the CPU time the kernel accounts to the runner, and no check can
- * name the trick.  It must gain nothing: the speedup is computed from that
- * accounting, which counts the handler, so this candidate (the baseline's
- * arithmetic) times like the baseline. */
+/* Cheat (issue 10, class 1), hidden consistently: the work is done in
+ * the runner's receive path when a `time` request arrives (as recv_hook),
+ * and the runner's clock is hooked too, so that each claim includes the
+ * time the hidden work took - the claims then agree with the CPU time
+ * the kernel accounts to the runner and with the controller's wall
+ * clock, and no check can name the trick.  It must gain nothing: the
+ * speedup is computed from the accounting, which counts the hidden work,
+ * so this candidate (the baseline's arithmetic) times like the
+ * baseline. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <elf.h>
 #include <link.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 #include "arena/kernel.h"
 
+typedef ssize_t (*recvmsg_fn)(int, struct msghdr *, int);
 typedef int (*cg_fn)(clockid_t, struct timespec *);
+static recvmsg_fn real_recvmsg;
 static cg_fn real_cg;
-static int ncalls;
-static long long handler_ns;	/* the last handler's duration */
 static const float *sx;
 static float *sy;
 static int64_t sn;
+static int done_early, ncalls;
+static long long hidden_ns;	/* the hidden work's duration */
 
 static void poly(const float *x, float *y, int64_t n)
 {
@@ -37,31 +42,39 @@ static long long ns_of(const struct timespec *t)
 	return t->tv_sec * 1000000000LL + t->tv_nsec;
 }
 
-static void on_cont(int sig)
+static ssize_t fake_recvmsg(int fd, struct msghdr *m, int flags)
 {
-	struct timespec a, b;
+	ssize_t r = real_recvmsg(fd, m, flags);
 
-	(void)sig;
-	if (!sx || !real_cg)
-		return;
-	real_cg(CLOCK_MONOTONIC, &a);
-	poly(sx, sy, sn);
-	real_cg(CLOCK_MONOTONIC, &b);
-	handler_ns = ns_of(&b) - ns_of(&a);
+	if (r < 5 || !sx || !real_cg || done_early || m->msg_iovlen < 1)
+		return r;
+	/* Where an evaluator sends an untimed `flush` before the call, the
+	 * work hides there for free; else in the timed request, and the
+	 * claim owns up to it. */
+	bool flush = memcmp(m->msg_iov[0].iov_base, "flush ", 6) == 0;
+	if (flush || memcmp(m->msg_iov[0].iov_base, "time ", 5) == 0) {
+		struct timespec a, b;
+		real_cg(CLOCK_MONOTONIC, &a);
+		poly(sx, sy, sn);
+		real_cg(CLOCK_MONOTONIC, &b);
+		hidden_ns = flush ? 0 : ns_of(&b) - ns_of(&a);
+		done_early = 1;
+	}
+	return r;
 }
 
 /* The runner reads the clock twice per call: the first reading is moved
- * back by the handler's time, so the claim covers it. */
+ * back by the hidden work's time, so that the claim covers it. */
 static int fake_cg(clockid_t c, struct timespec *ts)
 {
 	int r = real_cg(c, ts);
 	if (r != 0 || c != CLOCK_MONOTONIC)
 		return r;
-	if ((ncalls++ & 1) == 0 && handler_ns) {
-		long long at = ns_of(ts) - handler_ns;
+	if ((ncalls++ & 1) == 0 && hidden_ns) {
+		long long at = ns_of(ts) - hidden_ns;
 		ts->tv_sec = at / 1000000000LL;
 		ts->tv_nsec = at % 1000000000LL;
-		handler_ns = 0;
+		hidden_ns = 0;
 	}
 	return r;
 }
@@ -76,13 +89,18 @@ static void patch_table(ElfW(Addr) base, const ElfW(Rela) *rel, size_t n,
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *name = str + sym[ELF64_R_SYM(rel[i].r_info)].st_name;
-		if (strcmp(name, "clock_gettime") != 0)
+		void *to;
+		if (strcmp(name, "recvmsg") == 0)
+			to = (void *)fake_recvmsg;
+		else if (strcmp(name, "clock_gettime") == 0)
+			to = (void *)fake_cg;
+		else
 			continue;
 		void **slot = (void **)(base + rel[i].r_offset);
 		long pg = sysconf(_SC_PAGESIZE);
 		void *page = (void *)((ElfW(Addr))slot & ~(ElfW(Addr))(pg - 1));
 		mprotect(page, (size_t)pg, PROT_READ | PROT_WRITE);
-		*slot = (void *)fake_cg;
+		*slot = to;
 	}
 }
 
@@ -138,15 +156,10 @@ static int hook(struct dl_phdr_info *info, size_t size, void *data)
 
 __attribute__((constructor)) static void install(void)
 {
-	struct sigaction sa;
-
+	real_recvmsg = (recvmsg_fn)dlsym(RTLD_DEFAULT, "recvmsg");
 	real_cg = (cg_fn)dlsym(RTLD_DEFAULT, "clock_gettime");
-	if (real_cg)
+	if (real_recvmsg && real_cg)
 		dl_iterate_phdr(hook, NULL);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_cont;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGCONT, &sa, NULL);
 }
 
 ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
@@ -157,11 +170,13 @@ ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
 	float *y = args[1].data;
 	int64_t n = params[0];
 
-	if (x != sx || y != sy || n != sn) {
+	if (x != sx || y != sy || n != sn || !done_early) {
 		sx = x;
 		sy = y;
 		sn = n;
+		hidden_ns = 0;
 		poly(x, y, n);
 	}
+	done_early = 0;
 	return 0;
 }
