@@ -63,10 +63,10 @@ static bool reference_check(struct timing_case *p, struct block *bk,
 		return false;
 	p->nchecked++;
 	snprintf(prefix, sizeof(prefix), "output of %s call %d in %s '%s' is "
-		 "not within the task's tolerance of the reference's (timed "
-		 "calls are checked against the reference at random, and "
-		 "whenever they stray from the baseline's)", kind, n,
-		 ev_case_kind(p->c), p->c->id);
+		 "not within the task's tolerance of the reference's (calls "
+		 "of the timing phase are checked against the reference at "
+		 "random, and whenever they stray from the baseline's)", kind,
+		 n, ev_case_kind(p->c), p->c->id);
 	return ev_outputs_match(x, p->l, bk->cand, p->ref, 1.0, pattern, NULL,
 				RS_INCORRECT, prefix);
 }
