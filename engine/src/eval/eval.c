@@ -349,7 +349,7 @@ static void aggregate(struct eval_ctx *x)
 	res->pairs = pairs;
 	if (nv > 0) {
 		struct interval iv;
-		if (stats_geomean_ci(rbs, nv, CI_ITERS_FINAL, 0.05,
+		if (stats_geomean_block_ci(rbs, nv, CI_ITERS_FINAL, 0.05,
 				     ev_derive(x->req->seed, 5, 0, 0), &iv) == 0) {
 			res->speedup_ratio = iv.point;
 			res->speedup_ci_lo = iv.lo;
