@@ -192,7 +192,7 @@ bool host_cache_can_evict(void);
 /* One core's memory bandwidth and FP32 FMA rate, per CPU second. */
 struct host_peaks {
 	char cpu[128];		/* the model name */
-	char simd[16];		/* "AVX-512", "AVX2+FMA", "128-bit" */
+	char simd[16];		/* "AVX-512", "AVX2+FMA", "scalar" */
 	double read_bps, copy_bps;	/* copy: bytes read + written */
 	double bandwidth_bps;	/* max(read, copy) */
 	double fma_flops;	/* 2 flops per FMA */
