@@ -38,7 +38,8 @@ tasks=$("$ARENA" tasks 2>/dev/null | awk 'NR > 1 {print $1}' | while read -r t; 
 done)
 [ -n "$tasks" ] || { echo "no task matches: $sel" >&2; exit 2; }
 store=$(mktemp -d /tmp/arena-aa-XXXXXX) || exit 1
-trap 'rm -rf "$store"' EXIT INT TERM
+trap 'rm -rf "$store"' EXIT
+trap 'exit 130' INT TERM
 tsv=${out:-$store/aa.tsv}
 
 echo "# A/A coverage: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc) CPUs," \
