@@ -152,6 +152,8 @@ void result_copy(struct task_result *dst, const struct task_result *src)
 			dst->cases[i] = src->cases[i];
 			dst->cases[i].id = dup_or_null(src->cases[i].id);
 			dst->cases[i].error = dup_or_null(src->cases[i].error);
+			dst->cases[i].timing_note =
+				dup_or_null(src->cases[i].timing_note);
 		}
 	}
 	dst->sources = NULL;
