@@ -45,6 +45,7 @@ check clock_majority rejected "$acct"
 check shave_old_allowance rejected "$acct"
 check exact_first_calls incorrect "tolerance of the reference"
 check phase_census incorrect "tolerance of the reference"
+check phase_inputs incorrect "tolerance of the reference"
 check forge_device_error rejected "host runner has no device"
 ADV_TASK=task/vecpoly_bias check drift_unseen incorrect "tolerance of the reference"
 

@@ -222,6 +222,17 @@ static void test_phase_told_by_sibling_runners_is_incorrect(void **state)
 	result_release(&res);
 }
 
+static void test_phase_told_by_recurring_input_values_is_incorrect(
+	void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate("phase_inputs", &res);
+	expect(&res, RS_INCORRECT, off_reference);
+	result_release(&res);
+}
+
 static void test_drift_within_the_baselines_tolerance_meets_random_checks(
 	void **state)
 {
@@ -305,6 +316,8 @@ int main(void)
 		cmocka_unit_test(
 			test_exact_first_calls_then_approximate_is_incorrect),
 		cmocka_unit_test(test_phase_told_by_sibling_runners_is_incorrect),
+		cmocka_unit_test(
+			test_phase_told_by_recurring_input_values_is_incorrect),
 		cmocka_unit_test(
 			test_drift_within_the_baselines_tolerance_meets_random_checks),
 		cmocka_unit_test(
