@@ -29,7 +29,7 @@
 #include "arena/task.h"
 #include "arena/util.h"
 
-#define ARENA_EVALUATOR_VERSION "arena-eval/1"
+#define ARENA_EVALUATOR_VERSION "arena-eval/2"
 
 struct eval_request {
 	const struct task *task;

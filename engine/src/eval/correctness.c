@@ -41,13 +41,14 @@ static bool reference_trial(struct eval_ctx *x, int ci, int trial,
 			inputs_fill(t, l, a, &r, stage[a]);
 	ev_stage_into(t, l, stage, ref, pattern);
 	return ev_call_checked(x, ROLE_REF, ref, what, c) &&
-	       ev_reference_wrote(x, l, ref, pattern, c);
+	       ev_reference_wrote_all(x, l, ref, pattern, c);
 }
 
-/* The reference must write everything itself. */
-bool ev_reference_wrote(struct eval_ctx *x, const struct case_layout *l,
-			struct runner *ref, int pattern,
-			const struct task_case *c)
+/* The reference must write every output element itself (the poison of
+ * pattern must be gone): infra_error otherwise. */
+bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
+			    struct runner *ref, int pattern,
+			    const struct task_case *c)
 {
 	const struct task *t = x->t;
 

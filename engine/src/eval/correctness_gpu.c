@@ -83,7 +83,7 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		goto out;
 	/* Which samples fetch inputs and which set meets the reference:
 	 * the controller's draws, never sent to a runner. */
-	rng_seed(&r, ev_derive(x->req->seed, 7, (uint64_t)ci, 0));
+	rng_seed(&r, ev_derive(x->req->seed ^ x->secret, 7, (uint64_t)ci, 0));
 	for (int trial = 0; trial < trials; trial++) {
 		char what[64], prefix[160], setpfx[200];
 		struct gpu_sample bs, cs;
@@ -91,9 +91,12 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 
 		pattern = trial & 1;
 		free(spec);
+		/* From the evaluation's secret as well, as timing inputs
+		 * are: a candidate that knew the seed (results show it)
+		 * could otherwise compute these inputs' outputs ahead. */
 		spec = ev_gpu_gen_spec(t, &l, pattern,
-				       ev_derive(x->req->seed, 1, (uint64_t)ci,
-						 (uint64_t)trial));
+				       ev_derive(x->req->seed ^ x->secret, 1,
+						 (uint64_t)ci, (uint64_t)trial));
 		snprintf(what, sizeof(what), "in correctness trial %d",
 			 trial + 1);
 		if (!ev_gpu_sample(x, ROLE_BASE, base, n, spec,

@@ -214,6 +214,7 @@ static void ctx_release(struct eval_ctx *x)
 		free(x->timing);
 	}
 	free(x->gpu_batch);
+	free(x->gpu_call_ns);
 	if (x->scratch)
 		rm_rf(x->scratch);
 	free(x->scratch);
@@ -221,7 +222,9 @@ static void ctx_release(struct eval_ctx *x)
 	if (x->lockfd >= 0)
 		close(x->lockfd);
 	strbuf_release(&x->method_notes);
+	host_sweep_release(&x->sweep);
 	free(x->roofline_note);
+	free(x->host_roof_note);
 	free(x->clock_finding);
 }
 
@@ -267,7 +270,7 @@ static void fill_identity(struct eval_ctx *x, const char *device)
 	time_stamp_iso(ts, now_wall());
 	ev_set_str(&res->evaluated_at, ts);
 	ev_set_str(&res->benchmark_method, x->gpu ? GPU_METHOD
-					       : "host_clock_llc_flush");
+					       : "host_cpu_time_flushed");
 	res->noise_floor = 0.01;
 	strvec_release(&res->defines);
 	for (size_t i = 0; req->defines && i < req->defines->n; i++)
@@ -292,9 +295,11 @@ static int open_logs(struct eval_ctx *x)
 		      "base_claim_ns\tcand_claim_ns\tbase_wall_ns\t"
 		      "cand_wall_ns\tbase_drain_ns\tcand_drain_ns\t"
 		      "base_fetch_ns\tcand_fetch_ns\tstage_ns\tcheck_ns\t"
-		      "base_span_ns\tcand_span_ns\tbase_gen_ns\tcand_gen_ns\t"
-		      "base_keeper_ns\tcand_keeper_ns\tbase_probe_ns\t"
-		      "cand_probe_ns\texcess_ns\n",
+		      "base_cpu_ns\tcand_cpu_ns\tbase_delay_ns\t"
+		      "cand_delay_ns\tbase_span_ns\tcand_span_ns\t"
+		      "base_gen_ns\tcand_gen_ns\tbase_keeper_ns\t"
+		      "cand_keeper_ns\tbase_probe_ns\tcand_probe_ns\t"
+		      "excess_ns\n",
 		      x->trace);
 	for (int i = 0; i < NROLES; i++) {
 		char *p = path_join(x->log_dir, names[i]);
@@ -349,7 +354,7 @@ static void aggregate(struct eval_ctx *x)
 	res->pairs = pairs;
 	if (nv > 0) {
 		struct interval iv;
-		if (stats_geomean_ci(rbs, nv, CI_ITERS_FINAL, 0.05,
+		if (stats_geomean_block_ci(rbs, nv, CI_ITERS_FINAL, 0.05,
 				     ev_derive(x->req->seed, 5, 0, 0), &iv) == 0) {
 			res->speedup_ratio = iv.point;
 			res->speedup_ci_lo = iv.lo;
@@ -428,6 +433,8 @@ static void run_phases(struct eval_ctx *x)
 		return;
 	if (x->gpu)
 		ev_gpu_peaks_for_roofline(x);
+	else
+		ev_host_peaks_for_roofline(x);
 	ev_trace_mark(x, "timing");
 	k = 0;
 	for (int pass = 0; pass < 2 && !x->decided; pass++) {
@@ -515,6 +522,14 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 
 	fill_identity(&x, device);
 	x.flush_bytes = x.gpu ? gpu_flush_bytes(&x.gi) : 2 * ev_llc_bytes();
+	random_bytes(&x.secret, sizeof(x.secret));
+	/* Host runners of a GPU evaluation run only the C reference, which
+	 * is never flushed. */
+	if (!x.gpu && (rc = host_sweep_init(&x.sweep, x.flush_bytes)) != 0) {
+		rc = errf_code(err, -rc, "cannot map the %zu-byte cache sweep "
+			       "buffer: %s", x.flush_bytes, strerror(-rc));
+		goto done;
+	}
 	x.timeout_ms = (int)((req->timing.runner_timeout_s > 0
 				      ? req->timing.runner_timeout_s
 				      : 60) * 1000);
@@ -561,6 +576,7 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 	/* 3 and 4. */
 	x.timing = xcalloc((size_t)t->ncases, sizeof(struct case_timing));
 	x.gpu_batch = xcalloc((size_t)t->ncases, sizeof(int));
+	x.gpu_call_ns = xcalloc((size_t)t->ncases, sizeof(double));
 	run_phases(&x);
 done:
 	if (rc == 0 && x.gpu) {

@@ -266,8 +266,9 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 	for (int i = 0; i < w; i++) {
 		struct gpu_sample o;
 		char *spec = ev_gpu_gen_spec(t, l, i & 1,
-					     ev_derive(x->req->seed, 6,
-						       (uint64_t)ci, (uint64_t)i));
+					     ev_derive(x->req->seed ^ x->secret,
+						       10, (uint64_t)ci,
+						       (uint64_t)i));
 		bool ok = ev_gpu_sample(x, ROLE_BASE, base, 1, spec,
 					ev_gpu_fetch_mask(t, false),
 					"while sizing the batches", c, &o);
@@ -283,6 +284,7 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 			       max_sets, x->req->quick ? GPU_QUICK_BATCH_BYTES
 						       : GPU_BATCH_MAX_BYTES);
 	x->gpu_batch[ci] = n;
+	x->gpu_call_ns[ci] = stats_median(claims, (size_t)w);
 	if (n > 1)
 		strbuf_addf(&x->method_notes, "%s%s '%s' x%d",
 			    x->method_notes.len ? ", " : "", ev_case_kind(c),
@@ -414,7 +416,7 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 				   l->bytes[a]);
 	}
 	if (!ev_call_checked(x, ROLE_REF, ref, what, c) ||
-	    !ev_reference_wrote(x, l, ref, pattern, c))
+	    !ev_reference_wrote_all(x, l, ref, pattern, c))
 		goto out;
 	if (base_too) {
 		char p[200];

@@ -18,8 +18,18 @@
  *   - the shared memory is a memfd sealed against growing and shrinking, so
  *     a runner cannot truncate it under the controller (which would turn
  *     the controller's next access into SIGBUS).
+ *   - every request is charged: the runner's CPU time as the kernel
+ *     accounts it (clock_getcpuclockid) is read while it is stopped,
+ *     before the SIGCONT that resumes it for the request and after it is
+ *     seen stopped again (r->cpu_ns), so whatever the process did while
+ *     resumed - a signal handler, a hooked read, the call, the reply - is
+ *     counted, and nothing else can run in it meanwhile; so is the time
+ *     it waited for a CPU (/proc/<pid>/schedstat, r->delay_ns);
+ *   - a host runner has no device: a device-error reply from it is a
+ *     protocol violation, never an infrastructure error.
  * A runner's replies are claims; callers check what they can (times
- * against their own clock, outputs against the reference).
+ * against their own clock and the CPU accounting, outputs against the
+ * reference).
  */
 #include "eval_internal.h"
 
@@ -49,6 +59,7 @@ struct runner *runner_new(void)
 	struct runner *r = xcalloc(1, sizeof(*r));
 
 	r->sock = -1;
+	r->schedstat_fd = -1;
 	return r;
 }
 
@@ -57,6 +68,37 @@ static void sleep_us(long us)
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
 
 	nanosleep(&ts, NULL);
+}
+
+/* The runner's CPU time so far (user + system, every thread), in ns; -1
+ * when the kernel will not say (the runner is gone). */
+static int64_t cpu_now(const struct runner *r)
+{
+	struct timespec ts;
+
+	if (!r->has_cpu_clock || clock_gettime(r->cpu_clock, &ts) != 0)
+		return -1;
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* How long the runner has waited, runnable, for a CPU (the second field
+ * of /proc/<pid>/schedstat, ns); -1 when the kernel keeps no such count.
+ * On a loaded machine a call's own clock includes that wait and its CPU
+ * time does not. */
+static int64_t delay_now(const struct runner *r)
+{
+	char buf[128];
+	unsigned long long run = 0, wait = 0;
+
+	if (r->schedstat_fd < 0)
+		return -1;
+	ssize_t n = pread(r->schedstat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &run, &wait) != 2 || run == 0)
+		return -1;
+	return (int64_t)wait;
 }
 
 /* Describes a wait status as a clause: "was killed by signal 11
@@ -392,6 +434,11 @@ static enum runner_fail transact_fd(struct runner *r, const char *req,
 
 	if (r->reaped)
 		return fail_from_status(r);
+	/* Read while it is still stopped: nothing it does from the SIGCONT
+	 * on escapes the count. */
+	int64_t cpu0 = cpu_now(r), delay0 = delay_now(r);
+	r->cpu_ns = -1;
+	r->delay_ns = -1;
 	resume(r);
 	if ((f = check_quiet(r)) != RUNNER_OK)
 		return f;
@@ -412,7 +459,14 @@ static enum runner_fail transact_fd(struct runner *r, const char *req,
 	if (f != RUNNER_OK)
 		return f;
 	/* *reply (r->line) stays valid: pausing reads nothing. */
-	return runner_pause(r);
+	if ((f = runner_pause(r)) != RUNNER_OK)
+		return f;
+	int64_t cpu1 = cpu_now(r), delay1 = delay_now(r);
+	if (cpu0 >= 0 && cpu1 >= cpu0)
+		r->cpu_ns = cpu1 - cpu0;
+	if (delay0 >= 0 && delay1 >= delay0)
+		r->delay_ns = delay1 - delay0;
+	return RUNNER_OK;
 }
 
 static enum runner_fail transact(struct runner *r, const char *req,
@@ -437,8 +491,17 @@ enum runner_fail runner_parse_reply(struct runner *r, const char *line,
 			if (runner_parse_device_error(p, &r->dev_sticky,
 						      r->dev_error,
 						      sizeof(r->dev_error),
-						      r->why, sizeof(r->why)))
-				return RUNNER_DEVICE;
+						      r->why, sizeof(r->why))) {
+				if (r->gpu)
+					return RUNNER_DEVICE;
+				/* A host runner has no device to fail: the
+				 * reply can only be forged. */
+				char q[80];
+				quote(line, strlen(line), q, sizeof(q));
+				return protocol(r, "sent a device-error reply "
+						"(\"%s\"), but a host runner has "
+						"no device", q);
+			}
 			snprintf(r->why, sizeof(r->why), "refused: %.400s", p);
 			return RUNNER_REFUSED;
 		}
@@ -522,14 +585,6 @@ enum runner_fail runner_call_gated(struct runner *r, int64_t hold_us, int *rc,
 		*late = v[2] < 0 || v[2] > RP_MAX_ARGS ? -2 : (int)v[2];
 	}
 	return f;
-}
-
-enum runner_fail runner_flush(struct runner *r, size_t bytes)
-{
-	char a[32];
-
-	snprintf(a, sizeof(a), "%zu", bytes);
-	return request(r, "flush", a, "flush the cache", 0, NULL, NULL);
 }
 
 enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
@@ -917,6 +972,12 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 			   argv, env.v);
 	setpgid(pid, pid);
 	r->pid = pid;
+	r->has_cpu_clock = clock_getcpuclockid(pid, &r->cpu_clock) == 0;
+	{
+		char sp[64];
+		snprintf(sp, sizeof(sp), "/proc/%d/schedstat", (int)pid);
+		r->schedstat_fd = open(sp, O_RDONLY | O_CLOEXEC);
+	}
 	r->sock = sv[0];
 	snprintf(r->runner_path, sizeof(r->runner_path), "%s", s->runner_path);
 	close(sv[1]);
@@ -1051,6 +1112,8 @@ void runner_destroy(struct runner *r)
 	}
 	if (r->sock >= 0)
 		close(r->sock);
+	if (r->schedstat_fd >= 0)
+		close(r->schedstat_fd);
 	if (r->shm)
 		munmap(r->shm, r->shm_size);
 	free(r);

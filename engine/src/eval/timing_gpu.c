@@ -28,41 +28,8 @@
 #include <string.h>
 
 #define GPU_WARMUP_CALLS 3
-/* Besides one timed pair per block at a random place among its first
- * min_pairs, each timed pair is checked against the reference with
- * probability 1 / GPU_REFCHECK_ODDS. */
-#define GPU_REFCHECK_ODDS 8
-
-/* The GPU step's own state for one case (timing_case.step_state). */
-struct gpu_state {
-	struct runner *ref;		/* for random reference checks */
-	struct rng rng;			/* which pairs are checked */
-	int refcheck_at[MAX_BLOCKS];	/* pair (1-based) checked for sure */
-	/* every timed pair, in order: its block, claims and excess e */
-	int npairs, cap;
-	int *block;
-	double *bclaim, *cclaim, *e;
-};
-
-static void state_add(struct gpu_state *st, int b, const struct gpu_sample *bs,
-		      const struct gpu_sample *cs)
-{
-	if (st->npairs == st->cap) {
-		st->cap = st->cap ? st->cap * 2 : 128;
-		st->block = xrealloc(st->block, (size_t)st->cap * sizeof(int));
-		st->bclaim = xrealloc(st->bclaim,
-				      (size_t)st->cap * sizeof(double));
-		st->cclaim = xrealloc(st->cclaim,
-				      (size_t)st->cap * sizeof(double));
-		st->e = xrealloc(st->e, (size_t)st->cap * sizeof(double));
-	}
-	st->block[st->npairs] = b;
-	st->bclaim[st->npairs] = (double)bs->claim;
-	st->cclaim[st->npairs] = (double)cs->claim;
-	st->e[st->npairs] = (double)(cs->span - cs->claim) -
-			    (double)(bs->span - bs->claim);
-	st->npairs++;
-}
+/* Bootstrap resamples of the charged excess. */
+#define GPU_EXCESS_ITERS 1000
 
 /* One pair on block bk: a sample of each runner in random order (the
  * other one stopped), every set of the candidate's against the
@@ -74,7 +41,6 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 {
 	struct eval_ctx *x = p->x;
 	const struct task *t = x->t;
-	struct gpu_state *st = p->step_state;
 	int pattern = num & 1, k = -1;
 	char what[64], prefix[200];
 	bool ok = true;
@@ -95,7 +61,7 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	}
 	uint64_t t2 = now_ns();
 	if (refcheck)
-		k = (int)rng_range(&st->rng, 0, p->n - 1);
+		k = (int)rng_range(&p->check_rng, 0, p->n - 1);
 	snprintf(prefix, sizeof(prefix), "output of %s call %d in %s '%s' "
 		 "differs from baseline", kind, num, ev_case_kind(p->c),
 		 p->c->id);
@@ -106,7 +72,7 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 			 "'%s' differs from the reference (a random check of "
 			 "a timed sample)", kind, num, ev_case_kind(p->c),
 			 p->c->id);
-		ok = ev_gpu_reference_check(x, p->l, st->ref, bk->base, bk->cand,
+		ok = ev_gpu_reference_check(x, p->l, p->ref, bk->base, bk->cand,
 					    k, spec, pattern, false, what, prefix,
 					    p->c, NULL);
 	}
@@ -117,19 +83,56 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	return ok;
 }
 
+/* Every pair's ratio charged with the case's excess (timing.c calls
+ * this before every interval): e = the candidate's (span - claim) less
+ * the baseline's, per pair; the excess is what a hierarchical bootstrap
+ * of their median confirms at its lower bound (gpu_policy.c), and each
+ * pair's ratio is baseline claim / (candidate claim + excess). */
+static void gpu_ratios(struct timing_case *p)
+{
+	struct samples *s = &p->s;
+	int nblocks = p->ct->nblocks;
+	const double *eb[MAX_BLOCKS];
+	int sizes[MAX_BLOCKS] = { 0 };
+	double *e = xmalloc((size_t)(s->n ? s->n : 1) * sizeof(double));
+	double med = 0;
+	int m = 0;
+
+	for (int b = 0; b < nblocks; b++) {
+		eb[b] = e + m;
+		for (int i = 0; i < s->n; i++)
+			if (s->block[i] == b)
+				e[m++] = s->v[S_COVH][i] - s->v[S_BOVH][i];
+		sizes[b] = (int)(e + m - eb[b]);
+	}
+	p->excess_ns = gpu_charged_excess_ns(eb, sizes, nblocks,
+					     GPU_EXCESS_ITERS,
+					     ev_derive(p->x->req->seed, 9,
+						       (uint64_t)p->ci, 0),
+					     &med);
+	free(e);
+	ev_timing_clear(p->ct);
+	for (int i = 0; i < s->n; i++)
+		ev_timing_add(p->ct, s->block[i],
+			      s->v[S_BASE][i] / (s->v[S_CAND][i] + p->excess_ns));
+	p->base_med_ns = ev_samples_median(s, S_BASE);
+	p->cand_med_ns = ev_samples_median(s, S_CAND) + p->excess_ns;
+	p->excess_med_ns = med;
+}
+
 /* The case's timed samples against everything the controller knows: work
- * left on the device, the charged excess (and a gross one rejected), the
- * roofline floor; then every ratio charged with the excess. */
+ * left on the device, a gross excess (rejected by name; a smaller one is
+ * only charged, gpu_ratios), the roofline floor. */
 static bool gpu_claims_ok(struct timing_case *p)
 {
 	struct eval_ctx *x = p->x;
 	const struct task_case *c = p->c;
 	struct samples *s = &p->s;
-	struct gpu_state *st = p->step_state;
-	int n = p->n, nblocks = p->ct->nblocks;
+	int n = p->n;
 	double cm = ev_samples_median(s, S_CAND);
 	double bd = ev_samples_quartile(s, S_BDRAIN);
 	double cd = ev_samples_quartile(s, S_CDRAIN);
+	double excess = p->excess_ns;
 	int64_t bytes = 0, flops = 0;
 	struct errbuf e;
 
@@ -143,32 +146,10 @@ static bool gpu_claims_ok(struct timing_case *p)
 			   c->id, cd / 1e3, bd / 1e3);
 		return false;
 	}
-
-	/* The charged excess: what the controller's clock saw the
-	 * candidate's samples take beyond its claims, more than the
-	 * baseline's, at the lower end of what the data allow. */
-	const double *eb[MAX_BLOCKS];
-	int sizes[MAX_BLOCKS] = { 0 };
-	double *sorted = xmalloc((size_t)(st->npairs ? st->npairs : 1) *
-				 sizeof(double));
-	int m = 0;
-	for (int b = 0; b < nblocks; b++) {
-		eb[b] = sorted + m;
-		for (int i = 0; i < st->npairs; i++)
-			if (st->block[i] == b)
-				sorted[m++] = st->e[i];
-		sizes[b] = (int)(sorted + m - eb[b]);
-	}
-	double med = 0;
-	double excess = gpu_charged_excess_ns(eb, sizes, nblocks, CI_ITERS_FINAL,
-					      ev_derive(x->req->seed, 9,
-							(uint64_t)p->ci, 0),
-					      &med);
-	free(sorted);
 	ev_trace_mark(x, "case %s: charged excess %.1f us per sample (median "
 		      "excess %.1f us over %d pairs; candidate's median claim "
-		      "%.1f us)", c->id, excess / 1e3, med / 1e3, st->npairs,
-		      cm / 1e3);
+		      "%.1f us)", c->id, excess / 1e3, p->excess_med_ns / 1e3,
+		      s->n, cm / 1e3);
 	if (excess > gpu_gross_excess_ns(cm)) {
 		ev_clock_finding(x, "reported times inconsistent with the "
 				 "controller's clock in %s '%s': by the "
@@ -178,8 +159,9 @@ static bool gpu_claims_ok(struct timing_case *p)
 				 "it claimed beyond what the baseline's did "
 				 "(median %.1f us; its median claim %.1f us), "
 				 "more than the %.1f us that would be charged",
-				 ev_case_kind(c), c->id, excess / 1e3, med / 1e3,
-				 cm / 1e3, gpu_gross_excess_ns(cm) / 1e3);
+				 ev_case_kind(c), c->id, excess / 1e3,
+				 p->excess_med_ns / 1e3, cm / 1e3,
+				 gpu_gross_excess_ns(cm) / 1e3);
 		return false;
 	}
 	errbuf_init(&e);
@@ -203,14 +185,6 @@ static bool gpu_claims_ok(struct timing_case *p)
 			return false;
 		}
 	}
-	/* Every pair charged: t_c = claim + excess. */
-	for (int b = 0; b < nblocks; b++)
-		p->ct->sizes[b] = 0;
-	for (int i = 0; i < st->npairs; i++)
-		ev_timing_add(p->ct, st->block[i],
-			      st->bclaim[i] / (st->cclaim[i] + excess));
-	for (int i = 0; i < s->n; i++)
-		s->v[S_CAND][i] += excess;
 	return true;
 }
 
@@ -282,35 +256,34 @@ void ev_gpu_peaks_for_roofline(struct eval_ctx *x)
 	x->roofline_note = xasprintf("no roofline floor (%s)", errbuf_str(&e));
 }
 
-/* Starts every block, takes the case's batch (decided in correctness from
- * the baseline alone), gives every runner its sets and warms each pair
- * up. */
+/* Takes the case's batch and the baseline's time per call (decided in
+ * correctness from the baseline alone); unless that is below the timing
+ * floor (timing.c then leaves the case a correctness case), starts every
+ * block, gives every runner its sets and warms each pair up. */
 static bool gpu_prepare(struct timing_case *p)
 {
 	struct eval_ctx *x = p->x;
 	const struct task_case *c = p->c;
 	struct block *blocks = p->blocks;
 	int nblocks = p->cb.nblocks;
-	struct gpu_state *st = xcalloc(1, sizeof(*st));
 
-	p->step_state = st;
-	rng_seed(&st->rng, ev_derive(x->req->seed, 8, (uint64_t)p->ci, 0));
 	/* Inputs are drawn on the device (ev_gpu_gen_spec): no pool. */
 	p->stride = p->l->shm_size;
 	p->group = nblocks;
-	if (!gpu_blocks_start(x, blocks, nblocks, p->l, c) ||
-	    !(st->ref = ev_acquire(x, ROLE_REF, p->l, c)))
+	if (!gpu_blocks_start(x, blocks, nblocks, p->l, c))
 		return false;
 	p->ct->nblocks = nblocks;
 	if ((p->n = ev_gpu_case_batch(x, p->ci, blocks[0].base, p->l, c)) < 1)
 		return false;
-	for (int b = 0; b < nblocks; b++) {
+	p->base_call_ns = x->gpu_call_ns[p->ci];
+	if (p->base_call_ns < ev_timing_floor_ns(x->t))
+		return true;
+	if (!(p->ref = ev_acquire(x, ROLE_REF, p->l, c)))
+		return false;
+	for (int b = 0; b < nblocks; b++)
 		if (!ev_gpu_sets(x, ROLE_BASE, blocks[b].base, p->n, p->l, c) ||
 		    !ev_gpu_sets(x, ROLE_CAND, blocks[b].cand, p->n, p->l, c))
 			return false;
-		st->refcheck_at[b] = (int)rng_range(&st->rng, 1,
-						    p->cb.min_pairs);
-	}
 	int nwarm = x->req->quick ? 1 : GPU_WARMUP_CALLS;
 	for (int b = 0; b < nblocks; b++)
 		for (int i = 0; i < nwarm; i++) {
@@ -323,20 +296,20 @@ static bool gpu_prepare(struct timing_case *p)
 }
 
 /* One timed pair on block b, now and then checked against the reference
- * as well (the controller's draw, which no runner sees). */
+ * as well (ev_refcheck_due: the controller's draw, which no runner
+ * sees). */
 static bool gpu_timed_pair(struct timing_case *p, int b)
 {
 	struct block *bk = &p->blocks[b];
-	struct gpu_state *st = p->step_state;
 	struct gpu_sample bs, cs;
-	bool check = bk->pairs + 1 == st->refcheck_at[b] ||
-		     rng_uniform(&st->rng) < 1.0 / GPU_REFCHECK_ODDS;
+	bool check = ev_refcheck_due(p, b);
 
 	if (!gpu_pair(p, bk, "timed", ++p->ntimed, check, &bs, &cs))
 		return false;
+	if (check)
+		p->nchecked++;
 	ev_timing_add(p->ct, b, (double)bs.claim / (double)cs.claim);
-	ev_samples_add(&p->s, &bs, &cs);
-	state_add(st, b, &bs, &cs);
+	ev_samples_add(&p->s, b, &bs, &cs);
 	bk->pairs++;
 	return true;
 }
@@ -345,7 +318,6 @@ static bool gpu_timed_pair(struct timing_case *p, int b)
 static void gpu_finish(struct timing_case *p, bool ok)
 {
 	struct eval_ctx *x = p->x;
-	struct gpu_state *st = p->step_state;
 
 	for (int b = 0; b < MAX_BLOCKS; b++) {
 		struct runner **kb = b ? &x->tblk[b][0] : &x->keep[ROLE_BASE];
@@ -353,15 +325,8 @@ static void gpu_finish(struct timing_case *p, bool ok)
 		ev_release(x, kb, p->blocks[b].base, ok);
 		ev_release(x, kc, p->blocks[b].cand, ok);
 	}
-	if (st) {
-		ev_release(x, &x->keep[ROLE_REF], st->ref, ok);
-		free(st->block);
-		free(st->bclaim);
-		free(st->cclaim);
-		free(st->e);
-		free(st);
-		p->step_state = NULL;
-	}
+	ev_release(x, &x->keep[ROLE_REF], p->ref, ok);
+	p->ref = NULL;
 }
 
 const struct pair_step ev_gpu_step = {
@@ -372,6 +337,7 @@ const struct pair_step ev_gpu_step = {
 	.group_start = NULL,
 	.pair = gpu_timed_pair,
 	.group_end = NULL,
+	.ratios = gpu_ratios,
 	.claims_ok = gpu_claims_ok,
 	.finish = gpu_finish,
 };
