@@ -9,12 +9,15 @@
  *                  unchanged, outputs compared); the device lock; the
  *                  timing trace
  *   correctness.c  correctness trials per case, the reference run ahead
+ *   correctness_gpu.c  the same on a GPU, with the samples timing uses
+ *   gpu_sample.c   one GPU sample (gen, keeper flush, time, fetch, probe)
+ *                  under one clock; the keeper; batch sizing
  *   timing.c       the one sampling loop for every device: blocks of
  *                  paired runners, adaptive stop, claims, the interval
  *   timing_host.c  its pair step on the host (timed by the runner's clock,
  *                  checked against the controller's)
- *   timing_gpu.c   its pair step on a GPU (device events, batches, fetch,
- *                  drain and roofline checks)
+ *   timing_gpu.c   its pair step on a GPU (samples, batches, the charged
+ *                  excess, drain and roofline checks)
  *   device.c       the device an evaluation runs on: checks, the host's
  *                  last-level cache, a GPU evaluation's shared memory
  *
