@@ -223,10 +223,16 @@ static char *col_text(sqlite3_stmt *st, int i)
 	return t ? xstrdup((const char *)t) : NULL;
 }
 
+/* Strings are bound SQLITE_STATIC: every bound string outlives its
+ * statement (bind, step and finalize happen in one function), and a
+ * static bind allocates nothing, so it cannot fail when memory is short
+ * and leave a parameter NULL - which would turn an UPDATE into one that
+ * matches no row, or keep a column's old value, and report success
+ * (tests/unit/test_store_faults.c). */
 static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
 {
 	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, i);
 }
@@ -240,13 +246,16 @@ static int prepare(struct store *s, const char *sql, sqlite3_stmt **st,
 }
 
 /* Steps a statement that returns no rows and finalizes it. */
+/* Runs st to completion: a statement's changes are committed only when
+ * its last step returns SQLITE_DONE, so a row back is not yet success. */
 static int exec_stmt(struct store *s, sqlite3_stmt *st, const char *what,
 		     struct errbuf *err)
 {
-	int r = sqlite3_step(st);
-	int rc = 0;
+	int r, rc = 0;
 
-	if (r != SQLITE_DONE && r != SQLITE_ROW)
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		;
+	if (r != SQLITE_DONE)
 		rc = db_error(s, err, what);
 	sqlite3_finalize(st);
 	return rc;
@@ -328,7 +337,7 @@ int store_run_create(struct store *s, struct store_run *r, const char *suffix,
 			free(id);
 			return rc;
 		}
-		sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 		sqlite3_bind_double(st, 2, r->created_at);
 		bind_text_or_null(st, 3, r->config_path);
 		bind_text_or_null(st, 4, r->config_yaml);
@@ -368,7 +377,7 @@ int store_run_get(struct store *s, const char *id, struct store_run *out,
 		     " device, status, ntasks FROM runs WHERE id = ?", &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW) {
 		out->id = col_text(st, 0);
@@ -398,8 +407,8 @@ int store_run_set_status(struct store *s, const char *id, const char *status,
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
 	return exec_stmt(s, st, "update run status", err);
 }
 
@@ -446,8 +455,8 @@ int store_run_latest(struct store *s, char **id, struct errbuf *err)
 static void bind_attempt(sqlite3_stmt *st, int first, const char *run_id,
 			 const char *task_id, int attempt)
 {
-	sqlite3_bind_text(st, first, run_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, first + 1, task_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, first, run_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, first + 1, task_id, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, first + 2, attempt);
 }
 
@@ -483,7 +492,7 @@ int store_attempt_insert(struct store *s, const char *run_id,
 		return rc;
 	bind_attempt(st, 1, run_id, task_id, attempt);
 	sqlite3_bind_double(st, 4, now_wall());
-	sqlite3_bind_text(st, 5, variant ? variant : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, variant ? variant : "", -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 6, repeat);
 	return exec_stmt(s, st, "insert attempt", err);
 }
@@ -548,7 +557,7 @@ int store_attempt_update(struct store *s, const char *run_id,
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, state, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
 	bind_text_or_null(st, 2, agent_json);
 	bind_text_or_null(st, 3, result_json);
 	bind_text_or_null(st, 4, sources_hash);
@@ -569,7 +578,7 @@ int store_attempt_list(struct store *s, const char *run_id,
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -602,7 +611,7 @@ int store_eval_get(struct store *s, const char *key, char **result_json,
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW)
 		*result_json = col_text(st, 0);
@@ -625,11 +634,11 @@ int store_eval_put(struct store *s, const char *key, const char *task_id,
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_STATIC);
 	bind_text_or_null(st, 3, sources_hash);
 	bind_text_or_null(st, 4, device);
-	sqlite3_bind_text(st, 5, result_json, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, result_json, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 6, now_wall());
 	return exec_stmt(s, st, "insert evaluation", err);
 }
@@ -643,7 +652,7 @@ int store_eval_count(struct store *s, const char *task_id, int *n,
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, task_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, task_id, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		*n = sqlite3_column_int(st, 0);
 	else
@@ -663,10 +672,10 @@ int store_event_add(struct store *s, const char *run_id, const char *task_id,
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 2, now_wall());
 	bind_text_or_null(st, 3, task_id);
-	sqlite3_bind_text(st, 4, kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, kind, -1, SQLITE_STATIC);
 	bind_text_or_null(st, 5, message);
 	return exec_stmt(s, st, "insert event", err);
 }
@@ -684,7 +693,7 @@ int store_event_list(struct store *s, const char *run_id, int64_t after_id,
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, after_id);
 	sqlite3_bind_int(st, 3, max);
 	if (max > 0)
@@ -741,11 +750,12 @@ int store_lease_take(struct store *s, const char *run_id, const char *task_id,
 	if (rc)
 		return rc;
 	bind_attempt(st, 1, run_id, task_id, attempt);
-	sqlite3_bind_text(st, 4, owner, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, owner, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 5, now + ttl_s);
 	sqlite3_bind_double(st, 6, now);
 	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
+	/* A RETURNING row comes before the commit: step on to DONE. */
+	if (r == SQLITE_ROW && (r = sqlite3_step(st)) == SQLITE_DONE)
 		rc = 0;
 	else if (r == SQLITE_DONE)
 		rc = errf_code(err, EBUSY, "%s #%d of run %s is leased by "
@@ -766,7 +776,7 @@ int store_lease_renew_all(struct store *s, const char *owner, double ttl_s,
 	if (rc)
 		return rc;
 	sqlite3_bind_double(st, 1, now_wall() + ttl_s);
-	sqlite3_bind_text(st, 2, owner, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, owner, -1, SQLITE_STATIC);
 	return exec_stmt(s, st, "renew leases", err);
 }
 
@@ -780,7 +790,7 @@ int store_lease_drop(struct store *s, const char *run_id, const char *task_id,
 	if (rc)
 		return rc;
 	bind_attempt(st, 1, run_id, task_id, attempt);
-	sqlite3_bind_text(st, 4, owner, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, owner, -1, SQLITE_STATIC);
 	return exec_stmt(s, st, "drop lease", err);
 }
 
@@ -794,7 +804,7 @@ int store_lease_owners(struct store *s, const char *run_id,
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 2, now_wall());
 	while ((r = sqlite3_step(st)) == SQLITE_ROW)
 		strvec_push(owners, (const char *)sqlite3_column_text(st, 0));
@@ -840,12 +850,13 @@ int store_lease_take_from(struct store *s, const char *run_id,
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, owner, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 2, now_wall() + ttl_s);
 	bind_attempt(st, 3, run_id, task_id, attempt);
-	sqlite3_bind_text(st, 6, old_owner, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 6, old_owner, -1, SQLITE_STATIC);
 	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
+	/* A RETURNING row comes before the commit: step on to DONE. */
+	if (r == SQLITE_ROW && (r = sqlite3_step(st)) == SQLITE_DONE)
 		rc = 0;
 	else if (r == SQLITE_DONE)
 		rc = errf_code(err, EBUSY, "%s #%d of run %s changed hands",
