@@ -61,10 +61,13 @@ static void fuzz_check_reply(const char *line, size_t len, const char *reply)
 		abort();
 	if (e && !cJSON_IsNumber(cJSON_GetObjectItem(e, "code")))
 		abort();
-	/* A well-formed notification (an object with a method and no id)
-	 * is never answered. */
-	if (cJSON_IsObject(req) && cJSON_IsString(cJSON_GetObjectItem(req,
-								      "method")) &&
+	/* A well-formed notification (jsonrpc "2.0", a string method, no
+	 * id) is never answered; an invalid request without an id is
+	 * (-32600, id null). */
+	v = cJSON_GetObjectItem(req, "jsonrpc");
+	if (cJSON_IsObject(req) && cJSON_IsString(v) &&
+	    !strcmp(v->valuestring, "2.0") &&
+	    cJSON_IsString(cJSON_GetObjectItem(req, "method")) &&
 	    !cJSON_HasObjectItem(req, "id"))
 		abort();
 	cJSON_Delete(req);
