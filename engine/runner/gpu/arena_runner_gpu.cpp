@@ -432,7 +432,7 @@ static bool parse_gen(const char *tok, struct gen_spec *g)
 	char dist;
 	int used = 0;
 
-	memset(g, 0, sizeof(*g));
+	*g = gen_spec{};
 	if (sscanf(tok, "g:%c:%lf:%lf:%lld:%lld:%llx%n", &dist, &g->a, &g->b,
 		   &g->lo, &g->hi, &g->seed, &used) != 6 || tok[used] ||
 	    !strchr("nuro", dist) || (dist == 'r' && g->lo > g->hi))
