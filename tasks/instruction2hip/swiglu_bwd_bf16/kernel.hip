@@ -1,7 +1,7 @@
 /*
  * swiglu_bwd_bf16 - TO IMPLEMENT: the SwiGLU backward, dx = d(silu(a)*b)/d(a, b)
  * times dy for x = [a | b] [rows, 2d], bf16 in and out, float32
- * accumulation (README.md / TASK.md has the full specification).
+ * arithmetic (README.md / TASK.md has the full specification).
  *
  * This stub compiles but launches nothing and returns an error, so it fails
  * the correctness check until it is implemented.
