@@ -65,6 +65,7 @@ if [ -n "$specs" ]; then
 	# but its postinstall places a native binary that runs on Node 20;
 	# --version below checks it.
 	npm install --prefix "$prefix" --no-audit --no-fund \
+		--fetch-timeout=60000 --fetch-retries=1 \
 		--loglevel=error $specs
 	echo "install-agents: done in $(( $(date +%s) - start )) s"
 fi
