@@ -67,8 +67,10 @@ if [ "${FRESH_MACHINE:-1}" = 1 ]; then
 		[ "$node_v" -ge 20 ] && [ -d /usr/lib/node_modules/npm ]; then
 		lend="$lend --ro-bind $(readlink -f "$(command -v node)") /usr/bin/node"
 		lend="$lend --ro-bind /usr/lib/node_modules/npm /usr/lib/node_modules/npm"
-		lend="$lend --symlink ../lib/node_modules/npm/bin/npm-cli.js /usr/bin/npm"
-		lend="$lend --symlink ../lib/node_modules/npm/bin/npx-cli.js /usr/bin/npx"
+		# (in the tree itself: it is bound read-write, so what bwrap
+		# made there would stay and clash with the next call)
+		ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/bin/npm"
+		ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/bin/npx"
 		say "lending the host's Node.js $(node --version) and npm"
 	fi
 fi
