@@ -15,7 +15,9 @@
 #                       this project's machines (and CI's) come with and
 #                       Debian 12 does not have: the CUDA toolkit at
 #                       /usr/local/cuda and Node.js >= 20 (read-only binds
-#                       of the host's; default 1 where the host has them)
+#                       of the host's; default 1 where the host has them),
+#                       nor the CA file in the host's NODE_EXTRA_CA_CERTS
+#                       (where the host's network needs one for npm)
 #
 # Not a chroot: bwrap (bubblewrap) enters the tree with pivot_root, in its
 # own mount and PID namespaces with all capabilities, so that the FUSE
@@ -58,6 +60,7 @@ say "tree ready in $(( $(now) - t0 )) s; HEAD is $commit (uncommitted changes ar
 
 # Read-only binds of what this project's machines come with (see above).
 lend=""
+env_lend=""
 if [ "${FRESH_MACHINE:-1}" = 1 ]; then
 	if [ -d /usr/local/cuda ]; then
 		lend="$lend --ro-bind $(readlink -f /usr/local/cuda) /usr/local/cuda"
@@ -73,6 +76,14 @@ if [ "${FRESH_MACHINE:-1}" = 1 ]; then
 		ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/bin/npx"
 		say "lending the host's Node.js $(node --version) and npm"
 	fi
+	# Where the host's network needs its own CA for HTTPS (npm), the
+	# host says so with NODE_EXTRA_CA_CERTS; the tree gets the same file,
+	# at a path of its own (not over a file that ca-certificates writes).
+	if [ -f "${NODE_EXTRA_CA_CERTS:-}" ]; then
+		lend="$lend --ro-bind $NODE_EXTRA_CA_CERTS /etc/fresh-extra-ca.crt"
+		env_lend="NODE_EXTRA_CA_CERTS=/etc/fresh-extra-ca.crt"
+		say "lending the host's NODE_EXTRA_CA_CERTS"
+	fi
 fi
 
 # in_tree CMD: runs the shell command CMD as root inside the tree.
@@ -81,7 +92,7 @@ in_tree() {
 	bwrap --bind "$root" / --dev-bind /dev /dev --bind /sys /sys --proc /proc \
 		--tmpfs /run --unshare-pid --unshare-ipc --unshare-uts --hostname fresh \
 		--cap-add ALL --die-with-parent $lend \
-		env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+		env -i HOME=/root LANG=C.UTF-8 TERM=dumb $env_lend \
 		PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin \
 		sh -c "$1"
 }
