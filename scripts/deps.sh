@@ -125,7 +125,10 @@ fi
 if [ "$set" = test ]; then
 	out=$(scripts/install-agents.sh 2>&1)
 	if [ $? -ne 0 ]; then
-		echo "deps: skipped the agent CLIs ($(echo "$out" | tail -n 1)); the real-CLI tests (e2e/agents_real_*) will skip"
+		# npm's last lines point at its log; the reason is before them.
+		why=$(echo "$out" | grep -v 'A complete log\|error code\|error errno' |
+			grep -m 1 -i 'error\|missing\|needed') || why=$(echo "$out" | tail -n 1)
+		echo "deps: skipped the agent CLIs ($why); the real-CLI tests (e2e/agents_real_*) will skip"
 	elif echo "$out" | grep -q 'npm install'; then
 		echo "$out"
 	else

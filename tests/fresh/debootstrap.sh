@@ -19,15 +19,17 @@
 #                       nor the CA file in the host's NODE_EXTRA_CA_CERTS
 #                       (where the host's network needs one for npm)
 #
-# Not a chroot: bwrap (bubblewrap) enters the tree with pivot_root, in its
-# own mount and PID namespaces with all capabilities, so that the FUSE
+# Not a chroot: the tree is entered with unshare (new mount, PID, IPC and
+# UTS namespaces) and pivot_root, with a /proc of its own, so that the FUSE
 # mounts, the bubblewrap sandbox inside it and the Slurm daemons of the
-# tests work as on a machine (a chroot's root is not a mount point, which
-# makes bwrap's own pivot_root fail inside).  /dev (with /dev/fuse), /sys
-# and the network are the host's; /proc is the tree's own.  Every process
-# of the tree ends with it.  Needs root, debootstrap and bubblewrap (apt-get
-# installs the two when missing) and Debian's mirror.  Not part of `make
-# test`: it takes tens of minutes (docs/fresh-machine.md has a measured run).
+# tests work as on a machine.  (In a chroot the root is not a mount point,
+# and bwrap's own pivot_root fails; entering with bwrap instead leaves a
+# /proc with read-only overmounts, which keeps the sandbox's user namespace
+# from mounting its own.)  /dev (with /dev/fuse), /sys and the network are
+# the host's.  Every process of the tree ends with it.  Needs root,
+# debootstrap (apt-get installs it when missing), util-linux, and Debian's
+# mirror.  Not part of `make test`: it takes tens of minutes
+# (docs/fresh-machine.md has a measured run).
 set -eu
 
 [ "$(id -u)" = 0 ] || { echo "debootstrap.sh: needs root" >&2; exit 1; }
@@ -39,13 +41,11 @@ mirror=${FRESH_MIRROR:-http://deb.debian.org/debian}
 say() { echo "fresh: $*"; }
 now() { date +%s; }
 
-for t in debootstrap bwrap; do
-	command -v $t >/dev/null 2>&1 && continue
-	say "installing debootstrap and bubblewrap on the host"
+command -v debootstrap >/dev/null 2>&1 || {
+	say "installing debootstrap on the host"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-		-o DPkg::Lock::Timeout=600 debootstrap bubblewrap >/dev/null
-	break
-done
+		-o DPkg::Lock::Timeout=600 debootstrap >/dev/null
+}
 
 mkdir -p "$dir/debs"
 rm -rf "$root"
@@ -58,20 +58,21 @@ git -C "$repo" bundle create "$root/arena.bundle" HEAD 2>/dev/null
 commit=$(git -C "$repo" rev-parse --short HEAD)
 say "tree ready in $(( $(now) - t0 )) s; HEAD is $commit (uncommitted changes are not in it)"
 
-# Read-only binds of what this project's machines come with (see above).
+# What this project's machines come with and Debian 12 does not (see
+# above): "HOST_PATH TREE_PATH" lines, bound read-only into the tree.
 lend=""
 env_lend=""
 if [ "${FRESH_MACHINE:-1}" = 1 ]; then
 	if [ -d /usr/local/cuda ]; then
-		lend="$lend --ro-bind $(readlink -f /usr/local/cuda) /usr/local/cuda"
+		lend="$lend$(readlink -f /usr/local/cuda) /usr/local/cuda
+"
 		say "lending the host's CUDA toolkit (/usr/local/cuda)"
 	fi
 	if node_v=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null) &&
 		[ "$node_v" -ge 20 ] && [ -d /usr/lib/node_modules/npm ]; then
-		lend="$lend --ro-bind $(readlink -f "$(command -v node)") /usr/bin/node"
-		lend="$lend --ro-bind /usr/lib/node_modules/npm /usr/lib/node_modules/npm"
-		# (in the tree itself: it is bound read-write, so what bwrap
-		# made there would stay and clash with the next call)
+		lend="$lend$(readlink -f "$(command -v node)") /usr/bin/node
+/usr/lib/node_modules/npm /usr/lib/node_modules/npm
+"
 		ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/bin/npm"
 		ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/bin/npx"
 		say "lending the host's Node.js $(node --version) and npm"
@@ -80,18 +81,39 @@ if [ "${FRESH_MACHINE:-1}" = 1 ]; then
 	# host says so with NODE_EXTRA_CA_CERTS; the tree gets the same file,
 	# at a path of its own (not over a file that ca-certificates writes).
 	if [ -f "${NODE_EXTRA_CA_CERTS:-}" ]; then
-		lend="$lend --ro-bind $NODE_EXTRA_CA_CERTS /etc/fresh-extra-ca.crt"
+		lend="$lend$NODE_EXTRA_CA_CERTS /etc/fresh-extra-ca.crt
+"
 		env_lend="NODE_EXTRA_CA_CERTS=/etc/fresh-extra-ca.crt"
 		say "lending the host's NODE_EXTRA_CA_CERTS"
 	fi
 fi
+export lend root
 
-# in_tree CMD: runs the shell command CMD as root inside the tree.
+# in_tree CMD: runs the shell command CMD as root inside the tree, in new
+# namespaces (the mounts below vanish with them).
 in_tree() {
-	# shellcheck disable=SC2086 # $lend: whole bwrap options
-	bwrap --bind "$root" / --dev-bind /dev /dev --bind /sys /sys --proc /proc \
-		--tmpfs /run --unshare-pid --unshare-ipc --unshare-uts --hostname fresh \
-		--cap-add ALL --die-with-parent $lend \
+	unshare --mount --pid --ipc --uts --fork --kill-child --propagation private \
+		sh -c '
+		set -e
+		mount --bind "$root" "$root"
+		mount --rbind /dev "$root/dev"
+		mount --rbind /sys "$root/sys"
+		mount -t proc proc "$root/proc"
+		mount -t tmpfs tmpfs "$root/run"
+		echo "$lend" | while read -r from to; do
+			[ -n "$from" ] || continue
+			if [ -d "$from" ]; then mkdir -p "$root$to"; else
+				mkdir -p "$(dirname "$root$to")"; [ -e "$root$to" ] || : > "$root$to"; fi
+			mount --bind "$from" "$root$to"
+			mount -o remount,bind,ro "$root$to"
+		done
+		hostname fresh
+		cd "$root"
+		mkdir -p .oldroot
+		pivot_root . .oldroot
+		umount -l /.oldroot
+		rmdir /.oldroot
+		exec "$@"' in-tree \
 		env -i HOME=/root LANG=C.UTF-8 TERM=dumb $env_lend \
 		PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin \
 		sh -c "$1"
