@@ -67,6 +67,11 @@ if [ "${FRESH_MACHINE:-1}" = 1 ]; then
 		lend="$lend$(readlink -f /usr/local/cuda) /usr/local/cuda
 "
 		say "lending the host's CUDA toolkit (/usr/local/cuda)"
+		# and the variables the machine sets for it
+		for v in CUDA_HOME LIBRARY_PATH; do
+			eval "val=\${$v:-}"
+			[ -z "$val" ] || env_lend="$env_lend $v=$val"
+		done
 	fi
 	if node_v=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null) &&
 		[ "$node_v" -ge 20 ] && [ -d /usr/lib/node_modules/npm ]; then
@@ -83,7 +88,7 @@ if [ "${FRESH_MACHINE:-1}" = 1 ]; then
 	if [ -f "${NODE_EXTRA_CA_CERTS:-}" ]; then
 		lend="$lend$NODE_EXTRA_CA_CERTS /etc/fresh-extra-ca.crt
 "
-		env_lend="NODE_EXTRA_CA_CERTS=/etc/fresh-extra-ca.crt"
+		env_lend="$env_lend NODE_EXTRA_CA_CERTS=/etc/fresh-extra-ca.crt"
 		say "lending the host's NODE_EXTRA_CA_CERTS"
 	fi
 fi
