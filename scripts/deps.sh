@@ -103,14 +103,14 @@ else
 	# Wait for another apt-get or dpkg (a parallel job) instead of failing.
 	apt="$SUDO apt-get -q -o DPkg::Lock::Timeout=600 -o Acquire::http::Timeout=30"
 	start=$(date +%s)
-	echo "deps: installing $missing"
+	echo "deps: installing ${missing% }"
 	$apt update >"$log" 2>&1 ||
 		echo "deps: apt-get update failed ($(tail -n 1 "$log")); trying with the package lists there are"
 	# shellcheck disable=SC2086 # one word per package
 	if ! $apt install -y --no-install-recommends $missing >"$log" 2>&1; then
 		echo "deps: installing all at once failed ($(grep '^E:' "$log" | head -n 1)); now part by part"
 		for p in $parts_wanted; do
-			m=$(missing_of "$p")
+			m=$(missing_of "$p" | sed "s/ $//")
 			[ -n "$m" ] || continue
 			# shellcheck disable=SC2086
 			$apt install -y --no-install-recommends $m >"$log" 2>&1 && continue
@@ -132,7 +132,7 @@ if [ "$set" = test ]; then
 	elif echo "$out" | grep -q 'npm install'; then
 		echo "$out"
 	else
-		echo "deps: agent CLIs present ($(echo "$out" | awk '/^install-agents: (claude|codex|gemini) / { printf "%s%s %s", s, $2, $3; s = ", " }'))"
+		echo "deps: agent CLIs present ($(echo "$out" | sed -n 's|^install-agents: .*/\([a-z-]*@[0-9.]*\) already in.*|\1|p' | tr '\n' ' ' | sed 's/ $//'))"
 	fi
 fi
 exit $rc
