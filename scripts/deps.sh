@@ -34,7 +34,8 @@ core|gcc g++ make pkg-config libfuse3-dev fuse3 libyaml-dev libcjson-dev libsqli
 cmocka|libcmocka-dev|the unit tests (tests/unit/*.c)
 clang|clang libclang-rt-14-dev|make fuzz (libFuzzer)
 hip|hipcc libamdhip64-dev|the HIP compile checks (e2e/gpu_builds.sh)
-python|python3 python3-numpy python3-torch|the Python kernel runner's tests
+python|python3|the tree checks (tests/tree/*.py) and tests/gpu's scripts
+torch|python3-numpy python3-torch|the Python kernel runner's tests
 chromium|chromium|the headless-browser report test
 microhttpd|libmicrohttpd-dev|arena serve and its tests
 slurm|slurmctld slurmd slurm-client munge|the Slurm tests (e2e/slurm.sh)

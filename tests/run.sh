@@ -34,6 +34,10 @@ run_one() {	# name, command...
 	fi
 }
 
+skip_one() {	# name, reason: a test that cannot run here
+	skip=$((skip + 1)); echo "SKIP $1: $2"
+}
+
 if [ "$suite" = all ] || [ "$suite" = unit ]; then
 	# ARENA_UNIT_SKIP (set by the Makefile where cmocka is missing): the
 	# cmocka tests were not built; each is reported skipped with the
@@ -41,8 +45,7 @@ if [ "$suite" = all ] || [ "$suite" = unit ]; then
 	if [ -n "${ARENA_UNIT_SKIP:-}" ]; then
 		for s in tests/unit/test_*.c; do
 			[ -f "$s" ] || continue
-			skip=$((skip + 1))
-			echo "SKIP unit/$(basename "$s" .c): $ARENA_UNIT_SKIP"
+			skip_one "unit/$(basename "$s" .c)" "$ARENA_UNIT_SKIP"
 		done
 	fi
 	for t in "$B"/tests/test_*; do
@@ -61,6 +64,10 @@ fi
 if [ "$suite" = all ] || [ "$suite" = tree ]; then
 	for t in tests/tree/*.py; do
 		[ -f "$t" ] || continue
+		if ! command -v python3 >/dev/null 2>&1; then
+			skip_one "${t#tests/}" "python3 is not installed (scripts/deps.sh installs it)"
+			continue
+		fi
 		run_one "${t#tests/}" env B="$B" python3 "$t"
 	done
 fi
