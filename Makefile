@@ -48,7 +48,6 @@ CLI_SRCS    := $(sort $(wildcard cli/*.c) $(wildcard agents/*.c) \
 	$(wildcard agents/*/*.c) $(wildcard fs/*.c))
 UNIT_SRCS   := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRCS   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
-HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
 
 ENGINE_OBJS := $(ENGINE_SRCS:%.c=$(B)/%.o)
 RUNNER_OBJS := $(RUNNER_SRCS:%.c=$(B)/%.o)
@@ -58,7 +57,6 @@ CLI_OBJS    := $(CLI_SRCS:%.c=$(B)/%.o)
 CLI_LIB_OBJS := $(filter-out $(B)/cli/%,$(CLI_OBJS))
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/tests/%)
-HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/tests/helpers/%)
 
 .PHONY: all test test-unit test-e2e test-fuzz asan fuzz deps install \
 	install-agents quickstart clean help fmt lint
@@ -92,21 +90,21 @@ $(B)/tests/test_%: tests/unit/test_%.c $(CLI_LIB_OBJS) $(B)/libarena.a
 
 # Fuzz targets: LLVMFuzzerTestOneInput + a replay main (tests/fuzz/replay.c)
 # for `make test`; `make fuzz` builds real libFuzzer binaries with clang.
-$(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/libarena.a
+# They see private headers as unit tests do, and link the agents too (the
+# MCP server's harness).
+$(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(CLI_LIB_OBJS) \
+		$(B)/libarena.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay.c $(B)/libarena.a $(LDLIBS_ALL)
+	$(CC) $(ALL_CFLAGS) $(TEST_INC) -o $@ $< tests/fuzz/replay.c \
+		$(CLI_LIB_OBJS) $(B)/libarena.a $(LDLIBS_ALL)
 
-$(B)/tests/helpers/%: tests/helpers/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS_ALL)
-
-test: all $(UNIT_BINS) $(FUZZ_BINS) $(HELPER_BINS)
+test: all $(UNIT_BINS) $(FUZZ_BINS)
 	@B=$(B) tests/run.sh
 
 test-unit: all $(UNIT_BINS)
 	@B=$(B) tests/run.sh unit
 
-test-e2e: all $(HELPER_BINS)
+test-e2e: all
 	@B=$(B) tests/run.sh e2e
 
 test-fuzz: $(FUZZ_BINS)
@@ -120,7 +118,8 @@ fuzz:
 	@mkdir -p $(B)/fuzz
 	for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
 		clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-		-Iengine/include $(PKG_CFLAGS) $$f $(ENGINE_SRCS) \
+		-Iengine/include $(TEST_INC) $(PKG_CFLAGS) $(FUSE_CFLAGS) $$f \
+		$(ENGINE_SRCS) $(filter-out cli/%,$(CLI_SRCS)) \
 		-o $(B)/fuzz/$$n $(LDLIBS_ALL) || exit 1; done
 	@echo "libFuzzer binaries in $(B)/fuzz; run e.g. $(B)/fuzz/fuzz_task tests/fuzz/corpus/task"
 

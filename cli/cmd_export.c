@@ -64,25 +64,8 @@ static cJSON *result_json(const struct task_result *r)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddStringToObject(o, "status", result_status_name(r->status));
-	cJSON_AddBoolToObject(o, "compiled", r->pass_compilation);
-	cJSON_AddBoolToObject(o, "correct", r->pass_correctness);
-	cJSON_AddNumberToObject(o, "speedup", r->speedup_ratio);
-	cJSON_AddNumberToObject(o, "speedup_ci_lo", r->speedup_ci_lo);
-	cJSON_AddNumberToObject(o, "speedup_ci_hi", r->speedup_ci_hi);
-	cJSON_AddNumberToObject(o, "noise_floor", r->noise_floor);
-	cJSON_AddBoolToObject(o, "held_out_evaluated", r->held_out_evaluated);
-	cJSON_AddBoolToObject(o, "held_out_correct", r->held_out_correct);
-	cJSON_AddNumberToObject(o, "held_out_speedup", r->held_out_speedup);
-	cJSON_AddNumberToObject(o, "score", r->score);
-	cJSON_AddNumberToObject(o, "reward", r->reward);
-	cJSON_AddStringToObject(o, "sources_hash", r->sources_hash);
-	if (r->device)
-		cJSON_AddStringToObject(o, "device", r->device);
-	if (r->evaluator_version)
-		cJSON_AddStringToObject(o, "evaluator_version",
-					r->evaluator_version);
-	cJSON_AddBoolToObject(o, "sandboxed", r->sandboxed);
+	result_summary_add(o, r, RESULT_SUMMARY_HELD_OUT |
+			   RESULT_SUMMARY_REWARD | RESULT_SUMMARY_IDENTITY);
 	return o;
 }
 

@@ -130,13 +130,7 @@ void mcp_reply_from_result(const struct task_result *r, bool quick,
 			      quick ? "; quick timing" : "",
 			      yaml ? yaml : "");
 	out->is_error = r->status != RS_OK;
-	cJSON_AddStringToObject(st, "status", result_status_name(r->status));
-	cJSON_AddBoolToObject(st, "compiled", r->pass_compilation);
-	cJSON_AddBoolToObject(st, "correct", r->pass_correctness);
-	cJSON_AddNumberToObject(st, "speedup", r->speedup_ratio);
-	cJSON_AddNumberToObject(st, "speedup_ci_lo", r->speedup_ci_lo);
-	cJSON_AddNumberToObject(st, "speedup_ci_hi", r->speedup_ci_hi);
-	cJSON_AddNumberToObject(st, "score", r->score);
+	result_summary_add(st, r, 0);
 	cJSON_AddBoolToObject(st, "quick", quick);
 	out->structured = st;
 	free(yaml);

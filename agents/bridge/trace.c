@@ -192,16 +192,7 @@ void trace_evaluation(struct trace *t, const char *via, bool quick,
 	if (error) {
 		add_capped(o, "error", error, TRACE_RESULT_MAX);
 	} else {
-		cJSON_AddStringToObject(o, "status",
-					result_status_name(r->status));
-		cJSON_AddBoolToObject(o, "compiled", r->pass_compilation);
-		cJSON_AddBoolToObject(o, "correct", r->pass_correctness);
-		cJSON_AddNumberToObject(o, "speedup", r->speedup_ratio);
-		cJSON_AddNumberToObject(o, "speedup_ci_lo", r->speedup_ci_lo);
-		cJSON_AddNumberToObject(o, "speedup_ci_hi", r->speedup_ci_hi);
-		cJSON_AddNumberToObject(o, "score", r->score);
-		cJSON_AddNumberToObject(o, "reward", r->reward);
-		cJSON_AddStringToObject(o, "sources_hash", r->sources_hash);
+		result_summary_add(o, r, RESULT_SUMMARY_REWARD);
 	}
 	trace_emit(t, "evaluation", o);
 }

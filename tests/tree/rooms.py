@@ -61,7 +61,7 @@ FRONT = {"agents", "agents/cli", "agents/bridge", "agents/sandbox", "fs",
 # each.  A new public header must be added here: an unknown one fails.
 PUBLIC = {
     "util.h": "base", "stats.h": "base", "ydoc.h": "base",
-    "paths.h": "base", "proc.h": "base",
+    "paths.h": "base", "proc.h": "base", "banned.h": "base",
     "task.h": "task", "expr.h": "task", "config.h": "task",
     "result.h": "result",
     "store.h": "store",

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cJSON.h>
 #include <yaml.h>
 
 #include "arena/result.h"
@@ -783,6 +784,61 @@ static void json_error_names_the_key(void **state)
 	result_release(&r);
 }
 
+/* A candidate rejected in the timing phase passed its correctness check
+ * (pass_correctness stays set) but is not correct for the score; the
+ * summary agents and exports read says what the score says. */
+static void summary_says_correct_as_the_score_counts_it(void **state)
+{
+	struct task_result r;
+	(void)state;
+
+	result_init(&r);
+	r.status = RS_REJECTED;
+	r.pass_compilation = true;
+	r.pass_correctness = true;
+	r.speedup_ratio = 3.0;
+	result_score(&r);
+	cJSON *o = cJSON_CreateObject();
+	result_summary_add(o, &r, 0);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(o, "correct")));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(o, "compiled")));
+	assert_string_equal(cJSON_GetObjectItem(o, "status")->valuestring,
+			    result_status_name(RS_REJECTED));
+	assert_null(cJSON_GetObjectItem(o, "reward"));
+	assert_null(cJSON_GetObjectItem(o, "sandboxed"));
+	cJSON_Delete(o);
+	result_release(&r);
+}
+
+/* The keys and their order are the documented ones (docs/agents-cli.md
+ * traces, docs/results.md episodes), whatever the flags add. */
+static void summary_keys_come_in_documented_order(void **state)
+{
+	static const char *const want[] = {
+		"status", "compiled", "correct", "speedup", "speedup_ci_lo",
+		"speedup_ci_hi", "noise_floor", "held_out_evaluated",
+		"held_out_correct", "held_out_speedup", "score", "reward",
+		"sources_hash", "device", "evaluator_version", "sandboxed",
+	};
+	struct task_result r;
+	size_t i = 0;
+	(void)state;
+
+	result_init(&r);
+	r.device = strdup("host");
+	r.evaluator_version = strdup("arena-eval/1");
+	cJSON *o = cJSON_CreateObject();
+	result_summary_add(o, &r, RESULT_SUMMARY_HELD_OUT |
+			   RESULT_SUMMARY_REWARD | RESULT_SUMMARY_IDENTITY);
+	for (cJSON *k = o->child; k; k = k->next, i++) {
+		assert_true(i < sizeof(want) / sizeof(want[0]));
+		assert_string_equal(k->string, want[i]);
+	}
+	assert_int_equal(i, sizeof(want) / sizeof(want[0]));
+	cJSON_Delete(o);
+	result_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -806,6 +862,8 @@ int main(void)
 		cmocka_unit_test(json_missing_keys_keep_defaults),
 		cmocka_unit_test(json_rejects_hostile_input_without_crashing),
 		cmocka_unit_test(json_error_names_the_key),
+		cmocka_unit_test(summary_says_correct_as_the_score_counts_it),
+		cmocka_unit_test(summary_keys_come_in_documented_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -136,6 +136,9 @@ double score_aka(bool compiled, bool correct, double speedup);
  * and correct also requires candidate_accepted. */
 bool result_compiled(const struct task_result *r);
 bool result_correct(const struct task_result *r);
+/* Correct and timed (a finite positive speedup): what every speedup
+ * statistic of a report counts. */
+bool result_timed(const struct task_result *r);
 double reward_capped_log(bool compiled, bool correct, double speedup,
 			 double ci_lo, double ci_hi, double noise_floor);
 
@@ -152,6 +155,21 @@ char *result_score_line(const struct task_result *r);
 char *result_to_json(const struct task_result *r);
 int result_from_json(const char *json, struct task_result *r,
 		     struct errbuf *err);
+
+/* The short summary of a result that agents, traces and exported
+ * episodes show, added to the cJSON object o in this order: status,
+ * compiled, correct (result_compiled / result_correct, as the score
+ * counts them), speedup, speedup_ci_lo, speedup_ci_hi; with
+ * RESULT_SUMMARY_HELD_OUT noise_floor, held_out_evaluated,
+ * held_out_correct, held_out_speedup; score; with RESULT_SUMMARY_REWARD
+ * reward and sources_hash; with RESULT_SUMMARY_IDENTITY device and
+ * evaluator_version (when known) and sandboxed.  (result/summary.c) */
+#define RESULT_SUMMARY_HELD_OUT 1u
+#define RESULT_SUMMARY_REWARD 2u
+#define RESULT_SUMMARY_IDENTITY 4u
+struct cJSON;
+void result_summary_add(struct cJSON *o, const struct task_result *r,
+			unsigned what);
 
 /* A copy of s (caller frees; NULL for NULL) in which every byte that does
  * not start a valid UTF-8 sequence is replaced by U+FFFD.  Both renderings

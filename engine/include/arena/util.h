@@ -21,9 +21,11 @@
 
 #define ERRBUF_SIZE 2048
 
-/* A caller-provided buffer for one error sentence.  The first error set
- * wins; later errf() calls on a set buffer append "; " and the new text
- * only when errf_append() is used. */
+/* A caller-provided buffer for one error sentence.  errf() and
+ * errf_code() set the message, replacing any earlier one (the last error
+ * set wins, so a caller that adds context does so with errbuf_prefix(),
+ * never by setting again); `set` says whether there is one.  Messages
+ * longer than ERRBUF_SIZE - 1 bytes are cut. */
 struct errbuf {
 	char msg[ERRBUF_SIZE];
 	bool set;
@@ -53,7 +55,12 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- growable string ------------------------------------------------- */
 
-/* Invariant: buf is always NUL-terminated and len < cap (git's strbuf). */
+/* Invariant (git's strbuf, except for the empty state): either nothing is
+ * allocated - buf == NULL and len == cap == 0, as STRBUF_INIT,
+ * strbuf_init(), strbuf_release() and strbuf_detach() leave it - or buf
+ * holds cap bytes, len < cap and buf[len] == '\0'.  So read the text
+ * through strbuf_str(), which gives "" for the empty state; buf itself is
+ * a C string only once something was added. */
 struct strbuf {
 	char *buf;
 	size_t len;
@@ -168,5 +175,8 @@ uint64_t mix64(uint64_t x);
 uint64_t hash64_str(uint64_t seed, const char *s);
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Last: the functions no arena source may call (see banned.h). */
+#include "arena/banned.h"
 
 #endif /* ARENA_UTIL_H */

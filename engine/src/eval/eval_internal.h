@@ -423,13 +423,12 @@ struct runner {
 	char line[RP_MAX_LINE + 1];	/* the last line read */
 };
 
-/* Starts a runner and waits for `ready`.  On failure everything is torn
- * down and r->why says why.  r must be zeroed (runner_new does that). */
+/* A runner starts in two halves, so that several runners (GPU runners
+ * take 0.2-0.5 s each to open a context) start at once: launch forks and
+ * execs, await reads hello and ready and leaves the runner stopped.  On
+ * failure everything is torn down and r->why says why.  r must be zeroed
+ * (runner_new does that). */
 struct runner *runner_new(void);
-enum runner_fail runner_start(struct runner *r, const struct runner_spec *s);
-/* runner_start in two halves, so that several runners (GPU runners take
- * 0.2-0.5 s each to open a context) start at once: launch forks and
- * execs, await reads hello and ready and leaves the runner stopped. */
 enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s);
 enum runner_fail runner_await(struct runner *r);
 /* Sends the kernel to a runner launched without one (so_path NULL). */
@@ -465,6 +464,24 @@ enum runner_fail runner_fetch(struct runner *r, uint32_t mask,
  * "<width>:<hex>" (fill it on the device with that poison). */
 enum runner_fail runner_flush_spec(struct runner *r, size_t bytes,
 				   const char *spec);
+/* The parsers of what a runner sends, apart from the socket (the fuzz
+ * harness tests/fuzz/fuzz_runner_reply.c drives them with hostile bytes).
+ * A protocol violation kills the runner and sets r->why, as during an
+ * evaluation.
+ *   runner_take_line: the first line of r->buf into r->line: 1 (*line
+ *     set), 0 when no complete line is there yet, -1 (*f set) when more
+ *     than one line came and allow_more is false or RP_MAX_LINE bytes
+ *     came without a newline.
+ *   runner_parse_hello: "hello <pid> <sandbox>" (or "nodevice <pid> ...")
+ *     of the runner r->pid.
+ *   runner_parse_reply: "ok <seq>[ <v1>...]" with exactly nvals integer
+ *     values for request r->seq, or "error <seq> ..." (RUNNER_REFUSED,
+ *     RUNNER_DEVICE). */
+int runner_take_line(struct runner *r, bool allow_more, char **line,
+		     enum runner_fail *f);
+enum runner_fail runner_parse_hello(struct runner *r, const char *line);
+enum runner_fail runner_parse_reply(struct runner *r, const char *line,
+				    int nvals, int64_t *vals);
 /* Parses the text of "error <seq> device <sticky|soft> <name> <message>"
  * after "<seq> "; true (and the fields set) when it is one. */
 bool runner_parse_device_error(const char *msg, bool *sticky, char *name,

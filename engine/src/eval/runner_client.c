@@ -260,36 +260,51 @@ static void quote(const char *s, size_t len, char *out, size_t n)
 	out[j] = '\0';
 }
 
-/* Reads one line with the runner's deadline; line points into r->buf and
+int runner_take_line(struct runner *r, bool allow_more, char **line,
+		     enum runner_fail *f)
+{
+	char *nl = memchr(r->buf, '\n', r->blen);
+
+	if (nl) {
+		size_t used = (size_t)(nl - r->buf) + 1;
+		if (used != r->blen && !allow_more) {
+			char q1[80], q2[80];
+			quote(r->buf, used - 1, q1, sizeof(q1));
+			quote(nl + 1, r->blen - used, q2, sizeof(q2));
+			*f = protocol(r, "sent more than one line for one "
+				      "request: \"%s\", then \"%s\"", q1, q2);
+			return -1;
+		}
+		memcpy(r->line, r->buf, used - 1);
+		r->line[used - 1] = '\0';
+		memmove(r->buf, r->buf + used, r->blen - used);
+		r->blen -= used;
+		*line = r->line;
+		return 1;
+	}
+	if (r->blen >= RP_MAX_LINE) {
+		*f = protocol(r, "wrote a line longer than %d bytes",
+			      RP_MAX_LINE);
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads one line with the runner's deadline; line points into r->line and
  * stays valid until the next read.  Any byte after the line is a
  * violation. */
 static enum runner_fail read_line_more(struct runner *r, const char *what,
 				       char **line, bool allow_more)
 {
 	uint64_t deadline = now_ns() + (uint64_t)r->timeout_ms * 1000000ull;
+	enum runner_fail f = RUNNER_OK;
 
 	for (;;) {
-		char *nl = memchr(r->buf, '\n', r->blen);
-		if (nl) {
-			size_t used = (size_t)(nl - r->buf) + 1;
-			if (used != r->blen && !allow_more) {
-				char q1[80], q2[80];
-				quote(r->buf, used - 1, q1, sizeof(q1));
-				quote(nl + 1, r->blen - used, q2, sizeof(q2));
-				return protocol(r, "sent more than one line for "
-						"one request: \"%s\", then "
-						"\"%s\"", q1, q2);
-			}
-			memcpy(r->line, r->buf, used - 1);
-			r->line[used - 1] = '\0';
-			memmove(r->buf, r->buf + used, r->blen - used);
-			r->blen -= used;
-			*line = r->line;
+		int took = runner_take_line(r, allow_more, line, &f);
+		if (took > 0)
 			return RUNNER_OK;
-		}
-		if (r->blen >= RP_MAX_LINE)
-			return protocol(r, "wrote a line longer than %d bytes",
-					RP_MAX_LINE);
+		if (took < 0)
+			return f;
 		int64_t left = (int64_t)(deadline - now_ns());
 		if (left <= 0)
 			return timeout_kill(r, what);
@@ -461,9 +476,8 @@ static enum runner_fail transact(struct runner *r, const char *req,
 	return transact_fd(r, req, -1, what, reply, wall_ns);
 }
 
-/* Parses "ok <seq>[ <v1>[ <v2>]]" (exactly nvals values). */
-static enum runner_fail parse_ok(struct runner *r, const char *line,
-				 int nvals, int64_t *vals)
+enum runner_fail runner_parse_reply(struct runner *r, const char *line,
+				    int nvals, int64_t *vals)
 {
 	char seq[32];
 	const char *p = line;
@@ -536,7 +550,7 @@ static enum runner_fail request(struct runner *r, const char *verb,
 	free(req);
 	if (f != RUNNER_OK)
 		return f;
-	return parse_ok(r, line, nvals, vals);
+	return runner_parse_reply(r, line, nvals, vals);
 }
 
 enum runner_fail runner_layout(struct runner *r, const char *proto)
@@ -966,6 +980,34 @@ sys_fail:
 	return RUNNER_SYSTEM;
 }
 
+enum runner_fail runner_parse_hello(struct runner *r, const char *line)
+{
+	long hp = 0;
+	char mode[64] = "";
+	char extra;
+	int off = 0;
+
+	/* A GPU runner that cannot open its device says so instead of
+	 * hello, still before any kernel code ran. */
+	if (sscanf(line, "nodevice %ld %n", &hp, &off) == 1 && off > 0 &&
+	    hp == (long)r->pid) {
+		snprintf(r->why, sizeof(r->why),
+			 "could not open its device: %.400s", line + off);
+		kill_group(r);
+		reap_blocking(r);
+		return RUNNER_NODEVICE;
+	}
+	if (sscanf(line, "hello %ld %63s %c", &hp, mode, &extra) != 2 ||
+	    hp != (long)r->pid) {
+		char q[80];
+		quote(line, strlen(line), q, sizeof(q));
+		protocol(r, "did not greet as expected: \"%s\"", q);
+		return RUNNER_SYSTEM;
+	}
+	r->sandboxed = strcmp(mode, "seccomp,landlock") == 0;
+	return RUNNER_OK;
+}
+
 enum runner_fail runner_await(struct runner *r)
 {
 	enum runner_fail f;
@@ -982,30 +1024,8 @@ enum runner_fail runner_await(struct runner *r)
 		}
 		return f;
 	}
-	{
-		long hp = 0;
-		char mode[64] = "";
-		char extra;
-		int off = 0;
-		/* A GPU runner that cannot open its device says so instead
-		 * of hello, still before any kernel code ran. */
-		if (sscanf(line, "nodevice %ld %n", &hp, &off) == 1 && off > 0 &&
-		    hp == (long)r->pid) {
-			snprintf(r->why, sizeof(r->why),
-				 "could not open its device: %.400s", line + off);
-			kill_group(r);
-			reap_blocking(r);
-			return RUNNER_NODEVICE;
-		}
-		if (sscanf(line, "hello %ld %63s %c", &hp, mode, &extra) != 2 ||
-		    hp != (long)r->pid) {
-			char q[80];
-			quote(line, strlen(line), q, sizeof(q));
-			protocol(r, "did not greet as expected: \"%s\"", q);
-			return RUNNER_SYSTEM;
-		}
-		r->sandboxed = strcmp(mode, "seccomp,landlock") == 0;
-	}
+	if ((f = runner_parse_hello(r, line)) != RUNNER_OK)
+		return f;
 	if (r->deferred)
 		return runner_pause(r);
 	/* ready: after dlopen, i.e. after the kernel's constructors ran. */
@@ -1040,7 +1060,7 @@ enum runner_fail runner_load(struct runner *r, const char *so_path)
 	close(kfd);
 	if (f != RUNNER_OK)
 		return f;
-	f = parse_ok(r, line, 0, NULL);
+	f = runner_parse_reply(r, line, 0, NULL);
 	/* The runner's own words: "cannot load the shared object: ...". */
 	if (f == RUNNER_REFUSED) {
 		memmove(r->why, r->why + strlen("refused: "),
@@ -1052,13 +1072,6 @@ enum runner_fail runner_load(struct runner *r, const char *so_path)
 	if (f == RUNNER_OK)
 		r->deferred = false;
 	return f;
-}
-
-enum runner_fail runner_start(struct runner *r, const struct runner_spec *s)
-{
-	enum runner_fail f = runner_launch(r, s);
-
-	return f == RUNNER_OK ? runner_await(r) : f;
 }
 
 void runner_kill(struct runner *r)

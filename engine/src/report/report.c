@@ -60,7 +60,7 @@ static bool positive_finite(double x)
 /* Counted in the speedup statistics: correct and timed. */
 static bool row_has_speedup(const struct report_row *row)
 {
-	return row_correct(row) && positive_finite(row->result->speedup_ratio);
+	return row->result && result_timed(row->result);
 }
 
 static bool row_has_ci(const struct task_result *r)

@@ -7,7 +7,8 @@
  * little past the largest interval end, a vertical rule at 1.0 (the
  * baseline), and the 95% interval as a whisker.  Bars are green when the
  * whole interval is above 1, red when it is below, grey otherwise.
- * Attempts that are not correct get a label instead of a bar.
+ * Attempts that are not correct and timed (result_timed) get a label
+ * instead of a bar.
  *
  * Invariant: every byte that did not come from this file passes through
  * html_escape(), so agent-written text (optimization summaries, error
@@ -39,10 +40,11 @@ void html_escape(struct strbuf *sb, const char *s)
 	}
 }
 
-static bool row_correct(const struct report_row *r)
+/* Has a bar in the chart and counts in the geometric mean: correct and
+ * timed (report.c's speedup statistics count the same rows). */
+static bool row_timed(const struct report_row *r)
 {
-	return r->result && result_correct(r->result) &&
-	       r->result->speedup_ratio > 0 && isfinite(r->result->speedup_ratio);
+	return r->result && result_timed(r->result);
 }
 
 static double ci_or(double v, double fallback)
@@ -83,7 +85,7 @@ static void add_header(struct strbuf *sb, const struct report_meta *m)
 static void add_summary(struct strbuf *sb, const struct report_row *rows,
 			int n)
 {
-	int evaluated = 0, compiled = 0, correct = 0;
+	int evaluated = 0, compiled = 0, correct = 0, timed = 0;
 	double log_sum = 0, score_sum = 0;
 
 	for (int i = 0; i < n; i++) {
@@ -92,17 +94,20 @@ static void add_summary(struct strbuf *sb, const struct report_row *rows,
 			continue;
 		evaluated++;
 		compiled += result_compiled(r);
+		correct += result_correct(r);
 		score_sum += r->score;
-		if (row_correct(&rows[i])) {
-			correct++;
+		if (row_timed(&rows[i])) {
+			timed++;
 			log_sum += log(r->speedup_ratio);
 		}
 	}
 	strbuf_addf(sb, "<p>%d attempt(s), %d evaluated: %d compiled, %d "
 		    "correct", n, evaluated, compiled, correct);
-	if (correct)
-		strbuf_addf(sb, "; geometric-mean speedup over correct "
-			    "attempts <b>%.3f</b>", exp(log_sum / correct));
+	if (timed)
+		strbuf_addf(sb, "; geometric-mean speedup over %s attempts "
+			    "<b>%.3f</b>", timed == correct ? "correct"
+							    : "correct, timed",
+			    exp(log_sum / timed));
 	if (evaluated)
 		strbuf_addf(sb, "; mean score %.2f", score_sum / evaluated);
 	strbuf_addstr(sb, ".</p>\n");
@@ -113,7 +118,7 @@ static double axis_max(const struct report_row *rows, int n)
 	double mx = 1.25;
 
 	for (int i = 0; i < n; i++) {
-		if (!row_correct(&rows[i]))
+		if (!row_timed(&rows[i]))
 			continue;
 		const struct task_result *r = rows[i].result;
 		double hi = ci_or(r->speedup_ci_hi, r->speedup_ratio);
@@ -158,7 +163,7 @@ static void add_bar(struct strbuf *sb, const struct report_row *row, int y,
 {
 	const struct task_result *r = row->result;
 
-	if (!row_correct(row)) {
+	if (!row_timed(row)) {
 		strbuf_addf(sb, "<text x=\"%d\" y=\"%d\" class=\"%s\">",
 			    CHART_LABEL + 4, y + 15, r ? "bad" : "muted");
 		html_escape(sb, r ? result_status_name(r->status)

@@ -1,0 +1,388 @@
+/*
+ * attempt.c - one attempt of a run, step by step (the state machine is in
+ * engine.c's opening comment): its directories and task, launching the
+ * agent with its deadline and trace, the final evaluation (visible and
+ * held-out cases, against the frozen baseline), task_result.yaml written
+ * before the attempt is marked done, and whether a done attempt's result
+ * is still current (engine_task_result).
+ */
+#include "engine_internal.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena/report.h"
+#include "lease.h"
+#include "workspace.h"
+
+/* ---- agent outcome <-> JSON ------------------------------------------ */
+
+static char *outcome_to_json(const struct agent_outcome *o)
+{
+	cJSON *j = cJSON_CreateObject();
+	char *s;
+
+	cJSON_AddStringToObject(j, "status", o->status ? o->status : "failed");
+	if (o->error)
+		cJSON_AddStringToObject(j, "error", o->error);
+	cJSON_AddNumberToObject(j, "duration_s", o->duration_s);
+	cJSON_AddNumberToObject(j, "turns", o->turns);
+	cJSON_AddNumberToObject(j, "input_tokens", (double)o->input_tokens);
+	cJSON_AddNumberToObject(j, "output_tokens", (double)o->output_tokens);
+	cJSON_AddNumberToObject(j, "cost_usd", o->cost_usd);
+	if (o->summary)
+		cJSON_AddStringToObject(j, "summary", o->summary);
+	cJSON_AddBoolToObject(j, "sandboxed", o->sandboxed);
+	s = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	return s;
+}
+
+static const char *json_str(const cJSON *j, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double json_num(const cJSON *j, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* Copies the agent's outcome into a result's agent_execution fields. */
+static void result_apply_agent(struct task_result *r, const char *agent_json,
+			       const char *agent_name, int starts)
+{
+	cJSON *j = agent_json ? cJSON_Parse(agent_json) : NULL;
+	const char *summary = NULL;
+
+	free(r->agent_status);
+	free(r->agent_error);
+	r->agent_status = NULL;
+	r->agent_error = NULL;
+	if (j) {
+		const char *st = json_str(j, "status");
+		const char *er = json_str(j, "error");
+		r->agent_status = xstrdup(st ? st : "failed");
+		r->agent_error = er ? xstrdup(er) : NULL;
+		r->agent_duration_s = json_num(j, "duration_s");
+		r->agent_turns = (int)json_num(j, "turns");
+		r->agent_input_tokens = (int64_t)json_num(j, "input_tokens");
+		r->agent_output_tokens = (int64_t)json_num(j, "output_tokens");
+		r->agent_cost_usd = json_num(j, "cost_usd");
+		r->agent_sandboxed = cJSON_IsTrue(
+			cJSON_GetObjectItemCaseSensitive(j, "sandboxed"));
+		summary = json_str(j, "summary");
+	} else {
+		r->agent_status = xstrdup("not_run");
+	}
+	r->agent_restarts = starts > 1 ? starts - 1 : 0;
+	free(r->optimization_summary);
+	r->optimization_summary = summary
+		? xasprintf("Optimized by %s using arena's evaluator: %s",
+			    agent_name, summary)
+		: xasprintf("Optimized by %s using arena's evaluator",
+			    agent_name);
+	cJSON_Delete(j);
+}
+
+/* ---- run execution --------------------------------------------------- */
+
+
+void attempt_ctx_release(struct attempt_ctx *c)
+{
+	task_free(c->task);
+	free(c->task_dir);
+	free(c->workspace);
+	free(c->baseline);
+	free(c->logs);
+}
+
+/* The evaluation seed of an attempt.  Every agent configuration of one
+ * (task, repeat) gets the same seed, so they are judged on the same
+ * inputs. */
+static uint64_t attempt_seed(const struct runconfig *cfg, const char *task_id,
+			     int repeat)
+{
+	if (!cfg->has_seed)
+		return eng_fresh_seed();
+	return mix64(hash64_str(cfg->seed, task_id) ^ (uint64_t)repeat);
+}
+
+/* The agent configuration an attempt was created for. */
+static const struct agent_config *attempt_agent(const struct runconfig *cfg,
+						const struct store_attempt *a)
+{
+	for (int v = 0; v < cfg->nvariants; v++)
+		if (a->variant && !strcmp(cfg->variants[v].name, a->variant))
+			return &cfg->variants[v].agent;
+	return &cfg->agent;
+}
+
+int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
+{
+	int rc = task_load(c->e->tasks_root, c->a->task_id, &c->task, err);
+
+	if (rc)
+		return rc;
+	if (c->cfg)
+		c->agent = attempt_agent(c->cfg, c->a);
+	c->task_dir = store_task_dir(c->e->store, c->run_id, c->a->task_id,
+				     c->a->attempt);
+	c->workspace = path_join(c->task_dir, "workspace");
+	c->baseline = path_join(c->task_dir, "baseline");
+	c->logs = path_join(c->task_dir, "logs");
+	/* Repairs a creation interrupted half-way; keeps existing files. */
+	return workspace_create(c->task, c->task_dir, err);
+}
+
+/* The workspace path an agent is given: the front end's view of it when
+ * it set one (engine_set_workspace_view: `arena mount` shows agents the
+ * workspace through the mount, so that `cat ../score` evaluates their
+ * files), else the real path.  Evaluation always reads the real path. */
+static char *agent_workspace(const struct attempt_ctx *c)
+{
+	if (c->e->ws_view) {
+		char *name = store_task_dirname(c->a->task_id, c->a->attempt);
+		char *ws = c->e->ws_view(c->e->ws_view_ctx, c->run_id, name);
+		free(name);
+		if (ws)
+			return ws;
+	}
+	return xstrdup(c->workspace);
+}
+
+int attempt_run_agent(struct attempt_ctx *c,
+		      const struct engine_observer *obs,
+		      struct errbuf *err)
+{
+	const struct agent_ops *ops = agent_find(c->agent->template_name);
+	struct agent_outcome out;
+	struct agent_launch l = { 0 };
+	char *prompt, *prompt_file, *json;
+	int rc;
+
+	agent_outcome_init(&out);
+	rc = store_attempt_update(c->e->store, c->run_id, c->a->task_id,
+				  c->a->attempt, "agent_running", NULL, NULL,
+				  NULL, true, err);
+	if (rc)
+		return rc;
+	eng_emit(c->e, obs, c->run_id, c->a->task_id, "agent_start",
+		 "agent %s%s%s started%s", ops->name,
+		 c->a->variant && *c->a->variant ? " as " : "",
+		 c->a->variant ? c->a->variant : "",
+		 c->a->agent_starts > 0 ? " again (previous launch interrupted)"
+				    : "");
+	char *ws = agent_workspace(c);
+	prompt = prompt_render(c->task, ws, c->agent->max_iterations);
+	prompt_file = path_join(c->logs, "prompt.txt");
+	file_write_atomic_str(prompt_file, prompt, NULL);
+
+	struct eval_target tg = {
+		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
+		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
+		.has_gpu = c->has_gpu, .gpu = c->gpu,
+		.has_seed = c->cfg->has_seed,
+		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->repeat),
+	};
+	l.task = c->task;
+	l.config = c->agent;
+	l.workspace = ws;
+	l.prompt = prompt;
+	l.prompt_file = prompt_file;
+	l.log_dir = c->logs;
+	l.timeout_s = c->agent->timeout_seconds > 0
+			      ? c->agent->timeout_seconds : 3600;
+	l.evaluate = eng_agent_evaluate;
+	l.evaluate_ctx = &tg;
+	l.run_id = c->run_id;
+	l.attempt = c->a->attempt;
+	l.store_dir = store_root(c->e->store);
+	l.tasks_root = c->e->tasks_root;
+	char *device = NULL;
+	eng_device_for(c->cfg, c->task, c->has_gpu, c->gpu, &device, NULL);
+	l.device = device;
+
+	double t0 = now_wall();
+	struct errbuf lerr;
+	errbuf_init(&lerr);
+	rc = ops->launch(&l, &out, &lerr);
+	if (rc) {
+		/* Could not start: recorded as a failed agent; the workspace
+		 * is still evaluated. */
+		free(out.status);
+		out.status = xstrdup("failed");
+		free(out.error);
+		out.error = xstrdup(errbuf_str(&lerr));
+	}
+	if (!out.status)
+		out.status = xstrdup("completed");
+	if (out.duration_s <= 0)
+		out.duration_s = now_wall() - t0;
+	json = outcome_to_json(&out);
+	rc = store_attempt_update(c->e->store, c->run_id, c->a->task_id,
+				  c->a->attempt, "agent_done", json, NULL, NULL,
+				  false, err);
+	eng_emit(c->e, obs, c->run_id, c->a->task_id, "agent_end",
+		 "agent %s %s in %.1f s%s%s", ops->name, out.status,
+		 out.duration_s, out.error ? ": " : "",
+		 out.error ? out.error : "");
+	free(c->a->agent_json);
+	c->a->agent_json = json;
+	c->a->agent_starts++;
+	free(prompt);
+	free(prompt_file);
+	free(device);
+	free(ws);
+	agent_outcome_release(&out);
+	return rc;
+}
+
+/* The final evaluation of an attempt: visible and held-out cases, against
+ * the attempt's frozen baseline.  Writes task_result.yaml, then marks the
+ * attempt done with the result and its source hash. */
+int attempt_evaluate(struct attempt_ctx *c,
+		     const struct engine_observer *obs,
+		     struct task_result *res, struct errbuf *err)
+{
+	struct eval_target tg = {
+		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
+		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
+		.has_gpu = c->has_gpu, .gpu = c->gpu,
+		.has_seed = c->cfg->has_seed,
+		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->repeat),
+	};
+	char *yaml, *path, *json;
+	int rc;
+
+	eng_emit(c->e, obs, c->run_id, c->a->task_id, "eval_start",
+		 "final evaluation started");
+	rc = eng_evaluate(&tg, NULL, false, true, res, err);
+	if (rc)
+		return rc;
+	free(res->task_name);
+	res->task_name = xstrdup(c->a->task_id);
+	result_apply_agent(res, c->a->agent_json, c->agent->template_name,
+			   c->a->agent_starts);
+	free(res->agent_variant);
+	res->agent_variant = xstrdup(c->a->variant ? c->a->variant : "");
+	result_score(res);
+	yaml = result_to_yaml(res);
+	path = path_join(c->task_dir, "task_result.yaml");
+	rc = file_write_atomic_str(path, yaml, err);
+	free(path);
+	free(yaml);
+	if (rc)
+		return rc;
+	json = result_to_json(res);
+	rc = store_attempt_update(c->e->store, c->run_id, c->a->task_id,
+				  c->a->attempt, "done", NULL, json,
+				  res->sources_hash, false, err);
+	free(json);
+	eng_emit(c->e, obs, c->run_id, c->a->task_id, "eval_end",
+		 "%s: score %.2f, speedup %.3f [%.3f, %.3f]%s%s",
+		 result_status_name(res->status), res->score, res->speedup_ratio,
+		 res->speedup_ci_lo, res->speedup_ci_hi,
+		 res->correctness_error_message ? "; " : "",
+		 res->correctness_error_message ? res->correctness_error_message
+					    : res->compilation_error_message
+						      ? "compile error" : "");
+	return rc;
+}
+
+/* True when the workspace still hashes to what the stored result saw. */
+bool attempt_is_current(struct attempt_ctx *c)
+{
+	struct task_result probe;
+	bool same;
+
+	if (!c->a->result_json || !c->a->sources_hash)
+		return false;
+	result_init(&probe);
+	same = eval_hash_sources(c->task, c->workspace, &probe, NULL) == 0 &&
+	       strcmp(probe.sources_hash, c->a->sources_hash) == 0;
+	result_release(&probe);
+	return same;
+}
+
+/* ---- one attempt's current result ------------------------------------ */
+
+int engine_task_result(struct engine *e, const char *run_id,
+		       const char *task_id, int attempt,
+		       struct task_result *out, struct errbuf *err)
+{
+	struct store_run run;
+	struct store_attempt a;
+	struct runconfig *cfg = NULL;
+	struct attempt_ctx c = { .e = e, .run_id = run_id, .a = &a };
+	int rc, fd = -1;
+
+	rc = store_run_get(e->store, run_id, &run, err);
+	if (rc)
+		return rc;
+	rc = store_attempt_get(e->store, run_id, task_id, attempt, &a, err);
+	if (rc) {
+		store_run_release(&run);
+		return rc;
+	}
+	rc = engine_run_config(e, &run, &cfg, err);
+	c.cfg = cfg;
+	if (!rc)
+		rc = attempt_prepare(&c, err);
+	if (rc)
+		goto out;
+	if (attempt_is_current(&c)) {
+		rc = result_from_json(a.result_json, out, err);
+		goto out;
+	}
+	if (strcmp(a.state, "done") && strcmp(a.state, "agent_done")) {
+		/* The agent is still at work: evaluate what it has now on the
+		 * visible cases, cached, without touching the attempt. */
+		struct eval_target tg = {
+			.e = e, .task = c.task, .candidate_dir = c.workspace,
+			.baseline_dir = c.baseline, .log_dir = c.logs,
+			.cfg = cfg,
+		};
+		rc = eng_evaluate_cached(&tg, false, true, out, err);
+		if (!rc) {
+			free(out->task_name);
+			out->task_name = xstrdup(task_id);
+		}
+		goto out;
+	}
+	/* Stale final result: re-evaluate under the attempt's lock so that
+	 * concurrent readers share one evaluation. */
+	char *lock = path_join(c.task_dir, ".eval.lock");
+	rc = eng_lock_path(lock, LOCK_WAIT, &fd, err);
+	free(lock);
+	if (rc)
+		goto out;
+	store_attempt_release(&a);
+	rc = store_attempt_get(e->store, run_id, task_id, attempt, &a, err);
+	if (!rc && attempt_is_current(&c))
+		rc = result_from_json(a.result_json, out, err);
+	else if (!rc) {
+		rc = attempt_evaluate(&c, NULL, out, err);
+		if (!rc)
+			engine_run_report(e, run_id, NULL);
+	}
+	eng_unlock_fd(fd);
+out:
+	attempt_ctx_release(&c);
+	runconfig_free(cfg);
+	store_attempt_release(&a);
+	store_run_release(&run);
+	return rc;
+}

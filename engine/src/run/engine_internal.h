@@ -1,0 +1,109 @@
+/*
+ * engine_internal.h - what the run room's files share (private to
+ * engine/src/run): the engine handle, the locks, events, the evaluation
+ * of one target, and one attempt's steps.  arena/engine.h is the public
+ * interface.
+ *
+ *   engine.c     open/close, configs, run creation, reports and progress
+ *   attempt.c    one attempt: prepare, launch the agent, evaluate, record;
+ *                its current result (engine_task_result)
+ *   evaluate.c   evaluations with the store's cache and the per-key lock
+ *                (engine_eval_dir, and the agent's evaluations)
+ *   executor.c   executing a run: order, leases, workers, cancel
+ */
+#ifndef ARENA_ENGINE_INTERNAL_H
+#define ARENA_ENGINE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arena/agent.h"
+#include "arena/engine.h"
+#include "arena/eval.h"
+
+struct engine {
+	struct store *store;
+	char *tasks_root;
+	char *cache_dir;
+	char *lock_dir;
+	engine_workspace_view_fn ws_view;	/* set by the front end */
+	void *ws_view_ctx;
+};
+
+/* Locks are open-file-description (OFD) record locks on the whole file:
+ * released when the holder's descriptor closes or its process dies, shared
+ * correctly between threads (each open is its own description), and
+ * testable without taking them (F_OFD_GETLK), so asking whether a run has
+ * an executor never gets in the executor's way. */
+enum { LOCK_WAIT = 0, LOCK_TRY = 1 };
+
+/* ---- engine.c ---------------------------------------------------------- */
+
+int eng_lock_path(const char *path, int mode, int *fd_out,
+		  struct errbuf *err);
+bool eng_lock_is_held(const char *path);
+void eng_unlock_fd(int fd);
+void eng_emit(struct engine *e, const struct engine_observer *obs,
+	      const char *run_id, const char *task_id, const char *kind,
+	      const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/* ---- evaluate.c -------------------------------------------------------- */
+
+/* What to evaluate and how (the executor's final evaluation, an agent's
+ * evaluation through the bridge, engine_eval_dir). */
+struct eval_target {
+	struct engine *e;
+	const struct task *task;
+	const char *candidate_dir;
+	const char *baseline_dir;	/* NULL: task package */
+	const char *log_dir;
+	const struct runconfig *cfg;	/* NULL: defaults */
+	bool has_gpu;			/* a worker's device (--gpus) */
+	int gpu;
+	uint64_t seed;
+	bool has_seed;
+};
+
+int eng_device_for(const struct runconfig *cfg, const struct task *t,
+		   bool has_gpu, int gpu, char **device,
+		   struct errbuf *err);
+uint64_t eng_fresh_seed(void);
+int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
+		 bool quick, bool held_out, struct task_result *out,
+		 struct errbuf *err);
+int eng_evaluate_cached(const struct eval_target *tg, bool held_out,
+			bool use_cache, struct task_result *out,
+			struct errbuf *err);
+/* agent_evaluate_fn for an agent's launch: ctx is its eval_target. */
+int eng_agent_evaluate(void *ctx, const struct strvec *defines, bool quick,
+		       struct task_result *out, struct errbuf *err);
+
+/* ---- attempt.c --------------------------------------------------------- */
+
+struct attempt_ctx {
+	struct engine *e;
+	const struct runconfig *cfg;
+	bool has_gpu;				/* a worker's device (--gpus) */
+	int gpu;
+	const struct agent_config *agent;	/* this attempt's variant */
+	const char *run_id;
+	struct store_attempt *a;
+	struct task *task;
+	char *task_dir;
+	char *workspace;
+	char *baseline;
+	char *logs;
+};
+
+void attempt_ctx_release(struct attempt_ctx *c);
+int attempt_prepare(struct attempt_ctx *c, struct errbuf *err);
+int attempt_run_agent(struct attempt_ctx *c,
+		      const struct engine_observer *obs,
+		      struct errbuf *err);
+int attempt_evaluate(struct attempt_ctx *c,
+		     const struct engine_observer *obs,
+		     struct task_result *res, struct errbuf *err);
+bool attempt_is_current(struct attempt_ctx *c);
+
+#endif /* ARENA_ENGINE_INTERNAL_H */

@@ -1,0 +1,221 @@
+/*
+ * evaluate.c - evaluations through the engine: the device a task runs on,
+ * the store's evaluation cache keyed by (task, sources, defines, device,
+ * evaluator version, held-out), a file lock per key so that concurrent
+ * callers share one evaluation, and engine_eval_dir (`arena eval`, the
+ * filesystem's evaluate-on-read).
+ */
+#include "engine_internal.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena/report.h"
+#include "lease.h"
+#include "workspace.h"
+
+/* ---- evaluation ------------------------------------------------------ */
+
+
+/* The device a task runs on: the config's (or detection's), with a
+ * worker's index in place of its own when the task runs on a GPU
+ * (`arena run --gpus`): "cuda:0" on worker 3 is "cuda:3". */
+int eng_device_for(const struct runconfig *cfg, const struct task *t,
+	       bool has_gpu, int gpu, char **device,
+	       struct errbuf *err)
+{
+	int rc = engine_resolve_device(cfg ? cfg->device : NULL, t, device,
+				       err);
+	char *colon;
+
+	if (rc || !has_gpu || !*device || !(colon = strchr(*device, ':')))
+		return rc;
+	char *d = xasprintf("%.*s:%d", (int)(colon - *device), *device, gpu);
+	free(*device);
+	*device = d;
+	return 0;
+}
+
+int engine_check_gpus(struct engine *e, const struct runconfig *c,
+		      const int *gpus, int ngpus, struct errbuf *err)
+{
+	for (size_t i = 0; i < c->task_ids.n; i++) {
+		struct task *t;
+		int rc = task_load(e->tasks_root, c->task_ids.v[i], &t, err);
+		if (rc)
+			return rc;
+		for (int k = 0; k < ngpus && !rc; k++) {
+			char *dev = NULL;
+			rc = eng_device_for(c, t, true, gpus[k], &dev, err);
+			if (!rc)
+				rc = eval_check_device_exists(dev, err);
+			if (!rc && c->target_gpu_model)
+				rc = eval_check_gpu_model(dev,
+							  c->target_gpu_model,
+							  err);
+			free(dev);
+		}
+		task_free(t);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+uint64_t eng_fresh_seed(void)
+{
+	uint64_t s;
+
+	random_bytes(&s, sizeof(s));
+	return s;
+}
+
+int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
+		 bool quick, bool held_out, struct task_result *out,
+		 struct errbuf *err)
+{
+	struct eval_request req;
+	char *device = NULL;
+	int rc = eng_device_for(tg->cfg, tg->task, tg->has_gpu, tg->gpu, &device,
+				err);
+
+	if (rc)
+		return rc;
+	eval_request_init(&req);
+	req.task = tg->task;
+	req.candidate_dir = tg->candidate_dir;
+	req.baseline_dir = tg->baseline_dir;
+	req.cache_dir = tg->e->cache_dir;
+	req.lock_dir = tg->e->lock_dir;
+	req.log_dir = tg->log_dir;
+	req.device = device;
+	req.defines = defines;
+	req.seed = tg->has_seed ? tg->seed : eng_fresh_seed();
+	req.include_held_out = held_out;
+	req.quick = quick;
+	if (tg->cfg)
+		req.timing = tg->cfg->timing;
+	rc = eval_run(&req, out, err);
+	free(device);
+	return rc;
+}
+
+/* The agent-facing evaluator used by autotune. */
+int eng_agent_evaluate(void *ctx, const struct strvec *defines, bool quick,
+		       struct task_result *out, struct errbuf *err)
+{
+	return eng_evaluate(ctx, defines, quick, false, out, err);
+}
+
+/* Evaluates under the evaluation lock for `key`, reading and filling the
+ * cache, so that concurrent callers (threads or processes) for the same key
+ * share one evaluation. */
+int eng_evaluate_cached(const struct eval_target *tg, bool held_out,
+		    bool use_cache, struct task_result *out,
+		    struct errbuf *err)
+{
+	struct task_result probe;
+	char key[65], *lock = NULL, *json = NULL;
+	char *device = NULL;
+	int fd = -1, rc;
+
+	result_init(&probe);
+	rc = eval_hash_sources(tg->task, tg->candidate_dir, &probe, err);
+	if (!rc)
+		rc = eng_device_for(tg->cfg, tg->task, tg->has_gpu, tg->gpu, &device,
+			    err);
+	if (rc) {
+		result_release(&probe);
+		return rc;
+	}
+	eval_cache_key(tg->task, probe.sources_hash, NULL, device, held_out,
+		       key);
+	/* A baseline other than the task's changes the meaning of a result;
+	 * fold its path into the key. */
+	if (tg->baseline_dir) {
+		char *k2 = xasprintf("%s|%s", key, tg->baseline_dir);
+		sha256_hex(k2, strlen(k2), key);
+		free(k2);
+	}
+	result_release(&probe);
+	free(device);
+
+	lock = xasprintf("%s/evals/%s.lock", tg->e->cache_dir, key);
+	rc = eng_lock_path(lock, LOCK_WAIT, &fd, err);
+	free(lock);
+	if (rc)
+		return rc;
+	if (use_cache &&
+	    store_eval_get(tg->e->store, key, &json, NULL) == 0) {
+		rc = result_from_json(json, out, err);
+		free(json);
+		if (rc == 0) {
+			eng_unlock_fd(fd);
+			return 0;
+		}
+		result_release(out);
+		result_init(out);
+	}
+	rc = eng_evaluate(tg, NULL, false, held_out, out, err);
+	if (rc == 0 && out->status != RS_INFRA_ERROR) {
+		json = result_to_json(out);
+		store_eval_put(tg->e->store, key, tg->task->id,
+			       out->sources_hash, out->device, json, NULL);
+		free(json);
+	}
+	eng_unlock_fd(fd);
+	return rc;
+}
+
+int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
+		    const struct eval_options *opt, struct task_result *out,
+		    struct errbuf *err)
+{
+	struct eval_options none = { 0 };
+	struct task *t;
+	int rc;
+
+	if (!opt)
+		opt = &none;
+	if (!opt->aa && !dir_exists(dir))
+		return errf_code(err, ENOENT, "%s: no such directory", dir);
+	rc = task_load(e->tasks_root, task_id, &t, err);
+	if (rc)
+		return rc;
+	char *abs = NULL, *base = NULL;
+	rc = workspace_baseline_dir(t, e->cache_dir, &base, err);
+	if (rc) {
+		task_free(t);
+		return rc;
+	}
+	/* A/A: the baseline, under the editable names, as the candidate
+	 * (its own runner, untrusted like any candidate's). */
+	abs = opt->aa ? xstrdup(base ? base : t->dir) : path_real(dir);
+	struct eval_target tg = {
+		.e = e, .task = t, .candidate_dir = abs, .baseline_dir = base,
+		.log_dir = opt->log_dir, .has_seed = opt->has_seed,
+		.seed = opt->seed,
+	};
+	if (opt->quick || opt->aa || (opt->defines && opt->defines->n))
+		rc = eng_evaluate(&tg, opt->defines, opt->quick, opt->held_out, out,
+			      err);
+	else
+		rc = eng_evaluate_cached(&tg, opt->held_out, !opt->no_cache, out,
+				     err);
+	if (rc == 0) {
+		free(out->task_name);
+		out->task_name = xstrdup(t->id);
+	}
+	free(abs);
+	free(base);
+	task_free(t);
+	return rc;
+}

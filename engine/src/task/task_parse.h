@@ -1,0 +1,88 @@
+/*
+ * task_parse.h - what the task room's files share (private to
+ * engine/src/task): the parsing context of one config.yaml, the helpers
+ * every section parser uses, and the section parsers task_load.c calls in
+ * order.  arena/task.h is the room's public interface.
+ *
+ * Every tp_* function returns 0 or -EINVAL with a message in p->err that
+ * names the file, the line, the field and the fix (tp_err).
+ */
+#ifndef ARENA_TASK_PARSE_H
+#define ARENA_TASK_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena/expr.h"
+#include "arena/task.h"
+#include "arena/ydoc.h"
+
+#define TASK_MAX_EDITABLE 32
+#define TASK_MAX_COMPILE_FLAGS 64
+#define TASK_MAX_NAME_LEN 64
+
+#define DTYPE_NAMES "f32, f64, f16, bf16, i32, i64, u8, u32, i8"
+
+struct tparse {
+	const char *source;	/* the file named in messages right now */
+	const char *config_name;
+	const char *held_name;
+	const char *dir;	/* real task directory, or NULL: no file checks */
+	struct task *t;
+	struct errbuf *err;
+	/* Where each case came from, for the per-case checks. */
+	int case_line[TASK_MAX_CASES];
+	int case_index[TASK_MAX_CASES];	/* position in its own file */
+};
+
+/* ---- task.c: the task model ------------------------------------------ */
+
+int task_language_parse(const char *s, enum task_language *out);
+void task_dtype_int_range(arena_dtype d, int64_t *lo, int64_t *hi);
+void task_env(const struct task *t, const struct task_case *c,
+	      struct expr_env *env);
+
+/* ---- task_parse.c: helpers every section uses ------------------------- */
+
+int tp_err(struct tparse *p, const struct ynode *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+bool tp_is_ident(const char *s);
+bool tp_is_name(const char *s, size_t len);
+int tp_string(struct tparse *p, const struct ynode *n,
+	      const char *field, char **out);
+int tp_relpath(struct tparse *p, const struct ynode *n,
+	       const char *field, char **out);
+int tp_list(struct tparse *p, const struct ynode *n, const char *field,
+	    size_t min, size_t max, const char *example);
+int tp_map(struct tparse *p, const struct ynode *n, const char *field,
+	   const char *example);
+int tp_keys(struct tparse *p, const struct ynode *map,
+	    const char *const *allowed, size_t n, const char *field);
+void tp_param_list(const struct task *t, struct strbuf *sb);
+int tp_expr(struct tparse *p, const struct ynode *n, const char *field,
+	    char **out);
+
+/* ---- task_parse.c: sections and load-time checks ---------------------- */
+
+int tp_schema(struct tparse *p, const struct ynode *root);
+int tp_meta(struct tparse *p, const struct ynode *root);
+int tp_editable(struct tparse *p, const struct ynode *root);
+int tp_reference(struct tparse *p, const struct ynode *root);
+int tp_baseline(struct tparse *p, const struct ynode *root);
+int tp_compile_flags(struct tparse *p, const struct ynode *root);
+int tp_optional_paths(struct tparse *p, const struct ynode *root);
+int tp_tolerance(struct tparse *p, const struct ynode *root);
+int tp_cost(struct tparse *p, const struct ynode *root);
+int tp_timing_floor(struct tparse *p, const struct ynode *root);
+int tp_tunables(struct tparse *p, const struct ynode *root);
+int tp_check_case(struct tparse *p, int ci);
+int tp_check_files(struct tparse *p, const struct ynode *root);
+
+/* ---- task_signature.c --------------------------------------------------- */
+
+int tp_signature(struct tparse *p, const struct ynode *root);
+int tp_cases(struct tparse *p, const struct ynode *map, bool held_out);
+int tp_held_out(struct tparse *p, const struct ynode *held);
+
+#endif /* ARENA_TASK_PARSE_H */
