@@ -453,6 +453,12 @@ static void run_phases(struct eval_ctx *x)
 	}
 #undef CASE_RESULT
 	aggregate(x);
+	if (!x->decided && res->valid_optimized_cases == 0) {
+		/* Correct, and every visible case too short to time. */
+		ev_set_str(&res->speedup_calculation_error_message,
+			   "not timed: every visible case's baseline call is "
+			   "below the timing floor (correctness only)");
+	}
 	if (!x->decided) {
 		x->decided = true;
 		res->status = RS_OK;
