@@ -154,11 +154,6 @@ bool ev_refcheck_due(struct timing_case *tc, int b)
 	return drawn || tc->blocks[b].pairs == tc->check_at[b];
 }
 
-int ev_refcheck_set(struct timing_case *tc, int n)
-{
-	return n > 1 ? (int)rng_range(&tc->check_rng, 0, n - 1) : 0;
-}
-
 /* A clock-check finding: the verdict when it is the second in this case
  * (clock_confirming), else only noted, so that the case is timed again.
  * A forger fails every time; a machine that was briefly crowded - one

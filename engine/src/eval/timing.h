@@ -138,9 +138,6 @@ void ev_timing_clear(struct case_timing *ct);
  * happens in the controller after the runners were told nothing, so no
  * runner can know which of its calls are checked. */
 bool ev_refcheck_due(struct timing_case *tc, int b);
-/* Which of a batch's n input sets a due check looks at (GPU batches: one
- * set, at random from the same secret draws). */
-int ev_refcheck_set(struct timing_case *tc, int n);
 /* A clock-check finding: the verdict when it is the second in this case,
  * else only noted so that the case is timed again. */
 void ev_clock_finding(struct eval_ctx *x, const char *fmt, ...)
