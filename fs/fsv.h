@@ -9,9 +9,10 @@
  * waiting for them, and poll handles.  docs/fs-semantics.md is the
  * contract; this header is the map of the code:
  *
- *   fsv_main.c    mount, daemonize, loop, shutdown; per-thread engines;
- *                 the operation table that dispatches every request to
- *                 the synthetic or the pass-through half
+ *   fsv_main.c    mount, daemonize, loop, shutdown
+ *   fsv_ops.c     per-thread engines; the operation table that
+ *                 dispatches every request to the synthetic or the
+ *                 pass-through half
  *   fsv_inode.c   the inode table (synthetic nodes by path hash,
  *                 pass-through nodes by device and inode number)
  *   fsv_tree.c    the synthetic namespace: lookup, attributes, listings
@@ -181,6 +182,8 @@ struct fsv {
 /* The calling thread's engine (opened on first use, closed when the
  * thread exits); NULL with *errp set when the store cannot be opened. */
 struct engine *fsv_engine(struct fsv *fs, int *errp);
+/* fsv_ops.c: every operation of the mount. */
+extern const struct fuse_lowlevel_ops fsv_ops;
 struct fsv *fsv_of(fuse_req_t req);
 /* Logs one line to stderr (the mount log once daemonized). */
 void fsv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
