@@ -31,7 +31,8 @@
 #include "arena/util.h"
 #include "eval_check.h"
 
-static struct task *vecpoly, *vecpoly_bias, *gemm, *conv1d, *stencil2d;
+static struct task *vecpoly, *vecpoly_bias, *vecpoly_tiny, *gemm, *conv1d,
+	*stencil2d;
 static char *adv_root;		/* tests/adversarial */
 static char cache_dir[] = "/tmp/arena-test-integrity-XXXXXX";
 
@@ -58,6 +59,7 @@ static int group_setup(void **state)
 		       : xstrdup("tests/adversarial");
 	rc = load(adv_root, "task/vecpoly", &vecpoly) ||
 	     load(adv_root, "task/vecpoly_bias", &vecpoly_bias) ||
+	     load(adv_root, "task/vecpoly_tiny", &vecpoly_tiny) ||
 	     load(tasks, "c2c/gemm", &gemm) ||
 	     load(tasks, "c2c/conv1d", &conv1d) ||
 	     load(tasks, "c2c/stencil2d", &stencil2d);
@@ -72,6 +74,7 @@ static int group_teardown(void **state)
 	(void)state;
 	task_free(vecpoly);
 	task_free(vecpoly_bias);
+	task_free(vecpoly_tiny);
 	task_free(gemm);
 	task_free(conv1d);
 	task_free(stencil2d);
@@ -262,6 +265,52 @@ static void test_device_error_from_a_host_runner_is_a_protocol_violation(
 	result_release(&res);
 }
 
+/* ---- cases too short to time --------------------------------------------- */
+
+static void test_cases_below_the_timing_floor_are_correctness_only(
+	void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate_on(vecpoly_tiny, "candidates/optimized", &res);
+	expect(&res, RS_OK, "below the timing floor");
+	assert_true(res.pass_correctness && res.candidate_accepted);
+	assert_int_equal(res.valid_optimized_cases, 0);
+	assert_true(res.speedup_ratio == 0);
+	for (int i = 0; i < res.ncases; i++) {
+		assert_true(res.cases[i].correct);
+		assert_false(res.cases[i].timed);
+		assert_true(res.cases[i].correctness_only);
+		assert_non_null(strstr(res.cases[i].timing_note,
+				       "timing floor of 20.0 us"));
+	}
+	/* Correct and untimed: AgentKernelArena's 120. */
+	assert_true(res.score == 120);
+	result_release(&res);
+}
+
+static void test_a_tasks_own_timing_floor_times_short_cases(void **state)
+{
+	struct task_result res;
+	double floor = vecpoly_tiny->timing_floor_us;
+	char *why = vecpoly_tiny->timing_floor_reason;
+
+	(void)state;
+	vecpoly_tiny->timing_floor_us = 0;
+	vecpoly_tiny->timing_floor_reason = (char *)"a test of the override";
+	evaluate_on(vecpoly_tiny, "candidates/optimized", &res);
+	vecpoly_tiny->timing_floor_us = floor;
+	vecpoly_tiny->timing_floor_reason = why;
+	expect(&res, RS_OK, NULL);
+	assert_int_equal(res.valid_optimized_cases, 2);
+	for (int i = 0; i < res.ncases; i++) {
+		assert_true(res.cases[i].timed);
+		assert_false(res.cases[i].correctness_only);
+	}
+	result_release(&res);
+}
+
 /* ---- honest candidates ---------------------------------------------------- */
 
 static void honest(struct task *t, const char *name)
@@ -322,6 +371,10 @@ int main(void)
 			test_drift_within_the_baselines_tolerance_meets_random_checks),
 		cmocka_unit_test(
 			test_device_error_from_a_host_runner_is_a_protocol_violation),
+		cmocka_unit_test(
+			test_cases_below_the_timing_floor_are_correctness_only),
+		cmocka_unit_test(
+			test_a_tasks_own_timing_floor_times_short_cases),
 		cmocka_unit_test(test_honest_tiled_gemm_is_accepted_and_faster),
 		cmocka_unit_test(test_honest_blocked_conv1d_is_accepted_and_faster),
 		cmocka_unit_test(

@@ -45,17 +45,17 @@ static bool reference_trial(struct eval_ctx *x, int ci, int trial,
 }
 
 /* The reference must write every output element itself (the poison of
- * pattern must be gone): infra_error otherwise.  Only outputs wider than
- * a byte can be checked: for them the poison is a NaN or an integer no
- * kernel produces by chance, but every byte value is a legitimate u8/i8
- * result (a quantized tensor holds the poison bytes 0xa5 and 0x5a as
- * often as any other). */
+ * pattern must be gone): infra_error otherwise. */
 bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
 			    struct runner *ref, int pattern,
 			    const struct task_case *c)
 {
 	const struct task *t = x->t;
 
+	/* Only outputs wider than a byte can be checked: for them the poison
+	 * is a NaN or an integer no kernel produces by chance, but every
+	 * byte value is a legitimate u8/i8 result (a quantized tensor holds
+	 * the poison bytes 0xa5 and 0x5a as often as any other). */
 	for (int a = 0; a < t->nargs; a++) {
 		const struct task_arg *ta = &t->args[a];
 		size_t sz = dtype_size(ta->dtype);

@@ -13,12 +13,14 @@
  *      inputs bit-identical and written outputs within tolerance of the
  *      reference's;
  *   4. timing (timing.c; visible cases, held-out ones too on final
- *      evaluations), under the device lock: blocks of fresh baseline +
- *      candidate runner pairs, round robin; per pair fresh inputs, random
- *      order, a cache flush before each timed call, the other runner
- *      stopped; every timed output checked against the baseline's; the
- *      runners' claimed times checked against the controller's clock;
- *      stop on CI width, budget or max_pairs;
+ *      evaluations; cases too short to time are correctness only), under
+ *      the device lock: blocks of fresh baseline + candidate runner
+ *      pairs, round robin; per pair fresh inputs, random order, the
+ *      controller's cache flush before each timed call, the other runner
+ *      stopped; every timed output checked against the baseline's, some
+ *      against the reference; host calls charged with their runner's CPU
+ *      time, the claims checked against it; stop on CI width, budget or
+ *      max_pairs;
  *   5. fill the result and score it (here: the verdict, the task-level
  *      aggregate, the identity of the result).
  *
@@ -456,6 +458,12 @@ static void run_phases(struct eval_ctx *x)
 	}
 #undef CASE_RESULT
 	aggregate(x);
+	if (!x->decided && res->valid_optimized_cases == 0) {
+		/* Correct, and every visible case too short to time. */
+		ev_set_str(&res->speedup_calculation_error_message,
+			   "not timed: every visible case's baseline call is "
+			   "below the timing floor (correctness only)");
+	}
 	if (!x->decided) {
 		x->decided = true;
 		res->status = RS_OK;

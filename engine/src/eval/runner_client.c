@@ -19,7 +19,7 @@
  *     is a protocol violation;
  *   - the shared memory is a memfd sealed against growing and shrinking, so
  *     a runner cannot truncate it under the controller (which would turn
- *     the controller's next access into SIGBUS);
+ *     the controller's next access into SIGBUS).
  *   - every request is charged: the runner's CPU time as the kernel
  *     accounts it (clock_getcpuclockid) is read while it is stopped,
  *     before the SIGCONT that resumes it for the request and after it is
@@ -433,6 +433,8 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 			   argv, env.v);
 	setpgid(pid, pid);
 	r->pid = pid;
+	/* The kernel's accounting of the runner (runner_requests.c charges
+	 * every request with it). */
 	r->has_cpu_clock = clock_getcpuclockid(pid, &r->cpu_clock) == 0;
 	{
 		char sp[64];

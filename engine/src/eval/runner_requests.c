@@ -5,7 +5,10 @@
  * for the exchange and stopped (SIGSTOP) again before the controller
  * looks at its memory; the parsers of what it sends (lines, replies,
  * device errors), apart from the socket so that they can be fuzzed; and
- * the census of its threads and children.  The invariants are in
+ * the census of its threads and children.  Every request is charged: the
+ * runner's CPU time as the kernel accounts it is read before the SIGCONT
+ * that resumes it and after it is seen stopped again (r->cpu_ns), and so
+ * is its wait for a CPU (r->delay_ns).  The invariants are in
  * runner_client.c's opening comment.
  */
 #include "runner_client.h"
@@ -22,7 +25,39 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+/* The runner's CPU time so far (user + system, every thread), in ns; -1
+ * when the kernel will not say (the runner is gone). */
+static int64_t cpu_now(const struct runner *r)
+{
+	struct timespec ts;
+
+	if (!r->has_cpu_clock || clock_gettime(r->cpu_clock, &ts) != 0)
+		return -1;
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* How long the runner has waited, runnable, for a CPU (the second field
+ * of /proc/<pid>/schedstat, ns); -1 when the kernel keeps no such count.
+ * On a loaded machine a call's own clock includes that wait and its CPU
+ * time does not. */
+static int64_t delay_now(const struct runner *r)
+{
+	char buf[128];
+	unsigned long long run = 0, wait = 0;
+
+	if (r->schedstat_fd < 0)
+		return -1;
+	ssize_t n = pread(r->schedstat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &run, &wait) != 2 || run == 0)
+		return -1;
+	return (int64_t)wait;
+}
 
 int runner_take_line(struct runner *r, bool allow_more, char **line,
 		     enum runner_fail *f)
@@ -187,37 +222,6 @@ static ssize_t send_req(int sock, const char *req, size_t len, int fd)
 	return sendmsg(sock, &m, MSG_NOSIGNAL);
 }
 
-/* The runner's CPU time so far (user + system, every thread), in ns; -1
- * when the kernel will not say (the runner is gone). */
-static int64_t cpu_now(const struct runner *r)
-{
-	struct timespec ts;
-
-	if (!r->has_cpu_clock || clock_gettime(r->cpu_clock, &ts) != 0)
-		return -1;
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* How long the runner has waited, runnable, for a CPU (the second field
- * of /proc/<pid>/schedstat, ns); -1 when the kernel keeps no such count.
- * On a loaded machine a call's own clock includes that wait and its CPU
- * time does not. */
-static int64_t delay_now(const struct runner *r)
-{
-	char buf[128];
-	unsigned long long run = 0, wait = 0;
-
-	if (r->schedstat_fd < 0)
-		return -1;
-	ssize_t n = pread(r->schedstat_fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if (sscanf(buf, "%llu %llu", &run, &wait) != 2 || run == 0)
-		return -1;
-	return (int64_t)wait;
-}
-
 /* Sends one request (with descriptor fd, or -1) and reads its one-line
  * reply; leaves the runner stopped. */
 enum runner_fail rcl_transact_fd(struct runner *r, const char *req,
@@ -293,9 +297,12 @@ enum runner_fail runner_parse_reply(struct runner *r, const char *line,
 				 * reply can only be forged. */
 				char q[80];
 				rcl_quote(line, strlen(line), q, sizeof(q));
-				return rcl_protocol(r, "sent a device-error reply "
-						    "(\"%s\"), but a host runner "
-						    "has no device", q);
+				return rcl_protocol(
+					r,
+					"sent a device-error "
+					"reply (\"%s\"), but a host "
+					"runner has no device",
+					q);
 			}
 			snprintf(r->why, sizeof(r->why), "refused: %.400s", p);
 			return RUNNER_REFUSED;
