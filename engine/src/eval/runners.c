@@ -537,8 +537,8 @@ static bool order_ok(struct eval_ctx *x, int order, int late, int64_t hold_us,
  * so that correctness, warm-up and timed calls are one request with one
  * set of preconditions. */
 bool ev_host_call(struct eval_ctx *x, enum role role, struct runner *r,
-		  const char *what, const struct task_case *c,
-		  bool check_claim, struct gpu_sample *o)
+		  const char *what, const struct task_case *c, bool check_claim,
+		  struct gpu_sample *o)
 {
 	struct gpu_sample tmp;
 	int rc = 0;
@@ -561,22 +561,27 @@ bool ev_host_call(struct eval_ctx *x, enum role role, struct runner *r,
 		return true;
 	if (o->claim <= 0 || o->claim > o->wall + CLAIM_SLACK_NS) {
 		if (role == ROLE_CAND)
-			ev_verdict(x, RS_REJECTED, "reported times inconsistent "
-				   "with the controller's clock: the candidate "
-				   "runner claimed %.1f us for a call that took at "
-				   "most %.1f us %s, %s '%s'", o->claim / 1e3,
-				   o->wall / 1e3, what, ev_case_kind(c), c->id);
+			ev_verdict(
+				x, RS_REJECTED,
+				"reported times inconsistent "
+				"with the controller's clock: the candidate "
+				"runner claimed %.1f us for a call that took at "
+				"most %.1f us %s, %s '%s'",
+				o->claim / 1e3, o->wall / 1e3, what,
+				ev_case_kind(c), c->id);
 		else
-			ev_verdict(x, RS_INFRA_ERROR, "the %s runner reported "
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the %s runner reported "
 				   "an impossible time (%.1f us, wall %.1f us)",
 				   ev_role_names[role], o->claim / 1e3,
 				   o->wall / 1e3);
 		return false;
 	}
 	if (o->cpu < 0) {
-		ev_verdict(x, RS_INFRA_ERROR, "the kernel did not report the %s "
-			   "runner's CPU time %s, %s '%s'", ev_role_names[role],
-			   what, ev_case_kind(c), c->id);
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the kernel did not report the %s "
+			   "runner's CPU time %s, %s '%s'",
+			   ev_role_names[role], what, ev_case_kind(c), c->id);
 		return false;
 	}
 	return true;
