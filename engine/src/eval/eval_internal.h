@@ -156,7 +156,8 @@ double gpu_class_peak_flops(enum gpu_compute_class c, const struct gpu_info *g);
 #define GPU_ROOFLINE_TC_MARGIN 2.0
 #define GPU_ROOFLINE_FLOPS_MARGIN 32.0
 double gpu_roofline_floor_ns(int64_t bytes, int64_t flops,
-			     enum gpu_compute_class c, const struct gpu_info *g);
+			     enum gpu_compute_class c,
+			     const struct gpu_info *g);
 
 /* The charged excess of a GPU case (docs/gpu.md section 6).  Per timed
  * pair, e = the candidate's (whole sample by the controller's clock -

@@ -340,8 +340,8 @@ char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
  * fetch the arguments in mask, the keeper's probe; the controller's
  * clock over all of it in o->span.  False (verdict set) on any failure,
  * including a claim the clock contradicts. */
-bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r,
-		   int n, const char *spec, uint32_t mask, const char *what,
+bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
+		   const char *spec, uint32_t mask, const char *what,
 		   const struct task_case *c, struct gpu_sample *o);
 /* The argument mask of a sample's fetch: outputs always, inputs when
  * `inputs`. */
@@ -363,9 +363,8 @@ bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
  * differs; prefix names the sample in the message. */
 bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 		       struct runner *base, struct runner *cand, int n,
-		       int pattern, bool inputs, int skip_set,
-		       const char *what, const char *prefix,
-		       const struct task_case *c);
+		       int pattern, bool inputs, int skip_set, const char *what,
+		       const char *prefix, const struct task_case *c);
 /* The reference on set k of base's sample whose gen spec was spec: the
  * trusted baseline draws that sample's inputs again (inout arguments
  * were overwritten by its call) and hands set k's to the reference,

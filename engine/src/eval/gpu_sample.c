@@ -59,12 +59,16 @@ static void keeper_failed(struct eval_ctx *x, enum runner_fail f,
 	else
 		snprintf(where, sizeof(where), "%s", during);
 	if (f == RUNNER_TIMEOUT && after_cand)
-		ev_verdict(x, RS_REJECTED, "work left running on the device "
+		ev_verdict(x, RS_REJECTED,
+			   "work left running on the device "
 			   "after the candidate's sample %s: the evaluation's "
-			   "trusted GPU process %s", where, k->why);
+			   "trusted GPU process %s",
+			   where, k->why);
 	else
-		ev_verdict(x, RS_INFRA_ERROR, "the keeper (the evaluation's "
-			   "trusted GPU process) %s %s", k->why, where);
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the keeper (the evaluation's "
+			   "trusted GPU process) %s %s",
+			   k->why, where);
 	ev_ctx_forget(x, k);
 	x->keeper = NULL;
 	x->keeper_pending = false;
@@ -183,8 +187,10 @@ static enum runner_fail probe_until_idle(struct eval_ctx *x, int64_t *wall,
 char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
 		      int pattern, uint64_t seed)
 {
-	static const char dist[] = { [INIT_NORMAL] = 'n', [INIT_UNIFORM] = 'u',
-				     [INIT_RANDINT] = 'r', [INIT_ONES] = 'o' };
+	static const char dist[] = { [INIT_NORMAL] = 'n',
+				     [INIT_UNIFORM] = 'u',
+				     [INIT_RANDINT] = 'r',
+				     [INIT_ONES] = 'o' };
 	struct strbuf sb = STRBUF_INIT;
 
 	for (int a = 0; a < t->nargs; a++) {
@@ -215,8 +221,8 @@ uint32_t ev_gpu_fetch_mask(const struct task *t, bool inputs)
 	return mask;
 }
 
-bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r,
-		   int n, const char *spec, uint32_t mask, const char *what,
+bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
+		   const char *spec, uint32_t mask, const char *what,
 		   const struct task_case *c, struct gpu_sample *o)
 {
 	int rc = 0;
@@ -251,13 +257,16 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r,
 	}
 	if (busy) {
 		if (role == ROLE_CAND)
-			ev_verdict(x, RS_REJECTED, "work left running on the "
+			ev_verdict(x, RS_REJECTED,
+				   "work left running on the "
 				   "device after the candidate's sample %s, %s "
 				   "'%s': the evaluation's trusted GPU process "
 				   "still found the device busy %.0f ms later",
-				   what, ev_case_kind(c), c->id, o->probe / 1e6);
+				   what, ev_case_kind(c), c->id,
+				   o->probe / 1e6);
 		else
-			ev_verdict(x, RS_INFRA_ERROR, "the device stayed busy "
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the device stayed busy "
 				   "for %.0f ms after the %s's sample %s, %s "
 				   "'%s': another process is using it",
 				   o->probe / 1e6, ev_role_names[role], what,
@@ -271,14 +280,18 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r,
 	if (o->claim <= 0 || o->claim > o->wall + CLAIM_SLACK_NS ||
 	    o->drain < 0 || o->drain > o->wall) {
 		if (role == ROLE_CAND)
-			ev_verdict(x, RS_REJECTED, "reported times inconsistent "
-				   "with the controller's clock: the candidate "
-				   "runner claimed %.1f us (and %.1f us waiting for "
-				   "the device) for a batch that took at most %.1f "
-				   "us %s, %s '%s'", o->claim / 1e3, o->drain / 1e3,
-				   o->wall / 1e3, what, ev_case_kind(c), c->id);
+			ev_verdict(
+				x, RS_REJECTED,
+				"reported times inconsistent "
+				"with the controller's clock: the candidate "
+				"runner claimed %.1f us (and %.1f us waiting for "
+				"the device) for a batch that took at most %.1f "
+				"us %s, %s '%s'",
+				o->claim / 1e3, o->drain / 1e3, o->wall / 1e3,
+				what, ev_case_kind(c), c->id);
 		else
-			ev_verdict(x, RS_INFRA_ERROR, "the %s runner reported an "
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the %s runner reported an "
 				   "impossible time (%.1f us, wall %.1f us)",
 				   ev_role_names[role], o->claim / 1e3,
 				   o->wall / 1e3);
@@ -298,8 +311,8 @@ bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		return true;
 	f = runner_sets(r, n, l->shm_size);
 	if (f != RUNNER_OK) {
-		ev_runner_failed(x, role, r, f, "while allocating batch buffers",
-				 c);
+		ev_runner_failed(x, role, r, f,
+				 "while allocating batch buffers", c);
 		return false;
 	}
 	return true;
@@ -318,10 +331,10 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 	 * how it will be called (and sees the same batch in every phase). */
 	for (int i = 0; i < w; i++) {
 		struct gpu_sample o;
-		char *spec = ev_gpu_gen_spec(t, l, i & 1,
-					     ev_derive(x->req->seed ^ x->secret,
-						       10, (uint64_t)ci,
-						       (uint64_t)i));
+		char *spec =
+			ev_gpu_gen_spec(t, l, i & 1,
+					ev_derive(x->req->seed ^ x->secret, 10,
+						  (uint64_t)ci, (uint64_t)i));
 		bool ok = ev_gpu_sample(x, ROLE_BASE, base, 1, spec,
 					ev_gpu_fetch_mask(t, false),
 					"while sizing the batches", c, &o);
@@ -333,17 +346,19 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 	int max_sets = (int)(x->shm_size / l->shm_size);
 	if (max_sets > RP_MAX_SETS)
 		max_sets = RP_MAX_SETS;
-	int n = gpu_batch_size(stats_median(claims, (size_t)w), l->shm_size,
-			       max_sets, x->req->quick ? GPU_QUICK_BATCH_BYTES
-						       : GPU_BATCH_MAX_BYTES);
+	int n = gpu_batch_size(
+		stats_median(claims, (size_t)w), l->shm_size, max_sets,
+		x->req->quick ? GPU_QUICK_BATCH_BYTES : GPU_BATCH_MAX_BYTES);
 	x->gpu_batch[ci] = n;
 	x->gpu_call_ns[ci] = stats_median(claims, (size_t)w);
 	if (n > 1)
 		strbuf_addf(&x->method_notes, "%s%s '%s' x%d",
 			    x->method_notes.len ? ", " : "", ev_case_kind(c),
 			    c->id, n);
-	ev_trace_mark(x, "case %s: %d call%s per sample (baseline %.1f us "
-		      "per call)", c->id, n, n == 1 ? "" : "s",
+	ev_trace_mark(x,
+		      "case %s: %d call%s per sample (baseline %.1f us "
+		      "per call)",
+		      c->id, n, n == 1 ? "" : "s",
 		      stats_median(claims, (size_t)w) / 1e3);
 	return n;
 }
@@ -359,7 +374,7 @@ struct sets_check {
 	struct runner *base, *cand;
 	int pattern, skip;
 	bool inputs;
-	bool bad;		/* false -> true only, atomically */
+	bool bad; /* false -> true only, atomically */
 };
 
 static void sets_check_range(void *ctx, int64_t k0, int64_t n)
@@ -372,10 +387,10 @@ static void sets_check_range(void *ctx, int64_t k0, int64_t n)
 		size_t off = (size_t)k * sc->l->shm_size;
 		for (int a = 0; a < t->nargs; a++) {
 			const struct task_arg *ta = &t->args[a];
-			const unsigned char *got = sc->cand->shm + off +
-						   sc->l->offset[a];
-			const unsigned char *want = sc->base->shm + off +
-						    sc->l->offset[a];
+			const unsigned char *got =
+				sc->cand->shm + off + sc->l->offset[a];
+			const unsigned char *want =
+				sc->base->shm + off + sc->l->offset[a];
 			struct cmp_result cr;
 			if (ta->io == IO_IN) {
 				if (sc->inputs &&
@@ -388,7 +403,8 @@ static void sets_check_range(void *ctx, int64_t k0, int64_t n)
 				continue;
 			compare_arrays(ta->dtype, got, want, sc->l->numel[a],
 				       t->atol * 2.0, t->rtol * 2.0,
-				       ta->io == IO_OUT ? sc->pattern : -1, &cr);
+				       ta->io == IO_OUT ? sc->pattern : -1,
+				       &cr);
 			if (!cr.ok)
 				__atomic_store_n(&sc->bad, true,
 						 __ATOMIC_RELAXED);
@@ -398,12 +414,11 @@ static void sets_check_range(void *ctx, int64_t k0, int64_t n)
 
 bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 		       struct runner *base, struct runner *cand, int n,
-		       int pattern, bool inputs, int skip_set,
-		       const char *what, const char *prefix,
-		       const struct task_case *c)
+		       int pattern, bool inputs, int skip_set, const char *what,
+		       const char *prefix, const struct task_case *c)
 {
-	struct sets_check sc = { x, l, base, cand, pattern, skip_set, inputs,
-				 false };
+	struct sets_check sc = { x,	  l,	    base,   cand,
+				 pattern, skip_set, inputs, false };
 
 	/* Large sets are compared by several threads each already. */
 	if (n > 1 && l->shm_size < ((size_t)16 << 20)) {
@@ -463,7 +478,8 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 	for (int a = 0; a < t->nargs; a++) {
 		unsigned char *dst = ref->shm + l->offset[a];
 		if (t->args[a].io == IO_OUT)
-			poison_fill(t->args[a].dtype, dst, l->numel[a], pattern);
+			poison_fill(t->args[a].dtype, dst, l->numel[a],
+				    pattern);
 		else
 			par_memcpy(dst, base->shm + off + l->offset[a],
 				   l->bytes[a]);
@@ -473,14 +489,17 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 		goto out;
 	if (base_too) {
 		char p[200];
-		snprintf(p, sizeof(p), "the task's baseline disagrees with its "
-			 "reference in %s '%s'", ev_case_kind(c), c->id);
+		snprintf(p, sizeof(p),
+			 "the task's baseline disagrees with its "
+			 "reference in %s '%s'",
+			 ev_case_kind(c), c->id);
 		if (!ev_outputs_match_mem(x, l, saved, ref->shm, 1.0, pattern,
 					  NULL, RS_INFRA_ERROR, p))
 			goto out;
 	}
-	if (cand && !ev_outputs_match_mem(x, l, cand->shm + off, ref->shm, 1.0,
-					  pattern, maxerr, RS_INCORRECT, prefix))
+	if (cand &&
+	    !ev_outputs_match_mem(x, l, cand->shm + off, ref->shm, 1.0, pattern,
+				  maxerr, RS_INCORRECT, prefix))
 		goto out;
 	ok = true;
 out:

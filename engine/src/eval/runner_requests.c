@@ -442,8 +442,8 @@ enum runner_fail runner_fetch(struct runner *r, uint32_t mask,
 enum runner_fail runner_gen(struct runner *r, const char *spec,
 			    int64_t *wall_ns)
 {
-	return request(r, "gen", spec && *spec ? spec : NULL,
-		       "draw the inputs", 0, NULL, wall_ns);
+	return request(r, "gen", spec && *spec ? spec : NULL, "draw the inputs",
+		       0, NULL, wall_ns);
 }
 
 enum runner_fail runner_keeper_flush(struct runner *r, size_t bytes,
@@ -453,8 +453,8 @@ enum runner_fail runner_keeper_flush(struct runner *r, size_t bytes,
 	char a[32];
 
 	snprintf(a, sizeof(a), "%zu", bytes);
-	enum runner_fail f = request(r, "flush", a, "flush the cache", 1, v,
-				     wall_ns);
+	enum runner_fail f =
+		request(r, "flush", a, "flush the cache", 1, v, wall_ns);
 	if (f == RUNNER_OK)
 		*ns = v[0];
 	return f;
@@ -463,8 +463,8 @@ enum runner_fail runner_keeper_flush(struct runner *r, size_t bytes,
 enum runner_fail runner_probe(struct runner *r, int64_t *ns, int64_t *wall_ns)
 {
 	int64_t v[1];
-	enum runner_fail f = request(r, "probe", NULL, "probe the device", 1, v,
-				     wall_ns);
+	enum runner_fail f =
+		request(r, "probe", NULL, "probe the device", 1, v, wall_ns);
 
 	if (f == RUNNER_OK)
 		*ns = v[0];

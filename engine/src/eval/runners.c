@@ -71,19 +71,26 @@ void ev_runner_failed(struct eval_ctx *x, enum role role,
 		char probe[300];
 		gpu_error_meaning(r->dev_error, &m);
 		if (!ev_device_works(x, probe, sizeof(probe))) {
-			ev_verdict(x, RS_INFRA_ERROR, "the device failed %s: the "
-				   "candidate runner %s, and a trusted probe of "
-				   "the device right after failed too (%s)", where,
-				   r->why, probe);
+			ev_verdict(
+				x, RS_INFRA_ERROR,
+				"the device failed %s: the "
+				"candidate runner %s, and a trusted probe of "
+				"the device right after failed too (%s)",
+				where, r->why, probe);
 			break;
 		}
 		bool hw = m.status == RS_INFRA_ERROR;
-		ev_verdict(x, hw ? RS_RUNTIME_ERROR : (enum result_status)m.status,
-			   "the candidate caused %s on the device %s: the runner "
-			   "%s%s%s", m.what, where, r->why, r->dev_sticky
-			   ? "; the device context was lost and the runner retired"
-			   : "", hw ? "; a trusted probe of the device right after "
-			   "found it working, so the error is the candidate's" : "");
+		ev_verdict(
+			x, hw ? RS_RUNTIME_ERROR : (enum result_status)m.status,
+			"the candidate caused %s on the device %s: the runner "
+			"%s%s%s",
+			m.what, where, r->why,
+			r->dev_sticky
+				? "; the device context was lost and the runner retired"
+				: "",
+			hw ? "; a trusted probe of the device right after "
+			     "found it working, so the error is the candidate's"
+			   : "");
 		break;
 	}
 	case RUNNER_TIMEOUT:
@@ -388,10 +395,9 @@ bool ev_outputs_match_mem(struct eval_ctx *x, const struct case_layout *l,
 
 /* Compares every output of set `off` of `got` with `want`'s. */
 bool ev_outputs_match_at(struct eval_ctx *x, const struct case_layout *l,
-			     struct runner *got, struct runner *want,
-			     size_t off, double tol_scale, int pattern,
-			     double *maxerr, enum result_status st,
-			     const char *prefix)
+			 struct runner *got, struct runner *want, size_t off,
+			 double tol_scale, int pattern, double *maxerr,
+			 enum result_status st, const char *prefix)
 {
 	return ev_outputs_match_mem(x, l, got->shm + off, want->shm + off,
 				    tol_scale, pattern, maxerr, st, prefix);
@@ -481,7 +487,8 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 {
 	if (!x->trace)
 		return;
-	fprintf(x->trace, "%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
+	fprintf(x->trace,
+		"%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\n",
 		c->id, block, kind, num, n, base_first ? 1 : 0,

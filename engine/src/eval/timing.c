@@ -40,10 +40,10 @@ void ev_samples_add(struct samples *s, int block, const struct gpu_sample *b,
 	s->v[S_CAND][s->n] = (double)c->claim;
 	/* A GPU sample's whole span by the controller's clock; a host
 	 * sample's timed request. */
-	s->v[S_BOVH][s->n] = (double)((b->span ? b->span : b->wall + b->fetch) -
-				      b->claim);
-	s->v[S_COVH][s->n] = (double)((c->span ? c->span : c->wall + c->fetch) -
-				      c->claim);
+	s->v[S_BOVH][s->n] =
+		(double)((b->span ? b->span : b->wall + b->fetch) - b->claim);
+	s->v[S_COVH][s->n] =
+		(double)((c->span ? c->span : c->wall + c->fetch) - c->claim);
 	s->v[S_BDRAIN][s->n] = (double)b->drain;
 	s->v[S_CDRAIN][s->n] = (double)c->drain;
 	s->v[S_BFETCH][s->n] = (double)b->fetch;

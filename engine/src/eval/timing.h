@@ -166,5 +166,4 @@ double ev_timing_floor_ns(const struct task *t);
 void ev_clock_finding(struct eval_ctx *x, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-
 #endif /* ARENA_EVAL_TIMING_H */

@@ -62,19 +62,21 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	uint64_t t2 = now_ns();
 	if (refcheck)
 		k = (int)rng_range(&p->check_rng, 0, p->n - 1);
-	snprintf(prefix, sizeof(prefix), "output of %s call %d in %s '%s' "
-		 "differs from baseline", kind, num, ev_case_kind(p->c),
-		 p->c->id);
+	snprintf(prefix, sizeof(prefix),
+		 "output of %s call %d in %s '%s' "
+		 "differs from baseline",
+		 kind, num, ev_case_kind(p->c), p->c->id);
 	ok = ok && ev_gpu_sets_match(x, p->l, bk->base, bk->cand, p->n, pattern,
 				     inputs, k, what, prefix, p->c);
 	if (ok && refcheck) {
-		snprintf(prefix, sizeof(prefix), "output of %s call %d in %s "
+		snprintf(prefix, sizeof(prefix),
+			 "output of %s call %d in %s "
 			 "'%s' differs from the reference (a random check of "
-			 "a timed sample)", kind, num, ev_case_kind(p->c),
-			 p->c->id);
+			 "a timed sample)",
+			 kind, num, ev_case_kind(p->c), p->c->id);
 		ok = ev_gpu_reference_check(x, p->l, p->ref, bk->base, bk->cand,
-					    k, spec, pattern, false, what, prefix,
-					    p->c, NULL);
+					    k, spec, pattern, false, what,
+					    prefix, p->c, NULL);
 	}
 	free(spec);
 	if (ok)
@@ -105,11 +107,10 @@ static void gpu_ratios(struct timing_case *p)
 				e[m++] = s->v[S_COVH][i] - s->v[S_BOVH][i];
 		sizes[b] = (int)(e + m - eb[b]);
 	}
-	p->excess_ns = gpu_charged_excess_ns(eb, sizes, nblocks,
-					     GPU_EXCESS_ITERS,
-					     ev_derive(p->x->req->seed, 9,
-						       (uint64_t)p->ci, 0),
-					     &med, &p->excess_hi_ns);
+	p->excess_ns = gpu_charged_excess_ns(
+		eb, sizes, nblocks, GPU_EXCESS_ITERS,
+		ev_derive(p->x->req->seed, 9, (uint64_t)p->ci, 0), &med,
+		&p->excess_hi_ns);
 	free(e);
 	ev_timing_clear(p->ct);
 	/* A clock too noisy to confirm the claims (the lower bound, charged,
@@ -168,31 +169,36 @@ static bool gpu_claims_ok(struct timing_case *p)
 			   c->id, cd / 1e3, bd / 1e3);
 		return false;
 	}
-	ev_trace_mark(x, "case %s: charged excess %.1f us per sample (median "
+	ev_trace_mark(x,
+		      "case %s: charged excess %.1f us per sample (median "
 		      "excess %.1f us over %d pairs, upper bound %.1f us; "
-		      "candidate's median claim %.1f us)", c->id, excess / 1e3,
-		      p->excess_med_ns / 1e3, s->n, p->excess_hi_ns / 1e3,
-		      cm / 1e3);
+		      "candidate's median claim %.1f us)",
+		      c->id, excess / 1e3, p->excess_med_ns / 1e3, s->n,
+		      p->excess_hi_ns / 1e3, cm / 1e3);
 	if (excess > gpu_gross_excess_ns(cm)) {
-		ev_clock_finding(x, "reported times inconsistent with the "
-				 "controller's clock in %s '%s': by the "
-				 "controller's clock the candidate's samples "
-				 "(inputs drawn to outputs fetched, the device "
-				 "probed after) took at least %.1f us more than "
-				 "it claimed beyond what the baseline's did "
-				 "(median %.1f us; its median claim %.1f us), "
-				 "more than the %.1f us that would be charged",
-				 ev_case_kind(c), c->id, excess / 1e3,
-				 p->excess_med_ns / 1e3, cm / 1e3,
-				 gpu_gross_excess_ns(cm) / 1e3);
+		ev_clock_finding(
+			x,
+			"reported times inconsistent with the "
+			"controller's clock in %s '%s': by the "
+			"controller's clock the candidate's samples "
+			"(inputs drawn to outputs fetched, the device "
+			"probed after) took at least %.1f us more than "
+			"it claimed beyond what the baseline's did "
+			"(median %.1f us; its median claim %.1f us), "
+			"more than the %.1f us that would be charged",
+			ev_case_kind(c), c->id, excess / 1e3,
+			p->excess_med_ns / 1e3, cm / 1e3,
+			gpu_gross_excess_ns(cm) / 1e3);
 		return false;
 	}
 	if (p->by_span) {
-		ev_trace_mark(x, "case %s: timed by the controller's clock alone "
+		ev_trace_mark(x,
+			      "case %s: timed by the controller's clock alone "
 			      "(whole samples): the excess lies anywhere from "
 			      "%.1f to %.1f us, too wide to confirm the claims",
 			      c->id, excess / 1e3, p->excess_hi_ns / 1e3);
-		strbuf_addf(&x->method_notes, "%s%s '%s' by the controller's "
+		strbuf_addf(&x->method_notes,
+			    "%s%s '%s' by the controller's "
 			    "clock alone (claims unconfirmed: too noisy)",
 			    x->method_notes.len ? ", " : "", ev_case_kind(c),
 			    c->id);
@@ -203,18 +209,20 @@ static bool gpu_claims_ok(struct timing_case *p)
 		double floor = gpu_roofline_floor_ns(bytes, flops, cc, &x->gi);
 		double per_call = cm / n;
 		if (floor > 0 && per_call < floor) {
-			ev_verdict(x, RS_REJECTED, "impossible time in %s '%s': the "
-				   "candidate claimed %.2f us per call, below the "
-				   "roofline floor of %.2f us (%lld bytes at %.2f "
-				   "TB/s x %.2f, %lld flops at %.1f TFLOP/s (%s) x "
-				   "%.0f, measured on this device)",
-				   ev_case_kind(c), c->id, per_call / 1e3,
-				   floor / 1e3, (long long)bytes,
-				   x->gi.bandwidth_bps / 1e12, GPU_ROOFLINE_BW_MARGIN,
-				   (long long)flops,
-				   gpu_class_peak_flops(cc, &x->gi) / 1e12,
-				   gpu_compute_class_name(cc),
-				   GPU_ROOFLINE_TC_MARGIN);
+			ev_verdict(
+				x, RS_REJECTED,
+				"impossible time in %s '%s': the "
+				"candidate claimed %.2f us per call, below the "
+				"roofline floor of %.2f us (%lld bytes at %.2f "
+				"TB/s x %.2f, %lld flops at %.1f TFLOP/s (%s) x "
+				"%.0f, measured on this device)",
+				ev_case_kind(c), c->id, per_call / 1e3,
+				floor / 1e3, (long long)bytes,
+				x->gi.bandwidth_bps / 1e12,
+				GPU_ROOFLINE_BW_MARGIN, (long long)flops,
+				gpu_class_peak_flops(cc, &x->gi) / 1e12,
+				gpu_compute_class_name(cc),
+				GPU_ROOFLINE_TC_MARGIN);
 			return false;
 		}
 	}
@@ -321,8 +329,8 @@ static bool gpu_prepare(struct timing_case *p)
 	for (int b = 0; b < nblocks; b++)
 		for (int i = 0; i < nwarm; i++) {
 			struct gpu_sample bs, cs;
-			if (!gpu_pair(p, &blocks[b], "warm-up", ++p->nwarm, false,
-				      &bs, &cs))
+			if (!gpu_pair(p, &blocks[b], "warm-up", ++p->nwarm,
+				      false, &bs, &cs))
 				return false;
 		}
 	return true;
@@ -364,13 +372,9 @@ static void gpu_finish(struct timing_case *p, bool ok)
 
 const struct pair_step ev_gpu_step = {
 	/* A quick search step: a rough answer fast (docs/gpu.md). */
-	.quick_div = 8,
-	.quick_cap = 0.15,
-	.prepare = gpu_prepare,
-	.group_start = NULL,
-	.pair = gpu_timed_pair,
-	.group_end = NULL,
-	.ratios = gpu_ratios,
-	.claims_ok = gpu_claims_ok,
+	.quick_div = 8,		.quick_cap = 0.15,
+	.prepare = gpu_prepare, .group_start = NULL,
+	.pair = gpu_timed_pair, .group_end = NULL,
+	.ratios = gpu_ratios,	.claims_ok = gpu_claims_ok,
 	.finish = gpu_finish,
 };

@@ -202,9 +202,14 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 	 * (its own runner, untrusted like any candidate's). */
 	abs = opt->aa ? xstrdup(base ? base : t->dir) : path_real(dir);
 	struct eval_target tg = {
-		.e = e, .task = t, .candidate_dir = abs, .baseline_dir = base,
-		.log_dir = opt->log_dir, .has_seed = opt->has_seed,
-		.seed = opt->seed, .case_budget_s = opt->case_budget_s,
+		.e = e,
+		.task = t,
+		.candidate_dir = abs,
+		.baseline_dir = base,
+		.log_dir = opt->log_dir,
+		.has_seed = opt->has_seed,
+		.seed = opt->seed,
+		.case_budget_s = opt->case_budget_s,
 	};
 	if (opt->quick || opt->aa || opt->case_budget_s > 0 ||
 	    (opt->defines && opt->defines->n))

@@ -456,17 +456,17 @@ int tp_tolerance(struct tparse *p, const struct ynode *root)
 
 int tp_cost(struct tparse *p, const struct ynode *root)
 {
-	static const char *const keys[] = { "bytes", "flops",
-					    "compute_class" };
+	static const char *const keys[] = { "bytes", "flops", "compute_class" };
 	static const char *const classes[] = { "fp32", "tf32", "bf16",
-					       "fp16", "fp8", "int8" };
+					       "fp16", "fp8",  "int8" };
 	const struct ynode *n = ynode_get(root, "cost");
 	const struct ynode *v;
 	int rc;
 
 	if (!n)
 		return 0;
-	if ((rc = tp_map(p, n, "cost", "cost: {bytes: \"8*n\", flops: "
+	if ((rc = tp_map(p, n, "cost",
+			 "cost: {bytes: \"8*n\", flops: "
 			 "\"2*n\"}")) != 0 ||
 	    (rc = tp_keys(p, n, keys, 3, "cost")) != 0)
 		return rc;
@@ -485,7 +485,8 @@ int tp_cost(struct tparse *p, const struct ynode *root)
 		for (size_t i = 0; i < ARRAY_SIZE(classes); i++)
 			if (strcmp(p->t->cost_class, classes[i]) == 0)
 				return 0;
-		return tp_err(p, v, "cost.compute_class '%s' is not one of "
+		return tp_err(p, v,
+			      "cost.compute_class '%s' is not one of "
 			      "fp32, tf32, bf16, fp16, fp8, int8",
 			      p->t->cost_class);
 	}
