@@ -131,7 +131,7 @@ struct fsv_node {
 	int fd;			/* O_PATH, -1 for synthetic nodes */
 	dev_t dev;
 	ino_t src_ino;
-	bool readonly; /* task packages: every change is EROFS */
+	bool readonly;		/* task packages: every change is EROFS */
 	struct fsv_node *next_ino;	/* hash chains, nodes_lock */
 	struct fsv_node *next_src;
 };
@@ -314,7 +314,8 @@ void fsv_pass_opendir(fuse_req_t req, struct fsv_node *n,
 void fsv_pass_readdir(fuse_req_t req, struct fsv_node *n, size_t size,
 		      off_t off, struct fuse_file_info *fi, bool plus);
 void fsv_pass_releasedir(fuse_req_t req, struct fuse_file_info *fi);
-void fsv_pass_fsyncdir(fuse_req_t req, int datasync, struct fuse_file_info *fi);
+void fsv_pass_fsyncdir(fuse_req_t req, int datasync,
+		       struct fuse_file_info *fi);
 void fsv_pass_statfs(fuse_req_t req, struct fsv_node *n);
 void fsv_pass_fallocate(fuse_req_t req, struct fsv_node *n, int mode,
 			off_t off, off_t len, struct fuse_file_info *fi);

@@ -100,11 +100,9 @@ static int prepare_mountpoint(const char *mnt, char **abs, struct errbuf *err)
 	if (!*abs)
 		return errf_code(err, errno, "%s: %s", mnt, strerror(errno));
 	if (arena_mounted_at(*abs))
-		return errf_code(err, EBUSY,
-				 "%s: an arena file system is "
+		return errf_code(err, EBUSY, "%s: an arena file system is "
 				 "already mounted here; unmount it first "
-				 "(fusermount3 -u %s)",
-				 *abs, *abs);
+				 "(fusermount3 -u %s)", *abs, *abs);
 	return 0;
 }
 

@@ -208,9 +208,8 @@ void fsv_pass_link(fuse_req_t req, struct fsv_node *n,
 		rc = check_writable(newparent);
 	if (rc) {
 		fuse_reply_err(req, n->kind == FSV_PASS &&
-						    newparent->kind == FSV_PASS
-					    ? rc
-					    : EXDEV);
+					    newparent->kind == FSV_PASS
+				    ? rc : EXDEV);
 		return;
 	}
 	proc_path(proc, sizeof(proc), n->fd);
@@ -250,8 +249,8 @@ void fsv_pass_rename(fuse_req_t req, struct fsv_node *parent,
 	rc = check_writable(parent);
 	if (!rc)
 		rc = check_writable(newparent);
-	if (!rc &&
-	    renameat2(parent->fd, name, newparent->fd, newname, flags) != 0)
+	if (!rc && renameat2(parent->fd, name, newparent->fd, newname,
+			     flags) != 0)
 		rc = errno;
 	fuse_reply_err(req, rc);
 }
@@ -548,7 +547,7 @@ void fsv_pass_opendir(fuse_req_t req, struct fsv_node *n,
 	/* The kernel may keep listings as long as it keeps attributes: it
 	 * drops a cached listing when it sees the directory's mtime change. */
 	fi->cache_readdir = fsv_of(req)->ws_timeout > 0;
-	fi->keep_cache = fi->cache_readdir; /* else each open drops it */
+	fi->keep_cache = fi->cache_readdir;	/* else each open drops it */
 	if (fuse_reply_open(req, fi) != 0) {
 		closedir(d->dp);
 		free(d);
@@ -644,7 +643,8 @@ void fsv_pass_releasedir(fuse_req_t req, struct fuse_file_info *fi)
 	fuse_reply_err(req, 0);
 }
 
-void fsv_pass_fsyncdir(fuse_req_t req, int datasync, struct fuse_file_info *fi)
+void fsv_pass_fsyncdir(fuse_req_t req, int datasync,
+		       struct fuse_file_info *fi)
 {
 	struct pass_dir *d = (struct pass_dir *)(uintptr_t)fi->fh;
 	int fd = dirfd(d->dp);

@@ -159,7 +159,7 @@ int fsv_spawn_executor(struct fsv *fs, const char *run_id, bool waiter,
 		       errno == EINTR)
 			;
 		if (r != (ssize_t)sizeof(e))
-			e = 0; /* EOF: the exec happened */
+			e = 0;	/* EOF: the exec happened */
 	}
 	close(pipe_fds[0]);
 	if (e)

@@ -599,7 +599,8 @@ static void variants_are_grouped_in_csv_json_and_text(void **state)
 	result_release(&r[1]);
 }
 
-static void correctness_only_cases_are_listed_without_held_out_ids(void **state)
+static void correctness_only_cases_are_listed_without_held_out_ids(
+	void **state)
 {
 	struct task_result r;
 	struct report_row row = { "c2c/a", 1, &r, NULL };
@@ -622,14 +623,12 @@ static void correctness_only_cases_are_listed_without_held_out_ids(void **state)
 	cJSON *j = cJSON_Parse(js);
 	const cJSON *t = cJSON_GetArrayItem(
 		cJSON_GetObjectItemCaseSensitive(j, "tasks"), 0);
-	const cJSON *co =
-		cJSON_GetObjectItemCaseSensitive(t, "correctness_only_cases");
+	const cJSON *co = cJSON_GetObjectItemCaseSensitive(
+		t, "correctness_only_cases");
 	assert_int_equal(cJSON_GetArraySize(co), 1);
 	assert_string_equal(cJSON_GetArrayItem(co, 0)->valuestring, "tiny");
-	assert_int_equal(
-		cJSON_GetObjectItemCaseSensitive(t, "held_out_correctness_only")
-			->valueint,
-		1);
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(
+				 t, "held_out_correctness_only")->valueint, 1);
 	assert_null(strstr(js, "secret_seven"));
 	cJSON_Delete(j);
 	free(txt);
@@ -651,8 +650,7 @@ int main(void)
 		cmocka_unit_test(json_of_an_empty_run_has_no_nan),
 		cmocka_unit_test(json_turns_nan_results_into_null),
 		cmocka_unit_test(text_has_header_stats_and_one_line_per_task),
-		cmocka_unit_test(
-			text_names_the_devices_when_a_run_used_several),
+		cmocka_unit_test(text_names_the_devices_when_a_run_used_several),
 		cmocka_unit_test(text_labels_attempts_when_a_run_repeats),
 		cmocka_unit_test(text_of_an_empty_run),
 		cmocka_unit_test(write_all_writes_the_three_files),

@@ -351,11 +351,8 @@ int engine_task_result(struct engine *e, const char *run_id,
 		/* The agent is still at work: evaluate what it has now on the
 		 * visible cases, cached, without touching the attempt. */
 		struct eval_target tg = {
-			.e = e,
-			.task = c.task,
-			.candidate_dir = c.workspace,
-			.baseline_dir = c.baseline,
-			.log_dir = c.logs,
+			.e = e, .task = c.task, .candidate_dir = c.workspace,
+			.baseline_dir = c.baseline, .log_dir = c.logs,
 			.cfg = cfg,
 		};
 		rc = eng_evaluate_cached(&tg, false, true, out, err);

@@ -427,8 +427,7 @@ int engine_run_progress(struct engine *e, const char *run_id,
 	p->total = n;
 	for (int i = 0; i < n; i++) {
 		if (strcmp(as[i].state, "done") == 0) {
-			struct attempt_ctx c = { .e = e,
-						 .run_id = run_id,
+			struct attempt_ctx c = { .e = e, .run_id = run_id,
 						 .a = &as[i] };
 			if (task_load(e->tasks_root, as[i].task_id, &c.task,
 				      NULL) == 0) {

@@ -119,8 +119,8 @@ int eng_agent_evaluate(void *ctx, const struct strvec *defines, bool quick,
  * cache, so that concurrent callers (threads or processes) for the same key
  * share one evaluation. */
 int eng_evaluate_cached(const struct eval_target *tg, bool held_out,
-			bool use_cache, struct task_result *out,
-			struct errbuf *err)
+		    bool use_cache, struct task_result *out,
+		    struct errbuf *err)
 {
 	struct task_result probe;
 	char key[65], *lock = NULL, *json = NULL;
@@ -130,8 +130,8 @@ int eng_evaluate_cached(const struct eval_target *tg, bool held_out,
 	result_init(&probe);
 	rc = eval_hash_sources(tg->task, tg->candidate_dir, &probe, err);
 	if (!rc)
-		rc = eng_device_for(tg->cfg, tg->task, tg->has_gpu, tg->gpu,
-				    &device, err);
+		rc = eng_device_for(tg->cfg, tg->task, tg->has_gpu, tg->gpu, &device,
+			    err);
 	if (rc) {
 		result_release(&probe);
 		return rc;
