@@ -33,7 +33,7 @@
 
 static struct task *vecpoly, *vecpoly_bias, *vecpoly_tiny, *gemm, *conv1d,
 	*stencil2d;
-static char *adv_root;		/* tests/adversarial */
+static char *adv_root; /* tests/adversarial */
 static char cache_dir[] = "/tmp/arena-test-integrity-XXXXXX";
 
 static int load(const char *root, const char *id, struct task **t)
@@ -130,8 +130,8 @@ static void test_work_in_a_sigcont_handler_is_charged_and_named(void **state)
 	result_release(&res);
 }
 
-static void test_work_in_the_runners_receive_path_is_charged_and_named(
-	void **state)
+static void
+test_work_in_the_runners_receive_path_is_charged_and_named(void **state)
 {
 	struct task_result res;
 
@@ -178,8 +178,8 @@ static void test_clock_forged_on_most_calls_is_rejected(void **state)
 	result_release(&res);
 }
 
-static void test_claims_shaved_under_the_old_allowance_are_rejected(
-	void **state)
+static void
+test_claims_shaved_under_the_old_allowance_are_rejected(void **state)
 {
 	struct task_result res;
 
@@ -225,8 +225,7 @@ static void test_phase_told_by_sibling_runners_is_incorrect(void **state)
 	result_release(&res);
 }
 
-static void test_phase_told_by_recurring_input_values_is_incorrect(
-	void **state)
+static void test_phase_told_by_recurring_input_values_is_incorrect(void **state)
 {
 	struct task_result res;
 
@@ -236,8 +235,8 @@ static void test_phase_told_by_recurring_input_values_is_incorrect(
 	result_release(&res);
 }
 
-static void test_drift_within_the_baselines_tolerance_meets_random_checks(
-	void **state)
+static void
+test_drift_within_the_baselines_tolerance_meets_random_checks(void **state)
 {
 	struct task_result res;
 
@@ -252,8 +251,8 @@ static void test_drift_within_the_baselines_tolerance_meets_random_checks(
 
 /* ---- class 4: forged infrastructure errors -------------------------------- */
 
-static void test_device_error_from_a_host_runner_is_a_protocol_violation(
-	void **state)
+static void
+test_device_error_from_a_host_runner_is_a_protocol_violation(void **state)
 {
 	struct task_result res;
 
@@ -267,8 +266,7 @@ static void test_device_error_from_a_host_runner_is_a_protocol_violation(
 
 /* ---- cases too short to time --------------------------------------------- */
 
-static void test_cases_below_the_timing_floor_are_correctness_only(
-	void **state)
+static void test_cases_below_the_timing_floor_are_correctness_only(void **state)
 {
 	struct task_result res;
 
@@ -364,7 +362,8 @@ int main(void)
 			test_claims_shaved_under_the_allowance_gain_nothing),
 		cmocka_unit_test(
 			test_exact_first_calls_then_approximate_is_incorrect),
-		cmocka_unit_test(test_phase_told_by_sibling_runners_is_incorrect),
+		cmocka_unit_test(
+			test_phase_told_by_sibling_runners_is_incorrect),
 		cmocka_unit_test(
 			test_phase_told_by_recurring_input_values_is_incorrect),
 		cmocka_unit_test(
@@ -376,7 +375,8 @@ int main(void)
 		cmocka_unit_test(
 			test_a_tasks_own_timing_floor_times_short_cases),
 		cmocka_unit_test(test_honest_tiled_gemm_is_accepted_and_faster),
-		cmocka_unit_test(test_honest_blocked_conv1d_is_accepted_and_faster),
+		cmocka_unit_test(
+			test_honest_blocked_conv1d_is_accepted_and_faster),
 		cmocka_unit_test(
 			test_honest_vectorized_stencil_is_accepted_and_faster),
 	};

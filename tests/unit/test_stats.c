@@ -391,8 +391,7 @@ static void sample_random_blocks(struct sample *s, struct rng *r, int nblocks,
 	}
 }
 
-static void block_ci_covers_the_process_average_when_blocks_differ(
-	void **state)
+static void block_ci_covers_the_process_average_when_blocks_differ(void **state)
 {
 	struct rng r;
 	const int trials = 200;
@@ -407,9 +406,11 @@ static void block_ci_covers_the_process_average_when_blocks_differ(
 		struct interval iv, bt;
 		sample_random_blocks(&s, &r, 6, 60, 0.0, 0.03, 0.01);
 		assert_int_equal(stats_block_ratio_ci(&s.rb, 400, 0.05,
-						      (uint64_t)t, &iv), 0);
+						      (uint64_t)t, &iv),
+				 0);
 		assert_int_equal(stats_median_ratio_ci(&s.rb, 400, 0.05,
-						       (uint64_t)t, &bt), 0);
+						       (uint64_t)t, &bt),
+				 0);
 		assert_true(iv.lo <= iv.point && iv.point <= iv.hi);
 		/* Widened to contain the bootstrap's interval. */
 		assert_true(iv.lo <= bt.lo && iv.hi >= bt.hi);
@@ -417,9 +418,10 @@ static void block_ci_covers_the_process_average_when_blocks_differ(
 		boot_cov += bt.lo <= 1.0 && 1.0 <= bt.hi;
 		sample_free(&s);
 	}
-	fprintf(stderr, "  coverage of 1.0 in %d A/A simulations: t-interval "
-		"on blocks %d, hierarchical bootstrap %d\n", trials, block_cov,
-		boot_cov);
+	fprintf(stderr,
+		"  coverage of 1.0 in %d A/A simulations: t-interval "
+		"on blocks %d, hierarchical bootstrap %d\n",
+		trials, block_cov, boot_cov);
 	/* Nominal 95%: about 190 of 200; the bootstrap of 6 blocks runs
 	 * narrow (it resamples 6 offsets as if they were the population). */
 	assert_true(block_cov >= 180);
@@ -441,8 +443,7 @@ static void block_ci_of_one_block_is_its_bootstrap(void **state)
 	sample_free(&s);
 }
 
-static void geomean_block_ci_point_is_the_geomean_of_block_medians(
-	void **state)
+static void geomean_block_ci_point_is_the_geomean_of_block_medians(void **state)
 {
 	struct rng r;
 	struct sample s1, s2;

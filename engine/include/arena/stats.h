@@ -79,8 +79,8 @@ int stats_geomean_ci(const struct ratio_blocks *cases, int ncases, int iters,
  * blocks - 1), widened to contain the hierarchical bootstrap interval of
  * stats_median_ratio_ci.  With one non-empty block: that bootstrap alone.
  * Same return values as stats_median_ratio_ci. */
-int stats_block_ratio_ci(const struct ratio_blocks *rb, int iters,
-			 double alpha, uint64_t seed, struct interval *out);
+int stats_block_ratio_ci(const struct ratio_blocks *rb, int iters, double alpha,
+			 uint64_t seed, struct interval *out);
 /* The geometric mean over cases of those points, with a t-interval on the
  * mean of the cases' log block medians (the variance the sum of each
  * case's, Welch-Satterthwaite degrees of freedom) widened to contain

@@ -494,8 +494,8 @@ static int block_log_medians(const struct ratio_blocks *rb, double *scratch,
 			continue;
 		memcpy(scratch, rb->blocks[b],
 		       (size_t)rb->sizes[b] * sizeof(double));
-		logm[k++] = log(stats_median_inplace(scratch,
-						     (size_t)rb->sizes[b]));
+		logm[k++] = log(
+			stats_median_inplace(scratch, (size_t)rb->sizes[b]));
 	}
 	return k;
 }
@@ -514,8 +514,8 @@ static void mean_var(const double *v, int n, double *mean, double *var)
 	*var = n > 1 ? ss / (n - 1) : 0.0;
 }
 
-int stats_block_ratio_ci(const struct ratio_blocks *rb, int iters,
-			 double alpha, uint64_t seed, struct interval *out)
+int stats_block_ratio_ci(const struct ratio_blocks *rb, int iters, double alpha,
+			 uint64_t seed, struct interval *out)
 {
 	size_t total, max_block;
 	int nonempty;

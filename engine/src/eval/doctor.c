@@ -261,13 +261,14 @@ static void host_device(struct report *r, const struct doctor_options *o,
 	bool measured = false;
 	int fd = -1;
 
-	line(r, "  host    %s, last-level cache %.0f MiB (flush before every "
+	line(r,
+	     "  host    %s, last-level cache %.0f MiB (flush before every "
 	     "call: sweep %.0f MiB + clflush of the arguments)",
 	     "one core per runner", ev_llc_bytes() / 1048576.0,
 	     2.0 * ev_llc_bytes() / 1048576.0);
 	if (!o->measure && !o->remeasure) {
 		line(r, "          peaks: not measured (run `arena doctor` "
-		     "without --no-measure)");
+			"without --no-measure)");
 		return;
 	}
 	if (o->store_dir) {
@@ -284,9 +285,11 @@ static void host_device(struct report *r, const struct doctor_options *o,
 	}
 	errbuf_init(&e);
 	if (host_peaks_get(cache, o->remeasure, &hp, &measured, &e) == 0)
-		line(r, "          peaks (%s): %s; one core: bandwidth %.2f GB/s "
+		line(r,
+		     "          peaks (%s): %s; one core: bandwidth %.2f GB/s "
 		     "(read %.2f, copy %.2f read+write), FP32 FMA %.1f GFLOP/s "
-		     "(%s)", measured ? "measured now" : "cached", hp.cpu,
+		     "(%s)",
+		     measured ? "measured now" : "cached", hp.cpu,
 		     hp.bandwidth_bps / 1e9, hp.read_bps / 1e9,
 		     hp.copy_bps / 1e9, hp.fma_flops / 1e9, hp.simd);
 	else

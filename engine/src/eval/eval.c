@@ -269,8 +269,8 @@ static void fill_identity(struct eval_ctx *x, const char *device)
 	ev_set_str(&res->evaluator_version, ARENA_EVALUATOR_VERSION);
 	time_stamp_iso(ts, now_wall());
 	ev_set_str(&res->evaluated_at, ts);
-	ev_set_str(&res->benchmark_method, x->gpu ? GPU_METHOD
-					       : "host_cpu_time_flushed");
+	ev_set_str(&res->benchmark_method,
+		   x->gpu ? GPU_METHOD : "host_cpu_time_flushed");
 	res->noise_floor = 0.01;
 	strvec_release(&res->defines);
 	for (size_t i = 0; req->defines && i < req->defines->n; i++)
@@ -352,7 +352,8 @@ static void aggregate(struct eval_ctx *x)
 	if (nv > 0) {
 		struct interval iv;
 		if (stats_geomean_block_ci(rbs, nv, CI_ITERS_FINAL, 0.05,
-				     ev_derive(x->req->seed, 5, 0, 0), &iv) == 0) {
+					   ev_derive(x->req->seed, 5, 0, 0),
+					   &iv) == 0) {
 			res->speedup_ratio = iv.point;
 			res->speedup_ci_lo = iv.lo;
 			res->speedup_ci_hi = iv.hi;
@@ -529,8 +530,10 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 	/* Host runners of a GPU evaluation run only the C reference, which
 	 * is never flushed. */
 	if (!x.gpu && (rc = host_sweep_init(&x.sweep, x.flush_bytes)) != 0) {
-		rc = errf_code(err, -rc, "cannot map the %zu-byte cache sweep "
-			       "buffer: %s", x.flush_bytes, strerror(-rc));
+		rc = errf_code(err, -rc,
+			       "cannot map the %zu-byte cache sweep "
+			       "buffer: %s",
+			       x.flush_bytes, strerror(-rc));
 		goto done;
 	}
 	x.timeout_ms = (int)((req->timing.runner_timeout_s > 0

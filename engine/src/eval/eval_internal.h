@@ -191,11 +191,11 @@ bool host_cache_can_evict(void);
 
 /* One core's memory bandwidth and FP32 FMA rate, per CPU second. */
 struct host_peaks {
-	char cpu[128];		/* the model name */
-	char simd[16];		/* "AVX-512", "AVX2+FMA", "scalar" */
-	double read_bps, copy_bps;	/* copy: bytes read + written */
-	double bandwidth_bps;	/* max(read, copy) */
-	double fma_flops;	/* 2 flops per FMA */
+	char cpu[128];		   /* the model name */
+	char simd[16];		   /* "AVX-512", "AVX2+FMA", "scalar" */
+	double read_bps, copy_bps; /* copy: bytes read + written */
+	double bandwidth_bps;	   /* max(read, copy) */
+	double fma_flops;	   /* 2 flops per FMA */
 };
 
 /* The floor divides by peak x margin: measurement on a loaded machine,
@@ -207,8 +207,8 @@ struct host_peaks {
 /* The peaks from <cache_dir>/device-host.json when it was written on this
  * boot for this CPU and evaluator, else measured now (about a second) and
  * written there; remeasure: measure anyway.  *measured says which. */
-int host_peaks_get(const char *cache_dir, bool remeasure,
-		   struct host_peaks *hp, bool *measured, struct errbuf *err);
+int host_peaks_get(const char *cache_dir, bool remeasure, struct host_peaks *hp,
+		   bool *measured, struct errbuf *err);
 /* The shortest time a host call moving `bytes` and doing `flops` could
  * take on one core, in ns (0 when nothing is known); flops count only
  * when flops_apply (FP32/FP64 work, whose fastest unit is the FMA). */
@@ -410,11 +410,11 @@ struct runner {
 	int calls;		/* `call` requests answered */
 	clockid_t cpu_clock;	/* the runner's CPU-time clock */
 	bool has_cpu_clock;
-	int64_t cpu_ns;		/* CPU time the runner used while resumed
+	int64_t cpu_ns;	  /* CPU time the runner used while resumed
 				 * for the last request (SIGCONT to seen
 				 * stopped again), -1 when unknown */
-	int64_t delay_ns;	/* and how long it waited for a CPU then */
-	int schedstat_fd;	/* /proc/<pid>/schedstat, or -1 */
+	int64_t delay_ns; /* and how long it waited for a CPU then */
+	int schedstat_fd; /* /proc/<pid>/schedstat, or -1 */
 	char runner_path[256];
 	int status;		/* wait status once reaped */
 	char why[512];		/* last failure, a clause: "was killed by ..." */

@@ -112,7 +112,7 @@ struct eval_ctx {
 	char *so[NROLES];
 	int logfd[NROLES];
 	size_t flush_bytes;
-	struct host_sweep sweep;	/* host: swept before every call */
+	struct host_sweep sweep; /* host: swept before every call */
 	/* Never recorded nor sent anywhere: what timing inputs and the
 	 * choice of reference-checked samples are drawn from besides the
 	 * seed, which results show (a candidate that knew the seed could
@@ -147,7 +147,7 @@ struct eval_ctx {
 	uint64_t t0_ns;			/* when the evaluation started */
 	char *roofline_note;		/* why no roofline floor applies */
 	struct host_peaks hp;		/* host: one core's peaks, or 0s */
-	char *host_roof_note;		/* host: the floor's terms, or why none */
+	char *host_roof_note; /* host: the floor's terms, or why none */
 };
 
 /* ---- eval.c ----------------------------------------------------------- */
@@ -240,8 +240,8 @@ bool ev_call_outcome_ok(struct eval_ctx *x, enum role role, struct runner *r,
  * rejection (the baseline's: infra_error).  False (verdict set) on any
  * failure. */
 bool ev_host_call(struct eval_ctx *x, enum role role, struct runner *r,
-		  const char *what, const struct task_case *c,
-		  bool check_claim, struct gpu_sample *o);
+		  const char *what, const struct task_case *c, bool check_claim,
+		  struct gpu_sample *o);
 /* One call (a GPU candidate's under the ordering check; a host runner's
  * through ev_host_call); false (verdict set) on any failure. */
 bool ev_call_checked(struct eval_ctx *x, enum role role, struct runner *r,

@@ -297,9 +297,12 @@ enum runner_fail runner_parse_reply(struct runner *r, const char *line,
 				 * reply can only be forged. */
 				char q[80];
 				rcl_quote(line, strlen(line), q, sizeof(q));
-				return rcl_protocol(r, "sent a device-error "
-						    "reply (\"%s\"), but a host "
-						    "runner has no device", q);
+				return rcl_protocol(
+					r,
+					"sent a device-error "
+					"reply (\"%s\"), but a host "
+					"runner has no device",
+					q);
 			}
 			snprintf(r->why, sizeof(r->why), "refused: %.400s", p);
 			return RUNNER_REFUSED;

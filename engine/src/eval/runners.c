@@ -456,15 +456,16 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 {
 	if (!x->trace)
 		return;
-	fprintf(x->trace, "%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
+	fprintf(x->trace,
+		"%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\t%lld\t%lld\t%lld\t%lld\n",
-		c->id,
-		block, kind, num, n, base_first ? 1 : 0, (long long)bs->claim,
-		(long long)cs->claim, (long long)bs->wall, (long long)cs->wall,
-		(long long)bs->drain, (long long)cs->drain, (long long)bs->fetch,
-		(long long)cs->fetch, (unsigned long long)stage_ns,
-		(unsigned long long)check_ns, (long long)bs->cpu,
-		(long long)cs->cpu, (long long)bs->delay, (long long)cs->delay);
+		c->id, block, kind, num, n, base_first ? 1 : 0,
+		(long long)bs->claim, (long long)cs->claim, (long long)bs->wall,
+		(long long)cs->wall, (long long)bs->drain, (long long)cs->drain,
+		(long long)bs->fetch, (long long)cs->fetch,
+		(unsigned long long)stage_ns, (unsigned long long)check_ns,
+		(long long)bs->cpu, (long long)cs->cpu, (long long)bs->delay,
+		(long long)cs->delay);
 }
 
 /* The verdicts of the ordering check on one candidate call (order and
@@ -508,8 +509,8 @@ static bool order_ok(struct eval_ctx *x, int order, int late, int64_t hold_us,
  * so that correctness, warm-up and timed calls are one request with one
  * set of preconditions. */
 bool ev_host_call(struct eval_ctx *x, enum role role, struct runner *r,
-		  const char *what, const struct task_case *c,
-		  bool check_claim, struct gpu_sample *o)
+		  const char *what, const struct task_case *c, bool check_claim,
+		  struct gpu_sample *o)
 {
 	struct gpu_sample tmp;
 	int rc = 0;
@@ -532,22 +533,27 @@ bool ev_host_call(struct eval_ctx *x, enum role role, struct runner *r,
 		return true;
 	if (o->claim <= 0 || o->claim > o->wall + CLAIM_SLACK_NS) {
 		if (role == ROLE_CAND)
-			ev_verdict(x, RS_REJECTED, "reported times inconsistent "
-				   "with the controller's clock: the candidate "
-				   "runner claimed %.1f us for a call that took at "
-				   "most %.1f us %s, %s '%s'", o->claim / 1e3,
-				   o->wall / 1e3, what, ev_case_kind(c), c->id);
+			ev_verdict(
+				x, RS_REJECTED,
+				"reported times inconsistent "
+				"with the controller's clock: the candidate "
+				"runner claimed %.1f us for a call that took at "
+				"most %.1f us %s, %s '%s'",
+				o->claim / 1e3, o->wall / 1e3, what,
+				ev_case_kind(c), c->id);
 		else
-			ev_verdict(x, RS_INFRA_ERROR, "the %s runner reported "
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the %s runner reported "
 				   "an impossible time (%.1f us, wall %.1f us)",
 				   ev_role_names[role], o->claim / 1e3,
 				   o->wall / 1e3);
 		return false;
 	}
 	if (o->cpu < 0) {
-		ev_verdict(x, RS_INFRA_ERROR, "the kernel did not report the %s "
-			   "runner's CPU time %s, %s '%s'", ev_role_names[role],
-			   what, ev_case_kind(c), c->id);
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the kernel did not report the %s "
+			   "runner's CPU time %s, %s '%s'",
+			   ev_role_names[role], what, ev_case_kind(c), c->id);
 		return false;
 	}
 	return true;

@@ -138,8 +138,8 @@ static void refcheck_init(struct timing_case *tc)
 {
 	struct eval_ctx *x = tc->x;
 
-	rng_seed(&tc->check_rng, ev_derive(x->req->seed ^ x->secret, 6,
-					   (uint64_t)tc->ci, 0));
+	rng_seed(&tc->check_rng,
+		 ev_derive(x->req->seed ^ x->secret, 6, (uint64_t)tc->ci, 0));
 	for (int b = 0; b < MAX_BLOCKS; b++)
 		tc->check_at[b] =
 			(int)rng_range(&tc->check_rng, 0, tc->cb.min_pairs - 1);
@@ -283,10 +283,12 @@ static bool below_floor(struct timing_case *tc, struct case_result *cr)
 	free(cr->timing_note);
 	cr->timing_note = xasprintf(
 		"correctness only: the baseline's call takes %.2f us, below "
-		"the timing floor of %.1f us%s%s%s", tc->base_call_ns / 1e3,
-		floor / 1e3, t->timing_floor_us >= 0 ? " (the task's: " : "",
+		"the timing floor of %.1f us%s%s%s",
+		tc->base_call_ns / 1e3, floor / 1e3,
+		t->timing_floor_us >= 0 ? " (the task's: " : "",
 		t->timing_floor_us >= 0 && t->timing_floor_reason
-			? t->timing_floor_reason : "",
+			? t->timing_floor_reason
+			: "",
 		t->timing_floor_us >= 0 ? ")" : "");
 	ev_trace_mark(tc->x, "case %s: %s", tc->c->id, cr->timing_note);
 	return true;
@@ -332,8 +334,8 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 	/* Timing inputs follow from the seed and the evaluation's secret: a
 	 * candidate that knew the seed (results show it) could otherwise
 	 * compute them, and their outputs, before its timed calls. */
-	rng_seed(&tc->rng, ev_derive(x->req->seed ^ x->secret, 2, (uint64_t)ci,
-				     0));
+	rng_seed(&tc->rng,
+		 ev_derive(x->req->seed ^ x->secret, 2, (uint64_t)ci, 0));
 	refcheck_init(tc);
 	for (int b = 0; b < MAX_BLOCKS; b++)
 		blocks[b].index = b;
@@ -387,8 +389,7 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 	}
 	if (!step->claims_ok(tc) ||
 	    case_timing_result(x, ci, tc->base_med_ns / tc->n / 1e6,
-			       tc->cand_med_ns / tc->n / 1e6, tc->s.n,
-			       cr) != 0)
+			       tc->cand_med_ns / tc->n / 1e6, tc->s.n, cr) != 0)
 		goto out;
 	rc = 0;
 out:

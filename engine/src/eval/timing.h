@@ -25,16 +25,28 @@ struct block {
 };
 
 /* Every timed pair's numbers, one column each (ev_samples_add). */
-enum { S_BASE, S_CAND, S_BOVH, S_COVH, S_BDRAIN, S_CDRAIN, S_BFETCH,
-       S_BCPU, S_CCPU, S_BDELAY, S_CDELAY, NS };
+enum {
+	S_BASE,
+	S_CAND,
+	S_BOVH,
+	S_COVH,
+	S_BDRAIN,
+	S_CDRAIN,
+	S_BFETCH,
+	S_BCPU,
+	S_CCPU,
+	S_BDELAY,
+	S_CDELAY,
+	NS
+};
 struct samples {
-	double *v[NS];		/* base_ns, cand_ns (claims), base_ovh,
+	double *v[NS]; /* base_ns, cand_ns (claims), base_ovh,
 				 * cand_ovh (wall + fetch - claim),
 				 * base_drain, cand_drain, base_fetch,
 				 * base_cpu, cand_cpu, base_delay,
 				 * cand_delay (host: CPU time over the
 				 * request, wait for a CPU meanwhile) */
-	int *block;		/* each pair's block */
+	int *block;    /* each pair's block */
 	int n, cap;
 };
 
@@ -77,8 +89,8 @@ struct timing_case {
 	/* Reference checks of timed samples (ev_refcheck_due): drawn from
 	 * the evaluation's secret, never announced to a runner. */
 	struct rng check_rng;
-	int check_at[MAX_BLOCKS];	/* a pair index checked for sure */
-	int nchecked;			/* samples checked so far */
+	int check_at[MAX_BLOCKS]; /* a pair index checked for sure */
+	int nchecked;		  /* samples checked so far */
 	/* What the case reports per call, in ns (the pair step's charged
 	 * times; the claims' medians when it sets none). */
 	double base_med_ns, cand_med_ns;

@@ -503,7 +503,7 @@ static void text_task_line(struct strbuf *sb, const struct report_row *row,
 	int held, vis = correctness_only_cases(r, &ids, &held);
 	if (vis || held) {
 		strbuf_addstr(sb, "    correctness only (below the timing "
-			      "floor, not in the speedup): ");
+				  "floor, not in the speedup): ");
 		if (vis)
 			text_add(sb, ids.buf);
 		if (held)

@@ -488,15 +488,18 @@ int tp_timing_floor(struct tparse *p, const struct ynode *root)
 	if (!n && !why)
 		return 0;
 	if (!n)
-		return tp_err(p, why, "timing_floor_reason is given without "
+		return tp_err(p, why,
+			      "timing_floor_reason is given without "
 			      "timing_floor_us");
 	if (ynode_double(n, &p->t->timing_floor_us) ||
 	    !(p->t->timing_floor_us >= 0 && p->t->timing_floor_us <= 1e6))
-		return tp_err(p, n, "timing_floor_us must be a number of "
+		return tp_err(p, n,
+			      "timing_floor_us must be a number of "
 			      "microseconds from 0 to 1000000, not %s",
 			      ynode_describe(n));
 	if (!why)
-		return tp_err(p, n, "timing_floor_us needs a "
+		return tp_err(p, n,
+			      "timing_floor_us needs a "
 			      "timing_floor_reason: say why calls this short "
 			      "can be timed (e.g. timing_floor_reason: \"the "
 			      "kernel's launch dominates every use of it\")");
@@ -504,7 +507,8 @@ int tp_timing_floor(struct tparse *p, const struct ynode *root)
 			    &p->t->timing_floor_reason)) != 0)
 		return rc;
 	if (strlen(p->t->timing_floor_reason) > 400)
-		return tp_err(p, why, "timing_floor_reason is longer than 400 "
+		return tp_err(p, why,
+			      "timing_floor_reason is longer than 400 "
 			      "characters");
 	return 0;
 }
