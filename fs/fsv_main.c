@@ -194,6 +194,8 @@ static void fsv_init(struct fsv *fs, const struct fsv_options *o)
 	pthread_mutex_init(&fs->eval_lock, NULL);
 	pthread_cond_init(&fs->eval_cond, NULL);
 	pthread_mutex_init(&fs->outcome_lock, NULL);
+	fs->inotify_fd = -1;
+	fsv_roots_init(fs);
 	fsv_nodes_init(fs);
 }
 
@@ -206,6 +208,8 @@ static void fsv_release(struct fsv *fs)
 		pthread_setspecific(fs->engine_key, NULL);
 	}
 	fsv_nodes_free(fs);
+	free(fs->by_wd);
+	fsv_roots_free(fs);
 	fsv_spawn_release(fs);
 	pthread_mutex_destroy(&fs->eval_lock);
 	pthread_cond_destroy(&fs->eval_cond);
@@ -243,6 +247,7 @@ static int serve(struct fsv *fs, const struct fsv_options *o)
 	fsv_log("serving %s at %s (pid %d)", fs->store_dir, fs->mountpoint,
 		(int)getpid());
 	fsv_polls_start(fs);
+	fsv_watch_start(fs);
 	cfg = fuse_loop_cfg_create();
 	fuse_loop_cfg_set_max_threads(cfg, (unsigned)o->threads);
 	rc = fuse_session_loop_mt(fs->se, cfg);
@@ -255,6 +260,7 @@ static int serve(struct fsv *fs, const struct fsv_options *o)
 		fsv_log("stopping (%s)", rc ? strerror(-rc) : "unmounted");
 	fsv_evals_stop(fs);
 	fsv_polls_stop(fs);
+	fsv_watch_stop(fs);
 	fuse_session_unmount(fs->se);
 	fuse_remove_signal_handlers(fs->se);
 	fuse_session_destroy(fs->se);

@@ -326,7 +326,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino,
 	if (!n)
 		return;
 	if (is_pass(n)) {
-		fsv_pass_write_buf(req, in, off, fi);
+		fsv_pass_write_buf(req, n, in, off, fi);
 		return;
 	}
 	/* Synthetic files take small writes: gather them into memory. */

@@ -17,16 +17,22 @@
  * fallocate, lseek and copy_file_range.  Extended attributes are not
  * implemented, so the kernel answers ENOTSUP; locks are kept by the kernel.
  *
- * Read-only nodes (the task packages) refuse every change with EROFS,
- * show no write permission bits, and hide held_out.yaml (held-out cases
- * are never visible to agents, DESIGN.md §3).
+ * Every node belongs to a root (fsv_root.c).  Under the task packages and
+ * under the workspace of a done attempt (finished is final) every change
+ * is refused with EROFS and no write permission bit is shown; the task
+ * packages also hide held_out.yaml (held-out cases are never visible to
+ * agents, DESIGN.md §3).  Renames and hard links between two roots are
+ * EXDEV: a file of a finished workspace never becomes writable through a
+ * live one.
  *
  * Timeouts: entries and attributes of pass-through nodes are cached for
- * fs->ws_timeout seconds (--ws-timeout; docs/fs-semantics.md explains the
- * trade-off), and open files keep their page cache when it is non-zero
- * (the kernel drops it when it sees the mtime change).  Files created
- * through the mount by another user than the daemon's belong to that user
- * (fchownat after creation), as on a local file system.
+ * fs->ws_timeout seconds (--ws-timeout, default one hour) where an inotify
+ * watch reports changes made behind the mount (fsv_watch.c), and for
+ * FSV_UNWATCHED_TIMEOUT at most elsewhere; open files keep their page
+ * cache (the kernel drops it when it sees the mtime or size change).
+ * Files created through the mount by another user than the daemon's
+ * belong to that user (fchownat after creation), as on a local file
+ * system.
  */
 #include "fsv.h"
 
@@ -48,7 +54,7 @@ struct pass_dir {
 
 static bool hidden(const struct fsv_node *dir, const char *name)
 {
-	return dir->readonly && strcmp(name, "held_out.yaml") == 0;
+	return dir->root->readonly && strcmp(name, "held_out.yaml") == 0;
 }
 
 static void proc_path(char *buf, size_t n, int fd)
@@ -58,20 +64,27 @@ static void proc_path(char *buf, size_t n, int fd)
 
 static void mask_attr(const struct fsv_node *n, struct stat *st)
 {
-	if (n->readonly)
+	if (fsv_root_readonly_now(n->root))
 		st->st_mode &= ~(mode_t)0222;
 }
 
-/* Fills e for name in the real directory dirfd and takes a lookup
- * reference on its node.  Returns 0 or an errno. */
-static int entry_at(struct fsv *fs, int dirfd, const char *name, bool ro,
-		    struct fuse_entry_param *e)
+static bool watched(const struct fsv_node *dir)
+{
+	return dir && dir->wd >= 0;
+}
+
+/* Fills e for name in the real directory of parent (or for the path name
+ * when parent is NULL: a root) and takes a lookup reference on its node.
+ * Returns 0 or an errno. */
+static int entry_at(struct fsv *fs, struct fsv_node *parent, const char *name,
+		    struct fsv_root *root, struct fuse_entry_param *e)
 {
 	struct fsv_node *n;
 	int fd;
 
 	memset(e, 0, sizeof(*e));
-	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(parent ? parent->fd : AT_FDCWD, name,
+		    O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	if (fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
@@ -79,18 +92,21 @@ static int entry_at(struct fsv *fs, int dirfd, const char *name, bool ro,
 		close(fd);
 		return err;
 	}
-	n = fsv_node_pass(fs, fd, &e->attr, ro);
+	n = fsv_node_pass(fs, fd, &e->attr, root, watched(parent));
 	mask_attr(n, &e->attr);
 	e->ino = n->ino;
-	e->attr_timeout = fs->ws_timeout;
-	e->entry_timeout = fs->ws_timeout;
+	e->attr_timeout = fsv_pass_timeout(fs, n->covered);
+	/* A root's own name lives in the synthetic tree, which never
+	 * renames it: as stable as the root itself. */
+	e->entry_timeout = fsv_pass_timeout(fs, parent ? watched(parent)
+						       : n->covered);
 	return 0;
 }
 
-int fsv_pass_entry(struct fsv *fs, const char *real_path, bool readonly,
-		   struct fuse_entry_param *e)
+int fsv_pass_entry(struct fsv *fs, const char *real_path,
+		   struct fsv_root *root, struct fuse_entry_param *e)
 {
-	int rc = entry_at(fs, AT_FDCWD, real_path, readonly, e);
+	int rc = entry_at(fs, NULL, real_path, root, e);
 
 	if (!rc && !S_ISDIR(e->attr.st_mode)) {
 		fsv_node_forget(fs, e->ino, 1);
@@ -100,11 +116,11 @@ int fsv_pass_entry(struct fsv *fs, const char *real_path, bool readonly,
 	return rc;
 }
 
-static int check_writable(const struct fsv_node *n)
+static int check_writable(struct fsv *fs, const struct fsv_node *n)
 {
 	if (n->kind != FSV_PASS)
 		return EROFS;
-	return n->readonly ? EROFS : 0;
+	return fsv_root_writable(fs, n->root);
 }
 
 /* Gives a new entry to the caller when the daemon creates as root on
@@ -124,7 +140,7 @@ static void reply_entry_or_err(fuse_req_t req, struct fsv_node *parent,
 			       const char *name)
 {
 	struct fuse_entry_param e;
-	int rc = entry_at(fsv_of(req), parent->fd, name, parent->readonly, &e);
+	int rc = entry_at(fsv_of(req), parent, name, parent->root, &e);
 
 	if (rc)
 		fuse_reply_err(req, rc);
@@ -135,10 +151,10 @@ static void reply_entry_or_err(fuse_req_t req, struct fsv_node *parent,
 /* A name that does not exist: cached like existing names (git looks for
  * .gitignore in every directory), unless timeouts are off.  Names created
  * through the mount replace the negative entry at once. */
-static void reply_absent(fuse_req_t req)
+static void reply_absent(fuse_req_t req, const struct fsv_node *parent)
 {
 	struct fuse_entry_param e;
-	double t = fsv_of(req)->ws_timeout;
+	double t = fsv_pass_timeout(fsv_of(req), watched(parent));
 
 	if (t <= 0) {
 		fuse_reply_err(req, ENOENT);
@@ -161,9 +177,9 @@ void fsv_pass_lookup(fuse_req_t req, struct fsv_node *parent,
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	rc = entry_at(fsv_of(req), parent->fd, name, parent->readonly, &e);
+	rc = entry_at(fsv_of(req), parent, name, parent->root, &e);
 	if (rc == ENOENT)
-		reply_absent(req);
+		reply_absent(req, parent);
 	else if (rc)
 		fuse_reply_err(req, rc);
 	else if (fuse_reply_entry(req, &e) != 0)
@@ -174,7 +190,7 @@ void fsv_pass_mknod(fuse_req_t req, struct fsv_node *parent,
 		    const char *name, mode_t mode, dev_t rdev,
 		    const char *link)
 {
-	int rc = check_writable(parent);
+	int rc = check_writable(fsv_of(req), parent);
 
 	(void)rdev;
 	if (!rc) {
@@ -202,14 +218,16 @@ void fsv_pass_link(fuse_req_t req, struct fsv_node *n,
 	struct fsv *fs = fsv_of(req);
 	struct fuse_entry_param e;
 	char proc[64];
-	int rc = check_writable(n);
+	int rc;
 
-	if (!rc)
-		rc = check_writable(newparent);
+	if (n->kind != FSV_PASS || newparent->kind != FSV_PASS ||
+	    n->root != newparent->root) {
+		fuse_reply_err(req, EXDEV);
+		return;
+	}
+	rc = check_writable(fs, n);
 	if (rc) {
-		fuse_reply_err(req, n->kind == FSV_PASS &&
-					    newparent->kind == FSV_PASS
-				    ? rc : EXDEV);
+		fuse_reply_err(req, rc);
 		return;
 	}
 	proc_path(proc, sizeof(proc), n->fd);
@@ -220,8 +238,10 @@ void fsv_pass_link(fuse_req_t req, struct fsv_node *n,
 		return;
 	}
 	fsv_node_ref(fs, n);
+	mask_attr(n, &e.attr);
 	e.ino = n->ino;
-	e.attr_timeout = e.entry_timeout = fs->ws_timeout;
+	e.attr_timeout = fsv_pass_timeout(fs, n->covered);
+	e.entry_timeout = fsv_pass_timeout(fs, watched(newparent));
 	if (fuse_reply_entry(req, &e) != 0)
 		fsv_node_forget(fs, n->ino, 1);
 }
@@ -229,7 +249,7 @@ void fsv_pass_link(fuse_req_t req, struct fsv_node *n,
 void fsv_pass_unlink(fuse_req_t req, struct fsv_node *parent,
 		     const char *name, int flags)
 {
-	int rc = check_writable(parent);
+	int rc = check_writable(fsv_of(req), parent);
 
 	if (!rc && unlinkat(parent->fd, name, flags) != 0)
 		rc = errno;
@@ -242,13 +262,12 @@ void fsv_pass_rename(fuse_req_t req, struct fsv_node *parent,
 {
 	int rc;
 
-	if ((parent->kind == FSV_PASS) != (newparent->kind == FSV_PASS)) {
+	if (parent->kind != FSV_PASS || newparent->kind != FSV_PASS ||
+	    parent->root != newparent->root) {
 		fuse_reply_err(req, EXDEV);
 		return;
 	}
-	rc = check_writable(parent);
-	if (!rc)
-		rc = check_writable(newparent);
+	rc = check_writable(fsv_of(req), parent);
 	if (!rc && renameat2(parent->fd, name, newparent->fd, newname,
 			     flags) != 0)
 		rc = errno;
@@ -259,14 +278,18 @@ void fsv_pass_rename(fuse_req_t req, struct fsv_node *parent,
 
 void fsv_pass_getattr(fuse_req_t req, struct fsv_node *n)
 {
+	struct fsv *fs = fsv_of(req);
 	struct stat st;
 
 	if (fstatat(n->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
 		fuse_reply_err(req, errno);
 		return;
 	}
+	/* Learn whether the workspace became final (rate-limited), so that
+	 * its files show no write bits. */
+	(void)fsv_root_writable(fs, n->root);
 	mask_attr(n, &st);
-	fuse_reply_attr(req, &st, fsv_of(req)->ws_timeout);
+	fuse_reply_attr(req, &st, fsv_pass_timeout(fs, n->covered));
 }
 
 static int set_times(struct fsv_node *n, const struct stat *attr, int valid,
@@ -329,7 +352,7 @@ static int apply_setattr(struct fsv_node *n, const struct stat *attr,
 void fsv_pass_setattr(fuse_req_t req, struct fsv_node *n, struct stat *attr,
 		      int valid, struct fuse_file_info *fi)
 {
-	int rc = check_writable(n);
+	int rc = check_writable(fsv_of(req), n);
 
 	if (!rc)
 		rc = apply_setattr(n, attr, valid, fi);
@@ -384,10 +407,12 @@ void fsv_pass_open(fuse_req_t req, struct fsv_node *n,
 	char proc[64];
 	int fd;
 
-	if (n->readonly &&
-	    ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))) {
-		fuse_reply_err(req, EROFS);
-		return;
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+		int rc = check_writable(fsv_of(req), n);
+		if (rc) {
+			fuse_reply_err(req, rc);
+			return;
+		}
 	}
 	proc_path(proc, sizeof(proc), n->fd);
 	fd = open(proc, (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC);
@@ -406,7 +431,7 @@ void fsv_pass_create(fuse_req_t req, struct fsv_node *parent,
 {
 	struct fsv *fs = fsv_of(req);
 	struct fuse_entry_param e;
-	int fd, rc = check_writable(parent);
+	int fd, rc = check_writable(fs, parent);
 
 	if (rc) {
 		fuse_reply_err(req, rc);
@@ -419,7 +444,7 @@ void fsv_pass_create(fuse_req_t req, struct fsv_node *parent,
 		return;
 	}
 	own_by_caller(req, parent->fd, name);
-	rc = entry_at(fs, parent->fd, name, false, &e);
+	rc = entry_at(fs, parent, name, parent->root, &e);
 	if (rc) {
 		close(fd);
 		fuse_reply_err(req, rc);
@@ -444,12 +469,20 @@ void fsv_pass_read(fuse_req_t req, size_t size, off_t off,
 	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
 }
 
-void fsv_pass_write_buf(fuse_req_t req, struct fuse_bufvec *in, off_t off,
+void fsv_pass_write_buf(fuse_req_t req, struct fsv_node *n,
+			struct fuse_bufvec *in, off_t off,
 			struct fuse_file_info *fi)
 {
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in));
 	ssize_t r;
+	/* A descriptor opened before the attempt became final writes no
+	 * more after it. */
+	int rc = check_writable(fsv_of(req), n);
 
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
 	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	out.buf[0].fd = (int)fi->fh;
 	out.buf[0].pos = off;
@@ -484,7 +517,7 @@ void fsv_pass_fsync(fuse_req_t req, int datasync, struct fuse_file_info *fi)
 void fsv_pass_fallocate(fuse_req_t req, struct fsv_node *n, int mode,
 			off_t off, off_t len, struct fuse_file_info *fi)
 {
-	int rc = check_writable(n);
+	int rc = check_writable(fsv_of(req), n);
 
 	if (!rc && fallocate((int)fi->fh, mode, off, len) != 0)
 		rc = errno;
@@ -508,7 +541,7 @@ void fsv_pass_copy_file_range(fuse_req_t req, struct fsv_node *out_node,
 			      size_t len, int flags)
 {
 	ssize_t r;
-	int rc = check_writable(out_node);
+	int rc = check_writable(fsv_of(req), out_node);
 
 	if (rc) {
 		fuse_reply_err(req, rc);
@@ -580,7 +613,7 @@ static size_t add_entry(fuse_req_t req, struct fsv_node *n,
 		e.attr.st_ino = d->entry->d_ino;
 		e.attr.st_mode = (mode_t)d->entry->d_type << 12;
 	} else {
-		*err = entry_at(fsv_of(req), n->fd, name, n->readonly, &e);
+		*err = entry_at(fsv_of(req), n, name, n->root, &e);
 		if (*err)
 			return 0;
 	}

@@ -128,7 +128,8 @@ static int resolve(struct fsv *fs, struct engine *e, struct fsv_node *p,
 	case FSV_ROOT:
 		if (strcmp(name, "tasks") == 0) {
 			*done = true;
-			return fsv_pass_entry(fs, fs->tasks_dir, true, ep);
+			return fsv_pass_entry(fs, fs->tasks_dir, &fs->tasks_root,
+					      ep);
 		}
 		spec->kind = !strcmp(name, "README") ? FSV_README
 			   : !strcmp(name, "runs") ? FSV_RUNS
@@ -162,10 +163,19 @@ static int resolve(struct fsv *fs, struct engine *e, struct fsv_node *p,
 		return 0;
 	case FSV_TASK:
 		if (strcmp(name, "workspace") == 0) {
-			char *ws = fsv_workspace_path(fs, e, p);
-			rc = fsv_pass_entry(fs, ws, false, ep);
-			free(ws);
+			char *task_id = NULL;
+			int attempt;
 			*done = true;
+			rc = engine_attempt_by_dirname(e, p->run, p->task,
+						       &task_id, &attempt, NULL);
+			if (rc)
+				return rc == -ENOENT ? ENOENT : EIO;
+			struct fsv_root *root = fsv_root_workspace(
+				fs, p->run, p->task, task_id, attempt);
+			free(task_id);
+			char *ws = fsv_workspace_path(fs, e, p);
+			rc = fsv_pass_entry(fs, ws, root, ep);
+			free(ws);
 			return rc;
 		}
 		spec->kind = find_named(task_files, ARRAY_SIZE(task_files),
