@@ -192,6 +192,15 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 int engine_task_result(struct engine *e, const char *run_id,
 		       const char *task_id, int attempt,
 		       struct task_result *out, struct errbuf *err);
+/* For an attempt that is not done: the visible-case result that
+ * engine_task_result() would take from the evaluation cache for the
+ * workspace as it is now, or -ESTALE when it would have to evaluate.
+ * hash (when not NULL) receives the workspace's sources hash.  Never
+ * evaluates and never waits for a lock. */
+int engine_task_result_cached(struct engine *e, const char *run_id,
+			      const char *task_id, int attempt,
+			      struct task_result *out, char hash[65],
+			      struct errbuf *err);
 
 /* The device a task runs on under a config's `device` ("host" for c). */
 int engine_resolve_device(const char *configured, const struct task *t,

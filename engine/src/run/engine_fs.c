@@ -50,16 +50,12 @@ int engine_task_result_peek(struct engine *e, const char *run_id,
 			    struct errbuf *err)
 {
 	struct store_attempt a;
-	struct task_result probe;
-	struct task *t = NULL;
-	char *dir = NULL, *ws = NULL;
 	int rc;
 
 	rc = store_attempt_get(engine_store(e), run_id, task_id, attempt, &a,
 			       err);
 	if (rc)
 		return rc;
-	result_init(&probe);
 	if (strcmp(a.state, "done") == 0 && a.result_json) {
 		rc = result_from_json(a.result_json, out, err);
 		if (hash)
@@ -67,23 +63,11 @@ int engine_task_result_peek(struct engine *e, const char *run_id,
 								: "");
 		goto out;
 	}
-	rc = task_load(engine_tasks_root(e), task_id, &t, err);
-	if (rc)
-		goto out;
-	dir = store_task_dir(engine_store(e), run_id, task_id, attempt);
-	ws = path_join(dir, "workspace");
-	rc = eval_hash_sources(t, ws, &probe, err);
-	if (rc)
-		goto out;
-	if (hash)
-		memcpy(hash, probe.sources_hash, 65);
-	/* Not done: engine_task_result() evaluates the files as they are. */
-	rc = -ESTALE;
+	/* Not done: engine_task_result() evaluates the files as they are,
+	 * unless the evaluation cache already holds them. */
+	rc = engine_task_result_cached(e, run_id, task_id, attempt, out, hash,
+				       err);
 out:
-	result_release(&probe);
-	task_free(t);
-	free(ws);
-	free(dir);
 	store_attempt_release(&a);
 	return rc;
 }
