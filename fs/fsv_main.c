@@ -26,6 +26,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,10 +100,20 @@ static int prepare_mountpoint(const char *mnt, char **abs, struct errbuf *err)
 	*abs = path_real(mnt);
 	if (!*abs)
 		return errf_code(err, errno, "%s: %s", mnt, strerror(errno));
-	if (arena_mounted_at(*abs))
-		return errf_code(err, EBUSY, "%s: an arena file system is "
-				 "already mounted here; unmount it first "
-				 "(fusermount3 -u %s)", *abs, *abs);
+	if (arena_mounted_at(*abs)) {
+		/* stat may be answered from the kernel's cache after the
+		 * daemon died; statfs always asks the daemon. */
+		struct statfs sf;
+		if (statfs(*abs, &sf) == 0 ||
+		    (errno != ENOTCONN && errno != ECONNABORTED))
+			return errf_code(err, EBUSY, "%s: an arena file system "
+					 "is already mounted here; unmount it "
+					 "first (fusermount3 -u %s)", *abs,
+					 *abs);
+		int rc = unmount_stale(*abs, err);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
