@@ -77,7 +77,9 @@ struct fsv_options {
 #define FSV_FINAL_CHECK_S 0.25
 /* Names of synthetic directories are stable once they exist (runs are
  * never renamed), so the kernel may keep them for a second; attributes of
- * synthetic files are never cached (their content changes). */
+ * synthetic files are never cached (their content changes), nor those of
+ * the directories whose listing grows (runs, compare), so that a new run
+ * is listed at once. */
 #define FSV_SYNTH_ENTRY_TIMEOUT 1.0
 #define FSV_SYNTH_DIR_ATTR_TIMEOUT 1.0
 /* The longest a reader of score waits for one evaluation. */
@@ -366,13 +368,11 @@ void fsv_pass_write_buf(fuse_req_t req, struct fsv_node *n,
 void fsv_pass_flush(fuse_req_t req, struct fuse_file_info *fi);
 void fsv_pass_release(fuse_req_t req, struct fuse_file_info *fi);
 void fsv_pass_fsync(fuse_req_t req, int datasync, struct fuse_file_info *fi);
-void fsv_pass_opendir(fuse_req_t req, struct fsv_node *n,
-		      struct fuse_file_info *fi);
+/* Directories have no open handle (op_opendir): each READDIR reads the
+ * real directory afresh from off. */
 void fsv_pass_readdir(fuse_req_t req, struct fsv_node *n, size_t size,
-		      off_t off, struct fuse_file_info *fi, bool plus);
-void fsv_pass_releasedir(fuse_req_t req, struct fuse_file_info *fi);
-void fsv_pass_fsyncdir(fuse_req_t req, int datasync,
-		       struct fuse_file_info *fi);
+		      off_t off, bool plus);
+void fsv_pass_fsyncdir(fuse_req_t req, struct fsv_node *n, int datasync);
 void fsv_pass_statfs(fuse_req_t req, struct fsv_node *n);
 void fsv_pass_fallocate(fuse_req_t req, struct fsv_node *n, int mode,
 			off_t off, off_t len, struct fuse_file_info *fi);

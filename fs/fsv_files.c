@@ -228,6 +228,11 @@ static void commit(struct fsv_file *h)
 		fsv_log("%s: %s", run_id, errbuf_str(&err));
 	}
 	fsv_outcome_record(fs, h->uid, h->pid, true, run_id);
+	/* The kernel keeps listings (op_opendir): show the new run in
+	 * runs/ and compare/ at once. */
+	fuse_lowlevel_notify_inval_inode(fs->se, fsv_path_ino("/runs"), 0, 0);
+	fuse_lowlevel_notify_inval_inode(fs->se, fsv_path_ino("/compare"), 0,
+					 0);
 	strbuf_addf(&h->buf, "%s\n", run_id);
 	h->commit_err = 0;
 	free(run_id);

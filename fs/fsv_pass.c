@@ -49,7 +49,6 @@
 struct pass_dir {
 	DIR *dp;
 	struct dirent *entry;
-	off_t offset;
 };
 
 static bool hidden(const struct fsv_node *dir, const char *name)
@@ -557,36 +556,6 @@ void fsv_pass_copy_file_range(fuse_req_t req, struct fsv_node *out_node,
 
 /* ---- directories ----------------------------------------------------- */
 
-void fsv_pass_opendir(fuse_req_t req, struct fsv_node *n,
-		      struct fuse_file_info *fi)
-{
-	struct pass_dir *d;
-	int fd = openat(n->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0) {
-		fuse_reply_err(req, errno);
-		return;
-	}
-	d = xcalloc(1, sizeof(*d));
-	d->dp = fdopendir(fd);
-	if (!d->dp) {
-		int err = errno;
-		close(fd);
-		free(d);
-		fuse_reply_err(req, err);
-		return;
-	}
-	fi->fh = (uint64_t)(uintptr_t)d;
-	/* The kernel may keep listings as long as it keeps attributes: it
-	 * drops a cached listing when it sees the directory's mtime change. */
-	fi->cache_readdir = fsv_of(req)->ws_timeout > 0;
-	fi->keep_cache = fi->cache_readdir;	/* else each open drops it */
-	if (fuse_reply_open(req, fi) != 0) {
-		closedir(d->dp);
-		free(d);
-	}
-}
-
 static bool is_dot(const char *name)
 {
 	return name[0] == '.' &&
@@ -624,39 +593,40 @@ static size_t add_entry(fuse_req_t req, struct fsv_node *n,
 }
 
 void fsv_pass_readdir(fuse_req_t req, struct fsv_node *n, size_t size,
-		      off_t off, struct fuse_file_info *fi, bool plus)
+		      off_t off, bool plus)
 {
-	struct pass_dir *d = (struct pass_dir *)(uintptr_t)fi->fh;
-	char *buf = xcalloc(1, size), *p = buf;
+	struct pass_dir dir = { 0 }, *d = &dir;
+	char *buf, *p;
 	size_t rem = size;
 	int err = 0;
+	int fd = openat(n->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (off != d->offset) {
-		seekdir(d->dp, off);
-		d->entry = NULL;
-		d->offset = off;
+	if (fd < 0 || !(d->dp = fdopendir(fd))) {
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		fuse_reply_err(req, err);
+		return;
 	}
+	/* off is a d_off cookie this directory handed out before (0 at the
+	 * start); the file system resumes from it on a fresh descriptor. */
+	if (off)
+		seekdir(d->dp, off);
+	buf = p = xcalloc(1, size);
 	for (;;) {
+		errno = 0;
+		d->entry = readdir(d->dp);
 		if (!d->entry) {
-			errno = 0;
-			d->entry = readdir(d->dp);
-			if (!d->entry) {
-				err = errno;
-				break;
-			}
+			err = errno;
+			break;
 		}
-		if (hidden(n, d->entry->d_name)) {
-			d->offset = d->entry->d_off;
-			d->entry = NULL;
+		if (hidden(n, d->entry->d_name))
 			continue;
-		}
 		size_t sz = add_entry(req, n, d, p, rem, plus, &err);
 		if (err || sz > rem)
 			break;
 		p += sz;
 		rem -= sz;
-		d->offset = d->entry->d_off;
-		d->entry = NULL;
 	}
 	/* An error after entries were added cannot be reported without
 	 * losing their lookup references: return what was collected. */
@@ -665,23 +635,15 @@ void fsv_pass_readdir(fuse_req_t req, struct fsv_node *n, size_t size,
 	else
 		fuse_reply_buf(req, buf, size - rem);
 	free(buf);
-}
-
-void fsv_pass_releasedir(fuse_req_t req, struct fuse_file_info *fi)
-{
-	struct pass_dir *d = (struct pass_dir *)(uintptr_t)fi->fh;
-
 	closedir(d->dp);
-	free(d);
-	fuse_reply_err(req, 0);
 }
 
-void fsv_pass_fsyncdir(fuse_req_t req, int datasync,
-		       struct fuse_file_info *fi)
+void fsv_pass_fsyncdir(fuse_req_t req, struct fsv_node *n, int datasync)
 {
-	struct pass_dir *d = (struct pass_dir *)(uintptr_t)fi->fh;
-	int fd = dirfd(d->dp);
-	int rc = datasync ? fdatasync(fd) : fsync(fd);
+	int fd = openat(n->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = fd < 0 ? -1 : datasync ? fdatasync(fd) : fsync(fd);
 
 	fuse_reply_err(req, rc ? errno : 0);
+	if (fd >= 0)
+		close(fd);
 }

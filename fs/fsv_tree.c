@@ -272,6 +272,16 @@ int fsv_tree_stat(struct fsv *fs, struct fsv_node *n, struct stat *st,
 		st->st_mode = S_IFDIR | 0555;
 		st->st_nlink = 2;
 		*timeout = FSV_SYNTH_DIR_ATTR_TIMEOUT;
+		/* The kernel keeps every listing until it sees the mtime move
+		 * (op_opendir): the directories that list runs move it at
+		 * every look, so their listings are at most an attribute
+		 * timeout old (a run created through runs/new invalidates
+		 * runs/ at once: fsv_files.c). */
+		if (n->kind == FSV_RUNS || n->kind == FSV_CMP ||
+		    n->kind == FSV_CMP_A) {
+			clock_gettime(CLOCK_REALTIME, &st->st_mtim);
+			st->st_ctim = st->st_mtim;
+		}
 		return 0;
 	}
 	st->st_nlink = 1;
