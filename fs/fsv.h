@@ -153,6 +153,14 @@ struct fsv_node {
 	bool covered;		/* changes behind the mount are reported:
 				 * its own watch (directories) or its
 				 * parent's at lookup (files) */
+	/* What the mount's own operations make inotify report
+	 * (fsv_watch.c): names about to change in this directory; the
+	 * change time and size last sent to the kernel for this node.
+	 * nodes_lock. */
+	struct fsv_expect *expect;
+	size_t nexpect;
+	struct timespec told_ctime;
+	off_t told_size;
 	struct fsv_node *next_ino;	/* hash chains, nodes_lock */
 	struct fsv_node *next_src;
 	struct fsv_node *next_wd;
@@ -366,7 +374,8 @@ void fsv_pass_write_buf(fuse_req_t req, struct fsv_node *n,
 			struct fuse_bufvec *in, off_t off,
 			struct fuse_file_info *fi);
 void fsv_pass_flush(fuse_req_t req, struct fuse_file_info *fi);
-void fsv_pass_release(fuse_req_t req, struct fuse_file_info *fi);
+void fsv_pass_release(fuse_req_t req, struct fsv_node *n,
+		      struct fuse_file_info *fi);
 void fsv_pass_fsync(fuse_req_t req, int datasync, struct fuse_file_info *fi);
 /* Directories have no open handle (op_opendir): each READDIR reads the
  * real directory afresh from off. */
@@ -408,6 +417,20 @@ void fsv_watch_add(struct fsv *fs, struct fsv_node *n);
 void fsv_watch_remove(struct fsv *fs, struct fsv_node *n);
 /* The timeout for entries and attributes of a node. */
 double fsv_pass_timeout(const struct fsv *fs, bool covered);
+/* The mount is about to change `name` in directory node dir (mask: the
+ * inotify event(s) that will follow, IN_CREATE, IN_DELETE, IN_MOVED_FROM,
+ * IN_MOVED_TO): that event needs no invalidation, the kernel made the
+ * change.  fsv_watch_unexpect() withdraws it when the change failed. */
+void fsv_watch_expect(struct fsv *fs, struct fsv_node *dir, const char *name,
+		      uint32_t mask);
+void fsv_watch_unexpect(struct fsv *fs, struct fsv_node *dir,
+			const char *name, uint32_t mask);
+/* Records the attributes the daemon is sending the kernel for n: a later
+ * IN_CLOSE_WRITE or IN_ATTRIB that leaves them as they are needs no
+ * invalidation. */
+void fsv_watch_told(struct fsv *fs, struct fsv_node *n, const struct stat *st);
+/* Frees what the watch bookkeeping holds in n (node_free). */
+void fsv_watch_node_release(struct fsv_node *n);
 
 /* fsv_spawn.c */
 /* Builds fs->exe and fs->envp; fsv_spawn_release() frees them. */

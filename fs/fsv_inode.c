@@ -128,6 +128,7 @@ void fsv_nodes_init(struct fsv *fs)
 
 static void node_free(struct fsv_node *n)
 {
+	fsv_watch_node_release(n);
 	if (n->fd >= 0)
 		close(n->fd);
 	free(n->path);

@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -92,6 +93,7 @@ static int entry_at(struct fsv *fs, struct fsv_node *parent, const char *name,
 		return err;
 	}
 	n = fsv_node_pass(fs, fd, &e->attr, root, watched(parent));
+	fsv_watch_told(fs, n, &e->attr);
 	mask_attr(n, &e->attr);
 	e->ino = n->ino;
 	e->attr_timeout = fsv_pass_timeout(fs, n->covered);
@@ -189,10 +191,12 @@ void fsv_pass_mknod(fuse_req_t req, struct fsv_node *parent,
 		    const char *name, mode_t mode, dev_t rdev,
 		    const char *link)
 {
-	int rc = check_writable(fsv_of(req), parent);
+	struct fsv *fs = fsv_of(req);
+	int rc = check_writable(fs, parent);
 
 	(void)rdev;
 	if (!rc) {
+		fsv_watch_expect(fs, parent, name, IN_CREATE);
 		if (link)
 			rc = symlinkat(link, parent->fd, name);
 		else if (S_ISDIR(mode))
@@ -202,6 +206,8 @@ void fsv_pass_mknod(fuse_req_t req, struct fsv_node *parent,
 		else
 			rc = -1, errno = EPERM;	/* no device nodes */
 		rc = rc ? errno : 0;
+		if (rc)
+			fsv_watch_unexpect(fs, parent, name, IN_CREATE);
 	}
 	if (rc) {
 		fuse_reply_err(req, rc);
@@ -231,12 +237,19 @@ void fsv_pass_link(fuse_req_t req, struct fsv_node *n,
 	}
 	proc_path(proc, sizeof(proc), n->fd);
 	memset(&e, 0, sizeof(e));
-	if (linkat(AT_FDCWD, proc, newparent->fd, name, AT_SYMLINK_FOLLOW) ||
-	    fstatat(n->fd, "", &e.attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
+	fsv_watch_expect(fs, newparent, name, IN_CREATE);
+	if (linkat(AT_FDCWD, proc, newparent->fd, name, AT_SYMLINK_FOLLOW)) {
+		rc = errno;
+		fsv_watch_unexpect(fs, newparent, name, IN_CREATE);
+		fuse_reply_err(req, rc);
+		return;
+	}
+	if (fstatat(n->fd, "", &e.attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
 		fuse_reply_err(req, errno);
 		return;
 	}
 	fsv_node_ref(fs, n);
+	fsv_watch_told(fs, n, &e.attr);
 	mask_attr(n, &e.attr);
 	e.ino = n->ino;
 	e.attr_timeout = fsv_pass_timeout(fs, n->covered);
@@ -248,10 +261,16 @@ void fsv_pass_link(fuse_req_t req, struct fsv_node *n,
 void fsv_pass_unlink(fuse_req_t req, struct fsv_node *parent,
 		     const char *name, int flags)
 {
-	int rc = check_writable(fsv_of(req), parent);
+	struct fsv *fs = fsv_of(req);
+	int rc = check_writable(fs, parent);
 
-	if (!rc && unlinkat(parent->fd, name, flags) != 0)
-		rc = errno;
+	if (!rc) {
+		fsv_watch_expect(fs, parent, name, IN_DELETE);
+		if (unlinkat(parent->fd, name, flags) != 0) {
+			rc = errno;
+			fsv_watch_unexpect(fs, parent, name, IN_DELETE);
+		}
+	}
 	fuse_reply_err(req, rc);
 }
 
@@ -266,10 +285,24 @@ void fsv_pass_rename(fuse_req_t req, struct fsv_node *parent,
 		fuse_reply_err(req, EXDEV);
 		return;
 	}
-	rc = check_writable(fsv_of(req), parent);
-	if (!rc && renameat2(parent->fd, name, newparent->fd, newname,
-			     flags) != 0)
+	struct fsv *fs = fsv_of(req);
+	rc = check_writable(fs, parent);
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	/* A plain rename moves name away and newname in; an exchange
+	 * moves both ways. */
+	uint32_t from = IN_MOVED_FROM, to = IN_MOVED_TO;
+	if (flags & RENAME_EXCHANGE)
+		from = to = IN_MOVED_FROM | IN_MOVED_TO;
+	fsv_watch_expect(fs, parent, name, from);
+	fsv_watch_expect(fs, newparent, newname, to);
+	if (renameat2(parent->fd, name, newparent->fd, newname, flags) != 0) {
 		rc = errno;
+		fsv_watch_unexpect(fs, parent, name, from);
+		fsv_watch_unexpect(fs, newparent, newname, to);
+	}
 	fuse_reply_err(req, rc);
 }
 
@@ -287,6 +320,7 @@ void fsv_pass_getattr(fuse_req_t req, struct fsv_node *n)
 	/* Learn whether the workspace became final (rate-limited), so that
 	 * its files show no write bits. */
 	(void)fsv_root_writable(fs, n->root);
+	fsv_watch_told(fs, n, &st);
 	mask_attr(n, &st);
 	fuse_reply_attr(req, &st, fsv_pass_timeout(fs, n->covered));
 }
@@ -436,10 +470,18 @@ void fsv_pass_create(fuse_req_t req, struct fsv_node *parent,
 		fuse_reply_err(req, rc);
 		return;
 	}
+	struct stat before;
+	bool creating = fstatat(parent->fd, name, &before,
+				AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
+	if (creating)
+		fsv_watch_expect(fs, parent, name, IN_CREATE);
 	fd = openat(parent->fd, name,
 		    ((fi->flags | O_CREAT) & ~O_NOFOLLOW) | O_CLOEXEC, mode);
 	if (fd < 0) {
-		fuse_reply_err(req, errno);
+		rc = errno;
+		if (creating)
+			fsv_watch_unexpect(fs, parent, name, IN_CREATE);
+		fuse_reply_err(req, rc);
 		return;
 	}
 	own_by_caller(req, parent->fd, name);
@@ -499,8 +541,10 @@ void fsv_pass_flush(fuse_req_t req, struct fuse_file_info *fi)
 	fuse_reply_err(req, fd < 0 ? errno : close(fd) ? errno : 0);
 }
 
-void fsv_pass_release(fuse_req_t req, struct fuse_file_info *fi)
+void fsv_pass_release(fuse_req_t req, struct fsv_node *n,
+		      struct fuse_file_info *fi)
 {
+	(void)n;
 	close((int)fi->fh);
 	fuse_reply_err(req, 0);
 }

@@ -23,8 +23,19 @@
  *       dropped; the next read fetches them, and the kernel drops F's
  *       cached pages when it sees a new mtime or size (auto_inval_data).
  *
- * The mount's own changes produce the same events; invalidating what the
- * kernel already knows costs one extra lookup or getattr, nothing more.
+ * The mount's own changes produce the same events, and the kernel already
+ * knows of them: invalidating would only cost lookups and getattrs (a
+ * `git clone` into a workspace doubled its requests).  So:
+ *   - each name operation the daemon performs announces the event it will
+ *     cause (fsv_watch_expect: a name created, removed or renamed in a
+ *     directory), and that event is consumed without invalidating.  An
+ *     announcement lives FSV_EXPECT_S at most: were its event never to
+ *     come, it could only hide a change behind the mount to the same name
+ *     in that window;
+ *   - for a close after writing or a change of attributes, the file's
+ *     change time and size are compared with what the daemon last sent
+ *     the kernel (fsv_watch_told): equal, the kernel knows them already.
+ *     (A state, not a count: inotify merges identical events.)
  * Writes are reported on close (IN_CLOSE_WRITE), not each write(2): a
  * process that keeps a file open and writes behind the mount is seen when
  * it closes it, or after the timeout.  Writes through a shared mmap made
@@ -61,6 +72,94 @@
 	 IN_ONLYDIR | IN_EXCL_UNLINK)
 #define NAME_CHANGE (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)
 #define EVENT_BUF 65536
+/* At most this many announced name events per directory (more are simply
+ * not announced: their events invalidate, which is always safe). */
+#define EXPECT_MAX 64
+#define FSV_EXPECT_S 2.0
+
+struct fsv_expect {
+	char *name;
+	uint32_t mask;
+	double until;
+};
+
+static void expect_drop(struct fsv_node *d, size_t i)
+{
+	free(d->expect[i].name);
+	d->expect[i] = d->expect[--d->nexpect];
+}
+
+void fsv_watch_expect(struct fsv *fs, struct fsv_node *dir, const char *name,
+		      uint32_t mask)
+{
+	double now = now_wall();
+
+	pthread_mutex_lock(&fs->nodes_lock);
+	if (dir->wd >= 0) {
+		for (size_t i = 0; i < dir->nexpect;)
+			if (dir->expect[i].until < now)
+				expect_drop(dir, i);
+			else
+				i++;
+		if (dir->nexpect < EXPECT_MAX) {
+			if (!dir->expect)
+				dir->expect = xcalloc(EXPECT_MAX,
+						      sizeof(*dir->expect));
+			dir->expect[dir->nexpect++] = (struct fsv_expect){
+				xstrdup(name), mask, now + FSV_EXPECT_S };
+		}
+	}
+	pthread_mutex_unlock(&fs->nodes_lock);
+}
+
+void fsv_watch_unexpect(struct fsv *fs, struct fsv_node *dir,
+			const char *name, uint32_t mask)
+{
+	pthread_mutex_lock(&fs->nodes_lock);
+	for (size_t i = 0; i < dir->nexpect; i++)
+		if (dir->expect[i].mask == mask &&
+		    !strcmp(dir->expect[i].name, name)) {
+			expect_drop(dir, i);
+			break;
+		}
+	pthread_mutex_unlock(&fs->nodes_lock);
+}
+
+/* Consumes the announcement of ev in d, if any (nodes_lock held). */
+static bool expected(struct fsv_node *d, const struct inotify_event *ev)
+{
+	double now = now_wall();
+
+	for (size_t i = 0; i < d->nexpect; i++) {
+		struct fsv_expect *x = &d->expect[i];
+		if (x->until < now || !(x->mask & ev->mask) ||
+		    strcmp(x->name, ev->name))
+			continue;
+		/* One announcement may stand for two events (a rename in
+		 * one directory: IN_MOVED_FROM and IN_MOVED_TO). */
+		x->mask &= ~(ev->mask & NAME_CHANGE);
+		if (!(x->mask & NAME_CHANGE))
+			expect_drop(d, i);
+		return true;
+	}
+	return false;
+}
+
+void fsv_watch_told(struct fsv *fs, struct fsv_node *n, const struct stat *st)
+{
+	pthread_mutex_lock(&fs->nodes_lock);
+	n->told_ctime = st->st_ctim;
+	n->told_size = st->st_size;
+	pthread_mutex_unlock(&fs->nodes_lock);
+}
+
+void fsv_watch_node_release(struct fsv_node *n)
+{
+	while (n->nexpect)
+		expect_drop(n, 0);
+	free(n->expect);
+	n->expect = NULL;
+}
 
 double fsv_pass_timeout(const struct fsv *fs, bool covered)
 {
@@ -168,13 +267,11 @@ static void inval_push(struct inval_list *l, fuse_ino_t ino, const char *name,
 /* The node of name in directory node d, if the kernel holds one
  * (nodes_lock held). */
 static struct fsv_node *child_node(struct fsv *fs, struct fsv_node *d,
-				   const char *name)
+				   const char *name, struct stat *st)
 {
-	struct stat st;
-
-	if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+	if (fstatat(d->fd, name, st, AT_SYMLINK_NOFOLLOW) != 0)
 		return NULL;
-	return fsv_node_find_pass(fs, st.st_dev, st.st_ino, d->root);
+	return fsv_node_find_pass(fs, st->st_dev, st->st_ino, d->root);
 }
 
 /* Every pass-through node, attributes and (directories) listings. */
@@ -214,13 +311,21 @@ static void on_event(struct fsv *fs, const struct inotify_event *ev,
 		return;
 	}
 	if (ev->mask & NAME_CHANGE) {
+		if (expected(d, ev))
+			return;		/* the mount made it */
 		inval_push(l, d->ino, ev->name, false);
 		inval_push(l, d->ino, NULL, false);
 	}
 	if (ev->mask & (IN_CLOSE_WRITE | IN_ATTRIB)) {
-		struct fsv_node *c = child_node(fs, d, ev->name);
-		if (c)
-			inval_push(l, c->ino, NULL, true);
+		struct stat st;
+		struct fsv_node *c = child_node(fs, d, ev->name, &st);
+		if (!c)
+			return;
+		if (st.st_size == c->told_size &&
+		    st.st_ctim.tv_sec == c->told_ctime.tv_sec &&
+		    st.st_ctim.tv_nsec == c->told_ctime.tv_nsec)
+			return;		/* the kernel has these attributes */
+		inval_push(l, c->ino, NULL, true);
 	}
 }
 
