@@ -374,8 +374,7 @@ void fsv_pass_write_buf(fuse_req_t req, struct fsv_node *n,
 			struct fuse_bufvec *in, off_t off,
 			struct fuse_file_info *fi);
 void fsv_pass_flush(fuse_req_t req, struct fuse_file_info *fi);
-void fsv_pass_release(fuse_req_t req, struct fsv_node *n,
-		      struct fuse_file_info *fi);
+void fsv_pass_release(fuse_req_t req, struct fuse_file_info *fi);
 void fsv_pass_fsync(fuse_req_t req, int datasync, struct fuse_file_info *fi);
 /* Directories have no open handle (op_opendir): each READDIR reads the
  * real directory afresh from off. */

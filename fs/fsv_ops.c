@@ -362,7 +362,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino,
 	if (!n)
 		return;
 	if (is_pass(n))
-		fsv_pass_release(req, n, fi);
+		fsv_pass_release(req, fi);
 	else
 		fsv_file_release(req, fi);
 }

@@ -541,10 +541,8 @@ void fsv_pass_flush(fuse_req_t req, struct fuse_file_info *fi)
 	fuse_reply_err(req, fd < 0 ? errno : close(fd) ? errno : 0);
 }
 
-void fsv_pass_release(fuse_req_t req, struct fsv_node *n,
-		      struct fuse_file_info *fi)
+void fsv_pass_release(fuse_req_t req, struct fuse_file_info *fi)
 {
-	(void)n;
 	close((int)fi->fh);
 	fuse_reply_err(req, 0);
 }
