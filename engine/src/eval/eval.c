@@ -301,7 +301,8 @@ static int open_logs(struct eval_ctx *x)
 		      "cand_delay_ns\tbase_span_ns\tcand_span_ns\t"
 		      "base_gen_ns\tcand_gen_ns\tbase_keeper_ns\t"
 		      "cand_keeper_ns\tbase_probe_ns\tcand_probe_ns\t"
-		      "excess_ns\n",
+		      "excess_ns\tbase_probe_fetch_ns\tcand_probe_fetch_ns\t"
+		      "base_gaps_ns\tcand_gaps_ns\tfetch_excess_ns\n",
 		      x->trace);
 	for (int i = 0; i < NROLES; i++) {
 		char *p = path_join(x->log_dir, names[i]);
@@ -387,6 +388,15 @@ static void run_phases(struct eval_ctx *x)
 
 	x->phase = PH_CORRECTNESS;
 	int k = 0;
+	if (req->aa_timing_only) {
+		/* Coverage of A/A intervals: the task's own baseline, timed
+		 * exactly as any candidate is, its correctness not checked
+		 * (pass_correctness stays false; the method says so). */
+		strbuf_addf(&x->method_notes, "%sA/A timing only (no "
+			    "correctness trials, no reference checks)",
+			    x->method_notes.len ? ", " : "");
+		goto timing;
+	}
 	for (int ci = 0; ci < t->ncases && !x->decided; ci++) {
 		if (t->cases[ci].held_out)
 			continue;
@@ -423,6 +433,7 @@ static void run_phases(struct eval_ctx *x)
 		return;
 	}
 
+timing:
 	x->phase = PH_TIMING;
 	if (x->no_gpu_baseline) {
 		ev_set_str(&res->speedup_calculation_error_message,

@@ -89,14 +89,22 @@ struct ref_trial {
  * (host samples have no drain and no fetch: 0; cpu and delay: the
  * runner's CPU time over the request and its wait for a CPU meanwhile, as
  * the kernel accounts them, host runners only, delay 0 where the kernel
- * keeps no count).  A GPU sample is several requests (gpu_sample.c):
- * span is the controller's clock over all of them, from gen to the
- * keeper's probe; gen, keep, fetch and probe are the walls of its parts
- * (wall: of `time`), keep_ns the keeper's own events over its flush
- * (host samples: 0). */
+ * keeps no count).  A GPU sample is several requests (gpu_sample.c): gen,
+ * wall (of `time`) and fetch are the controller's clock over each of the
+ * runner's requests; keep, probe and probe_f the keeper's own clock over
+ * its flush after gen, its probes after `time` and after `fetch`, each
+ * from its first launch to the device found idle; gaps how long after
+ * the runner's replies to gen and to `time` the keeper launched its
+ * flush and its probe (work the runner left on the device meanwhile is
+ * seen by no one); span the controller's clock over the whole sample
+ * (diagnostics).  What is charged: ovh = gen + (wall - claim) + keep +
+ * probe, the sample's time beyond its claim while inputs exist and
+ * outputs are not yet taken, and fovh = fetch + probe_f, handing the
+ * outputs over (docs/gpu.md section 6).  Host samples: 0. */
 struct gpu_sample {
 	int64_t claim, wall, drain, fetch, cpu, delay;
-	int64_t span, gen, keep, keep_ns, probe;
+	int64_t span, gen, keep, probe, probe_f, gaps;
+	int64_t ovh, fovh;
 };
 
 struct eval_ctx {
@@ -148,7 +156,6 @@ struct eval_ctx {
 	struct runner *keeper;		/* the trusted GPU process: L2 flush,
 					 * probes (gpu_sample.c) */
 	bool keeper_pending;		/* launched, not awaited yet */
-	int64_t probe_min_ns;		/* the fastest keeper probe so far */
 	int *gpu_batch;			/* per case: calls per sample, 0 = not
 					 * decided yet (gpu_sample.c) */
 	double *gpu_call_ns;		/* per case: the baseline's time per
@@ -334,10 +341,11 @@ bool ev_device_works(struct eval_ctx *x, char *why, size_t why_len);
  * Caller frees. */
 char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
 		      int pattern, uint64_t seed);
-/* One sample of runner r: gen (spec), the keeper's flush, time n calls,
- * fetch the arguments in mask, the keeper's probe; the controller's
- * clock over all of it in o->span.  False (verdict set) on any failure,
- * including a claim the clock contradicts. */
+/* One sample of runner r, every other runner stopped: the keeper's warm
+ * kernel, gen (spec), the keeper's flush, time n calls, the keeper's
+ * probes, fetch the arguments in mask, the keeper's probes; the clocks of
+ * struct gpu_sample.  False (verdict set) on any failure, including a
+ * claim the clock contradicts. */
 bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		   const char *spec, uint32_t mask, const char *what,
 		   const struct task_case *c, struct gpu_sample *o);

@@ -490,7 +490,8 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 	fprintf(x->trace,
 		"%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\t%lld\t%lld\t%lld\t%lld\t"
-		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\n",
+		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t"
+		"%lld\t%lld\t%lld\t%lld\t%lld\n",
 		c->id, block, kind, num, n, base_first ? 1 : 0,
 		(long long)bs->claim, (long long)cs->claim, (long long)bs->wall,
 		(long long)cs->wall, (long long)bs->drain, (long long)cs->drain,
@@ -500,7 +501,9 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 		(long long)cs->delay, (long long)bs->span, (long long)cs->span,
 		(long long)bs->gen, (long long)cs->gen, (long long)bs->keep,
 		(long long)cs->keep, (long long)bs->probe, (long long)cs->probe,
-		(long long)((cs->span - cs->claim) - (bs->span - bs->claim)));
+		(long long)(cs->ovh - bs->ovh), (long long)bs->probe_f,
+		(long long)cs->probe_f, (long long)bs->gaps,
+		(long long)cs->gaps, (long long)(cs->fovh - bs->fovh));
 }
 
 /* The verdicts of the ordering check on one candidate call (order and
