@@ -25,6 +25,7 @@
 #define ARENA_EVAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "arena/config.h"
 #include "arena/result.h"
@@ -32,6 +33,39 @@
 #include "arena/util.h"
 
 #define ARENA_EVALUATOR_VERSION "arena-eval/2"
+
+/* Reference outputs shared by the evaluations of one process: the inputs
+ * of a correctness trial and what the trusted reference computed for
+ * them, keyed by the reference artifact's content-addressed name, the
+ * task's definition (config and held-out cases), the case's layout, the
+ * seed and the trial; and the fact that the task's baseline agreed with
+ * them.  A cached trial gives the candidate the same inputs and the same
+ * reference bytes as a reference run would: every check of the candidate
+ * is made as without the cache (timing's reference checks run the
+ * reference as before).  Host evaluations only.  In this process's memory
+ * only (never a file: no process that runs candidate code can read or
+ * write it); every entry's bytes are verified against the SHA-256 taken
+ * when it was put, and a damaged entry is dropped and recomputed; least
+ * recently used entries are evicted beyond budget_bytes.  Thread-safe:
+ * give the same cache to concurrent eval_run calls through
+ * eval_request.refcache.  docs/evaluator.md ("Reuse across evaluations")
+ * says why the reuse is safe. */
+struct eval_refcache;
+struct eval_refcache *eval_refcache_new(size_t budget_bytes);
+/* Only once no evaluation uses it. */
+void eval_refcache_free(struct eval_refcache *c);
+struct eval_refcache_stats {
+	uint64_t hits, misses, evictions;
+	uint64_t corrupt; /* entries found damaged, dropped */
+	uint64_t entries;
+	size_t bytes, budget;
+};
+void eval_refcache_stats(struct eval_refcache *c,
+			 struct eval_refcache_stats *out);
+/* Fault injection for tests: damages the reference bytes of the nth
+ * entry (most recently used first) that holds a trial's.  0, or
+ * -ENOENT. */
+int eval_refcache_corrupt(struct eval_refcache *c, int nth);
 
 struct eval_request {
 	const struct task *task;
@@ -56,6 +90,8 @@ struct eval_request {
 	 * set for anything but the baseline: nothing would be checked. */
 	bool aa_timing_only;
 	struct timing_budget timing;
+	struct eval_refcache *refcache; /* shared reference outputs, or
+					 * NULL: the reference runs */
 };
 
 void eval_request_init(struct eval_request *req);
