@@ -5,7 +5,9 @@
  * a reference run, every check of the candidate is made as without the
  * cache (same verdicts, same reasons), a different seed, reference or
  * task package never hits another's entries, a damaged entry is found
- * and recomputed, and the cache keeps to its budget.
+ * and recomputed, and the cache keeps to its budget.  And evaluations
+ * in flight together (eval_run_many), which share a cache: the verdicts
+ * of one at a time, timing by turns.
  *
  * Host evaluations of tests/adversarial/task/vecpoly (3 visible cases,
  * 3 correctness trials each), correctness only.  A copy of the task
@@ -327,6 +329,81 @@ static void test_the_cache_stays_within_its_budget(void **state)
 	eval_refcache_free(rc);
 }
 
+/* ---- several evaluations in flight (eval_run_many) ---------------------- */
+
+static void request_for(const char *cand, struct eval_refcache *rc,
+			bool skip_timing, struct eval_request *req)
+{
+	eval_request_init(req);
+	req->task = task;
+	req->candidate_dir = xasprintf("%s/candidates/%s", adv_root, cand);
+	req->cache_dir = cache_dir;
+	req->seed = 20261129;
+	req->refcache = rc;
+	req->skip_timing = skip_timing;
+	req->timing.case_budget_s = 0.2;
+	req->timing.blocks = 2;
+	req->timing.min_pairs = 5;
+	req->timing.runner_timeout_s = 10;
+}
+
+static void test_verdicts_in_flight_match_one_at_a_time(void **state)
+{
+	static const char *const cands[] = {
+		"baseline_copy", "partial_write", "modify_input",
+		"optimized",	 "nonzero_rc",	  "cache_pointer",
+	};
+	enum { N = sizeof(cands) / sizeof(cands[0]) };
+	struct eval_refcache *rc = eval_refcache_new(256u << 20);
+	struct eval_request reqs[N];
+	struct task_result res[N], one;
+	int rcs[N];
+
+	(void)state;
+	for (int i = 0; i < N; i++)
+		request_for(cands[i], rc, true, &reqs[i]);
+	eval_run_many(reqs, N, 3, res, rcs, NULL);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(rcs[i], 0);
+		evaluate(cands[i], NULL, &one);
+		assert_int_equal(res[i].status, one.status);
+		assert_string_equal(res[i].correctness_error_message
+					    ? res[i].correctness_error_message
+					    : "",
+				    one.correctness_error_message
+					    ? one.correctness_error_message
+					    : "");
+		result_release(&one);
+		result_release(&res[i]);
+		free((char *)reqs[i].candidate_dir);
+	}
+	assert_true(stats(rc).hits > 0);
+	eval_refcache_free(rc);
+}
+
+/* Timed evaluations in flight take turns at the device lock: both are
+ * timed and reach a verdict. */
+static void test_timed_evaluations_in_flight_are_both_timed(void **state)
+{
+	struct eval_refcache *rc = eval_refcache_new(256u << 20);
+	struct eval_request reqs[2];
+	struct task_result res[2];
+	int rcs[2];
+
+	(void)state;
+	request_for("baseline_copy", rc, false, &reqs[0]);
+	request_for("optimized", rc, false, &reqs[1]);
+	eval_run_many(reqs, 2, 2, res, rcs, NULL);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(rcs[i], 0);
+		expect(&res[i], RS_OK, NULL);
+		assert_true(res[i].pairs > 0);
+		result_release(&res[i]);
+		free((char *)reqs[i].candidate_dir);
+	}
+	eval_refcache_free(rc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +418,9 @@ int main(void)
 		cmocka_unit_test(
 			test_a_damaged_entry_is_dropped_and_recomputed),
 		cmocka_unit_test(test_the_cache_stays_within_its_budget),
+		cmocka_unit_test(test_verdicts_in_flight_match_one_at_a_time),
+		cmocka_unit_test(
+			test_timed_evaluations_in_flight_are_both_timed),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -103,6 +103,17 @@ void eval_request_init(struct eval_request *req);
 int eval_run(const struct eval_request *req, struct task_result *res,
 	     struct errbuf *err);
 
+/* Evaluates reqs[0..n) with up to in_flight of them at once, on threads
+ * of this process: while one holds the device lock for its timing (the
+ * exclusive phase), the others build and run correctness, so that the
+ * device is timed back to back.  Timing stays exclusive: eval_run takes
+ * the device lock for it whatever calls it.  Requests are started in
+ * order.  For each i: res[i] initialised and filled, rcs[i] eval_run's
+ * return, errs[i] (when errs is not NULL, initialised by the caller) its
+ * message.  in_flight 1 is eval_run one after another. */
+void eval_run_many(const struct eval_request *reqs, int n, int in_flight,
+		   struct task_result *res, int *rcs, struct errbuf *errs);
+
 /* Hashes the candidate's editable files in dir into res->sources and
  * res->sources_hash.  A missing editable file is hashed as absent
  * ("-"), so deleting a file changes the hash too. */
