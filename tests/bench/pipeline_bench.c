@@ -3,13 +3,14 @@
  * candidates, one after another (as `arena eval` runs them today) and
  * pipelined (two evaluations in flight, so that one builds and runs
  * correctness while the other holds the device lock for its timing;
- * correctness trials share one eval_refcache and one seed per task), in
+ * correctness trials share one eval_refcache and one seed per task: on
+ * the host; a GPU's trials are timing's samples), in
  * alternating rounds of one run.  Run by tests/bench/pipeline_bench.sh;
  * a benchmark, not a test: it prints, it does not judge
  * (docs/benchmarks.md has results).
  *
- * Candidates: each task's own baseline (kernel.c) with a distinct
- * comment appended, so that every evaluation compiles a new candidate,
+ * Candidates: each task's own baseline (its editable files) with a
+ * distinct comment appended, so that every evaluation compiles a new candidate,
  * and every speedup is an A/A ratio: its interval should contain 1.0 as
  * often in both modes (the pipeline must not cost timing quality).
  *
@@ -29,6 +30,7 @@ struct job {
 	char *dir; /* the candidate's sources */
 	uint64_t seed;
 	struct eval_refcache *rc;
+	const char *device; /* eval_resolve_device's */
 	double budget;
 	/* out */
 	double seconds;
@@ -38,33 +40,42 @@ struct job {
 
 static const char *work_dir;
 
-/* A copy of t's kernel.c under work_dir with a distinct comment. */
+/* A copy of t's editable files under work_dir/cand/tag, the first with
+ * a distinct comment (C, CUDA and HIP sources alike). */
 static char *candidate(const struct task *t, const char *tag)
 {
 	char *dir = xasprintf("%s/cand/%s", work_dir, tag);
-	char *from = path_join(t->dir, "kernel.c");
-	char *to = path_join(dir, "kernel.c");
-	char *text = NULL;
-	size_t len = 0;
 	struct errbuf err;
-	struct strbuf sb = STRBUF_INIT;
 
 	errbuf_init(&err);
-	if (mkdir_p(dir, &err) ||
-	    file_read_all(from, 1 << 20, &text, &len, &err)) {
+	if (mkdir_p(dir, &err)) {
 		fprintf(stderr, "%s\n", errbuf_str(&err));
 		exit(1);
 	}
-	strbuf_add(&sb, text, len);
-	strbuf_addf(&sb, "\n/* pipeline_bench candidate %s */\n", tag);
-	if (file_write_atomic(to, sb.buf, sb.len, &err)) {
-		fprintf(stderr, "%s\n", errbuf_str(&err));
-		exit(1);
+	for (size_t i = 0; i < t->editable.n; i++) {
+		char *from = path_join(t->dir, t->editable.v[i]);
+		char *to = path_join(dir, t->editable.v[i]);
+		char *text = NULL;
+		size_t len = 0;
+		struct strbuf sb = STRBUF_INIT;
+		if (file_read_all(from, 1 << 22, &text, &len, &err)) {
+			fprintf(stderr, "%s\n", errbuf_str(&err));
+			exit(1);
+		}
+		strbuf_add(&sb, text, len);
+		if (i == 0)
+			strbuf_addf(&sb,
+				    "\n/* pipeline_bench candidate %s */\n",
+				    tag);
+		if (file_write_atomic(to, sb.buf, sb.len, &err)) {
+			fprintf(stderr, "%s\n", errbuf_str(&err));
+			exit(1);
+		}
+		strbuf_release(&sb);
+		free(text);
+		free(from);
+		free(to);
 	}
-	strbuf_release(&sb);
-	free(text);
-	free(from);
-	free(to);
 	return dir;
 }
 
@@ -90,6 +101,7 @@ static void request_of(const struct job *j, const char *cache,
 	req->cache_dir = cache;
 	req->seed = j->seed;
 	req->refcache = j->rc;
+	req->device = j->device;
 	if (j->budget > 0)
 		req->timing.case_budget_s = j->budget;
 }
@@ -170,10 +182,12 @@ int main(int argc, char **argv)
 	double budget = atof(argv[4]);
 	int ntasks = argc - 5;
 	struct task **tasks = xcalloc((size_t)ntasks, sizeof(*tasks));
+	char **devices = xcalloc((size_t)ntasks, sizeof(*devices));
 
 	errbuf_init(&err);
 	for (int i = 0; i < ntasks; i++)
-		if (task_load(root, argv[5 + i], &tasks[i], &err)) {
+		if (task_load(root, argv[5 + i], &tasks[i], &err) ||
+		    eval_resolve_device(NULL, tasks[i], &devices[i], &err)) {
 			fprintf(stderr, "%s\n", errbuf_str(&err));
 			return 1;
 		}
@@ -208,6 +222,7 @@ int main(int argc, char **argv)
 			char tag[64];
 			snprintf(tag, sizeof(tag), "r%d-s%d", r, k);
 			js[k].task = tasks[ti];
+			js[k].device = jp[k].device = devices[ti];
 			js[k].dir = candidate(tasks[ti], tag);
 			random_bytes(&js[k].seed, sizeof(js[k].seed));
 			js[k].budget = budget;
@@ -242,9 +257,12 @@ int main(int argc, char **argv)
 	print_tally("pipelined", &piped);
 	printf("throughput ratio pipelined/serial: %.2f\n",
 	       (piped.n / piped.wall) / (serial.n / serial.wall));
-	for (int i = 0; i < ntasks; i++)
+	for (int i = 0; i < ntasks; i++) {
 		task_free(tasks[i]);
+		free(devices[i]);
+	}
 	free(tasks);
+	free(devices);
 	free(serial.ratios);
 	free(piped.ratios);
 	rm_rf(work_dir);

@@ -24,7 +24,7 @@ cc -std=c11 -D_GNU_SOURCE -O2 -Iengine/include \
 rounds=${1:-2}
 per=${2:-2}
 budget=${3:-0}
-[ $# -gt 3 ] && shift 3 || set --
+if [ $# -gt 3 ]; then shift 3; else set --; fi
 [ $# -gt 0 ] || set -- c2c/saxpy c2c/dot c2c/rmsnorm_residual
 echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $(git rev-parse --short HEAD 2>/dev/null) $(uname -m) $(nproc) cores; tasks: $*"
 ARENA_RUNNER=${ARENA_RUNNER:-$ROOT/$B/arena-runner} \

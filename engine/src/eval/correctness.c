@@ -157,12 +157,14 @@ void ev_reference_ahead(struct eval_ctx *x)
 /* The shared reference cache's key of one fact about case ci
  * (docs/evaluator.md, "Reuse across evaluations"): "trial" (the inputs
  * drawn from draw_seed and the reference's outputs on them) or "baseline
- * agrees" (the baseline's outputs on them were within tolerance).  It covers what the fact is a
- * function of: the evaluator's input generation (its version), the
- * reference artifact and, for the second, the baseline artifact (each
- * named by the hash of everything that built it: compile.c), the task's
- * definition (config and held-out cases), the case's layout and integer
- * bounds, and the seed the inputs are drawn from. */
+ * agrees" (the baseline's outputs on them were within tolerance).  It
+ * covers what the fact is a function of: the evaluator's input
+ * generation (its version; the cache lives in one process, so one
+ * build of it), the reference artifact and, for the second, the
+ * baseline artifact (each named by the hash of everything that built
+ * it: compile.c), the task's definition (config and held-out cases), the
+ * case's layout and integer bounds, and the seed the inputs are drawn
+ * from. */
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
