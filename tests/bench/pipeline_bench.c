@@ -81,6 +81,7 @@ static char *candidate(const struct task *t, const char *tag)
 
 struct tally {
 	int n, ok, covered;
+	int failed; /* eval_run could not take place */
 	double wall, latency_sum, latency_max;
 	double *ratios;
 };
@@ -115,17 +116,26 @@ static void run_stream(struct job *jobs, int n, int in_flight, struct tally *tl)
 	struct eval_request *reqs = xcalloc((size_t)n, sizeof(*reqs));
 	struct task_result *res = xcalloc((size_t)n, sizeof(*res));
 	int *rcs = xcalloc((size_t)n, sizeof(*rcs));
+	struct errbuf *errs = xcalloc((size_t)n, sizeof(*errs));
 	uint64_t t0 = now_ns();
 
 	for (int i = 0; i < n; i++)
 		request_of(&jobs[i], cache, &reqs[i]);
-	eval_run_many(reqs, n, in_flight, res, rcs, NULL);
+	for (int i = 0; i < n; i++)
+		errbuf_init(&errs[i]);
+	eval_run_many(reqs, n, in_flight, res, rcs, errs);
 	tl->wall += (double)(now_ns() - t0) / 1e9;
 	for (int i = 0; i < n; i++) {
 		jobs[i].res = res[i];
 		jobs[i].rc_run = rcs[i];
 		jobs[i].seconds = res[i].eval_seconds;
+		if (rcs[i]) {
+			fprintf(stderr, "  %s: %s\n", jobs[i].dir,
+				errbuf_str(&errs[i]));
+			tl->failed++;
+		}
 	}
+	free(errs);
 	free(rcs);
 	free(res);
 	free(reqs);
@@ -199,7 +209,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < ntasks; i++) {
 		char tag[64];
 		snprintf(tag, sizeof(tag), "warm-%d", i);
-		struct job j = { .task = tasks[i], .seed = 1, .budget = 0.05 };
+		struct job j = { .task = tasks[i],
+				 .seed = 1,
+				 .device = devices[i],
+				 .budget = 0.05 };
 		j.dir = candidate(tasks[i], tag);
 		struct tally warm = { 0 };
 		run_stream(&j, 1, 1, &warm);
@@ -255,6 +268,13 @@ int main(int argc, char **argv)
 	}
 	print_tally("serial", &serial);
 	print_tally("pipelined", &piped);
+	if (serial.failed || piped.failed) {
+		/* No throughput from evaluations that did not happen. */
+		printf("%d evaluations could not run: no ratio\n",
+		       serial.failed + piped.failed);
+		rm_rf(work_dir);
+		return 1;
+	}
 	printf("throughput ratio pipelined/serial: %.2f\n",
 	       (piped.n / piped.wall) / (serial.n / serial.wall));
 	for (int i = 0; i < ntasks; i++) {

@@ -27,5 +27,6 @@ budget=${3:-0}
 if [ $# -gt 3 ]; then shift 3; else set --; fi
 [ $# -gt 0 ] || set -- c2c/saxpy c2c/dot c2c/rmsnorm_residual
 echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $(git rev-parse --short HEAD 2>/dev/null) $(uname -m) $(nproc) cores; tasks: $*"
-ARENA_RUNNER=${ARENA_RUNNER:-$ROOT/$B/arena-runner} \
+case $B in /*) abs=$B ;; *) abs=$ROOT/$B ;; esac
+ARENA_RUNNER=${ARENA_RUNNER:-$abs/arena-runner} \
 	"$out" "$ROOT/tasks" "$rounds" "$per" "$budget" "$@"
