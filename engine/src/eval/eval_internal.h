@@ -282,6 +282,11 @@ struct build_spec {
 	const char *cache_dir;
 	double timeout_s;
 	const char *log_path;		/* compiler output, or NULL */
+	/* Python builds (pybuild.c): run the static check (candidates), and
+	 * its rules (the task's forbid_library_calls, allowed_calls). */
+	bool check;
+	bool forbid_library_calls;
+	const struct strvec *allowed_calls;
 };
 
 struct build_out {
@@ -297,6 +302,10 @@ struct build_out {
 int compile_build(const struct build_spec *spec, struct build_out *out,
 		  struct errbuf *err);
 void build_out_release(struct build_out *o);
+/* compile_build() of a Python-language build: the bundle the Python
+ * runner loads (pybuild.c, docs/python.md). */
+int pybuild(const struct build_spec *spec, struct build_out *out,
+	    struct errbuf *err);
 /* "<path of cc>: <first line of cc --version>" (caller frees), or NULL. */
 char *compile_compiler_id(void);
 /* The same for the compiler that builds lang for a device of kind (cc,
@@ -420,6 +429,10 @@ struct runner_spec {
 				 * index, the environment keeps the device
 				 * selection variables */
 	const char *device_arg;	/* third argument, or NULL (host) */
+	/* Arguments between runner_path and the kernel (NULL-terminated, or
+	 * NULL): the Python runner is `python3 <flags> arena_runner_py.py
+	 * <flavour> <lib> <scratch>` followed by the C runner's arguments. */
+	const char *const *pre_args;
 };
 
 struct runner {

@@ -395,4 +395,22 @@ size_t ev_llc_bytes(void);
 /* Shared memory of every runner of a GPU evaluation (x->shm_size). */
 int ev_gpu_shm_size(struct eval_ctx *x, struct errbuf *err);
 
+/* ---- pyrunner.c: runners of Python roles ------------------------------ */
+
+/* What a Python runner's spec points into (owned). */
+struct py_spec {
+	char *script, *lib, *scratch;
+	const char *args[8];
+};
+
+/* Whether role's kernel is a Python module (python, triton, or a Python
+ * reference): it runs in arena-runner-py. */
+bool ev_role_python(const struct eval_ctx *x, enum role role);
+/* Makes s start the Python runner for role (gpu: the GPU flavour); -1
+ * with a verdict when the runner is not built.  s points into ps until
+ * py_spec_release(ps). */
+int ev_python_spec(struct eval_ctx *x, enum role role, bool gpu,
+		   struct runner_spec *s, struct py_spec *ps);
+void py_spec_release(struct py_spec *ps);
+
 #endif /* ARENA_EVALUATION_H */

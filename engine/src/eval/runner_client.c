@@ -956,15 +956,22 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 	if (kfd < 0)
 		goto sys_fail;
 
-	char *argv[] = { (char *)s->runner_path,
-			 r->deferred ? (char *)"-" : (char *)RP_KERNEL_PATH,
-			 (char *)s->entry, (char *)s->device_arg, NULL };
+	struct strvec args = STRVEC_INIT;
+	strvec_push(&args, s->runner_path);
+	for (size_t i = 0; s->pre_args && s->pre_args[i]; i++)
+		strvec_push(&args, s->pre_args[i]);
+	strvec_push(&args, r->deferred ? "-" : RP_KERNEL_PATH);
+	strvec_push(&args, s->entry);
+	if (s->device_arg)
+		strvec_push(&args, s->device_arg);
+	char **argv = args.v;
 	runner_env(&env, s->gpu);
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(r->why, sizeof(r->why), "could not fork: %s",
 			 strerror(errno));
+		strvec_release(&args);
 		goto sys_fail;
 	}
 	if (pid == 0)
@@ -985,6 +992,7 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 	close(kfd);
 	close(devnull);
 	strvec_release(&env);
+	strvec_release(&args);
 	return RUNNER_OK;
 
 sys_fail:

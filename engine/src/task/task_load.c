@@ -48,7 +48,7 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 		"editable", "entry", "reference", "readme", "compile_flags",
 		"signature", "cases", "tolerance", "cost", "tunables",
 		"held_out", "baseline", "timing_floor_us",
-		"timing_floor_reason",
+		"timing_floor_reason", "forbid_library_calls", "allowed_calls",
 	};
 	int rc;
 
@@ -76,6 +76,7 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 	    (rc = tp_cost(p, root)) != 0 ||
 	    (rc = tp_timing_floor(p, root)) != 0 ||
 	    (rc = tp_tunables(p, root)) != 0 ||
+	    (rc = tp_python(p, root)) != 0 ||
 	    (rc = tp_check_files(p, root)) != 0)
 		return rc;
 	for (int i = 0; i < p->t->ncases; i++)

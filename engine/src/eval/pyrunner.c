@@ -1,0 +1,95 @@
+/*
+ * pyrunner.c - the controller's side of the Python runner (docs/python.md):
+ * how a runner of a Python role is started.
+ *
+ * A Python kernel (python, triton, or a Python reference) runs in
+ * arena-runner-py: `python3 -B -E arena_runner_py.py <flavour> <lib>
+ * <scratch>` followed by the C runner's own arguments, where the library
+ * is the C runner itself (runner_embed.h) - the host runner for a host
+ * task, the GPU runner for a GPU task - so every request, reply and check
+ * is what it is for a compiled kernel.
+ *
+ * Scratch: a GPU runner of a Python role gets a directory of its own role
+ * under the evaluation's scratch space (Triton's cache, temporary files),
+ * the only place its sandbox lets it write; runners of one role share it
+ * (the JIT of the correctness runner serves the timing blocks), roles
+ * never do.  A host runner gets none: it writes nothing at all.
+ */
+#include "evaluation.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena/paths.h"
+
+bool ev_role_python(const struct eval_ctx *x, enum role role)
+{
+	return language_is_python(x->lang[role]);
+}
+
+/* The GPU library: $ARENA_PYRUNNER_CUDA_LIB (the tests' emulation), else
+ * the one built by nvcc beside the runner. */
+static char *gpu_lib(void)
+{
+	const char *e = getenv("ARENA_PYRUNNER_CUDA_LIB");
+
+	if (e && *e)
+		return xstrdup(e);
+	return path_join(paths_py_dir(), "libarena-pyrunner-cuda.so");
+}
+
+int ev_python_spec(struct eval_ctx *x, enum role role, bool gpu,
+		   struct runner_spec *s, struct py_spec *ps)
+{
+	char *script = path_join(paths_py_dir(), "arena_runner_py.py");
+	char *lib = gpu ? gpu_lib()
+			: path_join(paths_py_dir(), "libarena-pyrunner-host.so");
+
+	memset(ps, 0, sizeof(*ps));
+	if (access(script, R_OK) != 0 || access(lib, R_OK) != 0) {
+		ev_verdict(x, RS_INFRA_ERROR, "the Python runner is not built: "
+			   "%s or %s is missing (run `make`, or set "
+			   "ARENA_PY_DIR)", script, lib);
+		free(script);
+		free(lib);
+		return -1;
+	}
+	if (gpu) {
+		ps->scratch = xasprintf("%s/py-%s", x->scratch,
+					ev_role_names[role]);
+		struct errbuf e;
+		errbuf_init(&e);
+		if (mkdir_p(ps->scratch, &e) != 0) {
+			ev_verdict(x, RS_INFRA_ERROR, "cannot create the Python "
+				   "runner's scratch directory: %s",
+				   errbuf_str(&e));
+			free(script);
+			free(lib);
+			py_spec_release(ps);
+			return -1;
+		}
+	}
+	ps->script = script;
+	ps->lib = lib;
+	ps->args[0] = "-B";	/* no .pyc files: nothing is written */
+	ps->args[1] = "-E";	/* no PYTHON* variables */
+	ps->args[2] = ps->script;
+	ps->args[3] = gpu ? "gpu" : "host";
+	ps->args[4] = ps->lib;
+	ps->args[5] = ps->scratch ? ps->scratch : "-";
+	ps->args[6] = NULL;
+	s->runner_path = paths_python();
+	s->pre_args = ps->args;
+	if (role == ROLE_REF && x->t->reference_entry)
+		s->entry = x->t->reference_entry;
+	return 0;
+}
+
+void py_spec_release(struct py_spec *ps)
+{
+	free(ps->script);
+	free(ps->lib);
+	free(ps->scratch);
+	memset(ps, 0, sizeof(*ps));
+}
