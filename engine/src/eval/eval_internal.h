@@ -433,7 +433,33 @@ struct runner_spec {
 	 * NULL): the Python runner is `python3 <flags> arena_runner_py.py
 	 * <flavour> <lib> <scratch>` followed by the C runner's arguments. */
 	const char *const *pre_args;
+	/* Start it as a copy of the Python runner's zygote (pyzygote.c),
+	 * which gets argv from index zygote_skip on (after the interpreter,
+	 * its flags and the script). */
+	bool zygote;
+	int zygote_skip;
 };
+
+/* The environment every runner gets (nothing of the controller's but
+ * device selection and sanitizer options). */
+void runner_env_for(struct strvec *env, bool gpu);
+
+/* ---- pyzygote.c: the Python runner's zygote --------------------------- */
+
+/* Whether runners of Python roles start from the zygote
+ * ($ARENA_PY_ZYGOTE=0: no). */
+bool pyzygote_enabled(void);
+/* Starts the zygote now if it is not running (it imports torch while the
+ * evaluation builds). */
+void pyzygote_prestart(void);
+/* The same in a thread of its own: returns at once. */
+void pyzygote_prestart_async(void);
+/* A new runner, this process's child, made by the zygote with fds
+ * (control socket, shared memory, kernel, /dev/null, log) on 3, 4, 5, 0
+ * and 1-2, argv (its runner arguments), envp and the limits; -1 with why
+ * when there is no zygote. */
+pid_t pyzygote_spawn(char *const argv[], char *const envp[], const int fds[5],
+		     int cpu_s, uint64_t as_bytes, char *why, size_t n);
 
 struct runner {
 	pid_t pid;		/* also the process group id; 0 = none */

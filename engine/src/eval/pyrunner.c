@@ -81,6 +81,8 @@ int ev_python_spec(struct eval_ctx *x, enum role role, bool gpu,
 	ps->args[6] = NULL;
 	s->runner_path = paths_python();
 	s->pre_args = ps->args;
+	s->zygote = pyzygote_enabled();
+	s->zygote_skip = 4;	/* python -B -E script */
 	if (role == ROLE_REF && x->t->reference_entry)
 		s->entry = x->t->reference_entry;
 	return 0;
