@@ -5,7 +5,11 @@
  * host) with the real Python runner (build/arena-python: python3, torch,
  * the runner library, the zygote) and asserts the verdict and a phrase of
  * its stated reason.  The static check's rule on library calls is held
- * against tests/python/task/pypoly_strict.
+ * against tests/python/task/pypoly_strict.  The GPU flavour of the runner
+ * is tested the same way on the GPU runner's host emulation (as
+ * test_gpu_eval.c tests the C GPU runner): tests/python/task/pyfakepoly,
+ * a triton task whose "device" tensors are CPU tensors, with the
+ * candidates of tests/python/fake_candidates.
  *
  * Skipped (77 from cmocka's point of view: every test skips) where
  * /usr/bin/python3 (or $ARENA_PYTHON) cannot import torch.
@@ -29,7 +33,8 @@
 #include "arena/util.h"
 #include "eval_check.h"
 
-static struct task *task, *strict;
+static struct task *task, *strict, *fake;
+static bool have_fake;
 static char *py_root;		/* tests/python */
 static char cache_dir[] = "/tmp/arena-test-python-eval-XXXXXX";
 static bool have_torch;
@@ -43,7 +48,8 @@ static int group_setup(void **state)
 	errbuf_init(&err);
 	py_root = src ? path_join(src, "tests/python") : xstrdup("tests/python");
 	if (task_load(py_root, "task/pypoly", &task, &err) != 0 ||
-	    task_load(py_root, "task/pypoly_strict", &strict, &err) != 0) {
+	    task_load(py_root, "task/pypoly_strict", &strict, &err) != 0 ||
+	    task_load(py_root, "task/pyfakepoly", &fake, &err) != 0) {
 		fprintf(stderr, "cannot load the test task: %s\n",
 			errbuf_str(&err));
 		return -1;
@@ -66,6 +72,7 @@ static int group_teardown(void **state)
 	(void)state;
 	task_free(task);
 	task_free(strict);
+	task_free(fake);
 	free(py_root);
 	rm_rf(cache_dir);
 	return 0;
@@ -77,19 +84,22 @@ struct opts {
 	double budget;
 	int blocks;
 	const struct task *task;
+	const char *device;
 };
 
 static void evaluate(const char *cand, const struct opts *o,
 		     struct task_result *res)
 {
 	struct eval_request req;
-	char *dir = strncmp(cand, "task/", 5) == 0
+	char *dir = strncmp(cand, "task/", 5) == 0 ||
+				    strncmp(cand, "fake_candidates/", 16) == 0
 			    ? xasprintf("%s/%s", py_root, cand)
 			    : xasprintf("%s/candidates/%s", py_root, cand);
 
-	if (!have_torch)
+	if (!have_torch || (o->device && !have_fake))
 		skip();
 	eval_request_init(&req);
+	req.device = o->device;
 	req.task = o->task ? o->task : task;
 	req.candidate_dir = dir;
 	req.cache_dir = cache_dir;
@@ -344,8 +354,88 @@ static void test_allowed_calls_pass_the_static_check(void **s)
 	result_release(&r);
 }
 
+/* ---- the GPU flavour, on the emulation ---------------------------------- */
+
+static void test_gpu_flavour_baseline_copy_is_accepted(void **s)
+{
+	struct opts o = { .task = fake, .device = "cuda:0", .held_out = true };
+	struct task_result r;
+
+	(void)s;
+	evaluate("task/pyfakepoly", &o, &r);
+	expect(&r, RS_OK, NULL);
+	assert_true(r.held_out_correct);
+	assert_true(r.speedup_ratio > 0.8 && r.speedup_ratio < 1.25);
+	assert_non_null(strstr(r.benchmark_method, "device_events_l2_flush"));
+	assert_true(r.sandboxed);
+	result_release(&r);
+}
+
+static void test_gpu_flavour_optimized_is_faster(void **s)
+{
+	struct opts o = { .task = fake, .device = "cuda:0" };
+	struct task_result r;
+
+	(void)s;
+	evaluate("optimized", &o, &r);
+	expect(&r, RS_OK, NULL);
+	assert_true(r.speedup_ratio > 1.5);
+	result_release(&r);
+}
+
+static void test_gpu_flavour_a_thread_left_running_is_rejected(void **s)
+{
+	struct opts o = { .task = fake, .device = "cuda:0", .skip_timing = true };
+	struct task_result r;
+
+	(void)s;
+	evaluate("fake_candidates/thread_late", &o, &r);
+	expect(&r, RS_REJECTED, "work left running");
+	result_release(&r);
+}
+
+static void test_gpu_flavour_a_child_process_left_running_is_rejected(
+	void **s)
+{
+	struct opts o = { .task = fake, .device = "cuda:0", .skip_timing = true };
+	struct task_result r;
+
+	(void)s;
+	evaluate("fake_candidates/fork_late", &o, &r);
+	expect(&r, RS_REJECTED, "1 child processes");
+	result_release(&r);
+}
+
+static void test_gpu_flavour_reading_held_out_data_is_denied(void **s)
+{
+	struct opts o = { .task = fake, .device = "cuda:0", .skip_timing = true };
+	struct task_result r;
+
+	(void)s;
+	evaluate("fake_candidates/read_held_out", &o, &r);
+	expect(&r, RS_RUNTIME_ERROR, "PermissionError");
+	result_release(&r);
+}
+
 int main(void)
 {
+	/* The GPU path on the emulation: its runner (device facts, the
+	 * keeper) and the Python runner's library over it.  Set before
+	 * anything looks a runner up (once per process). */
+	char *exe = path_real("/proc/self/exe");
+	char *slash = exe ? strrchr(exe, '/') : NULL;
+	if (slash) {
+		*slash = '\0';
+		char *runner = path_join(exe, "arena-runner-fakegpu");
+		char *lib = path_join(exe, "libarena-pyrunner-fakegpu.so");
+		have_fake = access(runner, X_OK) == 0 && access(lib, R_OK) == 0;
+		setenv("ARENA_RUNNER_CUDA", runner, 1);
+		setenv("ARENA_PYRUNNER_CUDA_LIB", lib, 1);
+		free(runner);
+		free(lib);
+	}
+	free(exe);
+
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_baseline_copy_is_accepted_near_one),
 		cmocka_unit_test(test_optimized_is_accepted_and_faster_with_held_out),
@@ -366,6 +456,11 @@ int main(void)
 		cmocka_unit_test(test_work_done_when_resumed_before_the_request_is_rejected),
 		cmocka_unit_test(test_forbidden_library_calls_are_refused_before_running),
 		cmocka_unit_test(test_allowed_calls_pass_the_static_check),
+		cmocka_unit_test(test_gpu_flavour_baseline_copy_is_accepted),
+		cmocka_unit_test(test_gpu_flavour_optimized_is_faster),
+		cmocka_unit_test(test_gpu_flavour_a_thread_left_running_is_rejected),
+		cmocka_unit_test(test_gpu_flavour_a_child_process_left_running_is_rejected),
+		cmocka_unit_test(test_gpu_flavour_reading_held_out_data_is_denied),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

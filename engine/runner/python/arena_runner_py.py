@@ -509,7 +509,7 @@ def run(flavour_arg, lib_path, scratch, argv_rest):
     lib = ctypes.CDLL(lib_path)
     embed = RunnerEmbed(LOAD_FN(r.load), FAILURE_FN(r.on_failure),
                         PREPARE_FN(r.prepare), ctypes.pointer(sandbox_rules(r)),
-                        SBX_PROCS if flavour == "cuda" else 0)
+                        0 if flavour == "host" else SBX_PROCS)
     r.keep.append(embed)
     argv = (ctypes.c_char_p * (len(argv_rest) + 1))()
     for i, a in enumerate(argv_rest):
