@@ -10,15 +10,18 @@ a path an agent can write) and how to call it.  So a Python kernel is
 served by exactly the code that serves a compiled one, and everything the
 controller checks of a C runner it checks here (docs/python.md).
 
-    arena-runner-py host <lib> <scratch|-> <kernel> <entry>
-    arena-runner-py gpu  <lib> <scratch|-> <kernel|-> <entry|-> <device>
+    arena-runner-py host <lib> <scratch|-> <trusted|-> <kernel> <entry>
+    arena-runner-py gpu  <lib> <scratch|-> <trusted|-> <kernel|-> <entry|-> <device>
     arena-runner-py --query      the Python stack, as one JSON line
     arena-runner-py --zygote <host-lib> <gpu-lib|->   (see zygote.py)
 
 started by the controller with the descriptors of runner_proto.h.  <lib> is
 libarena-pyrunner-<host|cuda|fakegpu>.so, <scratch> a directory private to
 this runner's role (Triton's cache and temporary files; "-": none, and then
-nothing at all may be written).
+nothing at all may be written), <trusted> Triton's cache for what this
+program compiles itself before the sandbox (a warm-up kernel and Triton's
+driver module), shared by every runner and never writable once candidate
+code runs.
 
 Trusted until the kernel is loaded: imports (torch, triton), the device's
 runtime and Triton's driver (before the sandbox, while the device files can
@@ -196,10 +199,11 @@ class Runner:
     """One runner's state: the flavour, the kernel, the tensors made for
     its arguments, and the last thing the kernel raised."""
 
-    def __init__(self, flavour, lib_path, scratch, device):
+    def __init__(self, flavour, lib_path, scratch, trusted, device):
         self.flavour = flavour          # "host", "cuda" or "fake"
         self.lib_path = lib_path
         self.scratch = scratch
+        self.trusted = trusted
         self.device = device
         self.fn = None
         self.failure = "nothing raised"
@@ -330,6 +334,35 @@ def describe(e, during):
     return ("%s raised %s: %s%s" % (during, type(e).__name__, msg, where))[:560]
 
 
+def _warm_kernel():
+    """A trivial Triton kernel, defined here (Triton reads its source from
+    this file), compiled and run before the sandbox so that Triton's
+    compiler, launcher and whatever threads they keep exist in every GPU
+    runner alike - a PyTorch baseline's as a Triton candidate's."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def _arena_warm(p, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        m = offs < n
+        tl.store(p + offs, tl.load(p + offs, mask=m) + 1.0, mask=m)
+
+    return _arena_warm
+
+
+def set_triton_cache(path):
+    os.environ["TRITON_CACHE_DIR"] = path
+    try:
+        import triton
+        knobs = getattr(triton, "knobs", None)
+        cache = getattr(knobs, "cache", None) if knobs else None
+        if cache is not None and hasattr(cache, "dir"):
+            cache.dir = path
+    except ImportError:
+        pass
+
+
 def prepare_cuda(r, device, stream):
     torch = r.torch
     torch.cuda.init()
@@ -365,6 +398,17 @@ def prepare_cuda(r, device, stream):
     drv = triton.runtime.driver.active
     drv.get_current_device()
     getattr(drv, "utils", None)
+    try:
+        k = _warm_kernel()
+        with torch.cuda.stream(ext):
+            t = torch.zeros(256, device="cuda")
+            k[(1,)](t, 256, BLOCK=256)
+        torch.cuda.synchronize()
+    except Exception:  # noqa: B902 - Triton broken: the kernel's own JIT says how
+        traceback.print_exc()
+    # From here on Triton writes only into the role's own directory.
+    if r.scratch:
+        set_triton_cache(os.path.join(r.scratch, "triton"))
 
 
 # ---- the sandbox's file-system rules ---------------------------------------
@@ -446,6 +490,8 @@ def toolchain():
 def sandbox_rules(r):
     here = os.path.dirname(os.path.realpath(__file__))
     extra = [here, os.path.realpath(r.lib_path)]
+    if r.trusted:
+        extra.append(r.trusted)
     write = []
     execs = []
     if r.scratch:
@@ -466,14 +512,17 @@ def sandbox_rules(r):
 
 # ---- main ------------------------------------------------------------------
 
-def set_private_dirs(scratch):
+def set_private_dirs(scratch, trusted):
     """Caches and temporary files of torch and Triton in the role's own
-    directory."""
+    directory; Triton's cache in the trusted one until the sandbox is on
+    (prepare_cuda switches)."""
     if not scratch:
         return
     for sub in ("triton", "tmp", "torch"):
         os.makedirs(os.path.join(scratch, sub), exist_ok=True)
-    os.environ["TRITON_CACHE_DIR"] = os.path.join(scratch, "triton")
+    if trusted:
+        os.makedirs(trusted, exist_ok=True)
+    set_triton_cache(trusted or os.path.join(scratch, "triton"))
     os.environ["TMPDIR"] = os.path.join(scratch, "tmp")
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(scratch, "torch")
     os.environ["XDG_CACHE_HOME"] = os.path.join(scratch, "torch")
@@ -482,11 +531,16 @@ def set_private_dirs(scratch):
     tempfile.tempdir = os.path.join(scratch, "tmp")
 
 
-def run(flavour_arg, lib_path, scratch, argv_rest):
+def run(flavour_arg, lib_path, scratch, trusted, argv_rest):
     """Serves as a runner: argv_rest is what the C runner's main takes
     after its name.  Returns only on a usage error."""
     scratch = None if scratch == "-" else scratch
-    set_private_dirs(scratch)
+    trusted = None if trusted == "-" else trusted
+    set_private_dirs(scratch, trusted)
+    if flavour_arg == "gpu":
+        # Modules load when first used: eagerly, torch's CUDA library would
+        # load thousands of kernels (seconds, gigabytes) in every runner.
+        os.environ["CUDA_MODULE_LOADING"] = "LAZY"
     import torch
     if flavour_arg == "host":
         # Host kernels are single-threaded by rule (the sandbox refuses
@@ -503,7 +557,7 @@ def run(flavour_arg, lib_path, scratch, argv_rest):
             import triton  # noqa: F401 - imported before the sandbox
         except ImportError:
             pass
-    r = Runner(flavour, lib_path, scratch,
+    r = Runner(flavour, lib_path, scratch, trusted,
                int(argv_rest[3]) if flavour_arg == "gpu" and len(argv_rest) > 3 else 0)
     r.torch = torch
     lib = ctypes.CDLL(lib_path)
@@ -558,9 +612,9 @@ def main(argv):
     if len(argv) >= 2 and argv[1] == "--zygote":
         import zygote
         return zygote.serve(argv[2:], run)
-    if len(argv) >= 6 and argv[1] in ("host", "gpu"):
-        rest = ["arena-runner-py"] + argv[4:]
-        run(argv[1], argv[2], argv[3], rest)
+    if len(argv) >= 7 and argv[1] in ("host", "gpu"):
+        rest = ["arena-runner-py"] + argv[5:]
+        run(argv[1], argv[2], argv[3], argv[4], rest)
     sys.stderr.write(__doc__)
     return 2
 

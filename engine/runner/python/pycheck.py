@@ -4,7 +4,7 @@
 docs/python.md).  It only parses: nothing of the candidate is imported or
 executed here.
 
-    pycheck.py <bundle> [--forbid-library-calls] [--allow NAME]...
+    pycheck.py <bundle> [--entry NAME] [--forbid-library-calls] [--allow NAME]...
 
 Always: every file is UTF-8 and parses as Python.  With
 --forbid-library-calls (a task's forbid_library_calls: true) the
@@ -109,7 +109,8 @@ def is_jit(fn, aliases):
 
 
 class Checker(ast.NodeVisitor):
-    def __init__(self, path, own_modules, allowed, findings):
+    def __init__(self, path, own_modules, allowed, findings, entry="launch"):
+        self.entry = entry
         self.path = path
         self.own = own_modules
         self.allowed = allowed
@@ -326,11 +327,16 @@ class Checker(ast.NodeVisitor):
         jit = is_jit(node, self.aliases)
         saved = self.tainted
         if not jit:
-            # A host function's tensors: its parameters may be tensors.
+            # A host function's tensors: the entry's first parameter (its
+            # second is the list of int params); any parameter of another
+            # function, which may be handed a tensor.
             self.tainted = set(saved)
-            for a in node.args.args + node.args.kwonlyargs:
+            params = node.args.args + node.args.kwonlyargs
+            if node.name == self.entry:
+                params = params[:1]
+            for a in params:
                 self.tainted.add(a.arg)
-            if node.args.vararg:
+            if node.args.vararg and node.name != self.entry:
                 self.tainted.add(node.args.vararg.arg)
         for d in node.decorator_list:
             self.visit(d)
@@ -346,7 +352,7 @@ class Checker(ast.NodeVisitor):
         self.visit(node.body)
 
 
-def check_module(path, src, own, allowed, forbid, findings):
+def check_module(path, src, own, allowed, forbid, findings, entry):
     try:
         text = src.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -359,7 +365,7 @@ def check_module(path, src, own, allowed, forbid, findings):
         return
     if not forbid:
         return
-    c = Checker(path, own, allowed, findings)
+    c = Checker(path, own, allowed, findings, entry)
     for st in tree.body:
         if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             c.defined.add(st.name)
@@ -399,10 +405,13 @@ def main(argv):
     if len(argv) < 2:
         sys.stderr.write(__doc__)
         return 2
-    forbid, allowed, i = False, set(), 2
+    forbid, allowed, entry, i = False, set(), "launch", 2
     while i < len(argv):
         if argv[i] == "--forbid-library-calls":
             forbid = True
+        elif argv[i] == "--entry" and i + 1 < len(argv):
+            i += 1
+            entry = argv[i]
         elif argv[i] == "--allow" and i + 1 < len(argv):
             i += 1
             allowed.add(argv[i])
@@ -415,7 +424,7 @@ def main(argv):
     own = {p[:-3] for p in files if p.endswith(".py")}
     findings = []
     for path in sorted(files):
-        check_module(path, files[path], own, allowed, forbid, findings)
+        check_module(path, files[path], own, allowed, forbid, findings, entry)
     findings = list(dict.fromkeys(findings))
     for line in findings[:40]:
         print(line)

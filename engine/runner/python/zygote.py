@@ -16,8 +16,8 @@ Request (one JSON line, with five descriptors as SCM_RIGHTS: the control
 socket, the shared memory, the kernel, /dev/null, the log):
     {"argv": [...], "env": ["NAME=value", ...], "ppid": <controller pid>,
      "cpu_s": 600, "as_bytes": 0}
-argv is the runner's: [<flavour>, <lib>, <scratch>, <kernel>, <entry>,
-(<device>)].  Reply: "pid <pid>" or "error <message>".
+argv is the runner's: [<flavour>, <lib>, <scratch>, <trusted>, <kernel>,
+<entry>, (<device>)].  Reply: "pid <pid>" or "error <message>".
 
 In the child, before anything else: its own process group, SIGKILL when
 the controller dies, default signal handling, the descriptors on 0-5, the
@@ -98,7 +98,7 @@ def child(libc, req, fds, run):
             k, _, v = kv.partition("=")
             os.environ[k] = v
         a = req["argv"]
-        run(a[0], a[1], a[2], ["arena-runner-py"] + a[3:])
+        run(a[0], a[1], a[2], a[3], ["arena-runner-py"] + a[4:])
     except BaseException:  # noqa: B902 - the child must never return
         import traceback
         traceback.print_exc()

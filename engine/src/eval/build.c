@@ -68,6 +68,7 @@ static void build_prepare(struct eval_ctx *x, enum role role,
 		.check = role == ROLE_CAND && language_is_python(lang),
 		.forbid_library_calls = x->t->forbid_library_calls,
 		.allowed_calls = &x->t->allowed_calls,
+		.entry = x->t->entry,
 	};
 }
 

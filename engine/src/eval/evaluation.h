@@ -399,8 +399,8 @@ int ev_gpu_shm_size(struct eval_ctx *x, struct errbuf *err);
 
 /* What a Python runner's spec points into (owned). */
 struct py_spec {
-	char *script, *lib, *scratch;
-	const char *args[8];
+	char *script, *lib, *scratch, *trusted;
+	const char *args[9];
 };
 
 /* Whether role's kernel is a Python module (python, triton, or a Python

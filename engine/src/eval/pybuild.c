@@ -98,6 +98,10 @@ static int run_check(const struct build_spec *s, const char *path,
 	strvec_push(&argv, "-s");
 	strvec_push(&argv, checker);
 	strvec_push(&argv, path);
+	if (s->entry) {
+		strvec_push(&argv, "--entry");
+		strvec_push(&argv, s->entry);
+	}
 	if (s->forbid_library_calls) {
 		strvec_push(&argv, "--forbid-library-calls");
 		for (size_t i = 0; s->allowed_calls && i < s->allowed_calls->n; i++) {
@@ -191,6 +195,7 @@ int pybuild(const struct build_spec *s, struct build_out *out,
 		hash_str(&h, "checked");
 		hash_field(&h, checker_src, checker_len);
 		hash_str(&h, s->forbid_library_calls ? "forbid" : "allow");
+		hash_str(&h, s->entry ? s->entry : "-");
 		for (size_t i = 0; s->allowed_calls && i < s->allowed_calls->n; i++)
 			hash_str(&h, s->allowed_calls->v[i]);
 	}

@@ -9,6 +9,11 @@
  * task, the GPU runner for a GPU task - so every request, reply and check
  * is what it is for a compiled kernel.
  *
+ * Trusted cache: <cache_dir>/pyrunner-trusted holds what the runner
+ * compiles with Triton before its sandbox is on (a warm-up kernel,
+ * Triton's driver module); no runner can write it once candidate code
+ * runs.
+ *
  * Scratch: a GPU runner of a Python role gets a directory of its own role
  * under the evaluation's scratch space (Triton's cache, temporary files),
  * the only place its sandbox lets it write; runners of one role share it
@@ -72,13 +77,16 @@ int ev_python_spec(struct eval_ctx *x, enum role role, bool gpu,
 	}
 	ps->script = script;
 	ps->lib = lib;
+	if (gpu)
+		ps->trusted = path_join(x->req->cache_dir, "pyrunner-trusted");
 	ps->args[0] = "-B";	/* no .pyc files: nothing is written */
 	ps->args[1] = "-E";	/* no PYTHON* variables */
 	ps->args[2] = ps->script;
 	ps->args[3] = gpu ? "gpu" : "host";
 	ps->args[4] = ps->lib;
 	ps->args[5] = ps->scratch ? ps->scratch : "-";
-	ps->args[6] = NULL;
+	ps->args[6] = ps->trusted ? ps->trusted : "-";
+	ps->args[7] = NULL;
 	s->runner_path = paths_python();
 	s->pre_args = ps->args;
 	s->zygote = pyzygote_enabled();
@@ -93,5 +101,6 @@ void py_spec_release(struct py_spec *ps)
 	free(ps->script);
 	free(ps->lib);
 	free(ps->scratch);
+	free(ps->trusted);
 	memset(ps, 0, sizeof(*ps));
 }
