@@ -64,6 +64,7 @@ struct eval_target {
 	uint64_t seed;
 	bool has_seed;
 	double case_budget_s;		/* > 0: instead of the config's */
+	bool aa;			/* the candidate is the task's baseline */
 };
 
 int eng_device_for(const struct runconfig *cfg, const struct task *t,

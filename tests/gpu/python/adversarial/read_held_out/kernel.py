@@ -29,6 +29,7 @@ def launch(args, params):
     x, w, y = args
     rows, cols = params
     cwd = os.readlink("/proc/self/cwd")
+    os.listdir(cwd)             # where the controller runs: denied too
     with open(os.path.join(cwd, "tasks/triton2triton/rmsnorm_bf16/held_out.yaml")) as f:
         f.read()
     _run(x, w, y, rows, cols)
