@@ -59,8 +59,8 @@ run_eval() {
 	shift 4
 	rm -rf "$EV/$name-logs"
 	"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
-		--workspace "$ws" --no-cache --logs "$EV/$name-logs" "$@" \
-		> "$EV/$name.yaml" 2>&1
+		--workspace "$ws" --no-cache --logs "$EV/$name-logs" \
+		--case-budget "${EVAL_BUDGET:-0.5}" "$@" > "$EV/$name.yaml" 2>&1
 }
 
 # excess NAME: the charged excess of each timed case, "case=E/median us"
