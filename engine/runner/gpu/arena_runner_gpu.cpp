@@ -577,7 +577,6 @@ static void do_keeper_flush(const char *seq, char **save)
 		/* Persisting lines (a set-aside a candidate's context may
 		 * have asked for) back to normal first, so that the write
 		 * below evicts them too. */
-		gpu_no_persisting_l2();
 		gpu_reset_persisting_l2();
 		(void)GPU(GetLastError)();
 		gpu_err e = warm_device();
