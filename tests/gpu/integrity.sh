@@ -59,13 +59,15 @@ run_eval() {
 	shift 4
 	rm -rf "$EV/$name-logs"
 	"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
-		--workspace "$ws" --no-cache --logs "$EV/$name-logs" "$@" \
-		> "$EV/$name.yaml" 2>&1
+		--workspace "$ws" --no-cache --logs "$EV/$name-logs" \
+		--case-budget "${EVAL_BUDGET:-0.5}" "$@" > "$EV/$name.yaml" 2>&1
 }
 
-# excess NAME: the charged excess of each timed case, "case=E/median us".
+# excess NAME: the charged excess of each timed case, "case=E/median us"
+# ("case=clock-alone" where the claims could not be confirmed).
 excess() {
-	sed -n 's/^# [0-9.]* ms: case \([^:]*\): charged excess \([0-9.]*\) us per sample (median excess \([-0-9.]*\) us.*/\1=\2\/\3/p' \
+	sed -n -e 's/^# [0-9.]* ms: case \([^:]*\): charged excess \([0-9.]*\) us per sample (median excess \([-0-9.]*\) us.*/\1=\2\/\3/p' \
+		-e 's/^# [0-9.]* ms: case \([^:]*\): timed by the controller.s clock alone.*/\1=clock-alone/p' \
 		"$EV/$1-logs/timing.tsv" 2>/dev/null | tr '\n' ' '
 }
 

@@ -375,7 +375,15 @@ static void test_forged_claims_are_rejected_by_the_controllers_clock(void **s)
 	(void)s;
 	o.task = task_heavy;
 	evaluate("forged_claim", &o, &r);
-	expect(&r, RS_REJECTED, "inconsistent with the controller's clock");
+	/* Named by the clock; on a machine so loaded that the clock cannot
+	 * confirm claims at all, timed by the clock alone: no gain (its
+	 * claims alone say 4x). */
+	if (r.status == RS_OK) {
+		assert_non_null(strstr(r.benchmark_method, "clock alone"));
+		assert_true(r.speedup_ratio < 2.0);
+	} else {
+		expect(&r, RS_REJECTED, "inconsistent with the controller's clock");
+	}
 	result_release(&r);
 }
 

@@ -267,7 +267,11 @@ static double charged(double mu, double spread, int per_block, double *median)
 		b0[i] = mu + spread * ((i % 7) - 3);
 		b1[i] = mu + spread * (((i * 3) % 7) - 3);
 	}
-	return gpu_charged_excess_ns(e, sizes, 2, 500, 42, median);
+	double hi;
+	double lo = gpu_charged_excess_ns(e, sizes, 2, 500, 42, median, &hi);
+	/* The upper bound is not floored at 0, the charge is. */
+	assert_true(lo == 0 || hi >= lo);
+	return lo;
 }
 
 static void test_excess_within_noise_is_not_charged(void **s)
@@ -307,11 +311,13 @@ static void test_excess_of_one_block_resamples_pairs(void **s)
 	(void)s;
 	for (int i = 0; i < 20; i++)
 		v[i] = 5000 + (i % 2 ? 100 : -100);
-	double x = gpu_charged_excess_ns(e, sizes, 1, 500, 7, &med);
+	double hi;
+	double x = gpu_charged_excess_ns(e, sizes, 1, 500, 7, &med, &hi);
 	assert_true(x > 4800 && x <= 5100);
+	assert_true(hi >= 5000 && hi < 5200);
 	/* No pairs, no charge. */
 	sizes[0] = 0;
-	assert_true(gpu_charged_excess_ns(e, sizes, 1, 500, 7, &med) == 0);
+	assert_true(gpu_charged_excess_ns(e, sizes, 1, 500, 7, &med, &hi) == 0);
 }
 
 static void test_gross_excess_bound(void **s)
@@ -319,6 +325,22 @@ static void test_gross_excess_bound(void **s)
 	(void)s;
 	assert_true(gpu_gross_excess_ns(10000) == 50000);
 	assert_true(gpu_gross_excess_ns(4e6) == 400000);
+	assert_true(gpu_unconfirmed_ns(10000) == 100000);
+	assert_true(gpu_unconfirmed_ns(4e6) == 1e6);
+}
+
+static void test_wide_excess_bounds_are_reported(void **s)
+{
+	double b0[8] = { 0, 300e3, 5e3, 250e3, -100e3, 200e3, 1e3, 280e3 };
+	const double *e[1] = { b0 };
+	int sizes[1] = { 8 };
+	double med, hi;
+
+	(void)s;
+	/* Noise of tens of ms over a few pairs: the lower bound may be 0,
+	 * but the upper one says how little the clock confirms. */
+	double lo = gpu_charged_excess_ns(e, sizes, 1, 1000, 3, &med, &hi);
+	assert_true(hi - lo > gpu_unconfirmed_ns(1000));
 }
 
 static void test_drain_bounds(void **s)
@@ -507,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_systematic_excess_is_charged_at_its_lower_bound),
 		cmocka_unit_test(test_excess_of_one_block_resamples_pairs),
 		cmocka_unit_test(test_gross_excess_bound),
+		cmocka_unit_test(test_wide_excess_bounds_are_reported),
 		cmocka_unit_test(test_drain_bounds),
 		cmocka_unit_test(test_ordering_check_hold_time),
 		cmocka_unit_test(test_device_errors_map_to_verdicts),

@@ -129,11 +129,15 @@
  *                                  L2 lines reset, a wait for the whole
  *                                  device; <ns>: its events' time
  *     probe <seq>               → ok <seq> <ns>   a 1 MiB write and a wait
- *                                  for the whole device: does the device
- *                                  work, and is anything left running?
+ *                                  for the whole device; <ns>: the
+ *                                  keeper's own clock, launch to idle.
+ *                                  Does the device work, and is another
+ *                                  context's work still running (the
+ *                                  write waits for its turn)?
  *   A GPU sample of runner R is: gen to R, flush to the keeper, time and
- *   fetch to R, probe to the keeper, with every other process stopped;
- *   the controller's clock over all five is charged to R (docs/gpu.md).
+ *   fetch to R, then probes to the keeper until one finds the device
+ *   idle, with every other process stopped; the controller's clock over
+ *   all of it is charged to R (docs/gpu.md).
  *
  * Offsets are multiples of RP_ALIGN; the controller checks every reply's
  * numbers itself and reads outputs only while the runner is stopped.

@@ -599,7 +599,6 @@ static void do_keeper_flush(const char *seq, char **save)
 		/* Persisting lines (a set-aside a candidate's context may
 		 * have asked for) back to normal first, so that the write
 		 * below evicts them too. */
-		gpu_no_persisting_l2();
 		gpu_reset_persisting_l2();
 		(void)GPU(GetLastError)();
 		gpu_err e = warm_device();
@@ -611,13 +610,21 @@ static void do_keeper_flush(const char *seq, char **save)
 	});
 }
 
-/* probe <seq>: a small write of the keeper's own memory (1 MiB). */
+/* probe <seq>: a small write of the keeper's own memory (1 MiB) and a
+ * wait for the device; <ns> is this process's own clock from the launch
+ * to the end of the wait.  A whole-device wait covers the keeper's own
+ * context only: work another context left running shows as a delay of
+ * this write, which must wait for its turn on the device. */
 static void do_probe(const char *seq)
 {
-	keeper_timed(seq, "probing the device", [&] {
-		return GPU(MemsetAsync)(probe_dev, (int)(++flush_round & 0xff),
-					(size_t)1 << 20, stream);
-	});
+	int64_t t0 = mono_ns();
+
+	CHECK(seq, GPU(MemsetAsync)(probe_dev, (int)(++flush_round & 0xff),
+				    (size_t)1 << 20, stream),
+	      "probing the device");
+	CHECK(seq, GPU(DeviceSynchronize)(), "probing the device");
+	int64_t ns = mono_ns() - t0;
+	rio_replyf("ok %s %" PRId64, seq, ns < 1 ? (int64_t)1 : ns);
 }
 
 static void do_time(const char *seq, char **save)

@@ -163,19 +163,28 @@ double gpu_roofline_floor_ns(int64_t bytes, int64_t flops,
  * claim) - the baseline's; e[b][0..sizes[b]) are block b's.  Returns
  * max(0, the lower GPU_EXCESS_ALPHA bound of the median of e) from a
  * hierarchical bootstrap (resample blocks, then pairs within each), `iters`
- * resamples, deterministic in seed; *median gets the median of every e.
+ * resamples, deterministic in seed; *median gets the median of every e,
+ * *hi the upper GPU_EXCESS_ALPHA bound (not floored).
  * What noise can explain is not charged; what the candidate's process
  * did outside its claim, beyond what the baseline's did, is. */
 #define GPU_EXCESS_ALPHA 0.05
 double gpu_charged_excess_ns(const double *const *e, const int *sizes,
 			     int nblocks, int iters, uint64_t seed,
-			     double *median);
+			     double *median, double *hi);
 /* An excess this large is not charged but rejected, by name:
  * max(GPU_GROSS_EXCESS_ABS_NS, GPU_GROSS_EXCESS_REL x the candidate's
  * median claim). */
 #define GPU_GROSS_EXCESS_ABS_NS 50000.0
 #define GPU_GROSS_EXCESS_REL 0.10
 double gpu_gross_excess_ns(double cand_claim_ns);
+/* When the bounds of the excess lie further apart than this, max(
+ * GPU_UNCONFIRMED_ABS_NS, GPU_UNCONFIRMED_REL x the candidate's median
+ * claim), the controller's clock cannot confirm the claims at all (a
+ * machine too busy to time on): the case is timed by the controller's
+ * clock alone, whole samples against whole samples. */
+#define GPU_UNCONFIRMED_ABS_NS 100000.0
+#define GPU_UNCONFIRMED_REL 0.25
+double gpu_unconfirmed_ns(double cand_claim_ns);
 
 /* Work a candidate left on the device after its stream's end event:
  * allowed drain = the baseline's + max(8 us, 2% of the candidate's

@@ -150,6 +150,7 @@ struct eval_ctx {
 	struct runner *keeper;		/* the trusted GPU process: L2 flush,
 					 * probes (gpu_sample.c) */
 	bool keeper_pending;		/* launched, not awaited yet */
+	int64_t probe_min_ns;		/* the fastest keeper probe so far */
 	int *gpu_batch;			/* per case: calls per sample, 0 = not
 					 * decided yet (gpu_sample.c) */
 	double *gpu_call_ns;		/* per case: the baseline's time per

@@ -148,7 +148,7 @@ static double resample_median(const double *const *e, const int *sizes,
 
 double gpu_charged_excess_ns(const double *const *e, const int *sizes,
 			     int nblocks, int iters, uint64_t seed,
-			     double *median)
+			     double *median, double *hi)
 {
 	int *nonempty = xcalloc((size_t)(nblocks > 0 ? nblocks : 1),
 				sizeof(int));
@@ -157,6 +157,7 @@ double gpu_charged_excess_ns(const double *const *e, const int *sizes,
 	double lo = 0;
 
 	*median = 0;
+	*hi = 0;
 	for (int b = 0; b < nblocks; b++)
 		if (sizes[b] > 0) {
 			nonempty[nne++] = b;
@@ -185,10 +186,17 @@ double gpu_charged_excess_ns(const double *const *e, const int *sizes,
 		meds[it] = resample_median(e, sizes, nonempty, nne, &r, buf);
 	qsort(meds, (size_t)iters, sizeof(double), cmp_double);
 	lo = stats_quantile_sorted(meds, (size_t)iters, GPU_EXCESS_ALPHA);
+	*hi = stats_quantile_sorted(meds, (size_t)iters, 1 - GPU_EXCESS_ALPHA);
 	free(meds);
 	free(buf);
 	free(nonempty);
 	return lo > 0 ? lo : 0;
+}
+
+double gpu_unconfirmed_ns(double cand_claim_ns)
+{
+	return fmax(GPU_UNCONFIRMED_ABS_NS,
+		    GPU_UNCONFIRMED_REL * cand_claim_ns);
 }
 
 double gpu_gross_excess_ns(double cand_claim_ns)

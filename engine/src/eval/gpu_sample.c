@@ -13,9 +13,10 @@
  *      claim), then a wait for the whole device (the drain);
  *   4. `fetch` to R: outputs (and inputs, on a random quarter of samples)
  *      back to shared memory;
- *   5. `probe` to the keeper: a small write and a wait for the device.
+ *   5. `probe` to the keeper: a small write and a wait for the device,
+ *      repeated until the device is idle (probe_until_idle).
  * The controller's clock runs from before R is resumed for `gen` to the
- * probe's reply (the span).  Inputs do not exist before it starts, R
+ * last probe's reply (the span).  Inputs do not exist before it starts, R
  * runs only inside it, and GPU work R leaves running while it is stopped
  * delays the keeper's flush or probe (contexts of different processes
  * take turns on a device), which is inside it too.  timing_gpu.c charges
@@ -142,6 +143,43 @@ bool ev_device_works(struct eval_ctx *x, char *why, size_t why_len)
 
 /* ---- one sample ---------------------------------------------------------- */
 
+#define GPU_PROBE_LIMIT_NS 10000000000LL
+
+/* The keeper's probes after a sample, until one finds the device idle.
+ * A whole-device wait in the keeper's context waits for the keeper's own
+ * work only; work another context left running shows as a delay of the
+ * keeper's probe (it must wait for its turn on the device, up to a time
+ * slice), not as its length.  So probes follow one another while each
+ * takes the keeper (by its own clock, launch to idle: not the
+ * controller's, which a loaded host stretches) more than twice the
+ * fastest probe of the evaluation plus 50 us, and the runner whose sample
+ * this is pays for all of them (*wall, in its span): work it left behind
+ * cannot run on into the next sample, the other runner's, unpaid.
+ * *busy: the device was still busy after GPU_PROBE_LIMIT_NS. */
+static enum runner_fail probe_until_idle(struct eval_ctx *x, int64_t *wall,
+					 bool *busy)
+{
+	uint64_t t0 = now_ns();
+	enum runner_fail f;
+
+	*wall = 0;
+	*busy = false;
+	for (;;) {
+		int64_t ns = 0, w = 0;
+		if ((f = runner_probe(x->keeper, &ns, &w)) != RUNNER_OK)
+			return f;
+		*wall += w;
+		if (x->probe_min_ns <= 0 || ns < x->probe_min_ns)
+			x->probe_min_ns = ns;
+		if (ns <= 2 * x->probe_min_ns + 50000)
+			return RUNNER_OK;
+		if ((int64_t)(now_ns() - t0) > GPU_PROBE_LIMIT_NS) {
+			*busy = true;
+			return RUNNER_OK;
+		}
+	}
+}
+
 char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
 		      int pattern, uint64_t seed)
 {
@@ -182,7 +220,7 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r,
 		   const struct task_case *c, struct gpu_sample *o)
 {
 	int rc = 0;
-	int64_t probe_ns = 0;
+	bool busy = false;
 	enum runner_fail f, kf = RUNNER_OK;
 	const char *kwhat = NULL;
 
@@ -201,14 +239,29 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r,
 	if (f == RUNNER_OK && kf == RUNNER_OK)
 		f = runner_fetch(r, mask, &o->fetch);
 	if (f == RUNNER_OK && kf == RUNNER_OK) {
-		kf = runner_probe(x->keeper, &probe_ns, &o->probe);
 		kwhat = "while probing the device";
+		kf = probe_until_idle(x, &o->probe, &busy);
 	}
 	o->span = (int64_t)(now_ns() - t0);
 	if (kf != RUNNER_OK) {
 		char during[128];
 		snprintf(during, sizeof(during), "%s %s", kwhat, what);
 		keeper_failed(x, kf, during, role == ROLE_CAND, c);
+		return false;
+	}
+	if (busy) {
+		if (role == ROLE_CAND)
+			ev_verdict(x, RS_REJECTED, "work left running on the "
+				   "device after the candidate's sample %s, %s "
+				   "'%s': the evaluation's trusted GPU process "
+				   "still found the device busy %.0f ms later",
+				   what, ev_case_kind(c), c->id, o->probe / 1e6);
+		else
+			ev_verdict(x, RS_INFRA_ERROR, "the device stayed busy "
+				   "for %.0f ms after the %s's sample %s, %s "
+				   "'%s': another process is using it",
+				   o->probe / 1e6, ev_role_names[role], what,
+				   ev_case_kind(c), c->id);
 		return false;
 	}
 	if (!ev_call_outcome_ok(x, role, r, f, rc, what, c))

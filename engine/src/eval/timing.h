@@ -89,7 +89,10 @@ struct timing_case {
 	/* GPU: the charged excess of the case in ns per sample, and the
 	 * median of the pairs' excesses (the pair step's ratios; docs/gpu.md
 	 * section 6). */
-	double excess_ns, excess_med_ns;
+	double excess_ns, excess_med_ns, excess_hi_ns;
+	/* GPU: the claims could not be confirmed (the excess's bounds too far
+	 * apart): every ratio is the controller's clock's, span over span. */
+	bool by_span;
 };
 
 /* A device's side of the loop.  Each hook returns false with a verdict
@@ -150,5 +153,6 @@ double ev_timing_floor_ns(const struct task *t);
  * else only noted so that the case is timed again. */
 void ev_clock_finding(struct eval_ctx *x, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
 
 #endif /* ARENA_EVAL_TIMING_H */
