@@ -7,8 +7,10 @@
  * its stated reason.  The static check's rule on library calls is held
  * against tests/python/task/pypoly_strict.  The GPU flavour of the runner
  * is tested the same way on the GPU runner's host emulation (as
- * test_gpu_eval.c tests the C GPU runner): tests/python/task/pyfakepoly,
- * a triton task whose "device" tensors are CPU tensors, with the
+ * test_gpu_eval.c tests the C GPU runner): tests/python/task/pyfakeheavy,
+ * a triton task whose "device" tensors are CPU tensors (milliseconds of
+ * work on few inputs, like fakeheavy: the emulation's input draws cost the
+ * CPU, and their noise must not drown a candidate's claims), with the
  * candidates of tests/python/fake_candidates.
  *
  * Skipped (77 from cmocka's point of view: every test skips) where
@@ -49,7 +51,7 @@ static int group_setup(void **state)
 	py_root = src ? path_join(src, "tests/python") : xstrdup("tests/python");
 	if (task_load(py_root, "task/pypoly", &task, &err) != 0 ||
 	    task_load(py_root, "task/pypoly_strict", &strict, &err) != 0 ||
-	    task_load(py_root, "task/pyfakepoly", &fake, &err) != 0) {
+	    task_load(py_root, "task/pyfakeheavy", &fake, &err) != 0) {
 		fprintf(stderr, "cannot load the test task: %s\n",
 			errbuf_str(&err));
 		return -1;
@@ -362,7 +364,7 @@ static void test_gpu_flavour_baseline_copy_is_accepted(void **s)
 	struct task_result r;
 
 	(void)s;
-	evaluate("task/pyfakepoly", &o, &r);
+	evaluate("task/pyfakeheavy", &o, &r);
 	expect(&r, RS_OK, NULL);
 	assert_true(r.held_out_correct);
 	assert_true(r.speedup_ratio > 0.8 && r.speedup_ratio < 1.25);
@@ -377,9 +379,9 @@ static void test_gpu_flavour_optimized_is_faster(void **s)
 	struct task_result r;
 
 	(void)s;
-	evaluate("optimized", &o, &r);
+	evaluate("fake_candidates/optimized", &o, &r);
 	expect(&r, RS_OK, NULL);
-	assert_true(r.speedup_ratio > 1.5);
+	assert_true(r.speedup_ratio > 1.2);
 	result_release(&r);
 }
 

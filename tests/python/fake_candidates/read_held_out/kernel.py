@@ -5,5 +5,5 @@ import os
 
 def launch(args, params):
     cwd = os.readlink("/proc/self/cwd")
-    with open(os.path.join(cwd, "tests/python/task/pyfakepoly/held_out.yaml")) as f:
+    with open(os.path.join(cwd, "tests/python/task/pyfakeheavy/held_out.yaml")) as f:
         f.read()
