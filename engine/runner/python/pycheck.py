@@ -78,6 +78,9 @@ BUILTINS_FORBIDDEN = {
     "__builtins__", "__loader__", "__spec__", "bytearray",
 }
 JIT_DECORATORS = {"jit", "autotune", "heuristics"}
+# Builtins whose result is never a tensor.
+SCALAR_CALLS = {"len", "int", "float", "bool", "str", "repr", "isinstance",
+                "range", "hash", "id", "round", "divmod", "abs"}
 
 
 class Finding(Exception):
@@ -237,11 +240,23 @@ class Checker(ast.NodeVisitor):
             full = self.resolve(name) or ""
             if full.startswith("torch."):
                 return True
-            if isinstance(f, ast.Attribute):
-                return self.tensorish(f.value)
-            return False
-        if isinstance(e, (ast.Tuple, ast.List)):
+            if name in SCALAR_CALLS or full.startswith(("triton.", "math.")):
+                return False
+            # Anything else may hand a tensor through (list(args),
+            # a helper, a method of a tainted object).
+            if isinstance(f, ast.Attribute) and self.tensorish(f.value):
+                return True
+            return any(self.tensorish(a) for a in e.args) or \
+                any(self.tensorish(k.value) for k in e.keywords)
+        if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
             return any(self.tensorish(x) for x in e.elts)
+        if isinstance(e, ast.Dict):
+            return any(self.tensorish(v) for v in e.values if v is not None)
+        if isinstance(e, ast.Starred):
+            return self.tensorish(e.value)
+        if isinstance(e, (ast.ListComp, ast.SetComp, ast.GeneratorExp,
+                          ast.DictComp)):
+            return any(self.tensorish(g.iter) for g in e.generators)
         if isinstance(e, ast.BinOp):
             return self.tensorish(e.left) or self.tensorish(e.right)
         if isinstance(e, ast.UnaryOp):
@@ -249,6 +264,20 @@ class Checker(ast.NodeVisitor):
         if isinstance(e, ast.IfExp):
             return self.tensorish(e.body) or self.tensorish(e.orelse)
         return False
+
+    def visit_For(self, node):
+        if not self.in_jit and self.tensorish(node.iter):
+            for n in ast.walk(node.target):
+                if isinstance(n, ast.Name):
+                    self.tainted.add(n.id)
+        self.generic_visit(node)
+
+    def visit_comprehension(self, node):
+        if not self.in_jit and self.tensorish(node.iter):
+            for n in ast.walk(node.target):
+                if isinstance(n, ast.Name):
+                    self.tainted.add(n.id)
+        self.generic_visit(node)
 
     def visit_BinOp(self, node):
         if not self.in_jit:
