@@ -1,0 +1,44 @@
+# Python tasks through `arena run`, as an agent meets them (docs/python.md):
+# the noop agent on a CPU PyTorch task is accepted near 1 with TASK.md
+# describing the Python contract; the autotune agent finds the tunable
+# (a module-level constant) that makes tests/python/task/pypoly_tune
+# faster and writes it at the end of kernel.py, where the final
+# evaluation, which uses no -D, sees it; `arena eval` of a broken module is
+# a compile error naming the line.  Skipped where python3 cannot import
+# torch.
+. "$(dirname "$0")/lib.sh"
+PY=${ARENA_PYTHON:-/usr/bin/python3}
+"$PY" -c 'import torch' >/dev/null 2>&1 || { echo "skip: $PY cannot import torch"; exit 77; }
+export ARENA_TASKS_DIR="$ROOT/tests/python"
+
+write_config "$T/noop.yaml" "{template: noop}" "[task/pypoly]"
+"$ARENA" --store "$STORE" run "$T/noop.yaml" --run-suffix pynoop > "$T/noop.log" 2>&1 ||
+	{ cat "$T/noop.log"; fail "noop run failed"; }
+d=$(run_dir_of "$(latest_run)")
+r=$d/tasks/task_pypoly/task_result.yaml
+grep -q '^status: ok' "$r" || fail "noop: $(grep -E '^(status|.*error_message)' "$r")"
+s=$(sed -n 's/^speedup_ratio: //p' "$r")
+awk -v s="$s" 'BEGIN { exit !(s > 0.7 && s < 1.4) }' || fail "noop speedup $s"
+md=$d/tasks/task_pypoly/workspace/TASK.md
+grep -q 'must define `launch(args, params)`' "$md" || fail "TASK.md: no Python contract"
+grep -q 'cc -O2' "$md" && fail "TASK.md speaks of cc for a Python task"
+note "noop: ok, speedup $s"
+
+write_config "$T/tune.yaml" "{template: autotune, timeout_seconds: 900}" "[task/pypoly_tune]"
+"$ARENA" --store "$STORE" run "$T/tune.yaml" --run-suffix pytune > "$T/tune.log" 2>&1 ||
+	{ cat "$T/tune.log"; fail "autotune run failed"; }
+d=$(run_dir_of "$(latest_run)")
+k=$d/tasks/task_pypoly_tune/workspace/kernel.py
+tail -n 3 "$k" | grep -q '^HORNER = 1$' || fail "autotune did not write HORNER = 1 at the end: $(tail -n 5 "$k")"
+r=$d/tasks/task_pypoly_tune/task_result.yaml
+grep -q '^status: ok' "$r" || fail "autotune result: $(grep -E '^(status|.*error_message)' "$r")"
+s=$(sed -n 's/^speedup_ratio: //p' "$r")
+awk -v s="$s" 'BEGIN { exit !(s > 1.5) }' || fail "autotuned speedup $s"
+note "autotune: HORNER = 1, final speedup $s"
+
+mkdir -p "$T/ws"
+printf 'import torch\n\ndef launch(args, params)\n    pass\n' > "$T/ws/kernel.py"
+"$ARENA" --store "$STORE" eval task/pypoly --workspace "$T/ws" > "$T/bad.yaml" 2>&1
+grep -q '^status: compile_error' "$T/bad.yaml" || fail "broken module: $(head -n 5 "$T/bad.yaml")"
+grep -q "kernel.py:3:" "$T/bad.yaml" || fail "compile error does not name the line"
+echo ok
