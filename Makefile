@@ -290,8 +290,9 @@ $(B)/engine/runner/pic/%.o: engine/runner/%.c
 $(PY_DIR)/libarena-pyrunner-host.so: engine/runner/arena_runner.c $(PY_PIC) \
 		engine/runner/runner_embed.h
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out $(SANITIZE),$(ALL_CFLAGS)) -fPIC -DARENA_RUNNER_EMBED \
-		-shared -o $@ engine/runner/arena_runner.c $(PY_PIC) -ldl
+	$(CC) $(filter-out $(SANITIZE) -MMD -MP,$(ALL_CFLAGS)) -fPIC \
+		-DARENA_RUNNER_EMBED -shared -o $@ engine/runner/arena_runner.c \
+		$(PY_PIC) -ldl
 
 $(B)/tests/libarena-pyrunner-fakegpu.so: $(GPU_DEPS) $(PY_PIC) engine/runner/runner_embed.h
 	@mkdir -p $(dir $@)
@@ -306,6 +307,8 @@ $(PY_DIR)/libarena-pyrunner-cuda.so: $(GPU_DEPS) $(PY_PIC) engine/runner/runner_
 		-o $(B)/engine/runner/gpu/pyrunner_cuda.o
 	$(NVCC) $(NVCC_GENCODE) -shared -o $@ $(B)/engine/runner/gpu/pyrunner_cuda.o \
 		$(PY_PIC) -ldl
+
+-include $(PY_PIC:.o=.d)
 
 install: install-python
 install-python: $(PY_FILES) $(filter-out $(B)/tests/%,$(PY_LIBS))
