@@ -15,10 +15,13 @@
  * runs.
  *
  * Scratch: a GPU runner of a Python role gets a directory of its own role
- * under the evaluation's scratch space (Triton's cache, temporary files),
- * the only place its sandbox lets it write; runners of one role share it
- * (the JIT of the correctness runner serves the timing blocks), roles
- * never do.  A host runner gets none: it writes nothing at all.
+ * (Triton's cache, temporary files), the only place its sandbox lets it
+ * write; runners of one role share it (the JIT of the correctness runner
+ * serves the timing blocks), roles never do.  The candidate's is under the
+ * evaluation's scratch space and goes with it; the baseline's and the
+ * reference's (trusted code) are <cache_dir>/pyrunner/<task>-<role> and
+ * last, so that their kernels compile once per task rather than once per
+ * evaluation.  A host runner gets none: it writes nothing at all.
  */
 #include "evaluation.h"
 
@@ -60,9 +63,22 @@ int ev_python_spec(struct eval_ctx *x, enum role role, bool gpu,
 		free(lib);
 		return -1;
 	}
-	if (gpu) {
+	if (gpu && role == ROLE_CAND) {
 		ps->scratch = xasprintf("%s/py-%s", x->scratch,
 					ev_role_names[role]);
+	} else if (gpu) {
+		/* Trusted roles keep their JIT across evaluations: the
+		 * baseline's Triton kernels compile once per task, not once per
+		 * edit of the candidate. */
+		char *id = xstrdup(x->t->id);
+		for (char *q = id; *q; q++)
+			if (*q == '/')
+				*q = '_';
+		ps->scratch = xasprintf("%s/pyrunner/%s-%s", x->req->cache_dir,
+					id, ev_role_names[role]);
+		free(id);
+	}
+	if (ps->scratch) {
 		struct errbuf e;
 		errbuf_init(&e);
 		if (mkdir_p(ps->scratch, &e) != 0) {
