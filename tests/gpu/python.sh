@@ -11,7 +11,9 @@
 #                  later steps are skipped
 #     honest       the honest Triton candidates of tests/gpu/python/honest
 #                  (rmsnorm_bf16, swiglu_bf16), quick, held-out cases
-#                  included: accepted with speedup > 1
+#                  included: accepted with speedup > 1; and a quick A/A of
+#                  torch2cuda/gelu_f32 (a CUDA kernel, a PyTorch reference
+#                  in a Python runner on the GPU)
 #     adversarial  tests/gpu/python/adversarial, three at a time, each
 #                  against its wanted verdict and phrase
 #     latency      edit -> score through a run's bridge
@@ -126,6 +128,9 @@ if $smoke_ok && has_step honest && [ "$(left)" -gt 30 ]; then
 	verdict honest_rmsnorm faster ""
 	run_eval honest_swiglu "$ROOT/tasks" torch2triton/swiglu_bf16 "$PY/honest/swiglu_bf16" --quick --held-out
 	verdict honest_swiglu faster ""
+	# A CUDA candidate against a PyTorch reference on the GPU.
+	run_eval aa_gelu_cuda "$ROOT/tasks" torch2cuda/gelu_f32 "$ROOT/tasks/torch2cuda/gelu_f32" --aa --quick --held-out
+	verdict aa_gelu_cuda ok "candidate_accepted: true"
 fi
 
 # ---- adversarial ------------------------------------------------------------
