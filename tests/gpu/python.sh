@@ -103,7 +103,7 @@ runner_logs() {	# NAME: the last lines of each runner's log of an evaluation
 # ---- stack ------------------------------------------------------------------
 if has_step stack; then
 	"$ARENA" --store "$STORE" doctor > "$EV/doctor.txt" 2>&1
-	sed -n '/^python/,/^$/p' "$EV/doctor.txt" | head -n 12 | tee -a "$SUMMARY"
+	sed -n '/^python/,/^[a-z]/p' "$EV/doctor.txt" | head -n 6 | tee -a "$SUMMARY"
 	for lib in "$B/arena-python/libarena-pyrunner-cuda.so" "$B/arena-python/arena_runner_py.py"; do
 		[ -f "$lib" ] || { note "stack: FAIL $lib is missing (make)"; fail=1; }
 	done
