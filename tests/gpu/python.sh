@@ -51,15 +51,21 @@ has_step() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
 
 note "# python.sh on $DEVICE, commit $commit, $(date -u +%FT%TZ)"
 
-# run_eval NAME TASKS_DIR TASK WORKSPACE [eval options...]
+# run_eval NAME TASKS_DIR TASK WORKSPACE [eval options...]; WORKSPACE "-"
+# for an A/A (--aa among the options).
 run_eval() {
 	name=$1 tdir=$2 task=$3 ws=$4
 	shift 4
 	rm -rf "$EV/$name-logs"
 	t0=$(now)
-	"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
-		--workspace "$ws" --no-cache --logs "$EV/$name-logs" "$@" \
-		> "$EV/$name.yaml" 2>&1
+	if [ "$ws" = - ]; then
+		"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
+			--logs "$EV/$name-logs" "$@" > "$EV/$name.yaml" 2>&1
+	else
+		"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
+			--workspace "$ws" --no-cache --logs "$EV/$name-logs" "$@" \
+			> "$EV/$name.yaml" 2>&1
+	fi
 	elapsed "$t0" > "$EV/$name.secs"
 }
 
@@ -112,7 +118,7 @@ fi
 # ---- smoke ------------------------------------------------------------------
 smoke_ok=true
 if has_step smoke; then
-	run_eval smoke_aa "$ROOT/tasks" triton2triton/rmsnorm_bf16 "$ROOT/tasks/triton2triton/rmsnorm_bf16" --aa --quick
+	run_eval smoke_aa "$ROOT/tasks" triton2triton/rmsnorm_bf16 - --aa --quick
 	verdict smoke_aa ok "candidate_accepted: true"
 	if [ "$(field status < "$EV/smoke_aa.yaml")" != ok ]; then
 		smoke_ok=false
@@ -129,7 +135,7 @@ if $smoke_ok && has_step honest && [ "$(left)" -gt 30 ]; then
 	run_eval honest_swiglu "$ROOT/tasks" torch2triton/swiglu_bf16 "$PY/honest/swiglu_bf16" --quick --held-out
 	verdict honest_swiglu faster ""
 	# A CUDA candidate against a PyTorch reference on the GPU.
-	run_eval aa_gelu_cuda "$ROOT/tasks" torch2cuda/gelu_f32 "$ROOT/tasks/torch2cuda/gelu_f32" --aa --quick --held-out
+	run_eval aa_gelu_cuda "$ROOT/tasks" torch2cuda/gelu_f32 - --aa --quick --held-out
 	verdict aa_gelu_cuda ok "candidate_accepted: true"
 fi
 
@@ -202,7 +208,7 @@ EOF
 	if [ "$st" = ok ] && awk -v s="$sp" 'BEGIN { exit !(s >= 0.98 && s <= 1.02) }'; then res=ok; else res=FAIL; fail=1; fi
 	note "noop A/A rmsnorm_bf16 (arena run) | $res | ${st:-?} | ${sp:-?} | CI $ci | $(elapsed "$t0") s"
 	if [ "$(left)" -gt 40 ]; then
-		run_eval aa_swiglu "$ROOT/tasks" torch2triton/swiglu_bf16 "$ROOT/tasks/torch2triton/swiglu_bf16" --aa
+		run_eval aa_swiglu "$ROOT/tasks" torch2triton/swiglu_bf16 - --aa
 		st=$(field status < "$EV/aa_swiglu.yaml")
 		sp=$(field speedup_ratio < "$EV/aa_swiglu.yaml")
 		if [ "$st" = ok ] && awk -v s="$sp" 'BEGIN { exit !(s >= 0.98 && s <= 1.02) }'; then res=ok; else res=FAIL; fail=1; fi
