@@ -152,7 +152,13 @@ def argmin(x, axis):
 
 
 def _t(x):
-    return x if isinstance(x, torch.Tensor) else torch.tensor(x, dtype=torch.float32)
+    if isinstance(x, torch.Tensor):
+        return x
+    if isinstance(x, bool):
+        return torch.tensor(x)
+    if isinstance(x, int):
+        return torch.tensor(x, dtype=torch.int32 if -2**31 <= x < 2**31 else torch.int64)
+    return torch.tensor(x, dtype=torch.float32)
 
 
 def where(c, a, b):
