@@ -70,7 +70,7 @@ SMALL = {
     "rope_hf_bf16": [dict(batch=2, seq=5, num_heads=4, num_kv_heads=2, head_dim=64)],
     "linear_bias_gelu_bf16": [dict(m=20, n=40, k=72)],
     "topk_logprobs": [dict(rows=3, vocab=1000, k=5)],
-    "geglu_tanh_bf16": [dict(rows=3, hidden=300)],
+    "geglu_tanh_bf16": [dict(rows=3, d=300)],
     "rmsnorm_gated_bf16": [dict(rows=3, hidden=256, group=64)],
     "kl_div_distill": [dict(rows=3, vocab=700)],
     "rmsnorm_bwd_bf16": [dict(rows=5, cols=300)],
