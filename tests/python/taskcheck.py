@@ -18,8 +18,9 @@ its baseline takes.
     python3 tests/python/taskcheck.py --device cuda --time TASKDIR...
     python3 tests/python/taskcheck.py --device cpu --emulate --small TASKDIR...
 
---emulate runs Triton kernels through tests/python/triton_emu.py (the CPU
-emulation); --small replaces every case with the task's small cases from
+--emulate runs Triton kernels through tests/python/triton_emu.py and
+CUDA/HIP ones through tests/python/cuda_emu/ (CPU emulations of what the
+baselines use, built with g++); --small replaces every case with the task's small cases from
 SMALL below (the visible sizes are too large for a CPU).
 """
 import argparse
@@ -51,40 +52,56 @@ FLOATS = ("f32", "f64", "f16", "bf16")
 # at sizes an emulated kernel runs in seconds.
 SMALL = {
     "fused_add_rmsnorm_bf16": [dict(rows=3, cols=200), dict(rows=2, cols=1024)],
-    "layernorm_fwd_bf16": [dict(rows=3, cols=300), dict(rows=2, cols=64)],
     "paged_decode_attention_bf16": [
         dict(batch=3, num_heads=8, num_kv_heads=2, head_dim=64, block_size=16,
-             max_blocks=5, num_blocks=9)],
+             max_blocks=5, num_blocks=9),
+        dict(batch=2, num_heads=4, num_kv_heads=4, head_dim=96, block_size=32,
+             max_blocks=2, num_blocks=3)],
     "flash_prefill_causal_bf16": [
-        dict(batch=1, seq=80, num_heads=4, num_kv_heads=2, head_dim=64)],
-    "merge_attn_states_bf16": [dict(tokens=5, num_heads=3, head_dim=128)],
-    "w8a8_int8_gemm": [dict(m=40, n=72, k=100)],
-    "w4a16_gptq_gemm": [dict(m=3, n=40, k=256, group=128)],
+        dict(batch=1, seq=80, num_heads=4, num_kv_heads=2, head_dim=64),
+        dict(batch=2, seq=1, num_heads=2, num_kv_heads=1, head_dim=96)],
+    "merge_attn_states_bf16": [dict(tokens=5, num_heads=3, head_dim=128),
+                               dict(tokens=2, num_heads=2, head_dim=80)],
+    "w8a8_int8_gemm": [dict(m=40, n=72, k=100), dict(m=1, n=20, k=64)],
+    "w4a16_gptq_gemm": [dict(m=3, n=40, k=256, group=128),
+                        dict(m=17, n=7, k=128, group=32)],
     "cross_entropy_fwd_bwd_bf16": [dict(rows=3, vocab=1000), dict(rows=2, vocab=9000)],
     "moe_fused_gemm_bf16": [dict(tokens=37, topk=2, hidden=80, inter=48, experts=4)],
     "topk_softmax_gating": [dict(tokens=7, experts=60, topk=4),
                             dict(tokens=3, experts=8, topk=8)],
-    "lora_expand_bf16": [dict(tokens=9, rank=16, hidden=100, num_loras=3)],
+    "lora_expand_bf16": [dict(tokens=9, rank=16, hidden=100, num_loras=3),
+                         dict(tokens=2, rank=8, hidden=300, num_loras=1)],
     "mrope_bf16": [dict(tokens=7, num_heads=4, num_kv_heads=2, head_dim=128,
-                        max_pos=50, s_t=16, s_h=24, s_w=24)],
+                        max_pos=50, s_t=16, s_h=24, s_w=24),
+                   dict(tokens=3, num_heads=2, num_kv_heads=2, head_dim=64,
+                        max_pos=9, s_t=8, s_h=12, s_w=12)],
+    "layernorm_fwd_bf16": [dict(rows=3, cols=300), dict(rows=2, cols=2100)],
     "rope_hf_bf16": [dict(batch=2, seq=5, num_heads=4, num_kv_heads=2, head_dim=64)],
     "linear_bias_gelu_bf16": [dict(m=20, n=40, k=72)],
     "topk_logprobs": [dict(rows=3, vocab=1000, k=5)],
     "geglu_tanh_bf16": [dict(rows=3, d=300)],
     "rmsnorm_gated_bf16": [dict(rows=3, hidden=256, group=64)],
     "kl_div_distill": [dict(rows=3, vocab=700)],
-    "rmsnorm_bwd_bf16": [dict(rows=5, cols=300)],
-    "layernorm_bwd_bf16": [dict(rows=5, cols=300)],
-    "selective_state_update": [dict(batch=2, nheads=4, headdim=16, dstate=16, ngroups=2)],
-    "causal_conv1d_fwd_bf16": [dict(batch=2, dim=5, seqlen=70, width=4)],
-    "moe_weighted_sum_bf16": [dict(tokens=5, topk=3, hidden=100)],
-    "masked_mean_pool_bf16": [dict(batch=3, seq=7, hidden=100)],
-    "nf4_dequant_bf16": [dict(n=4, k=128)],
-    "swiglu_oai_bf16": [dict(rows=3, inter=100)],
-    "gemma_rmsnorm_residual_bf16": [dict(rows=3, cols=200)],
-    "layernorm_residual_bf16": [dict(rows=3, cols=200)],
-    "attn_softcap_softmax_bf16": [dict(bh=3, q=5, k=70)],
-    "jsd_loss": [dict(rows=3, vocab=700)],
+    "rmsnorm_bwd_bf16": [dict(rows=5, cols=300), dict(rows=3, cols=1500)],
+    "layernorm_bwd_bf16": [dict(rows=5, cols=300), dict(rows=3, cols=1500)],
+    "selective_state_update": [dict(batch=2, nheads=4, headdim=16, dstate=16, ngroups=2),
+                               dict(batch=1, nheads=3, headdim=20, dstate=24, ngroups=1)],
+    "causal_conv1d_fwd_bf16": [dict(batch=2, dim=5, seqlen=70, width=4),
+                               dict(batch=1, dim=3, seqlen=300, width=3)],
+    "moe_weighted_sum_bf16": [dict(tokens=5, topk=3, hidden=100),
+                              dict(tokens=2, topk=1, hidden=600)],
+    "masked_mean_pool_bf16": [dict(batch=3, seq=7, hidden=100),
+                              dict(batch=2, seq=1, hidden=300)],
+    "nf4_dequant_bf16": [dict(n=4, k=128), dict(n=3, k=192)],
+    "embedding_bag_sum_f32": [dict(num_emb=50, dim=20, batch=7, bag=5),
+                              dict(num_emb=1, dim=3, batch=1, bag=1)],
+    "swiglu_oai_bf16": [dict(rows=3, d=100), dict(rows=1, d=257)],
+    "image_patchify_bf16": [dict(batch=2, height=28, width=42, patch=14),
+                            dict(batch=1, height=16, width=16, patch=16)],
+    "bias_gelu_bwd_bf16": [dict(rows=5, n=300), dict(rows=1, n=7)],
+    "jsd_loss": [dict(rows=3, vocab=700), dict(rows=1, vocab=33)],
+    "rmsnorm_bf16": [dict(rows=3, cols=300)],
+    "swiglu_bf16": [dict(rows=3, hidden=300)],
 }
 
 
@@ -229,8 +246,48 @@ class ArenaArg(ctypes.Structure):
                 ("numel", ctypes.c_int64)]
 
 
-def build_so(task, src, outdir):
+def emu_source(src, outdir, name):
+    """The source with every `k<<<g, b, ...>>>(args)` rewritten as
+    EMU_LAUNCH(k, g, b, args), for the CPU emulation (cuda_emu.h)."""
+    text = open(src).read()
+    out, i = [], 0
+    while True:
+        j = text.find("<<<", i)
+        if j < 0:
+            out.append(text[i:])
+            break
+        k = j
+        while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
+            k -= 1
+        e = text.index(">>>", j)
+        depth, cfg, cur = 0, [], ""
+        for ch in text[j + 3:e]:
+            if ch == "," and depth == 0:
+                cfg.append(cur)
+                cur = ""
+                continue
+            depth += ch in "([{"
+            depth -= ch in ")]}"
+            cur += ch
+        cfg.append(cur)
+        p = text.index("(", e)
+        out.append(text[i:k] + "EMU_LAUNCH(%s, %s, %s, " % (text[k:j], cfg[0], cfg[1]))
+        i = p + 1
+    path = os.path.join(outdir, name + ".cpp")
+    with open(path, "w") as f:
+        f.write("".join(out))
+    return path
+
+
+def build_so(task, src, outdir, emulate=False):
     so = os.path.join(outdir, task.id.replace("/", "_") + ".so")
+    if emulate:
+        cpp = emu_source(src, outdir, task.id.replace("/", "_"))
+        cmd = ["g++", "-std=c++20", "-O1", "-shared", "-fPIC", "-pthread",
+               "-I", os.path.join(HERE, "cuda_emu"),
+               "-I", os.path.join(ROOT, "engine/include")]
+        cmd += [str(f) for f in task.cfg.get("compile_flags", [])]
+        return so, cmd + ["-o", so, cpp]
     cmd = ["nvcc", "-O2", "-shared", "-Xcompiler", "-fPIC", "-arch=sm_90",
            "-I", os.path.join(ROOT, "engine/include")]
     if task.lang == "hip":
@@ -257,8 +314,9 @@ class CompiledLaunch:
                 arr[i].shape[j] = s
             arr[i].numel = t.numel()
         p = (ctypes.c_int64 * max(1, len(params)))(*params)
-        rc = self.fn(arr, len(args), p, len(params),
-                     ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+        stream = (torch.cuda.current_stream().cuda_stream
+                  if args[0].is_cuda else None)
+        rc = self.fn(arr, len(args), p, len(params), ctypes.c_void_p(stream))
         if rc:
             raise RuntimeError("arena_launch returned %d" % rc)
 
@@ -271,7 +329,7 @@ def check_task(task, opts, log, rows):
     if task.lang in ("triton", "python"):
         base = load_module(os.path.join(task.dir, task.base_files[0]),
                            "base_" + task.name).launch
-    elif opts.device == "cuda":
+    elif task.id in opts.built:
         base = CompiledLaunch(task, opts.built[task.id])
     else:
         base = None
@@ -389,8 +447,9 @@ def main():
     bdir = os.path.join(out, "so")
     os.makedirs(bdir, exist_ok=True)
     for t in tasks:
-        if t.lang in ("cuda", "hip"):
-            so, cmd = build_so(t, os.path.join(t.dir, t.base_files[0]), bdir)
+        if t.lang in ("cuda", "hip") and (opts.device == "cuda" or opts.emulate):
+            so, cmd = build_so(t, os.path.join(t.dir, t.base_files[0]), bdir,
+                               emulate=opts.device != "cuda")
             procs.append((t, so, subprocess.Popen(cmd, stdout=subprocess.PIPE,
                                                   stderr=subprocess.STDOUT)))
     failed = []
