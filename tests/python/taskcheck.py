@@ -32,6 +32,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -444,8 +445,7 @@ def main():
     # Build every compiled baseline first, in parallel.
     opts.built = {}
     procs = []
-    bdir = os.path.join(out, "so")
-    os.makedirs(bdir, exist_ok=True)
+    bdir = tempfile.mkdtemp(prefix="taskcheck-")
     for t in tasks:
         if t.lang in ("cuda", "hip") and (opts.device == "cuda" or opts.emulate):
             so, cmd = build_so(t, os.path.join(t.dir, t.base_files[0]), bdir,
