@@ -114,7 +114,7 @@ struct task {
 	struct strvec allowed_calls;
 	char *cost_bytes;	/* expressions or NULL */
 	char *cost_flops;
-	char *cost_class;	/* cost.compute_class: "fp32", "tf32", "bf16",
+	char *cost_class; /* cost.compute_class: "fp32", "tf32", "bf16",
 				 * "fp16", "fp8", "int8" or NULL (docs/gpu.md) */
 	/* The task's timing floor in us (cases whose baseline call is
 	 * shorter are checked, not timed) and why; -1 / NULL: the

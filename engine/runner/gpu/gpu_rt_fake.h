@@ -102,11 +102,11 @@ static void *fake_unordered_ptr, *fake_late_ptr;
 
 /* The emulated device, shared by the runners of one controller. */
 struct fake_device {
-	int64_t busy_until;	/* CLOCK_MONOTONIC ns: work left running */
-	int64_t hidden_until;	/* the same, unseen by hidden_owner */
-	int32_t busy_owner;	/* pid that left it */
+	int64_t busy_until;   /* CLOCK_MONOTONIC ns: work left running */
+	int64_t hidden_until; /* the same, unseen by hidden_owner */
+	int32_t busy_owner;   /* pid that left it */
 	int32_t hidden_owner;
-	int32_t broken;		/* every call fails (a hardware fault) */
+	int32_t broken; /* every call fails (a hardware fault) */
 };
 static struct fake_device fake_dev_local, *fake_dev = &fake_dev_local;
 
@@ -128,7 +128,8 @@ static void fake_dev_sweep(void)
 	while ((e = readdir(d)) != NULL) {
 		long pid;
 		int dev;
-		if (sscanf(e->d_name, "arena-fake-gpu-%ld-%d", &pid, &dev) != 2 ||
+		if (sscanf(e->d_name, "arena-fake-gpu-%ld-%d", &pid, &dev) !=
+			    2 ||
 		    pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		char path[300];
@@ -169,9 +170,8 @@ static void fake_dev_busy(int64_t *until, int64_t ns)
 	do {
 		int64_t now = fake_now();
 		want = (old > now ? old : now) + ns;
-	} while (!__atomic_compare_exchange_n(until, &old, want, false,
-					      __ATOMIC_SEQ_CST,
-					      __ATOMIC_SEQ_CST));
+	} while (!__atomic_compare_exchange_n(
+		until, &old, want, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
 }
 
 /* Waits until the work processes left running has run: for a
@@ -185,7 +185,8 @@ static void fake_dev_wait(bool whole_device)
 
 	if (whole_device ||
 	    __atomic_load_n(&fake_dev->busy_owner, __ATOMIC_SEQ_CST) != me)
-		until = __atomic_load_n(&fake_dev->busy_until, __ATOMIC_SEQ_CST);
+		until = __atomic_load_n(&fake_dev->busy_until,
+					__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&fake_dev->hidden_owner, __ATOMIC_SEQ_CST) != me) {
 		int64_t h = __atomic_load_n(&fake_dev->hidden_until,
 					    __ATOMIC_SEQ_CST);

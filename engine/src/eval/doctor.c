@@ -168,14 +168,18 @@ static void peaks_line(struct report *r, const struct gpu_info *g,
 	char tc[120];
 
 	if (g->tc_bf16_flops > 0)
-		snprintf(tc, sizeof(tc), "dense bf16 tensor cores %.1f TFLOP/s "
+		snprintf(tc, sizeof(tc),
+			 "dense bf16 tensor cores %.1f TFLOP/s "
 			 "(mma.sync; the flop floor allows %.0fx that)",
 			 g->tc_bf16_flops / 1e12, GPU_ROOFLINE_TC_MARGIN);
 	else
-		snprintf(tc, sizeof(tc), "tensor-core peaks not measured on "
-			 "this device (the flop floor allows %.0fx the FMA rate)",
-			 GPU_ROOFLINE_FLOPS_MARGIN);
-	line(r, "          peaks (%s): bandwidth %.2f TB/s (copy %.2f TB/s "
+		snprintf(
+			tc, sizeof(tc),
+			"tensor-core peaks not measured on "
+			"this device (the flop floor allows %.0fx the FMA rate)",
+			GPU_ROOFLINE_FLOPS_MARGIN);
+	line(r,
+	     "          peaks (%s): bandwidth %.2f TB/s (copy %.2f TB/s "
 	     "read+write, read %.2f TB/s), FP32 FMA %.1f TFLOP/s, %s",
 	     how, g->bandwidth_bps / 1e12, g->copy_bps / 1e12,
 	     g->read_bps / 1e12, g->fma_flops / 1e12, tc);
@@ -272,13 +276,17 @@ static void host_device(struct report *r, const struct doctor_options *o,
 	bool measured = false;
 	int fd = -1;
 
-	line(r, "  host    %s, last-level cache %.0f MiB (flush before every "
-	     "call: sweep %.0f MiB + clflush of the arguments)",
-	     "one core per runner", ev_llc_bytes() / 1048576.0,
-	     2.0 * ev_llc_bytes() / 1048576.0);
+	line(r,
+	     "  host    one core per runner, last-level cache %.0f MiB (flush "
+	     "before every call: a sweep of %.0f MiB%s)",
+	     ev_llc_bytes() / 1048576.0, 2.0 * ev_llc_bytes() / 1048576.0,
+	     host_cache_can_evict() ? " and an eviction of every line of "
+				      "the arguments"
+				    : "; this CPU has no line eviction arena "
+				      "knows, the sweep stands alone");
 	if (!o->measure && !o->remeasure) {
 		line(r, "          peaks: not measured (run `arena doctor` "
-		     "without --no-measure)");
+			"without --no-measure)");
 		return;
 	}
 	if (o->store_dir) {
@@ -295,9 +303,11 @@ static void host_device(struct report *r, const struct doctor_options *o,
 	}
 	errbuf_init(&e);
 	if (host_peaks_get(cache, o->remeasure, &hp, &measured, &e) == 0)
-		line(r, "          peaks (%s): %s; one core: bandwidth %.2f GB/s "
+		line(r,
+		     "          peaks (%s): %s; one core: bandwidth %.2f GB/s "
 		     "(read %.2f, copy %.2f read+write), FP32 FMA %.1f GFLOP/s "
-		     "(%s)", measured ? "measured now" : "cached", hp.cpu,
+		     "(%s)",
+		     measured ? "measured now" : "cached", hp.cpu,
 		     hp.bandwidth_bps / 1e9, hp.read_bps / 1e9,
 		     hp.copy_bps / 1e9, hp.fma_flops / 1e9, hp.simd);
 	else

@@ -71,19 +71,26 @@ void ev_runner_failed(struct eval_ctx *x, enum role role,
 		char probe[300];
 		gpu_error_meaning(r->dev_error, &m);
 		if (!ev_device_works(x, probe, sizeof(probe))) {
-			ev_verdict(x, RS_INFRA_ERROR, "the device failed %s: the "
-				   "candidate runner %s, and a trusted probe of "
-				   "the device right after failed too (%s)", where,
-				   r->why, probe);
+			ev_verdict(
+				x, RS_INFRA_ERROR,
+				"the device failed %s: the "
+				"candidate runner %s, and a trusted probe of "
+				"the device right after failed too (%s)",
+				where, r->why, probe);
 			break;
 		}
 		bool hw = m.status == RS_INFRA_ERROR;
-		ev_verdict(x, hw ? RS_RUNTIME_ERROR : (enum result_status)m.status,
-			   "the candidate caused %s on the device %s: the runner "
-			   "%s%s%s", m.what, where, r->why, r->dev_sticky
-			   ? "; the device context was lost and the runner retired"
-			   : "", hw ? "; a trusted probe of the device right after "
-			   "found it working, so the error is the candidate's" : "");
+		ev_verdict(
+			x, hw ? RS_RUNTIME_ERROR : (enum result_status)m.status,
+			"the candidate caused %s on the device %s: the runner "
+			"%s%s%s",
+			m.what, where, r->why,
+			r->dev_sticky
+				? "; the device context was lost and the runner retired"
+				: "",
+			hw ? "; a trusted probe of the device right after "
+			     "found it working, so the error is the candidate's"
+			   : "");
 		break;
 	}
 	case RUNNER_TIMEOUT:
@@ -404,10 +411,9 @@ bool ev_outputs_match_mem(struct eval_ctx *x, const struct case_layout *l,
 
 /* Compares every output of set `off` of `got` with `want`'s. */
 bool ev_outputs_match_at(struct eval_ctx *x, const struct case_layout *l,
-			     struct runner *got, struct runner *want,
-			     size_t off, double tol_scale, int pattern,
-			     double *maxerr, enum result_status st,
-			     const char *prefix)
+			 struct runner *got, struct runner *want, size_t off,
+			 double tol_scale, int pattern, double *maxerr,
+			 enum result_status st, const char *prefix)
 {
 	return ev_outputs_match_mem(x, l, got->shm + off, want->shm + off,
 				    tol_scale, pattern, maxerr, st, prefix);
@@ -499,9 +505,11 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 {
 	if (!x->trace)
 		return;
-	fprintf(x->trace, "%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
+	fprintf(x->trace,
+		"%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\t%lld\t%lld\t%lld\t%lld\t"
-		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\n",
+		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t"
+		"%lld\t%lld\t%lld\t%lld\t%lld\n",
 		c->id, block, kind, num, n, base_first ? 1 : 0,
 		(long long)bs->claim, (long long)cs->claim, (long long)bs->wall,
 		(long long)cs->wall, (long long)bs->drain, (long long)cs->drain,
@@ -511,7 +519,9 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 		(long long)cs->delay, (long long)bs->span, (long long)cs->span,
 		(long long)bs->gen, (long long)cs->gen, (long long)bs->keep,
 		(long long)cs->keep, (long long)bs->probe, (long long)cs->probe,
-		(long long)((cs->span - cs->claim) - (bs->span - bs->claim)));
+		(long long)(cs->ovh - bs->ovh), (long long)bs->probe_f,
+		(long long)cs->probe_f, (long long)bs->gaps,
+		(long long)cs->gaps, (long long)(cs->fovh - bs->fovh));
 }
 
 /* The verdicts of the ordering check on one candidate call (order and
@@ -555,8 +565,8 @@ static bool order_ok(struct eval_ctx *x, int order, int late, int64_t hold_us,
  * so that correctness, warm-up and timed calls are one request with one
  * set of preconditions. */
 bool ev_host_call(struct eval_ctx *x, enum role role, struct runner *r,
-		  const char *what, const struct task_case *c,
-		  bool check_claim, struct gpu_sample *o)
+		  const char *what, const struct task_case *c, bool check_claim,
+		  struct gpu_sample *o)
 {
 	struct gpu_sample tmp;
 	int rc = 0;
@@ -579,22 +589,27 @@ bool ev_host_call(struct eval_ctx *x, enum role role, struct runner *r,
 		return true;
 	if (o->claim <= 0 || o->claim > o->wall + CLAIM_SLACK_NS) {
 		if (role == ROLE_CAND)
-			ev_verdict(x, RS_REJECTED, "reported times inconsistent "
-				   "with the controller's clock: the candidate "
-				   "runner claimed %.1f us for a call that took at "
-				   "most %.1f us %s, %s '%s'", o->claim / 1e3,
-				   o->wall / 1e3, what, ev_case_kind(c), c->id);
+			ev_verdict(
+				x, RS_REJECTED,
+				"reported times inconsistent "
+				"with the controller's clock: the candidate "
+				"runner claimed %.1f us for a call that took at "
+				"most %.1f us %s, %s '%s'",
+				o->claim / 1e3, o->wall / 1e3, what,
+				ev_case_kind(c), c->id);
 		else
-			ev_verdict(x, RS_INFRA_ERROR, "the %s runner reported "
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the %s runner reported "
 				   "an impossible time (%.1f us, wall %.1f us)",
 				   ev_role_names[role], o->claim / 1e3,
 				   o->wall / 1e3);
 		return false;
 	}
 	if (o->cpu < 0) {
-		ev_verdict(x, RS_INFRA_ERROR, "the kernel did not report the %s "
-			   "runner's CPU time %s, %s '%s'", ev_role_names[role],
-			   what, ev_case_kind(c), c->id);
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the kernel did not report the %s "
+			   "runner's CPU time %s, %s '%s'",
+			   ev_role_names[role], what, ev_case_kind(c), c->id);
 		return false;
 	}
 	return true;

@@ -1,0 +1,73 @@
+/*
+ * store_cache.c - the evaluation cache of the store (arena/store.h):
+ * results keyed by the evaluation's content key (eval_cache_key), so the
+ * same sources of the same task on the same device are evaluated once.
+ */
+#include "store_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- evaluation cache ------------------------------------------------ */
+
+int store_eval_get(struct store *s, const char *key, char **result_json,
+		   struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = st_prepare(s, "SELECT result_json FROM evaluations WHERE key = ?",
+			    &st, err);
+	int r;
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		*result_json = st_col_text(st, 0);
+	else if (r == SQLITE_DONE)
+		rc = -ENOENT;
+	else
+		rc = st_db_error(s, err, "select evaluation");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_eval_put(struct store *s, const char *key, const char *task_id,
+		   const char *sources_hash, const char *device,
+		   const char *result_json, struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = st_prepare(s, "INSERT OR REPLACE INTO evaluations(key, task_id,"
+			    " sources_hash, device, result_json, created_at)"
+			    " VALUES(?,?,?,?,?,?)", &st, err);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_STATIC);
+	st_bind_text_or_null(st, 3, sources_hash);
+	st_bind_text_or_null(st, 4, device);
+	sqlite3_bind_text(st, 5, result_json, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 6, now_wall());
+	return st_exec_stmt(s, st, "insert evaluation", err);
+}
+
+int store_eval_count(struct store *s, const char *task_id, int *n,
+		     struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = st_prepare(s, "SELECT COUNT(*) FROM evaluations WHERE task_id = ?",
+			    &st, err);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, task_id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*n = sqlite3_column_int(st, 0);
+	else
+		rc = st_db_error(s, err, "count evaluations");
+	sqlite3_finalize(st);
+	return rc;
+}
