@@ -1,7 +1,11 @@
 #!/bin/sh
 # tests/gpu/python.sh - the Python runner on a GPU (issue 12), in one call
-# of at most eight minutes, with a compact summary in $OUT/python.txt and
-# every evaluation's task_result and logs under $OUT/python/.
+# of at most nine minutes (a hard limit of 530 s on every evaluation, after
+# which the step is cut short), from a tree with a prebuilt build/:
+#   . .device/env.sh; OUT=$OUT sh tests/gpu/python.sh
+# $OUT gets two files: python.txt (the compact summary) and python.tgz
+# (every evaluation's task_result, runner logs and timings, written under
+# $OUT/w/python/ while the script runs, then archived and removed).
 #
 # usage: tests/gpu/python.sh [--deadline SECONDS] [STEP...]
 #   steps, in this order (default: stack smoke honest adversarial latency aa):
@@ -23,7 +27,7 @@
 #                  Triton task (speedup within 1.00 +- 0.02), and --aa on
 #                  the PyTorch baseline of torch2triton/swiglu_bf16
 #   --deadline S   no step or evaluation starts after S seconds from the
-#                  start (default 420)
+#                  start (default 420); every evaluation is killed at 530 s
 # Needs: make (the runner libraries, libarena-pyrunner-cuda.so by nvcc),
 # python3 with torch and triton (ARENA_PYTHON to choose another).
 . "$(dirname "$0")/lib.sh"
@@ -38,7 +42,9 @@ done
 steps=${*:-stack smoke honest adversarial latency aa}
 t_start=$(date +%s)
 t_end=$((t_start + deadline))
-EV=$OUT/python
+t_hard=$((t_start + 530))
+EV=$OUT/w/python
+rm -rf "$EV"
 mkdir -p "$EV"
 SUMMARY=$OUT/python.txt
 : > "$SUMMARY"
@@ -47,6 +53,19 @@ PY=$ROOT/tests/gpu/python
 commit=${ARENA_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')}
 note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
 left() { echo $((t_end - $(date +%s))); }
+# hard CMD...: CMD killed at the script's hard limit (t_hard).
+hard() {
+	h=$((t_hard - $(date +%s)))
+	[ $h -gt 5 ] || h=5
+	timeout -k 5 "$h" "$@"
+}
+# The details go back as one archive, whatever ends the script.
+pack() {
+	tar -czf "$OUT/python.tgz" -C "$OUT/w" python 2>/dev/null && rm -rf "$EV"
+	rmdir "$OUT/w" 2>/dev/null
+}
+trap pack EXIT
+trap 'exit 1' INT TERM
 has_step() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
 
 note "# python.sh on $DEVICE, commit $commit, $(date -u +%FT%TZ)"
@@ -59,10 +78,10 @@ run_eval() {
 	rm -rf "$EV/$name-logs"
 	t0=$(now)
 	if [ "$ws" = - ]; then
-		"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
+		hard "$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
 			--logs "$EV/$name-logs" "$@" > "$EV/$name.yaml" 2>&1
 	else
-		"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
+		hard "$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
 			--workspace "$ws" --no-cache --logs "$EV/$name-logs" "$@" \
 			> "$EV/$name.yaml" 2>&1
 	fi
@@ -179,7 +198,7 @@ fi
 
 # ---- latency ----------------------------------------------------------------
 if $smoke_ok && has_step latency && [ "$(left)" -gt 90 ]; then
-	OUT=$EV STORE=$STORE/latency sh "$ROOT/tests/bench/py_latency.sh" \
+	hard env OUT="$EV" STORE="$STORE/latency" sh "$ROOT/tests/bench/py_latency.sh" \
 		triton2triton/rmsnorm_bf16 "$DEVICE" 4 2 > "$EV/latency.log" 2>&1
 	grep '^py_latency' "$EV/latency.log" | tee -a "$SUMMARY"
 	q=$(sed -n 's/^py_latency quick: median \([0-9.]*\) s.*/\1/p' "$EV/latency.log")
@@ -198,7 +217,7 @@ seed: 1
 repeats: 1
 EOF
 	t0=$(now)
-	"$ARENA" --store "$STORE/noop" --tasks-dir "$ROOT/tasks" run "$cfg" > "$EV/noop-run.log" 2>&1
+	hard "$ARENA" --store "$STORE/noop" --tasks-dir "$ROOT/tasks" run "$cfg" > "$EV/noop-run.log" 2>&1
 	run=$(ls -t "$STORE/noop/runs" 2>/dev/null | head -n 1)
 	r=$STORE/noop/runs/$run/tasks/triton2triton_rmsnorm_bf16/task_result.yaml
 	cp "$r" "$EV/noop_rmsnorm.yaml" 2>/dev/null
