@@ -3,8 +3,9 @@
 # describing the Python contract; the autotune agent finds the tunable
 # (a module-level constant) that makes tests/python/task/pypoly_tune
 # faster and writes it at the end of kernel.py, where the final
-# evaluation, which uses no -D, sees it; `arena eval` of a broken module is
-# a compile error naming the line.  Skipped where python3 cannot import
+# evaluation, which uses no -D, sees it; the MCP tool (`arena mcp call`
+# through the run's bridge) evaluates and shows the task; `arena eval` of a
+# broken module is a compile error naming the line.  Skipped where python3 cannot import
 # torch.
 . "$(dirname "$0")/lib.sh"
 PY=${ARENA_PYTHON:-/usr/bin/python3}
@@ -35,6 +36,23 @@ grep -q '^status: ok' "$r" || fail "autotune result: $(grep -E '^(status|.*error
 s=$(sed -n 's/^speedup_ratio: //p' "$r")
 awk -v s="$s" 'BEGIN { exit !(s > 1.5) }' || fail "autotuned speedup $s"
 note "autotune: HORNER = 1, final speedup $s"
+
+# The MCP tool through the run's bridge, as an agent without an MCP client
+# calls it: a command agent runs `arena mcp call` in its workspace.
+cat > "$T/mcp.yaml" <<EOF
+agent:
+  template: command
+  command: [sh, -c, '"$ARENA" mcp call evaluate --quick > mcp_eval.out 2>&1; "$ARENA" mcp call show_task > mcp_task.out 2>&1']
+tasks: [task/pypoly]
+device: host
+timing: {case_budget_s: 0.4, blocks: 2, min_pairs: 6, max_pairs: 60}
+EOF
+"$ARENA" --store "$STORE" run "$T/mcp.yaml" --run-suffix pymcp > "$T/mcp.log" 2>&1 ||
+	{ cat "$T/mcp.log"; fail "mcp run failed"; }
+w=$(run_dir_of "$(latest_run)")/tasks/task_pypoly/workspace
+grep -q 'Verdict: correct (status ok)' "$w/mcp_eval.out" || fail "mcp evaluate: $(head -c 600 "$w/mcp_eval.out")"
+grep -q 'launch(args, params)' "$w/mcp_task.out" || fail "mcp show_task: $(head -c 300 "$w/mcp_task.out")"
+note "mcp: evaluate and show_task through the bridge"
 
 mkdir -p "$T/ws"
 printf 'import torch\n\ndef launch(args, params)\n    pass\n' > "$T/ws/kernel.py"

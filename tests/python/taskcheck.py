@@ -103,6 +103,7 @@ SMALL = {
     "jsd_loss": [dict(rows=3, vocab=700), dict(rows=1, vocab=33)],
     "rmsnorm_bf16": [dict(rows=3, cols=300)],
     "swiglu_bf16": [dict(rows=3, hidden=300)],
+    "gelu_f32": [dict(n=1000), dict(n=7)],
 }
 
 
