@@ -145,8 +145,10 @@ static int write_choice_py(const struct agent_launch *l, const int *choice,
 	if (sb.len && sb.buf[sb.len - 1] != '\n')
 		strbuf_addch(&sb, '\n');
 	strbuf_addstr(&sb, PY_BEGIN);
-	strbuf_addf(&sb, "# chosen by arena's autotune agent: quick speedup "
-		    "%.3fx\n", speedup);
+	strbuf_addf(&sb,
+		    "# chosen by arena's autotune agent: quick speedup "
+		    "%.3fx\n",
+		    speedup);
 	for (int i = 0; i < t->ntunables; i++)
 		if (choice[i] >= 0) {
 			strbuf_addf(&sb, "%s = ", t->tunables[i].name);

@@ -479,7 +479,8 @@ static void test_unknown_language_is_rejected_listing_languages(void **s)
 {
 	expect_variant_err("language: c", "language: fortran",
 			   "language must be one of c, hip, cuda, python, "
-			   "triton, not 'fortran'", NULL);
+			   "triton, not 'fortran'",
+			   NULL);
 }
 
 static void test_bad_initial_state_is_rejected(void **state)

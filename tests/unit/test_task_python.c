@@ -119,16 +119,19 @@ static void test_a_dtype_tolerance_applies_to_its_outputs_only(void **s)
 static void test_an_unknown_tolerance_key_names_the_dtypes(void **s)
 {
 	(void)s;
-	expect_err("bf16: {atol", "bfloat: {atol", "unknown key 'bfloat'; give "
+	expect_err("bf16: {atol", "bfloat: {atol",
+		   "unknown key 'bfloat'; give "
 		   "atol, rtol, or a dtype (f32, f64, f16, bf16");
 	expect_err("bf16: {atol: 1e-2, rtol: 2e-2}", "bf16: {}",
 		   "tolerance.bf16 is empty");
-	expect_err("bf16: {atol: 1e-2, rtol: 2e-2}", "bf16: {atol: 1e-2, "
-		   "btol: 1}", "btol");
+	expect_err("bf16: {atol: 1e-2, rtol: 2e-2}",
+		   "bf16: {atol: 1e-2, "
+		   "btol: 1}",
+		   "btol");
 }
 
-static void test_a_compiled_reference_of_a_python_task_gets_arena_launch(
-	void **s)
+static void
+test_a_compiled_reference_of_a_python_task_gets_arena_launch(void **s)
 {
 	struct task *t = parse_variant("{file: reference.py, language: python}",
 				       "{file: reference.c, language: c}");
@@ -142,7 +145,8 @@ static void test_a_compiled_reference_of_a_python_task_gets_arena_launch(
 static void test_a_python_reference_of_a_cuda_task_gets_launch(void **s)
 {
 	char *cfg = with(py_cfg, "language: triton", "language: cuda");
-	char *cfg2 = with(cfg, "editable: [kernel.py]", "editable: [kernel.cu]");
+	char *cfg2 =
+		with(cfg, "editable: [kernel.py]", "editable: [kernel.cu]");
 	struct errbuf err;
 	struct task *t = NULL;
 
@@ -187,7 +191,8 @@ static void test_python_editable_files_must_be_modules(void **s)
 
 static void test_forbid_library_calls_with_allowed_calls_parses(void **s)
 {
-	struct task *t = parse_variant("tunables:", "forbid_library_calls: "
+	struct task *t = parse_variant("tunables:",
+				       "forbid_library_calls: "
 				       "true\nallowed_calls: [torch.matmul, "
 				       "Tensor.sum]\ntunables:");
 
@@ -203,8 +208,10 @@ static void test_allowed_calls_without_the_rule_are_refused(void **s)
 	(void)s;
 	expect_err("tunables:", "allowed_calls: [torch.matmul]\ntunables:",
 		   "allowed_calls without forbid_library_calls: true");
-	expect_err("tunables:", "forbid_library_calls: true\nallowed_calls: "
-		   "[torch..matmul]\ntunables:", "must be a dotted name");
+	expect_err("tunables:",
+		   "forbid_library_calls: true\nallowed_calls: "
+		   "[torch..matmul]\ntunables:",
+		   "must be a dotted name");
 	expect_err("tunables:", "forbid_library_calls: maybe\ntunables:",
 		   "forbid_library_calls must be true or false");
 }
@@ -212,8 +219,10 @@ static void test_allowed_calls_without_the_rule_are_refused(void **s)
 static void test_forbid_library_calls_on_a_c_task_is_refused(void **s)
 {
 	char *cfg = with(py_cfg, "language: triton", "language: cuda");
-	char *cfg2 = with(cfg, "editable: [kernel.py]", "editable: [kernel.cu]");
-	char *cfg3 = with(cfg2, "tunables:", "forbid_library_calls: true\n"
+	char *cfg2 =
+		with(cfg, "editable: [kernel.py]", "editable: [kernel.cu]");
+	char *cfg3 = with(cfg2, "tunables:",
+			  "forbid_library_calls: true\n"
 			  "tunables:");
 	struct errbuf err;
 	struct task *t = NULL;
@@ -221,7 +230,7 @@ static void test_forbid_library_calls_on_a_c_task_is_refused(void **s)
 	(void)s;
 	assert_int_not_equal(parse(cfg3, &t, &err), 0);
 	assert_non_null(strstr(errbuf_str(&err), "applies to python and "
-			       "triton tasks only"));
+						 "triton tasks only"));
 	free(cfg);
 	free(cfg2);
 	free(cfg3);
@@ -229,7 +238,8 @@ static void test_forbid_library_calls_on_a_c_task_is_refused(void **s)
 
 static void test_task_md_describes_the_python_contract(void **s)
 {
-	struct task *t = parse_variant("tunables:", "forbid_library_calls: "
+	struct task *t = parse_variant("tunables:",
+				       "forbid_library_calls: "
 				       "true\nallowed_calls: [torch.matmul]\n"
 				       "tunables:");
 	char *md = task_doc_render(t);
@@ -249,17 +259,25 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_triton_task_with_python_reference_parses),
-		cmocka_unit_test(test_python_language_parses_with_the_launch_entry),
-		cmocka_unit_test(test_a_dtype_tolerance_applies_to_its_outputs_only),
-		cmocka_unit_test(test_an_unknown_tolerance_key_names_the_dtypes),
-		cmocka_unit_test(test_a_compiled_reference_of_a_python_task_gets_arena_launch),
-		cmocka_unit_test(test_a_python_reference_of_a_cuda_task_gets_launch),
+		cmocka_unit_test(
+			test_python_language_parses_with_the_launch_entry),
+		cmocka_unit_test(
+			test_a_dtype_tolerance_applies_to_its_outputs_only),
+		cmocka_unit_test(
+			test_an_unknown_tolerance_key_names_the_dtypes),
+		cmocka_unit_test(
+			test_a_compiled_reference_of_a_python_task_gets_arena_launch),
+		cmocka_unit_test(
+			test_a_python_reference_of_a_cuda_task_gets_launch),
 		cmocka_unit_test(test_reference_entry_can_be_named),
 		cmocka_unit_test(test_a_triton_reference_is_refused),
 		cmocka_unit_test(test_python_editable_files_must_be_modules),
-		cmocka_unit_test(test_forbid_library_calls_with_allowed_calls_parses),
-		cmocka_unit_test(test_allowed_calls_without_the_rule_are_refused),
-		cmocka_unit_test(test_forbid_library_calls_on_a_c_task_is_refused),
+		cmocka_unit_test(
+			test_forbid_library_calls_with_allowed_calls_parses),
+		cmocka_unit_test(
+			test_allowed_calls_without_the_rule_are_refused),
+		cmocka_unit_test(
+			test_forbid_library_calls_on_a_c_task_is_refused),
 		cmocka_unit_test(test_task_md_describes_the_python_contract),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,13 +24,19 @@
 #define TASK_MAX_TUNABLES 8
 #define TASK_MAX_TUNABLE_VALUES 16
 #define TASK_CONFIG_MAX_BYTES (256 * 1024)
-#define TASK_MAX_DTYPES 16	/* > the largest arena_dtype */
+#define TASK_MAX_DTYPES 16 /* > the largest arena_dtype */
 #define TASK_MAX_ALLOWED_CALLS 64
 
 /* c, hip, cuda: compiled to a shared object (arena_launch).  python: a
  * PyTorch module run on the host (CPU tensors); triton: a Triton/PyTorch
  * module run on a GPU (docs/python.md). */
-enum task_language { LANG_C = 1, LANG_HIP, LANG_CUDA, LANG_PYTHON, LANG_TRITON };
+enum task_language {
+	LANG_C = 1,
+	LANG_HIP,
+	LANG_CUDA,
+	LANG_PYTHON,
+	LANG_TRITON
+};
 enum task_state { TASK_IMPLEMENTED = 1, TASK_UNIMPLEMENTED };
 enum arg_io { IO_IN = 1, IO_OUT, IO_INOUT };
 

@@ -297,7 +297,7 @@ struct build_spec {
 	bool check;
 	bool forbid_library_calls;
 	const struct strvec *allowed_calls;
-	const char *entry;		/* the module's entry function */
+	const char *entry; /* the module's entry function */
 };
 
 struct build_out {

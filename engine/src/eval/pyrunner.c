@@ -51,21 +51,24 @@ int ev_python_spec(struct eval_ctx *x, enum role role, bool gpu,
 		   struct runner_spec *s, struct py_spec *ps)
 {
 	char *script = path_join(paths_py_dir(), "arena_runner_py.py");
-	char *lib = gpu ? gpu_lib()
-			: path_join(paths_py_dir(), "libarena-pyrunner-host.so");
+	char *lib =
+		gpu ? gpu_lib()
+		    : path_join(paths_py_dir(), "libarena-pyrunner-host.so");
 
 	memset(ps, 0, sizeof(*ps));
 	if (access(script, R_OK) != 0 || access(lib, R_OK) != 0) {
-		ev_verdict(x, RS_INFRA_ERROR, "the Python runner is not built: "
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the Python runner is not built: "
 			   "%s or %s is missing (run `make`, or set "
-			   "ARENA_PY_DIR)", script, lib);
+			   "ARENA_PY_DIR)",
+			   script, lib);
 		free(script);
 		free(lib);
 		return -1;
 	}
 	if (gpu && role == ROLE_CAND) {
-		ps->scratch = xasprintf("%s/py-%s", x->scratch,
-					ev_role_names[role]);
+		ps->scratch =
+			xasprintf("%s/py-%s", x->scratch, ev_role_names[role]);
 	} else if (gpu) {
 		/* Trusted roles keep their JIT across evaluations: the
 		 * baseline's Triton kernels compile once per task, not once per
@@ -82,7 +85,8 @@ int ev_python_spec(struct eval_ctx *x, enum role role, bool gpu,
 		struct errbuf e;
 		errbuf_init(&e);
 		if (mkdir_p(ps->scratch, &e) != 0) {
-			ev_verdict(x, RS_INFRA_ERROR, "cannot create the Python "
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "cannot create the Python "
 				   "runner's scratch directory: %s",
 				   errbuf_str(&e));
 			free(script);
@@ -95,8 +99,8 @@ int ev_python_spec(struct eval_ctx *x, enum role role, bool gpu,
 	ps->lib = lib;
 	if (gpu)
 		ps->trusted = path_join(x->req->cache_dir, "pyrunner-trusted");
-	ps->args[0] = "-B";	/* no .pyc files: nothing is written */
-	ps->args[1] = "-E";	/* no PYTHON* variables */
+	ps->args[0] = "-B"; /* no .pyc files: nothing is written */
+	ps->args[1] = "-E"; /* no PYTHON* variables */
 	ps->args[2] = ps->script;
 	ps->args[3] = gpu ? "gpu" : "host";
 	ps->args[4] = ps->lib;
@@ -106,7 +110,7 @@ int ev_python_spec(struct eval_ctx *x, enum role role, bool gpu,
 	s->runner_path = paths_python();
 	s->pre_args = ps->args;
 	s->zygote = pyzygote_enabled();
-	s->zygote_skip = 4;	/* python -B -E script */
+	s->zygote_skip = 4; /* python -B -E script */
 	if (role == ROLE_REF && x->t->reference_entry)
 		s->entry = x->t->reference_entry;
 	return 0;

@@ -444,8 +444,10 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 				     s->gpu ? 7200 : 600, s->as_limit, zwhy,
 				     sizeof(zwhy));
 		if (pid < 0 && s->log_fd >= 0)
-			dprintf(s->log_fd, "arena: %s; the runner is started "
-				"without it\n", zwhy);
+			dprintf(s->log_fd,
+				"arena: %s; the runner is started "
+				"without it\n",
+				zwhy);
 	}
 	if (pid < 0)
 		pid = fork();

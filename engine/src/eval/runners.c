@@ -146,7 +146,8 @@ struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,
 		.so_path = x->so[role],
 		.entry = role == ROLE_REF && x->t->reference_entry
 				 ? x->t->reference_entry
-			 : x->t->entry ? x->t->entry : "arena_launch",
+			 : x->t->entry ? x->t->entry
+				       : "arena_launch",
 		.role = ev_role_names[role],
 		.shm_size = shm,
 		.log_fd = x->logfd[role],

@@ -72,8 +72,7 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 	p->t->nvisible = p->t->ncases;
 	if (held && (rc = tp_held_out(p, held)) != 0)
 		return rc;
-	if ((rc = tp_tolerance(p, root)) != 0 ||
-	    (rc = tp_cost(p, root)) != 0 ||
+	if ((rc = tp_tolerance(p, root)) != 0 || (rc = tp_cost(p, root)) != 0 ||
 	    (rc = tp_timing_floor(p, root)) != 0 ||
 	    (rc = tp_tunables(p, root)) != 0 ||
 	    (rc = tp_python(p, root)) != 0 ||

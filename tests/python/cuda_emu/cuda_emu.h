@@ -30,9 +30,13 @@
 
 struct dim3 {
 	unsigned x, y, z;
-	dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+	dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c)
+	{
+	}
 };
-struct emu_idx { unsigned x, y, z; };
+struct emu_idx {
+	unsigned x, y, z;
+};
 inline thread_local emu_idx threadIdx, blockIdx;
 inline emu_idx blockDim, gridDim;
 static const int warpSize = 32;
@@ -40,7 +44,10 @@ static const int warpSize = 32;
 inline std::barrier<> *emu_bar;
 inline std::vector<float> emu_shfl;
 
-inline void __syncthreads() { emu_bar->arrive_and_wait(); }
+inline void __syncthreads()
+{
+	emu_bar->arrive_and_wait();
+}
 inline float __shfl_xor(float v, int off)
 {
 	unsigned t = threadIdx.x;
@@ -50,14 +57,27 @@ inline float __shfl_xor(float v, int off)
 	__syncthreads();
 	return r;
 }
-inline float __shfl_xor_sync(unsigned, float v, int off) { return __shfl_xor(v, off); }
-inline float __uint_as_float(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
-inline uint32_t __float_as_uint(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+inline float __shfl_xor_sync(unsigned, float v, int off)
+{
+	return __shfl_xor(v, off);
+}
+inline float __uint_as_float(uint32_t u)
+{
+	float f;
+	std::memcpy(&f, &u, 4);
+	return f;
+}
+inline uint32_t __float_as_uint(float f)
+{
+	uint32_t u;
+	std::memcpy(&u, &f, 4);
+	return u;
+}
 
 inline void emu_launch(dim3 g, dim3 b, const std::function<void()> &body)
 {
-	gridDim = {g.x, g.y, g.z};
-	blockDim = {b.x, b.y, b.z};
+	gridDim = { g.x, g.y, g.z };
+	blockDim = { b.x, b.y, b.z };
 	unsigned n = b.x * b.y * b.z;
 	std::barrier<> bar(n);
 	emu_bar = &bar;
@@ -68,8 +88,10 @@ inline void emu_launch(dim3 g, dim3 b, const std::function<void()> &body)
 				std::vector<std::thread> ts;
 				for (unsigned t = 0; t < n; t++)
 					ts.emplace_back([&, t] {
-						blockIdx = {bx, by, bz};
-						threadIdx = {t % b.x, (t / b.x) % b.y, t / (b.x * b.y)};
+						blockIdx = { bx, by, bz };
+						threadIdx = { t % b.x,
+							      (t / b.x) % b.y,
+							      t / (b.x * b.y) };
 						body();
 					});
 				for (auto &th : ts)
@@ -77,8 +99,10 @@ inline void emu_launch(dim3 g, dim3 b, const std::function<void()> &body)
 			}
 }
 
-#define EMU_LAUNCH(k, g, b, ...) emu_launch(dim3(g), dim3(b), [&] { k(__VA_ARGS__); })
-#define hipLaunchKernelGGL(k, g, b, smem, stream, ...) EMU_LAUNCH(k, g, b, __VA_ARGS__)
+#define EMU_LAUNCH(k, g, b, ...) \
+	emu_launch(dim3(g), dim3(b), [&] { k(__VA_ARGS__); })
+#define hipLaunchKernelGGL(k, g, b, smem, stream, ...) \
+	EMU_LAUNCH(k, g, b, __VA_ARGS__)
 
 typedef int cudaError_t;
 typedef void *cudaStream_t;
@@ -86,6 +110,12 @@ typedef int hipError_t;
 typedef void *hipStream_t;
 #define cudaSuccess 0
 #define hipSuccess 0
-inline int cudaGetLastError() { return 0; }
-inline int hipGetLastError() { return 0; }
+inline int cudaGetLastError()
+{
+	return 0;
+}
+inline int hipGetLastError()
+{
+	return 0;
+}
 #endif
