@@ -67,6 +67,14 @@ pack() {
 trap pack EXIT
 trap 'exit 1' INT TERM
 has_step() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
+# step_ok STEP SECONDS: the step was asked for, the smoke test passed, and
+# at least SECONDS are left before the deadline (else the summary says so).
+step_ok() {
+	has_step "$1" && $smoke_ok || return 1
+	[ "$(left)" -gt "$2" ] && return 0
+	note "$1: not run (deadline: $(left) s left of --deadline $deadline)"
+	return 1
+}
 
 note "# python.sh on $DEVICE, commit $commit, $(date -u +%FT%TZ)"
 
@@ -147,7 +155,7 @@ if has_step smoke; then
 fi
 
 # ---- honest -----------------------------------------------------------------
-if $smoke_ok && has_step honest && [ "$(left)" -gt 30 ]; then
+if step_ok honest 30; then
 	note "honest (quick, held-out): name | verdict | status | speedup | time | reason"
 	run_eval honest_rmsnorm "$ROOT/tasks" triton2triton/rmsnorm_bf16 "$PY/honest/rmsnorm_bf16" --quick --held-out
 	verdict honest_rmsnorm faster ""
@@ -159,29 +167,27 @@ if $smoke_ok && has_step honest && [ "$(left)" -gt 30 ]; then
 fi
 
 # ---- adversarial ------------------------------------------------------------
-# name|want|phrase|tasks dir|task
+# name|want|tasks dir|task|phrase (an extended regular expression: the
+# rest of the line, its '|' alternatives included)
 adv_list() {
 	cat <<EOF
-clock_patch|nogain|inconsistent|$PY|task/rmsnorm_open
-other_stream|notok|not ordered on the stream|inconsistent with the controller|work still running|$PY|task/rmsnorm_open
-thread_late|rejected|work left running|$PY|task/rmsnorm_open
-fork_child|rejected|child process|$PY|task/rmsnorm_open
-cache_outputs|incorrect|differs|$PY|task/rmsnorm_open
-modify_input|rejected|input 'x'|$PY|task/rmsnorm_open
-read_held_out|runtime_error|PermissionError|$PY|task/rmsnorm_open
-sigcont_launch|nogain|inconsistent with the controller|$PY|task/rmsnorm_open
-library_call|compile_error|forbids library calls|$ROOT/tasks|triton2triton/rmsnorm_bf16
+clock_patch|nogain|$PY|task/rmsnorm_open|inconsistent
+other_stream|notok|$PY|task/rmsnorm_open|not ordered on the stream|inconsistent with the controller|work still running|work left running on the device
+thread_late|rejected|$PY|task/rmsnorm_open|work left running
+fork_child|rejected|$PY|task/rmsnorm_open|child process
+cache_outputs|incorrect|$PY|task/rmsnorm_open|differs
+modify_input|rejected|$PY|task/rmsnorm_open|input 'x'
+read_held_out|runtime_error|$PY|task/rmsnorm_open|PermissionError
+sigcont_launch|nogain|$PY|task/rmsnorm_open|inconsistent with the controller
+library_call|compile_error|$ROOT/tasks|triton2triton/rmsnorm_bf16|forbids library calls
 EOF
 }
-if $smoke_ok && has_step adversarial && [ "$(left)" -gt 30 ]; then
+if step_ok adversarial 30; then
 	note "adversarial: name | verdict | status | speedup | time | reason"
 	rm -f "$EV/adv.todo"
 	adv_list | {
 	running=0
-	while IFS='|' read -r name want p1 p2 p3 p4 p5; do
-		# other_stream has three acceptable phrases: fields shift.
-		if [ -n "$p5" ]; then phrase="$p1|$p2|$p3" tdir=$p4 task=$p5
-		else phrase=$p1 tdir=$p2 task=$p3; fi
+	while IFS='|' read -r name want tdir task phrase; do
 		[ "$(left)" -gt 20 ] || { note "adversarial: deadline, $name not run"; continue; }
 		run_eval "adv_$name" "$tdir" "$task" "$PY/adversarial/$name" --quick &
 		running=$((running + 1))
@@ -197,7 +203,7 @@ if $smoke_ok && has_step adversarial && [ "$(left)" -gt 30 ]; then
 fi
 
 # ---- latency ----------------------------------------------------------------
-if $smoke_ok && has_step latency && [ "$(left)" -gt 90 ]; then
+if step_ok latency 90; then
 	hard env OUT="$EV" STORE="$STORE/latency" sh "$ROOT/tests/bench/py_latency.sh" \
 		triton2triton/rmsnorm_bf16 "$DEVICE" 4 2 > "$EV/latency.log" 2>&1
 	grep '^py_latency' "$EV/latency.log" | tee -a "$SUMMARY"
@@ -207,7 +213,7 @@ if $smoke_ok && has_step latency && [ "$(left)" -gt 90 ]; then
 fi
 
 # ---- A/A ----------------------------------------------------------------------
-if $smoke_ok && has_step aa && [ "$(left)" -gt 60 ]; then
+if step_ok aa 60; then
 	cfg=$EV/noop.yaml
 	cat > "$cfg" <<EOF
 agent: {template: noop}
