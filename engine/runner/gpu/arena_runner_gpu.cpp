@@ -40,6 +40,7 @@
  * Python runner's library (runner_embed.h): the embedding program loads
  * and calls the kernel, opens its own runtime on the device before the
  * sandbox, and may widen the sandbox for Triton's compiler.
+ *
  * Over 800 lines on purpose: this is the whole GPU runner, built three
  * times (nvcc, hipcc, and c++ against the host fake) as one translation
  * unit, so that each build is one compiler call with one set of flags and
