@@ -26,8 +26,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "arena/util.h"
+
+struct confine_prep;
 
 /* ---- short tools, output captured ------------------------------------ */
 
@@ -47,6 +50,29 @@ struct proc_result {
 int proc_run_capture(char *const argv[], const char *cwd,
 		     char *const envp[], int timeout_ms, size_t out_max,
 		     struct proc_result *res, struct errbuf *err);
+
+/* Resource limits for a child (0 = leave as inherited). */
+struct proc_limits {
+	uint64_t as_bytes;	/* RLIMIT_AS */
+	uint64_t data_bytes;	/* RLIMIT_DATA */
+	uint64_t cpu_s;		/* RLIMIT_CPU (soft; hard 5 s above) */
+	uint64_t fsize_bytes;	/* RLIMIT_FSIZE */
+};
+
+/* proc_run_capture() with more say over the child: its limits, and a
+ * confinement (arena/confine.h) to run it in, where argv[0] and cwd are
+ * inside paths.  Every descriptor but 0-2 is closed in the child. */
+struct proc_capture {
+	char *const *argv;
+	const char *cwd;
+	char *const *envp;		/* NULL: inherited */
+	int timeout_ms;
+	size_t out_max;
+	const struct proc_limits *limits;	/* or NULL */
+	const struct confine_prep *confine;	/* or NULL */
+};
+int proc_run(const struct proc_capture *c, struct proc_result *res,
+	     struct errbuf *err);
 void proc_result_release(struct proc_result *res);
 /* "exited with status 3", "killed by signal 11 (Segmentation fault)". */
 void proc_describe_status(int status, char *buf, size_t n);
@@ -101,5 +127,9 @@ int proc_spawn(const struct proc_spec *spec, struct proc_spawn_result *res,
  * only on success; on failure writes why to fd 2 and exits 127. */
 void proc_child_setup(pid_t parent, const char *stdin_path, int out_fd,
 		      int err_fd, const char *cwd);
+/* In a child: applies lim (NULL: nothing).  Async-signal-safe. */
+void proc_child_limits(const struct proc_limits *lim);
+/* In a child: closes every descriptor from `from` up.  Async-signal-safe. */
+void proc_child_close_from(int from);
 
 #endif /* ARENA_PROC_H */

@@ -62,6 +62,9 @@ static void build_prepare(struct eval_ctx *x, enum role role,
 		.cache_dir = x->req->cache_dir,
 		.timeout_s = x->req->timing.compile_timeout_s,
 		.log_path = j->log,
+		.confine = role == ROLE_CAND && x->confine_on,
+		.hide = &x->hidden,
+		.memory_mb = x->req->timing.compile_memory_mb,
 	};
 }
 
@@ -86,6 +89,8 @@ static int build_finish(struct build_job *j)
 		errf_code(x->err, rc, "%s", errbuf_str(&j->err));
 		return rc;
 	}
+	if (role == ROLE_CAND && !j->bo.confined && !j->bo.cached)
+		x->all_sandboxed = false;
 	if (j->bo.message) {
 		if (role == ROLE_CAND) {
 			x->res->pass_compilation = false;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "arena/confine.h"
 #include "arena/kernel.h"
 #include "arena/stats.h"
 #include "arena/task.h"
@@ -201,12 +202,20 @@ struct build_spec {
 	const char *cache_dir;
 	double timeout_s;
 	const char *log_path;		/* compiler output, or NULL */
+	/* The candidate's build: run the compiler confined (arena/confine.h,
+	 * hiding these paths besides the catalogue), and answer a source
+	 * that failed before from the negative cache. */
+	bool confine;
+	const struct strvec *hide;
+	int memory_mb;			/* RLIMIT_AS; 0: 4096 (cc), 16384 (GPU) */
 };
 
 struct build_out {
 	char *so_path;		/* owned; the cached artifact */
 	bool cached;		/* found in the cache, not built */
 	char *message;		/* compile failure, owned; NULL on success */
+	bool confined;		/* the compiler ran confined */
+	bool negative_cached;	/* message came from the negative cache */
 };
 
 /* Builds (or finds in <cache_dir>/artifacts) the shared object for spec.
@@ -339,6 +348,9 @@ struct runner_spec {
 				 * index, the environment keeps the device
 				 * selection variables */
 	const char *device_arg;	/* third argument, or NULL (host) */
+	/* The confinement to start it in (arena/confine.h), or NULL; the
+	 * binary is then run at its inside path. */
+	const struct confine_prep *confine;
 };
 
 struct runner {
@@ -352,6 +364,7 @@ struct runner {
 	bool stopped;		/* SIGSTOPped and seen stopped */
 	bool reaped;
 	bool sandboxed;		/* hello said "seccomp,landlock" */
+	bool confined;		/* started in its namespaces (pid 1 there) */
 	bool gpu;
 	bool deferred;		/* started without its kernel */
 	bool dev_sticky;	/* after RUNNER_DEVICE: the context is lost */

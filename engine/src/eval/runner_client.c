@@ -274,8 +274,22 @@ child_exec(pid_t parent, int sock, int memfd, int kfd, int devnull, int logfd,
 
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	if (getppid() != parent)
+	/* In a PID namespace of its own the parent is outside it and
+	 * getppid() says 0: the check is for a plain fork only. */
+	if (!s->confine && getppid() != parent)
 		_exit(127);
+	if (s->confine) {
+		const char *what = "";
+		int rc = confine_enter(s->confine, &what);
+		if (rc) {
+			int fd = logfd >= 0 ? logfd : 2;
+			(void)!write(fd, "arena-runner: cannot enter the sandbox: ",
+				     40);
+			(void)!write(fd, what, strlen(what));
+			(void)!write(fd, "\n", 1);
+			_exit(CONFINE_EXIT_FAILED);
+		}
+	}
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	for (int sig = 1; sig < 32; sig++) {
@@ -316,7 +330,7 @@ child_exec(pid_t parent, int sock, int memfd, int kfd, int devnull, int logfd,
 		rl.rlim_cur = rl.rlim_max = s->as_limit;
 		setrlimit(RLIMIT_AS, &rl);
 	}
-	execve(s->runner_path, argv, envp);
+	execve(argv[0], argv, envp);
 	_exit(127);
 }
 
@@ -406,22 +420,28 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 	if (kfd < 0)
 		goto sys_fail;
 
-	char *argv[] = { (char *)s->runner_path,
+	char *inside = s->confine ? confine_runner_inside(s->runner_path)
+				  : NULL;
+	char *argv[] = { inside ? inside : (char *)s->runner_path,
 			 r->deferred ? (char *)"-" : (char *)RP_KERNEL_PATH,
 			 (char *)s->entry, (char *)s->device_arg, NULL };
 	runner_env(&env, s->gpu);
 	pid_t parent = getpid();
-	pid_t pid = fork();
+	pid_t pid = s->confine ? confine_clone(s->confine) : fork();
 	if (pid < 0) {
-		snprintf(r->why, sizeof(r->why), "could not fork: %s",
+		snprintf(r->why, sizeof(r->why), "could not %s: %s",
+			 s->confine ? "create its sandbox" : "fork",
 			 strerror(errno));
+		free(inside);
 		goto sys_fail;
 	}
 	if (pid == 0)
 		child_exec(parent, sv[1], memfd, kfd, devnull, s->log_fd, s,
 			   argv, env.v);
+	free(inside);
 	setpgid(pid, pid);
 	r->pid = pid;
+	r->confined = s->confine != NULL;
 	r->sock = sv[0];
 	snprintf(r->runner_path, sizeof(r->runner_path), "%s", s->runner_path);
 	close(sv[1]);
@@ -455,8 +475,11 @@ enum runner_fail runner_parse_hello(struct runner *r, const char *line)
 
 	/* A GPU runner that cannot open its device says so instead of
 	 * hello, still before any kernel code ran. */
+	/* Its pid as it sees it: 1 in a PID namespace of its own. */
+	long self = r->confined ? 1 : (long)r->pid;
+
 	if (sscanf(line, "nodevice %ld %n", &hp, &off) == 1 && off > 0 &&
-	    hp == (long)r->pid) {
+	    hp == self) {
 		snprintf(r->why, sizeof(r->why),
 			 "could not open its device: %.400s", line + off);
 		rcl_kill_group(r);
@@ -464,7 +487,7 @@ enum runner_fail runner_parse_hello(struct runner *r, const char *line)
 		return RUNNER_NODEVICE;
 	}
 	if (sscanf(line, "hello %ld %63s %c", &hp, mode, &extra) != 2 ||
-	    hp != (long)r->pid) {
+	    hp != self) {
 		char q[80];
 		rcl_quote(line, strlen(line), q, sizeof(q));
 		rcl_protocol(r, "did not greet as expected: \"%s\"", q);
@@ -486,6 +509,12 @@ enum runner_fail runner_await(struct runner *r)
 		    WEXITSTATUS(r->status) == 127) {
 			snprintf(r->why, sizeof(r->why),
 				 "could not be started from %s", r->runner_path);
+			return RUNNER_SYSTEM;
+		}
+		if (f == RUNNER_DIED && r->confined && WIFEXITED(r->status) &&
+		    WEXITSTATUS(r->status) == CONFINE_EXIT_FAILED) {
+			snprintf(r->why, sizeof(r->why), "could not enter its "
+				 "sandbox (its log says where it failed)");
 			return RUNNER_SYSTEM;
 		}
 		return f;

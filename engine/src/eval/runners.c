@@ -128,6 +128,7 @@ struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,
 		.log_fd = x->logfd[role],
 		.timeout_ms = x->timeout_ms,
 		.gpu = gpu,
+		.confine = x->confine[gpu],
 	};
 	if (gpu) {
 		snprintf(devarg, sizeof(devarg), "%d", x->dev.index);
@@ -171,7 +172,7 @@ bool ev_await_ready(struct eval_ctx *x, enum role role, struct runner *r,
 		ev_ctx_forget(x, r);
 		return false;
 	}
-	if (!r->sandboxed)
+	if (!r->sandboxed || !r->confined)
 		x->all_sandboxed = false;
 	runner_census(r, &r->threads_ready, &children);
 	return true;

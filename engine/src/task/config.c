@@ -615,6 +615,9 @@ static int cp_timing_key(struct cparse *p, const struct ypair *kv)
 	if (!strcmp(k, "runner_timeout_s"))
 		return cp_positive(p, n, "timing.runner_timeout_s", 86400,
 				   &t->runner_timeout_s);
+	if (!strcmp(k, "compile_memory_mb"))
+		return cp_int32(p, n, "timing.compile_memory_mb", 64, 1048576,
+				&t->compile_memory_mb);
 	return cp_positive(p, n, "timing.compile_timeout_s", 86400,
 			   &t->compile_timeout_s);
 }
@@ -624,7 +627,7 @@ static int cp_timing(struct cparse *p, const struct ynode *root)
 	static const char *const keys[] = {
 		"case_budget_s", "target_ci", "min_pairs", "max_pairs",
 		"blocks", "correctness_trials", "runner_timeout_s",
-		"compile_timeout_s",
+		"compile_timeout_s", "compile_memory_mb",
 	};
 	const struct ynode *n = ynode_get(root, "timing");
 	struct timing_budget *t = &p->c->timing;
