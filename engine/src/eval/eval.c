@@ -631,8 +631,10 @@ done:
 	}
 	if (rc == 0) {
 		res->candidate_accepted = res->status == RS_OK;
-		res->sandboxed = x.all_sandboxed && res->status != RS_COMPILE_ERROR &&
-				 res->pass_compilation;
+		/* True only when the candidate's compiler and every runner
+		 * ran confined (and the runners under seccomp and Landlock):
+		 * a compile error counts when its compiler was confined. */
+		res->sandboxed = x.all_sandboxed && x.confine_on;
 		res->eval_seconds = (double)(now_ns() - t0) / 1e9;
 		result_score(res);
 	}
