@@ -208,6 +208,7 @@ static void ctx_release(struct eval_ctx *x)
 	if (x->trace)
 		fclose(x->trace);
 	strvec_release(&x->hidden);
+	strvec_release(&x->manifest);
 	for (int g = 0; g < 2; g++)
 		confine_prep_free(x->confine[g]);
 	ev_ahead_release(x);

@@ -105,6 +105,9 @@ struct eval_ctx {
 	struct strvec hidden;
 	struct confine_prep *confine[2];
 	bool confine_on;
+	/* A task from a trusted copy: its manifest, verified at the start of
+	 * the builds, against which every trusted file read is checked. */
+	struct strvec manifest;
 
 	struct runner *live[MAX_LIVE];
 	int nlive;

@@ -105,7 +105,6 @@ void attempt_ctx_release(struct attempt_ctx *c)
 	task_free(c->task);
 	free(c->task_dir);
 	free(c->workspace);
-	free(c->baseline);
 	free(c->logs);
 }
 
@@ -132,7 +131,8 @@ static const struct agent_config *attempt_agent(const struct runconfig *cfg,
 
 int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
 {
-	int rc = task_load(c->e->tasks_root, c->a->task_id, &c->task, err);
+	int rc = eng_task_trusted(c->e, c->run_id, c->a->task_id, &c->task,
+				  err);
 
 	if (rc)
 		return rc;
@@ -141,7 +141,6 @@ int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
 	c->task_dir = store_task_dir(c->e->store, c->run_id, c->a->task_id,
 				     c->a->attempt);
 	c->workspace = path_join(c->task_dir, "workspace");
-	c->baseline = path_join(c->task_dir, "baseline");
 	c->logs = path_join(c->task_dir, "logs");
 	/* Repairs a creation interrupted half-way; keeps existing files. */
 	return workspace_create(c->task, c->task_dir, err);
@@ -192,7 +191,7 @@ int attempt_run_agent(struct attempt_ctx *c,
 
 	struct eval_target tg = {
 		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
-		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
+		.log_dir = c->logs, .cfg = c->cfg,
 		.has_gpu = c->has_gpu, .gpu = c->gpu,
 		.has_seed = c->cfg->has_seed,
 		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->repeat),
@@ -259,7 +258,7 @@ int attempt_evaluate(struct attempt_ctx *c,
 {
 	struct eval_target tg = {
 		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
-		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
+		.log_dir = c->logs, .cfg = c->cfg,
 		.has_gpu = c->has_gpu, .gpu = c->gpu,
 		.has_seed = c->cfg->has_seed,
 		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->repeat),
@@ -352,7 +351,7 @@ int engine_task_result(struct engine *e, const char *run_id,
 		 * visible cases, cached, without touching the attempt. */
 		struct eval_target tg = {
 			.e = e, .task = c.task, .candidate_dir = c.workspace,
-			.baseline_dir = c.baseline, .log_dir = c.logs,
+			.log_dir = c.logs,
 			.cfg = cfg,
 		};
 		rc = eng_evaluate_cached(&tg, false, true, out, err);

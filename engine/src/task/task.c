@@ -149,6 +149,7 @@ void task_free(struct task *t)
 			free(t->tunables[i].values[v]);
 	}
 	free(t->config_sha256);
+	free(t->trusted_hash);
 	free(t);
 }
 
