@@ -117,6 +117,7 @@ struct confine_spec {
 	const struct strvec *rw;	/* agent: more writable paths */
 	const struct strvec *ro;	/* agent: programs and data it needs */
 	const struct strvec *hide;	/* store, cache, tasks root, ... */
+	size_t tmp_bytes;		/* agent: /tmp, /var/tmp; 0: 1 GiB */
 };
 
 /* Builds the plan of a profile (the allow-list above, then the masks).

@@ -102,6 +102,18 @@ struct proc_spec {
 	void (*on_stdout)(void *ctx, const char *data, size_t n);
 	void *on_stdout_ctx;
 	double kill_grace_s;		/* <= 0: PROC_KILL_GRACE_S */
+	/* Every process the program starts ends with it (base/contain.h):
+	 * it runs under a holder of ours, in a PID namespace of its own
+	 * where the kernel allows, else as a child subreaper's; when it
+	 * exits (or is stopped) everything it left is killed before
+	 * proc_spawn returns. */
+	bool contain;
+	const struct proc_limits *limits;	/* for the program, or NULL */
+	/* Called about every 250 ms while the program runs; a non-NULL
+	 * sentence stops it (its processes killed, res->stopped set, the
+	 * sentence copied to res->stop_reason). */
+	const char *(*on_tick)(void *ctx);
+	void *on_tick_ctx;
 };
 
 struct proc_spawn_result {
@@ -111,7 +123,16 @@ struct proc_spawn_result {
 	size_t output_bytes;	/* total written by the program (stdout and
 				 * stderr together) */
 	size_t stdout_bytes;	/* of which on stdout, when split */
+	/* With contain: how (PROC_CONTAINED_NS, _SUBREAPER), and how many
+	 * processes were still running after the program exited and were
+	 * killed. */
+	int contained;
+	int leftovers;
+	bool stopped;		/* on_tick stopped it */
+	char stop_reason[512];
 };
+
+enum { PROC_CONTAINED_NONE = 0, PROC_CONTAINED_NS, PROC_CONTAINED_SUBREAPER };
 
 /* Returns 0 when the program ran (whatever its status), a negative errno
  * with a message when it could not be started. */

@@ -4,8 +4,9 @@
  *
  * A plan is built as an allow-list on an empty root, in an order that the
  * two executors (confine_ns.c in-process, bubblewrap for agents) apply as
- * written: system directories, then what the profile needs, then /dev,
- * /proc and /tmp, then the masks, then the writable binds.  Later mounts
+ * written: system directories, /dev, /proc and /tmp, then what the
+ * profile needs (which may lie under /tmp), then the masks, then the
+ * writable binds.  Later mounts
  * cover earlier ones, so a mask hides what an allowed directory would
  * show, and a writable bind (a workspace inside a hidden store) wins over
  * the mask around it.
@@ -332,6 +333,16 @@ void confine_plan_for(const struct confine_spec *s, struct confine_plan *p)
 	for (size_t i = 0; s->hide && i < s->hide->n; i++)
 		confine_hide(p, s->hide->v[i]);
 	add_system(p, agent);
+	/* Before what the profile binds, which may lie under /tmp. */
+	add_op(p, CO_DEVFS, NULL, "/dev");
+	if (gpu)
+		add_gpu(p);
+	add_op(p, CO_PROC, NULL, "/proc");
+	size_t agent_tmp = s->tmp_bytes ? s->tmp_bytes : 1ul << 30;
+	confine_tmpfs(p, "/tmp", s->profile == CONFINE_COMPILER ? 1ul << 30
+				 : agent ? agent_tmp : 16ul << 20);
+	if (agent)
+		confine_tmpfs(p, "/var/tmp", agent_tmp);
 
 	switch (s->profile) {
 	case CONFINE_COMPILER: {
@@ -380,14 +391,6 @@ void confine_plan_for(const struct confine_spec *s, struct confine_plan *p)
 		break;
 	}
 
-	add_op(p, CO_DEVFS, NULL, "/dev");
-	if (gpu)
-		add_gpu(p);
-	add_op(p, CO_PROC, NULL, "/proc");
-	confine_tmpfs(p, "/tmp", s->profile == CONFINE_COMPILER ? 1ul << 30
-				 : agent ? 1ul << 30 : 16ul << 20);
-	if (agent)
-		confine_tmpfs(p, "/var/tmp", 256ul << 20);
 	add_masks(p);
 
 	if (s->profile == CONFINE_COMPILER && s->scratch) {

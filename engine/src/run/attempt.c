@@ -41,6 +41,11 @@ static char *outcome_to_json(const struct agent_outcome *o)
 	if (o->summary)
 		cJSON_AddStringToObject(j, "summary", o->summary);
 	cJSON_AddBoolToObject(j, "sandboxed", o->sandboxed);
+	if (o->contained)
+		cJSON_AddStringToObject(j, "contained", o->contained);
+	if (o->leftovers)
+		cJSON_AddNumberToObject(j, "leftover_processes_killed",
+					o->leftovers);
 	s = cJSON_PrintUnformatted(j);
 	cJSON_Delete(j);
 	return s;
@@ -199,6 +204,7 @@ int attempt_run_agent(struct attempt_ctx *c,
 	l.task = c->task;
 	l.config = c->agent;
 	l.workspace = ws;
+	l.workspace_real = c->workspace;
 	l.prompt = prompt;
 	l.prompt_file = prompt_file;
 	l.log_dir = c->logs;

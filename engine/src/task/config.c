@@ -313,6 +313,12 @@ static int cp_agent_key(struct cparse *p, const struct ypair *kv)
 		return cp_command(p, n);
 	if (!strcmp(k, "replay_dir"))
 		return cp_string(p, n, cp_field(p, "replay_dir"), &a->replay_dir);
+	if (!strcmp(k, "disk_quota_mb"))
+		return cp_int32(p, n, cp_field(p, "disk_quota_mb"), 1, 1048576,
+				&a->disk_quota_mb);
+	if (!strcmp(k, "memory_mb"))
+		return cp_int32(p, n, cp_field(p, "memory_mb"), 64, 16777216,
+				&a->memory_mb);
 	return cp_options(p, n);	/* "options": the only key left */
 }
 
@@ -323,7 +329,7 @@ static int cp_agent_map(struct cparse *p, const struct ynode *n,
 	static const char *const keys[] = {
 		"template", "model", "effort", "timeout_seconds",
 		"max_iterations", "max_budget_usd", "command", "replay_dir",
-		"options", "name",
+		"disk_quota_mb", "memory_mb", "options", "name",
 	};
 	int rc;
 
