@@ -228,9 +228,16 @@ static int command_launch(const struct agent_launch *l,
 		strvec_pushf(&env, "ARENA_MAX_ITERATIONS=%d",
 			     l->config->max_iterations);
 	if (sandboxed) {
-		/* Its HOME and /tmp are its own; arena is first on PATH. */
+		/* Our environment without arena's own variables (they name
+		 * the store and the catalogue); its HOME and /tmp are its
+		 * own; arena is first on PATH. */
+		extern char **environ;
 		const char *path = getenv("PATH");
 		const char *exe = paths_exe_dir();
+		for (char **e = environ; e && *e; e++)
+			if (strncmp(*e, "ARENA_", 6) && strncmp(*e, "HOME=", 5) &&
+			    strncmp(*e, "TMPDIR=", 7) && strncmp(*e, "PATH=", 5))
+				strvec_push(&env, *e);
 		strvec_pushf(&env, "HOME=%s", home);
 		strvec_push(&env, "TMPDIR=/tmp");
 		strvec_pushf(&env, "PATH=%s%s%s", exe ? exe : "",
@@ -264,6 +271,7 @@ static int command_launch(const struct agent_launch *l,
 		.stdin_path = l->prompt_file,
 		.log_path = log,
 		.env_add = &env,
+		.env_replace = sandboxed,
 		.timeout_s = l->timeout_s,
 		.contain = true,
 		.limits = &plim,

@@ -6,7 +6,8 @@
  * confinement module of the engine, rendered as bwrap options: an
  * allow-list on an empty root -
  *   - the system directories read-only (/usr, /bin, /sbin, /lib*, /etc
- *     without its secrets, /opt), /sys read-only, a fresh /dev with the
+ *     without its secrets, the GPU toolchains), /sys read-only, a fresh
+ *     /dev with the
  *     GPU device nodes, its own /proc, private /tmp and /var/tmp of a
  *     bounded size;
  *   - the attempt's workspace read-write at its own path (its cwd), the

@@ -203,7 +203,8 @@ static void agents_see_the_front_ends_view_of_their_workspace(void **state)
 	char *out = path_join(f->dir, "seen.txt");
 	char *yaml = xasprintf(
 		"agent: {template: command, command: [sh, -c,"
-		" 'printf %%s \"$ARENA_WORKSPACE\" > %s']}\n"
+		" 'printf %%s \"$ARENA_WORKSPACE\" > %s'],"
+		" options: {sandbox: off}}\n"
 		"tasks: [task/vecpoly]\ndevice: host\n"
 		"timing: {case_budget_s: 0.2, blocks: 1, min_pairs: 3,"
 		" max_pairs: 20}\n", out);

@@ -8,7 +8,9 @@
  * A plan is an allow-list of what a confined process sees, built on an
  * empty root:
  *   - read-only system directories: /usr, /bin, /sbin, /lib*, /etc (merged
- *     /usr links are recreated as links); the agent profile adds /opt;
+ *     /usr links are recreated as links); the agent profile adds the GPU
+ *     toolchains (/opt/rocm, /opt/nvidia, /opt/cuda, $CUDA_HOME, ...,
+ *     where nvcc and hipcc are), not the rest of /opt;
  *   - a minimal /dev (null, zero, full, random, urandom, a private
  *     /dev/shm), GPU device nodes for the GPU runner and agents, a fresh
  *     /proc of the process's own PID namespace, a private /tmp;

@@ -125,18 +125,16 @@ void confine_hide(struct confine_plan *p, const char *path)
 /* ---- the parts of a profile ------------------------------------------- */
 
 /* The system directories, read-only; merged-/usr links recreated. */
-static void add_system(struct confine_plan *p, bool with_opt)
+static void add_system(struct confine_plan *p)
 {
 	static const char *const dirs[] = {
 		"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
-		"/libx32", "/etc", "/opt",
+		"/libx32", "/etc",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		char target[PATH_MAX];
 		struct stat st;
-		if (!strcmp(dirs[i], "/opt") && !with_opt)
-			continue;
 		if (lstat(dirs[i], &st) != 0)
 			continue;
 		if (S_ISLNK(st.st_mode)) {
@@ -332,7 +330,7 @@ void confine_plan_for(const struct confine_spec *s, struct confine_plan *p)
 	hide_defaults(p);
 	for (size_t i = 0; s->hide && i < s->hide->n; i++)
 		confine_hide(p, s->hide->v[i]);
-	add_system(p, agent);
+	add_system(p);
 	/* Before what the profile binds, which may lie under /tmp. */
 	add_op(p, CO_DEVFS, NULL, "/dev");
 	if (gpu)
@@ -373,7 +371,27 @@ void confine_plan_for(const struct confine_spec *s, struct confine_plan *p)
 			free(in);
 		}
 		break;
-	case CONFINE_AGENT:
+	case CONFINE_AGENT: {
+		/* The GPU toolchains an agent may build with (not the rest
+		 * of /opt, where anything could be kept). */
+		static const char *const tools[] = {
+			"/opt/rocm", "/opt/nvidia", "/opt/cuda",
+		};
+		static const char *const tool_env[] = {
+			"CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH",
+		};
+		static const char *const progs[] = { "nvcc", "hipcc" };
+		for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
+			add_ro_dir(p, tools[i]);
+		for (size_t i = 0; i < ARRAY_SIZE(tool_env); i++)
+			add_ro_dir(p, getenv(tool_env[i]));
+		for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
+			char *prog = path_search(progs[i], NULL);
+			char *root = prog ? install_root(prog) : NULL;
+			add_ro_dir(p, root);
+			free(root);
+			free(prog);
+		}
 		add_ro_dir(p, "/sys");
 		/* The resolver's file may be a link into /run. */
 		{
@@ -389,6 +407,7 @@ void confine_plan_for(const struct confine_spec *s, struct confine_plan *p)
 			free(real);
 		}
 		break;
+	}
 	}
 
 	add_masks(p);
