@@ -42,6 +42,7 @@ struct contain_report {
 /* Ready-made strings for a holder that needs a user namespace. */
 struct contain_prep {
 	bool userns;
+	bool no_ns;	/* $ARENA_CONTAIN=subreaper: the fallback only */
 	char uid_map[48], gid_map[48];
 };
 
