@@ -488,8 +488,12 @@ static void compile_env(struct strvec *env, const char *tool_dir)
 static char *fail_path(const char *artdir, const char *key,
 		       const struct proc_limits *lim, bool confined)
 {
-	char *id = xasprintf("%s|as=%llu|cpu=%llu|fsize=%llu|confined=%d",
-			     key, (unsigned long long)lim->as_bytes,
+	/* The evaluator's version too: a failure that came from arena (a
+	 * directory the confinement did not show) ends with the version that
+	 * fixes it. */
+	char *id = xasprintf("%s|%s|as=%llu|cpu=%llu|fsize=%llu|confined=%d",
+			     key, ARENA_EVALUATOR_VERSION,
+			     (unsigned long long)lim->as_bytes,
 			     (unsigned long long)lim->cpu_s,
 			     (unsigned long long)lim->fsize_bytes, confined);
 	char hex[65];
@@ -808,9 +812,17 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		} else {
 			out->message = msg;
 		}
-		/* Deterministic failures only: a deadline depends on the
-		 * machine's load, a compile error or a limit on the source. */
-		if (fail) {
+		/* Deterministic failures only: a compile error or one of the
+		 * compiler's own limits depends on the sources; a deadline
+		 * depends on the load, and a pass killed by a signal of
+		 * another kind (the machine's OOM killer) or crashing
+		 * ("internal compiler error") may not happen again. */
+		bool other_signal = (WIFSIGNALED(pr.status) && !limit) ||
+				    strstr(pr.output, "Killed signal") ||
+				    (strstr(pr.output, "terminated program") &&
+				     !limit) ||
+				    strstr(pr.output, "internal compiler error");
+		if (fail && !other_signal) {
 			struct errbuf ign;
 			errbuf_init(&ign);
 			file_write_atomic_str(fail, out->message, &ign);
