@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,24 +22,72 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+static pid_t raw_fork(unsigned long flags)
+{
+	return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL,
+			      NULL);
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t len = (ssize_t)strlen(s);
+
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, s, (size_t)len);
+	close(fd);
+	return n == len ? 0 : -1;
+}
+
+static int write_maps(const struct contain_prep *cp)
+{
+	return write_file("/proc/self/setgroups", "deny") != 0 ||
+	       write_file("/proc/self/uid_map", cp->uid_map) != 0 ||
+	       write_file("/proc/self/gid_map", cp->gid_map) != 0 ? -1 : 0;
+}
+
+/* Whether a holder can be pid 1 of its own namespace here: the clone may
+ * be allowed and the user namespace's maps still refused (an AppArmor
+ * policy on unprivileged user namespaces), so both are tried once per
+ * process. */
+static pthread_once_t ns_once = PTHREAD_ONCE_INIT;
+static bool ns_works;
+
+static void ns_probe(void)
+{
+	struct contain_prep cp;
+	int st = 0;
+
+	memset(&cp, 0, sizeof(cp));
+	cp.userns = geteuid() != 0;
+	snprintf(cp.uid_map, sizeof(cp.uid_map), "%u %u 1\n",
+		 (unsigned)geteuid(), (unsigned)geteuid());
+	snprintf(cp.gid_map, sizeof(cp.gid_map), "%u %u 1\n",
+		 (unsigned)getegid(), (unsigned)getegid());
+	pid_t pid = raw_fork(CLONE_NEWPID | (cp.userns ? CLONE_NEWUSER : 0));
+	if (pid == 0)
+		_exit(cp.userns && write_maps(&cp) != 0 ? 1 : 0);
+	if (pid < 0)
+		return;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	ns_works = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 void contain_prepare(struct contain_prep *cp)
 {
 	const char *mode = getenv("ARENA_CONTAIN");
 
 	memset(cp, 0, sizeof(*cp));
 	cp->userns = geteuid() != 0;
+	pthread_once(&ns_once, ns_probe);
 	/* ARENA_CONTAIN=subreaper: the fallback, on purpose (tests). */
-	cp->no_ns = mode && !strcmp(mode, "subreaper");
+	cp->no_ns = !ns_works || (mode && !strcmp(mode, "subreaper"));
 	snprintf(cp->uid_map, sizeof(cp->uid_map), "%u %u 1\n",
 		 (unsigned)geteuid(), (unsigned)geteuid());
 	snprintf(cp->gid_map, sizeof(cp->gid_map), "%u %u 1\n",
 		 (unsigned)getegid(), (unsigned)getegid());
-}
-
-static pid_t raw_fork(unsigned long flags)
-{
-	return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL,
-			      NULL);
 }
 
 pid_t contain_fork(const struct contain_prep *cp, bool *in_ns)
@@ -66,18 +115,6 @@ static void on_term(int sig)
 {
 	(void)sig;
 	term_now = 1;
-}
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t len = (ssize_t)strlen(s);
-
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, s, (size_t)len);
-	close(fd);
-	return n == len ? 0 : -1;
 }
 
 /* Kills every child of this (single-threaded) process, and their process
@@ -128,10 +165,7 @@ void contain_run(const struct contain_prep *cp, bool in_ns, int report_fd,
 	pid_t agent, w;
 	int st;
 
-	if (in_ns && cp->userns &&
-	    (write_file("/proc/self/setgroups", "deny") != 0 ||
-	     write_file("/proc/self/uid_map", cp->uid_map) != 0 ||
-	     write_file("/proc/self/gid_map", cp->gid_map) != 0)) {
+	if (in_ns && cp->userns && write_maps(cp) != 0) {
 		dprintf(2, "arena: cannot map the user namespace of the "
 			"agent's holder\n");
 		_exit(127);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Copies the editable files (from_baseline: the task's baseline.files,
  * under the editable names) into dst_dir. */
@@ -34,8 +35,13 @@ static int copy_into(const struct task *t, const char *dst_dir,
 
 		free(parent);
 		if (rc == 0 && !(keep_existing && file_exists(dst)) &&
-		    file_exists(src))
+		    file_exists(src)) {
 			rc = file_copy(src, dst, err);
+			/* The trusted copy is read-only; the agent's copy is
+			 * its to edit. */
+			if (rc == 0)
+				chmod(dst, 0644);
+		}
 		free(src);
 		free(dst);
 		if (rc)
