@@ -20,6 +20,7 @@
 #include "arena/confine.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -244,21 +245,22 @@ static void find_lib_dirs(void)
 	}
 }
 
+/* Every NVIDIA node (nvidiaN, nvidiactl, nvidia-uvm, nvidia-caps/, the
+ * IMEX channels of newer drivers, ...) and AMD's. */
 static void add_gpu(struct confine_plan *p)
 {
-	static const char *const nodes[] = {
-		"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
-		"/dev/nvidia-modeset", "/dev/nvidia-caps", "/dev/kfd",
-		"/dev/dri",
-	};
-	char path[64];
+	static const char *const globs[] = { "/dev/nvidia*", "/dev/kfd",
+					     "/dev/dri" };
 
-	for (int i = 0; i < 64; i++) {
-		snprintf(path, sizeof(path), "/dev/nvidia%d", i);
-		confine_bind(p, CO_DEV_BIND, path, path);
+	for (size_t i = 0; i < ARRAY_SIZE(globs); i++) {
+		glob_t g;
+		if (glob(globs[i], 0, NULL, &g) != 0)
+			continue;
+		for (size_t k = 0; k < g.gl_pathc; k++)
+			confine_bind(p, CO_DEV_BIND, g.gl_pathv[k],
+				     g.gl_pathv[k]);
+		globfree(&g);
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(nodes); i++)
-		confine_bind(p, CO_DEV_BIND, nodes[i], nodes[i]);
 }
 
 /* The catalogue wherever arena keeps it, and /etc's secrets. */

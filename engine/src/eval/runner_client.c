@@ -282,10 +282,18 @@ child_exec(pid_t parent, int sock, int memfd, int kfd, int devnull, int logfd,
 		const char *what = "";
 		int rc = confine_enter(s->confine, &what);
 		if (rc) {
+			/* System calls only: the step and the errno. */
 			int fd = logfd >= 0 ? logfd : 2;
+			char num[16];
+			int k = (int)sizeof(num) - 1;
+			num[k] = '\0';
+			for (int v = -rc; k > 0 && (v || k == 15); v /= 10)
+				num[--k] = (char)('0' + v % 10);
 			(void)!write(fd, "arena-runner: cannot enter the sandbox: ",
 				     40);
 			(void)!write(fd, what, strlen(what));
+			(void)!write(fd, ": errno ", 8);
+			(void)!write(fd, num + k, strlen(num + k));
 			(void)!write(fd, "\n", 1);
 			_exit(CONFINE_EXIT_FAILED);
 		}
