@@ -181,6 +181,49 @@ static void test_compiler_writes_only_its_scratch(void **state)
 	free(scratch);
 }
 
+static void test_compiler_inside_a_hidden_directory_is_shown_alone(void **state)
+{
+	/* A test's compiler stand-in kept in its catalogue: the compiler
+	 * runs, the catalogue around it stays hidden. */
+	char *cat = path_join(dir, "catalogue");
+	char *tool = path_join(dir, "catalogue/bin/cc-standin");
+	char *secret = path_join(dir, "catalogue/held_out.yaml");
+	char *scratch = path_join(dir, "scratch2");
+	struct strvec hide = STRVEC_INIT;
+	struct confine_spec s = {
+		.profile = CONFINE_COMPILER, .scratch = scratch, .tool = tool,
+		.hide = &hide,
+	};
+	int st;
+
+	(void)state;
+	need_sandbox();
+	assert_int_equal(mkdir_p(scratch, NULL), 0);
+	char *bin = path_join(dir, "catalogue/bin");
+	assert_int_equal(mkdir_p(bin, NULL), 0);
+	assert_int_equal(file_write_atomic_str(tool, "#!/bin/sh\necho standin "
+					       "ran\n", NULL), 0);
+	chmod(tool, 0755);
+	assert_int_equal(file_write_atomic_str(secret, "cases: [odd]\n",
+					       NULL), 0);
+	strvec_push(&hide, cat);
+	char *script = xasprintf("%s; cat %s 2>/dev/null || echo no-secret; "
+				 "ls %s", tool, secret, bin);
+	char *out = run_in(&s, script, &st);
+	fprintf(stderr, "%s", out);
+	assert_non_null(strstr(out, "standin ran"));
+	assert_non_null(strstr(out, "no-secret"));
+	assert_null(strstr(out, "cases:"));
+	free(out);
+	free(script);
+	free(bin);
+	free(cat);
+	free(tool);
+	free(secret);
+	free(scratch);
+	strvec_release(&hide);
+}
+
 static void test_runner_is_alone_and_offline(void **state)
 {
 	struct confine_spec s = { .profile = CONFINE_RUNNER };
@@ -275,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_runner_sees_only_the_allow_list),
 		cmocka_unit_test(test_hidden_directory_under_an_allowed_one_is_empty),
 		cmocka_unit_test(test_compiler_writes_only_its_scratch),
+		cmocka_unit_test(test_compiler_inside_a_hidden_directory_is_shown_alone),
 		cmocka_unit_test(test_runner_is_alone_and_offline),
 		cmocka_unit_test(test_nothing_started_inside_outlives_the_first_process),
 		cmocka_unit_test(test_bwrap_rendering_puts_masks_after_binds_and_rw_last),

@@ -414,6 +414,17 @@ void confine_plan_for(const struct confine_spec *s, struct confine_plan *p)
 
 	add_masks(p);
 
+	/* A compiler kept inside a hidden directory (a test's stand-in in
+	 * its catalogue) is shown by itself, not with what is around it. */
+	if (s->profile == CONFINE_COMPILER && s->tool) {
+		char *real = path_real(s->tool);
+		bool hidden = false;
+		for (size_t i = 0; real && i < p->hidden.n; i++)
+			hidden |= under(real, p->hidden.v[i]);
+		if (hidden)
+			confine_bind(p, CO_RO_BIND, real, NULL);
+		free(real);
+	}
 	if (s->profile == CONFINE_COMPILER && s->scratch) {
 		confine_bind(p, CO_RW_BIND, s->scratch, CONFINE_BUILD_DIR);
 		p->cwd = xstrdup(CONFINE_BUILD_DIR);

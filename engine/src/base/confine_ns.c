@@ -326,15 +326,13 @@ static int apply(const struct prep_op *o, const char **what)
 			     o->data) == 0 ? 0 : -errno;
 	case CO_MASK:
 		*what = "a mask";
-		if (o->dir) {
-			if (mount("tmpfs", o->dst, "tmpfs",
-				  MS_NOSUID | MS_NODEV | MS_NOEXEC, o->data) != 0)
-				return -errno;
-			return mount(NULL, o->dst, NULL,
-				     MS_REMOUNT | MS_RDONLY | MS_NOSUID |
-				     MS_NODEV | MS_NOEXEC, o->data) == 0
-				       ? 0 : -errno;
-		}
+		/* Made read-only once everything is mounted: a later bind
+		 * (a compiler kept in a hidden directory) may need a target
+		 * inside it. */
+		if (o->dir)
+			return mount("tmpfs", o->dst, "tmpfs",
+				     MS_NOSUID | MS_NODEV | MS_NOEXEC,
+				     o->data) == 0 ? 0 : -errno;
 		if (mount(o->src, o->dst, NULL, MS_BIND, NULL) != 0)
 			return -errno;
 		return make_readonly(o->dst, false);
@@ -403,6 +401,14 @@ int confine_enter(const struct confine_prep *cp, const char **what)
 	for (size_t i = 0; i < cp->n; i++)
 		if ((rc = apply(&cp->ops[i], what)) != 0)
 			return rc;
+	*what = "making a mask read-only";
+	for (size_t i = 0; i < cp->n; i++) {
+		const struct prep_op *o = &cp->ops[i];
+		if (o->kind == CO_MASK && o->dir &&
+		    mount(NULL, o->dst, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID |
+			  MS_NODEV | MS_NOEXEC, o->data) != 0)
+			return -errno;
+	}
 	*what = "making the root read-only";
 	if (mount("/newroot", "/newroot", NULL,
 		  MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,

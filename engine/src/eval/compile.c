@@ -786,6 +786,16 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		free(art);
 		proc_result_release(&pr);
 		goto done;
+	} else if (WIFEXITED(pr.status) && WEXITSTATUS(pr.status) == 127 &&
+		   str_starts_with(pr.output, "cannot run ")) {
+		/* Not the sources' fault: the compiler did not start. */
+		size_t n = strcspn(pr.output, "\n");
+		rc = errf_code(err, ENOENT, "the %s compiler did not start%s: "
+			       "%.*s", s->role, confined ? " in its sandbox" : "",
+			       (int)n, pr.output);
+		free(art);
+		proc_result_release(&pr);
+		goto done;
 	} else if (!WIFEXITED(pr.status) || WEXITSTATUS(pr.status) != 0) {
 		char *msg = compile_message(pr.output, scratch);
 		if (limit) {
