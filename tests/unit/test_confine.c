@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,20 @@ static void test_hidden_directory_under_an_allowed_one_is_empty(void **state)
 	if (!victim)
 		skip();
 	strvec_push(&hide, victim);
+	/* A hidden path inside another: the outer mask covers it. */
+	DIR *d = opendir(victim);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char *sub = path_join(victim, e->d_name);
+		if (e->d_name[0] != '.' && dir_exists(sub)) {
+			strvec_push(&hide, sub);
+			free(sub);
+			break;
+		}
+		free(sub);
+	}
+	if (d)
+		closedir(d);
 	char *script = xasprintf("echo visible:; ls -A %s; echo :end; "
 				 "touch %s/x 2>&1 || echo refused", victim,
 				 victim);

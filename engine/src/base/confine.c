@@ -288,7 +288,19 @@ static void hide_defaults(struct confine_plan *p)
 	}
 }
 
-/* Masks over every hidden path that a bind of the plan would show. */
+/* Whether a bind among the first n operations of p shows path. */
+static bool bound(const struct confine_plan *p, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((p->ops[i].kind == CO_RO_BIND ||
+		     p->ops[i].kind == CO_RW_BIND) && under(path, p->ops[i].src))
+			return true;
+	return false;
+}
+
+/* Masks over every hidden path that a bind of the plan would show, except
+ * those inside another one (its mask covers them, and inside it they do
+ * not exist to be masked). */
 static void add_masks(struct confine_plan *p)
 {
 	size_t nbinds = p->n;
@@ -296,7 +308,17 @@ static void add_masks(struct confine_plan *p)
 	for (size_t h = 0; h < p->hidden.n; h++) {
 		const char *hp = p->hidden.v[h];
 		struct stat st;
+		bool covered = false;
 		if (hp[0] != '/' || lstat(hp, &st) != 0 || S_ISLNK(st.st_mode))
+			continue;
+		for (size_t k = 0; k < p->hidden.n && !covered; k++) {
+			const char *outer = p->hidden.v[k];
+			struct stat ost;
+			covered = strcmp(outer, hp) && under(hp, outer) &&
+				  lstat(outer, &ost) == 0 &&
+				  S_ISDIR(ost.st_mode) && bound(p, nbinds, outer);
+		}
+		if (covered)
 			continue;
 		for (size_t i = 0; i < nbinds; i++) {
 			const struct confine_op *o = &p->ops[i];
