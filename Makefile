@@ -48,6 +48,9 @@ CLI_SRCS    := $(sort $(wildcard cli/*.c) $(wildcard agents/*.c) \
 	$(wildcard agents/*/*.c) $(wildcard fs/*.c))
 UNIT_SRCS   := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRCS   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+# Stand-alone test programs that e2e scripts drive (tests/helpers: e.g.
+# fsx_lite, the fsx-style model checker of tests/e2e/fs_fsx.sh).
+HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
 
 ENGINE_OBJS := $(ENGINE_SRCS:%.c=$(B)/%.o)
 RUNNER_OBJS := $(RUNNER_SRCS:%.c=$(B)/%.o)
@@ -57,8 +60,9 @@ CLI_OBJS    := $(CLI_SRCS:%.c=$(B)/%.o)
 CLI_LIB_OBJS := $(filter-out $(B)/cli/%,$(CLI_OBJS))
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/tests/%)
+HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/tests/helpers/%)
 
-.PHONY: all test test-unit test-e2e test-fuzz asan fuzz deps install \
+.PHONY: all test test-run test-unit test-e2e test-fuzz asan fuzz deps install \
 	install-agents quickstart clean help fmt fmt-check lint
 
 all: $(B)/arena $(B)/arena-runner
@@ -98,13 +102,34 @@ $(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(CLI_LIB_OBJS) \
 	$(CC) $(ALL_CFLAGS) $(TEST_INC) -o $@ $< tests/fuzz/replay.c \
 		$(CLI_LIB_OBJS) $(B)/libarena.a $(LDLIBS_ALL)
 
-test: all $(UNIT_BINS) $(FUZZ_BINS)
-	@B=$(B) tests/run.sh
+# Helpers link nothing of arena: they check it from outside.
+$(B)/tests/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
+
+# Unit tests include cmocka.h: where cmocka is not installed they are not
+# built, and tests/run.sh reports each one as skipped with this reason
+# (a part scripts/deps.sh could not install never becomes a compile error).
+ifeq ($(shell pkg-config --exists cmocka 2>/dev/null && echo y),)
+UNIT_BINS :=
+UNIT_SKIP := cmocka is not installed (libcmocka-dev; scripts/deps.sh installs it)
+endif
+
+# `make test` first installs what the tests need (scripts/deps.sh: Debian
+# packages and the agent CLIs, nothing when all are there), then builds and
+# runs them in a sub-make, which re-reads this Makefile so that pkg-config
+# and the compiler look-ups above see what was just installed.
+test:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory test-run
+
+test-run: all $(UNIT_BINS) $(FUZZ_BINS) $(HELPER_BINS)
+	@B=$(B) ARENA_UNIT_SKIP='$(UNIT_SKIP)' tests/run.sh
 
 test-unit: all $(UNIT_BINS)
-	@B=$(B) tests/run.sh unit
+	@B=$(B) ARENA_UNIT_SKIP='$(UNIT_SKIP)' tests/run.sh unit
 
-test-e2e: all
+test-e2e: all $(HELPER_BINS)
 	@B=$(B) tests/run.sh e2e
 
 test-fuzz: $(FUZZ_BINS)
@@ -170,12 +195,13 @@ clean:
 
 help:
 	@echo "make              build build/arena and build/arena-runner"
-	@echo "make test         unit, fuzz-corpus, end-to-end and adversarial tests"
+	@echo "make test         installs what is missing (make deps), then unit, fuzz-corpus,"
+	@echo "                  end-to-end and adversarial tests"
 	@echo "make test-unit    cmocka unit tests only"
 	@echo "make test-e2e     end-to-end and adversarial tests only"
 	@echo "make asan         the whole test suite under ASan + UBSan (build-asan/)"
 	@echo "make fuzz         libFuzzer binaries for the parsers (clang)"
-	@echo "make deps         install missing Debian packages (apt-get)"
+	@echo "make deps         install missing Debian packages (apt-get) and agent CLIs (npm)"
 	@echo "make quickstart   deps, build, run example_configs/quickstart_host.yaml"
 	@echo "make install      install to PREFIX (default /usr/local)"
 	@echo "make install-agents  the agent CLIs (claude, codex, gemini) at pinned versions"
@@ -202,7 +228,7 @@ CUDA_ARCHS ?= 80 90
 HIP_ARCHS  ?= gfx90a
 GPU_SRC    := engine/runner/gpu/arena_runner_gpu.cpp
 GPU_DEPS   := $(GPU_SRC) engine/runner/gpu/gpu_rt.h engine/runner/gpu/gpu_rt_fake.h \
-	engine/runner/gpu/gpu_gate.h engine/runner/gpu/gpu_gen.h \
+	engine/runner/gpu/gpu_gate.h engine/runner/gpu/gpu_gen.h engine/runner/gpu/gpu_diag.h \
 	engine/runner/runner_io.h engine/include/arena/runner_proto.h \
 	engine/runner/runner_sandbox.h engine/include/arena/kernel.h \
 	engine/include/arena/fp16.h
@@ -226,7 +252,7 @@ GPU_RUNNERS += $(B)/tests/arena-runner-fakegpu $(B)/tests/test_gpu_gen
 .PHONY: gpu-runners test-gpu install-gpu
 all: $(GPU_RUNNERS)
 gpu-runners: $(GPU_RUNNERS)
-test test-unit: $(filter $(B)/tests/%,$(GPU_RUNNERS))
+test-run test-unit: $(filter $(B)/tests/%,$(GPU_RUNNERS))
 
 $(B)/arena-runner-cuda: $(GPU_DEPS) $(GPU_LINK)
 	@mkdir -p $(B)/engine/runner/gpu

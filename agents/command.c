@@ -135,6 +135,7 @@ static void sandbox_for(const struct agent_launch *l,
 		strvec_push(&sb->hide, l->store_dir);
 	if (l->tasks_root)
 		strvec_push(&sb->hide, l->tasks_root);
+	sandbox_hide_arena_mounts(sb);
 	sb->tmp_bytes = (size_t)(l->config->disk_quota_mb > 0
 					 ? l->config->disk_quota_mb
 					 : AGENT_DEFAULT_DISK_QUOTA_MB) << 20;

@@ -372,6 +372,7 @@ static void sandbox_spec_for(struct cli_run *r, struct sandbox_spec *s)
 		free(logs);
 	}
 	strvec_push(&s->hide, tasks);
+	sandbox_hide_arena_mounts(s);
 	/* What it runs: the CLI's install root, the node that runs it (a
 	 * nvm or /opt install is outside the system directories), and the
 	 * arena binary itself (`arena mcp`), not the tree around it. */

@@ -24,6 +24,13 @@
  * run, and files it writes are owned by the caller outside), a new
  * session (no TIOCSTI into our terminal), killed when its parent dies;
  * the network kept: a CLI must reach its model's API.
+ *
+ * Every arena mount (`arena mount`, wherever it is mounted) is one of the
+ * hidden paths (sandbox_hide_arena_mounts()): other runs, other tasks'
+ * results, reports and the task catalogue are out of sight through it;
+ * when the agent's workspace is inside one, that workspace is bound at
+ * its own path read-write and its own `score` and `task_result.yaml`
+ * read-only (they never show held-out cases).
  */
 #ifndef ARENA_AGENTS_SANDBOX_H
 #define ARENA_AGENTS_SANDBOX_H
@@ -58,6 +65,12 @@ const char *sandbox_bwrap_path(void);
 /* Appends the bwrap command line for spec to out, ending with "--"; the
  * agent's own argv follows.  Paths in spec must be absolute. */
 void sandbox_argv(const struct sandbox_spec *s, struct strvec *out);
+
+/* Adds every arena mount of this machine (/proc/self/mountinfo, type
+ * fuse.arena) to s->hide, and, when s->workspace lies inside one, the
+ * score and task_result.yaml beside it to s->expose_ro.  Call it after
+ * s->workspace is set. */
+void sandbox_hide_arena_mounts(struct sandbox_spec *s);
 
 /* True when path equals dir or lies below it (both absolute). */
 bool path_is_under(const char *path, const char *dir);

@@ -30,6 +30,7 @@
 #include <cJSON.h>
 
 #include "arena/stats.h"
+#include "report_ab.h"
 
 /* ---- CSV --------------------------------------------------------------- */
 
@@ -242,6 +243,22 @@ static cJSON *task_json(const struct report_row *row)
 					   : cJSON_CreateNull());
 		jadd(o, "agent_status", jstr(r->agent_status));
 		jadd(o, "reason", jstr(reason));
+		/* Visible cases checked but not timed; held-out ones only
+		 * counted. */
+		cJSON *co = cJSON_CreateArray();
+		int held = 0;
+		if (!co)
+			abort();
+		for (int i = 0; i < r->ncases; i++)
+			if (r->cases[i].correctness_only) {
+				if (r->cases[i].held_out)
+					held++;
+				else
+					cJSON_AddItemToArray(
+						co, jstr(r->cases[i].id));
+			}
+		jadd(o, "correctness_only_cases", co);
+		jadd(o, "held_out_correctness_only", cJSON_CreateNumber(held));
 	}
 	free(fam);
 	free(reason);
@@ -281,6 +298,20 @@ char *report_json(const struct report_meta *m, const struct report_row *rows,
 		jadd(root, "variants", vo);
 	}
 	variants_release(&vs);
+	/* Each configuration against the first (docs/results.md, "A/B
+	 * comparison"). */
+	struct report_ab ab;
+	report_ab_build(&ab, rows, n, m ? m->run_id : NULL);
+	if (ab.ncmp > 0) {
+		cJSON *arr = cJSON_CreateArray();
+		if (!arr)
+			abort();
+		for (int k = 0; k < ab.ncmp; k++)
+			cJSON_AddItemToArray(arr, ab_result_json(&ab.cmp[k],
+								 ab.task_ids));
+		jadd(root, "ab", arr);
+	}
+	report_ab_release(&ab);
 	jadd(root, "run_id", jstr(m ? m->run_id : NULL));
 	jadd(root, "device", jstr(m ? m->device : NULL));
 	jadd(root, "created_at", jstr(m ? m->created_at : NULL));
@@ -423,6 +454,33 @@ static int cmp_ranked(const void *a, const void *b)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
+/* The cases of r checked but not timed (below the timing floor): the
+ * visible ones by id into ids (", "-separated), the held-out ones only
+ * counted - reports reach places where held-out ids must not. */
+static int correctness_only_cases(const struct task_result *r,
+				  struct strbuf *ids, int *held)
+{
+	int n = 0;
+
+	*held = 0;
+	for (int i = 0; r && i < r->ncases; i++) {
+		const struct case_result *c = &r->cases[i];
+		if (!c->correctness_only)
+			continue;
+		if (c->held_out) {
+			(*held)++;
+			continue;
+		}
+		if (ids) {
+			if (n)
+				strbuf_addstr(ids, ", ");
+			strbuf_addstr(ids, c->id);
+		}
+		n++;
+	}
+	return n;
+}
+
 static void text_task_line(struct strbuf *sb, const struct report_row *row,
 			   bool show_attempt)
 {
@@ -456,6 +514,19 @@ static void text_task_line(struct strbuf *sb, const struct report_row *row,
 		strbuf_addch(sb, '\n');
 	}
 	free(reason);
+	struct strbuf ids = STRBUF_INIT;
+	int held, vis = correctness_only_cases(r, &ids, &held);
+	if (vis || held) {
+		strbuf_addstr(sb, "    correctness only (below the timing "
+				  "floor, not in the speedup): ");
+		if (vis)
+			text_add(sb, ids.buf);
+		if (held)
+			strbuf_addf(sb, "%s%d held-out case%s", vis ? "; " : "",
+				    held, held == 1 ? "" : "s");
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_release(&ids);
 }
 
 /* One line of a breakdown (by family or by agent configuration). */
@@ -519,6 +590,31 @@ char *report_text(const struct report_meta *m, const struct report_row *rows,
 		}
 	}
 	variants_release(&vs);
+
+	struct report_ab ab;
+	report_ab_build(&ab, rows, n, m ? m->run_id : NULL);
+	for (int c = 0; c < ab.ncmp; c++) {
+		struct strbuf blk = STRBUF_INIT;
+
+		strbuf_addstr(&sb, c ? "\n" : "\nA/B COMPARISON (each agent "
+			      "configuration against the first)\n");
+		ab_result_text(&blk, &ab.cmp[c], ab.task_ids, true);
+		/* Line by line through text_add, like every other text that
+		 * holds names from a config or a task tree. */
+		char *copy = xstrdup(strbuf_str(&blk)), *line = copy, *nl;
+		for (; *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			if (!nl)
+				nl = line + strlen(line) - 1;
+			else
+				*nl = '\0';
+			text_add(&sb, line);
+			strbuf_addch(&sb, '\n');
+		}
+		free(copy);
+		strbuf_release(&blk);
+	}
+	report_ab_release(&ab);
 
 	rk = xcalloc((size_t)n + 1, sizeof(*rk));
 	for (int i = 0; i < n; i++)

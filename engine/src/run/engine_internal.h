@@ -62,6 +62,7 @@ struct eval_target {
 	int gpu;
 	uint64_t seed;
 	bool has_seed;
+	double case_budget_s; /* > 0: instead of the config's */
 };
 
 /* Task task_id as an evaluation must see it: loaded from its trusted copy
@@ -76,9 +77,17 @@ int eng_device_for(const struct runconfig *cfg, const struct task *t,
 		   bool has_gpu, int gpu, char **device,
 		   struct errbuf *err);
 uint64_t eng_fresh_seed(void);
+/* The key of a run's secret seed in the store's meta table (caller
+ * frees): drawn when a run without `seed:` is created, so that the agent
+ * configurations of one (task, repeat) share their evaluation seed. */
+char *eng_run_seed_key(const char *run_id);
 int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 		 bool quick, bool held_out, struct task_result *out,
 		 struct errbuf *err);
+/* The evaluation cache key of tg's sources as they are now (hash, when
+ * not NULL, receives their sources hash). */
+int eng_eval_key(const struct eval_target *tg, bool held_out, char key[65],
+		 char hash[65], struct errbuf *err);
 int eng_evaluate_cached(const struct eval_target *tg, bool held_out,
 			bool use_cache, struct task_result *out,
 			struct errbuf *err);

@@ -140,6 +140,8 @@ int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 	req.quick = quick;
 	if (tg->cfg)
 		req.timing = tg->cfg->timing;
+	if (tg->case_budget_s > 0)
+		req.timing.case_budget_s = tg->case_budget_s;
 	rc = eval_run(&req, out, err);
 	free(device);
 	return rc;
@@ -152,23 +154,20 @@ int eng_agent_evaluate(void *ctx, const struct strvec *defines, bool quick,
 	return eng_evaluate(ctx, defines, quick, false, out, err);
 }
 
-/* Evaluates under the evaluation lock for `key`, reading and filling the
- * cache, so that concurrent callers (threads or processes) for the same key
- * share one evaluation. */
-int eng_evaluate_cached(const struct eval_target *tg, bool held_out,
-		    bool use_cache, struct task_result *out,
-		    struct errbuf *err)
+/* The evaluation cache key of tg's sources as they are now; hash (when
+ * not NULL) receives their sources hash. */
+int eng_eval_key(const struct eval_target *tg, bool held_out, char key[65],
+		 char hash[65], struct errbuf *err)
 {
 	struct task_result probe;
-	char key[65], *lock = NULL, *json = NULL;
 	char *device = NULL;
-	int fd = -1, rc;
+	int rc;
 
 	result_init(&probe);
 	rc = eval_hash_sources(tg->task, tg->candidate_dir, &probe, err);
 	if (!rc)
-		rc = eng_device_for(tg->cfg, tg->task, tg->has_gpu, tg->gpu, &device,
-			    err);
+		rc = eng_device_for(tg->cfg, tg->task, tg->has_gpu, tg->gpu,
+				    &device, err);
 	if (rc) {
 		result_release(&probe);
 		return rc;
@@ -183,8 +182,26 @@ int eng_evaluate_cached(const struct eval_target *tg, bool held_out,
 		sha256_hex(k2, strlen(k2), key);
 		free(k2);
 	}
+	if (hash)
+		memcpy(hash, probe.sources_hash, 65);
 	result_release(&probe);
 	free(device);
+	return 0;
+}
+
+/* Evaluates under the evaluation lock for `key`, reading and filling the
+ * cache, so that concurrent callers (threads or processes) for the same key
+ * share one evaluation. */
+int eng_evaluate_cached(const struct eval_target *tg, bool held_out,
+		    bool use_cache, struct task_result *out,
+		    struct errbuf *err)
+{
+	char key[65], *lock = NULL, *json = NULL;
+	int fd = -1, rc;
+
+	rc = eng_eval_key(tg, held_out, key, NULL, err);
+	if (rc)
+		return rc;
 
 	lock = xasprintf("%s/evals/%s.lock", tg->e->cache_dir, key);
 	rc = eng_lock_path(lock, LOCK_WAIT, &fd, err);
@@ -223,18 +240,36 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 
 	if (!opt)
 		opt = &none;
-	if (!dir_exists(dir))
+	if (!opt->aa && !dir_exists(dir))
 		return errf_code(err, ENOENT, "%s: no such directory", dir);
 	rc = eng_task_trusted(e, NULL, task_id, &t, err);
 	if (rc)
 		return rc;
-	char *abs = path_real(dir);
+	/* A/A: the baseline, under the editable names, as the candidate
+	 * (its own runner, untrusted like any candidate's; the evaluator's
+	 * baseline still comes from the trusted copy). */
+	char *abs = NULL, *base = NULL;
+	if (opt->aa) {
+		rc = workspace_baseline_dir(t, e->cache_dir, &base, err);
+		if (rc) {
+			task_free(t);
+			return rc;
+		}
+		abs = xstrdup(base ? base : t->dir);
+	} else {
+		abs = path_real(dir);
+	}
 	struct eval_target tg = {
-		.e = e, .task = t, .candidate_dir = abs,
-		.log_dir = opt->log_dir, .has_seed = opt->has_seed,
+		.e = e,
+		.task = t,
+		.candidate_dir = abs,
+		.log_dir = opt->log_dir,
+		.has_seed = opt->has_seed,
 		.seed = opt->seed,
+		.case_budget_s = opt->case_budget_s,
 	};
-	if (opt->quick || (opt->defines && opt->defines->n))
+	if (opt->quick || opt->aa || opt->case_budget_s > 0 ||
+	    (opt->defines && opt->defines->n))
 		rc = eng_evaluate(&tg, opt->defines, opt->quick, opt->held_out, out,
 			      err);
 	else
@@ -245,6 +280,7 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 		out->task_name = xstrdup(t->id);
 	}
 	free(abs);
+	free(base);
 	task_free(t);
 	return rc;
 }

@@ -82,6 +82,42 @@ int workspace_create(const struct task *t, const char *task_dir,
 	return rc;
 }
 
+int workspace_baseline_dir(const struct task *t, const char *cache_dir,
+			   char **out, struct errbuf *err)
+{
+	struct sha256 s;
+	unsigned char d[32];
+	char hex[65];
+	int rc = 0;
+
+	*out = NULL;
+	if (t->baseline_files.n == 0)
+		return 0;
+	sha256_init(&s);
+	for (size_t i = 0; i < t->editable.n; i++) {
+		char *src = path_join(t->dir, t->baseline_files.v[i]);
+		char fh[65];
+		rc = sha256_file_hex(src, fh, err);
+		free(src);
+		if (rc)
+			return rc;
+		sha256_update(&s, t->editable.v[i], strlen(t->editable.v[i]) + 1);
+		sha256_update(&s, fh, sizeof(fh));
+	}
+	sha256_final(&s, d);
+	sha256_to_hex(d, hex);
+	char *dir = xasprintf("%s/baselines/%s", cache_dir, hex);
+	rc = mkdir_p(dir, err);
+	if (!rc)
+		rc = copy_into(t, dir, true, true, err);
+	if (rc)
+		free(dir);
+	else
+		*out = dir;
+	return rc;
+}
+
+
 char *prompt_render(const struct task *t, const char *workspace,
 		    int max_iterations)
 {
