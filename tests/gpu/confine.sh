@@ -23,6 +23,10 @@ trap 'rm -rf "$S" "$secret"' EXIT
 fail=0
 
 say "confinement on $DEVICE ($(date -u +%FT%TZ), $(uname -r), uid $(id -u))"
+# The nodes the GPU profile binds (base/confine.c add_gpu); a confined
+# runner that runs the honest candidate below proves the ones it needs are
+# there.
+say "device nodes bound: $(ls -d /dev/nvidia* /dev/kfd /dev/dri 2>/dev/null | tr '\n' ' ')"
 "$ARENA" doctor 2>&1 | sed -n '/^sandbox/,/^missing/p' | sed 's/^/  /' |
 	tee -a "$TABLE"
 

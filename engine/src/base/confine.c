@@ -245,12 +245,32 @@ static void find_lib_dirs(void)
 	}
 }
 
+/* The "device" of the test suite's fake GPU runtime
+ * (engine/runner/gpu/gpu_rt_fake.h): the directory $ARENA_FAKE_GPU_DIR
+ * holding the page its runners share, shown read-write like a device
+ * node.  Only a directory directly under /dev/shm named arena-fake-gpu-*
+ * is shown, so the variable cannot widen a view beyond such a page. */
+static void add_fake_gpu(struct confine_plan *p)
+{
+	static const char prefix[] = "/dev/shm/arena-fake-gpu-";
+	const char *dir = getenv("ARENA_FAKE_GPU_DIR");
+	char *real = dir && *dir ? path_real(dir) : NULL;
+
+	if (real && dir_exists(real) &&
+	    strncmp(real, prefix, sizeof(prefix) - 1) == 0 &&
+	    !strchr(real + sizeof(prefix) - 1, '/'))
+		confine_bind(p, CO_RW_BIND, real, real);
+	free(real);
+}
+
 /* Every NVIDIA node (nvidiaN, nvidiactl, nvidia-uvm, nvidia-caps/, the
  * IMEX channels of newer drivers, ...) and AMD's. */
 static void add_gpu(struct confine_plan *p)
 {
 	static const char *const globs[] = { "/dev/nvidia*", "/dev/kfd",
 					     "/dev/dri" };
+
+	add_fake_gpu(p);
 
 	for (size_t i = 0; i < ARRAY_SIZE(globs); i++) {
 		glob_t g;

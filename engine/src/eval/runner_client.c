@@ -235,12 +235,13 @@ static void runner_env(struct strvec *env, bool gpu)
 {
 	const char *asan = getenv("ASAN_OPTIONS");
 	const char *ubsan = getenv("UBSAN_OPTIONS");
-	/* Device selection and where the driver's libraries live; nothing
-	 * else of the controller's environment. */
+	/* Device selection and where the driver's libraries live (and the
+	 * test suite's fake device, gpu_rt_fake.h); nothing else of the
+	 * controller's environment. */
 	static const char *const gpu_pass[] = {
 		"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
 		"ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
-		"LD_LIBRARY_PATH",
+		"LD_LIBRARY_PATH", "ARENA_FAKE_GPU_DIR",
 	};
 
 	strvec_push(env, "PATH=/usr/local/bin:/usr/bin:/bin");
