@@ -67,23 +67,29 @@ static int settings_load(const struct agent_config *c,
 			else if (!strcmp(v, "off") || !strcmp(v, "false"))
 				s->sandbox = SB_OFF;
 			else
-				return errf(err, "agent.options.sandbox must be "
-					    "auto, on or off, not '%.40s'", v);
+				return errf(err,
+					    "agent.options.sandbox must be "
+					    "auto, on or off, not '%.40s'",
+					    v);
 		} else if (kl == 6 && !strncmp(kv, "expose", 6)) {
 			char *copy = xstrdup(v), *save = NULL;
 			for (char *p = strtok_r(copy, ":", &save); p;
 			     p = strtok_r(NULL, ":", &save)) {
 				if (p[0] != '/') {
 					free(copy);
-					return errf(err, "agent.options.expose: "
-						    "'%.200s' is not an absolute "
-						    "path", p);
+					return errf(
+						err,
+						"agent.options.expose: "
+						"'%.200s' is not an absolute "
+						"path",
+						p);
 				}
 				strvec_push(&s->expose, p);
 			}
 			free(copy);
 		} else {
-			return errf(err, "agent.options.%.*s is not an option "
+			return errf(err,
+				    "agent.options.%.*s is not an option "
 				    "of the command agent; it knows sandbox "
 				    "(auto, on, off) and expose (paths)",
 				    (int)(kl > 60 ? 60 : kl), kv);
@@ -138,7 +144,8 @@ static void sandbox_for(const struct agent_launch *l,
 	sandbox_hide_arena_mounts(sb);
 	sb->tmp_bytes = (size_t)(l->config->disk_quota_mb > 0
 					 ? l->config->disk_quota_mb
-					 : AGENT_DEFAULT_DISK_QUOTA_MB) << 20;
+					 : AGENT_DEFAULT_DISK_QUOTA_MB)
+			<< 20;
 	free(prog);
 	free(self);
 }
@@ -215,7 +222,8 @@ static int command_launch(const struct agent_launch *l,
 	scratch = xstrdup(tmpl);
 	home = path_join(scratch, "home");
 	sock = path_join(scratch, "eval.sock");
-	if ((rc = mkdir_p(home, err)) || (rc = trace_open(trace_path, &tr, err)) ||
+	if ((rc = mkdir_p(home, err)) ||
+	    (rc = trace_open(trace_path, &tr, err)) ||
 	    (rc = eval_bridge_start(l, tr, sock, &bridge, err)))
 		goto out;
 
@@ -236,8 +244,10 @@ static int command_launch(const struct agent_launch *l,
 		const char *path = getenv("PATH");
 		const char *exe = paths_exe_dir();
 		for (char **e = environ; e && *e; e++)
-			if (strncmp(*e, "ARENA_", 6) && strncmp(*e, "HOME=", 5) &&
-			    strncmp(*e, "TMPDIR=", 7) && strncmp(*e, "PATH=", 5))
+			if (strncmp(*e, "ARENA_", 6) &&
+			    strncmp(*e, "HOME=", 5) &&
+			    strncmp(*e, "TMPDIR=", 7) &&
+			    strncmp(*e, "PATH=", 5))
 				strvec_push(&env, *e);
 		strvec_pushf(&env, "HOME=%s", home);
 		strvec_push(&env, "TMPDIR=/tmp");
@@ -258,11 +268,13 @@ static int command_launch(const struct agent_launch *l,
 					       : l->workspace,
 		.scratch = scratch,
 		.disk_bytes = (uint64_t)(l->config->disk_quota_mb > 0
-					 ? l->config->disk_quota_mb
-					 : AGENT_DEFAULT_DISK_QUOTA_MB) << 20,
+						 ? l->config->disk_quota_mb
+						 : AGENT_DEFAULT_DISK_QUOTA_MB)
+			      << 20,
 		.memory_bytes = (uint64_t)(l->config->memory_mb > 0
-					   ? l->config->memory_mb
-					   : AGENT_DEFAULT_MEMORY_MB) << 20,
+						   ? l->config->memory_mb
+						   : AGENT_DEFAULT_MEMORY_MB)
+				<< 20,
 	};
 	struct proc_limits plim;
 	sandbox_proc_limits(&lim, &plim);
@@ -289,7 +301,8 @@ static int command_launch(const struct agent_launch *l,
 	out->sandboxed = sandboxed;
 	out->contained = res.contained == PROC_CONTAINED_NS ? "pid_namespace"
 			 : res.contained == PROC_CONTAINED_SUBREAPER
-				 ? "subreaper" : NULL;
+				 ? "subreaper"
+				 : NULL;
 	out->leftovers = res.leftovers;
 	if (res.stopped) {
 		sandbox_quota_clean(lim.workspace, &l->task->editable);
@@ -308,15 +321,15 @@ static int command_launch(const struct agent_launch *l,
 		out->status = xstrdup("failed");
 		if (WIFSIGNALED(res.status) &&
 		    (WTERMSIG(res.status) == SIGXFSZ))
-			out->error = xasprintf("%s %s: it wrote a file larger "
-					       "than its disk quota of %llu MiB "
-					       "(agent.disk_quota_mb)",
-					       l->config->command.v[0], st,
-					       (unsigned long long)
-					       (lim.disk_bytes >> 20));
+			out->error = xasprintf(
+				"%s %s: it wrote a file larger "
+				"than its disk quota of %llu MiB "
+				"(agent.disk_quota_mb)",
+				l->config->command.v[0], st,
+				(unsigned long long)(lim.disk_bytes >> 20));
 		else
-			out->error = xasprintf("%s %s", l->config->command.v[0],
-					       st);
+			out->error =
+				xasprintf("%s %s", l->config->command.v[0], st);
 	}
 	/* A file written up to the quota and stopped there still counts. */
 	if (!res.stopped && sandbox_quota_tick(&lim)) {

@@ -395,7 +395,8 @@ static void sandbox_spec_for(struct cli_run *r, struct sandbox_spec *s)
 	strvec_push(&s->bind_rw, r->scratch);
 	s->tmp_bytes = (size_t)(r->l->config && r->l->config->disk_quota_mb > 0
 					? r->l->config->disk_quota_mb
-					: AGENT_DEFAULT_DISK_QUOTA_MB) << 20;
+					: AGENT_DEFAULT_DISK_QUOTA_MB)
+		       << 20;
 	free(store);
 	free(tasks);
 	free(home);
@@ -615,11 +616,13 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 					       : l->workspace,
 		.scratch = r.scratch,
 		.disk_bytes = (uint64_t)(ac && ac->disk_quota_mb > 0
-					 ? ac->disk_quota_mb
-					 : AGENT_DEFAULT_DISK_QUOTA_MB) << 20,
+						 ? ac->disk_quota_mb
+						 : AGENT_DEFAULT_DISK_QUOTA_MB)
+			      << 20,
 		.memory_bytes = (uint64_t)(ac && ac->memory_mb > 0
-					   ? ac->memory_mb
-					   : AGENT_DEFAULT_MEMORY_MB) << 20,
+						   ? ac->memory_mb
+						   : AGENT_DEFAULT_MEMORY_MB)
+				<< 20,
 	};
 	struct proc_limits plim;
 	sandbox_proc_limits(&lim, &plim);
@@ -659,7 +662,8 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 	cli_classify(&r, &res, log_path, log_offset, out);
 	out->contained = res.contained == PROC_CONTAINED_NS ? "pid_namespace"
 			 : res.contained == PROC_CONTAINED_SUBREAPER
-				 ? "subreaper" : NULL;
+				 ? "subreaper"
+				 : NULL;
 	out->leftovers = res.leftovers;
 	if (res.stopped || sandbox_quota_tick(&lim)) {
 		sandbox_quota_clean(lim.workspace, &l->task->editable);

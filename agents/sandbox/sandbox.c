@@ -226,8 +226,9 @@ static uint64_t usage_at(int dfd, dev_t dev, int depth)
 			continue;
 		sum += (uint64_t)st.st_blocks * 512;
 		if (S_ISDIR(st.st_mode) && st.st_dev == dev && depth < 64) {
-			int sub = openat(dirfd(d), e->d_name, O_RDONLY |
-					 O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int sub = openat(dirfd(d), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+						 O_CLOEXEC);
 			if (sub >= 0)
 				sum += usage_at(sub, dev, depth + 1);
 		}
@@ -256,7 +257,8 @@ const char *sandbox_quota_tick(void *limits)
 	l->used = usage(l->workspace) + usage(l->scratch);
 	if (l->used <= l->disk_bytes)
 		return NULL;
-	snprintf(l->why, sizeof(l->why), "the agent was stopped: its "
+	snprintf(l->why, sizeof(l->why),
+		 "the agent was stopped: its "
 		 "workspace and scratch space held %.0f MiB, over its disk "
 		 "quota of %.0f MiB (agent.disk_quota_mb); files other than "
 		 "the editable ones were removed from the workspace",

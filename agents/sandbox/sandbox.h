@@ -84,11 +84,11 @@ bool path_is_under(const char *path, const char *dir);
  * is RLIMIT_DATA per process. */
 struct sandbox_limits {
 	const char *workspace;
-	const char *scratch;		/* or NULL */
-	uint64_t disk_bytes;		/* 0: no quota */
-	uint64_t memory_bytes;		/* 0: no limit */
-	uint64_t used;			/* the last measurement */
-	char why[320];			/* set when over the quota */
+	const char *scratch;   /* or NULL */
+	uint64_t disk_bytes;   /* 0: no quota */
+	uint64_t memory_bytes; /* 0: no limit */
+	uint64_t used;	       /* the last measurement */
+	char why[320];	       /* set when over the quota */
 };
 
 /* The process limits that go with l (for proc_spec.limits). */

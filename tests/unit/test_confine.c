@@ -77,8 +77,11 @@ static char *run_in(const struct confine_spec *spec, const char *script,
 	confine_plan_release(&p);
 	assert_non_null(cp);
 	struct proc_capture c = {
-		.argv = argv, .envp = envp, .timeout_ms = 60000,
-		.out_max = 1 << 20, .confine = cp,
+		.argv = argv,
+		.envp = envp,
+		.timeout_ms = 60000,
+		.out_max = 1 << 20,
+		.confine = cp,
 	};
 	assert_int_equal(proc_run(&c, &r, &err), 0);
 	confine_prep_free(cp);
@@ -151,8 +154,8 @@ static void test_hidden_directory_under_an_allowed_one_is_empty(void **state)
 	if (d)
 		closedir(d);
 	char *script = xasprintf("echo visible:; ls -A %s; echo :end; "
-				 "touch %s/x 2>&1 || echo refused", victim,
-				 victim);
+				 "touch %s/x 2>&1 || echo refused",
+				 victim, victim);
 	char *out = run_in(&s, script, &st);
 	fprintf(stderr, "%s", out);
 	assert_non_null(strstr(out, "visible:\n:end\n"));
@@ -171,7 +174,8 @@ static void test_compiler_writes_only_its_scratch(void **state)
 {
 	char *scratch = path_join(dir, "scratch");
 	struct confine_spec s = {
-		.profile = CONFINE_COMPILER, .scratch = scratch,
+		.profile = CONFINE_COMPILER,
+		.scratch = scratch,
 		.tool = "/bin/sh",
 	};
 	int st;
@@ -179,10 +183,12 @@ static void test_compiler_writes_only_its_scratch(void **state)
 	(void)state;
 	need_sandbox();
 	assert_int_equal(mkdir_p(scratch, NULL), 0);
-	char *out = run_in(&s, "pwd; echo built > out.so; cat out.so; "
+	char *out = run_in(&s,
+			   "pwd; echo built > out.so; cat out.so; "
 			   "touch /usr/x 2>&1 || echo usr-refused; "
 			   "cat ../secret.txt 2>&1 || echo no-secret; "
-			   "ls /arena/include", &st);
+			   "ls /arena/include",
+			   &st);
 	fprintf(stderr, "%s", out);
 	assert_non_null(strstr(out, CONFINE_BUILD_DIR "\nbuilt\n"));
 	assert_non_null(strstr(out, "usr-refused"));
@@ -206,7 +212,9 @@ static void test_compiler_inside_a_hidden_directory_is_shown_alone(void **state)
 	char *scratch = path_join(dir, "scratch2");
 	struct strvec hide = STRVEC_INIT;
 	struct confine_spec s = {
-		.profile = CONFINE_COMPILER, .scratch = scratch, .tool = tool,
+		.profile = CONFINE_COMPILER,
+		.scratch = scratch,
+		.tool = tool,
 		.hide = &hide,
 	};
 	int st;
@@ -216,14 +224,18 @@ static void test_compiler_inside_a_hidden_directory_is_shown_alone(void **state)
 	assert_int_equal(mkdir_p(scratch, NULL), 0);
 	char *bin = path_join(dir, "catalogue/bin");
 	assert_int_equal(mkdir_p(bin, NULL), 0);
-	assert_int_equal(file_write_atomic_str(tool, "#!/bin/sh\necho standin "
-					       "ran\n", NULL), 0);
+	assert_int_equal(file_write_atomic_str(tool,
+					       "#!/bin/sh\necho standin "
+					       "ran\n",
+					       NULL),
+			 0);
 	chmod(tool, 0755);
-	assert_int_equal(file_write_atomic_str(secret, "cases: [odd]\n",
-					       NULL), 0);
+	assert_int_equal(file_write_atomic_str(secret, "cases: [odd]\n", NULL),
+			 0);
 	strvec_push(&hide, cat);
 	char *script = xasprintf("%s; cat %s 2>/dev/null || echo no-secret; "
-				 "ls %s", tool, secret, bin);
+				 "ls %s",
+				 tool, secret, bin);
 	char *out = run_in(&s, script, &st);
 	fprintf(stderr, "%s", out);
 	assert_non_null(strstr(out, "standin ran"));
@@ -248,8 +260,10 @@ static void test_runner_is_alone_and_offline(void **state)
 	need_sandbox();
 	/* Its own PID namespace: the shell is pid 1 and sees only the
 	 * processes it started; no network device but lo. */
-	char *out = run_in(&s, "echo pid=$$; ls -d /proc/[0-9]* | wc -l; "
-			   "tail -n +3 /proc/net/dev | cut -d: -f1", &st);
+	char *out = run_in(&s,
+			   "echo pid=$$; ls -d /proc/[0-9]* | wc -l; "
+			   "tail -n +3 /proc/net/dev | cut -d: -f1",
+			   &st);
 	fprintf(stderr, "%s", out);
 	assert_non_null(strstr(out, "pid=1\n"));
 	assert_non_null(strstr(out, "lo"));
@@ -281,12 +295,15 @@ static void test_nothing_started_inside_outlives_the_first_process(void **state)
 	free(out);
 }
 
-static void test_bwrap_rendering_puts_masks_after_binds_and_rw_last(void **state)
+static void
+test_bwrap_rendering_puts_masks_after_binds_and_rw_last(void **state)
 {
 	struct strvec hide = STRVEC_INIT, ro = STRVEC_INIT, argv = STRVEC_INIT;
 	char *ws = path_join(dir, "ws");
 	struct confine_spec s = {
-		.profile = CONFINE_AGENT, .workspace = ws, .hide = &hide,
+		.profile = CONFINE_AGENT,
+		.workspace = ws,
+		.hide = &hide,
 		.ro = &ro,
 	};
 	struct confine_plan p;
@@ -331,12 +348,16 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runner_sees_only_the_allow_list),
-		cmocka_unit_test(test_hidden_directory_under_an_allowed_one_is_empty),
+		cmocka_unit_test(
+			test_hidden_directory_under_an_allowed_one_is_empty),
 		cmocka_unit_test(test_compiler_writes_only_its_scratch),
-		cmocka_unit_test(test_compiler_inside_a_hidden_directory_is_shown_alone),
+		cmocka_unit_test(
+			test_compiler_inside_a_hidden_directory_is_shown_alone),
 		cmocka_unit_test(test_runner_is_alone_and_offline),
-		cmocka_unit_test(test_nothing_started_inside_outlives_the_first_process),
-		cmocka_unit_test(test_bwrap_rendering_puts_masks_after_binds_and_rw_last),
+		cmocka_unit_test(
+			test_nothing_started_inside_outlives_the_first_process),
+		cmocka_unit_test(
+			test_bwrap_rendering_puts_masks_after_binds_and_rw_last),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -46,12 +46,12 @@ static int teardown(void **state)
  * 3.  Caller frees. */
 static char *leaver(const char *marker)
 {
-	return xasprintf(
-		"setsid sh -c 'exec %s' </dev/null >/dev/null 2>&1 &\n"
-		"(sh -c 'exec %s' &) </dev/null >/dev/null 2>&1\n"
-		"(trap '' TERM HUP; %s) </dev/null >/dev/null 2>&1 &\n"
-		"sleep 0.5\n"
-		"exit 3\n", marker, marker, marker);
+	return xasprintf("setsid sh -c 'exec %s' </dev/null >/dev/null 2>&1 &\n"
+			 "(sh -c 'exec %s' &) </dev/null >/dev/null 2>&1\n"
+			 "(trap '' TERM HUP; %s) </dev/null >/dev/null 2>&1 &\n"
+			 "sleep 0.5\n"
+			 "exit 3\n",
+			 marker, marker, marker);
 }
 
 /* Whether any process still runs the marker command line. */
@@ -73,8 +73,8 @@ static void run_and_check(const char *mode)
 {
 	/* A unique command line per test, for pgrep: sleep's second
 	 * operand only adds to the time. */
-	char *marker = xasprintf("sleep 300 %d", (int)getpid() % 1000 +
-				 (mode ? 1000 : 2000));
+	char *marker = xasprintf("sleep 300 %d",
+				 (int)getpid() % 1000 + (mode ? 1000 : 2000));
 	char *s2 = leaver(marker);
 	char *argv[] = { (char *)"/bin/sh", (char *)"-c", s2, NULL };
 	struct proc_spawn_result res;
@@ -86,7 +86,9 @@ static void run_and_check(const char *mode)
 		unsetenv("ARENA_CONTAIN");
 	errbuf_init(&err);
 	struct proc_spec spec = {
-		.argv = argv, .timeout_s = 60, .contain = true,
+		.argv = argv,
+		.timeout_s = 60,
+		.contain = true,
 	};
 	assert_int_equal(proc_spawn(&spec, &res, &err), 0);
 	fprintf(stderr, "%s: contained %d, leftovers %d, status %d\n",
@@ -94,8 +96,8 @@ static void run_and_check(const char *mode)
 		res.status);
 	assert_true(WIFEXITED(res.status));
 	assert_int_equal(WEXITSTATUS(res.status), 3);
-	assert_int_equal(res.contained, mode ? PROC_CONTAINED_SUBREAPER
-					     : PROC_CONTAINED_NS);
+	assert_int_equal(res.contained,
+			 mode ? PROC_CONTAINED_SUBREAPER : PROC_CONTAINED_NS);
 	assert_true(res.leftovers >= 3);
 	/* Gone before proc_spawn returned, not some time later. */
 	assert_int_equal(survivors(marker), 0);
@@ -135,7 +137,9 @@ static void test_a_tick_stops_the_program_and_its_processes(void **state)
 	errbuf_init(&err);
 	ticks = 0;
 	struct proc_spec spec = {
-		.argv = argv, .timeout_s = 60, .contain = true,
+		.argv = argv,
+		.timeout_s = 60,
+		.contain = true,
 		.on_tick = stop_on_third,
 	};
 	assert_int_equal(proc_spawn(&spec, &res, &err), 0);
@@ -162,7 +166,10 @@ static void test_file_size_limit_applies_to_the_program(void **state)
 	(void)state;
 	errbuf_init(&err);
 	struct proc_spec spec = {
-		.argv = argv, .timeout_s = 60, .contain = true, .limits = &lim,
+		.argv = argv,
+		.timeout_s = 60,
+		.contain = true,
+		.limits = &lim,
 	};
 	assert_int_equal(proc_spawn(&spec, &res, &err), 0);
 	assert_int_equal(stat(out, &st), 0);
@@ -174,9 +181,12 @@ static void test_file_size_limit_applies_to_the_program(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nothing_outlives_the_program_in_a_pid_namespace),
-		cmocka_unit_test(test_nothing_outlives_the_program_with_a_subreaper),
-		cmocka_unit_test(test_a_tick_stops_the_program_and_its_processes),
+		cmocka_unit_test(
+			test_nothing_outlives_the_program_in_a_pid_namespace),
+		cmocka_unit_test(
+			test_nothing_outlives_the_program_with_a_subreaper),
+		cmocka_unit_test(
+			test_a_tick_stops_the_program_and_its_processes),
 		cmocka_unit_test(test_file_size_limit_applies_to_the_program),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -126,7 +126,8 @@ static void creation_makes_every_attempt_and_its_workspace(void **state)
 	assert_true(st.st_mode & S_IWUSR);
 	char *hash = NULL;
 	assert_int_equal(store_trusted_get(engine_store(f->e), id,
-					   "task/vecpoly", &hash, &err), 0);
+					   "task/vecpoly", &hash, &err),
+			 0);
 	char *troot = store_trusted_root(engine_store(f->e));
 	char *tref = xasprintf("%s/%s/reference.c", troot, hash);
 	assert_int_equal(stat(tref, &st), 0);
@@ -223,7 +224,8 @@ static void agents_see_the_front_ends_view_of_their_workspace(void **state)
 		" options: {sandbox: off}}\n"
 		"tasks: [task/vecpoly]\ndevice: host\n"
 		"timing: {case_budget_s: 0.2, blocks: 1, min_pairs: 3,"
-		" max_pairs: 20}\n", out);
+		" max_pairs: 20}\n",
+		out);
 	struct runconfig *c = config(f, yaml);
 
 	errbuf_init(&err);

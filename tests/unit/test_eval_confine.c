@@ -31,9 +31,9 @@
 #include "eval_check.h"
 
 static struct task *task;
-static char *adv_root;		/* tests/adversarial, absolute */
+static char *adv_root; /* tests/adversarial, absolute */
 static char store[] = "/tmp/arena-test-evconf-XXXXXX";
-static char *cache_dir;		/* <store>/cache */
+static char *cache_dir; /* <store>/cache */
 static char tmp_secret[] = "/tmp/arena-test-evconf-secret-XXXXXX";
 
 static int group_setup(void **state)
@@ -88,8 +88,8 @@ static void need_sandbox(void)
 	}
 }
 
-static void evaluate(const char *cand, const struct strvec *defines,
-		     bool quick, int memory_mb, struct task_result *res)
+static void evaluate(const char *cand, const struct strvec *defines, bool quick,
+		     int memory_mb, struct task_result *res)
 {
 	struct eval_request req;
 	char *dir = xasprintf("%s/candidates/%s", adv_root, cand);
@@ -114,8 +114,8 @@ static void evaluate(const char *cand, const struct strvec *defines,
 /* Whether any of the held-out file's words reached a message. */
 static void assert_nothing_of_held_out(const struct task_result *r)
 {
-	static const char *const words[] = { "odd_prime", "1000003",
-					     "tiny", "cases:" };
+	static const char *const words[] = { "odd_prime", "1000003", "tiny",
+					     "cases:" };
 	const char *msgs[] = { r->compilation_error_message,
 			       r->correctness_error_message,
 			       r->speedup_calculation_error_message };
@@ -165,8 +165,8 @@ static void test_include_by_absolute_path_carries_nothing_back(void **state)
 	strvec_release(&d);
 }
 
-static void test_include_relative_to_arena_headers_carries_nothing_back(
-	void **state)
+static void
+test_include_relative_to_arena_headers_carries_nothing_back(void **state)
 {
 	struct task_result r;
 
@@ -178,8 +178,8 @@ static void test_include_relative_to_arena_headers_carries_nothing_back(
 	result_release(&r);
 }
 
-static void test_compile_bomb_stops_at_the_limit_then_comes_from_the_cache(
-	void **state)
+static void
+test_compile_bomb_stops_at_the_limit_then_comes_from_the_cache(void **state)
 {
 	struct task_result r;
 
@@ -191,7 +191,8 @@ static void test_compile_bomb_stops_at_the_limit_then_comes_from_the_cache(
 	result_release(&r);
 	/* The same sources under the same limits: not compiled again. */
 	evaluate("compile_bomb", NULL, true, 384, &r);
-	expect(&r, RS_COMPILE_ERROR, "answered from the cache of failed builds");
+	expect(&r, RS_COMPILE_ERROR,
+	       "answered from the cache of failed builds");
 	assert_non_null(strstr(r.compilation_error_message, "memory limit"));
 	result_release(&r);
 	/* Other limits are another question: compiled again. */
@@ -204,10 +205,14 @@ static void test_compile_bomb_stops_at_the_limit_then_comes_from_the_cache(
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_peek_secrets_finds_nothing_from_a_confined_runner),
-		cmocka_unit_test(test_include_by_absolute_path_carries_nothing_back),
-		cmocka_unit_test(test_include_relative_to_arena_headers_carries_nothing_back),
-		cmocka_unit_test(test_compile_bomb_stops_at_the_limit_then_comes_from_the_cache),
+		cmocka_unit_test(
+			test_peek_secrets_finds_nothing_from_a_confined_runner),
+		cmocka_unit_test(
+			test_include_by_absolute_path_carries_nothing_back),
+		cmocka_unit_test(
+			test_include_relative_to_arena_headers_carries_nothing_back),
+		cmocka_unit_test(
+			test_compile_bomb_stops_at_the_limit_then_comes_from_the_cache),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -225,7 +225,8 @@ static void test_exact_first_calls_then_approximate_is_incorrect(void **state)
 	result_release(&res);
 }
 
-static void test_phase_told_by_sibling_runners_is_hidden_or_incorrect(void **state)
+static void
+test_phase_told_by_sibling_runners_is_hidden_or_incorrect(void **state)
 {
 	struct task_result res;
 

@@ -548,8 +548,9 @@ static void text_warns_of_unconfined_evaluations(void **state)
 	f.res[3].sandboxed = false;
 	f.res[3].status = RS_INFRA_ERROR;
 	s = report_text(&f.meta, f.rows, 5);
-	assert_non_null(strstr(s, "Status:  completed\nWARNING: 1 of 3 "
-				  "evaluations ran unconfined (sandboxed: false)"));
+	assert_non_null(
+		strstr(s, "Status:  completed\nWARNING: 1 of 3 "
+			  "evaluations ran unconfined (sandboxed: false)"));
 	free(s);
 	run5_free(&f);
 }
@@ -745,7 +746,8 @@ int main(void)
 		cmocka_unit_test(json_of_an_empty_run_has_no_nan),
 		cmocka_unit_test(json_turns_nan_results_into_null),
 		cmocka_unit_test(text_has_header_stats_and_one_line_per_task),
-		cmocka_unit_test(text_names_the_devices_when_a_run_used_several),
+		cmocka_unit_test(
+			text_names_the_devices_when_a_run_used_several),
 		cmocka_unit_test(text_labels_attempts_when_a_run_repeats),
 		cmocka_unit_test(text_warns_of_unconfined_evaluations),
 		cmocka_unit_test(text_of_an_empty_run),

@@ -56,20 +56,21 @@ static int teardown(void **state)
 /* A small valid package: config, held-out cases, reference, kernel. */
 static void make_package(const char *ref_body)
 {
-	write_file("config.yaml",
-		   "schema: arena/1\n"
-		   "description: y = 2x.\n"
-		   "language: c\n"
-		   "editable: [kernel.c]\n"
-		   "reference: {file: reference.c, language: c}\n"
-		   "signature:\n"
-		   "  params: [n]\n"
-		   "  args:\n"
-		   "    - {name: x, dtype: f32, shape: [n], io: in, init: normal}\n"
-		   "    - {name: y, dtype: f32, shape: [n], io: out}\n"
-		   "cases:\n"
-		   "  - {id: small, n: 1024}\n"
-		   "tolerance: {atol: 1e-6, rtol: 1e-6}\n");
+	write_file(
+		"config.yaml",
+		"schema: arena/1\n"
+		"description: y = 2x.\n"
+		"language: c\n"
+		"editable: [kernel.c]\n"
+		"reference: {file: reference.c, language: c}\n"
+		"signature:\n"
+		"  params: [n]\n"
+		"  args:\n"
+		"    - {name: x, dtype: f32, shape: [n], io: in, init: normal}\n"
+		"    - {name: y, dtype: f32, shape: [n], io: out}\n"
+		"cases:\n"
+		"  - {id: small, n: 1024}\n"
+		"tolerance: {atol: 1e-6, rtol: 1e-6}\n");
 	write_file("held_out.yaml", "cases:\n  - {id: secret_case, n: 4099}\n");
 	write_file("reference.c", ref_body);
 	write_file("kernel.c", "/* kernel */\n");
@@ -163,7 +164,8 @@ static void test_added_and_removed_files_are_found_and_named(void **state)
 	char *inc = copy_path(h, "include");
 	chmod(d, 0755);
 	chmod(inc, 0755);
-	assert_int_equal(file_write_atomic_str(extra, "#define X 1\n", NULL), 0);
+	assert_int_equal(file_write_atomic_str(extra, "#define X 1\n", NULL),
+			 0);
 	expect_broken(h, "a file it was not made with: include/zzz.h");
 	unlink(extra);
 	assert_int_equal(task_trust_verify(d, h, NULL, &err), 0);
@@ -214,8 +216,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_copy_is_named_by_content_and_made_once),
 		cmocka_unit_test(test_edited_file_is_found_and_named),
-		cmocka_unit_test(test_added_and_removed_files_are_found_and_named),
-		cmocka_unit_test(test_task_loaded_from_a_copy_keeps_held_out_cases),
+		cmocka_unit_test(
+			test_added_and_removed_files_are_found_and_named),
+		cmocka_unit_test(
+			test_task_loaded_from_a_copy_keeps_held_out_cases),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

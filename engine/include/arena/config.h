@@ -27,7 +27,7 @@ struct timing_budget {
 	int correctness_trials;	/* fresh input sets per case, >= 3 */
 	double runner_timeout_s;	/* deadline for one runner request */
 	double compile_timeout_s;
-	int compile_memory_mb;	/* the candidate compiler's address space;
+	int compile_memory_mb; /* the candidate compiler's address space;
 				 * 0: 4096 (cc), 16384 (nvcc, hipcc) */
 };
 

@@ -58,30 +58,30 @@
 #define CONFINE_BIN_DIR "/arena/bin"
 
 enum confine_op_kind {
-	CO_RO_BIND,	/* src (file or directory) at dst, read-only */
-	CO_RW_BIND,	/* src at dst, writable */
-	CO_DEV_BIND,	/* a device node or directory of them */
-	CO_TMPFS,	/* an empty, writable tmpfs of `size` bytes at dst */
-	CO_MASK,	/* dst shows nothing: empty read-only tmpfs over a
+	CO_RO_BIND,  /* src (file or directory) at dst, read-only */
+	CO_RW_BIND,  /* src at dst, writable */
+	CO_DEV_BIND, /* a device node or directory of them */
+	CO_TMPFS,    /* an empty, writable tmpfs of `size` bytes at dst */
+	CO_MASK,     /* dst shows nothing: empty read-only tmpfs over a
 			 * directory, /dev/null over a file */
-	CO_SYMLINK,	/* dst is a symbolic link to src */
-	CO_DEVFS,	/* a minimal /dev at dst */
-	CO_PROC,	/* the PID namespace's own /proc at dst */
+	CO_SYMLINK,  /* dst is a symbolic link to src */
+	CO_DEVFS,    /* a minimal /dev at dst */
+	CO_PROC,     /* the PID namespace's own /proc at dst */
 };
 
 struct confine_op {
 	enum confine_op_kind kind;
-	char *src;		/* outside path (binds), link target */
-	char *dst;		/* inside path */
-	bool dir;		/* src is a directory (binds, masks) */
-	size_t size;		/* tmpfs bytes; 0: the kernel's default */
+	char *src;   /* outside path (binds), link target */
+	char *dst;   /* inside path */
+	bool dir;    /* src is a directory (binds, masks) */
+	size_t size; /* tmpfs bytes; 0: the kernel's default */
 };
 
 struct confine_plan {
 	struct confine_op *ops;
 	size_t n, alloc;
-	bool share_net;		/* keep the caller's network */
-	char *cwd;		/* inside; NULL: / */
+	bool share_net; /* keep the caller's network */
+	char *cwd;	/* inside; NULL: / */
 	/* The outside paths a plan must never show (masks are laid over
 	 * those under an allowed directory; binds of them are refused). */
 	struct strvec hidden;
@@ -103,23 +103,23 @@ void confine_hide(struct confine_plan *p, const char *path);
 /* ---- profiles ---------------------------------------------------------- */
 
 enum confine_profile {
-	CONFINE_COMPILER,	/* the candidate's compiler */
-	CONFINE_RUNNER,		/* a host runner */
-	CONFINE_GPU_RUNNER,	/* a GPU runner */
-	CONFINE_AGENT,		/* an agent (rendered for bubblewrap) */
+	CONFINE_COMPILER,   /* the candidate's compiler */
+	CONFINE_RUNNER,	    /* a host runner */
+	CONFINE_GPU_RUNNER, /* a GPU runner */
+	CONFINE_AGENT,	    /* an agent (rendered for bubblewrap) */
 };
 
 struct confine_spec {
 	enum confine_profile profile;
-	const char *scratch;		/* compiler: its build directory */
-	const char *tool;		/* compiler: the compiler's path, whose
+	const char *scratch;	   /* compiler: its build directory */
+	const char *tool;	   /* compiler: the compiler's path, whose
 					 * install root is shown */
-	const char *runner;		/* runners: the binary */
-	const char *workspace;		/* agent: read-write, the cwd */
-	const struct strvec *rw;	/* agent: more writable paths */
-	const struct strvec *ro;	/* agent: programs and data it needs */
-	const struct strvec *hide;	/* store, cache, tasks root, ... */
-	size_t tmp_bytes;		/* agent: /tmp, /var/tmp; 0: 1 GiB */
+	const char *runner;	   /* runners: the binary */
+	const char *workspace;	   /* agent: read-write, the cwd */
+	const struct strvec *rw;   /* agent: more writable paths */
+	const struct strvec *ro;   /* agent: programs and data it needs */
+	const struct strvec *hide; /* store, cache, tasks root, ... */
+	size_t tmp_bytes;	   /* agent: /tmp, /var/tmp; 0: 1 GiB */
 };
 
 /* Builds the plan of a profile (the allow-list above, then the masks).

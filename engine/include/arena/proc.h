@@ -53,10 +53,10 @@ int proc_run_capture(char *const argv[], const char *cwd,
 
 /* Resource limits for a child (0 = leave as inherited). */
 struct proc_limits {
-	uint64_t as_bytes;	/* RLIMIT_AS */
-	uint64_t data_bytes;	/* RLIMIT_DATA */
-	uint64_t cpu_s;		/* RLIMIT_CPU (soft; hard 5 s above) */
-	uint64_t fsize_bytes;	/* RLIMIT_FSIZE */
+	uint64_t as_bytes;    /* RLIMIT_AS */
+	uint64_t data_bytes;  /* RLIMIT_DATA */
+	uint64_t cpu_s;	      /* RLIMIT_CPU (soft; hard 5 s above) */
+	uint64_t fsize_bytes; /* RLIMIT_FSIZE */
 };
 
 /* proc_run_capture() with more say over the child: its limits, and a
@@ -65,11 +65,11 @@ struct proc_limits {
 struct proc_capture {
 	char *const *argv;
 	const char *cwd;
-	char *const *envp;		/* NULL: inherited */
+	char *const *envp; /* NULL: inherited */
 	int timeout_ms;
 	size_t out_max;
-	const struct proc_limits *limits;	/* or NULL */
-	const struct confine_prep *confine;	/* or NULL */
+	const struct proc_limits *limits;   /* or NULL */
+	const struct confine_prep *confine; /* or NULL */
 };
 int proc_run(const struct proc_capture *c, struct proc_result *res,
 	     struct errbuf *err);
@@ -112,7 +112,7 @@ struct proc_spec {
 	 * exits (or is stopped) everything it left is killed before
 	 * proc_spawn returns. */
 	bool contain;
-	const struct proc_limits *limits;	/* for the program, or NULL */
+	const struct proc_limits *limits; /* for the program, or NULL */
 	/* Called about every 250 ms while the program runs; a non-NULL
 	 * sentence stops it (its processes killed, res->stopped set, the
 	 * sentence copied to res->stop_reason). */
@@ -132,7 +132,7 @@ struct proc_spawn_result {
 	 * killed. */
 	int contained;
 	int leftovers;
-	bool stopped;		/* on_tick stopped it */
+	bool stopped; /* on_tick stopped it */
 	char stop_reason[512];
 };
 

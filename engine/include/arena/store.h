@@ -110,11 +110,10 @@ int store_attempt_list(struct store *s, const char *run_id,
  * uses.  set keeps the first hash recorded (a later one is ignored, so
  * the copy a run started with stays its copy); get is -ENOENT when none
  * was recorded (runs made before trusted copies). */
-int store_trusted_set(struct store *s, const char *run_id,
-		      const char *task_id, const char *hash,
-		      struct errbuf *err);
-int store_trusted_get(struct store *s, const char *run_id,
-		      const char *task_id, char **hash, struct errbuf *err);
+int store_trusted_set(struct store *s, const char *run_id, const char *task_id,
+		      const char *hash, struct errbuf *err);
+int store_trusted_get(struct store *s, const char *run_id, const char *task_id,
+		      char **hash, struct errbuf *err);
 /* <root>/trusted (caller frees). */
 char *store_trusted_root(struct store *s);
 

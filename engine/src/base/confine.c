@@ -129,8 +129,8 @@ void confine_hide(struct confine_plan *p, const char *path)
 static void add_system(struct confine_plan *p)
 {
 	static const char *const dirs[] = {
-		"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
-		"/libx32", "/etc",
+		"/usr",	  "/bin",   "/sbin",   "/lib",
+		"/lib32", "/lib64", "/libx32", "/etc",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
@@ -139,8 +139,8 @@ static void add_system(struct confine_plan *p)
 		if (lstat(dirs[i], &st) != 0)
 			continue;
 		if (S_ISLNK(st.st_mode)) {
-			ssize_t n = readlink(dirs[i], target,
-					     sizeof(target) - 1);
+			ssize_t n =
+				readlink(dirs[i], target, sizeof(target) - 1);
 			if (n > 0) {
 				target[n] = '\0';
 				confine_symlink(p, target, dirs[i]);
@@ -230,8 +230,8 @@ static void find_lib_dirs(void)
 			if (nl)
 				*nl = '\0';
 			if (arrow) {
-				char *path = arrow + 3, *slash = strrchr(path,
-									 '/');
+				char *path = arrow + 3,
+				     *slash = strrchr(path, '/');
 				if (slash && slash != path) {
 					*slash = '\0';
 					if (!strvec_contains(&lib_dirs, path))
@@ -287,10 +287,17 @@ static void add_gpu(struct confine_plan *p)
 static void hide_defaults(struct confine_plan *p)
 {
 	static const char *const secrets[] = {
-		"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
-		"/etc/security/opasswd", "/etc/sudoers", "/etc/sudoers.d",
-		"/etc/ssh", "/etc/ssl/private",
-		"/usr/local/share/arena/tasks", "/usr/share/arena/tasks",
+		"/etc/shadow",
+		"/etc/shadow-",
+		"/etc/gshadow",
+		"/etc/gshadow-",
+		"/etc/security/opasswd",
+		"/etc/sudoers",
+		"/etc/sudoers.d",
+		"/etc/ssh",
+		"/etc/ssl/private",
+		"/usr/local/share/arena/tasks",
+		"/usr/share/arena/tasks",
 	};
 	const char *exe = paths_exe_dir();
 
@@ -313,7 +320,8 @@ static bool bound(const struct confine_plan *p, size_t n, const char *path)
 {
 	for (size_t i = 0; i < n; i++)
 		if ((p->ops[i].kind == CO_RO_BIND ||
-		     p->ops[i].kind == CO_RW_BIND) && under(path, p->ops[i].src))
+		     p->ops[i].kind == CO_RW_BIND) &&
+		    under(path, p->ops[i].src))
 			return true;
 	return false;
 }
@@ -336,7 +344,8 @@ static void add_masks(struct confine_plan *p)
 			struct stat ost;
 			covered = strcmp(outer, hp) && under(hp, outer) &&
 				  lstat(outer, &ost) == 0 &&
-				  S_ISDIR(ost.st_mode) && bound(p, nbinds, outer);
+				  S_ISDIR(ost.st_mode) &&
+				  bound(p, nbinds, outer);
 		}
 		if (covered)
 			continue;
@@ -345,8 +354,8 @@ static void add_masks(struct confine_plan *p)
 			if ((o->kind != CO_RO_BIND && o->kind != CO_RW_BIND) ||
 			    !under(hp, o->src))
 				continue;
-			char *inside = xasprintf("%s%s", o->dst,
-						 hp + strlen(o->src));
+			char *inside =
+				xasprintf("%s%s", o->dst, hp + strlen(o->src));
 			bool dup = false;
 			for (size_t k = nbinds; k < p->n; k++)
 				dup |= !strcmp(p->ops[k].dst, inside);
@@ -381,15 +390,20 @@ void confine_plan_for(const struct confine_spec *s, struct confine_plan *p)
 		add_gpu(p);
 	add_op(p, CO_PROC, NULL, "/proc");
 	size_t agent_tmp = s->tmp_bytes ? s->tmp_bytes : 1ul << 30;
-	confine_tmpfs(p, "/tmp", s->profile == CONFINE_COMPILER ? 1ul << 30
-				 : agent ? agent_tmp : 16ul << 20);
+	confine_tmpfs(p, "/tmp",
+		      s->profile == CONFINE_COMPILER ? 1ul << 30
+		      : agent			     ? agent_tmp
+						     : 16ul << 20);
 	if (agent)
 		confine_tmpfs(p, "/var/tmp", agent_tmp);
 
 	switch (s->profile) {
 	case CONFINE_COMPILER: {
 		static const char *const env_dirs[] = {
-			"CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH",
+			"CUDA_HOME",
+			"CUDA_PATH",
+			"ROCM_PATH",
+			"HIP_PATH",
 		};
 		char *root = s->tool ? install_root(s->tool) : NULL;
 		add_ro_dir(p, root);
@@ -419,10 +433,15 @@ void confine_plan_for(const struct confine_spec *s, struct confine_plan *p)
 		/* The GPU toolchains an agent may build with (not the rest
 		 * of /opt, where anything could be kept). */
 		static const char *const tools[] = {
-			"/opt/rocm", "/opt/nvidia", "/opt/cuda",
+			"/opt/rocm",
+			"/opt/nvidia",
+			"/opt/cuda",
 		};
 		static const char *const tool_env[] = {
-			"CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH",
+			"CUDA_HOME",
+			"CUDA_PATH",
+			"ROCM_PATH",
+			"HIP_PATH",
 		};
 		static const char *const progs[] = { "nvcc", "hipcc" };
 		for (size_t i = 0; i < ARRAY_SIZE(tools); i++)

@@ -64,15 +64,15 @@ struct attr_arg {
 struct prep_op {
 	enum confine_op_kind kind;
 	bool dir;
-	char *src;	/* /oldroot/<src> for binds; the target of a link */
-	char *dst;	/* /newroot/<dst> */
-	char data[48];	/* tmpfs options */
+	char *src;     /* /oldroot/<src> for binds; the target of a link */
+	char *dst;     /* /newroot/<dst> */
+	char data[48]; /* tmpfs options */
 };
 
 struct confine_prep {
 	struct prep_op *ops;
 	size_t n;
-	int flags;	/* clone flags */
+	int flags; /* clone flags */
 	bool userns;
 	char uid_map[48], gid_map[48];
 	char *cwd;
@@ -97,14 +97,15 @@ static void push(struct confine_prep *cp, size_t *alloc,
 	snprintf(o->data, sizeof(o->data), "%s", data ? data : "");
 }
 
-static struct confine_prep *prepare(const struct confine_plan *p,
-				    bool userns)
+static struct confine_prep *prepare(const struct confine_plan *p, bool userns)
 {
-	static const char *const nodes[] = { "null", "zero", "full",
+	static const char *const nodes[] = { "null",   "zero",	  "full",
 					     "random", "urandom", "tty" };
 	static const char *const links[][2] = {
-		{ "/proc/self/fd", "fd" }, { "/proc/self/fd/0", "stdin" },
-		{ "/proc/self/fd/1", "stdout" }, { "/proc/self/fd/2", "stderr" },
+		{ "/proc/self/fd", "fd" },
+		{ "/proc/self/fd/0", "stdin" },
+		{ "/proc/self/fd/1", "stdout" },
+		{ "/proc/self/fd/2", "stderr" },
 	};
 	struct confine_prep *cp = xcalloc(1, sizeof(*cp));
 	size_t alloc = 0;
@@ -141,7 +142,8 @@ static struct confine_prep *prepare(const struct confine_plan *p,
 			     o->dst, "mode=0555,size=4096");
 			break;
 		case CO_SYMLINK:
-			push(cp, &alloc, CO_SYMLINK, false, o->src, o->dst, NULL);
+			push(cp, &alloc, CO_SYMLINK, false, o->src, o->dst,
+			     NULL);
 			break;
 		case CO_PROC:
 			push(cp, &alloc, CO_PROC, true, NULL, o->dst, NULL);
@@ -277,8 +279,8 @@ static int make_readonly(const char *dst, bool rec)
 	struct statvfs sv;
 	unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
 
-	if (syscall(SYS_mount_setattr, AT_FDCWD, dst,
-		    rec ? AT_RECURSIVE : 0, &a, sizeof(a)) == 0)
+	if (syscall(SYS_mount_setattr, AT_FDCWD, dst, rec ? AT_RECURSIVE : 0,
+		    &a, sizeof(a)) == 0)
 		return 0;
 	if (errno != ENOSYS)
 		return -errno;
@@ -323,7 +325,9 @@ static int apply(const struct prep_op *o, const char **what)
 		if ((rc = make_target(o->dst, true)) != 0)
 			return rc;
 		return mount("tmpfs", o->dst, "tmpfs", MS_NOSUID | MS_NODEV,
-			     o->data) == 0 ? 0 : -errno;
+			     o->data) == 0
+			       ? 0
+			       : -errno;
 	case CO_MASK:
 		*what = "a mask";
 		/* Made read-only once everything is mounted: a later bind
@@ -332,7 +336,9 @@ static int apply(const struct prep_op *o, const char **what)
 		if (o->dir)
 			return mount("tmpfs", o->dst, "tmpfs",
 				     MS_NOSUID | MS_NODEV | MS_NOEXEC,
-				     o->data) == 0 ? 0 : -errno;
+				     o->data) == 0
+				       ? 0
+				       : -errno;
 		if (mount(o->src, o->dst, NULL, MS_BIND, NULL) != 0)
 			return -errno;
 		return make_readonly(o->dst, false);
@@ -340,11 +346,11 @@ static int apply(const struct prep_op *o, const char **what)
 		*what = "a symbolic link";
 		if ((rc = mkdirs(o->dst, false)) != 0)
 			return rc;
-		return symlink(o->src, o->dst) == 0 || errno == EEXIST
-			       ? 0 : -errno;
+		return symlink(o->src, o->dst) == 0 || errno == EEXIST ? 0
+								       : -errno;
 	case CO_PROC: {
-		static const char *const ro[] = { "sys", "sysrq-trigger",
-						  "irq", "bus" };
+		static const char *const ro[] = { "sys", "sysrq-trigger", "irq",
+						  "bus" };
 		char sub[PATH_MAX];
 		*what = "/proc";
 		if ((rc = make_target(o->dst, true)) != 0)
@@ -363,14 +369,15 @@ static int apply(const struct prep_op *o, const char **what)
 			memcpy(sub + n + 1, ro[i], strlen(ro[i]) + 1);
 			if (access(sub, F_OK) != 0)
 				continue;
-			if (mount(sub, sub, NULL, MS_BIND | MS_REC, NULL) != 0 ||
+			if (mount(sub, sub, NULL, MS_BIND | MS_REC, NULL) !=
+				    0 ||
 			    make_readonly(sub, true) != 0)
 				return -errno;
 		}
 		return 0;
 	}
 	case CO_DEVFS:
-		break;	/* expanded by prepare() */
+		break; /* expanded by prepare() */
 	}
 	return 0;
 }
@@ -390,8 +397,8 @@ int confine_enter(const struct confine_prep *cp, const char **what)
 		return -errno;
 	*what = "the scaffold";
 	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-		  "mode=0755") != 0 || chdir("/tmp") != 0 ||
-	    mkdir("newroot", 0755) != 0 ||
+		  "mode=0755") != 0 ||
+	    chdir("/tmp") != 0 || mkdir("newroot", 0755) != 0 ||
 	    mount("newroot", "newroot", NULL, MS_BIND | MS_REC, NULL) != 0 ||
 	    mkdir("oldroot", 0755) != 0)
 		return -errno;
@@ -405,8 +412,10 @@ int confine_enter(const struct confine_prep *cp, const char **what)
 	for (size_t i = 0; i < cp->n; i++) {
 		const struct prep_op *o = &cp->ops[i];
 		if (o->kind == CO_MASK && o->dir &&
-		    mount(NULL, o->dst, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID |
-			  MS_NODEV | MS_NOEXEC, o->data) != 0)
+		    mount(NULL, o->dst, NULL,
+			  MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV |
+				  MS_NOEXEC,
+			  o->data) != 0)
 			return -errno;
 	}
 	*what = "making the root read-only";
@@ -416,7 +425,8 @@ int confine_enter(const struct confine_prep *cp, const char **what)
 		return -errno;
 	*what = "detaching the old root";
 	if (mount("/oldroot", "/oldroot", NULL, MS_REC | MS_PRIVATE, NULL) !=
-		    0 || umount2("/oldroot", MNT_DETACH) != 0)
+		    0 ||
+	    umount2("/oldroot", MNT_DETACH) != 0)
 		return -errno;
 	*what = "the second pivot_root";
 	if (chdir("/newroot") != 0 || syscall(SYS_pivot_root, ".", ".") != 0 ||
@@ -427,7 +437,8 @@ int confine_enter(const struct confine_prep *cp, const char **what)
 		return -errno;
 	*what = "dropping privileges";
 	for (int cap = 0; cap < 64; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 &&
+		    errno == EINVAL)
 			break;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return -errno;
@@ -518,9 +529,8 @@ static void probe(void)
 		probe_ok = probe_userns = true;
 		return;
 	}
-	snprintf(probe_why, sizeof(probe_why), "the sandbox %s%s%s",
-		 why2, *why1 ? "; as root without a user namespace: " : "",
-		 why1);
+	snprintf(probe_why, sizeof(probe_why), "the sandbox %s%s%s", why2,
+		 *why1 ? "; as root without a user namespace: " : "", why1);
 }
 
 bool confine_available(const char **why)

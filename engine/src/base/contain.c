@@ -43,8 +43,12 @@ static int write_file(const char *path, const char *s)
 static int write_maps(const struct contain_prep *cp)
 {
 	return write_file("/proc/self/setgroups", "deny") != 0 ||
-	       write_file("/proc/self/uid_map", cp->uid_map) != 0 ||
-	       write_file("/proc/self/gid_map", cp->gid_map) != 0 ? -1 : 0;
+			       write_file("/proc/self/uid_map", cp->uid_map) !=
+				       0 ||
+			       write_file("/proc/self/gid_map", cp->gid_map) !=
+				       0
+		       ? -1
+		       : 0;
 }
 
 /* Whether a holder can be pid 1 of its own namespace here: the clone may
@@ -92,8 +96,9 @@ void contain_prepare(struct contain_prep *cp)
 
 pid_t contain_fork(const struct contain_prep *cp, bool *in_ns)
 {
-	pid_t pid = cp->no_ns ? -1 : raw_fork(CLONE_NEWPID |
-					      (cp->userns ? CLONE_NEWUSER : 0));
+	pid_t pid = cp->no_ns ? -1
+			      : raw_fork(CLONE_NEWPID |
+					 (cp->userns ? CLONE_NEWUSER : 0));
 
 	if (pid >= 0) {
 		*in_ns = true;
@@ -167,7 +172,7 @@ void contain_run(const struct contain_prep *cp, bool in_ns, int report_fd,
 
 	if (in_ns && cp->userns && write_maps(cp) != 0) {
 		dprintf(2, "arena: cannot map the user namespace of the "
-			"agent's holder\n");
+			   "agent's holder\n");
 		_exit(127);
 	}
 	if (!in_ns)
@@ -231,7 +236,7 @@ void contain_run(const struct contain_prep *cp, bool in_ns, int report_fd,
 		}
 		if (errno == EINTR)
 			continue;
-		break;	/* ECHILD: alone */
+		break; /* ECHILD: alone */
 	}
 	(void)!write(report_fd, &rep, sizeof(rep));
 	_exit(0);

@@ -35,14 +35,14 @@
 
 /* What the holder tells its parent on the report pipe. */
 struct contain_report {
-	int status;	/* the agent's wait status */
-	int leftovers;	/* processes killed after the agent exited */
+	int status;    /* the agent's wait status */
+	int leftovers; /* processes killed after the agent exited */
 };
 
 /* Ready-made strings for a holder that needs a user namespace. */
 struct contain_prep {
 	bool userns;
-	bool no_ns;	/* $ARENA_CONTAIN=subreaper: the fallback only */
+	bool no_ns; /* $ARENA_CONTAIN=subreaper: the fallback only */
 	char uid_map[48], gid_map[48];
 };
 

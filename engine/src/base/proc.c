@@ -93,8 +93,11 @@ int proc_run_capture(char *const argv[], const char *cwd, char *const envp[],
 		     struct errbuf *err)
 {
 	struct proc_capture c = {
-		.argv = argv, .cwd = cwd, .envp = envp,
-		.timeout_ms = timeout_ms, .out_max = out_max,
+		.argv = argv,
+		.cwd = cwd,
+		.envp = envp,
+		.timeout_ms = timeout_ms,
+		.out_max = out_max,
 	};
 
 	return proc_run(&c, res, err);
@@ -120,9 +123,11 @@ int proc_run(const struct proc_capture *c, struct proc_result *res,
 		int e = errno;
 		close(pfd[0]);
 		close(pfd[1]);
-		return errf_code(err, e, "%s: %s", c->confine
-				 ? "cannot create the sandbox's namespaces"
-				 : "fork", strerror(e));
+		return errf_code(
+			err, e, "%s: %s",
+			c->confine ? "cannot create the sandbox's namespaces"
+				   : "fork",
+			strerror(e));
 	}
 	if (pid == 0) {
 		/* In a PID namespace of its own the parent is outside:
@@ -134,9 +139,10 @@ int proc_run(const struct proc_capture *c, struct proc_result *res,
 			const char *what = "";
 			int rc = confine_enter(c->confine, &what);
 			if (rc || (c->cwd && chdir(c->cwd) != 0)) {
-				dprintf(2, "arena: cannot enter the sandbox "
-					"(%s: errno %d)\n", rc ? what : "cwd",
-					rc ? -rc : errno);
+				dprintf(2,
+					"arena: cannot enter the sandbox "
+					"(%s: errno %d)\n",
+					rc ? what : "cwd", rc ? -rc : errno);
 				_exit(CONFINE_EXIT_FAILED);
 			}
 		}

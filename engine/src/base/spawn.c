@@ -38,8 +38,8 @@ static void build_env(const struct proc_spec *spec, struct strvec *out)
 		for (char **e = environ; e && *e; e++) {
 			size_t n = strcspn(*e, "=");
 			bool replaced = false;
-			for (size_t i = 0; spec->env_add && i < spec->env_add->n;
-			     i++)
+			for (size_t i = 0;
+			     spec->env_add && i < spec->env_add->n; i++)
 				replaced |= !strncmp(spec->env_add->v[i], *e,
 						     n + 1);
 			if (!replaced)
@@ -50,8 +50,8 @@ static void build_env(const struct proc_spec *spec, struct strvec *out)
 		strvec_push(out, spec->env_add->v[i]);
 }
 
-static void child_exec(const struct proc_spec *spec, pid_t parent,
-		       int out_fd, int err_fd, char *const envp[])
+static void child_exec(const struct proc_spec *spec, pid_t parent, int out_fd,
+		       int err_fd, char *const envp[])
 {
 	proc_child_setup(parent, spec->stdin_path, out_fd, err_fd, spec->cwd);
 	proc_child_close_from(3);
@@ -118,7 +118,8 @@ int proc_spawn(const struct proc_spec *spec, struct proc_spawn_result *res,
 	bool split = spec->stdout_path || spec->on_stdout;
 	double grace = spec->kill_grace_s > 0 ? spec->kill_grace_s
 					      : PROC_KILL_GRACE_S;
-	int efd[2], ofd[2] = { -1, -1 }, rep[2] = { -1, -1 }, status = 0, rc = 0;
+	int efd[2], ofd[2] = { -1, -1 }, rep[2] = { -1, -1 }, status = 0,
+		    rc = 0;
 	FILE *log = NULL, *out = NULL;
 	uint64_t start = now_ns();
 	double term_at = -1, stop_at = -1, next_tick = 0.25;
@@ -188,7 +189,8 @@ int proc_spawn(const struct proc_spec *spec, struct proc_spawn_result *res,
 			    spec->limits);
 	}
 	if (pid == 0)
-		child_exec(spec, parent, split ? ofd[1] : efd[1], efd[1], env.v);
+		child_exec(spec, parent, split ? ofd[1] : efd[1], efd[1],
+			   env.v);
 	setpgid(pid, pid);
 	close(efd[1]);
 	if (split)

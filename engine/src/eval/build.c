@@ -132,11 +132,14 @@ static bool trusted_bytes(struct eval_ctx *x, const struct source_set *src)
 	if (!x->t->trusted_hash)
 		return true;
 	for (int i = 0; i < src->n; i++) {
-		const char *want = task_trust_lookup(&x->manifest, src->path[i]);
+		const char *want =
+			task_trust_lookup(&x->manifest, src->path[i]);
 		if (src->data[i] && (!want || strcmp(want, src->sha256[i]))) {
-			ev_verdict(x, RS_INFRA_ERROR, "the task's trusted copy "
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the task's trusted copy "
 				   "changed during the evaluation: %s is not "
-				   "the file it was made with", src->path[i]);
+				   "the file it was made with",
+				   src->path[i]);
 			return false;
 		}
 	}

@@ -466,10 +466,13 @@ static const char *limit_hit(const char *output, int status)
 static void compile_env(struct strvec *env, const char *tool_dir)
 {
 	static const char *const pass[] = {
-		"CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH",
-		"HIP_PLATFORM", "HIP_CLANG_PATH", "HIP_DEVICE_LIB_PATH",
-		"DEVICE_LIB_PATH", "LD_LIBRARY_PATH", "LIBRARY_PATH",
-		"NVCC_CCBIN", "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS",
+		"CUDA_HOME",	       "CUDA_PATH",
+		"ROCM_PATH",	       "HIP_PATH",
+		"HIP_PLATFORM",	       "HIP_CLANG_PATH",
+		"HIP_DEVICE_LIB_PATH", "DEVICE_LIB_PATH",
+		"LD_LIBRARY_PATH",     "LIBRARY_PATH",
+		"NVCC_CCBIN",	       "NVCC_PREPEND_FLAGS",
+		"NVCC_APPEND_FLAGS",
 	};
 
 	strvec_pushf(env, "PATH=%s%s/usr/local/bin:/usr/bin:/bin",
@@ -633,8 +636,10 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 
 	/* Limits for every build; confinement and the negative cache for
 	 * the candidate's (its sources are the agent's). */
-	lim.as_bytes = (uint64_t)(s->memory_mb > 0 ? s->memory_mb
-				  : s->lang == LANG_C ? 4096 : 16384) << 20;
+	lim.as_bytes = (uint64_t)(s->memory_mb > 0    ? s->memory_mb
+				  : s->lang == LANG_C ? 4096
+						      : 16384)
+		       << 20;
 	lim.cpu_s = (uint64_t)(s->timeout_s > 20 ? s->timeout_s / 2 : 10);
 	lim.fsize_bytes = 1ull << 30;
 	tool_real = which(tool_path);
@@ -647,10 +652,12 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		fail = fail_path(artdir, key, &lim, confined);
 		if (file_read_all(fail, 2 * COMPILE_MSG_MAX, &data, &len,
 				  &ign) == 0) {
-			out->message = xasprintf("%s\n[answered from the cache of "
-						 "failed builds: these exact "
-						 "sources failed before under "
-						 "the same limits]", data);
+			out->message =
+				xasprintf("%s\n[answered from the cache of "
+					  "failed builds: these exact "
+					  "sources failed before under "
+					  "the same limits]",
+					  data);
 			out->negative_cached = true;
 			out->confined = confined;
 			free(data);
@@ -767,8 +774,9 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		struct errbuf ign;
 		errbuf_init(&ign);
 		struct strbuf log = STRBUF_INIT;
-		strbuf_addf(&log, "# %s\n", confined ? "confined (arena/confine.h)"
-			    : "not confined");
+		strbuf_addf(&log, "# %s\n",
+			    confined ? "confined (arena/confine.h)"
+				     : "not confined");
 		for (size_t i = 0; i < argv.n; i++)
 			strbuf_addf(&log, "%s%s", i ? " " : "$ ", argv.v[i]);
 		strbuf_addf(&log, "\n%s", pr.output);
@@ -781,8 +789,10 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 					 "%.3g s", tmo / 1000.0);
 	} else if (WIFEXITED(pr.status) &&
 		   WEXITSTATUS(pr.status) == CONFINE_EXIT_FAILED && cp) {
-		rc = errf_code(err, EPERM, "the candidate's compiler could not "
-			       "enter its sandbox: %s", pr.output);
+		rc = errf_code(err, EPERM,
+			       "the candidate's compiler could not "
+			       "enter its sandbox: %s",
+			       pr.output);
 		free(art);
 		proc_result_release(&pr);
 		goto done;
@@ -790,8 +800,10 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		   str_starts_with(pr.output, "cannot run ")) {
 		/* Not the sources' fault: the compiler did not start. */
 		size_t n = strcspn(pr.output, "\n");
-		rc = errf_code(err, ENOENT, "the %s compiler did not start%s: "
-			       "%.*s", s->role, confined ? " in its sandbox" : "",
+		rc = errf_code(err, ENOENT,
+			       "the %s compiler did not start%s: "
+			       "%.*s",
+			       s->role, confined ? " in its sandbox" : "",
 			       (int)n, pr.output);
 		free(art);
 		proc_result_release(&pr);
@@ -801,15 +813,19 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		if (limit) {
 			char lim_s[64];
 			if (!strcmp(limit, "memory"))
-				snprintf(lim_s, sizeof(lim_s), "%llu MiB of "
+				snprintf(lim_s, sizeof(lim_s),
+					 "%llu MiB of "
 					 "address space per process",
-					 (unsigned long long)(lim.as_bytes >> 20));
+					 (unsigned long long)(lim.as_bytes >>
+							      20));
 			else if (!strcmp(limit, "CPU time"))
-				snprintf(lim_s, sizeof(lim_s), "%llu s of CPU "
+				snprintf(lim_s, sizeof(lim_s),
+					 "%llu s of CPU "
 					 "per process",
 					 (unsigned long long)lim.cpu_s);
 			else
-				snprintf(lim_s, sizeof(lim_s), "%llu MiB per "
+				snprintf(lim_s, sizeof(lim_s),
+					 "%llu MiB per "
 					 "file",
 					 (unsigned long long)(lim.fsize_bytes >>
 							      20));
@@ -817,7 +833,8 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 						 "compiler's %s limit (%s; "
 						 "timing.compile_memory_mb and "
 						 "compile_timeout_s set them): "
-						 "%s", limit, lim_s, msg);
+						 "%s",
+						 limit, lim_s, msg);
 			free(msg);
 		} else {
 			out->message = msg;
@@ -827,11 +844,11 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		 * depends on the load, and a pass killed by a signal of
 		 * another kind (the machine's OOM killer) or crashing
 		 * ("internal compiler error") may not happen again. */
-		bool other_signal = (WIFSIGNALED(pr.status) && !limit) ||
-				    strstr(pr.output, "Killed signal") ||
-				    (strstr(pr.output, "terminated program") &&
-				     !limit) ||
-				    strstr(pr.output, "internal compiler error");
+		bool other_signal =
+			(WIFSIGNALED(pr.status) && !limit) ||
+			strstr(pr.output, "Killed signal") ||
+			(strstr(pr.output, "terminated program") && !limit) ||
+			strstr(pr.output, "internal compiler error");
 		if (fail && !other_signal) {
 			struct errbuf ign;
 			errbuf_init(&ign);

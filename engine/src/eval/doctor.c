@@ -370,12 +370,14 @@ static void sandbox(struct report *r)
 	 * (arena/confine.h), probed as evaluations probe it. */
 	const char *why = NULL;
 	if (confine_available(&why))
-		line(r, "  confinement    on: the candidate's compiler and every "
+		line(r,
+		     "  confinement    on: the candidate's compiler and every "
 		     "runner in namespaces of their own, allow-list root "
 		     "(arena/confine.h)");
 	else {
 		line(r, "  confinement    off: %s", why);
-		missing(r, false, "the evaluator's confinement (arena/"
+		missing(r, false,
+			"the evaluator's confinement (arena/"
 			"confine.h): results will say sandboxed: false");
 	}
 	/* bubblewrap: the agents' sandbox. */

@@ -500,8 +500,10 @@ static int confine_setup(struct eval_ctx *x, struct errbuf *err)
 	strvec_init(&x->hidden);
 	if (!confine_available(&why)) {
 		if (confine_required())
-			return errf_code(err, ENOTSUP, "$ARENA_SANDBOX=on, but "
-					 "%s", why);
+			return errf_code(err, ENOTSUP,
+					 "$ARENA_SANDBOX=on, but "
+					 "%s",
+					 why);
 		free(store);
 		return 0;
 	}

@@ -298,7 +298,7 @@ struct build_spec {
 	 * that failed before from the negative cache. */
 	bool confine;
 	const struct strvec *hide;
-	int memory_mb;			/* RLIMIT_AS; 0: 4096 (cc), 16384 (GPU) */
+	int memory_mb; /* RLIMIT_AS; 0: 4096 (cc), 16384 (GPU) */
 };
 
 struct build_out {

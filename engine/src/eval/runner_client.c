@@ -241,7 +241,7 @@ static void runner_env(struct strvec *env, bool gpu)
 	static const char *const gpu_pass[] = {
 		"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
 		"ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
-		"LD_LIBRARY_PATH", "ARENA_FAKE_GPU_DIR",
+		"LD_LIBRARY_PATH",	"ARENA_FAKE_GPU_DIR",
 	};
 
 	strvec_push(env, "PATH=/usr/local/bin:/usr/bin:/bin");
@@ -301,8 +301,9 @@ child_exec(pid_t parent, int sock, int memfd, int kfd, int devnull, int logfd,
 			num[k] = '\0';
 			for (int v = -rc; k > 0 && (v || k == 15); v /= 10)
 				num[--k] = (char)('0' + v % 10);
-			(void)!write(fd, "arena-runner: cannot enter the sandbox: ",
-				     40);
+			(void)!write(
+				fd,
+				"arena-runner: cannot enter the sandbox: ", 40);
 			(void)!write(fd, what, strlen(what));
 			(void)!write(fd, ": errno ", 8);
 			(void)!write(fd, num + k, strlen(num + k));
@@ -541,7 +542,8 @@ enum runner_fail runner_await(struct runner *r)
 		}
 		if (f == RUNNER_DIED && r->confined && WIFEXITED(r->status) &&
 		    WEXITSTATUS(r->status) == CONFINE_EXIT_FAILED) {
-			snprintf(r->why, sizeof(r->why), "could not enter its "
+			snprintf(r->why, sizeof(r->why),
+				 "could not enter its "
 				 "sandbox (its log says where it failed)");
 			return RUNNER_SYSTEM;
 		}

@@ -397,14 +397,16 @@ static void text_unconfined(struct strbuf *sb, const struct report_row *rows,
 	for (int i = 0; i < n; i++) {
 		const struct task_result *r = rows[i].result;
 		if (!r || !r->evaluated_at || !*r->evaluated_at ||
-		    r->status == RS_NOT_EVALUATED || r->status == RS_INFRA_ERROR)
+		    r->status == RS_NOT_EVALUATED ||
+		    r->status == RS_INFRA_ERROR)
 			continue;
 		evaluated++;
 		unconfined += !r->sandboxed;
 	}
 	if (unconfined == 0)
 		return;
-	strbuf_addf(sb, "\nWARNING: %d of %d evaluations ran unconfined "
+	strbuf_addf(sb,
+		    "\nWARNING: %d of %d evaluations ran unconfined "
 		    "(sandboxed: false): their candidates' compilers and "
 		    "runners could read files outside their sources, such as "
 		    "held-out cases and references (docs/evaluator.md, known "

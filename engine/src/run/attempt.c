@@ -158,8 +158,8 @@ static const struct agent_config *attempt_agent(const struct runconfig *cfg,
 
 int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
 {
-	int rc = eng_task_trusted(c->e, c->run_id, c->a->task_id, &c->task,
-				  err);
+	int rc =
+		eng_task_trusted(c->e, c->run_id, c->a->task_id, &c->task, err);
 
 	if (rc)
 		return rc;
@@ -219,10 +219,15 @@ int attempt_run_agent(struct attempt_ctx *c,
 	uint64_t seed = 0;
 	bool has_seed = attempt_seed(c, &seed);
 	struct eval_target tg = {
-		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
-		.log_dir = c->logs, .cfg = c->cfg,
-		.has_gpu = c->has_gpu, .gpu = c->gpu,
-		.has_seed = has_seed, .seed = seed,
+		.e = c->e,
+		.task = c->task,
+		.candidate_dir = c->workspace,
+		.log_dir = c->logs,
+		.cfg = c->cfg,
+		.has_gpu = c->has_gpu,
+		.gpu = c->gpu,
+		.has_seed = has_seed,
+		.seed = seed,
 	};
 	l.task = c->task;
 	l.config = c->agent;
@@ -288,10 +293,15 @@ int attempt_evaluate(struct attempt_ctx *c,
 	uint64_t seed = 0;
 	bool has_seed = attempt_seed(c, &seed);
 	struct eval_target tg = {
-		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
-		.log_dir = c->logs, .cfg = c->cfg,
-		.has_gpu = c->has_gpu, .gpu = c->gpu,
-		.has_seed = has_seed, .seed = seed,
+		.e = c->e,
+		.task = c->task,
+		.candidate_dir = c->workspace,
+		.log_dir = c->logs,
+		.cfg = c->cfg,
+		.has_gpu = c->has_gpu,
+		.gpu = c->gpu,
+		.has_seed = has_seed,
+		.seed = seed,
 	};
 	char *yaml, *path, *json;
 	int rc;
@@ -382,8 +392,11 @@ int engine_task_result(struct engine *e, const char *run_id,
 	 * run): what it has now, on the visible cases, cached, without
 	 * touching the attempt. */
 	struct eval_target tg = {
-		.e = e, .task = c.task, .candidate_dir = c.workspace,
-		.log_dir = c.logs, .cfg = cfg,
+		.e = e,
+		.task = c.task,
+		.candidate_dir = c.workspace,
+		.log_dir = c.logs,
+		.cfg = cfg,
 	};
 	rc = eng_evaluate_cached(&tg, false, true, out, err);
 	if (!rc) {
@@ -429,7 +442,9 @@ int engine_task_result_cached(struct engine *e, const char *run_id,
 	c.task_dir = store_task_dir(e->store, run_id, task_id, attempt);
 	c.workspace = path_join(c.task_dir, "workspace");
 	struct eval_target tg = {
-		.e = e, .task = c.task, .candidate_dir = c.workspace,
+		.e = e,
+		.task = c.task,
+		.candidate_dir = c.workspace,
 		.cfg = cfg,
 	};
 	rc = eng_eval_key(&tg, false, key, hash, err);

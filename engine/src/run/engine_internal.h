@@ -70,9 +70,8 @@ struct eval_target {
  * none is (a run made before trusted copies, `arena eval` without a run),
  * a copy of the catalogue's package made now, recorded for run_id when
  * one is given.  *out is the caller's. */
-int eng_task_trusted(struct engine *e, const char *run_id,
-		     const char *task_id, struct task **out,
-		     struct errbuf *err);
+int eng_task_trusted(struct engine *e, const char *run_id, const char *task_id,
+		     struct task **out, struct errbuf *err);
 int eng_device_for(const struct runconfig *cfg, const struct task *t,
 		   bool has_gpu, int gpu, char **device,
 		   struct errbuf *err);

@@ -24,9 +24,8 @@
 
 /* ---- trusted copies ---------------------------------------------------- */
 
-int eng_task_trusted(struct engine *e, const char *run_id,
-		     const char *task_id, struct task **out,
-		     struct errbuf *err)
+int eng_task_trusted(struct engine *e, const char *run_id, const char *task_id,
+		     struct task **out, struct errbuf *err)
 {
 	char *root = store_trusted_root(e->store), *hash = NULL;
 	char fresh[65];
@@ -177,8 +176,8 @@ int eng_eval_key(const struct eval_target *tg, bool held_out, char key[65],
 	/* Another trusted copy (another reference, baseline or held-out
 	 * file) changes the meaning of a result. */
 	if (tg->task->trusted_hash) {
-		char *k2 = xasprintf("%s|trusted=%s", key,
-				     tg->task->trusted_hash);
+		char *k2 =
+			xasprintf("%s|trusted=%s", key, tg->task->trusted_hash);
 		sha256_hex(k2, strlen(k2), key);
 		free(k2);
 	}

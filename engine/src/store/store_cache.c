@@ -75,13 +75,14 @@ int store_eval_count(struct store *s, const char *task_id, int *n,
 
 /* ---- trusted task copies ---------------------------------------------- */
 
-int store_trusted_set(struct store *s, const char *run_id,
-		      const char *task_id, const char *hash,
-		      struct errbuf *err)
+int store_trusted_set(struct store *s, const char *run_id, const char *task_id,
+		      const char *hash, struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "INSERT OR IGNORE INTO trusted(run_id, task_id,"
-			    " hash) VALUES(?,?,?)", &st, err);
+	int rc = st_prepare(s,
+			    "INSERT OR IGNORE INTO trusted(run_id, task_id,"
+			    " hash) VALUES(?,?,?)",
+			    &st, err);
 
 	if (rc)
 		return rc;
@@ -91,12 +92,14 @@ int store_trusted_set(struct store *s, const char *run_id,
 	return st_exec_stmt(s, st, "record a trusted copy", err);
 }
 
-int store_trusted_get(struct store *s, const char *run_id,
-		      const char *task_id, char **hash, struct errbuf *err)
+int store_trusted_get(struct store *s, const char *run_id, const char *task_id,
+		      char **hash, struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "SELECT hash FROM trusted WHERE run_id = ? AND"
-			    " task_id = ?", &st, err);
+	int rc = st_prepare(s,
+			    "SELECT hash FROM trusted WHERE run_id = ? AND"
+			    " task_id = ?",
+			    &st, err);
 	int r;
 
 	*hash = NULL;

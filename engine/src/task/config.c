@@ -327,9 +327,10 @@ static int cp_agent_map(struct cparse *p, const struct ynode *n,
 			bool named)
 {
 	static const char *const keys[] = {
-		"template", "model", "effort", "timeout_seconds",
-		"max_iterations", "max_budget_usd", "command", "replay_dir",
-		"disk_quota_mb", "memory_mb", "options", "name",
+		"template",	   "model",	     "effort",
+		"timeout_seconds", "max_iterations", "max_budget_usd",
+		"command",	   "replay_dir",     "disk_quota_mb",
+		"memory_mb",	   "options",	     "name",
 	};
 	int rc;
 
@@ -631,9 +632,15 @@ static int cp_timing_key(struct cparse *p, const struct ypair *kv)
 static int cp_timing(struct cparse *p, const struct ynode *root)
 {
 	static const char *const keys[] = {
-		"case_budget_s", "target_ci", "min_pairs", "max_pairs",
-		"blocks", "correctness_trials", "runner_timeout_s",
-		"compile_timeout_s", "compile_memory_mb",
+		"case_budget_s",
+		"target_ci",
+		"min_pairs",
+		"max_pairs",
+		"blocks",
+		"correctness_trials",
+		"runner_timeout_s",
+		"compile_timeout_s",
+		"compile_memory_mb",
 	};
 	const struct ynode *n = ynode_get(root, "timing");
 	struct timing_budget *t = &p->c->timing;

@@ -262,16 +262,18 @@ static int task_load_from(const char *dir, const char *id, const char *where,
 
 	*out = NULL;
 	if (!id || !path_is_safe_relative(id))
-		return errf(err, "task id '%.200s' must be a relative path "
+		return errf(err,
+			    "task id '%.200s' must be a relative path "
 			    "<family>/<name> under the tasks directory",
 			    id ? id : "(null)");
 	config_name = path_join(dir, "config.yaml");
 	src.config_name = config_name;
 	src.held_name = config_name;
 	if (!file_exists(config_name) || !(real = path_real(dir)))
-		rc = errf_code(err, ENOENT, "no task '%s' under %s (%s does not "
-			       "exist); run 'arena tasks' to list them", id,
-			       where, config_name);
+		rc = errf_code(err, ENOENT,
+			       "no task '%s' under %s (%s does not "
+			       "exist); run 'arena tasks' to list them",
+			       id, where, config_name);
 	else
 		rc = task_read_sources(dir, &src, &config, &held, &held_path,
 				       err);
@@ -295,7 +297,8 @@ int task_load(const char *tasks_root, const char *id, struct task **out,
 
 	*out = NULL;
 	if (!id || !path_is_safe_relative(id))
-		return errf(err, "task id '%.200s' must be a relative path "
+		return errf(err,
+			    "task id '%.200s' must be a relative path "
 			    "<family>/<name> under the tasks directory",
 			    id ? id : "(null)");
 	dir = path_join(tasks_root, id);

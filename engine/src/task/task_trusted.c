@@ -68,7 +68,8 @@ static int list_files(const char *dir, const char *rel, int depth,
 			/* A dangling link is not part of the package. */
 		} else if (S_ISDIR(st.st_mode)) {
 			if (depth >= TRUST_MAX_DEPTH)
-				rc = errf_code(err, ELOOP, "%s: directories "
+				rc = errf_code(err, ELOOP,
+					       "%s: directories "
 					       "nested deeper than %d",
 					       full, TRUST_MAX_DEPTH);
 			else
@@ -77,12 +78,15 @@ static int list_files(const char *dir, const char *rel, int depth,
 		} else if (S_ISREG(st.st_mode)) {
 			*bytes += st.st_size;
 			strvec_push(out, r);
-			if (out->n > TRUST_MAX_FILES || *bytes > TRUST_MAX_BYTES)
-				rc = errf_code(err, EFBIG, "%s: a task package "
-					       "holds at most %d files and %lld "
-					       "MiB", dir, TRUST_MAX_FILES,
-					       (long long)(TRUST_MAX_BYTES >>
-							   20));
+			if (out->n > TRUST_MAX_FILES ||
+			    *bytes > TRUST_MAX_BYTES)
+				rc = errf_code(
+					err, EFBIG,
+					"%s: a task package "
+					"holds at most %d files and %lld "
+					"MiB",
+					dir, TRUST_MAX_FILES,
+					(long long)(TRUST_MAX_BYTES >> 20));
 		}
 		free(full);
 		free(r);
@@ -138,8 +142,10 @@ int task_trust_copy(const char *src_dir, const char *root, char hash[65],
 		goto out;
 	tmp = xasprintf("%s/.tmp-XXXXXX", root);
 	if (!mkdtemp(tmp)) {
-		rc = errf_code(err, errno, "cannot create a directory under "
-			       "%s: %s", root, strerror(errno));
+		rc = errf_code(err, errno,
+			       "cannot create a directory under "
+			       "%s: %s",
+			       root, strerror(errno));
 		free(tmp);
 		tmp = NULL;
 		goto out;
@@ -170,11 +176,13 @@ int task_trust_copy(const char *src_dir, const char *root, char hash[65],
 	sha256_hex(man.buf, man.len, hash);
 	final = task_trust_dir(root, hash);
 	if (dir_exists(final))
-		goto out;	/* the same content, copied before */
+		goto out; /* the same content, copied before */
 	seal(tmp);
 	if (rename(tmp, final) != 0 && errno != EEXIST && errno != ENOTEMPTY)
-		rc = errf_code(err, errno, "cannot move the trusted copy into "
-			       "%s: %s", final, strerror(errno));
+		rc = errf_code(err, errno,
+			       "cannot move the trusted copy into "
+			       "%s: %s",
+			       final, strerror(errno));
 out:
 	if (tmp)
 		rm_rf(tmp);
@@ -198,13 +206,15 @@ int task_trust_verify(const char *dir, const char *hash,
 	rc = file_read_all(mpath, 1 << 20, &man, &len, err);
 	if (rc) {
 		errbuf_prefix(err, "the trusted copy of the task has no "
-			      "readable manifest");
+				   "readable manifest");
 		goto out;
 	}
 	sha256_hex(man, len, got);
 	if (strcmp(got, hash) != 0) {
-		rc = errf_code(err, EBADMSG, "the trusted copy %s was changed: "
-			       "its manifest no longer hashes to its name", dir);
+		rc = errf_code(err, EBADMSG,
+			       "the trusted copy %s was changed: "
+			       "its manifest no longer hashes to its name",
+			       dir);
 		goto out;
 	}
 	if ((rc = list_files(dir, NULL, 0, &files, &bytes, err)))
@@ -213,8 +223,10 @@ int task_trust_verify(const char *dir, const char *hash,
 		nl = strchr(line, '\n');
 		if (!nl || nl - line < 67 || line[64] != ' ' ||
 		    line[65] != ' ') {
-			rc = errf_code(err, EBADMSG, "the trusted copy %s has "
-				       "a malformed manifest", dir);
+			rc = errf_code(err, EBADMSG,
+				       "the trusted copy %s has "
+				       "a malformed manifest",
+				       dir);
 			goto out;
 		}
 		*nl = '\0';
@@ -231,14 +243,16 @@ int task_trust_verify(const char *dir, const char *hash,
 		if (!e || strncmp(e, f, fl) != 0 || e[fl] != '\t') {
 			if (e && strcmp(e, f) < 0) {
 				*strchr(entries.v[k], '\t') = '\0';
-				rc = errf_code(err, EBADMSG, "the trusted copy "
+				rc = errf_code(err, EBADMSG,
+					       "the trusted copy "
 					       "%s was changed: %s is missing",
 					       dir, entries.v[k]);
 			} else {
-				rc = errf_code(err, EBADMSG, "the trusted copy "
+				rc = errf_code(err, EBADMSG,
+					       "the trusted copy "
 					       "%s was changed: it has a file "
-					       "it was not made with: %s", dir,
-					       f);
+					       "it was not made with: %s",
+					       dir, f);
 			}
 			goto out;
 		}
@@ -248,17 +262,21 @@ int task_trust_verify(const char *dir, const char *hash,
 		if (rc)
 			goto out;
 		if (strcmp(got, e + fl + 1) != 0) {
-			rc = errf_code(err, EBADMSG, "the trusted copy %s was "
+			rc = errf_code(err, EBADMSG,
+				       "the trusted copy %s was "
 				       "changed: %s no longer matches its "
-				       "recorded hash", dir, f);
+				       "recorded hash",
+				       dir, f);
 			goto out;
 		}
 		k++;
 	}
 	if (k < entries.n) {
 		*strchr(entries.v[k], '\t') = '\0';
-		rc = errf_code(err, EBADMSG, "the trusted copy %s was changed: "
-			       "%s is missing", dir, entries.v[k]);
+		rc = errf_code(err, EBADMSG,
+			       "the trusted copy %s was changed: "
+			       "%s is missing",
+			       dir, entries.v[k]);
 		goto out;
 	}
 	if (manifest) {

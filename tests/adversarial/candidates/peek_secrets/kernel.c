@@ -85,7 +85,9 @@ static int probe(void)
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		static const char *const rel[] = {
-			"/../tasks", "/../../tasks", "/../share/arena/tasks",
+			"/../tasks",
+			"/../../tasks",
+			"/../share/arena/tasks",
 			"/../tests/adversarial/task/vecpoly",
 		};
 		exe[n] = '\0';
