@@ -37,7 +37,7 @@ struct eval_request {
 	const struct task *task;
 	const char *candidate_dir;	/* holds the editable files */
 	const char *cache_dir;		/* artifacts and scratch builds */
-	const char *lock_dir;		/* per-device timing locks */
+	const char *lock_dir; /* device locks; NULL: paths_lock_dir() */
 	const char *log_dir;		/* runner logs, compiler output; NULL =
 					 * scratch */
 	const char *device;		/* "host", "cuda:N" or "hip:N" */
