@@ -215,7 +215,10 @@ bool ev_await_ready(struct eval_ctx *x, enum role role, struct runner *r,
 		ev_ctx_forget(x, r);
 		return false;
 	}
-	if (!r->sandboxed || !r->confined)
+	/* Sandboxed: seccomp and Landlock, and the namespace confinement;
+	 * a Python runner's Landlock read allow-list stands for the latter
+	 * (ev_launch). */
+	if (!r->sandboxed || (!r->confined && !ev_role_python(x, role)))
 		x->all_sandboxed = false;
 	runner_census(r, &r->threads_ready, &children);
 	return true;
