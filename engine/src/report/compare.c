@@ -542,6 +542,18 @@ char *compare_report_text(const struct compare_report *r)
 	ids = task_ids_of(r);
 	ab_result_text(&sb, &r->ab, ids, false);
 	free((void *)ids);
+	/* The two summary lines scripts have read since the first compare. */
+	if (r->ab.eff[AB_SPEEDUP].defined)
+		strbuf_addf(&sb, "geomean speedup ratio B/A: %.4f [%.4f, %.4f] "
+			    "(%.0f%% interval over %d task(s) correct under "
+			    "both)\n", r->ratio.point, r->ratio.lo, r->ratio.hi,
+			    100 * (1 - r->ab.alpha), r->npaired);
+	else
+		strbuf_addf(&sb, "geomean speedup ratio B/A: n/a (%d task(s) "
+			    "correct under both; an interval needs 2)\n",
+			    r->npaired);
+	strbuf_addf(&sb, "B vs A: %d win(s), %d tie(s), %d loss(es), %d "
+		    "untested\n", r->wins, r->ties, r->losses, r->untested);
 	if (r->pending)
 		strbuf_addf(&sb, "pending: %d task(s) without a result on one "
 			    "of the sides\n", r->pending);
