@@ -22,12 +22,6 @@
 
 #define EXPORT_TRACE_MAX ((size_t)256 << 20)
 
-static void export_usage(void)
-{
-	fputs("usage: arena export RUN|--latest [--format jsonl] [-o FILE]\n",
-	      stderr);
-}
-
 /* The events of the last episode in a trace file: steps (without the
  * episode_start, which goes into *start). */
 static void read_trace(const char *path, cJSON **start, cJSON *steps)
@@ -141,20 +135,24 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			format = argv[++i];
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			out_path = argv[++i];
-		else if (argv[i][0] != '-' || !strcmp(argv[i], "--latest"))
+		else if ((argv[i][0] != '-' || !strcmp(argv[i], "--latest")) &&
+			 !run_arg)
 			run_arg = argv[i];
-		else {
-			export_usage();
-			return 2;
-		}
+		else
+			return cli_usage_error("export", "unexpected argument "
+					       "or missing value: '%s'",
+					       argv[i]);
 	}
-	if (!run_arg) {
-		export_usage();
-		return 2;
-	}
+	if (!run_arg)
+		return cli_usage_error("export", "name a run (or --latest)");
+	if (strcmp(run_arg, "--latest") && !store_run_id_valid(run_arg))
+		return cli_usage_error("export", "'%s' is not a run id (they "
+				       "look like run_20261129_093000)",
+				       run_arg);
 	if (strcmp(format, "jsonl"))
-		return cli_fail("unknown --format '%s'; the format is jsonl "
-				"(one episode per line)", format);
+		return cli_usage_error("export", "unknown --format '%s'; the "
+				       "format is jsonl (one episode per "
+				       "line)", format);
 	if ((rc = cli_open(c, &e)) != 0)
 		return rc;
 	errbuf_init(&err);

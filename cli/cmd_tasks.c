@@ -15,11 +15,21 @@
 int cmd_tasks(struct cli *c, int argc, char **argv)
 {
 	const char *root = c->tasks_dir ? c->tasks_dir : task_default_root();
-	const char *sel = argc > 1 ? argv[1] : "all";
+	const char *sel = "all";
 	struct strvec ids = STRVEC_INIT;
 	struct errbuf err;
 	int bad = 0;
 
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-')
+			return cli_usage_error("tasks", "unknown option '%s'",
+					       argv[i]);
+		if (i > 1)
+			return cli_usage_error("tasks", "one selector at a "
+					       "time ('%s' is a second one)",
+					       argv[i]);
+		sel = argv[i];
+	}
 	errbuf_init(&err);
 	if (task_select(root, sel, &ids, &err) != 0)
 		return cli_fail("%s", errbuf_str(&err));
@@ -47,14 +57,6 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 	}
 	strvec_release(&ids);
 	return bad ? 1 : 0;
-}
-
-static void eval_usage(void)
-{
-	fputs("usage: arena eval TASK --workspace DIR [--quick] [--held-out] "
-	      "[--no-cache]\n                  [--seed N] [-D NAME=VALUE]... "
-	      "[--logs DIR]\n",
-	      stderr);
 }
 
 /* Inside an agent's sandbox the store is invisible; the launch's
@@ -106,26 +108,26 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
 			int64_t s;
 			if (parse_i64(argv[++i], &s) != 0 || s < 0)
-				return cli_fail("--seed needs a non-negative "
-						"integer, got '%s'", argv[i]);
+				return cli_usage_error("eval", "--seed needs a "
+						       "non-negative integer, "
+						       "got '%s'", argv[i]);
 			opt.has_seed = true;
 			opt.seed = (uint64_t)s;
 		} else if (!strcmp(argv[i], "-D") && i + 1 < argc)
 			strvec_push(&defines, argv[++i]);
 		else if (argv[i][0] != '-' && !task)
 			task = argv[i];
-		else {
-			eval_usage();
-			return cli_fail("unexpected argument '%s'", argv[i]);
-		}
+		else
+			return cli_usage_error("eval", "unexpected argument or "
+					       "missing value: '%s'", argv[i]);
 	}
 	const char *sock = getenv("ARENA_EVAL_SOCKET");
 	if (sock && *sock)
 		return eval_through_bridge(sock, opt.quick);
-	if (!task || !ws) {
-		eval_usage();
-		return 2;
-	}
+	if (!task || !ws)
+		return cli_usage_error("eval", "%s", !task
+				       ? "name the task to evaluate against"
+				       : "--workspace DIR names the candidate");
 	opt.defines = &defines;
 	if (cli_open(c, &e))
 		return 1;
