@@ -1,11 +1,11 @@
 /*
  * commands.c - the table of `arena` subcommands and their help: the one
  * source of truth for `arena COMMAND --help`, the usage line a usage error
- * prints, `arena help`, and the man pages (`arena help --man`, which
- * docs/man/*.1 are generated from; tests/e2e/cli_convention.sh checks they
- * agree).  A new subcommand adds one entry here and nothing else to join
- * the convention (cli/help.c): --help answered before the command runs,
- * usage errors exit 2.
+ * prints, `arena help`, and the man pages (`arena help --man`, from
+ * which the pages in docs/man/ are generated; tests/e2e/cli_convention.sh
+ * checks they agree).  A new subcommand adds one entry here and nothing
+ * else to join the convention (cli/help.c): --help answered before the
+ * command runs, usage errors exit 2.
  *
  * Text rules, so that one text renders as both terminal help and roff:
  * lines are at most 79 columns; options are "OPTION\tMEANING" lines, a

@@ -168,6 +168,9 @@ void cli_classify(struct cli_run *r, const struct proc_spawn_result *res,
 	out->turns = r->turns;
 	out->input_tokens = r->input_tokens;
 	out->output_tokens = r->output_tokens;
+	out->cached_tokens = r->cached_tokens;
+	out->cost_known = r->cost_reported || r->set.price_input > 0 ||
+			  r->set.price_output > 0;
 	if (!r->cost_reported && (r->set.price_input > 0 ||
 				  r->set.price_output > 0)) {
 		double cached_price = r->set.price_cached_input > 0

@@ -50,9 +50,14 @@ struct agent_outcome {
 	char *error;		/* one sentence, or NULL */
 	double duration_s;
 	int turns;
-	int64_t input_tokens;
+	int64_t input_tokens;	/* all input, cached included */
 	int64_t output_tokens;
+	int64_t cached_tokens;	/* of input_tokens, read from a cache */
 	double cost_usd;
+	bool cost_known;	/* cost_usd is what the CLI reported or the
+				 * configured prices give, or the agent calls
+				 * no model (0); false: not known (and
+				 * cost_usd is 0) */
 	char *summary;		/* what it did, one line, or NULL */
 	bool sandboxed;		/* ran inside the agent sandbox (bwrap) */
 };

@@ -146,9 +146,14 @@ int engine_run_rows(struct engine *e, const char *run_id, struct run_rows *rr,
 		    struct errbuf *err);
 void run_rows_release(struct run_rows *rr);
 
-/* Re-writes summary.csv, summary.json and report.txt of a run. */
+/* Re-writes summary.csv, summary.json, report.txt and report.html of a
+ * run. */
 int engine_run_report(struct engine *e, const char *run_id,
 		      struct errbuf *err);
+
+/* The page across every run of the store, newest first (`arena report
+ * --index`; report_index_html).  Caller frees *html. */
+int engine_index_html(struct engine *e, char **html, struct errbuf *err);
 
 /* Progress of a run. */
 struct run_progress {

@@ -37,7 +37,10 @@ static char *outcome_to_json(const struct agent_outcome *o)
 	cJSON_AddNumberToObject(j, "turns", o->turns);
 	cJSON_AddNumberToObject(j, "input_tokens", (double)o->input_tokens);
 	cJSON_AddNumberToObject(j, "output_tokens", (double)o->output_tokens);
+	cJSON_AddNumberToObject(j, "cached_input_tokens",
+				(double)o->cached_tokens);
 	cJSON_AddNumberToObject(j, "cost_usd", o->cost_usd);
+	cJSON_AddBoolToObject(j, "cost_known", o->cost_known);
 	if (o->summary)
 		cJSON_AddStringToObject(j, "summary", o->summary);
 	cJSON_AddBoolToObject(j, "sandboxed", o->sandboxed);
@@ -80,7 +83,11 @@ static void result_apply_agent(struct task_result *r, const char *agent_json,
 		r->agent_turns = (int)json_num(j, "turns");
 		r->agent_input_tokens = (int64_t)json_num(j, "input_tokens");
 		r->agent_output_tokens = (int64_t)json_num(j, "output_tokens");
+		r->agent_cached_tokens =
+			(int64_t)json_num(j, "cached_input_tokens");
 		r->agent_cost_usd = json_num(j, "cost_usd");
+		r->agent_cost_known = cJSON_IsTrue(
+			cJSON_GetObjectItemCaseSensitive(j, "cost_known"));
 		r->agent_sandboxed = cJSON_IsTrue(
 			cJSON_GetObjectItemCaseSensitive(j, "sandboxed"));
 		summary = json_str(j, "summary");
@@ -315,14 +322,16 @@ int attempt_evaluate(struct attempt_ctx *c,
 				  c->a->attempt, "done", NULL, json,
 				  res->sources_hash, false, err);
 	free(json);
+	/* "ok: score 320.00, speedup 2.000 [1.950, 2.050]", then "; " and
+	 * why it failed, when it did. */
+	const char *why = res->correctness_error_message
+		? res->correctness_error_message
+		: res->compilation_error_message ? "compile error" : NULL;
 	eng_emit(c->e, obs, c->run_id, c->a->task_id, "eval_end",
 		 "%s: score %.2f, speedup %.3f [%.3f, %.3f]%s%s",
 		 result_status_name(res->status), res->score, res->speedup_ratio,
-		 res->speedup_ci_lo, res->speedup_ci_hi,
-		 res->correctness_error_message ? "; " : "",
-		 res->correctness_error_message ? res->correctness_error_message
-					    : res->compilation_error_message
-						      ? "compile error" : "");
+		 res->speedup_ci_lo, res->speedup_ci_hi, why ? "; " : "",
+		 why ? why : "");
 	return rc;
 }
 
