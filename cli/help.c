@@ -247,20 +247,33 @@ static void man_footer(struct strbuf *sb)
 		"(arena report \\-\\-index)\n");
 }
 
+/* One command: as a page of its own (page: SYNOPSIS, DESCRIPTION,
+ * OPTIONS, EXAMPLES sections) or as a subsection of arena(1). */
 static void man_command(struct strbuf *sb, const struct cli_command *k,
-			const char *head)
+			bool page)
 {
-	strbuf_addf(sb, "%s\n", head);
+	if (page) {
+		strbuf_addstr(sb, ".SH SYNOPSIS\n");
+	} else {
+		strbuf_addstr(sb, ".SS ");
+		roff_str(sb, k->name);
+		strbuf_addch(sb, '\n');
+	}
 	strbuf_addstr(sb, ".nf\n");
 	roff_lines(sb, k->synopsis, ".B ");
-	strbuf_addstr(sb, ".fi\n.PP\n");
+	strbuf_addstr(sb, ".fi\n");
+	strbuf_addstr(sb, page ? ".SH DESCRIPTION\n" : ".PP\n");
 	roff_para(sb, k->description);
+	if (page)
+		strbuf_addstr(sb, ".PP\nGlobal options (before the command): "
+			      "\\-\\-store DIR, \\-\\-tasks\\-dir DIR; "
+			      "see arena(1).\n");
 	if (k->options) {
-		strbuf_addstr(sb, ".PP\nOptions:\n");
+		strbuf_addstr(sb, page ? ".SH OPTIONS\n" : ".PP\nOptions:\n");
 		man_options(sb, k->options);
 	}
 	if (k->examples) {
-		strbuf_addstr(sb, ".PP\nExample:\n");
+		strbuf_addstr(sb, page ? ".SH EXAMPLES\n" : ".PP\nExample:\n");
 		man_examples(sb, k->examples);
 	}
 }
@@ -281,7 +294,7 @@ void cli_man(struct strbuf *sb, const struct cli_command *only)
 		strbuf_addstr(sb, " \\- ");
 		roff_str(sb, only->summary);
 		strbuf_addch(sb, '\n');
-		man_command(sb, only, ".SH SYNOPSIS");
+		man_command(sb, only, true);
 		man_footer(sb);
 		strbuf_addstr(sb, ".SH SEE ALSO\n.BR arena (1)\n");
 		return;
@@ -308,14 +321,8 @@ void cli_man(struct strbuf *sb, const struct cli_command *only)
 		".PP\nEvery command answers \\-\\-help with its usage, options "
 		"and an example.\n"
 		".SH COMMANDS\n");
-	for (const struct cli_command *k = cli_commands; k->name; k++) {
-		struct strbuf head = STRBUF_INIT;
-
-		strbuf_addstr(&head, ".SS ");
-		roff_str(&head, k->name);
-		man_command(sb, k, strbuf_str(&head));
-		strbuf_release(&head);
-	}
+	for (const struct cli_command *k = cli_commands; k->name; k++)
+		man_command(sb, k, false);
 	man_footer(sb);
 	strbuf_addstr(sb, ".SH SEE ALSO\n.BR arena\\-mount (1),\n"
 		      "docs/ in arena's source tree (docs/cli.md, "
