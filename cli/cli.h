@@ -61,6 +61,15 @@ void cli_usage(FILE *f);
  * else arena-<only>(1). */
 void cli_man(struct strbuf *sb, const struct cli_command *only);
 
+/* The observer of a run's execution (progress.c): plain event lines when
+ * tty is false; on a terminal the same lines and a status line (attempts
+ * done, elapsed, ETA, what runs now).  Fills *obs; stop it after the
+ * execution returns. */
+struct cli_progress;
+struct cli_progress *cli_progress_start(struct engine *e, const char *run_id,
+					bool tty, struct engine_observer *obs);
+void cli_progress_stop(struct cli_progress *p);
+
 int cmd_tasks(struct cli *c, int argc, char **argv);
 int cmd_eval(struct cli *c, int argc, char **argv);
 int cmd_run(struct cli *c, int argc, char **argv);

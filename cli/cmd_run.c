@@ -66,11 +66,15 @@ static int execute_and_report(struct cli *c, struct engine *e,
 			      const char *run_id,
 			      const int *gpus, int ngpus)
 {
-	struct engine_observer obs = { .event = cli_print_event };
+	struct engine_observer obs;
+	struct cli_progress *p = cli_progress_start(e, run_id, c->tty, &obs);
 	struct errbuf err;
+	int rc;
 
 	errbuf_init(&err);
-	if (engine_run_execute_on(e, run_id, gpus, ngpus, &obs, &err))
+	rc = engine_run_execute_on(e, run_id, gpus, ngpus, &obs, &err);
+	cli_progress_stop(p);
+	if (rc)
 		return cli_fail("%s", errbuf_str(&err));
 	fputs("\n", stdout);
 	print_report(e, run_id, "results");

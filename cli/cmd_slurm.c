@@ -25,7 +25,7 @@ static int parse_count(const char *cmd, const char *opt, const char *v, int lo,
 int cmd_worker(struct cli *c, int argc, char **argv)
 {
 	struct engine_work w = { .only = -1 };
-	struct engine_observer obs = { .event = cli_print_event };
+	struct engine_observer obs;
 	const char *run_id = NULL;
 	struct engine *e;
 	struct errbuf err;
@@ -63,7 +63,9 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 	if (cli_open(c, &e))
 		return 1;
 	errbuf_init(&err);
+	struct cli_progress *p = cli_progress_start(e, run_id, c->tty, &obs);
 	rc = engine_run_work(e, run_id, &w, &obs, &err);
+	cli_progress_stop(p);
 	if (rc)
 		cli_fail("%s", errbuf_str(&err));
 	engine_close(e);

@@ -88,8 +88,17 @@ void cli_process_line(struct cli_run *r)
 		return;
 	}
 	r->json_lines++;
+	int turns = r->turns;
 	r->agent->parse_event(r, ev);
 	cJSON_Delete(ev);
+	/* A status line follows the agent's turns (arena run on a
+	 * terminal). */
+	if (r->turns != turns && r->l->progress) {
+		char what[48];
+
+		snprintf(what, sizeof(what), "agent turn %d", r->turns);
+		r->l->progress(r->l->progress_ctx, what);
+	}
 }
 
 void cli_feed_stdout(void *ctx, const char *data, size_t n)

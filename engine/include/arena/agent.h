@@ -43,6 +43,12 @@ struct agent_launch {
 	const char *store_dir;		/* to hide from a sandbox */
 	const char *tasks_root;		/* likewise */
 	const char *device;		/* resolved: "host", "cuda:0", ... */
+	/* What the agent does now, for a status line (may be NULL): one
+	 * short phrase, "agent turn 14".  Agents whose CLI streams its turns
+	 * call it as they happen; it returns at once and may be called from
+	 * any thread. */
+	void (*progress)(void *ctx, const char *what);
+	void *progress_ctx;
 };
 
 struct agent_outcome {

@@ -192,6 +192,14 @@ static char *agent_workspace(const struct attempt_ctx *c)
 	return xstrdup(c->workspace);
 }
 
+/* agent_launch.progress: the agent's own words ("agent turn 3"). */
+static void agent_progress(void *ctx, const char *what)
+{
+	const struct eval_target *tg = ctx;
+
+	eng_progress(tg->obs, tg->run_id, tg->task_id, tg->attempt, what);
+}
+
 int attempt_run_agent(struct attempt_ctx *c,
 		      const struct engine_observer *obs,
 		      struct errbuf *err)
@@ -208,6 +216,8 @@ int attempt_run_agent(struct attempt_ctx *c,
 				  NULL, true, err);
 	if (rc)
 		return rc;
+	eng_progress(obs, c->run_id, c->a->task_id, c->a->attempt,
+		     "agent started");
 	eng_emit(c->e, obs, c->run_id, c->a->task_id, "agent_start",
 		 "agent %s%s%s started%s", ops->name,
 		 c->a->variant && *c->a->variant ? " as " : "",
@@ -226,6 +236,8 @@ int attempt_run_agent(struct attempt_ctx *c,
 		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
 		.has_gpu = c->has_gpu, .gpu = c->gpu,
 		.has_seed = has_seed, .seed = seed,
+		.obs = obs, .run_id = c->run_id, .task_id = c->a->task_id,
+		.attempt = c->a->attempt,
 	};
 	l.task = c->task;
 	l.config = c->agent;
@@ -237,6 +249,10 @@ int attempt_run_agent(struct attempt_ctx *c,
 			      ? c->agent->timeout_seconds : 3600;
 	l.evaluate = eng_agent_evaluate;
 	l.evaluate_ctx = &tg;
+	if (obs && obs->progress) {
+		l.progress = agent_progress;
+		l.progress_ctx = &tg;
+	}
 	l.run_id = c->run_id;
 	l.attempt = c->a->attempt;
 	l.store_dir = store_root(c->e->store);
@@ -294,12 +310,16 @@ int attempt_evaluate(struct attempt_ctx *c,
 		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
 		.has_gpu = c->has_gpu, .gpu = c->gpu,
 		.has_seed = has_seed, .seed = seed,
+		.obs = obs, .run_id = c->run_id, .task_id = c->a->task_id,
+		.attempt = c->a->attempt,
 	};
 	char *yaml, *path, *json;
 	int rc;
 
 	eng_emit(c->e, obs, c->run_id, c->a->task_id, "eval_start",
 		 "final evaluation started");
+	eng_progress(obs, c->run_id, c->a->task_id, c->a->attempt,
+		     "evaluating");
 	rc = eng_evaluate(&tg, NULL, false, true, res, err);
 	if (rc)
 		return rc;

@@ -63,7 +63,17 @@ struct eval_target {
 	int gpu;
 	uint64_t seed;
 	bool has_seed;
+	/* Who hears the evaluation's steps (may be NULL), and about which
+	 * attempt. */
+	const struct engine_observer *obs;
+	const char *run_id, *task_id;
+	int attempt;
 };
+
+/* Tells obs (when it listens) what an attempt does now: "agent turn 3",
+ * "evaluating: timing". */
+void eng_progress(const struct engine_observer *obs, const char *run_id,
+		  const char *task_id, int attempt, const char *what);
 
 int eng_device_for(const struct runconfig *cfg, const struct task *t,
 		   bool has_gpu, int gpu, char **device,
