@@ -67,7 +67,7 @@ void html_page_open(struct strbuf *sb, const char *title)
 		"th,td{border:1px solid #d6d6d6;padding:3px 7px;text-align:left;"
 		"vertical-align:top}\nth{background:#f2f2f2;font-weight:600}\n"
 		"td.num,th.num{text-align:right;font-variant-numeric:"
-		"tabular-nums;white-space:nowrap}\n"
+		"tabular-nums}td.num{white-space:nowrap}\n"
 		"td.note{color:#666;max-width:34em;overflow-wrap:anywhere}\n"
 		"td.wrap{color:#555;overflow-wrap:anywhere;font-size:.95em}\n"
 		"table.attempts{font-size:.8em}table.attempts td,"
