@@ -7,6 +7,11 @@
  * $ARENA_TASK_ID (never the task package's path: the reference and the
  * held-out cases live there).  Exit status 0 is "completed", anything else "failed";
  * the deadline (agent.timeout_seconds) ends the whole process group.
+ *
+ * What it did is traced like any agent (logs/trace.jsonl, bridge/trace.h):
+ * an episode_start with its argv and prompt, the tail of its output, and
+ * the outcome with its exit status; `arena export` adds the diff of the
+ * workspace against the baseline.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +20,9 @@
 
 #include "agents.h"
 #include "arena/proc.h"
+#include "bridge/trace.h"
+
+#define COMMAND_OUTPUT_TAIL (16 * 1024)	/* bytes of its log traced */
 
 static int command_validate(const struct agent_config *c, struct errbuf *err)
 {
@@ -25,13 +33,67 @@ static int command_validate(const struct agent_config *c, struct errbuf *err)
 	return 0;
 }
 
+static void trace_start(struct trace *t, const struct agent_launch *l)
+{
+	cJSON *start = cJSON_CreateObject(), *argv = cJSON_CreateArray();
+	unsigned char id[16];
+	char hex[33];
+
+	random_bytes(id, sizeof(id));
+	for (int i = 0; i < 16; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	cJSON_AddStringToObject(start, "episode", hex);
+	cJSON_AddStringToObject(start, "agent", "command");
+	if (l->config->model)
+		cJSON_AddStringToObject(start, "model", l->config->model);
+	cJSON_AddStringToObject(start, "task_id", l->task->id);
+	cJSON_AddStringToObject(start, "workspace", l->workspace);
+	cJSON_AddBoolToObject(start, "sandboxed", false);
+	cJSON_AddNumberToObject(start, "timeout_s", l->timeout_s);
+	for (size_t i = 0; i < l->config->command.n; i++)
+		cJSON_AddItemToArray(argv, cJSON_CreateString(
+					   l->config->command.v[i]));
+	cJSON_AddItemToObject(start, "argv", argv);
+	cJSON_AddStringToObject(start, "prompt", l->prompt ? l->prompt : "");
+	trace_emit(t, "episode_start", start);
+}
+
+/* The last COMMAND_OUTPUT_TAIL bytes of what it printed (stdout and
+ * stderr both go to logs/agent.log). */
+static void trace_output(struct trace *t, const char *log)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	if (file_read_all(log, (size_t)64 << 20, &text, &len, NULL) != 0)
+		return;
+	const char *from = len > COMMAND_OUTPUT_TAIL
+				   ? text + len - COMMAND_OUTPUT_TAIL : text;
+	char *clean = result_utf8_sanitize(from);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "stream", "logs/agent.log");
+	cJSON_AddBoolToObject(o, "truncated", from != text);
+	cJSON_AddStringToObject(o, "text", clean);
+	trace_emit(t, "output", o);
+	free(clean);
+	free(text);
+}
+
 static int command_launch(const struct agent_launch *l,
 			  struct agent_outcome *out, struct errbuf *err)
 {
 	struct strvec env = STRVEC_INIT;
 	struct proc_spawn_result res;
 	char *log = path_join(l->log_dir, "agent.log");
+	char *trace_path = path_join(l->log_dir, "trace.jsonl");
+	struct trace *t = NULL;
 	int rc;
+
+	/* A trace that cannot be opened records nothing; the agent runs. */
+	if (trace_open(trace_path, &t, NULL) != 0)
+		(void)trace_open(NULL, &t, NULL);
+	free(trace_path);
+	trace_start(t, l);
 
 	strvec_pushf(&env, "ARENA_WORKSPACE=%s", l->workspace);
 	strvec_pushf(&env, "ARENA_TASK_ID=%s", l->task->id);
@@ -51,9 +113,14 @@ static int command_launch(const struct agent_launch *l,
 	};
 	rc = proc_spawn(&spec, &res, err);
 	strvec_release(&env);
-	free(log);
-	if (rc)
+	if (rc) {
+		trace_error(t, errbuf_str(err));
+		trace_close(t);
+		free(log);
 		return rc;
+	}
+	trace_output(t, log);
+	free(log);
 	out->duration_s = res.seconds;
 	if (res.timed_out) {
 		out->status = xstrdup("timeout");
@@ -67,6 +134,17 @@ static int command_launch(const struct agent_launch *l,
 		out->status = xstrdup("failed");
 		out->error = xasprintf("%s %s", l->config->command.v[0], why);
 	}
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "status", out->status);
+	if (out->error)
+		cJSON_AddStringToObject(o, "error", out->error);
+	cJSON_AddNumberToObject(o, "duration_s", out->duration_s);
+	if (WIFEXITED(res.status))
+		cJSON_AddNumberToObject(o, "exit", WEXITSTATUS(res.status));
+	else
+		cJSON_AddNullToObject(o, "exit");
+	trace_emit(t, "outcome", o);
+	trace_close(t);
 	return 0;
 }
 

@@ -48,7 +48,7 @@ ALLOWED = {
     "agents/cli": {"base", "task", "result", "eval", "run",
                    "agents/bridge", "agents/sandbox"},
     "agents": {"base", "task", "result", "store", "eval", "run",
-               "agents/cli", "agents/sandbox"},
+               "agents/cli", "agents/bridge", "agents/sandbox"},
     "fs": {"base", "task", "result", "store", "eval", "report", "run"},
     "cli": {"base", "task", "result", "store", "eval", "report", "run",
             "agents", "agents/cli", "agents/bridge", "agents/sandbox", "fs"},
