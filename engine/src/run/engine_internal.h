@@ -43,6 +43,18 @@ int eng_lock_path(const char *path, int mode, int *fd_out,
 		  struct errbuf *err);
 bool eng_lock_is_held(const char *path);
 void eng_unlock_fd(int fd);
+/* ---- run_places.c -------------------------------------------------------- */
+
+/* AgentKernelArena's log_directory and workspace_directory_prefix for a
+ * run being created: the log's path kept in the run directory, the link
+ * to its workspaces made. */
+int eng_places_create(struct engine *e, const struct runconfig *cfg,
+		      const char *run_id, struct errbuf *err);
+/* Appends an event to the run's log_directory log, when it has one. */
+void eng_runlog_append(struct engine *e, const char *run_id,
+		       const char *task_id, const char *kind,
+		       const char *message);
+
 void eng_emit(struct engine *e, const struct engine_observer *obs,
 	      const char *run_id, const char *task_id, const char *kind,
 	      const char *fmt, ...)
