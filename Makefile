@@ -48,6 +48,9 @@ CLI_SRCS    := $(sort $(wildcard cli/*.c) $(wildcard agents/*.c) \
 	$(wildcard agents/*/*.c) $(wildcard fs/*.c))
 UNIT_SRCS   := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRCS   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+# Stand-alone test programs that e2e scripts drive (tests/helpers: e.g.
+# fsx_lite, the fsx-style model checker of tests/e2e/fs_fsx.sh).
+HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
 
 ENGINE_OBJS := $(ENGINE_SRCS:%.c=$(B)/%.o)
 RUNNER_OBJS := $(RUNNER_SRCS:%.c=$(B)/%.o)
@@ -57,6 +60,7 @@ CLI_OBJS    := $(CLI_SRCS:%.c=$(B)/%.o)
 CLI_LIB_OBJS := $(filter-out $(B)/cli/%,$(CLI_OBJS))
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/tests/%)
+HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/tests/helpers/%)
 
 .PHONY: all test test-run test-unit test-e2e test-fuzz asan fuzz deps install \
 	uninstall man install-agents quickstart clean help fmt fmt-check lint
@@ -98,6 +102,11 @@ $(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(CLI_LIB_OBJS) \
 	$(CC) $(ALL_CFLAGS) $(TEST_INC) -o $@ $< tests/fuzz/replay.c \
 		$(CLI_LIB_OBJS) $(B)/libarena.a $(LDLIBS_ALL)
 
+# Helpers link nothing of arena: they check it from outside.
+$(B)/tests/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
+
 # Unit tests include cmocka.h: where cmocka is not installed they are not
 # built, and tests/run.sh reports each one as skipped with this reason
 # (a part scripts/deps.sh could not install never becomes a compile error).
@@ -114,13 +123,13 @@ test:
 	@scripts/deps.sh test
 	@$(MAKE) --no-print-directory test-run
 
-test-run: all $(UNIT_BINS) $(FUZZ_BINS)
+test-run: all $(UNIT_BINS) $(FUZZ_BINS) $(HELPER_BINS)
 	@B=$(B) ARENA_UNIT_SKIP='$(UNIT_SKIP)' tests/run.sh
 
 test-unit: all $(UNIT_BINS)
 	@B=$(B) ARENA_UNIT_SKIP='$(UNIT_SKIP)' tests/run.sh unit
 
-test-e2e: all
+test-e2e: all $(HELPER_BINS)
 	@B=$(B) tests/run.sh e2e
 
 test-fuzz: $(FUZZ_BINS)

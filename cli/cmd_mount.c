@@ -45,10 +45,10 @@ int cmd_mount(struct cli *c, int argc, char **argv)
 			o.threads = (int)n;
 		} else if (!strcmp(a, "--ws-timeout") && has_arg) {
 			double t;
-			if (parse_double(argv[++i], &t) || t < 0 || t > 3600)
+			if (parse_double(argv[++i], &t) || t < 0 || t > 86400)
 				return cli_usage_error("mount", "--ws-timeout "
 						       "needs seconds from 0 "
-						       "to 3600, got '%s'",
+						       "to 86400, got '%s'",
 						       argv[i]);
 			o.ws_timeout = t;
 		} else if (a[0] != '-' && !o.mountpoint) {

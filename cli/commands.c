@@ -80,9 +80,11 @@ const struct cli_command cli_commands[] = {
 	.summary = "finish an interrupted run",
 	.description =
 		"Finishes what is not done: interrupted agents are "
-		"relaunched, edited\nworkspaces re-evaluated, finished tasks "
-		"left alone.  Refuses (exit 1) while\nanother process "
-		"executes the run.  Shows progress as `arena run` does.",
+		"relaunched, agents\nthat ended get their final evaluation, "
+		"finished attempts are left alone\n(finished is final, even "
+		"when a workspace was edited since).  Refuses\n(exit 1) while "
+		"another process executes the run.  Shows progress as\n`arena "
+		"run` does.",
 	.options = "--latest\tthe newest run of the store\n"
 		   "--gpus LIST\tone worker per listed device index",
 	.examples = "arena resume --latest\n"
@@ -255,7 +257,9 @@ const struct cli_command cli_commands[] = {
 		   "(also -d)\n"
 		   "--threads N\tworker threads (default 16)\n"
 		   "--ws-timeout S\tseconds the kernel may cache workspace "
-		   "names and\n\tattributes (default 1; 0 = never)",
+		   "names and\n\tattributes; changes made behind the mount "
+		   "are reported\n\tthrough inotify (default 3600; 0 = "
+		   "never)",
 	.examples = "arena mount /mnt/arena\n"
 		    "cp exp.yaml /mnt/arena/runs/new\n"
 		    "fusermount3 -u /mnt/arena",

@@ -26,6 +26,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,10 +100,20 @@ static int prepare_mountpoint(const char *mnt, char **abs, struct errbuf *err)
 	*abs = path_real(mnt);
 	if (!*abs)
 		return errf_code(err, errno, "%s: %s", mnt, strerror(errno));
-	if (arena_mounted_at(*abs))
-		return errf_code(err, EBUSY, "%s: an arena file system is "
-				 "already mounted here; unmount it first "
-				 "(fusermount3 -u %s)", *abs, *abs);
+	if (arena_mounted_at(*abs)) {
+		/* stat may be answered from the kernel's cache after the
+		 * daemon died; statfs always asks the daemon. */
+		struct statfs sf;
+		if (statfs(*abs, &sf) == 0 ||
+		    (errno != ENOTCONN && errno != ECONNABORTED))
+			return errf_code(err, EBUSY, "%s: an arena file system "
+					 "is already mounted here; unmount it "
+					 "first (fusermount3 -u %s)", *abs,
+					 *abs);
+		int rc = unmount_stale(*abs, err);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
@@ -194,6 +205,8 @@ static void fsv_init(struct fsv *fs, const struct fsv_options *o)
 	pthread_mutex_init(&fs->eval_lock, NULL);
 	pthread_cond_init(&fs->eval_cond, NULL);
 	pthread_mutex_init(&fs->outcome_lock, NULL);
+	fs->inotify_fd = -1;
+	fsv_roots_init(fs);
 	fsv_nodes_init(fs);
 }
 
@@ -206,6 +219,8 @@ static void fsv_release(struct fsv *fs)
 		pthread_setspecific(fs->engine_key, NULL);
 	}
 	fsv_nodes_free(fs);
+	free(fs->by_wd);
+	fsv_roots_free(fs);
 	fsv_spawn_release(fs);
 	pthread_mutex_destroy(&fs->eval_lock);
 	pthread_cond_destroy(&fs->eval_cond);
@@ -243,6 +258,7 @@ static int serve(struct fsv *fs, const struct fsv_options *o)
 	fsv_log("serving %s at %s (pid %d)", fs->store_dir, fs->mountpoint,
 		(int)getpid());
 	fsv_polls_start(fs);
+	fsv_watch_start(fs);
 	cfg = fuse_loop_cfg_create();
 	fuse_loop_cfg_set_max_threads(cfg, (unsigned)o->threads);
 	rc = fuse_session_loop_mt(fs->se, cfg);
@@ -255,6 +271,7 @@ static int serve(struct fsv *fs, const struct fsv_options *o)
 		fsv_log("stopping (%s)", rc ? strerror(-rc) : "unmounted");
 	fsv_evals_stop(fs);
 	fsv_polls_stop(fs);
+	fsv_watch_stop(fs);
 	fuse_session_unmount(fs->se);
 	fuse_remove_signal_handlers(fs->se);
 	fuse_session_destroy(fs->se);

@@ -326,7 +326,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino,
 	if (!n)
 		return;
 	if (is_pass(n)) {
-		fsv_pass_write_buf(req, in, off, fi);
+		fsv_pass_write_buf(req, n, in, off, fi);
 		return;
 	}
 	/* Synthetic files take small writes: gather them into memory. */
@@ -380,31 +380,20 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		fuse_reply_err(req, 0);
 }
 
+/* Directories are read without OPENDIR: ENOSYS makes the kernel stop
+ * sending OPENDIR and RELEASEDIR for good (FUSE_NO_OPENDIR_SUPPORT) and
+ * keep every listing in its cache (FOPEN_CACHE_DIR), re-read from READDIR
+ * at offset 0 when the directory's mtime or change counter moved.  For a
+ * cold `git status` that is two requests fewer per directory.  Each
+ * READDIR therefore reads its directory afresh (fsv_pass_readdir, and
+ * synth_readdir below), and synthetic directories whose listing changes
+ * report a new mtime at every getattr (fsv_tree_stat). */
 static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	struct fsv_node *n = node_or_reply(req, ino);
-	struct fsv_listing *l;
-	int rc;
-
-	if (!n)
-		return;
-	if (is_pass(n)) {
-		fsv_pass_opendir(req, n, fi);
-		return;
-	}
-	l = xcalloc(1, sizeof(*l));
-	rc = fsv_tree_list(fsv_of(req), n, l);
-	if (rc) {
-		free(l);
-		fuse_reply_err(req, rc);
-		return;
-	}
-	fi->fh = (uint64_t)(uintptr_t)l;
-	if (fuse_reply_open(req, fi) != 0) {
-		fsv_listing_release(l);
-		free(l);
-	}
+	(void)ino;
+	(void)fi;
+	fuse_reply_err(req, ENOSYS);
 }
 
 /* One synthetic entry for READDIRPLUS: a real lookup (it takes a lookup
@@ -430,12 +419,20 @@ static size_t add_synth_plus(fuse_req_t req, struct fsv_node *dir,
 }
 
 static void synth_readdir(fuse_req_t req, struct fsv_node *dir, size_t size,
-			  off_t off, struct fuse_file_info *fi, bool plus)
+			  off_t off, bool plus)
 {
-	struct fsv_listing *l = (struct fsv_listing *)(uintptr_t)fi->fh;
-	char *buf = xcalloc(1, size), *p = buf;
+	struct fsv_listing listing, *l = &listing;
+	char *buf, *p;
 	size_t rem = size;
+	int rc = fsv_tree_list(fsv_of(req), dir, l);
 
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	buf = p = xcalloc(1, size);
+	/* Offsets are indices into the listing, which only ever grows at
+	 * its end (runs are listed oldest first). */
 	for (size_t i = off < 0 ? 0 : (size_t)off; i < l->n; i++) {
 		const struct fsv_dirent *d = &l->v[i];
 		size_t sz;
@@ -457,6 +454,7 @@ static void synth_readdir(fuse_req_t req, struct fsv_node *dir, size_t size,
 	}
 	fuse_reply_buf(req, buf, size - rem);
 	free(buf);
+	fsv_listing_release(l);
 }
 
 static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
@@ -466,10 +464,11 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 
 	if (!n)
 		return;
+	(void)fi;
 	if (is_pass(n))
-		fsv_pass_readdir(req, n, size, off, fi, plus);
+		fsv_pass_readdir(req, n, size, off, plus);
 	else
-		synth_readdir(req, n, size, off, fi, plus);
+		synth_readdir(req, n, size, off, plus);
 }
 
 static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -484,23 +483,6 @@ static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
 	readdir_common(req, ino, size, off, fi, true);
 }
 
-static void op_releasedir(fuse_req_t req, fuse_ino_t ino,
-			  struct fuse_file_info *fi)
-{
-	struct fsv_node *n = node_or_reply(req, ino);
-
-	if (!n)
-		return;
-	if (is_pass(n)) {
-		fsv_pass_releasedir(req, fi);
-		return;
-	}
-	struct fsv_listing *l = (struct fsv_listing *)(uintptr_t)fi->fh;
-	fsv_listing_release(l);
-	free(l);
-	fuse_reply_err(req, 0);
-}
-
 static void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 			struct fuse_file_info *fi)
 {
@@ -508,8 +490,9 @@ static void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 
 	if (!n)
 		return;
+	(void)fi;
 	if (is_pass(n))
-		fsv_pass_fsyncdir(req, datasync, fi);
+		fsv_pass_fsyncdir(req, n, datasync);
 	else
 		fuse_reply_err(req, 0);
 }
@@ -609,7 +592,6 @@ const struct fuse_lowlevel_ops fsv_ops = {
 	.opendir = op_opendir,
 	.readdir = op_readdir,
 	.readdirplus = op_readdirplus,
-	.releasedir = op_releasedir,
 	.fsyncdir = op_fsyncdir,
 	.statfs = op_statfs,
 	.fallocate = op_fallocate,

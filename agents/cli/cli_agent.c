@@ -372,6 +372,7 @@ static void sandbox_spec_for(struct cli_run *r, struct sandbox_spec *s)
 		free(logs);
 	}
 	strvec_push(&s->hide, tasks);
+	sandbox_hide_arena_mounts(s);
 	char *roots[] = { install_root_of(r->bin), xstrdup(r->arena_exe) };
 	*strrchr(roots[1], '/') = '\0';
 	for (size_t i = 0; i < ARRAY_SIZE(roots); i++) {

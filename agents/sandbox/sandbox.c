@@ -194,3 +194,57 @@ void sandbox_argv(const struct sandbox_spec *s, struct strvec *out)
 	push3(out, "--chdir", s->workspace, NULL);
 	strvec_push(out, "--");
 }
+
+/* Decodes the octal escapes of a /proc/self/mountinfo field in place
+ * ("\040" is a space). */
+static void unescape_mountinfo(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' &&
+		    r[2] >= '0' && r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 +
+				      (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+void sandbox_hide_arena_mounts(struct sandbox_spec *s)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[8192];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		/* id parent major:minor root mount-point options ... - type */
+		char mnt[4096], *dash = strstr(line, " - ");
+		if (!dash || strncmp(dash + 3, "fuse.arena ", 11) != 0 ||
+		    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
+			continue;
+		unescape_mountinfo(mnt);
+		strvec_push(&s->hide, mnt);
+		/* The agent's own workspace under this mount: its score and
+		 * task_result.yaml beside it stay readable (they show the
+		 * visible cases only).  The workspace itself is bound back
+		 * last, read-write, by sandbox_argv(). */
+		if (s->workspace && path_is_under(s->workspace, mnt) &&
+		    strcmp(s->workspace, mnt) != 0) {
+			char *dir = xstrdup(s->workspace);
+			char *slash = strrchr(dir, '/');
+			if (slash && strcmp(slash, "/workspace") == 0) {
+				*slash = '\0';
+				strvec_pushf(&s->expose_ro, "%s/score", dir);
+				strvec_pushf(&s->expose_ro, "%s/task_result.yaml",
+					     dir);
+			}
+			free(dir);
+		}
+	}
+	fclose(f);
+}

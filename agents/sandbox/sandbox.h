@@ -20,6 +20,13 @@
  *   - the network kept: the CLI must reach its model API.  (Runners, the
  *     evaluator's side, get no network; that is the evaluator's sandbox.)
  *
+ *   - every arena mount (`arena mount`, wherever it is mounted) replaced
+ *     by an empty tmpfs: other runs, other tasks' results, reports and the
+ *     task catalogue are out of sight; when the agent's workspace is
+ *     inside one, that workspace is bound back read-write and its own
+ *     `score` and `task_result.yaml` read-only (they never show held-out
+ *     cases);
+ *
  * Mount order matters and is fixed here: tmpfs over /tmp and HOME, then the
  * read-only exposures, then tmpfs over the store and tasks roots, then the
  * writable binds.  Later mounts cover earlier ones.
@@ -54,6 +61,12 @@ const char *sandbox_bwrap_path(void);
 /* Appends the bwrap command line for spec to out, ending with "--"; the
  * agent's own argv follows.  Paths in spec must be absolute. */
 void sandbox_argv(const struct sandbox_spec *s, struct strvec *out);
+
+/* Adds every arena mount of this machine (/proc/self/mountinfo, type
+ * fuse.arena) to s->hide, and, when s->workspace lies inside one, the
+ * score and task_result.yaml beside it to s->expose_ro.  Call it after
+ * s->workspace is set. */
+void sandbox_hide_arena_mounts(struct sandbox_spec *s);
 
 /* True when path equals dir or lies below it (both absolute). */
 bool path_is_under(const char *path, const char *dir);

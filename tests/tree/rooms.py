@@ -64,7 +64,7 @@ PUBLIC = {
     "ydoc.h": "base",
     "paths.h": "base", "proc.h": "base", "banned.h": "base",
     "task.h": "task", "expr.h": "task", "config.h": "task",
-    "result.h": "result",
+    "result.h": "result", "result_view.h": "result",
     "store.h": "store",
     "eval.h": "eval", "doctor.h": "eval",
     "report.h": "report", "report_html.h": "report", "compare.h": "report",

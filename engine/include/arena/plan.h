@@ -112,7 +112,8 @@ struct plan_row {
 				 * both sides (they carry the speedup) */
 	double mde_ratio;	/* detectable speedup with in->ntasks tasks;
 				 * NAN when fewer than 2 would count */
-	double mde_pass;	/* detectable pass-rate difference */
+	double mde_pass;	/* detectable pass-rate difference; NAN when
+				 * above 100 points (none is) */
 	double power_speed;	/* power for the effects with in->ntasks */
 	double power_pass;
 };

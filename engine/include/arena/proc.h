@@ -50,6 +50,10 @@ int proc_run_capture(char *const argv[], const char *cwd,
 void proc_result_release(struct proc_result *res);
 /* "exited with status 3", "killed by signal 11 (Segmentation fault)". */
 void proc_describe_status(int status, char *buf, size_t n);
+/* Whether process pid exists and is not a zombie (killed, not yet reaped:
+ * kill(pid, 0) still succeeds for those).  Another process may have taken
+ * the pid over; callers that care pair it with a lock or a lease. */
+bool proc_alive(pid_t pid);
 
 /* ---- agents, output streamed ------------------------------------------ */
 

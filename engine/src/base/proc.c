@@ -147,3 +147,28 @@ void proc_describe_status(int status, char *buf, size_t n)
 	else
 		snprintf(buf, n, "ended with wait status %d", status);
 }
+
+bool proc_alive(pid_t pid)
+{
+	char path[64], buf[512];
+	FILE *f;
+	size_t n;
+
+	if (pid <= 0 || (kill(pid, 0) == -1 && errno == ESRCH))
+		return false;
+	/* A killed process that nobody has reaped yet (a detached executor
+	 * whose parent is an init that reaps late) still answers kill(pid,
+	 * 0); its state in /proc says it is gone.  The state follows the
+	 * last ')' of the command name, which may itself hold ')'. */
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	f = fopen(path, "re");
+	if (!f)	/* gone meanwhile, or no /proc at all: then trust kill() */
+		return access("/proc/self/stat", R_OK) != 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');
+	if (!paren || paren[1] != ' ')
+		return true;
+	return paren[2] != 'Z' && paren[2] != 'X';
+}

@@ -605,9 +605,12 @@ static void make_headline(struct ab_result *r)
 			    "(", 100 * p->point, 100 * p->lo, 100 * p->hi,
 			    p->ntasks);
 		add_p(&sb, p->p_value);
-		if (p->se > 0)
+		if (p->se > 0 && p->mde <= 1)
 			strbuf_addf(&sb, "; detectable: %.1f points).",
 				    100 * p->mde);
+		else if (p->se > 0)
+			strbuf_addstr(&sb, "; too few tasks to detect any "
+				      "difference with 80% power).");
 		else
 			strbuf_addstr(&sb, "; no task's pass rate differs).");
 	} else {

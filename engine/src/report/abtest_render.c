@@ -180,6 +180,8 @@ static void text_effect(struct strbuf *sb, const struct ab_result *r,
 	}
 	if (!(e->se > 0))
 		snprintf(mde, sizeof(mde), "-");
+	else if (m == AB_PASS && e->mde > 1)
+		snprintf(mde, sizeof(mde), "> 100");
 	if (e->p_value < 0.001)
 		snprintf(p, sizeof(p), "<0.001");
 	else

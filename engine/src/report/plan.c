@@ -487,6 +487,8 @@ int plan_compute(const struct plan_inputs *in, struct plan_row *rows,
 		r->mde_ratio = share > 0 ? exp(mde(in, v, in->ntasks * share))
 					 : NAN;
 		r->mde_pass = mde(in, vp, in->ntasks);
+		if (r->mde_pass > 1)
+			r->mde_pass = NAN;	/* no possible difference */
 		r->power_speed = share > 0 ? speed_power(in, v, share,
 							 in->ntasks) : 0;
 		r->power_pass = power_of(in->pass_effect,
@@ -561,6 +563,9 @@ static void conclusion(struct strbuf *sb, const struct plan_inputs *in,
 	else if (!speed && isfinite(last->mde_pass))
 		strbuf_addf(sb, "; they detect %.1f points",
 			    100 * last->mde_pass);
+	else if (!speed)
+		strbuf_addstr(sb, "; they cannot detect any pass-rate "
+			      "difference");
 	strbuf_addstr(sb, ".\n");
 }
 

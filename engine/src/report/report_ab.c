@@ -85,8 +85,9 @@ void report_ab_build(struct report_ab *ab, const struct report_row *rows,
 								   : ""),
 						 names[0]),
 				      names[k + 1]);
-		/* The sizes are the rows', far below abtest's caps, and the
-		 * indices are built above: ab_analyze cannot refuse them. */
+		/* The indices are built above; only sizes beyond abtest's
+		 * caps (100000 tasks, 10^7 attempts) are refused, and then
+		 * the comparison stays empty: no headline, no effects. */
 		ab_analyze(obs, nobs, ab->ntasks, &opt, &ab->cmp[k], NULL);
 	}
 	free(names);

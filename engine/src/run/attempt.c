@@ -380,7 +380,59 @@ int engine_task_result(struct engine *e, const char *run_id,
 	struct store_attempt a;
 	struct runconfig *cfg = NULL;
 	struct attempt_ctx c = { .e = e, .run_id = run_id, .a = &a };
-	int rc, fd = -1;
+	int rc;
+
+	rc = store_run_get(e->store, run_id, &run, err);
+	if (rc)
+		return rc;
+	rc = store_attempt_get(e->store, run_id, task_id, attempt, &a, err);
+	if (rc) {
+		store_run_release(&run);
+		return rc;
+	}
+	/* Finished is final: the final result, whatever the workspace
+	 * holds now.  Only an executor (attempt_evaluate) ever writes it. */
+	if (strcmp(a.state, "done") == 0 && a.result_json) {
+		rc = result_from_json(a.result_json, out, err);
+		goto out;
+	}
+	rc = engine_run_config(e, &run, &cfg, err);
+	c.cfg = cfg;
+	if (!rc)
+		rc = attempt_prepare(&c, err);
+	if (rc)
+		goto out;
+	/* Not final yet (the agent works, or its final evaluation has not
+	 * run): what it has now, on the visible cases, cached, without
+	 * touching the attempt. */
+	struct eval_target tg = {
+		.e = e, .task = c.task, .candidate_dir = c.workspace,
+		.baseline_dir = c.baseline, .log_dir = c.logs, .cfg = cfg,
+	};
+	rc = eng_evaluate_cached(&tg, false, true, out, err);
+	if (!rc) {
+		free(out->task_name);
+		out->task_name = xstrdup(task_id);
+	}
+out:
+	attempt_ctx_release(&c);
+	runconfig_free(cfg);
+	store_attempt_release(&a);
+	store_run_release(&run);
+	return rc;
+}
+
+int engine_task_result_cached(struct engine *e, const char *run_id,
+			      const char *task_id, int attempt,
+			      struct task_result *out, char hash[65],
+			      struct errbuf *err)
+{
+	struct store_run run;
+	struct store_attempt a;
+	struct runconfig *cfg = NULL;
+	struct attempt_ctx c = { .e = e, .run_id = run_id, .a = &a };
+	char key[65], *json = NULL;
+	int rc;
 
 	rc = store_run_get(e->store, run_id, &run, err);
 	if (rc)
@@ -393,45 +445,29 @@ int engine_task_result(struct engine *e, const char *run_id,
 	rc = engine_run_config(e, &run, &cfg, err);
 	c.cfg = cfg;
 	if (!rc)
-		rc = attempt_prepare(&c, err);
+		rc = task_load(e->tasks_root, task_id, &c.task, err);
 	if (rc)
 		goto out;
-	if (attempt_is_current(&c)) {
-		rc = result_from_json(a.result_json, out, err);
-		goto out;
-	}
-	if (strcmp(a.state, "done") && strcmp(a.state, "agent_done")) {
-		/* The agent is still at work: evaluate what it has now on the
-		 * visible cases, cached, without touching the attempt. */
-		struct eval_target tg = {
-			.e = e, .task = c.task, .candidate_dir = c.workspace,
-			.baseline_dir = c.baseline, .log_dir = c.logs,
-			.cfg = cfg,
-		};
-		rc = eng_evaluate_cached(&tg, false, true, out, err);
-		if (!rc) {
-			free(out->task_name);
-			out->task_name = xstrdup(task_id);
-		}
-		goto out;
-	}
-	/* Stale final result: re-evaluate under the attempt's lock so that
-	 * concurrent readers share one evaluation. */
-	char *lock = path_join(c.task_dir, ".eval.lock");
-	rc = eng_lock_path(lock, LOCK_WAIT, &fd, err);
-	free(lock);
+	c.task_dir = store_task_dir(e->store, run_id, task_id, attempt);
+	c.workspace = path_join(c.task_dir, "workspace");
+	c.baseline = path_join(c.task_dir, "baseline");
+	struct eval_target tg = {
+		.e = e, .task = c.task, .candidate_dir = c.workspace,
+		.baseline_dir = c.baseline, .cfg = cfg,
+	};
+	rc = eng_eval_key(&tg, false, key, hash, err);
 	if (rc)
 		goto out;
-	store_attempt_release(&a);
-	rc = store_attempt_get(e->store, run_id, task_id, attempt, &a, err);
-	if (!rc && attempt_is_current(&c))
-		rc = result_from_json(a.result_json, out, err);
-	else if (!rc) {
-		rc = attempt_evaluate(&c, NULL, out, err);
-		if (!rc)
-			engine_run_report(e, run_id, NULL);
+	if (store_eval_get(e->store, key, &json, NULL) != 0) {
+		rc = -ESTALE;
+		goto out;
 	}
-	eng_unlock_fd(fd);
+	rc = result_from_json(json, out, err);
+	free(json);
+	if (!rc) {
+		free(out->task_name);
+		out->task_name = xstrdup(task_id);
+	}
 out:
 	attempt_ctx_release(&c);
 	runconfig_free(cfg);

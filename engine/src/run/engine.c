@@ -454,15 +454,15 @@ int engine_run_progress(struct engine *e, const char *run_id,
 		if (strcmp(as[i].state, "done") == 0) {
 			struct attempt_ctx c = { .e = e, .run_id = run_id,
 						 .a = &as[i] };
+			p->done++;
+			/* Informational: the final result stands. */
 			if (task_load(e->tasks_root, as[i].task_id, &c.task,
 				      NULL) == 0) {
 				c.task_dir = store_task_dir(e->store, run_id,
 							    as[i].task_id,
 							    as[i].attempt);
 				c.workspace = path_join(c.task_dir, "workspace");
-				if (attempt_is_current(&c))
-					p->done++;
-				else
+				if (!attempt_is_current(&c))
 					p->stale++;
 			}
 			attempt_ctx_release(&c);
@@ -474,6 +474,7 @@ int engine_run_progress(struct engine *e, const char *run_id,
 	char *lock = path_join(run_dir, ".lock");
 	free(run_dir);
 	p->executor_alive = eng_lock_is_held(lock);
+	p->executor_lock = p->executor_alive;
 	free(lock);
 	/* Workers holding live leases, less those of this host that are
 	 * gone (a killed executor's leases outlive it until they expire). */

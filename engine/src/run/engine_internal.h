@@ -98,6 +98,10 @@ char *eng_run_seed_key(const char *run_id);
 int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 		 bool quick, bool held_out, struct task_result *out,
 		 struct errbuf *err);
+/* The evaluation cache key of tg's sources as they are now (hash, when
+ * not NULL, receives their sources hash). */
+int eng_eval_key(const struct eval_target *tg, bool held_out, char key[65],
+		 char hash[65], struct errbuf *err);
 int eng_evaluate_cached(const struct eval_target *tg, bool held_out,
 			bool use_cache, struct task_result *out,
 			struct errbuf *err);

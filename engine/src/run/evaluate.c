@@ -137,23 +137,20 @@ int eng_agent_evaluate(void *ctx, const struct strvec *defines, bool quick,
 	return eng_evaluate(ctx, defines, quick, false, out, err);
 }
 
-/* Evaluates under the evaluation lock for `key`, reading and filling the
- * cache, so that concurrent callers (threads or processes) for the same key
- * share one evaluation. */
-int eng_evaluate_cached(const struct eval_target *tg, bool held_out,
-		    bool use_cache, struct task_result *out,
-		    struct errbuf *err)
+/* The evaluation cache key of tg's sources as they are now; hash (when
+ * not NULL) receives their sources hash. */
+int eng_eval_key(const struct eval_target *tg, bool held_out, char key[65],
+		 char hash[65], struct errbuf *err)
 {
 	struct task_result probe;
-	char key[65], *lock = NULL, *json = NULL;
 	char *device = NULL;
-	int fd = -1, rc;
+	int rc;
 
 	result_init(&probe);
 	rc = eval_hash_sources(tg->task, tg->candidate_dir, &probe, err);
 	if (!rc)
-		rc = eng_device_for(tg->cfg, tg->task, tg->has_gpu, tg->gpu, &device,
-			    err);
+		rc = eng_device_for(tg->cfg, tg->task, tg->has_gpu, tg->gpu,
+				    &device, err);
 	if (rc) {
 		result_release(&probe);
 		return rc;
@@ -167,8 +164,26 @@ int eng_evaluate_cached(const struct eval_target *tg, bool held_out,
 		sha256_hex(k2, strlen(k2), key);
 		free(k2);
 	}
+	if (hash)
+		memcpy(hash, probe.sources_hash, 65);
 	result_release(&probe);
 	free(device);
+	return 0;
+}
+
+/* Evaluates under the evaluation lock for `key`, reading and filling the
+ * cache, so that concurrent callers (threads or processes) for the same key
+ * share one evaluation. */
+int eng_evaluate_cached(const struct eval_target *tg, bool held_out,
+		    bool use_cache, struct task_result *out,
+		    struct errbuf *err)
+{
+	char key[65], *lock = NULL, *json = NULL;
+	int fd = -1, rc;
+
+	rc = eng_eval_key(tg, held_out, key, NULL, err);
+	if (rc)
+		return rc;
 
 	lock = xasprintf("%s/evals/%s.lock", tg->e->cache_dir, key);
 	rc = eng_lock_path(lock, LOCK_WAIT, &fd, err);
