@@ -103,9 +103,20 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 			opt.held_out = true;
 		else if (!strcmp(argv[i], "--no-cache"))
 			opt.no_cache = true;
+		else if (!strcmp(argv[i], "--aa"))
+			opt.aa = true;
 		else if (!strcmp(argv[i], "--logs") && i + 1 < argc)
 			opt.log_dir = argv[++i];
-		else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+		else if (!strcmp(argv[i], "--case-budget") && i + 1 < argc) {
+			char *end;
+			opt.case_budget_s = strtod(argv[++i], &end);
+			if (*end || !(opt.case_budget_s > 0 &&
+				      opt.case_budget_s <= 3600))
+				return cli_usage_error("eval", "--case-budget "
+						       "needs seconds (0 to "
+						       "3600), got '%s'",
+						       argv[i]);
+		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
 			int64_t s;
 			if (parse_i64(argv[++i], &s) != 0 || s < 0)
 				return cli_usage_error("eval", "--seed needs a "
@@ -124,9 +135,11 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 	const char *sock = getenv("ARENA_EVAL_SOCKET");
 	if (sock && *sock)
 		return eval_through_bridge(sock, opt.quick);
-	if (!task || !ws)
+	if (!task || (!ws && !opt.aa) || (ws && opt.aa))
 		return cli_usage_error("eval", "%s", !task
 				       ? "name the task to evaluate against"
+				       : opt.aa ? "--aa times the task's baseline "
+						  "against itself: no --workspace"
 				       : "--workspace DIR names the candidate");
 	opt.defines = &defines;
 	if (cli_open(c, &e))

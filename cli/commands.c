@@ -33,14 +33,19 @@ const struct cli_command cli_commands[] = {
 	.name = "eval", .fn = cmd_eval,
 	.synopsis = "arena eval TASK --workspace DIR [--quick] [--held-out] "
 		    "[--no-cache]\n           [--seed N] [-D NAME=VALUE]... "
-		    "[--logs DIR]",
+		    "[--logs DIR] [--case-budget S]\n"
+		    "arena eval TASK --aa [--quick] [--held-out] [--seed N] "
+		    "[--logs DIR]\n           [--case-budget S]",
 	.summary = "evaluate a directory against a task; prints "
 		   "task_result.yaml",
 	.description =
 		"Compiles DIR's editable files for TASK, checks them against "
 		"the reference,\ntimes them against the task's baseline and "
 		"prints task_result.yaml\n(docs/results.md).  Exits 0 whenever "
-		"a verdict was reached, whatever it is.",
+		"a verdict was reached, whatever it is.\nWith --aa the task's "
+		"own baseline is the candidate (A/A, in the candidate's\n"
+		"runner, never cached): its speedup_ci should contain 1.0 "
+		"about 95% of the\ntime.",
 	.options =
 		"--workspace DIR\tthe directory holding the candidate "
 		"(required)\n"
@@ -51,9 +56,15 @@ const struct cli_command cli_commands[] = {
 		"--seed N\tthe seed of inputs and bootstrap (default: drawn)\n"
 		"-D NAME=VALUE\tbuild with this define (a tunable); "
 		"repeatable\n"
-		"--logs DIR\tkeep the runner logs and timing.tsv in DIR",
+		"--logs DIR\tkeep the runner logs and timing.tsv in DIR\n"
+		"--aa\ttime the task's baseline against itself (no "
+		"--workspace)\n"
+		"--case-budget S\tseconds of timing per case instead of the "
+		"default;\n\tnever cached (wider intervals, not other "
+		"verdicts)",
 	.examples = "arena eval c2c/saxpy --workspace ./my_saxpy\n"
-		    "arena eval c2c/gemm --workspace . --quick -D BLOCK=64",
+		    "arena eval c2c/gemm --workspace . --quick -D BLOCK=64\n"
+		    "arena eval c2c/saxpy --aa --case-budget 0.5",
 },
 {
 	.name = "run", .fn = cmd_run,

@@ -1024,6 +1024,55 @@ static void test_case_cost_is_zero_without_formulas(void **state)
 	free(cfg);
 }
 
+static void test_timing_floor_defaults_to_the_evaluators(void **state)
+{
+	struct task *t = parse_ok(base_cfg, NULL);
+
+	(void)state;
+	assert_true(t->timing_floor_us < 0);
+	assert_null(t->timing_floor_reason);
+	task_free(t);
+}
+
+static void test_timing_floor_with_a_reason_is_parsed(void **state)
+{
+	char *cfg = xasprintf("%stiming_floor_us: 5\ntiming_floor_reason: "
+			      "launch-bound by design\n", base_cfg);
+	struct task *t = parse_ok(cfg, NULL);
+
+	(void)state;
+	assert_true(t->timing_floor_us == 5);
+	assert_string_equal(t->timing_floor_reason, "launch-bound by design");
+	task_free(t);
+	free(cfg);
+}
+
+static void test_timing_floor_without_a_reason_is_rejected(void **state)
+{
+	char *cfg = xasprintf("%stiming_floor_us: 5\n", base_cfg);
+
+	(void)state;
+	expect_cfg_err(cfg, NULL, "timing_floor_us needs a timing_floor_reason");
+	free(cfg);
+}
+
+static void test_timing_floor_must_be_a_sane_number(void **state)
+{
+	char *neg = xasprintf("%stiming_floor_us: -1\ntiming_floor_reason: "
+			      "x\n", base_cfg);
+	char *text = xasprintf("%stiming_floor_us: fast\ntiming_floor_reason: "
+			       "x\n", base_cfg);
+	char *why = xasprintf("%stiming_floor_reason: x\n", base_cfg);
+
+	(void)state;
+	expect_cfg_err(neg, NULL, "timing_floor_us must be a number");
+	expect_cfg_err(text, NULL, "timing_floor_us must be a number");
+	expect_cfg_err(why, NULL, "timing_floor_reason is given without");
+	free(neg);
+	free(text);
+	free(why);
+}
+
 static void test_find_case_finds_visible_and_held_out_ids(void **state)
 {
 	struct task *t = parse_ok(base_cfg, "cases: [{id: odd, m: 3, n: 5, "
@@ -1570,6 +1619,10 @@ int main(void)
 		cmocka_unit_test(test_arg_shape_and_numel_follow_the_case),
 		cmocka_unit_test(test_case_cost_evaluates_formulas),
 		cmocka_unit_test(test_case_cost_is_zero_without_formulas),
+		cmocka_unit_test(test_timing_floor_defaults_to_the_evaluators),
+		cmocka_unit_test(test_timing_floor_with_a_reason_is_parsed),
+		cmocka_unit_test(test_timing_floor_without_a_reason_is_rejected),
+		cmocka_unit_test(test_timing_floor_must_be_a_sane_number),
 		cmocka_unit_test(test_find_case_finds_visible_and_held_out_ids),
 		cmocka_unit_test(test_dtype_names_sizes_and_kinds_round_trip),
 		cmocka_unit_test(test_language_names),

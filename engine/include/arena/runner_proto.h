@@ -36,17 +36,45 @@
  *     load <seq>  + the sealed kernel memfd as SCM_RIGHTS  → ok <seq>
  *                 (dup2'ed onto fd 5, then dlopen + dlsym of <entry>)
  *
- * Requests (controller → runner) and replies:
+ * Requests (controller → runner) and replies.  The host runner
+ * (arena-runner) and the GPU runners share the framing but not every verb.
+ *
+ * Host runner (arena-runner, host kernels and C references of GPU tasks):
  *     layout <seq> <shm_size> <nargs> <nparams> <param>...
  *            then per argument: <offset> <dtype> <rank> <dim>...
- *                               → ok <seq>     (mmaps fd 4, builds arena_arg;
- *                                               GPU: allocates one device
- *                                               buffer per argument)
+ *                               → ok <seq>     (mmaps fd 4, builds arena_arg)
+ *     time <seq>                → ok <seq> <rc> <ns>
+ *                                  one call of the kernel on the arguments
+ *                                  in shared memory; <ns> is the runner's
+ *                                  own CLOCK_MONOTONIC around the call
+ *     ping <seq>                → pong <seq>
+ *     quit                      (no reply; the runner exits 0)
+ *     any request may instead get: error <seq> <message>
+ *   `time` is the only request that runs the kernel: correctness trials,
+ *   warm-up calls, timed calls and reference checks are one request with
+ *   one set of preconditions, so a kernel cannot tell them apart by what
+ *   it is asked.  There is no `call` and no `flush` (both answer
+ *   "error <seq> unknown request"): the controller flushes the caches
+ *   itself, while every runner is stopped, before each `time` (clflush of
+ *   every line of the argument memory and a sweep of twice the last-level
+ *   cache), so no flush buffer exists in a runner's address space.
+ *   <ns> is a claim.  What a timed call costs is the runner's CPU time as
+ *   the kernel accounts it (clock_getcpuclockid), read by the controller
+ *   while the runner is stopped, before it is resumed for the request and
+ *   after it is stopped again: everything the process did in between
+ *   (signal handlers, hooked reads, the call, the reply) is counted.
+ *   Inputs are written only while the runner is stopped, from draws it
+ *   cannot predict.  A host runner has no device: an `error <seq> device
+ *   ...` reply from it is a protocol violation.
+ *
+ * GPU runners (arena-runner-cuda, arena-runner-hip; docs/gpu.md):
+ *     layout <seq> ...          → ok <seq>     (as above; also allocates one
+ *                                               device buffer per argument)
  *     call <seq>                → ok <seq> <rc>
- *                                  GPU: copies every argument of set 0 to
+ *                                  copies every argument of set 0 to
  *                                  the device, calls, waits for the whole
  *                                  device, copies every argument back
- *     call <seq> <hold_us>      → ok <seq> <rc> <order> <late>   (GPU: the
+ *     call <seq> <hold_us>      → ok <seq> <rc> <order> <late>   (the
  *                                  same under the ordering check of
  *                                  gpu/gpu_gate.h: the stream held for
  *                                  hold_us after the call returns; order 0,
@@ -54,38 +82,62 @@
  *                                  changed meanwhile; late 0 or a + 1 for an
  *                                  argument changed after the stream's own
  *                                  work was done)
- *     flush <seq> <bytes> [<spec>...]  → ok <seq>
- *                                  host: writes every cache line of a
- *                                  buffer of <bytes>
- *                                  GPU: per argument of every set, by its
- *                                  spec: "u" copy it to the device,
- *                                  "<width>:<hex>" fill it with that poison,
+ *     gen <seq> [<spec>...]     → ok <seq>     (per argument of every
+ *                                  set, by its spec: "u" copy it to the
+ *                                  device, "<width>:<hex>" fill it with
+ *                                  that poison,
  *                                  "g:<dist>:<a>:<b>:<lo>:<hi>:<seed>" draw
  *                                  it on the device (gpu/gpu_gen.h); no
- *                                  spec: copy all; then a clock-warming
- *                                  kernel, a write of <bytes> of device
- *                                  memory (>= 2x L2), persisting L2 lines
- *                                  reset, and a wait for the device
- *     time <seq>                → ok <seq> <rc> <ns>   (host: one call, timed
- *                                               with CLOCK_MONOTONIC)
- *     time <seq> <n>            → ok <seq> <rc> <ns> <drain_ns>   (GPU: n
+ *                                  spec: copy all; then a wait for the
+ *                                  stream.  The first request of a sample:
+ *                                  the controller's clock runs from here
+ *                                  to the keeper's probe after the fetch)
+ *     time <seq> <n>            → ok <seq> <rc> <ns> <drain_ns>   (n
  *                                  back-to-back calls on sets 0..n-1
  *                                  between two events on the runner's
  *                                  stream; <ns> is the total; drain_ns is
  *                                  how long a whole-device synchronisation
  *                                  took after the end event had completed:
  *                                  work left on another stream)
- *     sets <seq> <n> <stride>   → ok <seq>     (GPU: n device copies of the
+ *     sets <seq> <n> <stride>   → ok <seq>     (n device copies of the
  *                                  layout; set k lives in shared memory at
  *                                  k * stride)
- *     fetch <seq>               → ok <seq>     (GPU: copies every argument
- *                                  of every set back to shared memory)
+ *     fetch <seq> [<mask>]      → ok <seq>     (copies every argument
+ *                                  in <mask> (all without one) of every
+ *                                  set back to shared memory)
  *     ping <seq>                → pong <seq>
- *     quit                      (no reply; the runner exits 0)
+ *     quit
  *     any request may instead get: error <seq> <message>
- *     GPU device errors:  error <seq> device <sticky|soft> <name> <message>
- *                         (after a sticky one the runner runs nothing
- *                         again and answers every request the same way)
+ *     device errors:  error <seq> device <sticky|soft> <name> <message>
+ *                     (after a sticky one the runner runs nothing
+ *                     again and answers every request the same way)
+ *   A candidate's calls are samples (gen, the keeper's flush, time,
+ *   fetch, the keeper's probe: below) in every phase - correctness
+ *   trials, warm-up, timed calls - with the same batch, so a kernel
+ *   cannot tell a checked call from a timed one by what it is asked.
+ *   `call` runs a GPU reference, and a candidate once per case under the
+ *   ordering check (a contract check, which it can tell apart).  There is
+ *   no `flush` in a runner that can hold a kernel: the keeper flushes.
+ *   A device error is a claim: the keeper probes the device right after.
+ *
+ * The GPU keeper: `arena-runner-cuda|arena-runner-hip - - <device-index>`
+ * (no shared object, no entry) never loads a kernel, so everything it
+ * says is trusted.  It serves, besides ping and quit:
+ *     flush <seq> <bytes>       → ok <seq> <ns>   a ~1 ms busy kernel (the
+ *                                  device's clocks up), a write of <bytes>
+ *                                  of its own memory (>= 2x L2), persisting
+ *                                  L2 lines reset, a wait for the whole
+ *                                  device; <ns>: its events' time
+ *     probe <seq>               → ok <seq> <ns>   a 1 MiB write and a wait
+ *                                  for the whole device; <ns>: the
+ *                                  keeper's own clock, launch to idle.
+ *                                  Does the device work, and is another
+ *                                  context's work still running (the
+ *                                  write waits for its turn)?
+ *   A GPU sample of runner R is: gen to R, flush to the keeper, time and
+ *   fetch to R, then probes to the keeper until one finds the device
+ *   idle, with every other process stopped; the controller's clock over
+ *   all of it is charged to R (docs/gpu.md).
  *
  * Offsets are multiples of RP_ALIGN; the controller checks every reply's
  * numbers itself and reads outputs only while the runner is stopped.
@@ -93,7 +145,9 @@
  * Diagnostics (no control channel; the GPU runners only, trusted code, no
  * kernel loaded):  --query   prints one JSON object describing the
  * runtime and every visible device;  --peaks <index>  measures that
- * device's memory bandwidth and FP32 FMA rate and prints them as JSON.
+ * device's memory bandwidth, FP32 FMA rate and (CUDA, compute capability
+ * 8.0 and later) dense bf16 tensor-core rate and prints them as JSON;
+ * --selftest <index>  checks the sandbox against the driver.
  */
 #ifndef ARENA_RUNNER_PROTO_H
 #define ARENA_RUNNER_PROTO_H
@@ -106,7 +160,7 @@
 #define RP_ALIGN 64
 #define RP_MAX_ARGS 16
 #define RP_MAX_PARAMS 16
-#define RP_MAX_FLUSH_BYTES (1024LL * 1024 * 1024)
+#define RP_MAX_FLUSH_BYTES (1024LL * 1024 * 1024) /* GPU flush */
 #define RP_MAX_SETS 256
 /* Exit status when the control channel breaks (the controller is gone or
  * the kernel closed fd 3). */

@@ -21,6 +21,7 @@
  *     pairs at all is an error, not an interval.
  */
 #include "arena/stats.h"
+#include "arena/stats_dist.h"
 
 #include <errno.h>
 #include <math.h>
@@ -410,6 +411,115 @@ int stats_geomean_ci(const struct ratio_blocks *cases, int ncases, int iters,
 	free(nonempty);
 	free(scratch);
 	free(samples);
+	return 0;
+}
+
+/* ---- between-process intervals ---------------------------------------- */
+
+/* Log of each non-empty block's median ratio into logm (ratios unchanged,
+ * scratch >= the largest block); the number of such blocks. */
+static int block_log_medians(const struct ratio_blocks *rb, double *scratch,
+			     double *logm)
+{
+	int k = 0;
+
+	for (int b = 0; b < rb->nblocks; b++) {
+		if (rb->sizes[b] <= 0)
+			continue;
+		memcpy(scratch, rb->blocks[b],
+		       (size_t)rb->sizes[b] * sizeof(double));
+		logm[k++] = log(
+			stats_median_inplace(scratch, (size_t)rb->sizes[b]));
+	}
+	return k;
+}
+
+/* Mean and sample variance of v[0..n). */
+static void mean_var(const double *v, int n, double *mean, double *var)
+{
+	double m = 0.0, ss = 0.0;
+
+	for (int i = 0; i < n; i++)
+		m += v[i];
+	m /= n;
+	for (int i = 0; i < n; i++)
+		ss += (v[i] - m) * (v[i] - m);
+	*mean = m;
+	*var = n > 1 ? ss / (n - 1) : 0.0;
+}
+
+int stats_block_ratio_ci(const struct ratio_blocks *rb, int iters, double alpha,
+			 uint64_t seed, struct interval *out)
+{
+	size_t total, max_block;
+	int nonempty;
+	struct interval boot;
+
+	if (!out || !ci_args_ok(iters, alpha) ||
+	    blocks_check(rb, &total, &max_block, &nonempty) < 0 ||
+	    stats_median_ratio_ci(rb, iters, alpha, seed, &boot) != 0)
+		return -EINVAL;
+	double *scratch = xmalloc(max_block * sizeof(double));
+	double *logm = xmalloc((size_t)nonempty * sizeof(double));
+	double mean, var;
+	int k = block_log_medians(rb, scratch, logm);
+
+	mean_var(logm, k, &mean, &var);
+	out->point = exp(mean);
+	out->lo = boot.lo;
+	out->hi = boot.hi;
+	if (k >= 2) {
+		double half = stats_t_quantile(1 - alpha / 2, k - 1) *
+			      sqrt(var / k);
+		out->lo = fmin(out->lo, exp(mean - half));
+		out->hi = fmax(out->hi, exp(mean + half));
+	}
+	free(scratch);
+	free(logm);
+	return 0;
+}
+
+int stats_geomean_block_ci(const struct ratio_blocks *cases, int ncases,
+			   int iters, double alpha, uint64_t seed,
+			   struct interval *out)
+{
+	struct interval boot;
+	double logsum = 0.0, v = 0.0, dfden = 0.0;
+	bool t_ok = true;
+
+	if (!out || !cases || ncases <= 0 ||
+	    stats_geomean_ci(cases, ncases, iters, alpha, seed, &boot) != 0)
+		return -EINVAL;
+	for (int c = 0; c < ncases; c++) {
+		size_t total, max_block;
+		int nonempty;
+		(void)blocks_check(&cases[c], &total, &max_block, &nonempty);
+		double *scratch = xmalloc(max_block * sizeof(double));
+		double *logm = xmalloc((size_t)nonempty * sizeof(double));
+		double mean, var;
+		int k = block_log_medians(&cases[c], scratch, logm);
+		mean_var(logm, k, &mean, &var);
+		logsum += mean;
+		/* Welch-Satterthwaite over the cases' means. */
+		double vc = k >= 2 ? var / k / ((double)ncases * ncases) : 0.0;
+		if (k < 2)
+			t_ok = false;
+		else
+			dfden += vc * vc / (k - 1);
+		v += vc;
+		free(scratch);
+		free(logm);
+	}
+	double mean = logsum / ncases;
+	out->point = exp(mean);
+	out->lo = boot.lo;
+	out->hi = boot.hi;
+	if (t_ok && v > 0.0 && dfden > 0.0) {
+		double df = v * v / dfden;
+		double half = stats_t_quantile(1 - alpha / 2, df) * sqrt(v);
+		out->lo = fmin(out->lo, exp(mean - half));
+		out->hi = fmax(out->hi, exp(mean + half));
+	}
 	return 0;
 }
 

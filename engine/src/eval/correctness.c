@@ -5,8 +5,10 @@
  * outputs must all be written; on the first trial the baseline must agree
  * with the reference (else the task is at fault); the candidate must
  * return 0, leave its inputs bit-identical and write outputs within
- * tolerance of the reference's.  A host reference of a GPU task runs
- * ahead while the candidate compiles (ev_reference_ahead).
+ * tolerance of the reference's.  On a GPU the trials are the samples
+ * timing uses (correctness_gpu.c), except for a task with no GPU baseline
+ * (never timed), whose host reference runs ahead while the candidate
+ * compiles (ev_reference_ahead).
  */
 #include "evaluation.h"
 
@@ -38,13 +40,22 @@ static bool reference_trial(struct eval_ctx *x, int ci, int trial,
 		if (t->args[a].io != IO_OUT)
 			inputs_fill(t, l, a, &r, stage[a]);
 	ev_stage_into(t, l, stage, ref, pattern);
-	if (!ev_call_checked(x, ROLE_REF, ref, what, c))
-		return false;
-	/* The reference must write everything itself.  Only outputs wider
-	 * than a byte can be checked: for them the poison is a NaN or an
-	 * integer no kernel produces by chance, but every byte value is a
-	 * legitimate u8/i8 result (a quantized tensor holds the poison bytes
-	 * 0xa5 and 0x5a as often as any other). */
+	return ev_call_checked(x, ROLE_REF, ref, what, c) &&
+	       ev_reference_wrote_all(x, l, ref, pattern, c);
+}
+
+/* The reference must write every output element itself (the poison of
+ * pattern must be gone): infra_error otherwise. */
+bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
+			    struct runner *ref, int pattern,
+			    const struct task_case *c)
+{
+	const struct task *t = x->t;
+
+	/* Only outputs wider than a byte can be checked: for them the poison
+	 * is a NaN or an integer no kernel produces by chance, but every
+	 * byte value is a legitimate u8/i8 result (a quantized tensor holds
+	 * the poison bytes 0xa5 and 0x5a as often as any other). */
 	for (int a = 0; a < t->nargs; a++) {
 		const struct task_arg *ta = &t->args[a];
 		size_t sz = dtype_size(ta->dtype);
@@ -154,6 +165,11 @@ int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 	int trials = ev_correctness_trials(x);
 	bool ok = false;
 
+	/* On a GPU, the samples timing uses (correctness_gpu.c); a task
+	 * with nothing on the device to time against is never timed, and
+	 * its candidate is called as here. */
+	if (x->gpu && !x->no_gpu_baseline)
+		return ev_gpu_check_case(x, ci, cr);
 	errbuf_init(&e);
 	if (layout_build(t, c, &l, &e) != 0) {
 		ev_verdict(x, RS_INFRA_ERROR, "%s", errbuf_str(&e));

@@ -25,7 +25,7 @@
 
 #include "arena/eval.h"
 #include "arena/paths.h"
-#include "eval_internal.h"
+#include "evaluation.h"
 
 static const char *const install_hint_hipcc =
 	"apt-get install -y hipcc libamdhip64-dev rocm-device-libs (Debian "
@@ -163,11 +163,24 @@ static int lock_gpu(const char *store_dir, const struct gpu_info *g)
 static void peaks_line(struct report *r, const struct gpu_info *g,
 		       const char *how)
 {
-	line(r, "          peaks (%s): bandwidth %.2f TB/s (copy %.2f TB/s "
-	     "read+write, read %.2f TB/s), FP32 FMA %.1f TFLOP/s; "
-	     "tensor-core (bf16/fp8) peaks are not measured",
+	char tc[120];
+
+	if (g->tc_bf16_flops > 0)
+		snprintf(tc, sizeof(tc),
+			 "dense bf16 tensor cores %.1f TFLOP/s "
+			 "(mma.sync; the flop floor allows %.0fx that)",
+			 g->tc_bf16_flops / 1e12, GPU_ROOFLINE_TC_MARGIN);
+	else
+		snprintf(
+			tc, sizeof(tc),
+			"tensor-core peaks not measured on "
+			"this device (the flop floor allows %.0fx the FMA rate)",
+			GPU_ROOFLINE_FLOPS_MARGIN);
+	line(r,
+	     "          peaks (%s): bandwidth %.2f TB/s (copy %.2f TB/s "
+	     "read+write, read %.2f TB/s), FP32 FMA %.1f TFLOP/s, %s",
 	     how, g->bandwidth_bps / 1e12, g->copy_bps / 1e12,
-	     g->read_bps / 1e12, g->fma_flops / 1e12);
+	     g->read_bps / 1e12, g->fma_flops / 1e12, tc);
 }
 
 static int devices_of(struct report *r, enum dev_kind kind,
@@ -250,6 +263,57 @@ static int devices_of(struct report *r, enum dev_kind kind,
 	return n;
 }
 
+/* One core of the host: what its roofline floor is measured from
+ * (host_peaks.c), cached in the store like a GPU's peaks.  Measured
+ * under the host's timing lock, so that no timing phase runs meanwhile. */
+static void host_device(struct report *r, const struct doctor_options *o,
+			const char *cache)
+{
+	struct host_peaks hp;
+	struct errbuf e;
+	bool measured = false;
+	int fd = -1;
+
+	line(r,
+	     "  host    one core per runner, last-level cache %.0f MiB (flush "
+	     "before every call: a sweep of %.0f MiB%s)",
+	     ev_llc_bytes() / 1048576.0, 2.0 * ev_llc_bytes() / 1048576.0,
+	     host_cache_can_evict() ? " and an eviction of every line of "
+				      "the arguments"
+				    : "; this CPU has no line eviction arena "
+				      "knows, the sweep stands alone");
+	if (!o->measure && !o->remeasure) {
+		line(r, "          peaks: not measured (run `arena doctor` "
+			"without --no-measure)");
+		return;
+	}
+	if (o->store_dir) {
+		char *dir = path_join(o->store_dir, "locks");
+		char *path = path_join(dir, "host.lock");
+		errbuf_init(&e);
+		mkdir_p(dir, &e);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+				;
+		free(dir);
+		free(path);
+	}
+	errbuf_init(&e);
+	if (host_peaks_get(cache, o->remeasure, &hp, &measured, &e) == 0)
+		line(r,
+		     "          peaks (%s): %s; one core: bandwidth %.2f GB/s "
+		     "(read %.2f, copy %.2f read+write), FP32 FMA %.1f GFLOP/s "
+		     "(%s)",
+		     measured ? "measured now" : "cached", hp.cpu,
+		     hp.bandwidth_bps / 1e9, hp.read_bps / 1e9,
+		     hp.copy_bps / 1e9, hp.fma_flops / 1e9, hp.simd);
+	else
+		line(r, "          peaks: %s", errbuf_str(&e));
+	if (fd >= 0)
+		close(fd);
+}
+
 static void devices(struct report *r, const struct doctor_options *o,
 		    bool nvidia, bool amd)
 {
@@ -264,6 +328,7 @@ static void devices(struct report *r, const struct doctor_options *o,
 	line(r, "  amdgpu  %s", amd ? "/dev/kfd present"
 				 : "not loaded (no /dev/kfd)");
 	line(r, "devices");
+	host_device(r, o, cache);
 	n += devices_of(r, DEV_CUDA, o, cache);
 	n += devices_of(r, DEV_HIP, o, cache);
 	if (n == 0)

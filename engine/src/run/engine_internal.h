@@ -80,6 +80,7 @@ struct eval_target {
 	const struct engine_observer *obs;
 	const char *run_id, *task_id;
 	int attempt;
+	double case_budget_s; /* > 0: instead of the config's */
 };
 
 /* Tells obs (when it listens) what an attempt does now: "agent turn 3",

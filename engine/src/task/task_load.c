@@ -47,7 +47,8 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 		"schema", "description", "language", "initial_state",
 		"editable", "entry", "reference", "readme", "compile_flags",
 		"signature", "cases", "tolerance", "cost", "tunables",
-		"held_out", "baseline",
+		"held_out", "baseline", "timing_floor_us",
+		"timing_floor_reason",
 	};
 	int rc;
 
@@ -73,6 +74,7 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 		return rc;
 	if ((rc = tp_tolerance(p, root)) != 0 ||
 	    (rc = tp_cost(p, root)) != 0 ||
+	    (rc = tp_timing_floor(p, root)) != 0 ||
 	    (rc = tp_tunables(p, root)) != 0 ||
 	    (rc = tp_check_files(p, root)) != 0)
 		return rc;
