@@ -170,6 +170,7 @@ static void every_tagged_number_matches_summary_json(void **state)
 			c->base_ms = 1.5;
 			c->cand_ms = 1.5 / c->speedup;
 			c->pairs = 40;
+			c->blocks = 4 + t;
 			if (t == 4 && a == 0) {
 				x->status = RS_COMPILE_ERROR;
 				x->pass_compilation = false;
@@ -217,6 +218,51 @@ static void every_tagged_number_matches_summary_json(void **state)
 		if (rows[i].result)
 			result_release((struct task_result *)rows[i].result);
 	}
+}
+
+/* Issue 10's case facts reach the page: each case's blocks (tagged, as
+ * summary.json holds them), a correctness-only case's timing note
+ * (escaped) in place of a speedup, and the task's correctness-only cases
+ * listed under its row - held-out ones counted, never named. */
+static void correctness_only_cases_and_timing_notes_are_shown(void **state)
+{
+	struct task_result r;
+	struct report_meta m = { "run_1", "noop", "host", "now", "done" };
+	struct case_result *c;
+	int tags;
+	(void)state;
+
+	result_ok(&r, 2.0);
+	c = result_add_case(&r, "big", false);
+	c->correct = c->timed = true;
+	c->speedup = 2.0;
+	c->ci_lo = 1.9;
+	c->ci_hi = 2.1;
+	c->pairs = 120;
+	c->blocks = 6;
+	c = result_add_case(&r, "tiny", false);
+	c->correct = c->correctness_only = true;
+	c->timing_note = xstrdup("correctness only: the baseline's call "
+				 "takes 0.41 us, below <b>20.0 us</b>");
+	c = result_add_case(&r, "secret_seven", true);
+	c->correct = c->correctness_only = true;
+	c->timing_note = xstrdup("secret_seven is below the floor");
+	struct report_row rows[] = { { "c2c/a", 1, &r, NULL } };
+	char *html = report_html(&m, rows, 1);
+	char *json = report_json(&m, rows, 1);
+
+	assert_int_equal(check_tags(html, json, &tags), 0);
+	assert_non_null(strstr(html, "data-k=\"/tasks/0/cases/0/blocks\">6<"));
+	assert_non_null(strstr(html, "correctness only (below the timing "
+				     "floor, not in the speedup): tiny; 1 "
+				     "held-out case"));
+	assert_non_null(strstr(html, "below &lt;b&gt;20.0 us&lt;/b&gt;"));
+	assert_null(strstr(html, "<b>20.0"));
+	assert_null(strstr(html, "secret_seven"));
+	assert_null(strstr(json, "secret_seven"));
+	free(html);
+	free(json);
+	result_release(&r);
 }
 
 /* Speedups are drawn on a log axis: 2x and 0.5x lie equally far from the
@@ -282,6 +328,8 @@ int main(void)
 		cmocka_unit_test(pages_fetch_nothing),
 		cmocka_unit_test(every_tagged_number_matches_summary_json),
 		cmocka_unit_test(log_axis_puts_2x_and_half_equally_far_from_1x),
+		cmocka_unit_test(
+			correctness_only_cases_and_timing_notes_are_shown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -614,11 +614,8 @@ static int cmp_ranked(const void *a, const void *b)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
-/* The cases of r checked but not timed (below the timing floor): the
- * visible ones by id into ids (", "-separated), the held-out ones only
- * counted - reports reach places where held-out ids must not. */
-static int correctness_only_cases(const struct task_result *r,
-				  struct strbuf *ids, int *held)
+int report_correctness_only(const struct task_result *r, struct strbuf *ids,
+			    int *held)
 {
 	int n = 0;
 
@@ -692,7 +689,7 @@ static void text_task_line(struct strbuf *sb, const struct report_row *row,
 	}
 	free(reason);
 	struct strbuf ids = STRBUF_INIT;
-	int held, vis = correctness_only_cases(r, &ids, &held);
+	int held, vis = report_correctness_only(r, &ids, &held);
 	if (vis || held) {
 		strbuf_addstr(sb, "    correctness only (below the timing "
 				  "floor, not in the speedup): ");

@@ -400,7 +400,8 @@ static void add_case_detail(struct strbuf *sb, const struct task_result *r,
 		      "class=\"num\">speedup</th><th class=\"num\">95% "
 		      "interval</th><th class=\"num\">baseline ms</th><th "
 		      "class=\"num\">candidate ms</th><th class=\"num\">pairs"
-		      "</th><th>error</th></tr>\n");
+		      "</th><th class=\"num\">blocks</th><th>error or timing "
+		      "note</th></tr>\n");
 	for (int i = 0; i < r->ncases; i++) {
 		const struct case_result *c = &r->cases[i];
 		char *pre;
@@ -416,6 +417,7 @@ static void add_case_detail(struct strbuf *sb, const struct task_result *r,
 		char *pb = xasprintf("%s/base_ms", pre);
 		char *pc = xasprintf("%s/cand_ms", pre);
 		char *pp = xasprintf("%s/pairs", pre);
+		char *pk = xasprintf("%s/blocks", pre);
 		html_fixed(sb, c->timed ? ps : NULL, c->timed ? c->speedup : NAN,
 			   4, "&#215;");
 		strbuf_addstr(sb, "</td><td class=\"num\">");
@@ -429,8 +431,19 @@ static void add_case_detail(struct strbuf *sb, const struct task_result *r,
 			   4, NULL);
 		strbuf_addstr(sb, "</td><td class=\"num\">");
 		html_int(sb, pp, c->pairs);
+		strbuf_addstr(sb, "</td><td class=\"num\">");
+		html_int(sb, pk, c->blocks);
 		strbuf_addstr(sb, "</td><td class=\"note\">");
-		html_escape(sb, c->error ? c->error : "");
+		/* Why it is not correct, else why it was not timed (a
+		 * correctness-only case: its baseline call is below the
+		 * timing floor). */
+		if (c->error)
+			html_escape(sb, c->error);
+		else if (c->timing_note)
+			html_escape(sb, c->timing_note);
+		else if (c->correctness_only)
+			strbuf_addstr(sb, "correctness only: below the timing "
+				      "floor");
 		strbuf_addstr(sb, "</td></tr>\n");
 		fr[n].label = c->id;
 		fr[n].has_point = c->timed && c->speedup > 0;
@@ -444,12 +457,15 @@ static void add_case_detail(struct strbuf *sb, const struct task_result *r,
 		else if (fr[n].has_point && c->ci_hi > 0 &&
 			 c->ci_hi < 1 - r->noise_floor)
 			fr[n].cls = "slower";
-		fr[n].note = c->correct ? "not timed" : "not correct";
+		fr[n].note = !c->correct	      ? "not correct"
+			     : c->correctness_only ? "correctness only"
+						   : "not timed";
 		ptrs[n] = ps;
 		fr[n].ptr = fr[n].has_point ? ps : NULL;
 		free(pb);
 		free(pc);
 		free(pp);
+		free(pk);
 		free(pre);
 		n++;
 	}
@@ -552,6 +568,19 @@ static void add_attempt_row(struct strbuf *sb, const struct report_row *row,
 		free(clean);
 	}
 	free(why);
+	struct strbuf ids = STRBUF_INIT;
+	int held, vis = report_correctness_only(r, &ids, &held);
+	if (vis || held) {
+		strbuf_addstr(sb, "<div class=\"muted\">correctness only "
+			      "(below the timing floor, not in the speedup): ");
+		if (vis)
+			html_escape(sb, strbuf_str(&ids));
+		if (held)
+			strbuf_addf(sb, "%s%d held-out case%s", vis ? "; " : "",
+				    held, held == 1 ? "" : "s");
+		strbuf_addstr(sb, "</div>");
+	}
+	strbuf_release(&ids);
 	strbuf_addstr(sb, "<details><summary>cases of ");
 	html_escape(sb, row->task_id);
 	strbuf_addf(sb, " #%d</summary>\n", row->attempt);
@@ -643,9 +672,13 @@ char *report_html(const struct report_meta *m, const struct report_row *rows,
 	add_costs(&sb, &gr.all, &vs);
 	add_attempts(&sb, rows, n, vs.nvar > 0);
 	strbuf_addstr(&sb, "<footer>Speedup = baseline time / candidate time: "
-		      "the median of paired ratios per case, the geometric "
-		      "mean over cases; intervals are 95% bootstrap intervals "
-		      "(docs/statistics.md).  Score: 0 if it does not compile, "
+		      "per case the geometric mean over blocks (fresh runner "
+		      "processes) of the median paired ratio, the geometric "
+		      "mean over cases; intervals are 95% t-intervals over the "
+		      "blocks widened to contain the hierarchical bootstrap "
+		      "(docs/statistics.md).  Cases below the timing floor are "
+		      "checked for correctness only, not timed.  Score: 0 if "
+		      "it does not compile, "
 		      "20 if wrong, 120 + 100 &#215; speedup if correct; "
 		      "reward in [&minus;1, 1] (docs/results.md).  The same "
 		      "numbers are in summary.json beside this page.</footer>"

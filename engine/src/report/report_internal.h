@@ -69,6 +69,12 @@ char *row_reason(const struct report_row *row);
 const char *row_status(const struct report_row *row);
 const char *row_variant(const struct report_row *row);
 char *task_family(const char *task_id);
+/* The cases of r checked but not timed (below the timing floor): the
+ * visible ones by id appended to ids (", "-separated; ids may be NULL),
+ * the held-out ones only counted in *held - reports reach places where
+ * held-out ids must not.  Returns the number of visible ones. */
+int report_correctness_only(const struct task_result *r, struct strbuf *ids,
+			    int *held);
 void variants_build(struct variants *vs, const struct report_row *rows,
 		    int n);
 void variants_release(struct variants *vs);
