@@ -6,6 +6,7 @@
 # that does not compile, held-out cases on one task only, and an agent
 # whose cost is unknown beside one whose cost is 0.  With pandas (Debian's
 # python3-pandas) when it is installed, else with Python's csv module.
+# The compile error's event line keeps its separator.
 . "$(dirname "$0")/lib.sh"
 
 PY=""
@@ -67,6 +68,17 @@ note "pending and finished rows: every cell of its documented type"
 grep -q ',pending,' "$dir/summary.csv" && fail "pending rows left after resume"
 grep -q ',compile_error,' "$dir/summary.csv" || fail "no compile error row"
 grep -q ',scripted,' "$dir/summary.csv" || fail "no Variant column value"
+# The event line of the compile error separates the interval from the
+# reason (it once read "...[0.000, 0.000]compile error").
+cat "$T/w.log" "$T/r.log" > "$T/events.log"
+grep -q 'eval_end.*compile_error: score .*\]; compile error' "$T/events.log" ||
+	fail "no eval_end line '...]; compile error': $(grep eval_end "$T/events.log")"
+# The others are checked, not timed (4096 bytes are below the timing
+# floor), and their lines say so.
+grep -q 'eval_end.*ok: score .*\]; not timed: .*(correctness only)' "$T/events.log" ||
+	fail "no eval_end line saying 'not timed: ... (correctness only)': $(grep eval_end "$T/events.log")"
+grep -q '\][a-z]' "$T/events.log" &&
+	fail "an event line lacks a separator: $(grep '\][a-z]' "$T/events.log")"
 "$PY" "$ROOT/tests/e2e/csv_dtypes.py" "$ROOT/docs/results.md" "$dir/summary.csv" \
 	"$dir/summary.json" --finished || fail "summary.csv of a finished run breaks its types"
 note "a finished run: every cell of its documented type ($("$PY" -c 'import pandas' 2>/dev/null && echo pandas || echo csv module))"

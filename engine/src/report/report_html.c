@@ -221,9 +221,13 @@ static void add_speedups(struct strbuf *sb, const struct report_row *rows,
 		}
 		fr[i].band = r->noise_floor;
 		if (!fr[i].has_point) {
-			notes[i] = row_correct(&rows[i])
-				? xstrdup("correct, not timed")
-				: xstrdup(result_status_name(r->status));
+			int held;
+			notes[i] = !row_correct(&rows[i])
+				? xstrdup(result_status_name(r->status))
+				: report_correctness_only(r, NULL, &held) > 0
+				? xstrdup("correct, correctness only (below "
+					  "the timing floor)")
+				: xstrdup("correct, not timed");
 			fr[i].note = notes[i];
 			continue;
 		}
