@@ -177,7 +177,7 @@ static int autotune_launch(const struct agent_launch *l,
 		found |= s.best[i] >= 0;
 	out->duration_s = (double)(now_ns() - t0) / 1e9;
 	out->turns = s.tried;
-	out->cost_known = true;	/* calls no model */
+	out->cost_known = true; /* calls no model */
 	if (!found) {
 		out->status = xstrdup("completed");
 		out->summary = xasprintf("no configuration beat the baseline "

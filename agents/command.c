@@ -22,7 +22,7 @@
 #include "arena/proc.h"
 #include "bridge/trace.h"
 
-#define COMMAND_OUTPUT_TAIL (16 * 1024)	/* bytes of its log traced */
+#define COMMAND_OUTPUT_TAIL (16 * 1024) /* bytes of its log traced */
 
 static int command_validate(const struct agent_config *c, struct errbuf *err)
 {
@@ -51,8 +51,8 @@ static void trace_start(struct trace *t, const struct agent_launch *l)
 	cJSON_AddBoolToObject(start, "sandboxed", false);
 	cJSON_AddNumberToObject(start, "timeout_s", l->timeout_s);
 	for (size_t i = 0; i < l->config->command.n; i++)
-		cJSON_AddItemToArray(argv, cJSON_CreateString(
-					   l->config->command.v[i]));
+		cJSON_AddItemToArray(
+			argv, cJSON_CreateString(l->config->command.v[i]));
 	cJSON_AddItemToObject(start, "argv", argv);
 	cJSON_AddStringToObject(start, "prompt", l->prompt ? l->prompt : "");
 	trace_emit(t, "episode_start", start);
@@ -68,7 +68,8 @@ static void trace_output(struct trace *t, const char *log)
 	if (file_read_all(log, (size_t)64 << 20, &text, &len, NULL) != 0)
 		return;
 	const char *from = len > COMMAND_OUTPUT_TAIL
-				   ? text + len - COMMAND_OUTPUT_TAIL : text;
+				   ? text + len - COMMAND_OUTPUT_TAIL
+				   : text;
 	char *clean = result_utf8_sanitize(from);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "stream", "logs/agent.log");

@@ -35,12 +35,12 @@ struct cli_command {
 	const char *name;
 	int (*fn)(struct cli *c, int argc, char **argv);
 	const char *synopsis;
-	const char *summary;		/* one line, for the command list */
+	const char *summary; /* one line, for the command list */
 	const char *description;
-	const char *options;		/* NULL: none */
+	const char *options; /* NULL: none */
 	const char *examples;
 };
-extern const struct cli_command cli_commands[];	/* ends with name NULL */
+extern const struct cli_command cli_commands[]; /* ends with name NULL */
 
 /* The command called name, or NULL. */
 const struct cli_command *cli_command_find(const char *name);

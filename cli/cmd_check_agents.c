@@ -132,9 +132,11 @@ int cmd_check_agents(struct cli *c, int argc, char **argv)
 			strvec_release(&names);
 			if (cfg)
 				runconfig_free(cfg);
-			return cli_usage_error("check-agents", "unexpected "
+			return cli_usage_error("check-agents",
+					       "unexpected "
 					       "argument or missing value: "
-					       "'%s'", argv[i]);
+					       "'%s'",
+					       argv[i]);
 		}
 	}
 	if (names.n == 0)

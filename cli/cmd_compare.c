@@ -81,17 +81,23 @@ int cmd_compare(struct cli *c, int argc, char **argv)
 			json = true;
 		} else if (!strcmp(argv[i], "--html")) {
 			if (i + 1 >= argc)
-				return cli_usage_error("compare", "--html needs "
+				return cli_usage_error("compare",
+						       "--html needs "
 						       "a file name");
 			html = argv[++i];
 		} else if (argv[i][0] == '-') {
-			return cli_usage_error("compare", "unknown option "
-					       "'%s'", argv[i]);
+			return cli_usage_error("compare",
+					       "unknown option "
+					       "'%s'",
+					       argv[i]);
 		} else if (npos == 2) {
-			return cli_usage_error("compare", "two sides at most "
-					       "('%s' is a third)", argv[i]);
+			return cli_usage_error("compare",
+					       "two sides at most "
+					       "('%s' is a third)",
+					       argv[i]);
 		} else if (!side_valid(argv[i])) {
-			return cli_usage_error("compare", "'%s' is not a run id "
+			return cli_usage_error("compare",
+					       "'%s' is not a run id "
 					       "or RUN:NAME (run ids look like "
 					       "run_20261129_093000)",
 					       argv[i]);
@@ -101,10 +107,12 @@ int cmd_compare(struct cli *c, int argc, char **argv)
 	}
 	if (npos == 0)
 		return cli_usage_error("compare", "name the runs or "
-				       "configurations to compare");
+						  "configurations to compare");
 	if (npos == 1 && strchr(pos[0], ':'))
-		return cli_usage_error("compare", "'%s' is one side; name the "
-				       "other one too", pos[0]);
+		return cli_usage_error("compare",
+				       "'%s' is one side; name the "
+				       "other one too",
+				       pos[0]);
 	if (cli_open(c, &e))
 		return 1;
 	if (npos == 1) {

@@ -21,8 +21,10 @@ int cmd_doctor(struct cli *c, int argc, char **argv)
 		else if (!strcmp(argv[i], "--remeasure"))
 			o.remeasure = true;
 		else
-			return cli_usage_error("doctor", "unexpected argument "
-					       "'%s'", argv[i]);
+			return cli_usage_error("doctor",
+					       "unexpected argument "
+					       "'%s'",
+					       argv[i]);
 	}
 	problems = doctor_report(&o, &out);
 	fputs(strbuf_str(&out), stdout);

@@ -33,7 +33,7 @@
 #include "cli.h"
 
 #define EXPORT_TRACE_MAX ((size_t)256 << 20)
-#define EXPORT_SOURCE_MAX ((size_t)1 << 20)	/* bytes of one source kept */
+#define EXPORT_SOURCE_MAX ((size_t)1 << 20) /* bytes of one source kept */
 #define EXPORT_DIFF_MAX ((size_t)4 << 20)
 
 /* The events of the last episode in a trace file: steps (without the
@@ -101,7 +101,7 @@ static char *relative_to_run(const char *s, const char *run_id)
 		       start[-1] != '\n' && start[-1] != '\t' &&
 		       start[-1] != ':' && start[-1] != '(')
 			start--;
-		if (*start != '/') {	/* not an absolute path: keep */
+		if (*start != '/') { /* not an absolute path: keep */
 			strbuf_add(&out, p, (size_t)(hit - p) + mlen);
 			p = hit + mlen;
 			continue;
@@ -188,7 +188,7 @@ static void add_sources(cJSON *o, struct engine *e, const char *task_dir,
 			cJSON_AddStringToObject(src, f, clean);
 			free(clean);
 		} else {
-			cJSON_AddNullToObject(src, f);	/* deleted */
+			cJSON_AddNullToObject(src, f); /* deleted */
 		}
 		free(text);
 		/* Are these the sources the result evaluated? */
@@ -203,14 +203,21 @@ static void add_sources(cJSON *o, struct engine *e, const char *task_dir,
 		}
 		/* diff -u, labelled a/PATH (baseline) and b/PATH (final). */
 		char *la = xasprintf("a/%s", f), *lb = xasprintf("b/%s", f);
-		char *argv[] = { (char *)"diff", (char *)"-u", (char *)"-N",
-				 (char *)"--label", la, (char *)"--label", lb,
-				 base, ws, NULL };
+		char *argv[] = { (char *)"diff",
+				 (char *)"-u",
+				 (char *)"-N",
+				 (char *)"--label",
+				 la,
+				 (char *)"--label",
+				 lb,
+				 base,
+				 ws,
+				 NULL };
 		struct proc_result pr;
 		memset(&pr, 0, sizeof(pr));
 		if (proc_run_capture(argv, NULL, NULL, 30000, EXPORT_DIFF_MAX,
-				     &pr, NULL) == 0 && WIFEXITED(pr.status) &&
-		    WEXITSTATUS(pr.status) <= 1) {
+				     &pr, NULL) == 0 &&
+		    WIFEXITED(pr.status) && WEXITSTATUS(pr.status) <= 1) {
 			if (pr.output)
 				strbuf_add(&diff, pr.output, pr.output_len);
 		} else {
@@ -231,7 +238,7 @@ static void add_sources(cJSON *o, struct engine *e, const char *task_dir,
 		cJSON_AddStringToObject(o, "diff", clean);
 		free(clean);
 	} else {
-		cJSON_AddNullToObject(o, "diff");	/* diff(1) failed */
+		cJSON_AddNullToObject(o, "diff"); /* diff(1) failed */
 	}
 	strbuf_release(&diff);
 	strvec_release(&files);
@@ -287,8 +294,9 @@ static cJSON *episode(struct engine *e, const struct store_run *run,
 	cJSON_AddStringToObject(o, "task_id", a->task_id);
 	cJSON_AddNumberToObject(o, "attempt", a->attempt);
 	cJSON_AddNumberToObject(o, "repeat", a->repeat);
-	cJSON_AddItemToObject(o, "variant", str_or_null(a->variant && *a->variant
-							? a->variant : NULL));
+	cJSON_AddItemToObject(o, "variant",
+			      str_or_null(a->variant && *a->variant ? a->variant
+								    : NULL));
 	cJSON_AddStringToObject(o, "state", a->state);
 	/* The model: as configured, else as the agent's trace says. */
 	const char *model = ac && ac->model ? ac->model : jstr(start, "model");
@@ -296,11 +304,18 @@ static cJSON *episode(struct engine *e, const struct store_run *run,
 	cJSON_AddItemToObject(o, "cli_version",
 			      str_or_null(jstr(start, "cli_version")));
 	cJSON *agent = cJSON_AddObjectToObject(o, "agent");
-	cJSON_AddStringToObject(agent, "name", ac ? ac->template_name
-					       : run->agent ? run->agent : "");
-	static const char *const keys[] = { "model", "effort", "cli",
-					    "cli_version", "cli_version_tested",
-					    "sandboxed", "mcp", "episode",
+	cJSON_AddStringToObject(agent, "name",
+				ac	     ? ac->template_name
+				: run->agent ? run->agent
+					     : "");
+	static const char *const keys[] = { "model",
+					    "effort",
+					    "cli",
+					    "cli_version",
+					    "cli_version_tested",
+					    "sandboxed",
+					    "mcp",
+					    "episode",
 					    "argv" };
 	for (size_t i = 0; start && i < ARRAY_SIZE(keys); i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(start,
@@ -323,9 +338,10 @@ static cJSON *episode(struct engine *e, const struct store_run *run,
 			      exec ? exec : cJSON_CreateNull());
 	if (has_result) {
 		cJSON *res = cJSON_CreateObject();
-		result_summary_add(res, &r, RESULT_SUMMARY_HELD_OUT |
-				   RESULT_SUMMARY_REWARD |
-				   RESULT_SUMMARY_IDENTITY);
+		result_summary_add(res, &r,
+				   RESULT_SUMMARY_HELD_OUT |
+					   RESULT_SUMMARY_REWARD |
+					   RESULT_SUMMARY_IDENTITY);
 		cJSON_AddItemToObject(o, "result", res);
 		cJSON_AddNumberToObject(o, "reward", r.reward);
 		cJSON_AddNumberToObject(o, "score", r.score);
@@ -369,20 +385,24 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			 !run_arg)
 			run_arg = argv[i];
 		else
-			return cli_usage_error("export", "unexpected argument "
+			return cli_usage_error("export",
+					       "unexpected argument "
 					       "or missing value: '%s'",
 					       argv[i]);
 	}
 	if (!run_arg)
 		return cli_usage_error("export", "name a run (or --latest)");
 	if (strcmp(run_arg, "--latest") && !store_run_id_valid(run_arg))
-		return cli_usage_error("export", "'%s' is not a run id (they "
+		return cli_usage_error("export",
+				       "'%s' is not a run id (they "
 				       "look like run_20261129_093000)",
 				       run_arg);
 	if (strcmp(format, "jsonl"))
-		return cli_usage_error("export", "unknown --format '%s'; the "
+		return cli_usage_error("export",
+				       "unknown --format '%s'; the "
 				       "format is jsonl (one episode per "
-				       "line)", format);
+				       "line)",
+				       format);
 	if ((rc = cli_open(c, &e)) != 0)
 		return rc;
 	errbuf_init(&err);

@@ -107,8 +107,10 @@ int cmd_mcp(struct cli *c, int argc, char **argv)
 	m.workspace = getenv("ARENA_WORKSPACE");
 	if (argc > 1 && !strcmp(argv[1], "tools")) {
 		if (argc > 2)
-			return cli_usage_error("mcp", "'mcp tools' takes no "
-					       "argument ('%s')", argv[2]);
+			return cli_usage_error("mcp",
+					       "'mcp tools' takes no "
+					       "argument ('%s')",
+					       argv[2]);
 		cJSON *t = mcp_tools_list();
 		char *s = cJSON_Print(t);
 		puts(s);
@@ -119,8 +121,8 @@ int cmd_mcp(struct cli *c, int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "call")) {
 		if (argc < 3)
 			return cli_usage_error("mcp", "name the tool to call: "
-					       "evaluate, show_task or "
-					       "last_result");
+						      "evaluate, show_task or "
+						      "last_result");
 		call = true;
 		tool = argv[2];
 		i = 3;
@@ -135,16 +137,19 @@ int cmd_mcp(struct cli *c, int argc, char **argv)
 		else if (!strcmp(argv[i], "--attempt") && i + 1 < argc) {
 			int64_t k;
 			if (parse_i64(argv[++i], &k) || k < 1 || k > 1000000)
-				return cli_usage_error("mcp", "--attempt needs "
+				return cli_usage_error("mcp",
+						       "--attempt needs "
 						       "a number from 1, got "
-						       "'%s'", argv[i]);
+						       "'%s'",
+						       argv[i]);
 			m.attempt = (int)k;
-		}
-		else if (!strcmp(argv[i], "--quick") && call)
+		} else if (!strcmp(argv[i], "--quick") && call)
 			quick = true;
 		else
-			return cli_usage_error("mcp", "unexpected argument or "
-					       "missing value: '%s'", argv[i]);
+			return cli_usage_error("mcp",
+					       "unexpected argument or "
+					       "missing value: '%s'",
+					       argv[i]);
 	}
 	if (!m.workspace)
 		m.workspace = ".";
@@ -164,9 +169,11 @@ int cmd_mcp(struct cli *c, int argc, char **argv)
 		rc = s.call(s.ctx, tool, args, &reply, &err);
 		cJSON_Delete(args);
 		if (rc == -ENOENT) {
-			rc = cli_usage_error("mcp", "unknown tool '%s'; the "
+			rc = cli_usage_error("mcp",
+					     "unknown tool '%s'; the "
 					     "tools are evaluate, show_task, "
-					     "last_result", tool);
+					     "last_result",
+					     tool);
 		} else if (rc) {
 			rc = cli_fail("%s", errbuf_str(&err)) + 1;
 		} else {

@@ -38,7 +38,8 @@ int cmd_mount(struct cli *c, int argc, char **argv)
 		} else if (!strcmp(a, "--threads") && has_arg) {
 			int64_t n;
 			if (parse_i64(argv[++i], &n) || n < 2 || n > 256)
-				return cli_usage_error("mount", "--threads needs "
+				return cli_usage_error("mount",
+						       "--threads needs "
 						       "a number from 2 to "
 						       "256, got '%s'",
 						       argv[i]);
@@ -46,7 +47,8 @@ int cmd_mount(struct cli *c, int argc, char **argv)
 		} else if (!strcmp(a, "--ws-timeout") && has_arg) {
 			double t;
 			if (parse_double(argv[++i], &t) || t < 0 || t > 86400)
-				return cli_usage_error("mount", "--ws-timeout "
+				return cli_usage_error("mount",
+						       "--ws-timeout "
 						       "needs seconds from 0 "
 						       "to 86400, got '%s'",
 						       argv[i]);
@@ -54,12 +56,14 @@ int cmd_mount(struct cli *c, int argc, char **argv)
 		} else if (a[0] != '-' && !o.mountpoint) {
 			o.mountpoint = a;
 		} else {
-			return cli_usage_error("mount", "unexpected argument or "
-					       "missing value: '%s'", a);
+			return cli_usage_error("mount",
+					       "unexpected argument or "
+					       "missing value: '%s'",
+					       a);
 		}
 	}
 	if (!o.mountpoint)
 		return cli_usage_error("mount", "name the directory to mount "
-				       "the store on");
+						"the store on");
 	return fsv_mount(&o);
 }

@@ -42,29 +42,34 @@ static int parse_gpus(const char *cmd, const char *list, int *gpus, int *n)
 		char *end;
 		long v = strtol(p, &end, 10);
 		if (end == p || v < 0 || v > 1023 || (*end && *end != ','))
-			return cli_usage_error(cmd, "--gpus '%s': give device "
+			return cli_usage_error(cmd,
+					       "--gpus '%s': give device "
 					       "indices separated by commas, "
-					       "as in --gpus 0,1,3", list);
+					       "as in --gpus 0,1,3",
+					       list);
 		for (int k = 0; k < *n; k++)
 			if (gpus[k] == (int)v)
-				return cli_usage_error(cmd, "--gpus '%s': "
+				return cli_usage_error(cmd,
+						       "--gpus '%s': "
 						       "device %ld is named "
-						       "twice", list, v);
+						       "twice",
+						       list, v);
 		if (*n == MAX_GPUS)
-			return cli_usage_error(cmd, "--gpus '%s': at most %d "
-					       "devices", list, MAX_GPUS);
+			return cli_usage_error(cmd,
+					       "--gpus '%s': at most %d "
+					       "devices",
+					       list, MAX_GPUS);
 		gpus[(*n)++] = (int)v;
 		p = *end ? end + 1 : end;
 	}
 	if (*n == 0)
 		return cli_usage_error(cmd, "--gpus needs at least one device "
-				       "index, as in --gpus 0,1");
+					    "index, as in --gpus 0,1");
 	return 0;
 }
 
 static int execute_and_report(struct cli *c, struct engine *e,
-			      const char *run_id,
-			      const int *gpus, int ngpus)
+			      const char *run_id, const int *gpus, int ngpus)
 {
 	struct engine_observer obs;
 	struct cli_progress *p = cli_progress_start(e, run_id, c->tty, &obs);
@@ -103,12 +108,15 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		} else if (argv[i][0] != '-' && !config)
 			config = argv[i];
 		else if (argv[i][0] != '-')
-			return cli_usage_error("run", "one config at a time "
+			return cli_usage_error("run",
+					       "one config at a time "
 					       "('%s' is a second one)",
 					       argv[i]);
 		else
-			return cli_usage_error("run", "unknown option or "
-					       "missing value: '%s'", argv[i]);
+			return cli_usage_error("run",
+					       "unknown option or "
+					       "missing value: '%s'",
+					       argv[i]);
 	}
 	if (!config)
 		return cli_usage_error("run", "name the run config to run");
@@ -152,33 +160,39 @@ int cmd_run(struct cli *c, int argc, char **argv)
  * commands allow are given in extra (as "--gpus", which takes a value);
  * anything else is a usage error.  *id stays NULL when required is false
  * and no run is named. */
-static int parse_run_arg(const char *cmd, int argc, char **argv,
-			 bool required, const char **id, bool *latest)
+static int parse_run_arg(const char *cmd, int argc, char **argv, bool required,
+			 const char **id, bool *latest)
 {
 	*id = NULL;
 	*latest = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--gpus") && !strcmp(cmd, "resume")) {
-			i++;	/* parsed by cmd_resume */
+			i++; /* parsed by cmd_resume */
 		} else if (!strcmp(argv[i], "--latest") && !*id && !*latest) {
 			*latest = true;
 		} else if (argv[i][0] == '-') {
-			return cli_usage_error(cmd, "unknown option or missing "
-					       "value: '%s'", argv[i]);
+			return cli_usage_error(cmd,
+					       "unknown option or missing "
+					       "value: '%s'",
+					       argv[i]);
 		} else if (*id || *latest) {
-			return cli_usage_error(cmd, "one run at a time ('%s' "
-					       "is a second one)", argv[i]);
+			return cli_usage_error(cmd,
+					       "one run at a time ('%s' "
+					       "is a second one)",
+					       argv[i]);
 		} else if (!store_run_id_valid(argv[i])) {
-			return cli_usage_error(cmd, "'%s' is not a run id "
+			return cli_usage_error(cmd,
+					       "'%s' is not a run id "
 					       "(they look like "
-					       "run_20261129_093000)", argv[i]);
+					       "run_20261129_093000)",
+					       argv[i]);
 		} else {
 			*id = argv[i];
 		}
 	}
 	if (required && !*id && !*latest)
 		return cli_usage_error(cmd, "name a run (or --latest); 'arena "
-				       "status' lists them");
+					    "status' lists them");
 	return 0;
 }
 
@@ -210,7 +224,8 @@ int cmd_resume(struct cli *c, int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--gpus")) {
 			if (i + 1 >= argc)
-				return cli_usage_error("resume", "--gpus needs "
+				return cli_usage_error("resume",
+						       "--gpus needs "
 						       "a list, as in --gpus "
 						       "0,1");
 			if ((rc = parse_gpus("resume", argv[++i], gpus,
@@ -357,7 +372,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 			if (i + 1 >= argc) {
 				free(args);
 				return cli_usage_error("report", "--html needs "
-						       "a file name");
+								 "a file name");
 			}
 			html = argv[++i];
 		} else {
@@ -365,16 +380,19 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		}
 	}
 	if (index) {
-		rc = nargs > 1 ? cli_usage_error("report", "--index covers "
+		rc = nargs > 1 ? cli_usage_error("report",
+						 "--index covers "
 						 "every run; name no run "
-						 "('%s')", args[1])
+						 "('%s')",
+						 args[1])
 			       : report_index(c, html);
 		free(args);
 		return rc;
 	}
 	if (html) {
 		free(args);
-		return cli_usage_error("report", "--html goes with --index (a "
+		return cli_usage_error("report",
+				       "--html goes with --index (a "
 				       "run's report.html is written in its "
 				       "directory)");
 	}

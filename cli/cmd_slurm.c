@@ -16,8 +16,10 @@ static int parse_count(const char *cmd, const char *opt, const char *v, int lo,
 	int64_t n;
 
 	if (parse_i64(v, &n) || n < lo || n > 1000000)
-		return cli_usage_error(cmd, "%s '%s': give a whole number of "
-				       "at least %d", opt, v, lo);
+		return cli_usage_error(cmd,
+				       "%s '%s': give a whole number of "
+				       "at least %d",
+				       opt, v, lo);
 	*out = (int)n;
 	return 0;
 }
@@ -33,10 +35,12 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--index") && i + 1 < argc) {
-			if (parse_count("worker", "--index", argv[++i], 0, &w.only))
+			if (parse_count("worker", "--index", argv[++i], 0,
+					&w.only))
 				return 2;
 		} else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) {
-			if (parse_count("worker", "--gpu", argv[++i], 0, &w.gpu))
+			if (parse_count("worker", "--gpu", argv[++i], 0,
+					&w.gpu))
 				return 2;
 			w.has_gpu = true;
 		} else if (!strcmp(argv[i], "--lease-seconds") &&
@@ -49,7 +53,8 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 		} else if (argv[i][0] != '-' && !run_id) {
 			run_id = argv[i];
 		} else {
-			return cli_usage_error("worker", "unexpected argument "
+			return cli_usage_error("worker",
+					       "unexpected argument "
 					       "or missing value: '%s'",
 					       argv[i]);
 		}
@@ -57,7 +62,8 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 	if (!run_id)
 		return cli_usage_error("worker", "name the run to work on");
 	if (!store_run_id_valid(run_id))
-		return cli_usage_error("worker", "'%s' is not a run id (they "
+		return cli_usage_error("worker",
+				       "'%s' is not a run id (they "
 				       "look like run_20261129_093000)",
 				       run_id);
 	if (cli_open(c, &e))
@@ -112,14 +118,16 @@ int cmd_slurm(struct cli *c, int argc, char **argv)
 		} else if (a[0] != '-' && !what) {
 			what = a;
 		} else {
-			rc = cli_usage_error("slurm", "unexpected argument or "
-					     "missing value: '%s'", a);
+			rc = cli_usage_error("slurm",
+					     "unexpected argument or "
+					     "missing value: '%s'",
+					     a);
 			goto done;
 		}
 	}
 	if (!what) {
 		rc = cli_usage_error("slurm", "name a run config (or a "
-				     "created run)");
+					      "created run)");
 		goto done;
 	}
 	if (cli_open(c, &e))

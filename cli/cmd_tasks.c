@@ -25,7 +25,8 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 			return cli_usage_error("tasks", "unknown option '%s'",
 					       argv[i]);
 		if (i > 1)
-			return cli_usage_error("tasks", "one selector at a "
+			return cli_usage_error("tasks",
+					       "one selector at a "
 					       "time ('%s' is a second one)",
 					       argv[i]);
 		sel = argv[i];
@@ -112,16 +113,19 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 			opt.case_budget_s = strtod(argv[++i], &end);
 			if (*end || !(opt.case_budget_s > 0 &&
 				      opt.case_budget_s <= 3600))
-				return cli_usage_error("eval", "--case-budget "
+				return cli_usage_error("eval",
+						       "--case-budget "
 						       "needs seconds (0 to "
 						       "3600), got '%s'",
 						       argv[i]);
 		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
 			int64_t s;
 			if (parse_i64(argv[++i], &s) != 0 || s < 0)
-				return cli_usage_error("eval", "--seed needs a "
+				return cli_usage_error("eval",
+						       "--seed needs a "
 						       "non-negative integer, "
-						       "got '%s'", argv[i]);
+						       "got '%s'",
+						       argv[i]);
 			opt.has_seed = true;
 			opt.seed = (uint64_t)s;
 		} else if (!strcmp(argv[i], "-D") && i + 1 < argc)
@@ -129,18 +133,21 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		else if (argv[i][0] != '-' && !task)
 			task = argv[i];
 		else
-			return cli_usage_error("eval", "unexpected argument or "
-					       "missing value: '%s'", argv[i]);
+			return cli_usage_error("eval",
+					       "unexpected argument or "
+					       "missing value: '%s'",
+					       argv[i]);
 	}
 	const char *sock = getenv("ARENA_EVAL_SOCKET");
 	if (sock && *sock)
 		return eval_through_bridge(sock, opt.quick);
 	if (!task || (!ws && !opt.aa) || (ws && opt.aa))
-		return cli_usage_error("eval", "%s", !task
-				       ? "name the task to evaluate against"
-				       : opt.aa ? "--aa times the task's baseline "
-						  "against itself: no --workspace"
-				       : "--workspace DIR names the candidate");
+		return cli_usage_error(
+			"eval", "%s",
+			!task	 ? "name the task to evaluate against"
+			: opt.aa ? "--aa times the task's baseline "
+				   "against itself: no --workspace"
+				 : "--workspace DIR names the candidate");
 	opt.defines = &defines;
 	if (cli_open(c, &e))
 		return 1;

@@ -50,7 +50,7 @@ static void options_text(FILE *f, const char *opts)
 		size_t n = strcspn(p, "\n");
 		const char *tab = memchr(p, '\t', n);
 
-		if (tab == p)	/* a continued meaning */
+		if (tab == p) /* a continued meaning */
 			fprintf(f, "  %-20s %.*s\n", "", (int)(n - 1), p + 1);
 		else if (tab)
 			fprintf(f, "  %-20.*s %.*s\n", (int)(tab - p), p,
@@ -73,7 +73,8 @@ static void synopsis_text(FILE *f, const char *syn)
 	while (*p) {
 		size_t n = strcspn(p, "\n");
 
-		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", (int)n, p);
+		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", (int)n,
+			p);
 		first = false;
 		p += n;
 		if (*p)
@@ -90,7 +91,8 @@ int cli_help(const struct cli_command *k, FILE *f)
 		options_text(f, k->options);
 	}
 	fputs("\nGlobal options (before the command): --store DIR, "
-	      "--tasks-dir DIR.\n", f);
+	      "--tasks-dir DIR.\n",
+	      f);
 	if (k->examples) {
 		const char *p = k->examples;
 
@@ -227,7 +229,8 @@ static void man_examples(struct strbuf *sb, const char *ex)
 
 static void man_footer(struct strbuf *sb)
 {
-	strbuf_addstr(sb,
+	strbuf_addstr(
+		sb,
 		".SH ENVIRONMENT\n"
 		".TP\n.B ARENA_STORE\nthe store directory when \\-\\-store is "
 		"not given (default ./arena\\-data)\n"
@@ -266,8 +269,8 @@ static void man_command(struct strbuf *sb, const struct cli_command *k,
 	roff_para(sb, k->description);
 	if (page)
 		strbuf_addstr(sb, ".PP\nGlobal options (before the command): "
-			      "\\-\\-store DIR, \\-\\-tasks\\-dir DIR; "
-			      "see arena(1).\n");
+				  "\\-\\-store DIR, \\-\\-tasks\\-dir DIR; "
+				  "see arena(1).\n");
 	if (k->options) {
 		strbuf_addstr(sb, page ? ".SH OPTIONS\n" : ".PP\nOptions:\n");
 		man_options(sb, k->options);
@@ -287,7 +290,8 @@ void cli_man(struct strbuf *sb, const struct cli_command *only)
 		for (char *p = title; *p; p++)
 			if (*p >= 'a' && *p <= 'z')
 				*p = (char)(*p - 'a' + 'A');
-		strbuf_addf(sb, ".TH %s 1 \"\" \"arena %s\" \"User Commands\"\n",
+		strbuf_addf(sb,
+			    ".TH %s 1 \"\" \"arena %s\" \"User Commands\"\n",
 			    title, ARENA_VERSION);
 		strbuf_addstr(sb, ".SH NAME\narena\\-");
 		roff_str(sb, only->name);
@@ -301,7 +305,8 @@ void cli_man(struct strbuf *sb, const struct cli_command *only)
 	}
 	strbuf_addf(sb, ".TH ARENA 1 \"\" \"arena %s\" \"User Commands\"\n",
 		    ARENA_VERSION);
-	strbuf_addstr(sb,
+	strbuf_addstr(
+		sb,
 		".SH NAME\narena \\- run AI agents on GPU kernel tasks and "
 		"measure them\n"
 		".SH SYNOPSIS\n.B arena\n[\\-\\-store DIR] [\\-\\-tasks\\-dir "
@@ -325,8 +330,8 @@ void cli_man(struct strbuf *sb, const struct cli_command *only)
 		man_command(sb, k, false);
 	man_footer(sb);
 	strbuf_addstr(sb, ".SH SEE ALSO\n.BR arena\\-mount (1),\n"
-		      "docs/ in arena's source tree (docs/cli.md, "
-		      "docs/results.md, docs/config.md)\n");
+			  "docs/ in arena's source tree (docs/cli.md, "
+			  "docs/results.md, docs/config.md)\n");
 }
 
 /* ---- `arena help`, `arena version` --------------------------------------- */
@@ -347,13 +352,16 @@ int cmd_help(struct cli *c, int argc, char **argv)
 		} else if (argv[i][0] != '-' && !k) {
 			k = cli_command_find(argv[i]);
 			if (!k)
-				return cli_usage_error("help", "there is no "
+				return cli_usage_error("help",
+						       "there is no "
 						       "command '%s'; 'arena "
 						       "help' lists them",
 						       argv[i]);
 		} else {
-			return cli_usage_error("help", "unexpected argument "
-					       "'%s'", argv[i]);
+			return cli_usage_error("help",
+					       "unexpected argument "
+					       "'%s'",
+					       argv[i]);
 		}
 	}
 	if (man) {

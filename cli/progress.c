@@ -30,8 +30,8 @@
 struct slot {
 	char *task;
 	int attempt;
-	char *agent;		/* the agent's last word, or NULL */
-	char *eval;		/* the evaluation's step, or NULL */
+	char *agent; /* the agent's last word, or NULL */
+	char *eval;  /* the evaluation's step, or NULL */
 };
 
 struct cli_progress {
@@ -84,8 +84,9 @@ static char *status_line(struct cli_progress *p)
 		if (s->agent && s->eval)
 			strbuf_addf(&sb, "%s; %s", s->agent, s->eval);
 		else
-			strbuf_addstr(&sb, s->agent ? s->agent
-					  : s->eval ? s->eval : "starting");
+			strbuf_addstr(&sb, s->agent  ? s->agent
+					   : s->eval ? s->eval
+						     : "starting");
 	}
 	/* One line: cut at the terminal's width, control bytes (names come
 	 * from configs and task trees) made harmless. */
@@ -173,8 +174,8 @@ static void on_progress(void *ctx, const char *run_id, const char *task_id,
 			slot_drop(p, s);
 	} else {
 		if (!s) {
-			p->slots = xrealloc(p->slots, ((size_t)p->nslots + 1) *
-							      sizeof(*p->slots));
+			p->slots = xrealloc(p->slots, ((size_t)p->nslots +
+						       1) * sizeof(*p->slots));
 			s = &p->slots[p->nslots++];
 			*s = (struct slot){ xstrdup(task_id), attempt, NULL,
 					    NULL };
@@ -182,10 +183,10 @@ static void on_progress(void *ctx, const char *run_id, const char *task_id,
 		/* The agent's words stay while it runs; the evaluation's
 		 * step replaces the previous one. */
 		char **field = !strncmp(what, "evaluating", 10) ? &s->eval
-							       : &s->agent;
+								: &s->agent;
 		free(*field);
 		*field = xstrdup(what);
-		if (!strcmp(what, "evaluating")) {	/* the final one */
+		if (!strcmp(what, "evaluating")) { /* the final one */
 			free(s->agent);
 			s->agent = NULL;
 		}
@@ -203,7 +204,7 @@ static void on_event(void *ctx, const char *run_id, const char *task_id,
 	if (!strcmp(kind, "eval_end"))
 		p->finished++;
 	else if (!strcmp(kind, "stale"))
-		p->done_before--;	/* counted done, evaluated again */
+		p->done_before--; /* counted done, evaluated again */
 	if (p->tty && p->drawn)
 		fputs("\r\033[K", stdout);
 	cli_print_event(NULL, run_id, task_id, kind, message);
@@ -229,14 +230,15 @@ struct cli_progress *cli_progress_start(struct engine *e, const char *run_id,
 			p->done_before += !strcmp(as[i].state, "done");
 		store_attempts_free(as, n);
 	}
-	*obs = (struct engine_observer){ .event = on_event, .ctx = p,
+	*obs = (struct engine_observer){ .event = on_event,
+					 .ctx = p,
 					 .progress = on_progress };
 	if (tty) {
 		pthread_mutex_lock(&p->mu);
 		redraw(p);
 		pthread_mutex_unlock(&p->mu);
-		p->ticker_started = pthread_create(&p->ticker, NULL,
-						   ticker_main, p) == 0;
+		p->ticker_started =
+			pthread_create(&p->ticker, NULL, ticker_main, p) == 0;
 	}
 	return p;
 }

@@ -34,8 +34,8 @@ static const cJSON *resolve(const cJSON *root, const char *ptr)
 		if (cJSON_IsArray(cur))
 			cur = cJSON_GetArrayItem(cur, atoi(strbuf_str(&tok)));
 		else
-			cur = cJSON_GetObjectItemCaseSensitive(cur,
-							       strbuf_str(&tok));
+			cur = cJSON_GetObjectItemCaseSensitive(
+				cur, strbuf_str(&tok));
 		strbuf_release(&tok);
 	}
 	return cur;
@@ -52,7 +52,7 @@ static int check_tags(const char *html, const char *json, int *checked)
 
 	assert_non_null(root);
 	*checked = 0;
-	for (const char *p = html; (p = strstr(p, "data-k=\"")); ) {
+	for (const char *p = html; (p = strstr(p, "data-k=\""));) {
 		char ptr[256], text[64], num[64];
 		const char *q = p + 8, *end = strchr(q, '"'), *gt, *lt;
 		size_t k = 0;
@@ -72,22 +72,24 @@ static int check_tags(const char *html, const char *json, int *checked)
 		if (!strcmp(text, "&ndash;")) {
 			if (!v || !cJSON_IsNull(v)) {
 				print_error("tag %s: shown as none, the JSON "
-					    "holds a value\n", ptr);
+					    "holds a value\n",
+					    ptr);
 				bad++;
 			}
 			continue;
 		}
 		if (!v || !cJSON_IsNumber(v)) {
 			print_error("tag %s ('%s'): the JSON holds no number "
-				    "there\n", ptr, text);
+				    "there\n",
+				    ptr, text);
 			bad++;
 			continue;
 		}
 		/* The digits shown: "$0.2500", "66.7%", "2.0000&#215;". */
 		int decimals = 0;
 		bool dot = false, pct = strchr(text, '%') != NULL;
-		for (const char *t = text; *t && *t != '&' &&
-					   k + 1 < sizeof(num); t++) {
+		for (const char *t = text;
+		     *t && *t != '&' && k + 1 < sizeof(num); t++) {
 			if ((*t >= '0' && *t <= '9') || *t == '-' ||
 			    *t == '.') {
 				num[k++] = *t;
@@ -98,10 +100,11 @@ static int check_tags(const char *html, const char *json, int *checked)
 		num[k] = '\0';
 		double shown = strtod(num, NULL);
 		double want = v->valuedouble * (pct ? 100 : 1);
-		if (fabs(shown - want) > 0.5 * pow(10, -decimals) +
-						 1e-9 * fabs(want)) {
+		if (fabs(shown - want) >
+		    0.5 * pow(10, -decimals) + 1e-9 * fabs(want)) {
 			print_error("tag %s: the page shows %s, the JSON holds "
-				    "%.17g\n", ptr, text, v->valuedouble);
+				    "%.17g\n",
+				    ptr, text, v->valuedouble);
 			bad++;
 		}
 	}

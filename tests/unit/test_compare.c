@@ -377,8 +377,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_missing_run_is_named, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(
-			costs_are_compared_and_the_page_matches_the_json,
-			setup, teardown),
+			costs_are_compared_and_the_page_matches_the_json, setup,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -183,13 +183,30 @@ static void csv_free(struct csv *c)
 static void csv_has_aka_columns_then_arenas(void **state)
 {
 	static const char *const header[] = {
-		"Task Name", "Task Type", "Score", "Speedup",
-		"Optimization_summary", "Status", "Compiled", "Correct",
-		"Speedup CI Low", "Speedup CI High", "Reward", "Pairs",
-		"Held-out Correct", "Agent Status", "Attempt", "Variant",
-		"Versus Baseline", "Turns", "Input Tokens",
-		"Cached Input Tokens", "Output Tokens", "Cost USD",
-		"Agent Seconds", "Eval Seconds",
+		"Task Name",
+		"Task Type",
+		"Score",
+		"Speedup",
+		"Optimization_summary",
+		"Status",
+		"Compiled",
+		"Correct",
+		"Speedup CI Low",
+		"Speedup CI High",
+		"Reward",
+		"Pairs",
+		"Held-out Correct",
+		"Agent Status",
+		"Attempt",
+		"Variant",
+		"Versus Baseline",
+		"Turns",
+		"Input Tokens",
+		"Cached Input Tokens",
+		"Output Tokens",
+		"Cost USD",
+		"Agent Seconds",
+		"Eval Seconds",
 	};
 	struct run5 f;
 	struct csv c;
@@ -242,7 +259,7 @@ static void csv_has_aka_columns_then_arenas(void **state)
 	assert_string_equal(c.rec[3][8], "");
 	assert_string_equal(c.rec[3][10], "-1.0000");
 	assert_string_equal(c.rec[3][12], "");
-	assert_string_equal(c.rec[3][16], "");	/* not timed */
+	assert_string_equal(c.rec[3][16], ""); /* not timed */
 
 	/* hip/d: pending, numbers empty. */
 	assert_string_equal(c.rec[4][0], "hip/d");
@@ -462,17 +479,22 @@ static void json_costs_verdicts_and_visible_cases(void **state)
 	assert_near(jget(c, "pending"), 1);
 	assert_near(jget(c, "incorrect"), 0);
 	/* hip (a compile error, a pending row): no cost known. */
-	c = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root,
-				"task_types"), "hip"), "costs");
+	c = cJSON_GetObjectItem(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(root, "task_types"),
+				    "hip"),
+		"costs");
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(c, "cost_usd")));
 	t = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "tasks"), 0);
-	assert_string_equal(cJSON_GetObjectItem(t, "versus_baseline")
-				    ->valuestring, "faster");
+	assert_string_equal(
+		cJSON_GetObjectItem(t, "versus_baseline")->valuestring,
+		"faster");
 	assert_near(jget(cJSON_GetObjectItem(t, "costs"), "cost_usd"), 0.25);
 	cases = cJSON_GetObjectItem(t, "cases");
 	assert_int_equal(cJSON_GetArraySize(cases), 1);
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(cases, 0),
-						"id")->valuestring, "small");
+						"id")
+				    ->valuestring,
+			    "small");
 	assert_near(jget(cJSON_GetArrayItem(cases, 0), "speedup"), 2.5);
 	assert_null(strstr(s, "secret_shape"));
 	t = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "tasks"), 1);
@@ -830,7 +852,8 @@ int main(void)
 		cmocka_unit_test(json_of_an_empty_run_has_no_nan),
 		cmocka_unit_test(json_turns_nan_results_into_null),
 		cmocka_unit_test(text_has_header_stats_and_one_line_per_task),
-		cmocka_unit_test(text_names_the_devices_when_a_run_used_several),
+		cmocka_unit_test(
+			text_names_the_devices_when_a_run_used_several),
 		cmocka_unit_test(text_labels_attempts_when_a_run_repeats),
 		cmocka_unit_test(text_of_an_empty_run),
 		cmocka_unit_test(write_all_writes_the_four_files),

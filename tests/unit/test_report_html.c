@@ -161,8 +161,8 @@ static void every_tagged_number_matches_summary_json(void **state)
 			x->agent_cost_known = a == 1 || t < 3;
 			x->agent_duration_s = 12.5 * (t + 1);
 			x->eval_seconds = 2.25;
-			struct case_result *c = result_add_case(x, "small",
-								 false);
+			struct case_result *c =
+				result_add_case(x, "small", false);
 			c->correct = c->timed = true;
 			c->speedup = x->speedup_ratio * 1.01;
 			c->ci_lo = c->speedup * 0.99;
@@ -177,7 +177,7 @@ static void every_tagged_number_matches_summary_json(void **state)
 				result_score(x);
 			}
 			if (t == 5 && a == 1) {
-				x->speedup_ratio = 0;	/* correct, untimed */
+				x->speedup_ratio = 0; /* correct, untimed */
 				x->speedup_ci_lo = x->speedup_ci_hi = 0;
 				result_score(x);
 			}
@@ -276,7 +276,7 @@ static void log_axis_puts_2x_and_half_equally_far_from_1x(void **state)
 
 	result_ok(&r[0], 2.0);
 	result_ok(&r[1], 0.5);
-	result_ok(&r[2], 0.0);	/* correct, not timed */
+	result_ok(&r[2], 0.0); /* correct, not timed */
 	result_init(&r[3]);
 	r[3].status = RS_TIMEOUT;
 	r[3].pass_compilation = true;

@@ -56,9 +56,9 @@ struct agent_outcome {
 	char *error;		/* one sentence, or NULL */
 	double duration_s;
 	int turns;
-	int64_t input_tokens;	/* all input, cached included */
+	int64_t input_tokens; /* all input, cached included */
 	int64_t output_tokens;
-	int64_t cached_tokens;	/* of input_tokens, read from a cache */
+	int64_t cached_tokens; /* of input_tokens, read from a cache */
 	double cost_usd;
 	bool cost_known;	/* cost_usd is what the CLI reported or the
 				 * configured prices give, or the agent calls

@@ -43,7 +43,7 @@ struct compare_side {
 	double ci_lo, ci_hi;	/* envelope of the attempts' intervals */
 	double noise_floor;	/* largest recorded, relative (0.01 = 1%) */
 	char *status;		/* status of the first evaluated attempt */
-	struct report_costs costs;	/* what its attempts' agents spent */
+	struct report_costs costs; /* what its attempts' agents spent */
 };
 
 enum compare_verdict {
@@ -91,7 +91,7 @@ struct compare_report {
 					 * each */
 	struct ab_result ab;		/* the A/B statistics; ab.tasks[i]
 					 * is tasks[i] */
-	struct report_costs costs_a, costs_b;	/* every attempt of each side
+	struct report_costs costs_a, costs_b; /* every attempt of each side
 						 * with a result */
 };
 

@@ -35,7 +35,7 @@ struct report_costs {
 	int64_t turns, input_tokens, cached_tokens, output_tokens;
 	double cost_usd;
 	int cost_known;
-	double agent_s, eval_s;	/* agent and final-evaluation wall time */
+	double agent_s, eval_s; /* agent and final-evaluation wall time */
 };
 void report_costs_add(struct report_costs *c, const struct task_result *r);
 /* As summary.json holds it (docs/results.md): attempts, turns,

@@ -35,8 +35,8 @@ static char *eff_ptr(const char *ptr, enum ab_metric m, const char *key)
 static void effect_row(struct strbuf *sb, const struct ab_effect *e,
 		       enum ab_metric m, const char *ptr)
 {
-	static const char *const names[] = { "geomean speedup B/A",
-					     "pass rate", "score", "reward" };
+	static const char *const names[] = { "geomean speedup B/A", "pass rate",
+					     "score", "reward" };
 	char *p_a, *p_b, *p_e, *p_lo, *p_hi, *p_p, *p_pb, *p_mde, *p_n;
 	bool lg = m == AB_SPEEDUP;
 
@@ -52,7 +52,7 @@ static void effect_row(struct strbuf *sb, const struct ab_effect *e,
 	strbuf_addf(sb, "<tr><td>%s</td>", names[m]);
 	if (!e->defined) {
 		strbuf_addstr(sb, "<td colspan=\"7\" class=\"muted\">too few "
-			      "tasks with a verdict under both (");
+				  "tasks with a verdict under both (");
 		html_int(sb, p_n, e->ntasks);
 		strbuf_addstr(sb, ")</td></tr>\n");
 		goto out;
@@ -141,10 +141,14 @@ out:
 static const char *verdict_cls(enum ab_verdict v)
 {
 	switch (v) {
-	case AB_WIN: return "faster";
-	case AB_LOSS: return "slower";
-	case AB_TIE: return "same";
-	default: return "none";
+	case AB_WIN:
+		return "faster";
+	case AB_LOSS:
+		return "slower";
+	case AB_TIE:
+		return "same";
+	default:
+		return "none";
 	}
 }
 
@@ -162,13 +166,15 @@ void ab_html(struct strbuf *sb, const struct ab_result *r,
 	html_escape(sb, r->label_a ? r->label_a : "A");
 	strbuf_addstr(sb, "</b>, B = <b>");
 	html_escape(sb, r->label_b ? r->label_b : "B");
-	strbuf_addf(sb, "</b>.  Effects of B against A over the tasks with a "
+	strbuf_addf(sb,
+		    "</b>.  Effects of B against A over the tasks with a "
 		    "verdict under both, with %.0f%% intervals (cluster "
 		    "bootstrap over tasks), two-sided p-values, the share of "
 		    "bootstrap replicates favouring B and the smallest effect "
 		    "detectable with %.0f%% power (docs/statistics.md).</p>\n",
 		    100 * (1 - r->alpha), 100 * r->power);
-	strbuf_addstr(sb, "<table>\n<tr><th>metric</th><th class=\"num\">A"
+	strbuf_addstr(sb,
+		      "<table>\n<tr><th>metric</th><th class=\"num\">A"
 		      "</th><th class=\"num\">B</th><th class=\"num\">effect"
 		      "</th><th class=\"num\">95% interval</th><th "
 		      "class=\"num\">p</th><th class=\"num\">P(B&gt;A)</th>"
@@ -181,8 +187,10 @@ void ab_html(struct strbuf *sb, const struct ab_result *r,
 	static const char *const vk[] = { "wins", "ties", "losses",
 					  "untested" };
 	const int vn[] = { r->wins, r->ties, r->losses, r->untested };
-	strbuf_addf(sb, "<p>Per-task verdicts at a %.0f%% false discovery "
-		    "rate: ", 100 * r->fdr);
+	strbuf_addf(sb,
+		    "<p>Per-task verdicts at a %.0f%% false discovery "
+		    "rate: ",
+		    100 * r->fdr);
 	for (int k = 0; k < 4; k++) {
 		strbuf_reset(&p);
 		strbuf_addstr(&p, ptr);
@@ -190,14 +198,16 @@ void ab_html(struct strbuf *sb, const struct ab_result *r,
 		jptr_add(&p, vk[k]);
 		strbuf_addstr(sb, k ? ", " : "");
 		html_int(sb, strbuf_str(&p), vn[k]);
-		strbuf_addf(sb, " %s", k == 0 ? "win(s)" : k == 1 ? "tie(s)"
-				       : k == 2 ? "loss(es)" : "untested");
+		strbuf_addf(sb, " %s",
+			    k == 0   ? "win(s)"
+			    : k == 1 ? "tie(s)"
+			    : k == 2 ? "loss(es)"
+				     : "untested");
 	}
 	strbuf_addstr(sb, ".</p>\n");
 
 	/* Per-task ratios B/A, in the JSON's order (common tasks only). */
-	struct forest_row *rows = xcalloc((size_t)r->ntasks + 1,
-					  sizeof(*rows));
+	struct forest_row *rows = xcalloc((size_t)r->ntasks + 1, sizeof(*rows));
 	char **ptrs = xcalloc((size_t)r->ntasks + 1, sizeof(*ptrs));
 	int n = 0;
 	for (int t = 0; t < r->ntasks; t++) {
@@ -225,7 +235,8 @@ void ab_html(struct strbuf *sb, const struct ab_result *r,
 		fr->ptr = fr->has_point ? ptrs[n] : NULL;
 		n++;
 	}
-	strbuf_addstr(sb, "<h3>Speedup of B over A per task</h3>\n<p class="
+	strbuf_addstr(sb,
+		      "<h3>Speedup of B over A per task</h3>\n<p class="
 		      "\"muted\">Each point is a task's geometric-mean "
 		      "speedup under B divided by that under A (green: a win, "
 		      "red: a loss at the false discovery rate, grey: a tie "

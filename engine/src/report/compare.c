@@ -543,16 +543,19 @@ static void add_side(struct strbuf *sb, const char *name, const char *run,
 static void costs_text(struct strbuf *sb, const char *side,
 		       const struct report_costs *c)
 {
-	strbuf_addf(sb, "costs %s: %d attempt(s), %" PRId64 " turns, %" PRId64
+	strbuf_addf(sb,
+		    "costs %s: %d attempt(s), %" PRId64 " turns, %" PRId64
 		    " input tokens (%" PRId64 " cached), %" PRId64 " output "
-		    "tokens, ", side, c->attempts, c->turns, c->input_tokens,
+		    "tokens, ",
+		    side, c->attempts, c->turns, c->input_tokens,
 		    c->cached_tokens, c->output_tokens);
 	if (!c->cost_known)
 		strbuf_addstr(sb, "cost not reported");
 	else
 		strbuf_addf(sb, "$%.4f%s", c->cost_usd,
 			    c->cost_known < c->attempts ? " (not all attempts "
-			    "reported one)" : "");
+							  "reported one)"
+							: "");
 	strbuf_addf(sb, ", agent time %.1f s\n", c->agent_s);
 }
 
@@ -596,9 +599,10 @@ char *compare_report_text(const struct compare_report *r)
 	strbuf_addf(&sb, "mean score: A %.2f, B %.2f (delta %+.2f)\n",
 		    r->mean_score_a, r->mean_score_b,
 		    r->mean_score_b - r->mean_score_a);
-	strbuf_addf(&sb, "fast_1 (correct and faster than baseline): A %d/%d, "
-		    "B %d/%d\n", r->fast1_a, r->ncommon, r->fast1_b,
-		    r->ncommon);
+	strbuf_addf(&sb,
+		    "fast_1 (correct and faster than baseline): A %d/%d, "
+		    "B %d/%d\n",
+		    r->fast1_a, r->ncommon, r->fast1_b, r->ncommon);
 	costs_text(&sb, "A", &r->costs_a);
 	costs_text(&sb, "B", &r->costs_b);
 	strbuf_addch(&sb, '\n');

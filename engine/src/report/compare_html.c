@@ -39,8 +39,7 @@ static void card(struct strbuf *sb, const char *ptr, int v, const char *what)
 static void costs_row(struct strbuf *sb, const char *label,
 		      const struct report_costs *c, const char *base)
 {
-	static const char *const keys[] = { "attempts", "turns",
-					    "input_tokens",
+	static const char *const keys[] = { "attempts", "turns", "input_tokens",
 					    "cached_input_tokens",
 					    "output_tokens" };
 	const int64_t v[] = { c->attempts, c->turns, c->input_tokens,
@@ -76,8 +75,8 @@ static void costs_row(struct strbuf *sb, const char *label,
 	strbuf_release(&p);
 }
 
-static void side_cells(struct strbuf *sb, const struct compare_side *sd,
-		       int i, const char *which)
+static void side_cells(struct strbuf *sb, const struct compare_side *sd, int i,
+		       const char *which)
 {
 	char *ps = xasprintf("/tasks/%d/%s/score", i, which);
 	char *pv = xasprintf("/tasks/%d/%s/speedup", i, which);
@@ -103,8 +102,8 @@ static void side_cells(struct strbuf *sb, const struct compare_side *sd,
 	}
 	strbuf_addstr(sb, "</td><td class=\"num\">");
 	if (sd->evaluated)
-		html_usd(sb, pc, sd->costs.cost_known ? sd->costs.cost_usd
-						      : NAN);
+		html_usd(sb, pc,
+			 sd->costs.cost_known ? sd->costs.cost_usd : NAN);
 	strbuf_addstr(sb, "</td>");
 	free(ps);
 	free(pv);
@@ -114,9 +113,12 @@ static void side_cells(struct strbuf *sb, const struct compare_side *sd,
 static const char *verdict_cls(enum compare_verdict v)
 {
 	switch (v) {
-	case CMP_WIN: return "faster";
-	case CMP_LOSS: return "slower";
-	default: return "muted";
+	case CMP_WIN:
+		return "faster";
+	case CMP_LOSS:
+		return "slower";
+	default:
+		return "muted";
 	}
 }
 
@@ -143,10 +145,10 @@ char *compare_report_html(const struct compare_report *r)
 	strbuf_addstr(&sb, ")</p>\n");
 	if (r->comparable) {
 		strbuf_addstr(&sb, "<p>Comparable: same tasks, device and "
-			      "evaluator version.</p>\n");
+				   "evaluator version.</p>\n");
 	} else {
 		strbuf_addstr(&sb, "<p class=\"slower\"><b>Not comparable:"
-			      "</b></p>\n<ul>\n");
+				   "</b></p>\n<ul>\n");
 		for (size_t i = 0; i < r->reasons.n; i++) {
 			strbuf_addstr(&sb, "<li>");
 			html_escape(&sb, r->reasons.v[i]);
@@ -166,12 +168,13 @@ char *compare_report_html(const struct compare_report *r)
 	strbuf_addstr(&sb, " &rarr; ");
 	html_fixed(&sb, "/mean_score_b", r->mean_score_b, 2, NULL);
 	strbuf_addstr(&sb, "</span><span class=\"k\">mean score A &rarr; B"
-		      "</span></div>\n</div>\n");
+			   "</span></div>\n</div>\n");
 
 	strbuf_addstr(&sb, "<h2>Is B better than A?</h2>\n");
 	ab_html(&sb, &r->ab, ids, "/ab");
 
-	strbuf_addstr(&sb, "<h2>What each side spent</h2>\n<table>\n<tr><th>"
+	strbuf_addstr(&sb,
+		      "<h2>What each side spent</h2>\n<table>\n<tr><th>"
 		      "</th><th class=\"num\">attempts</th><th class=\"num\">"
 		      "turns</th><th class=\"num\">input tokens</th><th "
 		      "class=\"num\">cached input</th><th class=\"num\">output "
@@ -182,8 +185,10 @@ char *compare_report_html(const struct compare_report *r)
 	strbuf_addstr(&sb, "</table>\n");
 	{
 		struct hbar b[2] = {
-			{ "A", r->costs_a.cost_known ? r->costs_a.cost_usd : NAN },
-			{ "B", r->costs_b.cost_known ? r->costs_b.cost_usd : NAN },
+			{ "A",
+			  r->costs_a.cost_known ? r->costs_a.cost_usd : NAN },
+			{ "B",
+			  r->costs_b.cost_known ? r->costs_b.cost_usd : NAN },
 		};
 		hbar_chart(&sb, "cost of each side", b, 2, "$", 4);
 		b[0].v = r->costs_a.agent_s;
@@ -191,7 +196,8 @@ char *compare_report_html(const struct compare_report *r)
 		hbar_chart(&sb, "agent time of each side", b, 2, " s", 1);
 	}
 
-	strbuf_addstr(&sb, "<h2>Per task</h2>\n<table>\n<tr><th>task</th>"
+	strbuf_addstr(&sb,
+		      "<h2>Per task</h2>\n<table>\n<tr><th>task</th>"
 		      "<th class=\"num\">pass A</th><th class=\"num\">score A"
 		      "</th><th class=\"num\">speedup A</th><th class=\"num\">"
 		      "cost A</th><th class=\"num\">pass B</th><th class="
@@ -221,7 +227,8 @@ char *compare_report_html(const struct compare_report *r)
 		free(pq);
 	}
 	strbuf_addstr(&sb, "</table>\n");
-	strbuf_addf(&sb, "<footer>A win or loss is a discovery at a %.0f%% "
+	strbuf_addf(&sb,
+		    "<footer>A win or loss is a discovery at a %.0f%% "
 		    "false discovery rate across the compared tasks "
 		    "(Benjamini&ndash;Hochberg q &le; %.2f); "
 		    "docs/statistics.md explains every number.  The same "

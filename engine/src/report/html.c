@@ -23,12 +23,23 @@ void html_escape(struct strbuf *sb, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
-		case '&': strbuf_addstr(sb, "&amp;"); break;
-		case '<': strbuf_addstr(sb, "&lt;"); break;
-		case '>': strbuf_addstr(sb, "&gt;"); break;
-		case '"': strbuf_addstr(sb, "&quot;"); break;
-		case '\'': strbuf_addstr(sb, "&#39;"); break;
-		default: strbuf_addch(sb, *s);
+		case '&':
+			strbuf_addstr(sb, "&amp;");
+			break;
+		case '<':
+			strbuf_addstr(sb, "&lt;");
+			break;
+		case '>':
+			strbuf_addstr(sb, "&gt;");
+			break;
+		case '"':
+			strbuf_addstr(sb, "&quot;");
+			break;
+		case '\'':
+			strbuf_addstr(sb, "&#39;");
+			break;
+		default:
+			strbuf_addch(sb, *s);
 		}
 	}
 }
@@ -44,7 +55,8 @@ static void escape_clean(struct strbuf *sb, const char *s)
 
 void html_page_open(struct strbuf *sb, const char *title)
 {
-	strbuf_addstr(sb,
+	strbuf_addstr(
+		sb,
 		"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 		"<meta charset=\"utf-8\">\n"
 		"<meta name=\"viewport\" content=\"width=device-width, "
@@ -56,7 +68,9 @@ void html_page_open(struct strbuf *sb, const char *title)
 		" base-uri 'none'; form-action 'none'\">\n"
 		"<meta name=\"generator\" content=\"arena\">\n<title>");
 	escape_clean(sb, title);
-	strbuf_addstr(sb, "</title>\n<style>\n"
+	strbuf_addstr(
+		sb,
+		"</title>\n<style>\n"
 		"body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;"
 		"margin:1.5em 2em;color:#1d1d1f;max-width:1400px}\n"
 		"h1{font-size:1.45em;margin-bottom:.2em}"
@@ -219,10 +233,14 @@ const char *html_status_color(const char *status)
 	static const struct {
 		const char *name, *color;
 	} map[] = {
-		{ "ok", "#2e8b57" },		{ "incorrect", "#e07a1f" },
-		{ "compile_error", "#a4161a" },	{ "runtime_error", "#c2185b" },
-		{ "timeout", "#7b3fa0" },	{ "rejected", "#5d4037" },
-		{ "infra_error", "#455a64" },	{ "not_evaluated", "#9e9e9e" },
+		{ "ok", "#2e8b57" },
+		{ "incorrect", "#e07a1f" },
+		{ "compile_error", "#a4161a" },
+		{ "runtime_error", "#c2185b" },
+		{ "timeout", "#7b3fa0" },
+		{ "rejected", "#5d4037" },
+		{ "infra_error", "#455a64" },
+		{ "not_evaluated", "#9e9e9e" },
 		{ "pending", "#cfcfcf" },
 	};
 
@@ -238,8 +256,8 @@ const char *html_status_color(const char *status)
 #define AXIS_MAX 64.0
 
 struct logaxis {
-	double lo, hi;		/* the domain, lo < 1 < hi */
-	double x0, x1;		/* pixels */
+	double lo, hi; /* the domain, lo < 1 < hi */
+	double x0, x1; /* pixels */
 };
 
 static bool pos(double v)
@@ -303,8 +321,8 @@ static int logaxis_ticks(const struct logaxis *a, double *t, int max)
 			t[n++] = ldexp(1.0, k);
 		return n;
 	}
-	static const double steps[] = { 0.005, 0.01, 0.02, 0.025, 0.05, 0.1,
-					0.2, 0.25, 0.5, 1.0 };
+	static const double steps[] = { 0.005, 0.01, 0.02, 0.025, 0.05,
+					0.1,   0.2,  0.25, 0.5,	  1.0 };
 	double step = 1.0;
 	for (size_t i = 0; i < ARRAY_SIZE(steps); i++)
 		if ((a->hi - a->lo) / steps[i] <= 8) {
@@ -319,34 +337,44 @@ static int logaxis_ticks(const struct logaxis *a, double *t, int max)
 
 /* Grid lines from y0 to y1, tick labels under y1, the rule at 1.0
  * labelled "1× (baseline)". */
-static void logaxis_draw(struct strbuf *sb, const struct logaxis *a,
-			 double y0, double y1, const char *what)
+static void logaxis_draw(struct strbuf *sb, const struct logaxis *a, double y0,
+			 double y1, const char *what)
 {
 	double t[24];
 	int n = logaxis_ticks(a, t, 24);
 
-	strbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-		    "stroke=\"#444\"/>\n", a->x0, y1, a->x1, y1);
+	strbuf_addf(sb,
+		    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		    "stroke=\"#444\"/>\n",
+		    a->x0, y1, a->x1, y1);
 	for (int i = 0; i < n; i++) {
 		double x = logaxis_x(a, t[i]);
 
 		if (t[i] != 1.0)
-			strbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-				    "y2=\"%.1f\" stroke=\"#e6e6e6\"/>\n", x, y0,
-				    x, y1);
-		strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor="
-			    "\"middle\" class=\"small\">", x, y1 + 14);
+			strbuf_addf(sb,
+				    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+				    "y2=\"%.1f\" stroke=\"#e6e6e6\"/>\n",
+				    x, y0, x, y1);
+		strbuf_addf(sb,
+			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor="
+			    "\"middle\" class=\"small\">",
+			    x, y1 + 14);
 		html_ratio_label(sb, t[i]);
 		strbuf_addstr(sb, "</text>\n");
 	}
 	double one = logaxis_x(a, 1.0);
-	strbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-		    "stroke=\"#222\" stroke-width=\"1.3\"/>\n", one, y0 - 4, one,
-		    y1);
-	strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-		    "class=\"small\">1&#215; = baseline</text>\n", one, y0 - 7);
-	strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-		    "class=\"small muted\">", (a->x0 + a->x1) / 2, y1 + 29);
+	strbuf_addf(sb,
+		    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		    "stroke=\"#222\" stroke-width=\"1.3\"/>\n",
+		    one, y0 - 4, one, y1);
+	strbuf_addf(sb,
+		    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+		    "class=\"small\">1&#215; = baseline</text>\n",
+		    one, y0 - 7);
+	strbuf_addf(sb,
+		    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+		    "class=\"small muted\">",
+		    (a->x0 + a->x1) / 2, y1 + 29);
 	html_escape(sb, what);
 	strbuf_addstr(sb, " (log scale)</text>\n");
 }
@@ -390,10 +418,11 @@ static void forest_one(struct strbuf *sb, const struct logaxis *a,
 		double bx0 = logaxis_x(a, 1 - r->band);
 		double bx1 = logaxis_x(a, 1 + r->band);
 
-		strbuf_addf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		strbuf_addf(sb,
+			    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			    "height=\"%d\" fill=\"#dcdcdc\" "
-			    "fill-opacity=\"0.75\"/>\n", bx0, y + 1,
-			    fmax(bx1 - bx0, 1.0), FOREST_ROW - 2);
+			    "fill-opacity=\"0.75\"/>\n",
+			    bx0, y + 1, fmax(bx1 - bx0, 1.0), FOREST_ROW - 2);
 	}
 	if (!r->has_point) {
 		strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" class=\"muted\">",
@@ -406,25 +435,30 @@ static void forest_one(struct strbuf *sb, const struct logaxis *a,
 	if (pos(r->lo) && pos(r->hi) && r->lo <= r->hi) {
 		double l = logaxis_x(a, r->lo), h = logaxis_x(a, r->hi);
 
-		strbuf_addf(sb, "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f "
+		strbuf_addf(sb,
+			    "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f "
 			    "%.1fV%.1f\" stroke=\"%s\" stroke-width=\"1.6\" "
-			    "fill=\"none\"/>\n", l, ym, h, l, ym - 5, ym + 5, h,
-			    ym - 5, ym + 5, col);
+			    "fill=\"none\"/>\n",
+			    l, ym, h, l, ym - 5, ym + 5, h, ym - 5, ym + 5,
+			    col);
 	}
 	double x = logaxis_x(a, r->v);
 	if (r->v < a->lo || r->v > a->hi) {
 		/* Beyond the axis: an arrow at the edge. */
 		double d = r->v > a->hi ? 7 : -7;
-		strbuf_addf(sb, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" "
-			    "fill=\"%s\"/>\n", x + d, ym, x, ym - 5, x, ym + 5,
-			    col);
+		strbuf_addf(sb,
+			    "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" "
+			    "fill=\"%s\"/>\n",
+			    x + d, ym, x, ym - 5, x, ym + 5, col);
 	} else {
-		strbuf_addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.2\" "
-			    "fill=\"%s\"/>\n", x, ym, col);
+		strbuf_addf(sb,
+			    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.2\" "
+			    "fill=\"%s\"/>\n",
+			    x, ym, col);
 	}
 	strbuf_addf(sb, "<text x=\"%d\" y=\"%.1f\" class=\"%s\">",
-		    FOREST_W - FOREST_VALUE + 8, ym + 4, r->cls ? r->cls
-							     : "none");
+		    FOREST_W - FOREST_VALUE + 8, ym + 4,
+		    r->cls ? r->cls : "none");
 	if (r->ptr) {
 		strbuf_addstr(sb, "<tspan data-k=\"");
 		escape_clean(sb, r->ptr);
@@ -433,8 +467,10 @@ static void forest_one(struct strbuf *sb, const struct logaxis *a,
 		strbuf_addf(sb, "%.4f&#215;", r->v);
 	}
 	if (pos(r->lo) && pos(r->hi))
-		strbuf_addf(sb, " <tspan class=\"small muted\">[%.3f, %.3f]"
-			    "</tspan>", r->lo, r->hi);
+		strbuf_addf(sb,
+			    " <tspan class=\"small muted\">[%.3f, %.3f]"
+			    "</tspan>",
+			    r->lo, r->hi);
 	strbuf_addstr(sb, "</text>\n");
 }
 
@@ -460,9 +496,11 @@ void forest_chart(struct strbuf *sb, const char *aria,
 	logaxis_widen(&lo, &hi, overall_lo);
 	logaxis_widen(&lo, &hi, overall_hi);
 	logaxis_fit(&a, lo, hi, FOREST_LABEL, FOREST_W - FOREST_VALUE);
-	strbuf_addf(sb, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+	strbuf_addf(sb,
+		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		    "height=\"%.0f\" viewBox=\"0 0 %d %.0f\" role=\"img\" "
-		    "aria-label=\"", FOREST_W, height, FOREST_W, height);
+		    "aria-label=\"",
+		    FOREST_W, height, FOREST_W, height);
 	escape_clean(sb, aria);
 	strbuf_addstr(sb, "\">\n");
 	double y1 = FOREST_TOP + FOREST_ROW * (n > 0 ? n : 1) + 4;
@@ -470,54 +508,64 @@ void forest_chart(struct strbuf *sb, const char *aria,
 		double l = logaxis_x(&a, overall_lo);
 		double h = logaxis_x(&a, overall_hi);
 
-		strbuf_addf(sb, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+		strbuf_addf(sb,
+			    "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
 			    "height=\"%.1f\" fill=\"#3b6fd8\" "
-			    "fill-opacity=\"0.12\"/>\n", l, FOREST_TOP,
-			    fmax(h - l, 1.0), y1 - FOREST_TOP);
+			    "fill-opacity=\"0.12\"/>\n",
+			    l, FOREST_TOP, fmax(h - l, 1.0), y1 - FOREST_TOP);
 	}
 	if (pos(overall)) {
 		double x = logaxis_x(&a, overall);
 
-		strbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
-			    "y2=\"%.1f\" stroke=\"#3b6fd8\" stroke-width=\"1.5\" "
-			    "stroke-dasharray=\"5 3\"/>\n", x, FOREST_TOP, x,
-			    y1);
+		strbuf_addf(
+			sb,
+			"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+			"y2=\"%.1f\" stroke=\"#3b6fd8\" stroke-width=\"1.5\" "
+			"stroke-dasharray=\"5 3\"/>\n",
+			x, FOREST_TOP, x, y1);
 	}
 	logaxis_draw(sb, &a, FOREST_TOP, y1, what);
 	for (int i = 0; i < n; i++)
-		forest_one(sb, &a, &rows[i], FOREST_TOP + (double)i * FOREST_ROW);
+		forest_one(sb, &a, &rows[i],
+			   FOREST_TOP + (double)i * FOREST_ROW);
 	if (n == 0)
-		strbuf_addf(sb, "<text x=\"%d\" y=\"%d\" class=\"muted\">"
-			    "nothing yet</text>\n", FOREST_LABEL + 4,
-			    FOREST_TOP + 14);
+		strbuf_addf(sb,
+			    "<text x=\"%d\" y=\"%d\" class=\"muted\">"
+			    "nothing yet</text>\n",
+			    FOREST_LABEL + 4, FOREST_TOP + 14);
 	strbuf_addstr(sb, "</svg>\n");
 }
 
 /* ---- stacked bar and horizontal bars ------------------------------------ */
 
-void stacked_bar(struct strbuf *sb, const char *aria,
-		 const struct segment *s, int nseg)
+void stacked_bar(struct strbuf *sb, const char *aria, const struct segment *s,
+		 int nseg)
 {
 	int total = 0, w = 700, shown = 0;
 	double x = 0;
 
 	for (int i = 0; i < nseg; i++)
 		total += s[i].n > 0 ? s[i].n : 0;
-	strbuf_addf(sb, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+	strbuf_addf(sb,
+		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		    "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
-		    "aria-label=\"", w, 58, w, 58);
+		    "aria-label=\"",
+		    w, 58, w, 58);
 	escape_clean(sb, aria);
 	strbuf_addstr(sb, "\">\n");
-	strbuf_addf(sb, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"22\" "
-		    "fill=\"#f2f2f2\"/>\n", w);
+	strbuf_addf(sb,
+		    "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"22\" "
+		    "fill=\"#f2f2f2\"/>\n",
+		    w);
 	for (int i = 0; i < nseg && total > 0; i++) {
 		double sw = (double)w * (s[i].n > 0 ? s[i].n : 0) / total;
 
 		if (sw <= 0)
 			continue;
-		strbuf_addf(sb, "<rect x=\"%.1f\" y=\"0\" width=\"%.1f\" "
-			    "height=\"22\" fill=\"%s\"><title>", x, sw,
-			    s[i].color);
+		strbuf_addf(sb,
+			    "<rect x=\"%.1f\" y=\"0\" width=\"%.1f\" "
+			    "height=\"22\" fill=\"%s\"><title>",
+			    x, sw, s[i].color);
 		escape_clean(sb, s[i].name);
 		strbuf_addf(sb, ": %d</title></rect>\n", s[i].n);
 		x += sw;
@@ -527,9 +575,11 @@ void stacked_bar(struct strbuf *sb, const char *aria,
 	for (int i = 0; i < nseg; i++) {
 		if (s[i].n <= 0 && shown >= 1)
 			continue;
-		strbuf_addf(sb, "<rect x=\"%.1f\" y=\"32\" width=\"11\" "
+		strbuf_addf(sb,
+			    "<rect x=\"%.1f\" y=\"32\" width=\"11\" "
 			    "height=\"11\" fill=\"%s\"/>\n<text x=\"%.1f\" "
-			    "y=\"42\">", lx, s[i].color, lx + 15);
+			    "y=\"42\">",
+			    lx, s[i].color, lx + 15);
 		escape_clean(sb, s[i].name);
 		strbuf_addch(sb, ' ');
 		if (s[i].ptr) {
@@ -540,8 +590,8 @@ void stacked_bar(struct strbuf *sb, const char *aria,
 			strbuf_addf(sb, "%d", s[i].n);
 		}
 		strbuf_addstr(sb, "</text>\n");
-		lx += 15 + 7.2 * (double)(strlen(s[i].name ? s[i].name : "") +
-					  6);
+		lx += 15 +
+		      7.2 * (double)(strlen(s[i].name ? s[i].name : "") + 6);
 		shown++;
 	}
 	strbuf_addstr(sb, "</svg>\n");
@@ -556,30 +606,35 @@ void hbar_chart(struct strbuf *sb, const char *aria, const struct hbar *b,
 	for (int i = 0; i < n; i++)
 		if (isfinite(b[i].v) && b[i].v > mx)
 			mx = b[i].v;
-	strbuf_addf(sb, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+	strbuf_addf(sb,
+		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		    "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
-		    "aria-label=\"", w, row * n + 6, w, row * n + 6);
+		    "aria-label=\"",
+		    w, row * n + 6, w, row * n + 6);
 	escape_clean(sb, aria);
 	strbuf_addstr(sb, "\">\n");
 	for (int i = 0; i < n; i++) {
 		double y = i * row;
 		double bw = mx > 0 && isfinite(b[i].v)
-				    ? (w - label - 110) * b[i].v / mx : 0;
+				    ? (w - label - 110) * b[i].v / mx
+				    : 0;
 
-		strbuf_addf(sb, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
+		strbuf_addf(sb,
+			    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
 			    label - 8, y + 15);
 		escape_clean(sb, b[i].label);
 		strbuf_addstr(sb, "</text>\n");
-		strbuf_addf(sb, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
+		strbuf_addf(sb,
+			    "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
 			    "height=\"%d\" fill=\"#3b6fd8\" "
-			    "fill-opacity=\"0.75\"/>\n", label, y + 4, bw,
-			    row - 8);
+			    "fill-opacity=\"0.75\"/>\n",
+			    label, y + 4, bw, row - 8);
 		strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" class=\"small\">",
 			    label + bw + 6, y + 15);
 		if (isfinite(b[i].v))
-			strbuf_addf(sb, "%s%.*f%s", !strcmp(unit, "$") ? "$" : "",
-				    decimals, b[i].v,
-				    !strcmp(unit, "$") ? "" : unit);
+			strbuf_addf(sb, "%s%.*f%s",
+				    !strcmp(unit, "$") ? "$" : "", decimals,
+				    b[i].v, !strcmp(unit, "$") ? "" : unit);
 		else
 			strbuf_addstr(sb, "not reported");
 		strbuf_addstr(sb, "</text>\n");

@@ -60,15 +60,15 @@ void html_ratio_label(struct strbuf *sb, double v);
 /* One row of a forest plot: a point with its interval on a log axis,
  * over the row's noise band [1 - band, 1 + band]. */
 struct forest_row {
-	const char *label;	/* task id and the like (escaped) */
-	const char *sublabel;	/* a configuration, or NULL (escaped) */
-	int attempt;		/* shown as "#k" when > 0 */
+	const char *label;    /* task id and the like (escaped) */
+	const char *sublabel; /* a configuration, or NULL (escaped) */
+	int attempt;	      /* shown as "#k" when > 0 */
 	bool has_point;
-	double v, lo, hi;	/* lo, hi <= 0: no interval */
-	double band;		/* relative noise floor, 0: none */
-	const char *cls;	/* "faster", "slower", "same" or "none" */
-	const char *note;	/* shown instead of a point (escaped) */
-	const char *ptr;	/* data-k of v, or NULL */
+	double v, lo, hi; /* lo, hi <= 0: no interval */
+	double band;	  /* relative noise floor, 0: none */
+	const char *cls;  /* "faster", "slower", "same" or "none" */
+	const char *note; /* shown instead of a point (escaped) */
+	const char *ptr;  /* data-k of v, or NULL */
 };
 
 /* The chart: one row each, a shared log axis spanning every point and
@@ -82,18 +82,18 @@ void forest_chart(struct strbuf *sb, const char *aria,
 
 /* A stacked horizontal bar of counts with a legend. */
 struct segment {
-	const char *name;	/* escaped */
+	const char *name; /* escaped */
 	int n;
-	const char *color;	/* a CSS colour from this room */
-	const char *ptr;	/* data-k of n, or NULL */
+	const char *color; /* a CSS colour from this room */
+	const char *ptr;   /* data-k of n, or NULL */
 };
-void stacked_bar(struct strbuf *sb, const char *aria,
-		 const struct segment *s, int nseg);
+void stacked_bar(struct strbuf *sb, const char *aria, const struct segment *s,
+		 int nseg);
 
 /* Horizontal bars of non-negative values, one per label. */
 struct hbar {
-	const char *label;	/* escaped */
-	double v;		/* NAN: not known (no bar) */
+	const char *label; /* escaped */
+	double v;	   /* NAN: not known (no bar) */
 };
 void hbar_chart(struct strbuf *sb, const char *aria, const struct hbar *b,
 		int n, const char *unit, int decimals);

@@ -84,11 +84,14 @@ char *report_index_html(const struct report_index_run *runs, int n)
 	struct forest_row *fr = xcalloc((size_t)n + 1, sizeof(*fr));
 
 	html_page_open(&sb, "arena runs");
-	strbuf_addf(&sb, "<h1>arena runs</h1>\n<p class=\"meta\">%d run(s) in "
+	strbuf_addf(&sb,
+		    "<h1>arena runs</h1>\n<p class=\"meta\">%d run(s) in "
 		    "this store, newest first.  A run's name opens its "
 		    "report.html; `arena compare A B --html FILE` draws two "
-		    "of them side by side.</p>\n", n);
-	strbuf_addstr(&sb, "<table>\n<tr><th>run</th><th>created</th><th>"
+		    "of them side by side.</p>\n",
+		    n);
+	strbuf_addstr(&sb,
+		      "<table>\n<tr><th>run</th><th>created</th><th>"
 		      "status</th><th>agent (configurations)</th><th>device"
 		      "</th><th class=\"num\">attempts</th><th class=\"num\">"
 		      "pending</th><th class=\"num\">correct</th><th class="
@@ -104,10 +107,11 @@ char *report_index_html(const struct report_index_run *runs, int n)
 		fr[i].label = runs[i].meta->run_id;
 		fr[i].has_point = gm > 0 && isfinite(gm);
 		fr[i].v = gm;
-		fr[i].cls = "same";	/* a point, not a test */
+		fr[i].cls = "same"; /* a point, not a test */
 		fr[i].note = "no correct, timed attempt";
 	}
-	strbuf_addstr(&sb, "</table>\n<h2>Geometric-mean speedup per run</h2>"
+	strbuf_addstr(&sb,
+		      "</table>\n<h2>Geometric-mean speedup per run</h2>"
 		      "\n<p class=\"muted\">Over each run's correct, timed "
 		      "attempts (no interval: a run's tasks differ; `arena "
 		      "compare` gives one for two runs).</p>\n");

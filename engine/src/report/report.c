@@ -120,8 +120,9 @@ char *report_csv(const struct report_row *rows, int n)
 		strbuf_addch(&sb, ',');
 		csv_field(&sb, versus_name(row_versus(row)));
 		if (r)
-			strbuf_addf(&sb, ",%d,%" PRId64 ",%" PRId64 ",%" PRId64
-				    ",", r->agent_turns, r->agent_input_tokens,
+			strbuf_addf(&sb,
+				    ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",",
+				    r->agent_turns, r->agent_input_tokens,
 				    r->agent_cached_tokens,
 				    r->agent_output_tokens);
 		else
@@ -178,8 +179,8 @@ cJSON *report_costs_json(const struct report_costs *c)
 	jadd(o, "cached_input_tokens",
 	     cJSON_CreateNumber((double)c->cached_tokens));
 	jadd(o, "output_tokens", cJSON_CreateNumber((double)c->output_tokens));
-	jadd(o, "cost_usd", c->cost_known ? jnum(c->cost_usd)
-					  : cJSON_CreateNull());
+	jadd(o, "cost_usd",
+	     c->cost_known ? jnum(c->cost_usd) : cJSON_CreateNull());
 	jadd(o, "cost_known_attempts", cJSON_CreateNumber(c->cost_known));
 	jadd(o, "agent_seconds", jnum(c->agent_s));
 	jadd(o, "eval_seconds", jnum(c->eval_s));
@@ -272,8 +273,8 @@ static cJSON *cases_json(const struct task_result *r)
 		jadd(o, "id", jstr(c->id));
 		jadd(o, "correct", cJSON_CreateBool(c->correct));
 		jadd(o, "timed", cJSON_CreateBool(c->timed));
-		jadd(o, "speedup", c->timed ? jnum(c->speedup)
-					    : cJSON_CreateNull());
+		jadd(o, "speedup",
+		     c->timed ? jnum(c->speedup) : cJSON_CreateNull());
 		if (c->timed && c->ci_lo > 0 && c->ci_hi >= c->ci_lo &&
 		    isfinite(c->ci_hi)) {
 			cJSON *ci = cJSON_CreateArray();
@@ -285,10 +286,10 @@ static cJSON *cases_json(const struct task_result *r)
 		} else {
 			jadd(o, "speedup_ci", cJSON_CreateNull());
 		}
-		jadd(o, "base_ms", c->timed ? jnum(c->base_ms)
-					    : cJSON_CreateNull());
-		jadd(o, "cand_ms", c->timed ? jnum(c->cand_ms)
-					    : cJSON_CreateNull());
+		jadd(o, "base_ms",
+		     c->timed ? jnum(c->base_ms) : cJSON_CreateNull());
+		jadd(o, "cand_ms",
+		     c->timed ? jnum(c->cand_ms) : cJSON_CreateNull());
 		jadd(o, "pairs", cJSON_CreateNumber(c->pairs));
 		jadd(o, "blocks", cJSON_CreateNumber(c->blocks));
 		jadd(o, "correctness_only",
@@ -539,7 +540,8 @@ static void text_costs(struct strbuf *sb, const char *label,
 {
 	if (!c->attempts)
 		return;
-	strbuf_addf(sb, "  %-22s %" PRId64 " turns, %" PRId64 " input tokens "
+	strbuf_addf(sb,
+		    "  %-22s %" PRId64 " turns, %" PRId64 " input tokens "
 		    "(%" PRId64 " cached), %" PRId64 " output tokens, ",
 		    label, c->turns, c->input_tokens, c->cached_tokens,
 		    c->output_tokens);
@@ -661,10 +663,17 @@ static void text_task_line(struct strbuf *sb, const struct report_row *row,
 		strbuf_addf(sb, " [%.4f, %.4f]", r->speedup_ci_lo,
 			    r->speedup_ci_hi);
 	switch (row_versus(row)) {
-	case VS_FASTER: strbuf_addstr(sb, " faster beyond noise"); break;
-	case VS_SLOWER: strbuf_addstr(sb, " slower beyond noise"); break;
-	case VS_SAME: strbuf_addstr(sb, " within noise"); break;
-	default: break;
+	case VS_FASTER:
+		strbuf_addstr(sb, " faster beyond noise");
+		break;
+	case VS_SLOWER:
+		strbuf_addstr(sb, " slower beyond noise");
+		break;
+	case VS_SAME:
+		strbuf_addstr(sb, " within noise");
+		break;
+	default:
+		break;
 	}
 	if (r->held_out_evaluated)
 		strbuf_addstr(sb, r->held_out_correct ? " held-out ok"
@@ -672,8 +681,9 @@ static void text_task_line(struct strbuf *sb, const struct report_row *row,
 	/* What the agent spent, when it says anything. */
 	if (r->agent_turns > 0 || r->agent_input_tokens > 0 ||
 	    (r->agent_cost_known && r->agent_cost_usd > 0)) {
-		strbuf_addf(sb, " | agent %d turns, %" PRId64 "+%" PRId64
-			    " tokens", r->agent_turns, r->agent_input_tokens,
+		strbuf_addf(sb,
+			    " | agent %d turns, %" PRId64 "+%" PRId64 " tokens",
+			    r->agent_turns, r->agent_input_tokens,
 			    r->agent_output_tokens);
 		if (r->agent_cost_known)
 			strbuf_addf(sb, ", $%.4f", r->agent_cost_usd);
@@ -712,10 +722,11 @@ static void text_group_line(struct strbuf *sb, struct group *g,
 	group_speedup_stats(g, &st);
 	strbuf_addstr(sb, "  ");
 	text_add(sb, g->name);
-	strbuf_addf(sb, ": %d %s, compiled %d, correct %d, faster beyond "
-		    "noise %d, slower %d, avg score %.4f", g->total, noun,
-		    g->compiled, g->correct, g->significant, g->slower,
-		    g->total ? g->total_score / g->total : 0.0);
+	strbuf_addf(sb,
+		    ": %d %s, compiled %d, correct %d, faster beyond "
+		    "noise %d, slower %d, avg score %.4f",
+		    g->total, noun, g->compiled, g->correct, g->significant,
+		    g->slower, g->total ? g->total_score / g->total : 0.0);
 	if (g->nspeedups)
 		strbuf_addf(sb, ", geomean %.4fx", st.geomean);
 	strbuf_addch(sb, '\n');

@@ -73,7 +73,7 @@ static void card_open(struct strbuf *sb)
 static void card_close(struct strbuf *sb, const char *what)
 {
 	strbuf_addstr(sb, "</span><span class=\"k\">");
-	strbuf_addstr(sb, what);	/* this file's text */
+	strbuf_addstr(sb, what); /* this file's text */
 	strbuf_addstr(sb, "</span></div>\n");
 }
 
@@ -97,8 +97,7 @@ static void add_cards(struct strbuf *sb, struct group *g, const char *base)
 	strbuf_addstr(sb, ")</small>");
 	card_close(sb, "correct");
 	card_open(sb);
-	html_int(sb, jp(&p, base, "significant_speedup_count"),
-		 g->significant);
+	html_int(sb, jp(&p, base, "significant_speedup_count"), g->significant);
 	card_close(sb, "faster beyond noise");
 	card_open(sb);
 	html_int(sb, jp(&p, base, "slower_beyond_noise_count"), g->slower);
@@ -125,8 +124,8 @@ static void add_cards(struct strbuf *sb, struct group *g, const char *base)
 		strbuf_addstr(&cp, base);
 		jptr_add(&cp, "costs");
 		jptr_add(&cp, "cost_usd");
-		html_usd(sb, strbuf_str(&cp), g->costs.cost_known
-					      ? g->costs.cost_usd : NAN);
+		html_usd(sb, strbuf_str(&cp),
+			 g->costs.cost_known ? g->costs.cost_usd : NAN);
 		strbuf_release(&cp);
 	}
 	card_close(sb, g->costs.cost_known < g->costs.attempts
@@ -147,8 +146,8 @@ static void add_mix(struct strbuf *sb, struct group *g, const char *base,
 	struct segment seg[RS_INFRA_ERROR + 2];
 	char *ptrs[RS_INFRA_ERROR + 2];
 	static const enum result_status order[] = {
-		RS_OK, RS_INCORRECT, RS_COMPILE_ERROR, RS_RUNTIME_ERROR,
-		RS_TIMEOUT, RS_REJECTED, RS_INFRA_ERROR, RS_NOT_EVALUATED,
+		RS_OK,	    RS_INCORRECT, RS_COMPILE_ERROR, RS_RUNTIME_ERROR,
+		RS_TIMEOUT, RS_REJECTED,  RS_INFRA_ERROR,   RS_NOT_EVALUATED,
 	};
 	int n = 0;
 
@@ -189,10 +188,14 @@ static void add_mix(struct strbuf *sb, struct group *g, const char *base,
 static const char *versus_cls(enum versus v)
 {
 	switch (v) {
-	case VS_FASTER: return "faster";
-	case VS_SLOWER: return "slower";
-	case VS_SAME: return "same";
-	default: return "none";
+	case VS_FASTER:
+		return "faster";
+	case VS_SLOWER:
+		return "slower";
+	case VS_SAME:
+		return "same";
+	default:
+		return "none";
 	}
 }
 
@@ -222,12 +225,13 @@ static void add_speedups(struct strbuf *sb, const struct report_row *rows,
 		fr[i].band = r->noise_floor;
 		if (!fr[i].has_point) {
 			int held;
-			notes[i] = !row_correct(&rows[i])
-				? xstrdup(result_status_name(r->status))
+			notes[i] =
+				!row_correct(&rows[i])
+					? xstrdup(result_status_name(r->status))
 				: report_correctness_only(r, NULL, &held) > 0
-				? xstrdup("correct, correctness only (below "
-					  "the timing floor)")
-				: xstrdup("correct, not timed");
+					? xstrdup("correct, correctness only (below "
+						  "the timing floor)")
+					: xstrdup("correct, not timed");
 			fr[i].note = notes[i];
 			continue;
 		}
@@ -240,7 +244,8 @@ static void add_speedups(struct strbuf *sb, const struct report_row *rows,
 		ptrs[i] = xasprintf("/tasks/%d/speedup", i);
 		fr[i].ptr = ptrs[i];
 	}
-	strbuf_addstr(sb, "<h2>Speedup over the baseline</h2>\n<p class="
+	strbuf_addstr(sb,
+		      "<h2>Speedup over the baseline</h2>\n<p class="
 		      "\"muted\">Each attempt's speedup (baseline time / "
 		      "candidate time; geometric mean over its cases) with "
 		      "its 95% interval.  Green: faster beyond the noise (the "
@@ -323,7 +328,8 @@ static void add_costs(struct strbuf *sb, struct group *all,
 	struct speedup_stats st;
 	struct strbuf p = STRBUF_INIT;
 
-	strbuf_addstr(sb, "<h2>What the agents spent</h2>\n<p class=\"muted\">"
+	strbuf_addstr(sb,
+		      "<h2>What the agents spent</h2>\n<p class=\"muted\">"
 		      "Turns, tokens and cost as the agent CLIs report them "
 		      "(a cost is shown only where the CLI reported one or "
 		      "prices were configured); agent time is wall time of "
@@ -332,7 +338,7 @@ static void add_costs(struct strbuf *sb, struct group *all,
 		      "\"num\">attempts</th>");
 	strbuf_addstr(sb, COST_HEAD);
 	strbuf_addstr(sb, "<th class=\"num\">correct</th><th class=\"num\">"
-		      "geomean speedup</th></tr>\n");
+			  "geomean speedup</th></tr>\n");
 	for (int k = 0; k < vs->nvar; k++) {
 		struct group *g = &vs->var[k];
 
@@ -383,9 +389,9 @@ static void add_costs(struct strbuf *sb, struct group *all,
 		for (int k = 0; k < vs->nvar; k++)
 			b[k].v = vs->var[k].costs.agent_s;
 		strbuf_addstr(sb, "<h3>Agent time by agent configuration</h3>"
-			      "\n");
-		hbar_chart(sb, "agent time by agent configuration", b,
-			   vs->nvar, " s", 1);
+				  "\n");
+		hbar_chart(sb, "agent time by agent configuration", b, vs->nvar,
+			   " s", 1);
 		free(b);
 	}
 	strbuf_release(&p);
@@ -400,7 +406,8 @@ static void add_case_detail(struct strbuf *sb, const struct task_result *r,
 	char **ptrs = xcalloc((size_t)r->ncases + 1, sizeof(*ptrs));
 	int n = 0;
 
-	strbuf_addstr(sb, "<table>\n<tr><th>case</th><th>correct</th><th "
+	strbuf_addstr(sb,
+		      "<table>\n<tr><th>case</th><th>correct</th><th "
 		      "class=\"num\">speedup</th><th class=\"num\">95% "
 		      "interval</th><th class=\"num\">baseline ms</th><th "
 		      "class=\"num\">candidate ms</th><th class=\"num\">pairs"
@@ -411,7 +418,7 @@ static void add_case_detail(struct strbuf *sb, const struct task_result *r,
 		char *pre;
 
 		if (c->held_out)
-			continue;	/* never shown (report.c says why) */
+			continue; /* never shown (report.c says why) */
 		pre = xasprintf("/tasks/%d/cases/%d", row, n);
 		strbuf_addstr(sb, "<tr><td>");
 		html_escape(sb, c->id);
@@ -422,17 +429,17 @@ static void add_case_detail(struct strbuf *sb, const struct task_result *r,
 		char *pc = xasprintf("%s/cand_ms", pre);
 		char *pp = xasprintf("%s/pairs", pre);
 		char *pk = xasprintf("%s/blocks", pre);
-		html_fixed(sb, c->timed ? ps : NULL, c->timed ? c->speedup : NAN,
-			   4, "&#215;");
+		html_fixed(sb, c->timed ? ps : NULL,
+			   c->timed ? c->speedup : NAN, 4, "&#215;");
 		strbuf_addstr(sb, "</td><td class=\"num\">");
 		if (c->timed && c->ci_lo > 0 && c->ci_hi >= c->ci_lo)
 			strbuf_addf(sb, "[%.4f, %.4f]", c->ci_lo, c->ci_hi);
 		strbuf_addstr(sb, "</td><td class=\"num\">");
-		html_fixed(sb, c->timed ? pb : NULL, c->timed ? c->base_ms : NAN,
-			   4, NULL);
+		html_fixed(sb, c->timed ? pb : NULL,
+			   c->timed ? c->base_ms : NAN, 4, NULL);
 		strbuf_addstr(sb, "</td><td class=\"num\">");
-		html_fixed(sb, c->timed ? pc : NULL, c->timed ? c->cand_ms : NAN,
-			   4, NULL);
+		html_fixed(sb, c->timed ? pc : NULL,
+			   c->timed ? c->cand_ms : NAN, 4, NULL);
 		strbuf_addstr(sb, "</td><td class=\"num\">");
 		html_int(sb, pp, c->pairs);
 		strbuf_addstr(sb, "</td><td class=\"num\">");
@@ -447,7 +454,7 @@ static void add_case_detail(struct strbuf *sb, const struct task_result *r,
 			html_escape(sb, c->timing_note);
 		else if (c->correctness_only)
 			strbuf_addstr(sb, "correctness only: below the timing "
-				      "floor");
+					  "floor");
 		strbuf_addstr(sb, "</td></tr>\n");
 		fr[n].label = c->id;
 		fr[n].has_point = c->timed && c->speedup > 0;
@@ -461,7 +468,7 @@ static void add_case_detail(struct strbuf *sb, const struct task_result *r,
 		else if (fr[n].has_point && c->ci_hi > 0 &&
 			 c->ci_hi < 1 - r->noise_floor)
 			fr[n].cls = "slower";
-		fr[n].note = !c->correct	      ? "not correct"
+		fr[n].note = !c->correct	   ? "not correct"
 			     : c->correctness_only ? "correctness only"
 						   : "not timed";
 		ptrs[n] = ps;
@@ -475,8 +482,10 @@ static void add_case_detail(struct strbuf *sb, const struct task_result *r,
 	}
 	strbuf_addstr(sb, "</table>\n");
 	if (n > 0)
-		forest_chart(sb, "per-case speedups", fr, n, "speedup of the "
-			     "case", NAN, NAN, NAN);
+		forest_chart(sb, "per-case speedups", fr, n,
+			     "speedup of the "
+			     "case",
+			     NAN, NAN, NAN);
 	for (int i = 0; i < n; i++)
 		free(ptrs[i]);
 	free(ptrs);
@@ -501,8 +510,10 @@ static void add_attempt_row(struct strbuf *sb, const struct report_row *row,
 	}
 	strbuf_addf(sb, "<td class=\"num\">%d</td>", row->attempt);
 	if (!r) {
-		strbuf_addf(sb, "<td colspan=\"%d\" class=\"muted\">pending"
-			    "</td></tr>\n", cols - (variants ? 3 : 2));
+		strbuf_addf(sb,
+			    "<td colspan=\"%d\" class=\"muted\">pending"
+			    "</td></tr>\n",
+			    cols - (variants ? 3 : 2));
 		free(pre);
 		strbuf_release(&p.sb);
 		return;
@@ -520,9 +531,11 @@ static void add_attempt_row(struct strbuf *sb, const struct report_row *row,
 			    r->speedup_ci_hi);
 	enum versus vs = row_versus(row);
 	strbuf_addf(sb, "</td><td class=\"%s\">%s</td><td class=\"num\">",
-		    versus_cls(vs), vs == VS_FASTER ? "faster"
-				    : vs == VS_SLOWER ? "slower"
-				    : vs == VS_SAME ? "within noise" : "");
+		    versus_cls(vs),
+		    vs == VS_FASTER   ? "faster"
+		    : vs == VS_SLOWER ? "slower"
+		    : vs == VS_SAME   ? "within noise"
+				      : "");
 	html_fixed(sb, jp(&p, pre, "score"), r->score, 2, NULL);
 	strbuf_addstr(sb, "</td><td class=\"num\">");
 	html_fixed(sb, jp(&p, pre, "reward"), r->reward, 4, NULL);
@@ -575,7 +588,8 @@ static void add_attempt_row(struct strbuf *sb, const struct report_row *row,
 	struct strbuf ids = STRBUF_INIT;
 	int held, vis = report_correctness_only(r, &ids, &held);
 	if (vis || held) {
-		strbuf_addstr(sb, "<div class=\"muted\">correctness only "
+		strbuf_addstr(sb,
+			      "<div class=\"muted\">correctness only "
 			      "(below the timing floor, not in the speedup): ");
 		if (vis)
 			html_escape(sb, strbuf_str(&ids));
@@ -597,14 +611,16 @@ static void add_attempt_row(struct strbuf *sb, const struct report_row *row,
 static void add_attempts(struct strbuf *sb, const struct report_row *rows,
 			 int n, bool variants)
 {
-	strbuf_addstr(sb, "<h2>Every attempt</h2>\n<p class=\"muted\">Open "
+	strbuf_addstr(sb,
+		      "<h2>Every attempt</h2>\n<p class=\"muted\">Open "
 		      "a row's cases for the per-case speedups, times and "
 		      "errors (visible cases only); under a row that did not "
 		      "pass, why.</p>\n<table class=\"attempts\">\n<tr><th>"
 		      "task</th>");
 	if (variants)
 		strbuf_addstr(sb, "<th>configuration</th>");
-	strbuf_addstr(sb, "<th class=\"num\">attempt</th><th>status</th><th>"
+	strbuf_addstr(sb,
+		      "<th class=\"num\">attempt</th><th>status</th><th>"
 		      "compiled</th><th>correct</th><th class=\"num\">speedup"
 		      "</th><th class=\"num\">95% interval</th><th>vs "
 		      "baseline</th><th class=\"num\">score</th><th class="
@@ -627,7 +643,7 @@ static void add_ab(struct strbuf *sb, const struct report_meta *m,
 	report_ab_build(&ab, rows, n, m->run_id);
 	if (ab.ncmp > 0)
 		strbuf_addstr(sb, "<h2>A/B comparison of the agent "
-			      "configurations</h2>\n");
+				  "configurations</h2>\n");
 	for (int k = 0; k < ab.ncmp; k++) {
 		char *ptr = xasprintf("/ab/%d", k);
 
@@ -658,7 +674,8 @@ char *report_html(const struct report_meta *m, const struct report_row *rows,
 	add_header(&sb, m, &vs);
 	add_cards(&sb, &gr.all, "/overall");
 	if (gr.all.pending)
-		strbuf_addf(&sb, "<p class=\"muted\">%d attempt(s) pending: "
+		strbuf_addf(&sb,
+			    "<p class=\"muted\">%d attempt(s) pending: "
 			    "rates count them as not passed.</p>\n",
 			    gr.all.pending);
 	add_ab(&sb, m, rows, n);
@@ -675,7 +692,8 @@ char *report_html(const struct report_meta *m, const struct report_row *rows,
 	add_speedups(&sb, rows, n, &gr.all);
 	add_costs(&sb, &gr.all, &vs);
 	add_attempts(&sb, rows, n, vs.nvar > 0);
-	strbuf_addstr(&sb, "<footer>Speedup = baseline time / candidate time: "
+	strbuf_addstr(&sb,
+		      "<footer>Speedup = baseline time / candidate time: "
 		      "per case the geometric mean over blocks (fresh runner "
 		      "processes) of the median paired ratio, the geometric "
 		      "mean over cases; intervals are 95% t-intervals over the "

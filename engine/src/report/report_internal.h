@@ -14,10 +14,10 @@
 struct group {
 	char *name;		/* family, or NULL for the whole run */
 	int total, evaluated, pending, compiled, correct, rejected;
-	int gt1, significant, slower, within;	/* faster beyond noise,
+	int gt1, significant, slower, within; /* faster beyond noise,
 						 * slower beyond it, neither */
 	struct report_costs costs;
-	int verdicts[RS_INFRA_ERROR + 1];	/* rows by result status */
+	int verdicts[RS_INFRA_ERROR + 1]; /* rows by result status */
 	double total_score;
 	double reward_sum;
 	int reward_n;
@@ -60,7 +60,7 @@ double rate(int count, int total);
  * 1 - noise_floor (slower), or neither (same). */
 enum versus { VS_NONE = 0, VS_FASTER, VS_SLOWER, VS_SAME };
 enum versus row_versus(const struct report_row *row);
-const char *versus_name(enum versus v);	/* "faster", ...; NULL: none */
+const char *versus_name(enum versus v); /* "faster", ...; NULL: none */
 bool row_compiled(const struct report_row *row);
 bool row_correct(const struct report_row *row);
 bool row_has_ci(const struct task_result *r);

@@ -72,10 +72,14 @@ enum versus row_versus(const struct report_row *row)
 const char *versus_name(enum versus v)
 {
 	switch (v) {
-	case VS_FASTER: return "faster";
-	case VS_SLOWER: return "slower";
-	case VS_SAME: return "same";
-	default: return NULL;
+	case VS_FASTER:
+		return "faster";
+	case VS_SLOWER:
+		return "slower";
+	case VS_SAME:
+		return "same";
+	default:
+		return NULL;
 	}
 }
 
@@ -196,11 +200,11 @@ void report_costs_add(struct report_costs *c, const struct task_result *r)
 	c->attempts++;
 	c->turns += r->agent_turns > 0 ? r->agent_turns : 0;
 	c->input_tokens += r->agent_input_tokens > 0 ? r->agent_input_tokens
-						      : 0;
-	c->cached_tokens += r->agent_cached_tokens > 0
-				    ? r->agent_cached_tokens : 0;
-	c->output_tokens += r->agent_output_tokens > 0
-				    ? r->agent_output_tokens : 0;
+						     : 0;
+	c->cached_tokens += r->agent_cached_tokens > 0 ? r->agent_cached_tokens
+						       : 0;
+	c->output_tokens += r->agent_output_tokens > 0 ? r->agent_output_tokens
+						       : 0;
 	if (r->agent_cost_known) {
 		c->cost_usd += finite_or_0(r->agent_cost_usd);
 		c->cost_known++;

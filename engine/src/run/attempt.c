@@ -232,11 +232,19 @@ int attempt_run_agent(struct attempt_ctx *c,
 	uint64_t seed = 0;
 	bool has_seed = attempt_seed(c, &seed);
 	struct eval_target tg = {
-		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
-		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
-		.has_gpu = c->has_gpu, .gpu = c->gpu,
-		.has_seed = has_seed, .seed = seed,
-		.obs = obs, .run_id = c->run_id, .task_id = c->a->task_id,
+		.e = c->e,
+		.task = c->task,
+		.candidate_dir = c->workspace,
+		.baseline_dir = c->baseline,
+		.log_dir = c->logs,
+		.cfg = c->cfg,
+		.has_gpu = c->has_gpu,
+		.gpu = c->gpu,
+		.has_seed = has_seed,
+		.seed = seed,
+		.obs = obs,
+		.run_id = c->run_id,
+		.task_id = c->a->task_id,
 		.attempt = c->a->attempt,
 	};
 	l.task = c->task;
@@ -306,11 +314,19 @@ int attempt_evaluate(struct attempt_ctx *c,
 	uint64_t seed = 0;
 	bool has_seed = attempt_seed(c, &seed);
 	struct eval_target tg = {
-		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
-		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
-		.has_gpu = c->has_gpu, .gpu = c->gpu,
-		.has_seed = has_seed, .seed = seed,
-		.obs = obs, .run_id = c->run_id, .task_id = c->a->task_id,
+		.e = c->e,
+		.task = c->task,
+		.candidate_dir = c->workspace,
+		.baseline_dir = c->baseline,
+		.log_dir = c->logs,
+		.cfg = c->cfg,
+		.has_gpu = c->has_gpu,
+		.gpu = c->gpu,
+		.has_seed = has_seed,
+		.seed = seed,
+		.obs = obs,
+		.run_id = c->run_id,
+		.task_id = c->a->task_id,
 		.attempt = c->a->attempt,
 	};
 	char *yaml, *path, *json;
@@ -346,15 +362,16 @@ int attempt_evaluate(struct attempt_ctx *c,
 	 * why it failed, when it did, or why nothing was timed (every case
 	 * below the timing floor: correctness only). */
 	const char *why = res->correctness_error_message
-		? res->correctness_error_message
-		: res->compilation_error_message ? "compile error"
-		: res->speedup_ratio <= 0 ? res->speedup_calculation_error_message
-					  : NULL;
+				  ? res->correctness_error_message
+			  : res->compilation_error_message ? "compile error"
+			  : res->speedup_ratio <= 0
+				  ? res->speedup_calculation_error_message
+				  : NULL;
 	eng_emit(c->e, obs, c->run_id, c->a->task_id, "eval_end",
 		 "%s: score %.2f, speedup %.3f [%.3f, %.3f]%s%s",
-		 result_status_name(res->status), res->score, res->speedup_ratio,
-		 res->speedup_ci_lo, res->speedup_ci_hi, why ? "; " : "",
-		 why ? why : "");
+		 result_status_name(res->status), res->score,
+		 res->speedup_ratio, res->speedup_ci_lo, res->speedup_ci_hi,
+		 why ? "; " : "", why ? why : "");
 	return rc;
 }
 

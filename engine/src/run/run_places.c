@@ -47,7 +47,8 @@ static char *place_label(const struct runconfig *cfg)
 {
 	char *s = xasprintf("%s_%s",
 			    cfg->target_gpu_model ? cfg->target_gpu_model
-			    : cfg->device ? cfg->device : "auto",
+			    : cfg->device	  ? cfg->device
+						  : "auto",
 			    cfg->agent.template_name);
 
 	for (char *p = s; *p; p++)
@@ -59,8 +60,8 @@ static char *place_label(const struct runconfig *cfg)
 int eng_places_create(struct engine *e, const struct runconfig *cfg,
 		      const char *run_id, struct errbuf *err)
 {
-	char *label = place_label(cfg), *run_dir = store_run_dir(e->store,
-								  run_id);
+	char *label = place_label(cfg),
+	     *run_dir = store_run_dir(e->store, run_id);
 	const char *stamp = !strncmp(run_id, "run_", 4) ? run_id + 4 : run_id;
 	int rc = 0;
 
@@ -87,10 +88,11 @@ int eng_places_create(struct engine *e, const struct runconfig *cfg,
 
 		rc = mkdir_p(dir, err);
 		if (!rc && symlink(target, link) != 0 && errno != EEXIST)
-			rc = errf_code(err, errno, "workspace_directory_prefix: "
+			rc = errf_code(err, errno,
+				       "workspace_directory_prefix: "
 				       "cannot link %s to the run's workspaces "
-				       "(%s): %s", link, target,
-				       strerror(errno));
+				       "(%s): %s",
+				       link, target, strerror(errno));
 		else if (rc)
 			errbuf_prefix(err, "workspace_directory_prefix '%s'",
 				      cfg->workspace_directory_prefix);
