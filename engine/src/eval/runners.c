@@ -654,10 +654,11 @@ void ev_stage_free(void **stage)
 
 /* Takes <lock_dir>/<device>.lock (flock, blocking) in mode (LOCK_SH or
  * LOCK_EX), opening it on first use and keeping it in x->lockfd until
- * ctx_release.  Host: only timing takes it (exclusively).  GPU: every
- * phase that runs anything on the device holds it shared, timing holds
- * it exclusively, so no correctness run of another evaluation shares the
- * device with a measurement.  A GPU's lock is named by its PCI address:
+ * ctx_release.  Host: only timing takes it (exclusively).  GPU: starting
+ * runners before the builds holds it shared (a context being created is
+ * no measurement), correctness and timing hold it exclusively: both are
+ * made of keeper-bracketed samples whose probes must find the device
+ * idle, so no other evaluation may run on the device meanwhile.  A GPU's lock is named by its PCI address:
  * cuda:0 in two processes with different CUDA_VISIBLE_DEVICES are
  * different devices.  flock's conversion from shared to exclusive is not
  * atomic (it releases first), which is what keeps two evaluations that
