@@ -316,3 +316,65 @@ install-gpu: $(filter-out $(B)/tests/%,$(GPU_RUNNERS))
 test-gpu: all
 	@B=$(B) tests/gpu/run.sh
 # --- GPU runners (end) ---
+
+# --- Python runner (begin) ---
+# The Python runner (engine/runner/python/, docs/python.md) is a Python
+# program that embeds the C runners, built as libraries (runner_embed.h),
+# so that Python kernels are served by the same protocol and sandbox code:
+#   $(B)/arena-python/                     the runner's Python files
+#   $(B)/arena-python/libarena-pyrunner-host.so   arena_runner.c
+#   $(B)/arena-python/libarena-pyrunner-cuda.so   arena_runner_gpu.cpp (nvcc)
+#   $(B)/tests/libarena-pyrunner-fakegpu.so       the same on the emulation
+PY_DIR     := $(B)/arena-python
+PY_SRCS    := $(wildcard engine/runner/python/*.py)
+PY_FILES   := $(PY_SRCS:engine/runner/python/%=$(PY_DIR)/%)
+PY_PIC     := $(B)/engine/runner/pic/runner_io.o $(B)/engine/runner/pic/runner_sandbox.o
+PY_LIBS    := $(PY_DIR)/libarena-pyrunner-host.so $(B)/tests/libarena-pyrunner-fakegpu.so
+ifeq ($(SANITIZE),)
+ifneq ($(NVCC),)
+PY_LIBS    += $(PY_DIR)/libarena-pyrunner-cuda.so
+endif
+endif
+
+.PHONY: python-runner
+all: $(PY_FILES) $(PY_LIBS)
+python-runner: $(PY_FILES) $(PY_LIBS)
+
+$(PY_DIR)/%.py: engine/runner/python/%.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(B)/engine/runner/pic/%.o: engine/runner/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+
+# No sanitizer in the libraries: they are loaded into a python3 that was
+# not built with one.
+$(PY_DIR)/libarena-pyrunner-host.so: engine/runner/arena_runner.c $(PY_PIC) \
+		engine/runner/runner_embed.h
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(SANITIZE) -MMD -MP,$(ALL_CFLAGS)) -fPIC \
+		-DARENA_RUNNER_EMBED -shared -o $@ engine/runner/arena_runner.c \
+		$(PY_PIC) -ldl
+
+$(B)/tests/libarena-pyrunner-fakegpu.so: $(GPU_DEPS) $(PY_PIC) engine/runner/runner_embed.h
+	@mkdir -p $(dir $@)
+	$(CXX) -x c++ -std=c++17 -O2 -DARENA_GPU_FAKE -DARENA_RUNNER_EMBED -fPIC \
+		$(GPU_INC) -Wall -Wextra -Wno-unused-parameter $(WERROR) -shared \
+		-o $@ $(GPU_SRC) -x none $(PY_PIC) -ldl
+
+$(PY_DIR)/libarena-pyrunner-cuda.so: $(GPU_DEPS) $(PY_PIC) engine/runner/runner_embed.h
+	@mkdir -p $(B)/engine/runner/gpu $(dir $@)
+	$(NVCC) -x cu -std=c++17 -O2 $(NVCC_GENCODE) $(GPU_INC) -DARENA_RUNNER_EMBED \
+		-Xcompiler -fPIC,$(GPU_HOSTW) -c $(GPU_SRC) \
+		-o $(B)/engine/runner/gpu/pyrunner_cuda.o
+	$(NVCC) $(NVCC_GENCODE) -shared -o $@ $(B)/engine/runner/gpu/pyrunner_cuda.o \
+		$(PY_PIC) -ldl
+
+-include $(PY_PIC:.o=.d)
+
+install: install-python
+install-python: $(PY_FILES) $(filter-out $(B)/tests/%,$(PY_LIBS))
+	install -d $(DESTDIR)$(PREFIX)/lib/arena-python
+	install -m 644 $^ $(DESTDIR)$(PREFIX)/lib/arena-python/
+# --- Python runner (end) ---

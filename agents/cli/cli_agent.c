@@ -161,7 +161,7 @@ static void add_part(struct strbuf *sb, const char *text)
 
 static void device_facts(struct strbuf *sb, const struct task *t)
 {
-	if (t->language == LANG_C) {
+	if (t->language == LANG_C || t->language == LANG_PYTHON) {
 		char *info = NULL, *model = NULL;
 		if (file_read_all("/proc/cpuinfo", 1 << 20, &info, NULL,
 				  NULL) == 0) {

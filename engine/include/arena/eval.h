@@ -39,7 +39,7 @@ struct eval_request {
 	const char *baseline_dir;	/* frozen baseline copy; NULL = the
 					 * task directory */
 	const char *cache_dir;		/* artifacts and scratch builds */
-	const char *lock_dir;		/* per-device timing locks */
+	const char *lock_dir; /* device locks; NULL: paths_lock_dir() */
 	const char *log_dir;		/* runner logs, compiler output; NULL =
 					 * scratch */
 	const char *device;		/* "host", "cuda:N" or "hip:N" */
@@ -49,6 +49,11 @@ struct eval_request {
 	bool include_held_out;		/* final evaluations: true */
 	bool skip_timing;		/* correctness only */
 	bool quick;			/* search mode: one block, small budget */
+	/* A/A: the candidate is the task's own baseline (trusted code), so
+	 * the static check of Python candidates, a rule on agents' code, is
+	 * not applied (docs/python.md); it still runs in a candidate runner
+	 * like any candidate. */
+	bool candidate_is_baseline;
 	/* An A/A run for interval coverage (`arena eval --aa --timing-only`,
 	 * the candidate being the task's own baseline): no correctness
 	 * trials and no reference checks of timed samples, which only cost

@@ -24,8 +24,19 @@
 #define TASK_MAX_TUNABLES 8
 #define TASK_MAX_TUNABLE_VALUES 16
 #define TASK_CONFIG_MAX_BYTES (256 * 1024)
+#define TASK_MAX_DTYPES 16 /* > the largest arena_dtype */
+#define TASK_MAX_ALLOWED_CALLS 64
 
-enum task_language { LANG_C = 1, LANG_HIP, LANG_CUDA };
+/* c, hip, cuda: compiled to a shared object (arena_launch).  python: a
+ * PyTorch module run on the host (CPU tensors); triton: a Triton/PyTorch
+ * module run on a GPU (docs/python.md). */
+enum task_language {
+	LANG_C = 1,
+	LANG_HIP,
+	LANG_CUDA,
+	LANG_PYTHON,
+	LANG_TRITON
+};
 enum task_state { TASK_IMPLEMENTED = 1, TASK_UNIMPLEMENTED };
 enum arg_io { IO_IN = 1, IO_OUT, IO_INOUT };
 
@@ -80,6 +91,10 @@ struct task {
 	struct strvec baseline_files;
 	char *reference_file;	/* relative path */
 	enum task_language reference_language;
+	char *reference_entry;	/* reference.entry, else the task's entry
+				 * when the reference is of the same kind
+				 * (compiled or Python), else that kind's
+				 * default (arena_launch, launch) */
 	char *readme;		/* relative path or NULL */
 	struct strvec compile_flags;	/* extra flags for every build */
 
@@ -93,6 +108,16 @@ struct task {
 	struct task_case cases[TASK_MAX_CASES];
 
 	double atol, rtol;
+	/* tolerance: {<dtype>: {atol, rtol}}: an output of that dtype is
+	 * compared with these instead (task_tolerance). */
+	bool dtype_tol_set[TASK_MAX_DTYPES];
+	double dtype_atol[TASK_MAX_DTYPES], dtype_rtol[TASK_MAX_DTYPES];
+	/* Python tasks (docs/python.md): the candidate may call no library
+	 * kernel - no torch function or tensor method beyond allocation and
+	 * views - except those in allowed_calls ("torch.matmul",
+	 * "Tensor.sum"); checked statically before anything runs. */
+	bool forbid_library_calls;
+	struct strvec allowed_calls;
 	char *cost_bytes;	/* expressions or NULL */
 	char *cost_flops;
 	char *cost_class; /* cost.compute_class: "fp32", "tf32", "bf16",
@@ -138,6 +163,12 @@ const char *dtype_name(arena_dtype d);
 int dtype_parse(const char *s, arena_dtype *out);
 bool dtype_is_float(arena_dtype d);
 const char *language_name(enum task_language l);
+/* Python and Triton kernels are modules loaded by the Python runner;
+ * the other languages compile to shared objects. */
+bool language_is_python(enum task_language l);
+/* The tolerance an output of dtype d is compared with. */
+void task_tolerance(const struct task *t, arena_dtype d, double *atol,
+		    double *rtol);
 
 /* TASK.md for t (caller frees): objective, editable files, signature,
  * visible cases, tolerance, how it is judged, how to evaluate, rules, and

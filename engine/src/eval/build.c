@@ -63,6 +63,13 @@ static void build_prepare(struct eval_ctx *x, enum role role,
 		.cache_dir = x->req->cache_dir,
 		.timeout_s = x->req->timing.compile_timeout_s,
 		.log_path = j->log,
+		/* A Python candidate is parsed (and held to the task's rule
+		 * on library calls) before anything of it runs. */
+		.check = role == ROLE_CAND && language_is_python(lang) &&
+			 !x->req->candidate_is_baseline,
+		.forbid_library_calls = x->t->forbid_library_calls,
+		.allowed_calls = &x->t->allowed_calls,
+		.entry = x->t->entry,
 	};
 }
 

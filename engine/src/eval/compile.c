@@ -285,6 +285,9 @@ char *compile_tool_id(enum task_language lang, enum dev_kind kind)
 {
 	if (lang == LANG_C)
 		return compile_compiler_id();
+	if (language_is_python(lang))
+		return xasprintf("%s (no compiler: a Python bundle)",
+				 paths_python());
 	const struct tool *t = tool_for(lang, kind);
 	if (!t->path)
 		return NULL;
@@ -301,6 +304,9 @@ bool compile_source_ok(enum task_language lang, const char *path)
 	case LANG_HIP:
 		return str_ends_with(path, ".hip") ||
 		       str_ends_with(path, ".cpp") || str_ends_with(path, ".cc");
+	case LANG_PYTHON:
+	case LANG_TRITON:
+		return str_ends_with(path, ".py");
 	}
 	return false;
 }
@@ -441,6 +447,10 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if (language_is_python(s->lang)) {
+		free(kh_path);
+		return pybuild(s, out, err);
+	}
 	rc = file_read_all(kh_path, SOURCES_MAX_BYTES, &kh, &khlen, err);
 	if (rc) {
 		errbuf_prefix(err, "the kernel ABI header (set "

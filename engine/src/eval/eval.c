@@ -588,7 +588,9 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 	}
 	hash_snapshot(&cand_src, res);
 
-	/* 2. Builds. */
+	/* 2. Builds.  The Python runner's zygote imports torch meanwhile. */
+	if (ev_role_python(&x, ROLE_REF) || ev_role_python(&x, ROLE_CAND))
+		pyzygote_prestart_async();
 	ev_trace_mark(&x, "building");
 	if ((rc = ev_build_all(&x, &cand_src)) != 0 || x.decided)
 		goto done;

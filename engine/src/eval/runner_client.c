@@ -270,6 +270,11 @@ static void runner_env(struct strvec *env, bool gpu)
 		strvec_pushf(env, "UBSAN_OPTIONS=%s", ubsan);
 }
 
+void runner_env_for(struct strvec *env, bool gpu)
+{
+	runner_env(env, gpu);
+}
+
 static int move_high(int fd)
 {
 	return fd < 0 ? -1 : fcntl(fd, F_DUPFD, 10);
@@ -417,15 +422,39 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 	if (kfd < 0)
 		goto sys_fail;
 
-	char *argv[] = { (char *)s->runner_path,
-			 r->deferred ? (char *)"-" : (char *)RP_KERNEL_PATH,
-			 (char *)s->entry, (char *)s->device_arg, NULL };
+	struct strvec args = STRVEC_INIT;
+	strvec_push(&args, s->runner_path);
+	for (size_t i = 0; s->pre_args && s->pre_args[i]; i++)
+		strvec_push(&args, s->pre_args[i]);
+	strvec_push(&args, r->deferred ? "-" : RP_KERNEL_PATH);
+	strvec_push(&args, s->entry);
+	if (s->device_arg)
+		strvec_push(&args, s->device_arg);
+	char **argv = args.v;
 	runner_env(&env, s->gpu);
 	pid_t parent = getpid();
-	pid_t pid = fork();
+	pid_t pid = -1;
+	if (s->zygote) {
+		/* A copy of the Python runner's zygote, made this process's
+		 * child (pyzygote.c); if there is none, fork as usual. */
+		int fds[5] = { sv[1], memfd, kfd, devnull,
+			       s->log_fd >= 0 ? s->log_fd : devnull };
+		char zwhy[400];
+		pid = pyzygote_spawn(argv + s->zygote_skip, env.v, fds,
+				     s->gpu ? 7200 : 600, s->as_limit, zwhy,
+				     sizeof(zwhy));
+		if (pid < 0 && s->log_fd >= 0)
+			dprintf(s->log_fd,
+				"arena: %s; the runner is started "
+				"without it\n",
+				zwhy);
+	}
+	if (pid < 0)
+		pid = fork();
 	if (pid < 0) {
 		snprintf(r->why, sizeof(r->why), "could not fork: %s",
 			 strerror(errno));
+		strvec_release(&args);
 		goto sys_fail;
 	}
 	if (pid == 0)
@@ -448,6 +477,7 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 	close(kfd);
 	close(devnull);
 	strvec_release(&env);
+	strvec_release(&args);
 	return RUNNER_OK;
 
 sys_fail:

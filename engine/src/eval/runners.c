@@ -19,6 +19,8 @@
  */
 #include "evaluation.h"
 
+#include "arena/paths.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -27,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void ev_ctx_forget(struct eval_ctx *x, struct runner *r)
@@ -139,17 +142,24 @@ struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,
 	enum runner_fail f;
 	char devarg[16];
 	bool gpu = ev_role_gpu(x, role);
+	struct py_spec ps;
 	struct runner_spec s = {
 		.runner_path = gpu ? gpu_runner_path(x->dev.kind)
 				   : x->runner_path,
 		.so_path = x->so[role],
-		.entry = x->t->entry ? x->t->entry : "arena_launch",
+		.entry = role == ROLE_REF && x->t->reference_entry
+				 ? x->t->reference_entry
+			 : x->t->entry ? x->t->entry
+				       : "arena_launch",
 		.role = ev_role_names[role],
 		.shm_size = shm,
 		.log_fd = x->logfd[role],
 		.timeout_ms = x->timeout_ms,
 		.gpu = gpu,
 	};
+	bool py = ev_role_python(x, role);
+	if (py && ev_python_spec(x, role, gpu, &s, &ps) != 0)
+		return NULL;
 	if (gpu) {
 		snprintf(devarg, sizeof(devarg), "%d", x->dev.index);
 		s.device_arg = devarg;
@@ -161,15 +171,23 @@ struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,
 		 * (the flush buffer is the controller's); an ASan runner
 		 * reserves terabytes of shadow instead. */
 		s.as_limit = (uint64_t)shm * 4 + (1ull << 30);
+		/* The interpreter and torch's libraries: about 0.7 GiB of
+		 * address space for torch 1.13 on the CPU. */
+		if (py)
+			s.as_limit += 3ull << 30;
 #endif
 	}
 	if (x->nlive >= MAX_LIVE) {
 		ev_verdict(x, RS_INFRA_ERROR, "too many runners at once");
+		if (py)
+			py_spec_release(&ps);
 		return NULL;
 	}
 	r = runner_new();
 	x->live[x->nlive++] = r;
 	f = runner_launch(r, &s);
+	if (py)
+		py_spec_release(&ps);
 	if (f != RUNNER_OK) {
 		ev_runner_failed(x, role, r, f, "while starting", c);
 		ev_ctx_forget(x, r);
@@ -375,9 +393,11 @@ bool ev_outputs_match_mem(struct eval_ctx *x, const struct case_layout *l,
 		struct cmp_result cr;
 		if (ta->io == IO_IN)
 			continue;
+		double atol, rtol;
+		task_tolerance(x->t, ta->dtype, &atol, &rtol);
 		compare_arrays(ta->dtype, got + l->offset[a],
 			       want + l->offset[a], l->numel[a],
-			       x->t->atol * tol_scale, x->t->rtol * tol_scale,
+			       atol * tol_scale, rtol * tol_scale,
 			       ta->io == IO_OUT ? pattern : -1, &cr);
 		if (maxerr && cr.max_abs_err > *maxerr)
 			*maxerr = cr.max_abs_err;
@@ -421,9 +441,11 @@ bool ev_outputs_within(const struct eval_ctx *x, const struct case_layout *l,
 		struct cmp_result cr;
 		if (ta->io == IO_IN)
 			continue;
+		double atol, rtol;
+		task_tolerance(x->t, ta->dtype, &atol, &rtol);
 		compare_arrays(ta->dtype, got->shm + l->offset[a],
 			       want->shm + l->offset[a], l->numel[a],
-			       x->t->atol * tol_scale, x->t->rtol * tol_scale,
+			       atol * tol_scale, rtol * tol_scale,
 			       ta->io == IO_OUT ? pattern : -1, &cr);
 		if (!cr.ok)
 			return false;
@@ -652,6 +674,22 @@ void ev_stage_free(void **stage)
 	free(stage);
 }
 
+/* Makes the machine-wide lock directory, usable by every user of the
+ * machine's devices (sticky and world-writable, like /tmp), the first
+ * time any evaluation needs it. */
+static int lock_dir_ready(const char *dir, struct errbuf *err)
+{
+	struct stat st;
+
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	int rc = mkdir_p(dir, err);
+	if (rc)
+		return rc;
+	(void)chmod(dir, 01777);
+	return 0;
+}
+
 /* Takes <lock_dir>/<device>.lock (flock, blocking) in mode (LOCK_SH or
  * LOCK_EX), opening it on first use and keeping it in x->lockfd until
  * ctx_release.  Host: only timing takes it (exclusively).  GPU: starting
@@ -666,7 +704,7 @@ void ev_stage_free(void **stage)
 int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 {
 	const char *dir = x->req->lock_dir;
-	char *owned = NULL, *path;
+	char *path;
 	char dev[96];
 	int rc;
 
@@ -674,11 +712,9 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 		return 0;
 	if (x->lockfd < 0) {
 		if (!dir)
-			dir = owned = path_join(x->req->cache_dir, "locks");
-		if ((rc = mkdir_p(dir, x->err))) {
-			free(owned);
+			dir = paths_lock_dir();
+		if ((rc = lock_dir_ready(dir, x->err)))
 			return rc;
-		}
 		if (x->gpu && x->gi.pci[0])
 			snprintf(dev, sizeof(dev), "gpu-%s", x->gi.pci);
 		else
@@ -688,8 +724,9 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 			if (*q == '/' || *q == '.' || *q == ':')
 				*q = '_';
 		path = xasprintf("%s/%s.lock", dir, dev);
-		free(owned);
-		x->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		x->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+		if (x->lockfd >= 0) /* the umask aside: any user may lock */
+			(void)fchmod(x->lockfd, 0666);
 		if (x->lockfd < 0) {
 			rc = errf_code(x->err, errno, "%s: %s", path,
 				       strerror(errno));

@@ -81,6 +81,7 @@ struct eval_target {
 	const char *run_id, *task_id;
 	int attempt;
 	double case_budget_s; /* > 0: instead of the config's */
+	bool aa;	      /* the candidate is the task's baseline */
 };
 
 /* Tells obs (when it listens) what an attempt does now: "agent turn 3",

@@ -119,6 +119,7 @@ int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 	req.seed = tg->has_seed ? tg->seed : eng_fresh_seed();
 	req.include_held_out = held_out;
 	req.quick = quick;
+	req.candidate_is_baseline = tg->aa;
 	if (tg->cfg)
 		req.timing = tg->cfg->timing;
 	if (tg->obs && tg->obs->progress) {
@@ -247,6 +248,7 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 		.has_seed = opt->has_seed,
 		.seed = opt->seed,
 		.case_budget_s = opt->case_budget_s,
+		.aa = opt->aa,
 	};
 	if (opt->quick || opt->aa || opt->case_budget_s > 0 ||
 	    (opt->defines && opt->defines->n))

@@ -48,7 +48,7 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 		"editable", "entry", "reference", "readme", "compile_flags",
 		"signature", "cases", "tolerance", "cost", "tunables",
 		"held_out", "baseline", "timing_floor_us",
-		"timing_floor_reason",
+		"timing_floor_reason", "forbid_library_calls", "allowed_calls",
 	};
 	int rc;
 
@@ -72,10 +72,10 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 	p->t->nvisible = p->t->ncases;
 	if (held && (rc = tp_held_out(p, held)) != 0)
 		return rc;
-	if ((rc = tp_tolerance(p, root)) != 0 ||
-	    (rc = tp_cost(p, root)) != 0 ||
+	if ((rc = tp_tolerance(p, root)) != 0 || (rc = tp_cost(p, root)) != 0 ||
 	    (rc = tp_timing_floor(p, root)) != 0 ||
 	    (rc = tp_tunables(p, root)) != 0 ||
+	    (rc = tp_python(p, root)) != 0 ||
 	    (rc = tp_check_files(p, root)) != 0)
 		return rc;
 	for (int i = 0; i < p->t->ncases; i++)
