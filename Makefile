@@ -176,12 +176,14 @@ man: $(B)/arena
 		$(B)/arena help --man $$c > docs/man/arena-$$c.1 || exit 1; done
 
 # What `make install` puts under PREFIX, so that `make uninstall` removes
-# exactly that (and nothing else: PREFIX/share/arena is arena's own).
+# exactly that (and nothing else: PREFIX/share/arena and
+# PREFIX/lib/arena-python, the Python runner's files, are arena's own).
 INSTALLED_BINS = arena arena-runner arena-runner-cuda arena-runner-hip
 
 uninstall:
 	for f in $(INSTALLED_BINS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$f; done
 	rm -rf $(DESTDIR)$(PREFIX)/share/arena
+	rm -rf $(DESTDIR)$(PREFIX)/lib/arena-python
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/arena.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man1/arena-*.1
 
