@@ -654,6 +654,35 @@ static void text_labels_attempts_when_a_run_repeats(void **state)
 	result_release(&r);
 }
 
+/* An evaluation without the evaluator's confinement is named at the top
+ * of the text report; one that never reached the candidate (pending, an
+ * infra error) is not counted, and a run whose evaluations were all
+ * confined gets no warning. */
+static void text_warns_of_unconfined_evaluations(void **state)
+{
+	struct run5 f;
+	char *s;
+
+	run5_make(&f);
+	for (int i = 0; i < 4; i++) {
+		f.res[i].evaluated_at = xstrdup("2026-12-01T10:00:00Z");
+		f.res[i].sandboxed = true;
+	}
+	s = report_text(&f.meta, f.rows, 5);
+	assert_null(strstr(s, "WARNING"));
+	free(s);
+
+	f.res[1].sandboxed = false;
+	f.res[3].sandboxed = false;
+	f.res[3].status = RS_INFRA_ERROR;
+	s = report_text(&f.meta, f.rows, 5);
+	assert_non_null(
+		strstr(s, "Status:  completed\nWARNING: 1 of 3 "
+			  "evaluations ran unconfined (sandboxed: false)"));
+	free(s);
+	run5_free(&f);
+}
+
 static void text_of_an_empty_run(void **state)
 {
 	char *s = report_text(NULL, NULL, 0);
@@ -855,6 +884,7 @@ int main(void)
 		cmocka_unit_test(
 			text_names_the_devices_when_a_run_used_several),
 		cmocka_unit_test(text_labels_attempts_when_a_run_repeats),
+		cmocka_unit_test(text_warns_of_unconfined_evaluations),
 		cmocka_unit_test(text_of_an_empty_run),
 		cmocka_unit_test(write_all_writes_the_four_files),
 		cmocka_unit_test(json_costs_verdicts_and_visible_cases),

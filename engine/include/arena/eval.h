@@ -2,7 +2,7 @@
  * eval.h - the evaluator: from a task and a directory of candidate sources
  * to a verdict, under the trust model of DESIGN.md §3.
  *
- * eval_run() compiles the candidate, the frozen baseline and the reference
+ * eval_run() compiles the candidate, the baseline and the reference
  * to shared objects (artifacts cached by content hash), starts a separate
  * runner process (arena-runner) for each, and never loads any of them
  * itself.  Correctness: for every case, `correctness_trials` fresh random
@@ -36,8 +36,6 @@
 struct eval_request {
 	const struct task *task;
 	const char *candidate_dir;	/* holds the editable files */
-	const char *baseline_dir;	/* frozen baseline copy; NULL = the
-					 * task directory */
 	const char *cache_dir;		/* artifacts and scratch builds */
 	const char *lock_dir; /* device locks; NULL: paths_lock_dir() */
 	const char *log_dir;		/* runner logs, compiler output; NULL =

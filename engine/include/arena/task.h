@@ -132,6 +132,9 @@ struct task {
 	struct task_tunable tunables[TASK_MAX_TUNABLES];
 
 	char *config_sha256;	/* hash of config.yaml + held_out.yaml */
+	/* Loaded from a trusted copy (task_load_trusted): the copy's hash,
+	 * which the evaluator verifies before every build; else NULL. */
+	char *trusted_hash;
 };
 
 /* Loads and validates tasks_root/id.  On success *out is a new task the
@@ -146,6 +149,38 @@ int task_parse(const char *id, const char *dir, const char *config_text,
 	       size_t config_len, const char *held_out_text,
 	       size_t held_out_len, struct task **out, struct errbuf *err);
 void task_free(struct task *t);
+
+/* ---- trusted copies (task/task_trusted.c; DESIGN.md §3.10) ------------
+ *
+ * A trusted copy is a task package copied into <root>/<hash>/, where hash
+ * is the SHA-256 of its manifest (TASK_TRUST_MANIFEST: one "<sha256>  <path>"
+ * line per file, sorted by path), with files 0444 and directories 0555.
+ * The controller builds the baseline and the reference and reads the
+ * held-out cases only from such a copy, and verifies it before every
+ * build: nothing an agent or a candidate writes can change what it
+ * trusts. */
+#define TASK_TRUST_MANIFEST ".arena-manifest"
+
+/* Copies the package in src_dir (regular files, at most 4096 and 512 MiB)
+ * into root, unless a copy with the same content is there already; hash
+ * gets its name.  The copy appears whole or not at all (renamed into
+ * place). */
+int task_trust_copy(const char *src_dir, const char *root, char hash[65],
+		    struct errbuf *err);
+/* <root>/<hash> (caller frees). */
+char *task_trust_dir(const char *root, const char *hash);
+/* Re-hashes every file of the copy in dir against its manifest and the
+ * manifest against hash: 0, or -EBADMSG with a sentence naming the file
+ * that changed, appeared or went missing.  When manifest is not NULL it
+ * gets "<path>\t<sha256>" entries (for task_trust_lookup). */
+int task_trust_verify(const char *dir, const char *hash,
+		      struct strvec *manifest, struct errbuf *err);
+/* The recorded hash of rel in a manifest from task_trust_verify, or NULL. */
+const char *task_trust_lookup(const struct strvec *manifest, const char *rel);
+/* Loads task `id` from the trusted copy <root>/<hash>, verified first;
+ * (*out)->dir is the copy and (*out)->trusted_hash its hash. */
+int task_load_trusted(const char *root, const char *hash, const char *id,
+		      struct task **out, struct errbuf *err);
 
 /* Number of elements of arg i for case c (product of its shape). */
 int task_arg_numel(const struct task *t, int arg, const struct task_case *c,

@@ -9,6 +9,7 @@
  * Nothing here needs a GPU; on a machine without one the report says
  * "no GPU" and why (no driver, no runner).
  */
+#include "arena/confine.h"
 #include "arena/doctor.h"
 #include "arena/proc.h"
 
@@ -367,7 +368,21 @@ static void sandbox(struct report *r)
 	if (ll < 1)
 		missing(r, false, "landlock: boot with lsm=...,landlock "
 			"(Linux >= 5.13)");
-	/* bubblewrap: agents' sandbox (and, where used, runners'). */
+	/* The confinement of candidate compilers and runners
+	 * (arena/confine.h), probed as evaluations probe it. */
+	const char *why = NULL;
+	if (confine_available(&why))
+		line(r,
+		     "  confinement    on: the candidate's compiler and every "
+		     "runner in namespaces of their own, allow-list root "
+		     "(arena/confine.h)");
+	else {
+		line(r, "  confinement    off: %s", why);
+		missing(r, false,
+			"the evaluator's confinement (arena/"
+			"confine.h): results will say sandboxed: false");
+	}
+	/* bubblewrap: the agents' sandbox. */
 	bwrap = path_search("bwrap", NULL);
 	if (!bwrap) {
 		line(r, "  bubblewrap     missing");

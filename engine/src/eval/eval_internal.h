@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "arena/confine.h"
 #include "arena/kernel.h"
 #include "arena/stats.h"
 #include "arena/task.h"
@@ -298,12 +299,20 @@ struct build_spec {
 	bool forbid_library_calls;
 	const struct strvec *allowed_calls;
 	const char *entry; /* the module's entry function */
+	/* The candidate's build: run the compiler confined (arena/confine.h,
+	 * hiding these paths besides the catalogue), and answer a source
+	 * that failed before from the negative cache. */
+	bool confine;
+	const struct strvec *hide;
+	int memory_mb; /* RLIMIT_AS; 0: 4096 (cc), 16384 (GPU) */
 };
 
 struct build_out {
 	char *so_path;		/* owned; the cached artifact */
 	bool cached;		/* found in the cache, not built */
 	char *message;		/* compile failure, owned; NULL on success */
+	bool confined;		/* the compiler ran confined */
+	bool negative_cached;	/* message came from the negative cache */
 };
 
 /* Builds (or finds in <cache_dir>/artifacts) the shared object for spec.
@@ -449,6 +458,9 @@ struct runner_spec {
 	 * its flags and the script). */
 	bool zygote;
 	int zygote_skip;
+	/* The confinement to start it in (arena/confine.h), or NULL; the
+	 * binary is then run at its inside path. */
+	const struct confine_prep *confine;
 };
 
 /* The environment every runner gets (nothing of the controller's but
@@ -483,6 +495,7 @@ struct runner {
 	bool stopped;		/* SIGSTOPped and seen stopped */
 	bool reaped;
 	bool sandboxed;		/* hello said "seccomp,landlock" */
+	bool confined;		/* started in its namespaces (pid 1 there) */
 	bool gpu;
 	bool deferred;		/* started without its kernel */
 	bool dev_sticky;	/* after RUNNER_DEVICE: the context is lost */

@@ -135,6 +135,16 @@ struct eval_ctx {
 	int timeout_ms;
 	bool all_sandboxed;
 	bool baseline_is_reference;
+	/* The confinement of the candidate's compiler and of every runner
+	 * (arena/confine.h): the paths they must not see, and the prepared
+	 * plans of the host runner [0] and the GPU runner [1] (NULL when
+	 * confinement is off or unavailable here). */
+	struct strvec hidden;
+	struct confine_prep *confine[2];
+	bool confine_on;
+	/* A task from a trusted copy: its manifest, verified at the start of
+	 * the builds, against which every trusted file read is checked. */
+	struct strvec manifest;
 
 	struct runner *live[MAX_LIVE];
 	int nlive;

@@ -156,10 +156,16 @@ struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,
 		.log_fd = x->logfd[role],
 		.timeout_ms = x->timeout_ms,
 		.gpu = gpu,
+		.confine = x->confine[gpu],
 	};
 	bool py = ev_role_python(x, role);
 	if (py && ev_python_spec(x, role, gpu, &s, &ps) != 0)
 		return NULL;
+	/* The Python runner is an interpreter with a script and libraries
+	 * that the runners' namespace profile does not show: it keeps its
+	 * own Landlock rules (docs/python.md), not this confinement. */
+	if (py)
+		s.confine = NULL;
 	if (gpu) {
 		snprintf(devarg, sizeof(devarg), "%d", x->dev.index);
 		s.device_arg = devarg;
@@ -209,7 +215,7 @@ bool ev_await_ready(struct eval_ctx *x, enum role role, struct runner *r,
 		ev_ctx_forget(x, r);
 		return false;
 	}
-	if (!r->sandboxed)
+	if (!r->sandboxed || !r->confined)
 		x->all_sandboxed = false;
 	runner_census(r, &r->threads_ready, &children);
 	return true;

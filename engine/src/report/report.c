@@ -502,6 +502,36 @@ static void text_devices_used(struct strbuf *sb, const struct report_row *rows,
 	free(d);
 }
 
+/* A warning when some evaluation ran without the evaluator's confinement
+ * (namespaces refused on this machine, or ARENA_SANDBOX=off): its result
+ * says `sandboxed: false`, and a reader of the report should not have to
+ * open every task_result.yaml to learn it.  Evaluations that did not get
+ * as far as the candidate (infra errors, nothing run) do not count. */
+static void text_unconfined(struct strbuf *sb, const struct report_row *rows,
+			    int n)
+{
+	int evaluated = 0, unconfined = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct task_result *r = rows[i].result;
+		if (!r || !r->evaluated_at || !*r->evaluated_at ||
+		    r->status == RS_NOT_EVALUATED ||
+		    r->status == RS_INFRA_ERROR)
+			continue;
+		evaluated++;
+		unconfined += !r->sandboxed;
+	}
+	if (unconfined == 0)
+		return;
+	strbuf_addf(sb,
+		    "\nWARNING: %d of %d evaluations ran unconfined "
+		    "(sandboxed: false): their candidates' compilers and "
+		    "runners could read files outside their sources, such as "
+		    "held-out cases and references (docs/evaluator.md, known "
+		    "limits; ARENA_SANDBOX=on refuses to evaluate instead).",
+		    unconfined, evaluated);
+}
+
 static void text_label(struct strbuf *sb, const struct report_row *row,
 		       bool show_attempt)
 {
@@ -757,6 +787,7 @@ char *report_text(const struct report_meta *m, const struct report_row *rows,
 	text_add(&sb, m ? m->created_at : NULL);
 	strbuf_addstr(&sb, "\nStatus:  ");
 	text_add(&sb, m ? m->status : NULL);
+	text_unconfined(&sb, rows, n);
 	strbuf_addstr(&sb, "\n\nOVERALL STATISTICS\n");
 	text_group(&sb, &gr.all);
 

@@ -44,6 +44,11 @@ static char *outcome_to_json(const struct agent_outcome *o)
 	if (o->summary)
 		cJSON_AddStringToObject(j, "summary", o->summary);
 	cJSON_AddBoolToObject(j, "sandboxed", o->sandboxed);
+	if (o->contained)
+		cJSON_AddStringToObject(j, "contained", o->contained);
+	if (o->leftovers)
+		cJSON_AddNumberToObject(j, "leftover_processes_killed",
+					o->leftovers);
 	s = cJSON_PrintUnformatted(j);
 	cJSON_Delete(j);
 	return s;
@@ -112,7 +117,6 @@ void attempt_ctx_release(struct attempt_ctx *c)
 	task_free(c->task);
 	free(c->task_dir);
 	free(c->workspace);
-	free(c->baseline);
 	free(c->logs);
 }
 
@@ -161,7 +165,8 @@ static const struct agent_config *attempt_agent(const struct runconfig *cfg,
 
 int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
 {
-	int rc = task_load(c->e->tasks_root, c->a->task_id, &c->task, err);
+	int rc =
+		eng_task_trusted(c->e, c->run_id, c->a->task_id, &c->task, err);
 
 	if (rc)
 		return rc;
@@ -170,7 +175,6 @@ int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
 	c->task_dir = store_task_dir(c->e->store, c->run_id, c->a->task_id,
 				     c->a->attempt);
 	c->workspace = path_join(c->task_dir, "workspace");
-	c->baseline = path_join(c->task_dir, "baseline");
 	c->logs = path_join(c->task_dir, "logs");
 	/* Repairs a creation interrupted half-way; keeps existing files. */
 	return workspace_create(c->task, c->task_dir, err);
@@ -235,7 +239,6 @@ int attempt_run_agent(struct attempt_ctx *c,
 		.e = c->e,
 		.task = c->task,
 		.candidate_dir = c->workspace,
-		.baseline_dir = c->baseline,
 		.log_dir = c->logs,
 		.cfg = c->cfg,
 		.has_gpu = c->has_gpu,
@@ -250,6 +253,7 @@ int attempt_run_agent(struct attempt_ctx *c,
 	l.task = c->task;
 	l.config = c->agent;
 	l.workspace = ws;
+	l.workspace_real = c->workspace;
 	l.prompt = prompt;
 	l.prompt_file = prompt_file;
 	l.log_dir = c->logs;
@@ -317,7 +321,6 @@ int attempt_evaluate(struct attempt_ctx *c,
 		.e = c->e,
 		.task = c->task,
 		.candidate_dir = c->workspace,
-		.baseline_dir = c->baseline,
 		.log_dir = c->logs,
 		.cfg = c->cfg,
 		.has_gpu = c->has_gpu,
@@ -426,8 +429,11 @@ int engine_task_result(struct engine *e, const char *run_id,
 	 * run): what it has now, on the visible cases, cached, without
 	 * touching the attempt. */
 	struct eval_target tg = {
-		.e = e, .task = c.task, .candidate_dir = c.workspace,
-		.baseline_dir = c.baseline, .log_dir = c.logs, .cfg = cfg,
+		.e = e,
+		.task = c.task,
+		.candidate_dir = c.workspace,
+		.log_dir = c.logs,
+		.cfg = cfg,
 	};
 	rc = eng_evaluate_cached(&tg, false, true, out, err);
 	if (!rc) {
@@ -464,16 +470,19 @@ int engine_task_result_cached(struct engine *e, const char *run_id,
 	}
 	rc = engine_run_config(e, &run, &cfg, err);
 	c.cfg = cfg;
+	/* The run's trusted copy, as the evaluation that filled the cache
+	 * loaded it. */
 	if (!rc)
-		rc = task_load(e->tasks_root, task_id, &c.task, err);
+		rc = eng_task_trusted(e, run_id, task_id, &c.task, err);
 	if (rc)
 		goto out;
 	c.task_dir = store_task_dir(e->store, run_id, task_id, attempt);
 	c.workspace = path_join(c.task_dir, "workspace");
-	c.baseline = path_join(c.task_dir, "baseline");
 	struct eval_target tg = {
-		.e = e, .task = c.task, .candidate_dir = c.workspace,
-		.baseline_dir = c.baseline, .cfg = cfg,
+		.e = e,
+		.task = c.task,
+		.candidate_dir = c.workspace,
+		.cfg = cfg,
 	};
 	rc = eng_eval_key(&tg, false, key, hash, err);
 	if (rc)

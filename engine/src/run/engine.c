@@ -337,7 +337,9 @@ int engine_run_create(struct engine *e, const struct runconfig *cfg,
 		rc = eng_places_create(e, cfg, id, err);
 	for (size_t i = 0; !rc && i < cfg->task_ids.n; i++) {
 		struct task *t;
-		rc = task_load(e->tasks_root, cfg->task_ids.v[i], &t, err);
+		/* Every attempt is judged against the package as it is now:
+		 * its trusted copy, made and recorded here. */
+		rc = eng_task_trusted(e, id, cfg->task_ids.v[i], &t, err);
 		/* Attempt numbers the (repeat, variant) slots:
 		 * (repeat - 1) * nvariants + variant + 1. */
 		for (int a = 1; !rc && a <= cfg->repeats * cfg->nvariants;

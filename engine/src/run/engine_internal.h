@@ -68,7 +68,6 @@ struct eval_target {
 	struct engine *e;
 	const struct task *task;
 	const char *candidate_dir;
-	const char *baseline_dir;	/* NULL: task package */
 	const char *log_dir;
 	const struct runconfig *cfg;	/* NULL: defaults */
 	bool has_gpu;			/* a worker's device (--gpus) */
@@ -89,6 +88,13 @@ struct eval_target {
 void eng_progress(const struct engine_observer *obs, const char *run_id,
 		  const char *task_id, int attempt, const char *what);
 
+/* Task task_id as an evaluation must see it: loaded from its trusted copy
+ * (task_load_trusted) - the one recorded for (run_id, task_id), or, when
+ * none is (a run made before trusted copies, `arena eval` without a run),
+ * a copy of the catalogue's package made now, recorded for run_id when
+ * one is given.  *out is the caller's. */
+int eng_task_trusted(struct engine *e, const char *run_id, const char *task_id,
+		     struct task **out, struct errbuf *err);
 int eng_device_for(const struct runconfig *cfg, const struct task *t,
 		   bool has_gpu, int gpu, char **device,
 		   struct errbuf *err);
@@ -124,7 +130,6 @@ struct attempt_ctx {
 	struct task *task;
 	char *task_dir;
 	char *workspace;
-	char *baseline;
 	char *logs;
 };
 

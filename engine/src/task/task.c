@@ -175,6 +175,7 @@ void task_free(struct task *t)
 			free(t->tunables[i].values[v]);
 	}
 	free(t->config_sha256);
+	free(t->trusted_hash);
 	free(t);
 }
 
