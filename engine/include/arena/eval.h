@@ -59,6 +59,11 @@ struct eval_request {
 	 * set for anything but the baseline: nothing would be checked. */
 	bool aa_timing_only;
 	struct timing_budget timing;
+	/* Hears each step of the evaluation ("building", "case small
+	 * checked", "timing", ...) as it is reached, for a status line; may
+	 * be NULL.  Called from the evaluating thread. */
+	void (*progress)(void *ctx, const char *step);
+	void *progress_ctx;
 };
 
 void eval_request_init(struct eval_request *req);

@@ -491,15 +491,20 @@ bool ev_call_outcome_ok(struct eval_ctx *x, enum role role,
  * happened (where an evaluation's seconds go). */
 void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
-	if (!x->trace)
+	if (!x->trace && !x->req->progress)
 		return;
-	fprintf(x->trace, "# %.1f ms: ", (double)(now_ns() - x->t0_ns) / 1e6);
 	va_start(ap, fmt);
-	vfprintf(x->trace, fmt, ap);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	fputc('\n', x->trace);
+	if (x->trace)
+		fprintf(x->trace, "# %.1f ms: %s\n",
+			(double)(now_ns() - x->t0_ns) / 1e6, strbuf_str(&sb));
+	if (x->req->progress)
+		x->req->progress(x->req->progress_ctx, strbuf_str(&sb));
+	strbuf_release(&sb);
 }
 
 /* One line of <log_dir>/timing.tsv per timed pair (and GPU warm-up
