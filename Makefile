@@ -63,7 +63,7 @@ FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/tests/%)
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/tests/helpers/%)
 
 .PHONY: all test test-run test-unit test-e2e test-fuzz asan fuzz deps install \
-	install-agents quickstart clean help fmt fmt-check lint
+	uninstall man install-agents quickstart clean help fmt fmt-check lint
 
 all: $(B)/arena $(B)/arena-runner
 
@@ -163,6 +163,29 @@ install: all
 		install -D -m 644 $$d/agent_config.yaml \
 		$(DESTDIR)$(PREFIX)/share/arena/$$d/agent_config.yaml; done; true
 	[ ! -d agents/prompts ] || cp -R agents/prompts $(DESTDIR)$(PREFIX)/share/arena/agents/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+# The man pages are rendered from the command table (cli/commands.c) by
+# `arena help --man`; `make man` rewrites docs/man/ from it, and
+# tests/e2e/cli_convention.sh fails when the checked-in pages differ.
+man: $(B)/arena
+	@mkdir -p docs/man
+	$(B)/arena help --man > docs/man/arena.1
+	for c in $$($(B)/arena help --commands); do \
+		$(B)/arena help --man $$c > docs/man/arena-$$c.1 || exit 1; done
+
+# What `make install` puts under PREFIX, so that `make uninstall` removes
+# exactly that (and nothing else: PREFIX/share/arena and
+# PREFIX/lib/arena-python, the Python runner's files, are arena's own).
+INSTALLED_BINS = arena arena-runner arena-runner-cuda arena-runner-hip
+
+uninstall:
+	for f in $(INSTALLED_BINS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$f; done
+	rm -rf $(DESTDIR)$(PREFIX)/share/arena
+	rm -rf $(DESTDIR)$(PREFIX)/lib/arena-python
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/arena.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/arena-*.1
 
 install-agents:
 	@scripts/install-agents.sh
@@ -203,7 +226,9 @@ help:
 	@echo "make fuzz         libFuzzer binaries for the parsers (clang)"
 	@echo "make deps         install missing Debian packages (apt-get) and agent CLIs (npm)"
 	@echo "make quickstart   deps, build, run example_configs/quickstart_host.yaml"
-	@echo "make install      install to PREFIX (default /usr/local)"
+	@echo "make install      install to PREFIX (default /usr/local), man pages included"
+	@echo "make uninstall    remove what make install put under PREFIX"
+	@echo "make man          rewrite docs/man/ from the command table (arena help --man)"
 	@echo "make install-agents  the agent CLIs (claude, codex, gemini) at pinned versions"
 	@echo "make fmt          clang-format the lines changed since FMT_BASE (HEAD)"
 	@echo "make fmt-check    fail when those lines are not formatted"
@@ -293,3 +318,65 @@ install-gpu: $(filter-out $(B)/tests/%,$(GPU_RUNNERS))
 test-gpu: all
 	@B=$(B) tests/gpu/run.sh
 # --- GPU runners (end) ---
+
+# --- Python runner (begin) ---
+# The Python runner (engine/runner/python/, docs/python.md) is a Python
+# program that embeds the C runners, built as libraries (runner_embed.h),
+# so that Python kernels are served by the same protocol and sandbox code:
+#   $(B)/arena-python/                     the runner's Python files
+#   $(B)/arena-python/libarena-pyrunner-host.so   arena_runner.c
+#   $(B)/arena-python/libarena-pyrunner-cuda.so   arena_runner_gpu.cpp (nvcc)
+#   $(B)/tests/libarena-pyrunner-fakegpu.so       the same on the emulation
+PY_DIR     := $(B)/arena-python
+PY_SRCS    := $(wildcard engine/runner/python/*.py)
+PY_FILES   := $(PY_SRCS:engine/runner/python/%=$(PY_DIR)/%)
+PY_PIC     := $(B)/engine/runner/pic/runner_io.o $(B)/engine/runner/pic/runner_sandbox.o
+PY_LIBS    := $(PY_DIR)/libarena-pyrunner-host.so $(B)/tests/libarena-pyrunner-fakegpu.so
+ifeq ($(SANITIZE),)
+ifneq ($(NVCC),)
+PY_LIBS    += $(PY_DIR)/libarena-pyrunner-cuda.so
+endif
+endif
+
+.PHONY: python-runner
+all: $(PY_FILES) $(PY_LIBS)
+python-runner: $(PY_FILES) $(PY_LIBS)
+
+$(PY_DIR)/%.py: engine/runner/python/%.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(B)/engine/runner/pic/%.o: engine/runner/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+
+# No sanitizer in the libraries: they are loaded into a python3 that was
+# not built with one.
+$(PY_DIR)/libarena-pyrunner-host.so: engine/runner/arena_runner.c $(PY_PIC) \
+		engine/runner/runner_embed.h
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(SANITIZE) -MMD -MP,$(ALL_CFLAGS)) -fPIC \
+		-DARENA_RUNNER_EMBED -shared -o $@ engine/runner/arena_runner.c \
+		$(PY_PIC) -ldl
+
+$(B)/tests/libarena-pyrunner-fakegpu.so: $(GPU_DEPS) $(PY_PIC) engine/runner/runner_embed.h
+	@mkdir -p $(dir $@)
+	$(CXX) -x c++ -std=c++17 -O2 -DARENA_GPU_FAKE -DARENA_RUNNER_EMBED -fPIC \
+		$(GPU_INC) -Wall -Wextra -Wno-unused-parameter $(WERROR) -shared \
+		-o $@ $(GPU_SRC) -x none $(PY_PIC) -ldl
+
+$(PY_DIR)/libarena-pyrunner-cuda.so: $(GPU_DEPS) $(PY_PIC) engine/runner/runner_embed.h
+	@mkdir -p $(B)/engine/runner/gpu $(dir $@)
+	$(NVCC) -x cu -std=c++17 -O2 $(NVCC_GENCODE) $(GPU_INC) -DARENA_RUNNER_EMBED \
+		-Xcompiler -fPIC,$(GPU_HOSTW) -c $(GPU_SRC) \
+		-o $(B)/engine/runner/gpu/pyrunner_cuda.o
+	$(NVCC) $(NVCC_GENCODE) -shared -o $@ $(B)/engine/runner/gpu/pyrunner_cuda.o \
+		$(PY_PIC) -ldl
+
+-include $(PY_PIC:.o=.d)
+
+install: install-python
+install-python: $(PY_FILES) $(filter-out $(B)/tests/%,$(PY_LIBS))
+	install -d $(DESTDIR)$(PREFIX)/lib/arena-python
+	install -m 644 $^ $(DESTDIR)$(PREFIX)/lib/arena-python/
+# --- Python runner (end) ---

@@ -17,11 +17,19 @@ run_one() {	# name, command...
 	name=$1; shift
 	log="$logs/$(echo "$name" | tr '/' '_').log"
 	start=$(date +%s)
-	# A hung test must fail, not stall CI: each gets $TEST_TIMEOUT seconds,
+	# A hung test must fail, not stall CI: each gets $TEST_TIMEOUT seconds
+	# (default 600, or what a script's "# test-timeout: S" line says),
 	# then its whole process group is killed.
-	timeout -k 10 "${TEST_TIMEOUT:-600}" "$@" >"$log" 2>&1
+	limit=${TEST_TIMEOUT:-}
+	for a in "$@"; do
+		case $a in *.sh) [ -z "$limit" ] && [ -f "$a" ] &&
+			limit=$(sed -n 's/^# test-timeout: \([0-9]*\)$/\1/p' "$a" | head -n 1) ;;
+		esac
+	done
+	limit=${limit:-600}
+	timeout -k 10 "$limit" "$@" >"$log" 2>&1
 	rc=$?
-	[ $rc -eq 124 ] && echo "[timed out after ${TEST_TIMEOUT:-600} s]" >>"$log"
+	[ $rc -eq 124 ] && echo "[timed out after $limit s]" >>"$log"
 	secs=$(( $(date +%s) - start ))
 	if [ $rc -eq 0 ]; then
 		pass=$((pass + 1)); echo "PASS $name (${secs}s)"

@@ -37,6 +37,11 @@
  * (const) array it was given cannot redirect the next call.  The line I/O
  * and the hardening are shared with the GPU runners (runner_io.c,
  * runner_sandbox.c).
+ *
+ * Built with -DARENA_RUNNER_EMBED this is arena_runner_host_main() of the
+ * Python runner's library (runner_embed.h): the embedding program loads
+ * and calls the kernel, and may widen the file-system rules (reads are
+ * then restricted too); everything else is this code.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -55,8 +60,10 @@
 #include "runner_io.h"
 #include "arena/runner_proto.h"
 #include "runner_sandbox.h"
+#include "runner_embed.h"
 
 static arena_launch_fn launch;
+static const struct runner_embed *embed; /* NULL: a plain program */
 
 static struct rio_layout lay;
 static unsigned char *shm_base;	/* mapping of fd 4, or NULL */
@@ -128,6 +135,13 @@ static void serve(void)
 			int64_t ns = (int64_t)(t1.tv_sec - t0.tv_sec) *
 					     1000000000LL +
 				     (t1.tv_nsec - t0.tv_nsec);
+			if (rc == RUNNER_EMBED_RAISED && embed &&
+			    embed->failure) {
+				char msg[600];
+				embed->failure(msg, sizeof(msg));
+				rio_replyf("error %s %s", seq, msg);
+				continue;
+			}
 			rio_replyf("ok %s %d %" PRId64, seq, rc, ns);
 		} else {
 			rio_replyf("error %s unknown request", seq);
@@ -135,9 +149,36 @@ static void serve(void)
 	}
 }
 
-int main(int argc, char **argv)
+/* The kernel's entry: the shared object's symbol, or what the embedding
+ * program's loader returns.  NULL with a message in why. */
+static arena_launch_fn load_kernel(const char *path, const char *entry,
+				   char *why, size_t n)
+{
+	arena_launch_fn fn;
+
+	if (embed)
+		return embed->load(path, entry, why, n);
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		snprintf(why, n, "cannot load the shared object: %s",
+			 e ? e : "unknown error");
+		return NULL;
+	}
+	void *sym = dlsym(h, entry);
+	if (!sym) {
+		snprintf(why, n, "the shared object does not export '%s'",
+			 entry);
+		return NULL;
+	}
+	memcpy(&fn, &sym, sizeof(fn));
+	return fn;
+}
+
+static int runner_main(int argc, char **argv)
 {
 	struct stat st;
+	char why[512];
 
 	sbx_close_other_fds();
 	if (argc != 3 || fstat(RP_FD_CONTROL, &st) != 0 ||
@@ -151,27 +192,32 @@ int main(int argc, char **argv)
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	sbx_drop_capabilities();
 	int nnp = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
-	int landlock = nnp && sbx_landlock() == 0;
+	int landlock = nnp && sbx_landlock_fs(embed ? embed->fs : NULL) == 0;
 	int seccomp = nnp && sbx_seccomp(SBX_HOST) == 0;
 	rio_replyf("hello %ld %s,%s", (long)getpid(), seccomp ? "seccomp" : "-",
 		   landlock ? "landlock" : "-");
 
-	/* From here on candidate code may run (constructors). */
-	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		const char *e = dlerror();
-		rio_replyf("error cannot load the shared object: %s",
-			   e ? e : "unknown error");
+	/* From here on candidate code may run (constructors, or the
+	 * embedding program's import of a Python module). */
+	launch = load_kernel(argv[1], argv[2], why, sizeof(why));
+	if (!launch) {
+		rio_replyf("error %s", why);
 		_exit(1);
 	}
-	void *sym = dlsym(h, argv[2]);
-	if (!sym) {
-		rio_replyf("error the shared object does not export '%s'",
-			   argv[2]);
-		_exit(1);
-	}
-	memcpy(&launch, &sym, sizeof(launch));
 	rio_replyf("ready");
 	serve();
 	return 0;
 }
+
+#ifdef ARENA_RUNNER_EMBED
+int arena_runner_host_main(int argc, char **argv, const struct runner_embed *e)
+{
+	embed = e;
+	return runner_main(argc, argv);
+}
+#else
+int main(int argc, char **argv)
+{
+	return runner_main(argc, argv);
+}
+#endif

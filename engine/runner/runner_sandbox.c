@@ -24,10 +24,12 @@
 #include "runner_sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -67,26 +69,80 @@ struct ll_ruleset_attr {
 	uint64_t scoped;		/* ABI 6 */
 };
 
+#if defined(SYS_landlock_create_ruleset) && defined(SYS_landlock_add_rule)
+/* Landlock's file-system access rights (linux/landlock.h). */
+#define LL_EXECUTE (1ULL << 0)
+#define LL_WRITE_FILE (1ULL << 1)
+#define LL_READ_FILE (1ULL << 2)
+#define LL_READ_DIR (1ULL << 3)
+#define LL_REFER (1ULL << 13)	 /* ABI 2 */
+#define LL_TRUNCATE (1ULL << 14) /* ABI 3 */
+/* The rights that may be granted on a file rather than a directory. */
+#define LL_FILE_RIGHTS (LL_EXECUTE | LL_WRITE_FILE | LL_READ_FILE | LL_TRUNCATE)
+#define LL_RULE_PATH_BENEATH 1
+
+struct ll_path_beneath {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+/* Allows `access` beneath each path of list (files: their file rights
+ * only); a path that does not exist is skipped.  0, or -1 when the
+ * kernel refused a rule. */
+static int ll_allow(long ruleset, const char *const *list, uint64_t access,
+		    uint64_t handled)
+{
+	for (; list && *list; list++) {
+		int fd = open(*list, O_PATH | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0)
+			continue;
+		struct ll_path_beneath pb = { access & handled, fd };
+		if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+			pb.allowed_access &= LL_FILE_RIGHTS;
+		long rc = pb.allowed_access
+				  ? syscall(SYS_landlock_add_rule, (int)ruleset,
+					    LL_RULE_PATH_BENEATH, &pb, 0U)
+				  : 0;
+		close(fd);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+#endif
+
 int sbx_landlock(void)
 {
-#if defined(SYS_landlock_create_ruleset) && defined(SYS_landlock_restrict_self)
+	return sbx_landlock_fs(NULL);
+}
+
+int sbx_landlock_fs(const struct sbx_fs *fs)
+{
+#if defined(SYS_landlock_create_ruleset) && defined(SYS_landlock_add_rule) && \
+	defined(SYS_landlock_restrict_self)
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U);
 	struct ll_ruleset_attr attr;
 	size_t size = sizeof(uint64_t);
+	uint64_t writes;
 
 	if (abi < 1)
 		return -1;
 	memset(&attr, 0, sizeof(attr));
 	/* write_file, remove_dir, remove_file, make_{char,dir,reg,sock,
 	 * fifo,block,sym} */
-	attr.handled_access_fs = (1ULL << 1) | (1ULL << 4) | (1ULL << 5) |
-				 (1ULL << 6) | (1ULL << 7) | (1ULL << 8) |
-				 (1ULL << 9) | (1ULL << 10) | (1ULL << 11) |
-				 (1ULL << 12);
+	writes = LL_WRITE_FILE | (1ULL << 4) | (1ULL << 5) | (1ULL << 6) |
+		 (1ULL << 7) | (1ULL << 8) | (1ULL << 9) | (1ULL << 10) |
+		 (1ULL << 11) | (1ULL << 12);
 	if (abi >= 2)
-		attr.handled_access_fs |= 1ULL << 13;	/* refer */
+		writes |= LL_REFER;
 	if (abi >= 3)
-		attr.handled_access_fs |= 1ULL << 14;	/* truncate */
+		writes |= LL_TRUNCATE;
+	attr.handled_access_fs = writes;
+	if (fs && fs->read)
+		attr.handled_access_fs |= LL_READ_FILE | LL_READ_DIR;
+	if (fs && fs->exec)
+		attr.handled_access_fs |= LL_EXECUTE;
 	if (abi >= 4) {
 		attr.handled_access_net = (1ULL << 0) | (1ULL << 1);
 		size = 2 * sizeof(uint64_t);
@@ -98,10 +154,19 @@ int sbx_landlock(void)
 	long fd = syscall(SYS_landlock_create_ruleset, &attr, size, 0U);
 	if (fd < 0)
 		return -1;
+	uint64_t h = attr.handled_access_fs;
+	if (fs &&
+	    (ll_allow(fd, fs->read, LL_READ_FILE | LL_READ_DIR, h) ||
+	     ll_allow(fd, fs->write, writes | LL_READ_FILE | LL_READ_DIR, h) ||
+	     ll_allow(fd, fs->exec, LL_EXECUTE | LL_READ_FILE, h))) {
+		close((int)fd);
+		return -1;
+	}
 	long rc = syscall(SYS_landlock_restrict_self, (int)fd, 0U);
 	close((int)fd);
 	return rc == 0 ? 0 : -1;
 #else
+	(void)fs;
 	return -1;
 #endif
 }
@@ -200,6 +265,7 @@ int sbx_seccomp(int flags)
 	struct filter_prog p = { .n = 0 };
 	uint32_t me = (uint32_t)getpid();
 	int mode = flags & SBX_GPU;
+	int procs = mode == SBX_GPU && (flags & SBX_PROCS);
 	uint32_t act = (flags & SBX_TRAP) ? (uint32_t)SECCOMP_RET_TRAP
 					   : RET_KILL;
 	/* What a call aimed at another thread or process gets: on the host
@@ -229,19 +295,27 @@ int sbx_seccomp(int flags)
 #ifdef SYS_clone3
 		on(&p, SYS_clone3, RET_ERRNO(ENOSYS));
 #endif
-		clone_threads_only(&p);
+		if (!procs)
+			clone_threads_only(&p);
 	} else {
 		deny(&p, SYS_clone);
 #ifdef SYS_clone3
 		deny(&p, SYS_clone3);
 #endif
 	}
+	if (procs) {
+		/* Children stay in the runner's process group (stopped with
+		 * it) and its session. */
+		on(&p, SYS_setsid, RET_ERRNO(EPERM));
+		on(&p, SYS_setpgid, RET_ERRNO(EPERM));
+	} else {
 #ifdef SYS_fork
-	deny(&p, SYS_fork);
+		deny(&p, SYS_fork);
 #endif
 #ifdef SYS_vfork
-	deny(&p, SYS_vfork);
+		deny(&p, SYS_vfork);
 #endif
+	}
 	/* Other processes' memory, descriptors and state. */
 	deny(&p, SYS_ptrace);
 	deny(&p, SYS_process_vm_readv);
@@ -283,12 +357,17 @@ int sbx_seccomp(int flags)
 		deny(&p, SYS_move_pages);
 		deny(&p, SYS_migrate_pages);
 	}
-	/* kill and tgkill name the process (thread group) itself. */
-	self_only(&p, SYS_kill, me, 1, act);
-	self_only(&p, SYS_tgkill, me, 0, act);
-	self_only(&p, SYS_rt_sigqueueinfo, me, 0, act);
-	self_only(&p, SYS_rt_tgsigqueueinfo, me, 0, act);
-	self_only(&p, SYS_prlimit64, me, 1, act);
+	/* kill and tgkill name the process (thread group) itself.  With
+	 * child processes (which inherit this filter, and whose own pid is
+	 * not `me`), a call aimed elsewhere fails instead of killing: a
+	 * compiler that signals its own child must not die of it, and it
+	 * reaches no other process either way. */
+	uint32_t other = procs ? RET_ERRNO(EPERM) : act;
+	self_only(&p, SYS_kill, me, 1, other);
+	self_only(&p, SYS_tgkill, me, 0, other);
+	self_only(&p, SYS_rt_sigqueueinfo, me, 0, other);
+	self_only(&p, SYS_rt_tgsigqueueinfo, me, 0, other);
+	self_only(&p, SYS_prlimit64, me, 1, other);
 	/* These take a thread id. */
 	self_only(&p, SYS_tkill, me, 0, foreign);
 	self_only(&p, SYS_sched_setaffinity, me, 1, foreign);

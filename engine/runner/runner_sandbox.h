@@ -31,6 +31,25 @@ enum sbx_mode {
 	 * a forbidden call raises a SIGSYS the caller can catch and report
 	 * (si_syscall says which) instead of killing the process. */
 	SBX_TRAP = 2,
+	/* Or-ed into SBX_GPU for the Triton runner (engine/runner/python):
+	 * child processes are allowed too, since Triton's compiler runs
+	 * ptxas and the C compiler; what they may execute is Landlock's
+	 * (struct sbx_fs), they cannot leave the runner's process group
+	 * (setsid and setpgid fail), so the controller's SIGSTOP stops them
+	 * with it, and the controller counts them after every request. */
+	SBX_PROCS = 4,
+};
+
+/* File-system rules beyond "no writes anywhere" (the Python runner):
+ * NULL-terminated lists of paths, each a directory (the rule covers what
+ * lies beneath) or a file.  read: when non-NULL, the only trees that may
+ * be read at all; write: trees that may also be written; exec: when
+ * non-NULL, the only files that may be executed.  A path that does not
+ * exist is skipped. */
+struct sbx_fs {
+	const char *const *read;
+	const char *const *write;
+	const char *const *exec;
 };
 
 /* Closes every descriptor above RP_FD_KERNEL. */
@@ -40,6 +59,9 @@ void sbx_drop_capabilities(void);
 /* Landlock: no writes anywhere in the file system, no TCP, and (ABI >= 6)
  * no signals or abstract sockets beyond this process.  0 when enforced. */
 int sbx_landlock(void);
+/* The same with the rules of fs (NULL: sbx_landlock()).  0 when enforced;
+ * -1 when Landlock is missing or a rule could not be added. */
+int sbx_landlock_fs(const struct sbx_fs *fs);
 /* The seccomp filter for mode; needs no_new_privs.  0 when installed. */
 int sbx_seccomp(int mode);
 

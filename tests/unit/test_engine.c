@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agents.h"
@@ -118,6 +119,22 @@ static void creation_makes_every_attempt_and_its_workspace(void **state)
 	assert_true(file_exists(doc));
 	assert_true(file_exists(kern));
 	assert_true(file_exists(base));
+	/* Made from the task's trusted copy (read-only, recorded for the
+	 * run), yet the agent's to edit. */
+	struct stat st;
+	assert_int_equal(stat(kern, &st), 0);
+	assert_true(st.st_mode & S_IWUSR);
+	char *hash = NULL;
+	assert_int_equal(store_trusted_get(engine_store(f->e), id,
+					   "task/vecpoly", &hash, &err),
+			 0);
+	char *troot = store_trusted_root(engine_store(f->e));
+	char *tref = xasprintf("%s/%s/reference.c", troot, hash);
+	assert_int_equal(stat(tref, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0444);
+	free(tref);
+	free(troot);
+	free(hash);
 	/* TASK.md shows the visible cases, never the held-out ones */
 	char *text = NULL;
 	assert_int_equal(file_read_all(doc, 1 << 20, &text, NULL, &err), 0);
@@ -203,10 +220,12 @@ static void agents_see_the_front_ends_view_of_their_workspace(void **state)
 	char *out = path_join(f->dir, "seen.txt");
 	char *yaml = xasprintf(
 		"agent: {template: command, command: [sh, -c,"
-		" 'printf %%s \"$ARENA_WORKSPACE\" > %s']}\n"
+		" 'printf %%s \"$ARENA_WORKSPACE\" > %s'],"
+		" options: {sandbox: off}}\n"
 		"tasks: [task/vecpoly]\ndevice: host\n"
 		"timing: {case_budget_s: 0.2, blocks: 1, min_pairs: 3,"
-		" max_pairs: 20}\n", out);
+		" max_pairs: 20}\n",
+		out);
 	struct runconfig *c = config(f, yaml);
 
 	errbuf_init(&err);

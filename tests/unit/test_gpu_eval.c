@@ -33,6 +33,9 @@
 static struct task *task, *task_unimpl, *task_heavy;
 static char *fake_root;		/* tests/gpu/fake */
 static char cache_dir[] = "/tmp/arena-test-gpu-eval-XXXXXX";
+/* The fake device every runner of this process shares (gpu_rt_fake.h),
+ * shown to confined runners by the GPU profile. */
+static char device_dir[] = "/dev/shm/arena-fake-gpu-XXXXXX";
 static bool have_runner;
 
 static int group_setup(void **state)
@@ -55,6 +58,8 @@ static int group_setup(void **state)
 	 * process). */
 	setenv("ARENA_RUNNER_CUDA", runner, 1);
 	setenv("NVCC", nvcc, 1);
+	if (mkdtemp(device_dir))
+		setenv("ARENA_FAKE_GPU_DIR", device_dir, 1);
 	free(runner);
 	free(nvcc);
 	free(exe);
@@ -83,6 +88,7 @@ static int group_teardown(void **state)
 	task_free(task_heavy);
 	free(fake_root);
 	rm_rf(cache_dir);
+	rm_rf(device_dir);
 	return 0;
 }
 
@@ -423,7 +429,7 @@ static void test_device_failing_a_trusted_probe_too_is_infra_error(void **s)
 	/* The emulated fault broke the whole device, whose state the runners
 	 * of this process share in one page (gpu_rt_fake.h): a fresh page
 	 * for the tests that follow. */
-	char *page = xasprintf("/dev/shm/arena-fake-gpu-%ld-0", (long)getpid());
+	char *page = xasprintf("%s/0", device_dir);
 	unlink(page);
 	free(page);
 	expect(&r, RS_INFRA_ERROR, "the device failed");

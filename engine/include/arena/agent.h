@@ -8,8 +8,9 @@
  *
  * launch() runs in the controller process.  An agent that runs a program
  * must give it its own process group, stdin from /dev/null (or the prompt),
- * and kill the group at the deadline.  Whatever the outcome, the run then
- * evaluates what the workspace holds.
+ * kill the group at the deadline, and return only when every process the
+ * program started is gone (proc_spec.contain).  Whatever the outcome, the
+ * run then evaluates what the workspace holds.
  */
 #ifndef ARENA_AGENT_H
 #define ARENA_AGENT_H
@@ -31,6 +32,9 @@ struct agent_launch {
 	const struct task *task;
 	const struct agent_config *config;
 	const char *workspace;		/* absolute path the agent edits */
+	const char *workspace_real;	/* the same directory in the store
+					 * (workspace may be a mount's view
+					 * of it); NULL: workspace */
 	const char *prompt;		/* the full prompt text */
 	const char *prompt_file;	/* the same text in a file */
 	const char *log_dir;		/* where the agent's own logs go */
@@ -43,6 +47,12 @@ struct agent_launch {
 	const char *store_dir;		/* to hide from a sandbox */
 	const char *tasks_root;		/* likewise */
 	const char *device;		/* resolved: "host", "cuda:0", ... */
+	/* What the agent does now, for a status line (may be NULL): one
+	 * short phrase, "agent turn 14".  Agents whose CLI streams its turns
+	 * call it as they happen; it returns at once and may be called from
+	 * any thread. */
+	void (*progress)(void *ctx, const char *what);
+	void *progress_ctx;
 };
 
 struct agent_outcome {
@@ -50,11 +60,21 @@ struct agent_outcome {
 	char *error;		/* one sentence, or NULL */
 	double duration_s;
 	int turns;
-	int64_t input_tokens;
+	int64_t input_tokens; /* all input, cached included */
 	int64_t output_tokens;
+	int64_t cached_tokens; /* of input_tokens, read from a cache */
 	double cost_usd;
+	bool cost_known;	/* cost_usd is what the CLI reported or the
+				 * configured prices give, or the agent calls
+				 * no model (0); false: not known (and
+				 * cost_usd is 0) */
 	char *summary;		/* what it did, one line, or NULL */
 	bool sandboxed;		/* ran inside the agent sandbox (bwrap) */
+	/* How its processes were made to end with it ("pid_namespace",
+	 * "subreaper", NULL: not at all), and how many were still running
+	 * after it exited and were killed before the evaluation. */
+	const char *contained;
+	int leftovers;
 };
 
 void agent_outcome_init(struct agent_outcome *o);

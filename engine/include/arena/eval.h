@@ -2,7 +2,7 @@
  * eval.h - the evaluator: from a task and a directory of candidate sources
  * to a verdict, under the trust model of DESIGN.md §3.
  *
- * eval_run() compiles the candidate, the frozen baseline and the reference
+ * eval_run() compiles the candidate, the baseline and the reference
  * to shared objects (artifacts cached by content hash), starts a separate
  * runner process (arena-runner) for each, and never loads any of them
  * itself.  Correctness: for every case, `correctness_trials` fresh random
@@ -70,8 +70,6 @@ int eval_refcache_corrupt(struct eval_refcache *c, int nth);
 struct eval_request {
 	const struct task *task;
 	const char *candidate_dir;	/* holds the editable files */
-	const char *baseline_dir;	/* frozen baseline copy; NULL = the
-					 * task directory */
 	const char *cache_dir;		/* artifacts and scratch builds */
 	const char *lock_dir; /* device locks; NULL: paths_lock_dir() */
 	const char *log_dir;		/* runner logs, compiler output; NULL =
@@ -83,6 +81,11 @@ struct eval_request {
 	bool include_held_out;		/* final evaluations: true */
 	bool skip_timing;		/* correctness only */
 	bool quick;			/* search mode: one block, small budget */
+	/* A/A: the candidate is the task's own baseline (trusted code), so
+	 * the static check of Python candidates, a rule on agents' code, is
+	 * not applied (docs/python.md); it still runs in a candidate runner
+	 * like any candidate. */
+	bool candidate_is_baseline;
 	/* An A/A run for interval coverage (`arena eval --aa --timing-only`,
 	 * the candidate being the task's own baseline): no correctness
 	 * trials and no reference checks of timed samples, which only cost
@@ -92,6 +95,11 @@ struct eval_request {
 	struct timing_budget timing;
 	struct eval_refcache *refcache; /* shared reference outputs, or
 					 * NULL: the reference runs */
+	/* Hears each step of the evaluation ("building", "case small
+	 * checked", "timing", ...) as it is reached, for a status line; may
+	 * be NULL.  Called from the evaluating thread. */
+	void (*progress)(void *ctx, const char *step);
+	void *progress_ctx;
 };
 
 void eval_request_init(struct eval_request *req);

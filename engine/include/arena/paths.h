@@ -50,6 +50,16 @@ const char *paths_runner(void);
  * host runner's directory; NULL for any other runtime. */
 const char *paths_gpu_runner(const char *runtime);
 
+/* The Python interpreter the Python runner runs in (docs/python.md):
+ * $ARENA_PYTHON, else /usr/bin/python3 when it exists, else python3 from
+ * $PATH. */
+const char *paths_python(void);
+
+/* The Python runner's directory (arena_runner_py.py, pycheck.py and the
+ * runner libraries): $ARENA_PY_DIR, else arena-python in the host
+ * runner's directory, else <prefix>/lib/arena-python. */
+const char *paths_py_dir(void);
+
 /* The task catalogue: $ARENA_TASKS_DIR, else <layout>/tasks; "tasks"
  * when the program's location is unknown. */
 const char *paths_tasks_root(void);

@@ -24,8 +24,19 @@
 #define TASK_MAX_TUNABLES 8
 #define TASK_MAX_TUNABLE_VALUES 16
 #define TASK_CONFIG_MAX_BYTES (256 * 1024)
+#define TASK_MAX_DTYPES 16 /* > the largest arena_dtype */
+#define TASK_MAX_ALLOWED_CALLS 64
 
-enum task_language { LANG_C = 1, LANG_HIP, LANG_CUDA };
+/* c, hip, cuda: compiled to a shared object (arena_launch).  python: a
+ * PyTorch module run on the host (CPU tensors); triton: a Triton/PyTorch
+ * module run on a GPU (docs/python.md). */
+enum task_language {
+	LANG_C = 1,
+	LANG_HIP,
+	LANG_CUDA,
+	LANG_PYTHON,
+	LANG_TRITON
+};
 enum task_state { TASK_IMPLEMENTED = 1, TASK_UNIMPLEMENTED };
 enum arg_io { IO_IN = 1, IO_OUT, IO_INOUT };
 
@@ -80,6 +91,10 @@ struct task {
 	struct strvec baseline_files;
 	char *reference_file;	/* relative path */
 	enum task_language reference_language;
+	char *reference_entry;	/* reference.entry, else the task's entry
+				 * when the reference is of the same kind
+				 * (compiled or Python), else that kind's
+				 * default (arena_launch, launch) */
 	char *readme;		/* relative path or NULL */
 	struct strvec compile_flags;	/* extra flags for every build */
 
@@ -93,6 +108,16 @@ struct task {
 	struct task_case cases[TASK_MAX_CASES];
 
 	double atol, rtol;
+	/* tolerance: {<dtype>: {atol, rtol}}: an output of that dtype is
+	 * compared with these instead (task_tolerance). */
+	bool dtype_tol_set[TASK_MAX_DTYPES];
+	double dtype_atol[TASK_MAX_DTYPES], dtype_rtol[TASK_MAX_DTYPES];
+	/* Python tasks (docs/python.md): the candidate may call no library
+	 * kernel - no torch function or tensor method beyond allocation and
+	 * views - except those in allowed_calls ("torch.matmul",
+	 * "Tensor.sum"); checked statically before anything runs. */
+	bool forbid_library_calls;
+	struct strvec allowed_calls;
 	char *cost_bytes;	/* expressions or NULL */
 	char *cost_flops;
 	char *cost_class; /* cost.compute_class: "fp32", "tf32", "bf16",
@@ -107,6 +132,9 @@ struct task {
 	struct task_tunable tunables[TASK_MAX_TUNABLES];
 
 	char *config_sha256;	/* hash of config.yaml + held_out.yaml */
+	/* Loaded from a trusted copy (task_load_trusted): the copy's hash,
+	 * which the evaluator verifies before every build; else NULL. */
+	char *trusted_hash;
 };
 
 /* Loads and validates tasks_root/id.  On success *out is a new task the
@@ -121,6 +149,38 @@ int task_parse(const char *id, const char *dir, const char *config_text,
 	       size_t config_len, const char *held_out_text,
 	       size_t held_out_len, struct task **out, struct errbuf *err);
 void task_free(struct task *t);
+
+/* ---- trusted copies (task/task_trusted.c; DESIGN.md §3.10) ------------
+ *
+ * A trusted copy is a task package copied into <root>/<hash>/, where hash
+ * is the SHA-256 of its manifest (TASK_TRUST_MANIFEST: one "<sha256>  <path>"
+ * line per file, sorted by path), with files 0444 and directories 0555.
+ * The controller builds the baseline and the reference and reads the
+ * held-out cases only from such a copy, and verifies it before every
+ * build: nothing an agent or a candidate writes can change what it
+ * trusts. */
+#define TASK_TRUST_MANIFEST ".arena-manifest"
+
+/* Copies the package in src_dir (regular files, at most 4096 and 512 MiB)
+ * into root, unless a copy with the same content is there already; hash
+ * gets its name.  The copy appears whole or not at all (renamed into
+ * place). */
+int task_trust_copy(const char *src_dir, const char *root, char hash[65],
+		    struct errbuf *err);
+/* <root>/<hash> (caller frees). */
+char *task_trust_dir(const char *root, const char *hash);
+/* Re-hashes every file of the copy in dir against its manifest and the
+ * manifest against hash: 0, or -EBADMSG with a sentence naming the file
+ * that changed, appeared or went missing.  When manifest is not NULL it
+ * gets "<path>\t<sha256>" entries (for task_trust_lookup). */
+int task_trust_verify(const char *dir, const char *hash,
+		      struct strvec *manifest, struct errbuf *err);
+/* The recorded hash of rel in a manifest from task_trust_verify, or NULL. */
+const char *task_trust_lookup(const struct strvec *manifest, const char *rel);
+/* Loads task `id` from the trusted copy <root>/<hash>, verified first;
+ * (*out)->dir is the copy and (*out)->trusted_hash its hash. */
+int task_load_trusted(const char *root, const char *hash, const char *id,
+		      struct task **out, struct errbuf *err);
 
 /* Number of elements of arg i for case c (product of its shape). */
 int task_arg_numel(const struct task *t, int arg, const struct task_case *c,
@@ -138,6 +198,12 @@ const char *dtype_name(arena_dtype d);
 int dtype_parse(const char *s, arena_dtype *out);
 bool dtype_is_float(arena_dtype d);
 const char *language_name(enum task_language l);
+/* Python and Triton kernels are modules loaded by the Python runner;
+ * the other languages compile to shared objects. */
+bool language_is_python(enum task_language l);
+/* The tolerance an output of dtype d is compared with. */
+void task_tolerance(const struct task *t, arena_dtype d, double *atol,
+		    double *rtol);
 
 /* TASK.md for t (caller frees): objective, editable files, signature,
  * visible cases, tolerance, how it is judged, how to evaluate, rules, and

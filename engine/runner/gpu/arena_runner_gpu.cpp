@@ -36,6 +36,11 @@
  * a sticky one (the context is unusable: illegal address, launch failure)
  * the runner never runs anything again and the controller retires it.
  *
+ * Built with -DARENA_RUNNER_EMBED this is arena_runner_gpu_main() of the
+ * Python runner's library (runner_embed.h): the embedding program loads
+ * and calls the kernel, opens its own runtime on the device before the
+ * sandbox, and may widen the sandbox for Triton's compiler.
+ *
  * Over 800 lines on purpose: this is the whole GPU runner, built three
  * times (nvcc, hipcc, and c++ against the host fake) as one translation
  * unit, so that each build is one compiler call with one set of flags and
@@ -65,10 +70,12 @@
 #include "runner_io.h"
 #include "arena/runner_proto.h"
 #include "runner_sandbox.h"
+#include "runner_embed.h"
 #include "gpu_gate.h"
 #include "gpu_gen.h"
 
 static arena_launch_fn launch;
+static const struct runner_embed *embed;	/* NULL: a plain program */
 
 static struct rio_layout lay;
 static unsigned char *shm_base;		/* all of fd 4, mapped once */
@@ -218,6 +225,19 @@ static int call_set(int k)
 	return launch(args, lay.nargs, params, lay.nparams, (void *)stream);
 }
 
+/* An embedded kernel that raised (runner_embed.h) gets `error <seq>
+ * <what it raised>` for its reply; true when that was replied. */
+static bool raised(const char *seq, int rc)
+{
+	char msg[600];
+
+	if (rc != RUNNER_EMBED_RAISED || !embed || !embed->failure)
+		return false;
+	embed->failure(msg, sizeof(msg));
+	rio_replyf("error %s %s", seq, msg);
+	return true;
+}
+
 /* ---- requests --------------------------------------------------------- */
 
 static void do_layout(const char *seq, char **save)
@@ -359,6 +379,8 @@ static void do_call(const char *seq, char **save)
 		rc = call_set(0);
 		CHECK(seq, GPU(GetLastError)(), "in the kernel's launch");
 	}
+	if (raised(seq, rc))
+		return;
 	CHECK(seq, GPU(StreamSynchronize)(stream), "running the kernel");
 	CHECK(seq, GPU(DeviceSynchronize)(), "running the kernel");
 	CHECK(seq, copy_set(0, false, ~0u), "copying the outputs back");
@@ -679,6 +701,8 @@ static void do_time(const char *seq, char **save)
 	CHECK(seq, GPU(EventRecord)(ev_start, stream), "recording an event");
 	for (int k = 0; k < n; k++) {
 		int r = call_set(k);
+		if (raised(seq, r))
+			return;
 		if (r != 0 && rc == 0)
 			rc = r;
 	}
@@ -717,6 +741,31 @@ static void do_fetch(const char *seq, char **save)
 
 static const char *entry_name;
 
+/* The kernel's entry: the shared object's symbol, or what the embedding
+ * program's loader returns.  NULL with a message in why. */
+static arena_launch_fn load_kernel(const char *path, const char *entry,
+				   char *why, size_t n)
+{
+	arena_launch_fn fn;
+
+	if (embed)
+		return embed->load(path, entry, why, n);
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *de = dlerror();
+		snprintf(why, n, "cannot load the shared object: %s",
+			 de ? de : "unknown error");
+		return NULL;
+	}
+	void *sym = dlsym(h, entry);
+	if (!sym) {
+		snprintf(why, n, "the shared object does not export '%s'", entry);
+		return NULL;
+	}
+	memcpy(&fn, &sym, sizeof(fn));
+	return fn;
+}
+
 /* Loads the kernel from the descriptor that came with the request
  * (deferred start: the runner opened its device while the kernel was
  * still compiling). */
@@ -743,20 +792,12 @@ static void do_load(const char *seq)
 		close(fd);
 	}
 	/* From here on candidate code may run (constructors). */
-	void *h = dlopen(RP_KERNEL_PATH, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		const char *de = dlerror();
-		rio_replyf("error %s cannot load the shared object: %s", seq,
-			   de ? de : "unknown error");
+	char why[512];
+	launch = load_kernel(RP_KERNEL_PATH, entry_name, why, sizeof(why));
+	if (!launch) {
+		rio_replyf("error %s %s", seq, why);
 		return;
 	}
-	void *sym = dlsym(h, entry_name);
-	if (!sym) {
-		rio_replyf("error %s the shared object does not export '%s'",
-			   seq, entry_name);
-		return;
-	}
-	memcpy(&launch, &sym, sizeof(launch));
 	rio_replyf("ok %s", seq);
 }
 
@@ -863,7 +904,7 @@ static gpu_err open_device(int dev, const char **during)
 
 #include "gpu_diag.h"
 
-int main(int argc, char **argv)
+static int runner_main(int argc, char **argv)
 {
 	struct stat st;
 	char *end;
@@ -915,6 +956,13 @@ int main(int argc, char **argv)
 			   gpu_err_name(e), gpu_err_string(e));
 		_exit(1);
 	}
+	char why[512];
+	if (embed && embed->prepare &&
+	    embed->prepare((int)dev, (void *)stream, why, sizeof(why)) != 0) {
+		rio_replyf("nodevice %ld %s device %ld: %s", (long)getpid(),
+			   GPU_BACKEND, dev, why);
+		_exit(1);
+	}
 	shm_base = (unsigned char *)mmap(NULL, shm_size, PROT_READ | PROT_WRITE,
 					 MAP_SHARED, RP_FD_SHM, 0);
 	if (shm_base == MAP_FAILED) {
@@ -922,8 +970,9 @@ int main(int argc, char **argv)
 			   (long)getpid(), shm_size);
 		_exit(1);
 	}
-	int landlock = nnp && sbx_landlock() == 0;
-	int seccomp = nnp && sbx_seccomp(SBX_GPU) == 0;
+	int landlock = nnp && sbx_landlock_fs(embed ? embed->fs : NULL) == 0;
+	int seccomp = nnp && sbx_seccomp(SBX_GPU | (embed ? embed->seccomp_extra
+							   : 0)) == 0;
 	rio_replyf("hello %ld %s,%s", (long)getpid(), seccomp ? "seccomp" : "-",
 		   landlock ? "landlock" : "-");
 	entry_name = argv[2];
@@ -935,21 +984,25 @@ int main(int argc, char **argv)
 	}
 
 	/* From here on candidate code may run (constructors). */
-	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		const char *de = dlerror();
-		rio_replyf("error cannot load the shared object: %s",
-			   de ? de : "unknown error");
+	launch = load_kernel(argv[1], argv[2], why, sizeof(why));
+	if (!launch) {
+		rio_replyf("error %s", why);
 		_exit(1);
 	}
-	void *sym = dlsym(h, argv[2]);
-	if (!sym) {
-		rio_replyf("error the shared object does not export '%s'",
-			   argv[2]);
-		_exit(1);
-	}
-	memcpy(&launch, &sym, sizeof(launch));
 	rio_replyf("ready");
 	serve();
 	return 0;
 }
+
+#ifdef ARENA_RUNNER_EMBED
+int arena_runner_gpu_main(int argc, char **argv, const struct runner_embed *e)
+{
+	embed = e;
+	return runner_main(argc, argv);
+}
+#else
+int main(int argc, char **argv)
+{
+	return runner_main(argc, argv);
+}
+#endif

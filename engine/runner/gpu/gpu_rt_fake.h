@@ -14,7 +14,11 @@
  * process left running (a whole-device wait of any process waits for
  * it, so the keeper's flush and probe are delayed by a candidate's
  * leftover work as they would be on a GPU, whose contexts take turns)
- * and whether the device is broken.  Where the page cannot be created,
+ * and whether the device is broken.  When $ARENA_FAKE_GPU_DIR is set (a
+ * directory /dev/shm/arena-fake-gpu-*, made by the test), the page is
+ * <dir>/<device> instead: confined runners have a private /dev/shm and no
+ * parent in their PID namespace, and the GPU profile shows that directory
+ * as it shows a real GPU's device nodes.  Where the page cannot be created,
  * the state is the process's own and cross-process effects are not
  * emulated.
  *
@@ -148,9 +152,18 @@ static void fake_dev_open(int d)
 	if (done)
 		return;
 	done = true;
-	fake_dev_sweep();
-	snprintf(path, sizeof(path), "/dev/shm/arena-fake-gpu-%ld-%d",
-		 (long)getppid(), d);
+	/* A confined runner is pid 1 of its own PID namespace (its parent
+	 * is not in it) and has a private /dev/shm: there the controller's
+	 * environment names the directory of the shared page, which the
+	 * GPU profile shows (base/confine.c). */
+	const char *dir = getenv("ARENA_FAKE_GPU_DIR");
+	if (dir && *dir) {
+		snprintf(path, sizeof(path), "%s/%d", dir, d);
+	} else {
+		fake_dev_sweep();
+		snprintf(path, sizeof(path), "/dev/shm/arena-fake-gpu-%ld-%d",
+			 (long)getppid(), d);
+	}
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return;

@@ -171,6 +171,55 @@ const char *paths_gpu_runner(const char *runtime)
 	return NULL;
 }
 
+static char *python, *py_dir;
+static pthread_once_t py_once = PTHREAD_ONCE_INIT;
+
+static void py_init(void)
+{
+	const char *env = getenv("ARENA_PYTHON");
+	char *dir = xstrdup(paths_runner());
+	char *slash = strrchr(dir, '/');
+
+	if (env && *env)
+		python = xstrdup(env);
+	else if (path_is_executable("/usr/bin/python3"))
+		python = xstrdup("/usr/bin/python3");
+	else if (!(python = path_search("python3", NULL)))
+		python = xstrdup("python3");
+	if (slash)
+		slash[1] = '\0';
+	else
+		dir[0] = '\0';
+	env = getenv("ARENA_PY_DIR");
+	if (env && *env) {
+		py_dir = xstrdup(env);
+	} else {
+		py_dir = xasprintf("%sarena-python", dir);
+		if (!dir_exists(py_dir)) {
+			free(py_dir);
+			py_dir = xasprintf("%s../lib/arena-python", dir);
+		}
+		char *real = path_real(py_dir);
+		if (real) {
+			free(py_dir);
+			py_dir = real;
+		}
+	}
+	free(dir);
+}
+
+const char *paths_python(void)
+{
+	pthread_once(&py_once, py_init);
+	return python;
+}
+
+const char *paths_py_dir(void)
+{
+	pthread_once(&py_once, py_init);
+	return py_dir;
+}
+
 static char *tasks_root;
 static pthread_once_t tasks_once = PTHREAD_ONCE_INIT;
 

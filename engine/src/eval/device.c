@@ -103,6 +103,26 @@ int ev_gpu_shm_size(struct eval_ctx *x, struct errbuf *err)
 	return 0;
 }
 
+/* Host languages: C, and Python (PyTorch on the CPU).  A python task or
+ * reference runs on the device of its task: the host for a host task, the
+ * GPU for a GPU task (a Python reference of a cuda task is PyTorch on the
+ * GPU). */
+static bool host_task(const struct task *t)
+{
+	return (t->language == LANG_C || t->language == LANG_PYTHON) &&
+	       (t->reference_language == LANG_C ||
+		t->reference_language == LANG_PYTHON);
+}
+
+/* Python kernels run on a GPU through CUDA only (the Python runner's GPU
+ * library is built by nvcc). */
+static bool cuda_only(const struct task *t)
+{
+	return t->language == LANG_CUDA || t->reference_language == LANG_CUDA ||
+	       t->language == LANG_TRITON ||
+	       t->reference_language == LANG_PYTHON;
+}
+
 int eval_check_device(const struct task *t, const char *device,
 		      struct dev_id *d, struct errbuf *err)
 {
@@ -115,22 +135,32 @@ int eval_check_device(const struct task *t, const char *device,
 		return -EINVAL;
 	}
 	if (d->kind == DEV_HOST) {
-		if (t->language != LANG_C || t->reference_language != LANG_C)
-			return errf_code(err, ENOTSUP, "%s: a %s task needs a "
-					 "GPU, not device 'host'", t->id,
-					 language_name(t->language == LANG_C
-							       ? t->reference_language
-							       : t->language));
+		if (!host_task(t))
+			return errf_code(
+				err, ENOTSUP,
+				"%s: a %s task needs a "
+				"GPU, not device 'host'",
+				t->id,
+				language_name(
+					t->language == LANG_C ||
+							t->language ==
+								LANG_PYTHON
+						? t->reference_language
+						: t->language));
 		return 0;
 	}
-	if (t->language == LANG_C)
-		return errf_code(err, ENOTSUP, "%s: a c task runs on device "
-				 "'host', not '%s'", t->id, device);
-	if (d->kind == DEV_HIP && (t->language == LANG_CUDA ||
-				   t->reference_language == LANG_CUDA))
-		return errf_code(err, ENOTSUP, "%s: CUDA sources need an "
-				 "NVIDIA GPU (device cuda:N), not '%s'", t->id,
-				 device);
+	if (t->language == LANG_C || t->language == LANG_PYTHON)
+		return errf_code(err, ENOTSUP,
+				 "%s: a %s task runs on device "
+				 "'host', not '%s'",
+				 t->id, language_name(t->language), device);
+	if (d->kind == DEV_HIP && cuda_only(t))
+		return errf_code(
+			err, ENOTSUP,
+			"%s: CUDA sources, Triton and "
+			"PyTorch GPU kernels need an NVIDIA GPU (device "
+			"cuda:N), not '%s'",
+			t->id, device);
 	return 0;
 }
 
@@ -155,25 +185,25 @@ int eval_resolve_device(const char *configured, const struct task *t,
 {
 	const char *dev = configured && *configured ? configured : "auto";
 	const char *env = getenv("ARENA_DEVICE");
-	bool gpu_task = t->language != LANG_C;
+	bool gpu_task = !host_task(t);
 	int rc;
 
 	if (!strcmp(dev, "auto") && env && *env && gpu_task)
 		dev = env;
 	if (!gpu_task) {
 		if (strcmp(dev, "auto") && strcmp(dev, "host"))
-			return errf(err, "task %s is a host (c) task but the "
+			return errf(err,
+				    "task %s is a host (%s) task but the "
 				    "config asks for device '%s'; use device: "
-				    "host or auto", t->id, dev);
+				    "host or auto",
+				    t->id, language_name(t->language), dev);
 		*device = xstrdup("host");
 		return 0;
 	}
 	if (!strcmp(dev, "auto")) {
-		bool cuda_only = t->language == LANG_CUDA ||
-				 t->reference_language == LANG_CUDA;
 		if (gpu_usable(DEV_CUDA))
 			dev = "cuda:0";
-		else if (!cuda_only && gpu_usable(DEV_HIP))
+		else if (!cuda_only(t) && gpu_usable(DEV_HIP))
 			dev = "hip:0";
 		else
 			return errf_code(err, ENODEV, "task %s needs a GPU "

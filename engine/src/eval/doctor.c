@@ -9,6 +9,7 @@
  * Nothing here needs a GPU; on a machine without one the report says
  * "no GPU" and why (no driver, no runner).
  */
+#include "arena/confine.h"
 #include "arena/doctor.h"
 #include "arena/proc.h"
 
@@ -26,6 +27,8 @@
 #include "arena/eval.h"
 #include "arena/paths.h"
 #include "evaluation.h"
+
+#include <cJSON.h>
 
 static const char *const install_hint_hipcc =
 	"apt-get install -y hipcc libamdhip64-dev rocm-device-libs (Debian "
@@ -365,7 +368,21 @@ static void sandbox(struct report *r)
 	if (ll < 1)
 		missing(r, false, "landlock: boot with lsm=...,landlock "
 			"(Linux >= 5.13)");
-	/* bubblewrap: agents' sandbox (and, where used, runners'). */
+	/* The confinement of candidate compilers and runners
+	 * (arena/confine.h), probed as evaluations probe it. */
+	const char *why = NULL;
+	if (confine_available(&why))
+		line(r,
+		     "  confinement    on: the candidate's compiler and every "
+		     "runner in namespaces of their own, allow-list root "
+		     "(arena/confine.h)");
+	else {
+		line(r, "  confinement    off: %s", why);
+		missing(r, false,
+			"the evaluator's confinement (arena/"
+			"confine.h): results will say sandboxed: false");
+	}
+	/* bubblewrap: the agents' sandbox. */
 	bwrap = path_search("bwrap", NULL);
 	if (!bwrap) {
 		line(r, "  bubblewrap     missing");
@@ -393,6 +410,90 @@ static void sandbox(struct report *r)
 	free(bwrap);
 }
 
+/* ---- the Python stack ---------------------------------------------------- */
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* What the Python runner will find: its interpreter's answer to
+ * arena_runner_py.py --query (python, torch, CUDA, Triton), and whether
+ * the runner's libraries are built (docs/python.md). */
+static void python_stack(struct report *r, bool nvidia)
+{
+	char *script = path_join(paths_py_dir(), "arena_runner_py.py");
+	char *host = path_join(paths_py_dir(), "libarena-pyrunner-host.so");
+	char *cuda = path_join(paths_py_dir(), "libarena-pyrunner-cuda.so");
+	char *argv[] = { (char *)paths_python(), (char *)"-B",
+			 (char *)"-E",		 script,
+			 (char *)"--query",	 NULL };
+	struct proc_result pr;
+	struct errbuf e;
+	cJSON *j = NULL;
+
+	errbuf_init(&e);
+	line(r, "python (python and triton tasks, Python references)");
+	line(r, "  runner  %s%s", script,
+	     access(script, R_OK) ? " (missing)" : "");
+	line(r, "  libs    host %s, cuda %s",
+	     access(host, R_OK) ? "missing" : "built",
+	     access(cuda, R_OK) ? "missing" : "built");
+	if (access(script, R_OK) == 0 &&
+	    proc_run_capture(argv, NULL, NULL, 120000, 64 * 1024, &pr, &e) ==
+		    0) {
+		if (!pr.timed_out && WIFEXITED(pr.status) &&
+		    WEXITSTATUS(pr.status) == 0)
+			j = cJSON_Parse(pr.output);
+		proc_result_release(&pr);
+	}
+	if (!j) {
+		line(r, "  %s: does not run the runner's query",
+		     paths_python());
+		missing(r, false,
+			"python3 for Python tasks: apt-get install -y "
+			"python3 (or set ARENA_PYTHON)");
+	} else {
+		const char *torch = jstr(j, "torch"),
+			   *triton = jstr(j, "triton");
+		const cJSON *ca =
+			cJSON_GetObjectItemCaseSensitive(j, "cuda_available");
+		line(r, "  python  %s %s", paths_python(),
+		     jstr(j, "version") ? jstr(j, "version") : "?");
+		const char *dev = torch ? jstr(j, "device") : NULL;
+		line(r, "  torch   %s%s%s%s%s", torch ? torch : "missing",
+		     torch ? (cJSON_IsTrue(ca) ? ", CUDA available"
+					       : ", no CUDA")
+			   : "",
+		     dev ? " (" : "", dev ? dev : "", dev ? ")" : "");
+		line(r, "  triton  %s", triton ? triton : "missing");
+		if (!torch)
+			missing(r, false,
+				"torch for python tasks: apt-get install "
+				"-y python3-torch (CPU), or pip install torch");
+		if (!triton)
+			missing(r, false,
+				"triton for triton tasks (GPU): pip "
+				"install triton");
+		if (torch && nvidia && !cJSON_IsTrue(ca))
+			missing(r, false,
+				"torch sees no CUDA device: install a "
+				"CUDA build of torch for triton tasks");
+	}
+	if (access(host, R_OK))
+		missing(r, false, "the Python runner's libraries: run `make`");
+	if (nvidia && access(cuda, R_OK))
+		missing(r, false,
+			"libarena-pyrunner-cuda.so (triton tasks): "
+			"`make` builds it once nvcc is installed");
+	cJSON_Delete(j);
+	free(script);
+	free(host);
+	free(cuda);
+}
+
 int doctor_report(const struct doctor_options *o, struct strbuf *out)
 {
 	struct report r = { out, STRVEC_INIT, 0 };
@@ -407,6 +508,7 @@ int doctor_report(const struct doctor_options *o, struct strbuf *out)
 	compilers(&r, nvidia, amd);
 	runners(&r, nvidia, amd);
 	devices(&r, o, nvidia, amd);
+	python_stack(&r, nvidia);
 	sandbox(&r);
 	if (r.missing.n) {
 		line(&r, "missing");

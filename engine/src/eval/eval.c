@@ -209,6 +209,10 @@ static void ctx_release(struct eval_ctx *x)
 	}
 	if (x->trace)
 		fclose(x->trace);
+	strvec_release(&x->hidden);
+	strvec_release(&x->manifest);
+	for (int g = 0; g < 2; g++)
+		confine_prep_free(x->confine[g]);
 	ev_ahead_release(x);
 	if (x->timing) {
 		for (int i = 0; i < x->t->ncases; i++)
@@ -482,6 +486,63 @@ timing:
 	}
 }
 
+/* The confinement of this evaluation's candidate compiler and runners:
+ * what they must not see (the store's cache, the task package, the
+ * candidate's workspace, the logs; the catalogue is hidden by every
+ * plan), and the runners' plans, prepared once.  0, or -errno when
+ * $ARENA_SANDBOX=on and there is no sandbox here. */
+static int confine_setup(struct eval_ctx *x, struct errbuf *err)
+{
+	const struct eval_request *req = x->req;
+	const char *why = NULL;
+	char *store = path_real(req->cache_dir);
+
+	strvec_init(&x->hidden);
+	if (!confine_available(&why)) {
+		if (confine_required())
+			return errf_code(err, ENOTSUP,
+					 "$ARENA_SANDBOX=on, but "
+					 "%s",
+					 why);
+		free(store);
+		return 0;
+	}
+	x->confine_on = true;
+	if (store) {
+		/* <store>/cache: the store is its parent. */
+		char *slash = strrchr(store, '/');
+		strvec_push(&x->hidden, store);
+		if (slash && !strcmp(slash, "/cache") && slash != store) {
+			*slash = '\0';
+			strvec_push(&x->hidden, store);
+		}
+	}
+	free(store);
+	strvec_push(&x->hidden, x->t->dir);
+	strvec_push(&x->hidden, req->candidate_dir);
+	if (req->lock_dir)
+		strvec_push(&x->hidden, req->lock_dir);
+	if (req->log_dir)
+		strvec_push(&x->hidden, req->log_dir);
+	for (int g = 0; g < 2; g++) {
+		if (g && !x->gpu)
+			break;
+		struct confine_plan p;
+		struct confine_spec cs = {
+			.profile = g ? CONFINE_GPU_RUNNER : CONFINE_RUNNER,
+			.runner = g ? gpu_runner_path(x->dev.kind)
+				    : x->runner_path,
+			.hide = &x->hidden,
+		};
+		confine_plan_for(&cs, &p);
+		x->confine[g] = confine_prepare(&p, err);
+		confine_plan_release(&p);
+		if (!x->confine[g])
+			return -ENOTSUP;
+	}
+	return 0;
+}
+
 int eval_run(const struct eval_request *req, struct task_result *res,
 	     struct errbuf *err)
 {
@@ -540,6 +601,8 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 		strbuf_init(&x.method_notes);
 	}
 
+	if ((rc = confine_setup(&x, err)))
+		goto done;
 	fill_identity(&x, device);
 	x.flush_bytes = x.gpu ? gpu_flush_bytes(&x.gi) : 2 * ev_llc_bytes();
 	random_bytes(&x.secret, sizeof(x.secret));
@@ -588,7 +651,9 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 	}
 	hash_snapshot(&cand_src, res);
 
-	/* 2. Builds. */
+	/* 2. Builds.  The Python runner's zygote imports torch meanwhile. */
+	if (ev_role_python(&x, ROLE_REF) || ev_role_python(&x, ROLE_CAND))
+		pyzygote_prestart_async();
 	ev_trace_mark(&x, "building");
 	if ((rc = ev_build_all(&x, &cand_src)) != 0 || x.decided)
 		goto done;
@@ -614,8 +679,10 @@ done:
 	}
 	if (rc == 0) {
 		res->candidate_accepted = res->status == RS_OK;
-		res->sandboxed = x.all_sandboxed && res->status != RS_COMPILE_ERROR &&
-				 res->pass_compilation;
+		/* True only when the candidate's compiler and every runner
+		 * ran confined (and the runners under seccomp and Landlock):
+		 * a compile error counts when its compiler was confined. */
+		res->sandboxed = x.all_sandboxed && x.confine_on;
 		res->eval_seconds = (double)(now_ns() - t0) / 1e9;
 		result_score(res);
 	}

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "arena/confine.h"
 #include "arena/kernel.h"
 #include "arena/stats.h"
 #include "arena/task.h"
@@ -292,12 +293,26 @@ struct build_spec {
 	const char *cache_dir;
 	double timeout_s;
 	const char *log_path;		/* compiler output, or NULL */
+	/* Python builds (pybuild.c): run the static check (candidates), and
+	 * its rules (the task's forbid_library_calls, allowed_calls). */
+	bool check;
+	bool forbid_library_calls;
+	const struct strvec *allowed_calls;
+	const char *entry; /* the module's entry function */
+	/* The candidate's build: run the compiler confined (arena/confine.h,
+	 * hiding these paths besides the catalogue), and answer a source
+	 * that failed before from the negative cache. */
+	bool confine;
+	const struct strvec *hide;
+	int memory_mb; /* RLIMIT_AS; 0: 4096 (cc), 16384 (GPU) */
 };
 
 struct build_out {
 	char *so_path;		/* owned; the cached artifact */
 	bool cached;		/* found in the cache, not built */
 	char *message;		/* compile failure, owned; NULL on success */
+	bool confined;		/* the compiler ran confined */
+	bool negative_cached;	/* message came from the negative cache */
 };
 
 /* Builds (or finds in <cache_dir>/artifacts) the shared object for spec.
@@ -307,6 +322,10 @@ struct build_out {
 int compile_build(const struct build_spec *spec, struct build_out *out,
 		  struct errbuf *err);
 void build_out_release(struct build_out *o);
+/* compile_build() of a Python-language build: the bundle the Python
+ * runner loads (pybuild.c, docs/python.md). */
+int pybuild(const struct build_spec *spec, struct build_out *out,
+	    struct errbuf *err);
 /* "<path of cc>: <first line of cc --version>" (caller frees), or NULL. */
 char *compile_compiler_id(void);
 /* The same for the compiler that builds lang for a device of kind (cc,
@@ -430,7 +449,40 @@ struct runner_spec {
 				 * index, the environment keeps the device
 				 * selection variables */
 	const char *device_arg;	/* third argument, or NULL (host) */
+	/* Arguments between runner_path and the kernel (NULL-terminated, or
+	 * NULL): the Python runner is `python3 <flags> arena_runner_py.py
+	 * <flavour> <lib> <scratch>` followed by the C runner's arguments. */
+	const char *const *pre_args;
+	/* Start it as a copy of the Python runner's zygote (pyzygote.c),
+	 * which gets argv from index zygote_skip on (after the interpreter,
+	 * its flags and the script). */
+	bool zygote;
+	int zygote_skip;
+	/* The confinement to start it in (arena/confine.h), or NULL; the
+	 * binary is then run at its inside path. */
+	const struct confine_prep *confine;
 };
+
+/* The environment every runner gets (nothing of the controller's but
+ * device selection and sanitizer options). */
+void runner_env_for(struct strvec *env, bool gpu);
+
+/* ---- pyzygote.c: the Python runner's zygote --------------------------- */
+
+/* Whether runners of Python roles start from the zygote
+ * ($ARENA_PY_ZYGOTE=0: no). */
+bool pyzygote_enabled(void);
+/* Starts the zygote now if it is not running (it imports torch while the
+ * evaluation builds). */
+void pyzygote_prestart(void);
+/* The same in a thread of its own: returns at once. */
+void pyzygote_prestart_async(void);
+/* A new runner, this process's child, made by the zygote with fds
+ * (control socket, shared memory, kernel, /dev/null, log) on 3, 4, 5, 0
+ * and 1-2, argv (its runner arguments), envp and the limits; -1 with why
+ * when there is no zygote. */
+pid_t pyzygote_spawn(char *const argv[], char *const envp[], const int fds[5],
+		     int cpu_s, uint64_t as_bytes, char *why, size_t n);
 
 struct runner {
 	pid_t pid;		/* also the process group id; 0 = none */
@@ -443,6 +495,7 @@ struct runner {
 	bool stopped;		/* SIGSTOPped and seen stopped */
 	bool reaped;
 	bool sandboxed;		/* hello said "seccomp,landlock" */
+	bool confined;		/* started in its namespaces (pid 1 there) */
 	bool gpu;
 	bool deferred;		/* started without its kernel */
 	bool dev_sticky;	/* after RUNNER_DEVICE: the context is lost */

@@ -135,6 +135,16 @@ struct eval_ctx {
 	int timeout_ms;
 	bool all_sandboxed;
 	bool baseline_is_reference;
+	/* The confinement of the candidate's compiler and of every runner
+	 * (arena/confine.h): the paths they must not see, and the prepared
+	 * plans of the host runner [0] and the GPU runner [1] (NULL when
+	 * confinement is off or unavailable here). */
+	struct strvec hidden;
+	struct confine_prep *confine[2];
+	bool confine_on;
+	/* A task from a trusted copy: its manifest, verified at the start of
+	 * the builds, against which every trusted file read is checked. */
+	struct strvec manifest;
 
 	struct runner *live[MAX_LIVE];
 	int nlive;
@@ -156,6 +166,7 @@ struct eval_ctx {
 	struct runner *keeper;		/* the trusted GPU process: L2 flush,
 					 * probes (gpu_sample.c) */
 	bool keeper_pending;		/* launched, not awaited yet */
+	int64_t probe_min_ns;		/* the fastest keeper probe so far */
 	int *gpu_batch;			/* per case: calls per sample, 0 = not
 					 * decided yet (gpu_sample.c) */
 	double *gpu_call_ns;		/* per case: the baseline's time per
@@ -423,5 +434,23 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr);
 size_t ev_llc_bytes(void);
 /* Shared memory of every runner of a GPU evaluation (x->shm_size). */
 int ev_gpu_shm_size(struct eval_ctx *x, struct errbuf *err);
+
+/* ---- pyrunner.c: runners of Python roles ------------------------------ */
+
+/* What a Python runner's spec points into (owned). */
+struct py_spec {
+	char *script, *lib, *scratch, *trusted;
+	const char *args[9];
+};
+
+/* Whether role's kernel is a Python module (python, triton, or a Python
+ * reference): it runs in arena-runner-py. */
+bool ev_role_python(const struct eval_ctx *x, enum role role);
+/* Makes s start the Python runner for role (gpu: the GPU flavour); -1
+ * with a verdict when the runner is not built.  s points into ps until
+ * py_spec_release(ps). */
+int ev_python_spec(struct eval_ctx *x, enum role role, bool gpu,
+		   struct runner_spec *s, struct py_spec *ps);
+void py_spec_release(struct py_spec *ps);
 
 #endif /* ARENA_EVALUATION_H */

@@ -235,12 +235,13 @@ static void runner_env(struct strvec *env, bool gpu)
 {
 	const char *asan = getenv("ASAN_OPTIONS");
 	const char *ubsan = getenv("UBSAN_OPTIONS");
-	/* Device selection and where the driver's libraries live; nothing
-	 * else of the controller's environment. */
+	/* Device selection and where the driver's libraries live (and the
+	 * test suite's fake device, gpu_rt_fake.h); nothing else of the
+	 * controller's environment. */
 	static const char *const gpu_pass[] = {
 		"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
 		"ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
-		"LD_LIBRARY_PATH",
+		"LD_LIBRARY_PATH",	"ARENA_FAKE_GPU_DIR",
 	};
 
 	strvec_push(env, "PATH=/usr/local/bin:/usr/bin:/bin");
@@ -270,6 +271,11 @@ static void runner_env(struct strvec *env, bool gpu)
 		strvec_pushf(env, "UBSAN_OPTIONS=%s", ubsan);
 }
 
+void runner_env_for(struct strvec *env, bool gpu)
+{
+	runner_env(env, gpu);
+}
+
 static int move_high(int fd)
 {
 	return fd < 0 ? -1 : fcntl(fd, F_DUPFD, 10);
@@ -285,8 +291,31 @@ child_exec(pid_t parent, int sock, int memfd, int kfd, int devnull, int logfd,
 
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	if (getppid() != parent)
+	/* In a PID namespace of its own the parent is outside it and
+	 * getppid() says 0: the check is for a plain fork only. */
+	if (!s->confine && getppid() != parent)
 		_exit(127);
+	if (s->confine) {
+		const char *what = "";
+		int rc = confine_enter(s->confine, &what);
+		if (rc) {
+			/* System calls only: the step and the errno. */
+			int fd = logfd >= 0 ? logfd : 2;
+			char num[16];
+			int k = (int)sizeof(num) - 1;
+			num[k] = '\0';
+			for (int v = -rc; k > 0 && (v || k == 15); v /= 10)
+				num[--k] = (char)('0' + v % 10);
+			(void)!write(
+				fd,
+				"arena-runner: cannot enter the sandbox: ", 40);
+			(void)!write(fd, what, strlen(what));
+			(void)!write(fd, ": errno ", 8);
+			(void)!write(fd, num + k, strlen(num + k));
+			(void)!write(fd, "\n", 1);
+			_exit(CONFINE_EXIT_FAILED);
+		}
+	}
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	for (int sig = 1; sig < 32; sig++) {
@@ -327,7 +356,7 @@ child_exec(pid_t parent, int sock, int memfd, int kfd, int devnull, int logfd,
 		rl.rlim_cur = rl.rlim_max = s->as_limit;
 		setrlimit(RLIMIT_AS, &rl);
 	}
-	execve(s->runner_path, argv, envp);
+	execve(argv[0], argv, envp);
 	_exit(127);
 }
 
@@ -417,22 +446,56 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 	if (kfd < 0)
 		goto sys_fail;
 
-	char *argv[] = { (char *)s->runner_path,
-			 r->deferred ? (char *)"-" : (char *)RP_KERNEL_PATH,
-			 (char *)s->entry, (char *)s->device_arg, NULL };
+	/* A confined runner is the binary at its inside path; the Python
+	 * runner (pre_args) is never confined this way (ev_launch: it has
+	 * its own Landlock rules), nor started from the zygote when
+	 * confined. */
+	char *inside = s->confine ? confine_runner_inside(s->runner_path)
+				  : NULL;
+	struct strvec args = STRVEC_INIT;
+	strvec_push(&args, inside ? inside : s->runner_path);
+	for (size_t i = 0; s->pre_args && s->pre_args[i]; i++)
+		strvec_push(&args, s->pre_args[i]);
+	strvec_push(&args, r->deferred ? "-" : RP_KERNEL_PATH);
+	strvec_push(&args, s->entry);
+	if (s->device_arg)
+		strvec_push(&args, s->device_arg);
+	char **argv = args.v;
 	runner_env(&env, s->gpu);
 	pid_t parent = getpid();
-	pid_t pid = fork();
+	pid_t pid = -1;
+	if (s->zygote && !s->confine) {
+		/* A copy of the Python runner's zygote, made this process's
+		 * child (pyzygote.c); if there is none, fork as usual. */
+		int fds[5] = { sv[1], memfd, kfd, devnull,
+			       s->log_fd >= 0 ? s->log_fd : devnull };
+		char zwhy[400];
+		pid = pyzygote_spawn(argv + s->zygote_skip, env.v, fds,
+				     s->gpu ? 7200 : 600, s->as_limit, zwhy,
+				     sizeof(zwhy));
+		if (pid < 0 && s->log_fd >= 0)
+			dprintf(s->log_fd,
+				"arena: %s; the runner is started "
+				"without it\n",
+				zwhy);
+	}
+	if (pid < 0)
+		pid = s->confine ? confine_clone(s->confine) : fork();
 	if (pid < 0) {
-		snprintf(r->why, sizeof(r->why), "could not fork: %s",
+		snprintf(r->why, sizeof(r->why), "could not %s: %s",
+			 s->confine ? "create its sandbox" : "fork",
 			 strerror(errno));
+		strvec_release(&args);
+		free(inside);
 		goto sys_fail;
 	}
 	if (pid == 0)
 		child_exec(parent, sv[1], memfd, kfd, devnull, s->log_fd, s,
 			   argv, env.v);
+	free(inside);
 	setpgid(pid, pid);
 	r->pid = pid;
+	r->confined = s->confine != NULL;
 	/* The kernel's accounting of the runner (runner_requests.c charges
 	 * every request with it). */
 	r->has_cpu_clock = clock_getcpuclockid(pid, &r->cpu_clock) == 0;
@@ -448,6 +511,7 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 	close(kfd);
 	close(devnull);
 	strvec_release(&env);
+	strvec_release(&args);
 	return RUNNER_OK;
 
 sys_fail:
@@ -474,8 +538,11 @@ enum runner_fail runner_parse_hello(struct runner *r, const char *line)
 
 	/* A GPU runner that cannot open its device says so instead of
 	 * hello, still before any kernel code ran. */
+	/* Its pid as it sees it: 1 in a PID namespace of its own. */
+	long self = r->confined ? 1 : (long)r->pid;
+
 	if (sscanf(line, "nodevice %ld %n", &hp, &off) == 1 && off > 0 &&
-	    hp == (long)r->pid) {
+	    hp == self) {
 		snprintf(r->why, sizeof(r->why),
 			 "could not open its device: %.400s", line + off);
 		rcl_kill_group(r);
@@ -483,7 +550,7 @@ enum runner_fail runner_parse_hello(struct runner *r, const char *line)
 		return RUNNER_NODEVICE;
 	}
 	if (sscanf(line, "hello %ld %63s %c", &hp, mode, &extra) != 2 ||
-	    hp != (long)r->pid) {
+	    hp != self) {
 		char q[80];
 		rcl_quote(line, strlen(line), q, sizeof(q));
 		rcl_protocol(r, "did not greet as expected: \"%s\"", q);
@@ -505,6 +572,13 @@ enum runner_fail runner_await(struct runner *r)
 		    WEXITSTATUS(r->status) == 127) {
 			snprintf(r->why, sizeof(r->why),
 				 "could not be started from %s", r->runner_path);
+			return RUNNER_SYSTEM;
+		}
+		if (f == RUNNER_DIED && r->confined && WIFEXITED(r->status) &&
+		    WEXITSTATUS(r->status) == CONFINE_EXIT_FAILED) {
+			snprintf(r->why, sizeof(r->why),
+				 "could not enter its "
+				 "sandbox (its log says where it failed)");
 			return RUNNER_SYSTEM;
 		}
 		return f;

@@ -142,17 +142,30 @@ struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,
 	enum runner_fail f;
 	char devarg[16];
 	bool gpu = ev_role_gpu(x, role);
+	struct py_spec ps;
 	struct runner_spec s = {
 		.runner_path = gpu ? gpu_runner_path(x->dev.kind)
 				   : x->runner_path,
 		.so_path = x->so[role],
-		.entry = x->t->entry ? x->t->entry : "arena_launch",
+		.entry = role == ROLE_REF && x->t->reference_entry
+				 ? x->t->reference_entry
+			 : x->t->entry ? x->t->entry
+				       : "arena_launch",
 		.role = ev_role_names[role],
 		.shm_size = shm,
 		.log_fd = x->logfd[role],
 		.timeout_ms = x->timeout_ms,
 		.gpu = gpu,
+		.confine = x->confine[gpu],
 	};
+	bool py = ev_role_python(x, role);
+	if (py && ev_python_spec(x, role, gpu, &s, &ps) != 0)
+		return NULL;
+	/* The Python runner is an interpreter with a script and libraries
+	 * that the runners' namespace profile does not show: it keeps its
+	 * own Landlock rules (docs/python.md), not this confinement. */
+	if (py)
+		s.confine = NULL;
 	if (gpu) {
 		snprintf(devarg, sizeof(devarg), "%d", x->dev.index);
 		s.device_arg = devarg;
@@ -164,15 +177,23 @@ struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,
 		 * (the flush buffer is the controller's); an ASan runner
 		 * reserves terabytes of shadow instead. */
 		s.as_limit = (uint64_t)shm * 4 + (1ull << 30);
+		/* The interpreter and torch's libraries: about 0.7 GiB of
+		 * address space for torch 1.13 on the CPU. */
+		if (py)
+			s.as_limit += 3ull << 30;
 #endif
 	}
 	if (x->nlive >= MAX_LIVE) {
 		ev_verdict(x, RS_INFRA_ERROR, "too many runners at once");
+		if (py)
+			py_spec_release(&ps);
 		return NULL;
 	}
 	r = runner_new();
 	x->live[x->nlive++] = r;
 	f = runner_launch(r, &s);
+	if (py)
+		py_spec_release(&ps);
 	if (f != RUNNER_OK) {
 		ev_runner_failed(x, role, r, f, "while starting", c);
 		ev_ctx_forget(x, r);
@@ -194,7 +215,10 @@ bool ev_await_ready(struct eval_ctx *x, enum role role, struct runner *r,
 		ev_ctx_forget(x, r);
 		return false;
 	}
-	if (!r->sandboxed)
+	/* Sandboxed: seccomp and Landlock, and the namespace confinement;
+	 * a Python runner's Landlock read allow-list stands for the latter
+	 * (ev_launch). */
+	if (!r->sandboxed || (!r->confined && !ev_role_python(x, role)))
 		x->all_sandboxed = false;
 	runner_census(r, &r->threads_ready, &children);
 	return true;
@@ -378,9 +402,11 @@ bool ev_outputs_match_mem(struct eval_ctx *x, const struct case_layout *l,
 		struct cmp_result cr;
 		if (ta->io == IO_IN)
 			continue;
+		double atol, rtol;
+		task_tolerance(x->t, ta->dtype, &atol, &rtol);
 		compare_arrays(ta->dtype, got + l->offset[a],
 			       want + l->offset[a], l->numel[a],
-			       x->t->atol * tol_scale, x->t->rtol * tol_scale,
+			       atol * tol_scale, rtol * tol_scale,
 			       ta->io == IO_OUT ? pattern : -1, &cr);
 		if (maxerr && cr.max_abs_err > *maxerr)
 			*maxerr = cr.max_abs_err;
@@ -424,9 +450,11 @@ bool ev_outputs_within(const struct eval_ctx *x, const struct case_layout *l,
 		struct cmp_result cr;
 		if (ta->io == IO_IN)
 			continue;
+		double atol, rtol;
+		task_tolerance(x->t, ta->dtype, &atol, &rtol);
 		compare_arrays(ta->dtype, got->shm + l->offset[a],
 			       want->shm + l->offset[a], l->numel[a],
-			       x->t->atol * tol_scale, x->t->rtol * tol_scale,
+			       atol * tol_scale, rtol * tol_scale,
 			       ta->io == IO_OUT ? pattern : -1, &cr);
 		if (!cr.ok)
 			return false;
@@ -463,15 +491,20 @@ bool ev_call_outcome_ok(struct eval_ctx *x, enum role role,
  * happened (where an evaluation's seconds go). */
 void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
-	if (!x->trace)
+	if (!x->trace && !x->req->progress)
 		return;
-	fprintf(x->trace, "# %.1f ms: ", (double)(now_ns() - x->t0_ns) / 1e6);
 	va_start(ap, fmt);
-	vfprintf(x->trace, fmt, ap);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	fputc('\n', x->trace);
+	if (x->trace)
+		fprintf(x->trace, "# %.1f ms: %s\n",
+			(double)(now_ns() - x->t0_ns) / 1e6, strbuf_str(&sb));
+	if (x->req->progress)
+		x->req->progress(x->req->progress_ctx, strbuf_str(&sb));
+	strbuf_release(&sb);
 }
 
 /* One line of <log_dir>/timing.tsv per timed pair (and GPU warm-up

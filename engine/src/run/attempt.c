@@ -37,10 +37,18 @@ static char *outcome_to_json(const struct agent_outcome *o)
 	cJSON_AddNumberToObject(j, "turns", o->turns);
 	cJSON_AddNumberToObject(j, "input_tokens", (double)o->input_tokens);
 	cJSON_AddNumberToObject(j, "output_tokens", (double)o->output_tokens);
+	cJSON_AddNumberToObject(j, "cached_input_tokens",
+				(double)o->cached_tokens);
 	cJSON_AddNumberToObject(j, "cost_usd", o->cost_usd);
+	cJSON_AddBoolToObject(j, "cost_known", o->cost_known);
 	if (o->summary)
 		cJSON_AddStringToObject(j, "summary", o->summary);
 	cJSON_AddBoolToObject(j, "sandboxed", o->sandboxed);
+	if (o->contained)
+		cJSON_AddStringToObject(j, "contained", o->contained);
+	if (o->leftovers)
+		cJSON_AddNumberToObject(j, "leftover_processes_killed",
+					o->leftovers);
 	s = cJSON_PrintUnformatted(j);
 	cJSON_Delete(j);
 	return s;
@@ -80,7 +88,11 @@ static void result_apply_agent(struct task_result *r, const char *agent_json,
 		r->agent_turns = (int)json_num(j, "turns");
 		r->agent_input_tokens = (int64_t)json_num(j, "input_tokens");
 		r->agent_output_tokens = (int64_t)json_num(j, "output_tokens");
+		r->agent_cached_tokens =
+			(int64_t)json_num(j, "cached_input_tokens");
 		r->agent_cost_usd = json_num(j, "cost_usd");
+		r->agent_cost_known = cJSON_IsTrue(
+			cJSON_GetObjectItemCaseSensitive(j, "cost_known"));
 		r->agent_sandboxed = cJSON_IsTrue(
 			cJSON_GetObjectItemCaseSensitive(j, "sandboxed"));
 		summary = json_str(j, "summary");
@@ -105,7 +117,6 @@ void attempt_ctx_release(struct attempt_ctx *c)
 	task_free(c->task);
 	free(c->task_dir);
 	free(c->workspace);
-	free(c->baseline);
 	free(c->logs);
 }
 
@@ -154,7 +165,8 @@ static const struct agent_config *attempt_agent(const struct runconfig *cfg,
 
 int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
 {
-	int rc = task_load(c->e->tasks_root, c->a->task_id, &c->task, err);
+	int rc =
+		eng_task_trusted(c->e, c->run_id, c->a->task_id, &c->task, err);
 
 	if (rc)
 		return rc;
@@ -163,7 +175,6 @@ int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
 	c->task_dir = store_task_dir(c->e->store, c->run_id, c->a->task_id,
 				     c->a->attempt);
 	c->workspace = path_join(c->task_dir, "workspace");
-	c->baseline = path_join(c->task_dir, "baseline");
 	c->logs = path_join(c->task_dir, "logs");
 	/* Repairs a creation interrupted half-way; keeps existing files. */
 	return workspace_create(c->task, c->task_dir, err);
@@ -185,6 +196,14 @@ static char *agent_workspace(const struct attempt_ctx *c)
 	return xstrdup(c->workspace);
 }
 
+/* agent_launch.progress: the agent's own words ("agent turn 3"). */
+static void agent_progress(void *ctx, const char *what)
+{
+	const struct eval_target *tg = ctx;
+
+	eng_progress(tg->obs, tg->run_id, tg->task_id, tg->attempt, what);
+}
+
 int attempt_run_agent(struct attempt_ctx *c,
 		      const struct engine_observer *obs,
 		      struct errbuf *err)
@@ -201,6 +220,8 @@ int attempt_run_agent(struct attempt_ctx *c,
 				  NULL, true, err);
 	if (rc)
 		return rc;
+	eng_progress(obs, c->run_id, c->a->task_id, c->a->attempt,
+		     "agent started");
 	eng_emit(c->e, obs, c->run_id, c->a->task_id, "agent_start",
 		 "agent %s%s%s started%s", ops->name,
 		 c->a->variant && *c->a->variant ? " as " : "",
@@ -215,14 +236,24 @@ int attempt_run_agent(struct attempt_ctx *c,
 	uint64_t seed = 0;
 	bool has_seed = attempt_seed(c, &seed);
 	struct eval_target tg = {
-		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
-		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
-		.has_gpu = c->has_gpu, .gpu = c->gpu,
-		.has_seed = has_seed, .seed = seed,
+		.e = c->e,
+		.task = c->task,
+		.candidate_dir = c->workspace,
+		.log_dir = c->logs,
+		.cfg = c->cfg,
+		.has_gpu = c->has_gpu,
+		.gpu = c->gpu,
+		.has_seed = has_seed,
+		.seed = seed,
+		.obs = obs,
+		.run_id = c->run_id,
+		.task_id = c->a->task_id,
+		.attempt = c->a->attempt,
 	};
 	l.task = c->task;
 	l.config = c->agent;
 	l.workspace = ws;
+	l.workspace_real = c->workspace;
 	l.prompt = prompt;
 	l.prompt_file = prompt_file;
 	l.log_dir = c->logs;
@@ -230,6 +261,10 @@ int attempt_run_agent(struct attempt_ctx *c,
 			      ? c->agent->timeout_seconds : 3600;
 	l.evaluate = eng_agent_evaluate;
 	l.evaluate_ctx = &tg;
+	if (obs && obs->progress) {
+		l.progress = agent_progress;
+		l.progress_ctx = &tg;
+	}
 	l.run_id = c->run_id;
 	l.attempt = c->a->attempt;
 	l.store_dir = store_root(c->e->store);
@@ -283,16 +318,27 @@ int attempt_evaluate(struct attempt_ctx *c,
 	uint64_t seed = 0;
 	bool has_seed = attempt_seed(c, &seed);
 	struct eval_target tg = {
-		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
-		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
-		.has_gpu = c->has_gpu, .gpu = c->gpu,
-		.has_seed = has_seed, .seed = seed,
+		.e = c->e,
+		.task = c->task,
+		.candidate_dir = c->workspace,
+		.log_dir = c->logs,
+		.cfg = c->cfg,
+		.has_gpu = c->has_gpu,
+		.gpu = c->gpu,
+		.has_seed = has_seed,
+		.seed = seed,
+		.obs = obs,
+		.run_id = c->run_id,
+		.task_id = c->a->task_id,
+		.attempt = c->a->attempt,
 	};
 	char *yaml, *path, *json;
 	int rc;
 
 	eng_emit(c->e, obs, c->run_id, c->a->task_id, "eval_start",
 		 "final evaluation started");
+	eng_progress(obs, c->run_id, c->a->task_id, c->a->attempt,
+		     "evaluating");
 	rc = eng_evaluate(&tg, NULL, false, true, res, err);
 	if (rc)
 		return rc;
@@ -315,14 +361,20 @@ int attempt_evaluate(struct attempt_ctx *c,
 				  c->a->attempt, "done", NULL, json,
 				  res->sources_hash, false, err);
 	free(json);
+	/* "ok: score 320.00, speedup 2.000 [1.950, 2.050]", then "; " and
+	 * why it failed, when it did, or why nothing was timed (every case
+	 * below the timing floor: correctness only). */
+	const char *why = res->correctness_error_message
+				  ? res->correctness_error_message
+			  : res->compilation_error_message ? "compile error"
+			  : res->speedup_ratio <= 0
+				  ? res->speedup_calculation_error_message
+				  : NULL;
 	eng_emit(c->e, obs, c->run_id, c->a->task_id, "eval_end",
 		 "%s: score %.2f, speedup %.3f [%.3f, %.3f]%s%s",
-		 result_status_name(res->status), res->score, res->speedup_ratio,
-		 res->speedup_ci_lo, res->speedup_ci_hi,
-		 res->correctness_error_message ? "; " : "",
-		 res->correctness_error_message ? res->correctness_error_message
-					    : res->compilation_error_message
-						      ? "compile error" : "");
+		 result_status_name(res->status), res->score,
+		 res->speedup_ratio, res->speedup_ci_lo, res->speedup_ci_hi,
+		 why ? "; " : "", why ? why : "");
 	return rc;
 }
 
@@ -377,8 +429,11 @@ int engine_task_result(struct engine *e, const char *run_id,
 	 * run): what it has now, on the visible cases, cached, without
 	 * touching the attempt. */
 	struct eval_target tg = {
-		.e = e, .task = c.task, .candidate_dir = c.workspace,
-		.baseline_dir = c.baseline, .log_dir = c.logs, .cfg = cfg,
+		.e = e,
+		.task = c.task,
+		.candidate_dir = c.workspace,
+		.log_dir = c.logs,
+		.cfg = cfg,
 	};
 	rc = eng_evaluate_cached(&tg, false, true, out, err);
 	if (!rc) {
@@ -415,16 +470,19 @@ int engine_task_result_cached(struct engine *e, const char *run_id,
 	}
 	rc = engine_run_config(e, &run, &cfg, err);
 	c.cfg = cfg;
+	/* The run's trusted copy, as the evaluation that filled the cache
+	 * loaded it. */
 	if (!rc)
-		rc = task_load(e->tasks_root, task_id, &c.task, err);
+		rc = eng_task_trusted(e, run_id, task_id, &c.task, err);
 	if (rc)
 		goto out;
 	c.task_dir = store_task_dir(e->store, run_id, task_id, attempt);
 	c.workspace = path_join(c.task_dir, "workspace");
-	c.baseline = path_join(c.task_dir, "baseline");
 	struct eval_target tg = {
-		.e = e, .task = c.task, .candidate_dir = c.workspace,
-		.baseline_dir = c.baseline, .cfg = cfg,
+		.e = e,
+		.task = c.task,
+		.candidate_dir = c.workspace,
+		.cfg = cfg,
 	};
 	rc = eng_eval_key(&tg, false, key, hash, err);
 	if (rc)

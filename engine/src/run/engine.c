@@ -113,6 +113,7 @@ void eng_emit(struct engine *e, const struct engine_observer *obs,
 	va_end(ap);
 	/* Events are a log: a failure to record one must not stop a run. */
 	store_event_add(e->store, run_id, task_id, kind, strbuf_str(&sb), NULL);
+	eng_runlog_append(e, run_id, task_id, kind, strbuf_str(&sb));
 	if (obs && obs->event)
 		obs->event(obs->ctx, run_id, task_id, kind, strbuf_str(&sb));
 	strbuf_release(&sb);
@@ -332,9 +333,13 @@ int engine_run_create(struct engine *e, const struct runconfig *cfg,
 	run_dir = store_run_dir(e->store, id);
 	cfg_path = path_join(run_dir, "config.yaml");
 	rc = file_write_atomic_str(cfg_path, cfg->text, err);
+	if (!rc)
+		rc = eng_places_create(e, cfg, id, err);
 	for (size_t i = 0; !rc && i < cfg->task_ids.n; i++) {
 		struct task *t;
-		rc = task_load(e->tasks_root, cfg->task_ids.v[i], &t, err);
+		/* Every attempt is judged against the package as it is now:
+		 * its trusted copy, made and recorded here. */
+		rc = eng_task_trusted(e, id, cfg->task_ids.v[i], &t, err);
 		/* Attempt numbers the (repeat, variant) slots:
 		 * (repeat - 1) * nvariants + variant + 1. */
 		for (int a = 1; !rc && a <= cfg->repeats * cfg->nvariants;

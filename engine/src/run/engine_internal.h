@@ -43,6 +43,18 @@ int eng_lock_path(const char *path, int mode, int *fd_out,
 		  struct errbuf *err);
 bool eng_lock_is_held(const char *path);
 void eng_unlock_fd(int fd);
+/* ---- run_places.c -------------------------------------------------------- */
+
+/* AgentKernelArena's log_directory and workspace_directory_prefix for a
+ * run being created: the log's path kept in the run directory, the link
+ * to its workspaces made. */
+int eng_places_create(struct engine *e, const struct runconfig *cfg,
+		      const char *run_id, struct errbuf *err);
+/* Appends an event to the run's log_directory log, when it has one. */
+void eng_runlog_append(struct engine *e, const char *run_id,
+		       const char *task_id, const char *kind,
+		       const char *message);
+
 void eng_emit(struct engine *e, const struct engine_observer *obs,
 	      const char *run_id, const char *task_id, const char *kind,
 	      const char *fmt, ...)
@@ -56,16 +68,33 @@ struct eval_target {
 	struct engine *e;
 	const struct task *task;
 	const char *candidate_dir;
-	const char *baseline_dir;	/* NULL: task package */
 	const char *log_dir;
 	const struct runconfig *cfg;	/* NULL: defaults */
 	bool has_gpu;			/* a worker's device (--gpus) */
 	int gpu;
 	uint64_t seed;
 	bool has_seed;
+	/* Who hears the evaluation's steps (may be NULL), and about which
+	 * attempt. */
+	const struct engine_observer *obs;
+	const char *run_id, *task_id;
+	int attempt;
 	double case_budget_s; /* > 0: instead of the config's */
+	bool aa;	      /* the candidate is the task's baseline */
 };
 
+/* Tells obs (when it listens) what an attempt does now: "agent turn 3",
+ * "evaluating: timing". */
+void eng_progress(const struct engine_observer *obs, const char *run_id,
+		  const char *task_id, int attempt, const char *what);
+
+/* Task task_id as an evaluation must see it: loaded from its trusted copy
+ * (task_load_trusted) - the one recorded for (run_id, task_id), or, when
+ * none is (a run made before trusted copies, `arena eval` without a run),
+ * a copy of the catalogue's package made now, recorded for run_id when
+ * one is given.  *out is the caller's. */
+int eng_task_trusted(struct engine *e, const char *run_id, const char *task_id,
+		     struct task **out, struct errbuf *err);
 int eng_device_for(const struct runconfig *cfg, const struct task *t,
 		   bool has_gpu, int gpu, char **device,
 		   struct errbuf *err);
@@ -101,7 +130,6 @@ struct attempt_ctx {
 	struct task *task;
 	char *task_dir;
 	char *workspace;
-	char *baseline;
 	char *logs;
 };
 

@@ -22,6 +22,43 @@
 #include "lease.h"
 #include "workspace.h"
 
+/* ---- trusted copies ---------------------------------------------------- */
+
+int eng_task_trusted(struct engine *e, const char *run_id, const char *task_id,
+		     struct task **out, struct errbuf *err)
+{
+	char *root = store_trusted_root(e->store), *hash = NULL;
+	char fresh[65];
+	int rc = run_id ? store_trusted_get(e->store, run_id, task_id, &hash,
+					    err)
+			: -ENOENT;
+
+	*out = NULL;
+	if (rc == -ENOENT) {
+		struct task *t;
+		rc = task_load(e->tasks_root, task_id, &t, err);
+		if (!rc) {
+			rc = task_trust_copy(t->dir, root, fresh, err);
+			task_free(t);
+		}
+		if (!rc && run_id)
+			rc = store_trusted_set(e->store, run_id, task_id, fresh,
+					       err);
+		/* A concurrent first evaluation may have recorded another
+		 * copy: the first one recorded is the run's. */
+		if (!rc && run_id)
+			rc = store_trusted_get(e->store, run_id, task_id, &hash,
+					       err);
+		else if (!rc)
+			hash = xstrdup(fresh);
+	}
+	if (!rc)
+		rc = task_load_trusted(root, hash, task_id, out, err);
+	free(hash);
+	free(root);
+	return rc;
+}
+
 /* ---- evaluation ------------------------------------------------------ */
 
 
@@ -78,6 +115,24 @@ uint64_t eng_fresh_seed(void)
 	return s;
 }
 
+void eng_progress(const struct engine_observer *obs, const char *run_id,
+		  const char *task_id, int attempt, const char *what)
+{
+	if (obs && obs->progress)
+		obs->progress(obs->ctx, run_id, task_id, attempt, what);
+}
+
+/* eval_request.progress: "evaluating: <step>" (or "trying: <step>" for
+ * an agent's own quick evaluations, which autotune runs). */
+static void eval_progress(void *ctx, const char *step)
+{
+	const struct eval_target *tg = ctx;
+	char *what = xasprintf("evaluating: %s", step);
+
+	eng_progress(tg->obs, tg->run_id, tg->task_id, tg->attempt, what);
+	free(what);
+}
+
 int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 		 bool quick, bool held_out, struct task_result *out,
 		 struct errbuf *err)
@@ -92,7 +147,6 @@ int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 	eval_request_init(&req);
 	req.task = tg->task;
 	req.candidate_dir = tg->candidate_dir;
-	req.baseline_dir = tg->baseline_dir;
 	req.cache_dir = tg->e->cache_dir;
 	req.lock_dir = tg->e->lock_dir;
 	req.log_dir = tg->log_dir;
@@ -101,8 +155,13 @@ int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 	req.seed = tg->has_seed ? tg->seed : eng_fresh_seed();
 	req.include_held_out = held_out;
 	req.quick = quick;
+	req.candidate_is_baseline = tg->aa;
 	if (tg->cfg)
 		req.timing = tg->cfg->timing;
+	if (tg->obs && tg->obs->progress) {
+		req.progress = eval_progress;
+		req.progress_ctx = (void *)tg;
+	}
 	if (tg->case_budget_s > 0)
 		req.timing.case_budget_s = tg->case_budget_s;
 	rc = eval_run(&req, out, err);
@@ -137,10 +196,11 @@ int eng_eval_key(const struct eval_target *tg, bool held_out, char key[65],
 	}
 	eval_cache_key(tg->task, probe.sources_hash, NULL, device, held_out,
 		       key);
-	/* A baseline other than the task's changes the meaning of a result;
-	 * fold its path into the key. */
-	if (tg->baseline_dir) {
-		char *k2 = xasprintf("%s|%s", key, tg->baseline_dir);
+	/* Another trusted copy (another reference, baseline or held-out
+	 * file) changes the meaning of a result. */
+	if (tg->task->trusted_hash) {
+		char *k2 =
+			xasprintf("%s|trusted=%s", key, tg->task->trusted_hash);
 		sha256_hex(k2, strlen(k2), key);
 		free(k2);
 	}
@@ -204,27 +264,32 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 		opt = &none;
 	if (!opt->aa && !dir_exists(dir))
 		return errf_code(err, ENOENT, "%s: no such directory", dir);
-	rc = task_load(e->tasks_root, task_id, &t, err);
+	rc = eng_task_trusted(e, NULL, task_id, &t, err);
 	if (rc)
 		return rc;
-	char *abs = NULL, *base = NULL;
-	rc = workspace_baseline_dir(t, e->cache_dir, &base, err);
-	if (rc) {
-		task_free(t);
-		return rc;
-	}
 	/* A/A: the baseline, under the editable names, as the candidate
-	 * (its own runner, untrusted like any candidate's). */
-	abs = opt->aa ? xstrdup(base ? base : t->dir) : path_real(dir);
+	 * (its own runner, untrusted like any candidate's; the evaluator's
+	 * baseline still comes from the trusted copy). */
+	char *abs = NULL, *base = NULL;
+	if (opt->aa) {
+		rc = workspace_baseline_dir(t, e->cache_dir, &base, err);
+		if (rc) {
+			task_free(t);
+			return rc;
+		}
+		abs = xstrdup(base ? base : t->dir);
+	} else {
+		abs = path_real(dir);
+	}
 	struct eval_target tg = {
 		.e = e,
 		.task = t,
 		.candidate_dir = abs,
-		.baseline_dir = base,
 		.log_dir = opt->log_dir,
 		.has_seed = opt->has_seed,
 		.seed = opt->seed,
 		.case_budget_s = opt->case_budget_s,
+		.aa = opt->aa,
 	};
 	if (opt->quick || opt->aa || opt->case_budget_s > 0 ||
 	    (opt->defines && opt->defines->n))

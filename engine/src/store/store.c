@@ -55,6 +55,9 @@ static const char *const schema_sql =
 	" run_id TEXT NOT NULL, task_id TEXT NOT NULL, attempt INTEGER NOT NULL,"
 	" owner TEXT NOT NULL, expires_at REAL NOT NULL,"
 	" PRIMARY KEY(run_id, task_id, attempt));"
+	"CREATE TABLE IF NOT EXISTS trusted("
+	" run_id TEXT NOT NULL, task_id TEXT NOT NULL, hash TEXT NOT NULL,"
+	" PRIMARY KEY(run_id, task_id));"
 	"INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '1');";
 
 int st_db_error(struct store *s, struct errbuf *err, const char *what)

@@ -72,13 +72,35 @@ const char *language_name(enum task_language l)
 		return "hip";
 	case LANG_CUDA:
 		return "cuda";
+	case LANG_PYTHON:
+		return "python";
+	case LANG_TRITON:
+		return "triton";
 	}
 	return "unknown";
 }
 
+bool language_is_python(enum task_language l)
+{
+	return l == LANG_PYTHON || l == LANG_TRITON;
+}
+
+void task_tolerance(const struct task *t, arena_dtype d, double *atol,
+		    double *rtol)
+{
+	if ((int)d > 0 && (int)d < TASK_MAX_DTYPES && t->dtype_tol_set[d]) {
+		*atol = t->dtype_atol[d];
+		*rtol = t->dtype_rtol[d];
+		return;
+	}
+	*atol = t->atol;
+	*rtol = t->rtol;
+}
+
 int task_language_parse(const char *s, enum task_language *out)
 {
-	static const enum task_language all[] = { LANG_C, LANG_HIP, LANG_CUDA };
+	static const enum task_language all[] = { LANG_C, LANG_HIP, LANG_CUDA,
+						  LANG_PYTHON, LANG_TRITON };
 
 	for (size_t i = 0; s && i < ARRAY_SIZE(all); i++) {
 		if (!strcmp(language_name(all[i]), s)) {
@@ -126,6 +148,8 @@ void task_free(struct task *t)
 	strvec_release(&t->editable);
 	free(t->entry);
 	free(t->reference_file);
+	free(t->reference_entry);
+	strvec_release(&t->allowed_calls);
 	strvec_release(&t->baseline_files);
 	free(t->readme);
 	strvec_release(&t->compile_flags);
@@ -151,6 +175,7 @@ void task_free(struct task *t)
 			free(t->tunables[i].values[v]);
 	}
 	free(t->config_sha256);
+	free(t->trusted_hash);
 	free(t);
 }
 

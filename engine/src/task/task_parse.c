@@ -198,13 +198,15 @@ int tp_meta(struct tparse *p, const struct ynode *root)
 
 	n = ynode_get(root, "language");
 	if (!n)
-		return tp_err(p, root, "missing required key 'language'; give "
-			      "one of c, hip, cuda");
+		return tp_err(p, root,
+			      "missing required key 'language'; give "
+			      "one of " LANGUAGE_NAMES);
 	if (!ynode_is_text(n) ||
 	    task_language_parse(n->str, &t->language))
-		return tp_err(p, n, "language must be one of c, hip, cuda, not "
-			      "'%.80s'", ynode_is_text(n) ? n->str :
-			      ynode_describe(n));
+		return tp_err(p, n,
+			      "language must be one of " LANGUAGE_NAMES
+			      ", not '%.80s'",
+			      ynode_is_text(n) ? n->str : ynode_describe(n));
 
 	t->initial_state = TASK_IMPLEMENTED;
 	n = ynode_get(root, "initial_state");
@@ -222,12 +224,16 @@ int tp_meta(struct tparse *p, const struct ynode *root)
 
 	n = ynode_get(root, "entry");
 	if (!n) {
-		t->entry = xstrdup("arena_launch");
+		t->entry = xstrdup(task_default_entry(t->language));
 		return 0;
 	}
 	if (!ynode_is_text(n) || !tp_is_ident(n->str))
-		return tp_err(p, n, "entry must be a C identifier (the symbol "
-			      "the runner calls), not '%.80s'",
+		return tp_err(p, n,
+			      "entry must be an identifier (the %s the "
+			      "runner calls), not '%.80s'",
+			      language_is_python(t->language)
+				      ? "module's function"
+				      : "symbol",
 			      ynode_is_text(n) ? n->str : ynode_describe(n));
 	t->entry = xstrdup(n->str);
 	return 0;
@@ -274,7 +280,7 @@ int tp_editable(struct tparse *p, const struct ynode *root)
 
 int tp_reference(struct tparse *p, const struct ynode *root)
 {
-	static const char *const keys[] = { "file", "language" };
+	static const char *const keys[] = { "file", "language", "entry" };
 	const struct ynode *n = ynode_get(root, "reference");
 	const struct ynode *f, *lang;
 	struct task *t = p->t;
@@ -302,10 +308,18 @@ int tp_reference(struct tparse *p, const struct ynode *root)
 	lang = ynode_get(n, "language");
 	if (lang && (!ynode_is_text(lang) ||
 		     task_language_parse(lang->str, &t->reference_language)))
-		return tp_err(p, lang, "reference.language must be one of c, "
-			      "hip, cuda, not '%.80s'", ynode_is_text(lang) ?
-			      lang->str : ynode_describe(lang));
-	return 0;
+		return tp_err(
+			p, lang,
+			"reference.language must be one of " LANGUAGE_NAMES
+			", not '%.80s'",
+			ynode_is_text(lang) ? lang->str : ynode_describe(lang));
+	if (t->reference_language == LANG_TRITON)
+		return tp_err(
+			p, lang,
+			"reference.language triton: a reference "
+			"is trusted code and runs as plain PyTorch; write "
+			"language: python (it runs on the task's device)");
+	return tp_reference_entry(p, n);
 }
 
 /* baseline: {files: [baseline.hip]} maps one to one onto editable. */
@@ -428,9 +442,36 @@ static int tp_tolerance_value(struct tparse *p, const struct ynode *map,
 	return 0;
 }
 
-int tp_tolerance(struct tparse *p, const struct ynode *root)
+/* tolerance.<dtype>: {atol, rtol} for the outputs of that dtype. */
+static int tp_dtype_tolerance(struct tparse *p, const struct ypair *pair)
 {
 	static const char *const keys[] = { "atol", "rtol" };
+	const struct ynode *v = pair->value;
+	arena_dtype d;
+	char field[64];
+	int rc;
+
+	if (dtype_parse(pair->key, &d) || (int)d >= TASK_MAX_DTYPES)
+		return tp_err(p, v,
+			      "tolerance: unknown key '%.40s'; give atol, "
+			      "rtol, or a dtype (" DTYPE_NAMES ") with its own "
+			      "{atol, rtol}",
+			      pair->key);
+	snprintf(field, sizeof(field), "tolerance.%s", pair->key);
+	if ((rc = tp_map(p, v, field, "bf16: {atol: 1e-2, rtol: 1e-2}")) != 0 ||
+	    (rc = tp_keys(p, v, keys, 2, field)) != 0)
+		return rc;
+	if (v->n == 0)
+		return tp_err(p, v, "%s is empty; give atol, rtol or both",
+			      field);
+	p->t->dtype_tol_set[d] = true;
+	if ((rc = tp_tolerance_value(p, v, "atol", &p->t->dtype_atol[d])) != 0)
+		return rc;
+	return tp_tolerance_value(p, v, "rtol", &p->t->dtype_rtol[d]);
+}
+
+int tp_tolerance(struct tparse *p, const struct ynode *root)
+{
 	const struct ynode *n = ynode_get(root, "tolerance");
 	int rc;
 
@@ -442,13 +483,19 @@ int tp_tolerance(struct tparse *p, const struct ynode *root)
 				      "1e-5, rtol: 1e-5}");
 		return 0;
 	}
-	if ((rc = tp_map(p, n, "tolerance", "tolerance: {atol: 1e-5, rtol: "
-			 "1e-5}")) != 0 ||
-	    (rc = tp_keys(p, n, keys, 2, "tolerance")) != 0)
+	if ((rc = tp_map(p, n, "tolerance",
+			 "tolerance: {atol: 1e-5, rtol: "
+			 "1e-5}")) != 0)
 		return rc;
 	if (n->n == 0)
 		return tp_err(p, n, "tolerance is empty; give atol, rtol or "
 			      "both");
+	for (size_t i = 0; i < n->n; i++) {
+		const char *k = n->pairs[i].key;
+		if (strcmp(k, "atol") && strcmp(k, "rtol") &&
+		    (rc = tp_dtype_tolerance(p, &n->pairs[i])) != 0)
+			return rc;
+	}
 	if ((rc = tp_tolerance_value(p, n, "atol", &p->t->atol)) != 0)
 		return rc;
 	return tp_tolerance_value(p, n, "rtol", &p->t->rtol);

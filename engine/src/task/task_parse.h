@@ -23,6 +23,7 @@
 #define TASK_MAX_NAME_LEN 64
 
 #define DTYPE_NAMES "f32, f64, f16, bf16, i32, i64, u8, u32, i8"
+#define LANGUAGE_NAMES "c, hip, cuda, python, triton"
 
 struct tparse {
 	const char *source;	/* the file named in messages right now */
@@ -78,6 +79,16 @@ int tp_timing_floor(struct tparse *p, const struct ynode *root);
 int tp_tunables(struct tparse *p, const struct ynode *root);
 int tp_check_case(struct tparse *p, int ci);
 int tp_check_files(struct tparse *p, const struct ynode *root);
+
+/* ---- task_python.c: what Python-language tasks add --------------------- */
+
+/* The entry a language's kernels have unless the task names one. */
+const char *task_default_entry(enum task_language l);
+/* reference.entry (n: the reference map), or its default. */
+int tp_reference_entry(struct tparse *p, const struct ynode *n);
+/* forbid_library_calls and allowed_calls; the rules Python files obey
+ * (editable and reference files named *.py, module names). */
+int tp_python(struct tparse *p, const struct ynode *root);
 
 /* ---- task_signature.c --------------------------------------------------- */
 

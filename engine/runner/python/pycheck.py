@@ -1,0 +1,488 @@
+#!/usr/bin/python3
+"""pycheck: the static check of a Python candidate, run by the controller
+(trusted code, in its own process, before anything of the candidate runs;
+docs/python.md).  It only parses: nothing of the candidate is imported or
+executed here.
+
+    pycheck.py <bundle> [--entry NAME] [--forbid-library-calls] [--allow NAME]...
+
+Always: every file is UTF-8 and parses as Python.  With
+--forbid-library-calls (a task's forbid_library_calls: true) the
+candidate may not reach a library kernel, so that the work is its own:
+
+  - imports: torch, triton, triton.language, math, typing, functools and
+    the bundle's own modules only;
+  - torch: allocation and metadata only (torch.empty*, zeros*, ones*,
+    full*, dtypes, torch.cuda.current_stream/device...), plus the task's
+    allowed_calls ("torch.matmul");
+  - tensor methods: views and metadata only (view, reshape, stride,
+    numel, data_ptr, ...), plus allowed_calls ("Tensor.sum");
+  - outside Triton kernels (@triton.jit and its decorators): no item
+    assignment, no in-place operator, no `@`, and no arithmetic on a value
+    that comes from a tensor (only on sizes, strides and constants), so a
+    library kernel cannot hide in an operator;
+  - nowhere: eval, exec, compile, __import__, getattr, setattr, globals,
+    open, type, ... (a name built at run time could reach anything), any
+    dunder attribute, and assignments to attributes of a module
+    (monkeypatching torch or triton).
+
+Exit 0: accepted.  Exit 1: one line per finding on stdout,
+"<file>:<line>: <what>".  Exit 2: usage.
+"""
+import ast
+import sys
+
+ALLOWED_MODULES = {"torch", "triton", "triton.language", "math", "typing",
+                   "functools"}
+TORCH_OK = {
+    "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones",
+    "ones_like", "full", "full_like", "device", "dtype", "Size", "Tensor",
+    "float32", "float", "float64", "double", "float16", "half", "bfloat16",
+    "int8", "uint8", "int16", "int32", "int", "int64", "long", "bool",
+    "float8_e4m3fn", "float8_e5m2", "is_tensor", "numel", "get_default_dtype",
+    "cuda.current_stream", "cuda.current_device", "cuda.get_device_capability",
+    "cuda.get_device_properties", "cuda.is_available", "cuda.device_count",
+    "finfo", "iinfo", "no_grad", "inference_mode",
+}
+# Tensor methods (and attributes read through a call) that only look.
+METHODS_OK = {
+    "view", "view_as", "reshape", "contiguous", "is_contiguous", "stride",
+    "size", "numel", "dim", "ndimension", "data_ptr", "element_size",
+    "unsqueeze", "squeeze", "flatten", "unflatten", "t", "transpose",
+    "permute", "expand", "expand_as", "as_strided", "narrow", "select",
+    "chunk", "split", "unbind", "movedim", "item", "get_device",
+    "is_floating_point", "nbytes", "untyped_storage",
+    # plain Python on lists, dicts, strings and numbers
+    "append", "extend", "insert", "pop", "items", "keys", "values", "get",
+    "update", "setdefault", "format", "join", "startswith", "endswith",
+    "strip", "lower", "upper", "bit_length", "is_integer", "copy",
+}
+# Methods and attributes whose result is a size, not a tensor.
+SCALAR_ACCESS = {"shape", "numel", "stride", "size", "dim", "ndim",
+                 "element_size", "data_ptr", "dtype", "device", "item",
+                 "is_contiguous", "nbytes", "ndimension", "is_cuda",
+                 "get_device", "is_floating_point"}
+BUILTINS_OK = {
+    "range", "len", "min", "max", "int", "float", "bool", "abs", "enumerate",
+    "zip", "tuple", "list", "dict", "set", "frozenset", "isinstance",
+    "print", "round", "divmod", "pow", "str", "repr", "sorted", "reversed",
+    "any", "all", "sum", "map", "filter", "slice", "iter", "next",
+    "ValueError", "TypeError", "RuntimeError", "AssertionError",
+    "NotImplementedError", "IndexError", "KeyError", "Exception",
+    "staticmethod", "classmethod", "property", "super", "hash", "id",
+}
+BUILTINS_FORBIDDEN = {
+    "eval", "exec", "compile", "__import__", "getattr", "setattr",
+    "delattr", "hasattr", "globals", "locals", "vars", "open", "breakpoint",
+    "input", "memoryview", "help", "exit", "quit", "type", "object", "dir",
+    "__builtins__", "__loader__", "__spec__", "bytearray",
+}
+JIT_DECORATORS = {"jit", "autotune", "heuristics"}
+# Builtins whose result is never a tensor.
+SCALAR_CALLS = {"len", "int", "float", "bool", "str", "repr", "isinstance",
+                "range", "hash", "id", "round", "divmod", "abs"}
+
+
+class Finding(Exception):
+    pass
+
+
+def dotted(node):
+    """'a.b.c' of an attribute chain rooted at a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def is_jit(fn, aliases):
+    for d in fn.decorator_list:
+        target = d.func if isinstance(d, ast.Call) else d
+        name = dotted(target) or ""
+        root, _, rest = name.partition(".")
+        origin = aliases.get(root, root)
+        full = origin + ("." + rest if rest else "")
+        if full.startswith("triton.") and full.split(".")[-1] in JIT_DECORATORS:
+            return True
+    return False
+
+
+class Checker(ast.NodeVisitor):
+    def __init__(self, path, own_modules, allowed, findings, entry="launch"):
+        self.entry = entry
+        self.path = path
+        self.own = own_modules
+        self.allowed = allowed
+        self.findings = findings
+        self.aliases = {}        # local name -> module it stands for
+        self.defined = set()     # functions and classes of this module
+        self.in_jit = 0
+        self.tainted = set()     # names that hold tensors (this function)
+        self.ever_tainted = set()  # names that held one anywhere
+
+    def flag(self, node, what):
+        self.findings.append("%s:%d: %s" % (self.path, getattr(node, "lineno", 0), what))
+
+    # -- imports --
+
+    def visit_Import(self, node):
+        for a in node.names:
+            if a.name not in ALLOWED_MODULES and a.name not in self.own:
+                self.flag(node, "imports %s; this task allows imports of %s "
+                          "only" % (a.name, ", ".join(sorted(ALLOWED_MODULES))))
+            local = a.asname or a.name.split(".")[0]
+            self.aliases[local] = a.name if a.asname else a.name.split(".")[0]
+
+    def visit_ImportFrom(self, node):
+        mod = node.module or ""
+        if node.level or (mod not in ALLOWED_MODULES and mod not in self.own):
+            self.flag(node, "imports from %s; this task allows imports of "
+                      "%s only" % (mod or ".", ", ".join(sorted(ALLOWED_MODULES))))
+            return
+        for a in node.names:
+            full = mod + "." + a.name
+            if a.name == "*":
+                self.flag(node, "imports * from %s; name what you use" % mod)
+            elif full in ALLOWED_MODULES:
+                self.aliases[a.asname or a.name] = full
+            elif mod == "torch" and a.name not in TORCH_OK:
+                self.flag(node, "imports torch.%s, a library call this task "
+                          "forbids" % a.name)
+            else:
+                self.aliases[a.asname or a.name] = full
+
+    # -- names and attributes --
+
+    def visit_Name(self, node):
+        if node.id in BUILTINS_FORBIDDEN:
+            self.flag(node, "uses %s, which this task forbids (a name built "
+                      "at run time could reach any library call)" % node.id)
+
+    def visit_Attribute(self, node):
+        if node.attr.startswith("__") and node.attr.endswith("__"):
+            self.flag(node, "uses the attribute %s, which this task forbids"
+                      % node.attr)
+        self.generic_visit(node)
+
+    def resolve(self, name):
+        """The module path a dotted name reaches, when it starts at an
+        imported module; else None."""
+        root, _, rest = name.partition(".")
+        if root not in self.aliases:
+            return None
+        return self.aliases[root] + ("." + rest if rest else "")
+
+    def check_store(self, target):
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for t in target.elts:
+                self.check_store(t)
+            return
+        if isinstance(target, ast.Attribute):
+            name = dotted(target)
+            if name and self.resolve(name):
+                self.flag(target, "assigns to %s (changing a library "
+                          "module is forbidden)" % self.resolve(name))
+        if isinstance(target, ast.Subscript) and not self.in_jit:
+            self.flag(target, "assigns into an element or slice outside a "
+                      "Triton kernel; write outputs from a kernel")
+
+    def visit_Assign(self, node):
+        for t in node.targets:
+            self.check_store(t)
+        if not self.in_jit and self.tensorish(node.value):
+            # Every name in the target, the object of an attribute or the
+            # container of an item included (h.x = t taints h).
+            for t in node.targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        self.tainted.add(n.id)
+                        self.ever_tainted.add(n.id)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node):
+        self.check_store(node.target)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node):
+        self.check_store(node.target)
+        if not self.in_jit and not (isinstance(node.target, ast.Name)
+                                    and node.target.id not in self.tainted):
+            self.flag(node, "uses an in-place operator outside a Triton "
+                      "kernel")
+        self.generic_visit(node)
+
+    def visit_Delete(self, node):
+        for t in node.targets:
+            self.check_store(t)
+        self.generic_visit(node)
+
+    # -- tensors in host code --
+
+    def tensorish(self, e):
+        """Whether an expression of host code may hold a tensor: it
+        mentions a tainted name other than through a size accessor, or
+        calls torch."""
+        if isinstance(e, ast.Name):
+            return e.id in self.tainted
+        if isinstance(e, ast.Attribute):
+            if e.attr in SCALAR_ACCESS:
+                return False
+            return self.tensorish(e.value)
+        if isinstance(e, ast.Subscript):
+            if isinstance(e.value, ast.Attribute) and e.value.attr in SCALAR_ACCESS:
+                return False
+            return self.tensorish(e.value)
+        if isinstance(e, ast.Call):
+            f = e.func
+            if isinstance(f, ast.Attribute) and f.attr in SCALAR_ACCESS:
+                return False
+            name = dotted(f) or ""
+            full = self.resolve(name) or ""
+            if full.startswith("torch."):
+                return True
+            if name in SCALAR_CALLS or full.startswith(("triton.", "math.")):
+                return False
+            # Anything else may hand a tensor through (list(args),
+            # a helper, a method of a tainted object).
+            if isinstance(f, ast.Attribute) and self.tensorish(f.value):
+                return True
+            return any(self.tensorish(a) for a in e.args) or \
+                any(self.tensorish(k.value) for k in e.keywords)
+        if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
+            return any(self.tensorish(x) for x in e.elts)
+        if isinstance(e, ast.Dict):
+            return any(self.tensorish(v) for v in e.values if v is not None)
+        if isinstance(e, ast.Starred):
+            return self.tensorish(e.value)
+        if isinstance(e, (ast.ListComp, ast.SetComp, ast.GeneratorExp,
+                          ast.DictComp)):
+            return any(self.tensorish(g.iter) for g in e.generators)
+        if isinstance(e, ast.BinOp):
+            return self.tensorish(e.left) or self.tensorish(e.right)
+        if isinstance(e, ast.UnaryOp):
+            return self.tensorish(e.operand)
+        if isinstance(e, ast.IfExp):
+            return self.tensorish(e.body) or self.tensorish(e.orelse)
+        return False
+
+    def visit_For(self, node):
+        if not self.in_jit and self.tensorish(node.iter):
+            for n in ast.walk(node.target):
+                if isinstance(n, ast.Name):
+                    self.tainted.add(n.id)
+        self.generic_visit(node)
+
+    def visit_comprehension(self, node):
+        if not self.in_jit and self.tensorish(node.iter):
+            for n in ast.walk(node.target):
+                if isinstance(n, ast.Name):
+                    self.tainted.add(n.id)
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node):
+        if not self.in_jit:
+            if isinstance(node.op, ast.MatMult):
+                self.flag(node, "uses the @ operator (a matmul) outside a "
+                          "Triton kernel")
+            elif self.tensorish(node.left) or self.tensorish(node.right):
+                self.flag(node, "computes with a tensor outside a Triton "
+                          "kernel (an operator on a tensor runs a library "
+                          "kernel)")
+        self.generic_visit(node)
+
+    def visit_UnaryOp(self, node):
+        if not self.in_jit and self.tensorish(node.operand):
+            self.flag(node, "computes with a tensor outside a Triton kernel")
+        self.generic_visit(node)
+
+    def visit_Compare(self, node):
+        if not self.in_jit and (self.tensorish(node.left) or
+                                any(self.tensorish(c) for c in node.comparators)):
+            self.flag(node, "compares tensors outside a Triton kernel (a "
+                      "library kernel)")
+        self.generic_visit(node)
+
+    # -- calls --
+
+    def visit_Call(self, node):
+        if not self.in_jit:
+            self.check_call(node)
+            # G.append(t), d.update(x=t): the object now holds a tensor.
+            f = node.func
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
+                    and f.value.id not in self.aliases \
+                    and (any(self.tensorish(a) for a in node.args) or
+                         any(self.tensorish(k.value) for k in node.keywords)):
+                self.tainted.add(f.value.id)
+                self.ever_tainted.add(f.value.id)
+        self.generic_visit(node)
+
+    def check_call(self, node):
+        f = node.func
+        if isinstance(f, ast.Subscript):        # kernel[grid](...)
+            return
+        name = dotted(f)
+        if name is None:
+            if isinstance(f, ast.Attribute):
+                self.check_method(node, f.attr)
+            return
+        full = self.resolve(name)
+        if full is not None:
+            if full.startswith("torch."):
+                api = full[len("torch."):]
+                if api not in TORCH_OK and full not in self.allowed:
+                    self.flag(node, "calls %s, a library kernel this task "
+                              "forbids (allowed: allocation, views and "
+                              "metadata%s)" % (full, self.allowed_note()))
+            elif full.startswith("triton.ops") or full.startswith("triton.testing"):
+                self.flag(node, "calls %s, which this task forbids" % full)
+            return
+        if "." not in name:
+            if name in BUILTINS_FORBIDDEN:
+                return          # flagged by visit_Name
+            if name in BUILTINS_OK or name in self.defined:
+                return
+            self.flag(node, "calls %s, which is neither defined here nor "
+                      "allowed" % name)
+            return
+        self.check_method(node, name.rsplit(".", 1)[1])
+
+    def check_method(self, node, meth):
+        if meth in METHODS_OK or "Tensor." + meth in self.allowed:
+            return
+        self.flag(node, "calls the method .%s(), which this task forbids "
+                  "(tensor methods are limited to views and metadata%s)"
+                  % (meth, self.allowed_note()))
+
+    def allowed_note(self):
+        return "; the task allows also " + ", ".join(sorted(self.allowed)) \
+            if self.allowed else ""
+
+    # -- functions --
+
+    def visit_FunctionDef(self, node):
+        jit = is_jit(node, self.aliases)
+        saved = self.tainted
+        if not jit:
+            # A host function's tensors: the entry's first parameter (its
+            # second is the list of int params); any parameter of another
+            # function, which may be handed a tensor.
+            self.tainted = set(saved)
+            params = node.args.args + node.args.kwonlyargs
+            if node.name == self.entry:
+                params = params[:1]
+            for a in params:
+                self.tainted.add(a.arg)
+            if node.args.vararg and node.name != self.entry:
+                self.tainted.add(node.args.vararg.arg)
+        for d in node.decorator_list:
+            self.visit(d)
+        self.in_jit += jit
+        for st in node.body:
+            self.visit(st)
+        self.in_jit -= jit
+        self.tainted = saved
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        self.visit(node.body)
+
+
+def check_module(path, src, own, allowed, forbid, findings, entry):
+    try:
+        text = src.decode("utf-8")
+    except UnicodeDecodeError as e:
+        findings.append("%s: is not UTF-8 text (%s)" % (path, e))
+        return
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as e:
+        findings.append("%s:%s: %s" % (path, e.lineno or 0, e.msg))
+        return
+    if not forbid:
+        return
+    # Twice: the first pass learns every name that ever holds a tensor
+    # (a global or an object's attribute set in one function and read in
+    # another), the second starts from them.
+    first = Checker(path, own, allowed, [], entry)
+    run_checker(first, tree)
+    c = Checker(path, own, allowed, findings, entry)
+    c.tainted = set(first.ever_tainted)
+    run_checker(c, tree)
+
+
+def run_checker(c, tree):
+    for st in tree.body:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            c.defined.add(st.name)
+        if isinstance(st, ast.Assign):
+            for t in st.targets:
+                if isinstance(t, ast.Name):
+                    c.defined.add(t.id)
+    # Imports first, wherever they are, so that names resolve.
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            c.visit(n)
+    for st in tree.body:
+        if not isinstance(st, (ast.Import, ast.ImportFrom)):
+            c.visit(st)
+
+
+def read_bundle(data):
+    """{path: bytes} of a bundle (arena_runner_py.parse_bundle's format)."""
+    files, pos = {}, 0
+    lines = data.split(b"\n", 2)
+    if not lines or lines[0] != b"arena-pybundle 1":
+        raise ValueError("not an arena Python bundle")
+    while pos < len(data):
+        end = data.index(b"\n", pos)
+        words = data[pos:end].decode().split(" ")
+        pos = end + 1
+        if words[0] == "file":
+            n = int(words[2])
+            files[words[1]] = data[pos:pos + n]
+            pos += n + 1
+        elif words[0] == "end":
+            break
+    return files
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.stderr.write(__doc__)
+        return 2
+    forbid, allowed, entry, i = False, set(), "launch", 2
+    while i < len(argv):
+        if argv[i] == "--forbid-library-calls":
+            forbid = True
+        elif argv[i] == "--entry" and i + 1 < len(argv):
+            i += 1
+            entry = argv[i]
+        elif argv[i] == "--allow" and i + 1 < len(argv):
+            i += 1
+            allowed.add(argv[i])
+        else:
+            sys.stderr.write(__doc__)
+            return 2
+        i += 1
+    with open(argv[1], "rb") as f:
+        files = read_bundle(f.read())
+    own = {p[:-3] for p in files if p.endswith(".py")}
+    findings = []
+    for path in sorted(files):
+        check_module(path, files[path], own, allowed, forbid, findings, entry)
+    findings = list(dict.fromkeys(findings))
+    for line in findings[:40]:
+        print(line)
+    if len(findings) > 40:
+        print("... and %d more" % (len(findings) - 40))
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

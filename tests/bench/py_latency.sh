@@ -1,0 +1,74 @@
+#!/bin/sh
+# tests/bench/py_latency.sh - edit -> score latency of a Python task, as an
+# agent sees it (issue 12, item 3: goals <= 4 s with --quick, <= 10 s in
+# default mode for a small Triton task).  `arena run` with a `command`
+# agent (py_latency_agent.sh) that edits its workspace and calls `arena
+# eval` through the run's evaluation bridge, NQUICK times with --quick,
+# then NDEFAULT times in default mode.  The run's process (and so the
+# Python runner's zygote, and the baseline's cached build) lives across the
+# agent's evaluations, as in any run; the first evaluation also pays the
+# zygote's start, and is reported apart.
+# usage: tests/bench/py_latency.sh [TASK] [DEVICE] [NQUICK] [NDEFAULT]
+#   (default: triton2triton/rmsnorm_bf16 cuda:0 4 3; on a machine without a
+#   GPU: torch2torch/gelu_tanh host)
+# Prints one line per evaluation and a summary; writes them to
+# $OUT/py_latency.txt when OUT is set.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${B:-build}
+case $B in /*) ;; *) B=$ROOT/$B ;; esac
+ARENA=$B/arena
+task=${1:-triton2triton/rmsnorm_bf16}
+device=${2:-cuda:0}
+nq=${3:-4}
+nd=${4:-3}
+T=$(mktemp -d "${TMPDIR:-/tmp}/arena-py-latency-XXXXXX")
+STORE=${STORE:-$T/store}
+trap 'rm -rf "$T"' EXIT INT TERM
+[ -x "$ARENA" ] || { echo "skip: $ARENA is not built" >&2; exit 77; }
+cfg=$T/latency.yaml
+cat > "$cfg" <<EOF
+# written by tests/bench/py_latency.sh
+agent:
+  template: command
+  command: [sh, "$ROOT/tests/bench/py_latency_agent.sh", "$ARENA", kernel.py, "$nq", "$nd"]
+  timeout_seconds: 900
+tasks: [$task]
+device: $device
+seed: 1
+repeats: 1
+EOF
+t0=$(date +%s)
+"$ARENA" --store "$STORE" --tasks-dir "${ARENA_TASKS_DIR:-$ROOT/tasks}" run "$cfg" \
+	> "$T/run.log" 2>&1
+rc=$?
+run=$(ls -t "$STORE/runs" 2>/dev/null | head -n 1)
+tsv=$(ls "$STORE/runs/$run"/tasks/*/workspace/latency.tsv 2>/dev/null | head -n 1)
+report() {
+	printf '%s\n' "$*"
+	[ -n "${OUT:-}" ] && printf '%s\n' "$*" >> "$OUT/py_latency.txt"
+	return 0
+}
+[ -n "${OUT:-}" ] && { mkdir -p "$OUT"; : > "$OUT/py_latency.txt"; }
+report "py_latency: $task on $device, arena run exit $rc, $(( $(date +%s) - t0 )) s in all"
+if [ ! -s "$tsv" ]; then
+	report "py_latency: FAIL (no latency.tsv; the run's log follows)"
+	tail -n 30 "$T/run.log"
+	exit 1
+fi
+while IFS='	' read -r mode s st sc; do
+	report "  $mode	$s s	$st	score $sc"
+done < "$tsv"
+# The first evaluation starts the zygote; the goals are about the rest.
+for m in quick default; do
+	awk -F'\t' -v m="$m" 'NR > 1 && $1 == m { print $2 }' "$tsv" | sort -n |
+		awk -v m="$m" '{ a[NR] = $1 }
+		END {
+			if (NR == 0) exit
+			med = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+			printf "py_latency %s: median %.2f s over %d edits (after the first), max %.2f s\n", m, med, NR, a[NR]
+		}'
+done | while read -r line; do report "$line"; done
+first=$(head -n 1 "$tsv" | cut -f2)
+report "py_latency first evaluation (starts the zygote): $first s"
+grep -qv '	ok	' "$tsv" && report "py_latency: some evaluations were not ok"
+exit 0

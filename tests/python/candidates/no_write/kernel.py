@@ -1,0 +1,6 @@
+"""Returns without writing y: incorrect, the poison survives."""
+import torch
+
+
+def launch(args, params):
+    return None
