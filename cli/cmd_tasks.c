@@ -53,7 +53,11 @@ static void eval_usage(void)
 {
 	fputs("usage: arena eval TASK --workspace DIR [--quick] [--held-out] "
 	      "[--no-cache]\n                  [--seed N] [-D NAME=VALUE]... "
-	      "[--logs DIR]\n",
+	      "[--logs DIR]\n"
+	      "       arena eval TASK --aa [--quick] [--held-out] [--seed N] "
+	      "[--logs DIR]\n"
+	      "         (A/A: the task's baseline timed against itself; its "
+	      "speedup_ci\n          should contain 1.0)\n",
 	      stderr);
 }
 
@@ -101,6 +105,8 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 			opt.held_out = true;
 		else if (!strcmp(argv[i], "--no-cache"))
 			opt.no_cache = true;
+		else if (!strcmp(argv[i], "--aa"))
+			opt.aa = true;
 		else if (!strcmp(argv[i], "--logs") && i + 1 < argc)
 			opt.log_dir = argv[++i];
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
@@ -122,7 +128,7 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 	const char *sock = getenv("ARENA_EVAL_SOCKET");
 	if (sock && *sock)
 		return eval_through_bridge(sock, opt.quick);
-	if (!task || !ws) {
+	if (!task || (!ws && !opt.aa) || (ws && opt.aa)) {
 		eval_usage();
 		return 2;
 	}

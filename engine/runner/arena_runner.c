@@ -28,7 +28,11 @@
  *     "slow the baseline down from a helper process" impossible rather
  *     than merely detectable.  The controller checks thread counts anyway.
  *
- * The main loop reads one request line, answers with one line.  It rebuilds
+ * The main loop reads one request line, answers with one line: `layout`,
+ * `time` (the only request that calls the kernel) and `ping`.  There is no
+ * flush here: the controller flushes the caches itself while this process
+ * is stopped, and charges it the CPU time the kernel accounts to it from
+ * the moment it is resumed until it is stopped again.  It rebuilds
  * the arena_arg array before every call, so a kernel that scribbles on the
  * (const) array it was given cannot redirect the next call.  The line I/O
  * and the hardening are shared with the GPU runners (runner_io.c,
@@ -57,9 +61,6 @@ static arena_launch_fn launch;
 static struct rio_layout lay;
 static unsigned char *shm_base;	/* mapping of fd 4, or NULL */
 static size_t shm_mapped;
-
-static unsigned char *flush_buf;
-static size_t flush_size;
 
 /* ---- requests --------------------------------------------------------- */
 
@@ -106,37 +107,6 @@ static int call_once(void)
 	return launch(args, lay.nargs, params, lay.nparams, NULL);
 }
 
-static void do_flush(const char *seq, char **save)
-{
-	int64_t bytes;
-
-	if (rio_parse_i64(save, &bytes) || bytes < 4096 ||
-	    bytes > RP_MAX_FLUSH_BYTES) {
-		rio_replyf("error %s bad flush size", seq);
-		return;
-	}
-	if (!flush_buf || flush_size != (size_t)bytes) {
-		if (flush_buf)
-			munmap(flush_buf, flush_size);
-		flush_buf = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (flush_buf == MAP_FAILED) {
-			flush_buf = NULL;
-			rio_replyf("error %s cannot allocate the flush buffer",
-				   seq);
-			return;
-		}
-		flush_size = (size_t)bytes;
-	}
-	/* A read-modify-write of every cache line: ordinary stores that
-	 * allocate in the cache (memset may use non-temporal stores, which
-	 * would bypass it and flush nothing). */
-	volatile unsigned char *p = flush_buf;
-	for (size_t i = 0; i < flush_size; i += 64)
-		p[i] = (unsigned char)(p[i] + 1);
-	rio_replyf("ok %s", seq);
-}
-
 static void serve(void)
 {
 	for (;;) {
@@ -144,10 +114,9 @@ static void serve(void)
 		rio_next_request(&cmd, &seq, &save);
 		if (strcmp(cmd, "layout") == 0) {
 			do_layout(seq, &save);
-		} else if (strcmp(cmd, "flush") == 0) {
-			do_flush(seq, &save);
-		} else if (strcmp(cmd, "call") == 0 ||
-			   strcmp(cmd, "time") == 0) {
+		} else if (strcmp(cmd, "time") == 0) {
+			/* The only request that runs the kernel (runner_proto.h):
+			 * correctness, warm-up and timed calls look alike. */
 			if (!shm_base) {
 				rio_replyf("error %s no layout yet", seq);
 				continue;
@@ -156,14 +125,10 @@ static void serve(void)
 			clock_gettime(CLOCK_MONOTONIC, &t0);
 			int rc = call_once();
 			clock_gettime(CLOCK_MONOTONIC, &t1);
-			if (cmd[0] == 'c') {
-				rio_replyf("ok %s %d", seq, rc);
-			} else {
-				int64_t ns = (int64_t)(t1.tv_sec - t0.tv_sec) *
-						     1000000000LL +
-					     (t1.tv_nsec - t0.tv_nsec);
-				rio_replyf("ok %s %d %" PRId64, seq, rc, ns);
-			}
+			int64_t ns = (int64_t)(t1.tv_sec - t0.tv_sec) *
+					     1000000000LL +
+				     (t1.tv_nsec - t0.tv_nsec);
+			rio_replyf("ok %s %d %" PRId64, seq, rc, ns);
 		} else {
 			rio_replyf("error %s unknown request", seq);
 		}

@@ -35,6 +35,35 @@ check fork_busy_ctor rejected "forbidden system call"
 check shape_specialized incorrect "held-out case" --held-out
 check no_entry compile_error "does not export"
 
+# Issue 10: work outside the timed window, claims, correct only while
+# watched, forged infrastructure errors (tests/unit/test_eval_integrity.c
+# has the rest).
+acct="reported times inconsistent with the controller"
+check sigcont_work rejected "$acct"
+check recv_hook_partial rejected "$acct"
+check clock_majority rejected "$acct"
+check shave_old_allowance rejected "$acct"
+check exact_first_calls incorrect "tolerance of the reference"
+check phase_census incorrect "tolerance of the reference"
+check phase_inputs incorrect "tolerance of the reference"
+check forge_device_error rejected "host runner has no device"
+ADV_TASK=task/vecpoly_bias check drift_unseen incorrect "tolerance of the reference"
+
+# Honest optimized c2c candidates: accepted, and faster.
+honest() {
+	ADV_TASKS=tasks ADV_TASK=$1 ADV_CANDIDATES=$here/honest check "$2" ok \
+		"candidate_accepted: true"
+	sp=$(printf '%s\n' "$out" | sed -n 's/^speedup_ratio: //p')
+	if awk -v s="$sp" 'BEGIN { exit !(s > 1.2) }'; then
+		echo "ok    $2: speedup $sp"
+	else
+		echo "FAIL  $2: speedup $sp, expected > 1.2"
+		fail=1
+	fi
+}
+honest c2c/gemm gemm_tiled
+honest c2c/conv1d conv1d_outs8
+
 # Nothing may outlive an evaluation.
 left=$(pgrep -f "^$B/arena-runner|/arena-runner /proc/self/fd/5" 2>/dev/null |
 	while read -r pid; do

@@ -147,7 +147,7 @@ static void test_timing_defaults_match_the_documentation(void **state)
 	assert_true(t.target_ci == 0.01);
 	assert_int_equal(t.min_pairs, 10);
 	assert_int_equal(t.max_pairs, 400);
-	assert_int_equal(t.blocks, 3);
+	assert_int_equal(t.blocks, 6);
 	assert_int_equal(t.correctness_trials, 3);
 	assert_true(t.runner_timeout_s == 60);
 	assert_true(t.compile_timeout_s == 120);

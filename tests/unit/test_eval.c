@@ -133,12 +133,19 @@ static void test_optimized_is_accepted_and_faster(void **state)
 	assert_int_equal(res.ncases, 5);
 	for (int i = 0; i < res.ncases; i++) {
 		assert_true(res.cases[i].correct);
+		/* The 7-element held-out case takes nanoseconds: below the
+		 * timing floor, checked but not timed. */
+		if (!strcmp(res.cases[i].id, "tiny")) {
+			assert_false(res.cases[i].timed);
+			assert_true(res.cases[i].correctness_only);
+			assert_non_null(strstr(res.cases[i].timing_note,
+					       "below the timing floor"));
+			continue;
+		}
 		assert_true(res.cases[i].timed);
-		/* The 7-element held-out case takes nanoseconds: noise. */
-		if (res.cases[i].base_ms > 0.05)
-			assert_true(res.cases[i].cand_ms < res.cases[i].base_ms);
+		assert_true(res.cases[i].cand_ms < res.cases[i].base_ms);
 	}
-	assert_string_equal(res.benchmark_method, "host_clock_llc_flush");
+	assert_string_equal(res.benchmark_method, "host_cpu_time_flushed");
 	assert_int_equal(res.nsources, 1);
 	assert_string_equal(res.sources[0].path, "kernel.c");
 	result_release(&res);
@@ -433,7 +440,7 @@ static void test_hooked_clock_is_caught_by_the_controllers_clock(
 	(void)state;
 	evaluate("clock_hook", &o, &res);
 	expect(&res, RS_REJECTED,
-	       "reported times inconsistent with the controller's clock");
+	       "reported times inconsistent with the controller's accounting");
 	/* Not on one timing alone: the case was timed again and the
 	 * forgery showed again. */
 	assert_non_null(strstr(res.speedup_calculation_error_message,

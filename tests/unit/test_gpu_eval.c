@@ -288,6 +288,13 @@ static void test_unimplemented_task_times_against_its_baseline_file(void **s)
 	evaluate("baseline_copy", &o, &r);
 	expect(&r, RS_OK, "");
 	assert_true(r.speedup_ratio > 0.5 && r.speedup_ratio < 2.0);
+	/* This task keeps the default timing floor: its 1024-element case
+	 * (a few microseconds on the fake GPU) is checked, not timed. */
+	assert_string_equal(r.cases[0].id, "tiny_batched");
+	assert_true(r.cases[0].correct);
+	assert_false(r.cases[0].timed);
+	assert_true(r.cases[0].correctness_only);
+	assert_true(r.cases[1].timed);
 	result_release(&r);
 }
 

@@ -599,10 +599,50 @@ static void variants_are_grouped_in_csv_json_and_text(void **state)
 	result_release(&r[1]);
 }
 
+static void correctness_only_cases_are_listed_without_held_out_ids(void **state)
+{
+	struct task_result r;
+	struct report_row row = { "c2c/a", 1, &r, NULL };
+	struct case_result *c;
+	char *txt, *js;
+
+	(void)state;
+	make_ok(&r, "c2c/a", 2.0, 1.9, 2.1);
+	result_add_case(&r, "big", false)->timed = true;
+	c = result_add_case(&r, "tiny", false);
+	c->correctness_only = true;
+	c = result_add_case(&r, "secret_seven", true);
+	c->correctness_only = true;
+	txt = report_text(NULL, &row, 1);
+	assert_non_null(strstr(txt, "    correctness only (below the timing "
+				    "floor, not in the speedup): tiny; 1 "
+				    "held-out case\n"));
+	assert_null(strstr(txt, "secret_seven"));
+	js = report_json(NULL, &row, 1);
+	cJSON *j = cJSON_Parse(js);
+	const cJSON *t = cJSON_GetArrayItem(
+		cJSON_GetObjectItemCaseSensitive(j, "tasks"), 0);
+	const cJSON *co =
+		cJSON_GetObjectItemCaseSensitive(t, "correctness_only_cases");
+	assert_int_equal(cJSON_GetArraySize(co), 1);
+	assert_string_equal(cJSON_GetArrayItem(co, 0)->valuestring, "tiny");
+	assert_int_equal(
+		cJSON_GetObjectItemCaseSensitive(t, "held_out_correctness_only")
+			->valueint,
+		1);
+	assert_null(strstr(js, "secret_seven"));
+	cJSON_Delete(j);
+	free(txt);
+	free(js);
+	result_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(csv_has_aka_columns_then_arenas),
+		cmocka_unit_test(
+			correctness_only_cases_are_listed_without_held_out_ids),
 		cmocka_unit_test(
 			csv_quotes_commas_quotes_newlines_and_edge_spaces),
 		cmocka_unit_test(csv_of_an_empty_run_is_the_header),
@@ -611,7 +651,8 @@ int main(void)
 		cmocka_unit_test(json_of_an_empty_run_has_no_nan),
 		cmocka_unit_test(json_turns_nan_results_into_null),
 		cmocka_unit_test(text_has_header_stats_and_one_line_per_task),
-		cmocka_unit_test(text_names_the_devices_when_a_run_used_several),
+		cmocka_unit_test(
+			text_names_the_devices_when_a_run_used_several),
 		cmocka_unit_test(text_labels_attempts_when_a_run_repeats),
 		cmocka_unit_test(text_of_an_empty_run),
 		cmocka_unit_test(write_all_writes_the_three_files),

@@ -86,6 +86,9 @@ static void assert_result_same(const struct task_result *a,
 		assert_str_same(x->error, y->error);
 		assert_dbl_same(x->max_abs_err, y->max_abs_err);
 		assert_int_equal(x->timed, y->timed);
+		assert_int_equal(x->correctness_only, y->correctness_only);
+		if (x->timing_note || y->timing_note)
+			assert_string_equal(x->timing_note, y->timing_note);
 		assert_dbl_same(x->base_ms, y->base_ms);
 		assert_dbl_same(x->cand_ms, y->cand_ms);
 		assert_dbl_same(x->speedup, y->speedup);
@@ -170,6 +173,12 @@ static void make_full(struct task_result *r)
 	c->ci_hi = 2.03;
 	c->pairs = 320;
 	c->blocks = 8;
+	c = result_add_case(r, "tiny", false);
+	c->correct = true;
+	c->correctness_only = true;
+	c->timing_note = xstrdup("correctness only: the baseline's call "
+				 "takes 0.41 us, below the timing floor of "
+				 "20.0 us");
 	c = result_add_case(r, "true", true);
 	c->error = xstrdup("output 'y'[3]: 1.5 != 2 (atol 1e-05)");
 	c->max_abs_err = 1e300;
@@ -378,7 +387,8 @@ static void copy_is_deep(void **state)
 	assert_ptr_not_equal(a.defines.v[0], b.defines.v[0]);
 	result_release(&a);
 	/* b survives a's release (ASan would catch a shared pointer). */
-	assert_string_equal(b.cases[1].id, "true");
+	assert_string_equal(b.cases[2].id, "true");
+	assert_non_null(strstr(b.cases[1].timing_note, "timing floor"));
 	result_release(&b);
 }
 

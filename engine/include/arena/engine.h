@@ -177,6 +177,9 @@ struct eval_options {
 	uint64_t seed;
 	const struct strvec *defines;
 	const char *log_dir;	/* keep the runner logs and timing.tsv here */
+	bool aa;		/* A/A: the task's own baseline as the
+				 * candidate (dir is ignored), never cached;
+				 * its interval should contain 1.0 */
 };
 int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 		    const struct eval_options *opt, struct task_result *out,

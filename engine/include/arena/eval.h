@@ -11,10 +11,12 @@
  * candidate's outputs are compared with the reference runner's under the
  * task's tolerances.  Timing: baseline and candidate runners strictly
  * alternate sample by sample (random order inside a pair), the other runner
- * stopped (SIGSTOP) while one is timed, a last-level-cache flush before
- * every sample, fresh inputs for every pair, every timed output checked
- * against the baseline's; blocks of fresh runner processes; the runner's
- * reported times are checked against the controller's own clock.  A runner
+ * stopped (SIGSTOP) while one is timed, the controller's own cache flush
+ * before every call, fresh inputs for every pair, every timed output
+ * checked against the baseline's and some against the reference; blocks
+ * of fresh runner processes; on the host a call costs the CPU time the
+ * kernel accounts to its runner over the whole request, and the runner's
+ * own claims are only checked against it (GPU: docs/gpu.md).  A runner
  * that crashes, hangs, exits or is killed becomes a verdict, never a crash
  * or hang of the caller.  Timing holds the device's lock (one timing phase
  * per device across processes); compilation and correctness do not.
@@ -29,7 +31,7 @@
 #include "arena/task.h"
 #include "arena/util.h"
 
-#define ARENA_EVALUATOR_VERSION "arena-eval/1"
+#define ARENA_EVALUATOR_VERSION "arena-eval/2"
 
 struct eval_request {
 	const struct task *task;

@@ -40,6 +40,8 @@ struct case_result {
 	char *error;		/* why not correct / not timed, or NULL */
 	double max_abs_err;	/* worst |candidate - reference| seen */
 	bool timed;
+	bool correctness_only;	/* checked, not timed: below the floor */
+	char *timing_note;	/* why not timed, or NULL */
 	double base_ms;		/* median of baseline samples */
 	double cand_ms;		/* median of candidate samples */
 	double speedup;		/* median of per-pair ratios */
@@ -63,7 +65,7 @@ struct task_result {
 	double base_execution_time;		/* ms, mean over timed cases */
 	double best_optimized_execution_time;	/* ms, mean over timed cases */
 	double speedup_ratio;			/* geomean over visible cases */
-	char *benchmark_method;			/* e.g. "host_clock_llc_flush" */
+	char *benchmark_method; /* e.g. "host_cpu_time_flushed" */
 	int valid_baseline_cases;
 	int valid_optimized_cases;
 	char *speedup_calculation_error_message;

@@ -36,17 +36,45 @@
  *     load <seq>  + the sealed kernel memfd as SCM_RIGHTS  → ok <seq>
  *                 (dup2'ed onto fd 5, then dlopen + dlsym of <entry>)
  *
- * Requests (controller → runner) and replies:
+ * Requests (controller → runner) and replies.  The host runner
+ * (arena-runner) and the GPU runners share the framing but not every verb.
+ *
+ * Host runner (arena-runner, host kernels and C references of GPU tasks):
  *     layout <seq> <shm_size> <nargs> <nparams> <param>...
  *            then per argument: <offset> <dtype> <rank> <dim>...
- *                               → ok <seq>     (mmaps fd 4, builds arena_arg;
- *                                               GPU: allocates one device
- *                                               buffer per argument)
+ *                               → ok <seq>     (mmaps fd 4, builds arena_arg)
+ *     time <seq>                → ok <seq> <rc> <ns>
+ *                                  one call of the kernel on the arguments
+ *                                  in shared memory; <ns> is the runner's
+ *                                  own CLOCK_MONOTONIC around the call
+ *     ping <seq>                → pong <seq>
+ *     quit                      (no reply; the runner exits 0)
+ *     any request may instead get: error <seq> <message>
+ *   `time` is the only request that runs the kernel: correctness trials,
+ *   warm-up calls, timed calls and reference checks are one request with
+ *   one set of preconditions, so a kernel cannot tell them apart by what
+ *   it is asked.  There is no `call` and no `flush` (both answer
+ *   "error <seq> unknown request"): the controller flushes the caches
+ *   itself, while every runner is stopped, before each `time` (clflush of
+ *   every line of the argument memory and a sweep of twice the last-level
+ *   cache), so no flush buffer exists in a runner's address space.
+ *   <ns> is a claim.  What a timed call costs is the runner's CPU time as
+ *   the kernel accounts it (clock_getcpuclockid), read by the controller
+ *   while the runner is stopped, before it is resumed for the request and
+ *   after it is stopped again: everything the process did in between
+ *   (signal handlers, hooked reads, the call, the reply) is counted.
+ *   Inputs are written only while the runner is stopped, from draws it
+ *   cannot predict.  A host runner has no device: an `error <seq> device
+ *   ...` reply from it is a protocol violation.
+ *
+ * GPU runners (arena-runner-cuda, arena-runner-hip; docs/gpu.md):
+ *     layout <seq> ...          → ok <seq>     (as above; also allocates one
+ *                                               device buffer per argument)
  *     call <seq>                → ok <seq> <rc>
- *                                  GPU: copies every argument of set 0 to
+ *                                  copies every argument of set 0 to
  *                                  the device, calls, waits for the whole
  *                                  device, copies every argument back
- *     call <seq> <hold_us>      → ok <seq> <rc> <order> <late>   (GPU: the
+ *     call <seq> <hold_us>      → ok <seq> <rc> <order> <late>   (the
  *                                  same under the ordering check of
  *                                  gpu/gpu_gate.h: the stream held for
  *                                  hold_us after the call returns; order 0,
@@ -55,9 +83,7 @@
  *                                  argument changed after the stream's own
  *                                  work was done)
  *     flush <seq> <bytes> [<spec>...]  → ok <seq>
- *                                  host: writes every cache line of a
- *                                  buffer of <bytes>
- *                                  GPU: per argument of every set, by its
+ *                                  per argument of every set, by its
  *                                  spec: "u" copy it to the device,
  *                                  "<width>:<hex>" fill it with that poison,
  *                                  "g:<dist>:<a>:<b>:<lo>:<hi>:<seed>" draw
@@ -66,26 +92,26 @@
  *                                  kernel, a write of <bytes> of device
  *                                  memory (>= 2x L2), persisting L2 lines
  *                                  reset, and a wait for the device
- *     time <seq>                → ok <seq> <rc> <ns>   (host: one call, timed
- *                                               with CLOCK_MONOTONIC)
- *     time <seq> <n>            → ok <seq> <rc> <ns> <drain_ns>   (GPU: n
+ *     time <seq> <n>            → ok <seq> <rc> <ns> <drain_ns>   (n
  *                                  back-to-back calls on sets 0..n-1
  *                                  between two events on the runner's
  *                                  stream; <ns> is the total; drain_ns is
  *                                  how long a whole-device synchronisation
  *                                  took after the end event had completed:
  *                                  work left on another stream)
- *     sets <seq> <n> <stride>   → ok <seq>     (GPU: n device copies of the
+ *     sets <seq> <n> <stride>   → ok <seq>     (n device copies of the
  *                                  layout; set k lives in shared memory at
  *                                  k * stride)
- *     fetch <seq>               → ok <seq>     (GPU: copies every argument
+ *     fetch <seq>               → ok <seq>     (copies every argument
  *                                  of every set back to shared memory)
  *     ping <seq>                → pong <seq>
- *     quit                      (no reply; the runner exits 0)
+ *     quit
  *     any request may instead get: error <seq> <message>
- *     GPU device errors:  error <seq> device <sticky|soft> <name> <message>
- *                         (after a sticky one the runner runs nothing
- *                         again and answers every request the same way)
+ *     device errors:  error <seq> device <sticky|soft> <name> <message>
+ *                     (after a sticky one the runner runs nothing
+ *                     again and answers every request the same way)
+ *   (issue 10 changes the GPU sequence too - one clocked request from
+ *   inputs to outputs, a trusted keeper's flush: docs/gpu.md follows it.)
  *
  * Offsets are multiples of RP_ALIGN; the controller checks every reply's
  * numbers itself and reads outputs only while the runner is stopped.
@@ -106,7 +132,7 @@
 #define RP_ALIGN 64
 #define RP_MAX_ARGS 16
 #define RP_MAX_PARAMS 16
-#define RP_MAX_FLUSH_BYTES (1024LL * 1024 * 1024)
+#define RP_MAX_FLUSH_BYTES (1024LL * 1024 * 1024) /* GPU flush */
 #define RP_MAX_SETS 256
 /* Exit status when the control channel breaks (the controller is gone or
  * the kernel closed fd 3). */

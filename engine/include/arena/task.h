@@ -95,6 +95,11 @@ struct task {
 	double atol, rtol;
 	char *cost_bytes;	/* expressions or NULL */
 	char *cost_flops;
+	/* The task's timing floor in us (cases whose baseline call is
+	 * shorter are checked, not timed) and why; -1 / NULL: the
+	 * evaluator's default. */
+	double timing_floor_us;
+	char *timing_floor_reason;
 
 	int ntunables;
 	struct task_tunable tunables[TASK_MAX_TUNABLES];

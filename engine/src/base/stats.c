@@ -413,6 +413,182 @@ int stats_geomean_ci(const struct ratio_blocks *cases, int ncases, int iters,
 	return 0;
 }
 
+/* ---- between-process intervals ---------------------------------------- */
+
+/* Regularized incomplete beta I_x(a, b) by its continued fraction
+ * (modified Lentz), for the t distribution below. */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0), h;
+
+	d = fabs(d) < tiny ? 1.0 / tiny : 1.0 / d;
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m;
+		double aa = m * (b - m) * x / ((a - 1.0 + m2) * (a + m2));
+		d = 1.0 + aa * d;
+		d = fabs(d) < tiny ? 1.0 / tiny : 1.0 / d;
+		c = 1.0 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1.0 + m2));
+		d = 1.0 + aa * d;
+		d = fabs(d) < tiny ? 1.0 / tiny : 1.0 / d;
+		c = 1.0 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		double del = d * c;
+		h *= del;
+		if (fabs(del - 1.0) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+static double beta_inc(double a, double b, double x)
+{
+	if (x <= 0.0)
+		return 0.0;
+	if (x >= 1.0)
+		return 1.0;
+	double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
+		     b * log1p(-x);
+	if (x < (a + 1.0) / (a + b + 2.0))
+		return exp(lbt) * beta_cf(a, b, x) / a;
+	return 1.0 - exp(lbt) * beta_cf(b, a, 1.0 - x) / b;
+}
+
+/* P(T > t) for t >= 0, T Student t with df degrees of freedom. */
+static double t_upper(double t, double df)
+{
+	return 0.5 * beta_inc(df / 2.0, 0.5, df / (df + t * t));
+}
+
+double stats_t_upper_quantile(double p, double df)
+{
+	double lo = 0.0, hi = 1.0;
+
+	if (!(p > 0.0 && p < 0.5) || !(df > 0.0))
+		return NAN;
+	while (t_upper(hi, df) > p && hi < 1e12)
+		hi *= 2.0;
+	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (t_upper(mid, df) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
+/* Log of each non-empty block's median ratio into logm (ratios unchanged,
+ * scratch >= the largest block); the number of such blocks. */
+static int block_log_medians(const struct ratio_blocks *rb, double *scratch,
+			     double *logm)
+{
+	int k = 0;
+
+	for (int b = 0; b < rb->nblocks; b++) {
+		if (rb->sizes[b] <= 0)
+			continue;
+		memcpy(scratch, rb->blocks[b],
+		       (size_t)rb->sizes[b] * sizeof(double));
+		logm[k++] = log(
+			stats_median_inplace(scratch, (size_t)rb->sizes[b]));
+	}
+	return k;
+}
+
+/* Mean and sample variance of v[0..n). */
+static void mean_var(const double *v, int n, double *mean, double *var)
+{
+	double m = 0.0, ss = 0.0;
+
+	for (int i = 0; i < n; i++)
+		m += v[i];
+	m /= n;
+	for (int i = 0; i < n; i++)
+		ss += (v[i] - m) * (v[i] - m);
+	*mean = m;
+	*var = n > 1 ? ss / (n - 1) : 0.0;
+}
+
+int stats_block_ratio_ci(const struct ratio_blocks *rb, int iters, double alpha,
+			 uint64_t seed, struct interval *out)
+{
+	size_t total, max_block;
+	int nonempty;
+	struct interval boot;
+
+	if (!out || !ci_args_ok(iters, alpha) ||
+	    blocks_check(rb, &total, &max_block, &nonempty) < 0 ||
+	    stats_median_ratio_ci(rb, iters, alpha, seed, &boot) != 0)
+		return -EINVAL;
+	double *scratch = xmalloc(max_block * sizeof(double));
+	double *logm = xmalloc((size_t)nonempty * sizeof(double));
+	double mean, var;
+	int k = block_log_medians(rb, scratch, logm);
+
+	mean_var(logm, k, &mean, &var);
+	out->point = exp(mean);
+	out->lo = boot.lo;
+	out->hi = boot.hi;
+	if (k >= 2) {
+		double half = stats_t_upper_quantile(alpha / 2, k - 1) *
+			      sqrt(var / k);
+		out->lo = fmin(out->lo, exp(mean - half));
+		out->hi = fmax(out->hi, exp(mean + half));
+	}
+	free(scratch);
+	free(logm);
+	return 0;
+}
+
+int stats_geomean_block_ci(const struct ratio_blocks *cases, int ncases,
+			   int iters, double alpha, uint64_t seed,
+			   struct interval *out)
+{
+	struct interval boot;
+	double logsum = 0.0, v = 0.0, dfden = 0.0;
+	bool t_ok = true;
+
+	if (!out || !cases || ncases <= 0 ||
+	    stats_geomean_ci(cases, ncases, iters, alpha, seed, &boot) != 0)
+		return -EINVAL;
+	for (int c = 0; c < ncases; c++) {
+		size_t total, max_block;
+		int nonempty;
+		(void)blocks_check(&cases[c], &total, &max_block, &nonempty);
+		double *scratch = xmalloc(max_block * sizeof(double));
+		double *logm = xmalloc((size_t)nonempty * sizeof(double));
+		double mean, var;
+		int k = block_log_medians(&cases[c], scratch, logm);
+		mean_var(logm, k, &mean, &var);
+		logsum += mean;
+		/* Welch-Satterthwaite over the cases' means. */
+		double vc = k >= 2 ? var / k / ((double)ncases * ncases) : 0.0;
+		if (k < 2)
+			t_ok = false;
+		else
+			dfden += vc * vc / (k - 1);
+		v += vc;
+		free(scratch);
+		free(logm);
+	}
+	double mean = logsum / ncases;
+	out->point = exp(mean);
+	out->lo = boot.lo;
+	out->hi = boot.hi;
+	if (t_ok && v > 0.0 && dfden > 0.0) {
+		double df = v * v / dfden;
+		double half = stats_t_upper_quantile(alpha / 2, df) * sqrt(v);
+		out->lo = fmin(out->lo, exp(mean - half));
+		out->hi = fmax(out->hi, exp(mean + half));
+	}
+	return 0;
+}
+
 double interval_rel_halfwidth(const struct interval *iv)
 {
 	/* Infinite (never "narrow enough") when the point is unusable, so a

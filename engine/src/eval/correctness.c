@@ -38,13 +38,22 @@ static bool reference_trial(struct eval_ctx *x, int ci, int trial,
 		if (t->args[a].io != IO_OUT)
 			inputs_fill(t, l, a, &r, stage[a]);
 	ev_stage_into(t, l, stage, ref, pattern);
-	if (!ev_call_checked(x, ROLE_REF, ref, what, c))
-		return false;
-	/* The reference must write everything itself.  Only outputs wider
-	 * than a byte can be checked: for them the poison is a NaN or an
-	 * integer no kernel produces by chance, but every byte value is a
-	 * legitimate u8/i8 result (a quantized tensor holds the poison bytes
-	 * 0xa5 and 0x5a as often as any other). */
+	return ev_call_checked(x, ROLE_REF, ref, what, c) &&
+	       ev_reference_wrote_all(x, l, ref, pattern, c);
+}
+
+/* The reference must write every output element itself (the poison of
+ * pattern must be gone): infra_error otherwise. */
+bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
+			    struct runner *ref, int pattern,
+			    const struct task_case *c)
+{
+	const struct task *t = x->t;
+
+	/* Only outputs wider than a byte can be checked: for them the poison
+	 * is a NaN or an integer no kernel produces by chance, but every
+	 * byte value is a legitimate u8/i8 result (a quantized tensor holds
+	 * the poison bytes 0xa5 and 0x5a as often as any other). */
 	for (int a = 0; a < t->nargs; a++) {
 		const struct task_arg *ta = &t->args[a];
 		size_t sz = dtype_size(ta->dtype);

@@ -25,7 +25,7 @@
 
 #include "arena/eval.h"
 #include "arena/paths.h"
-#include "eval_internal.h"
+#include "evaluation.h"
 
 static const char *const install_hint_hipcc =
 	"apt-get install -y hipcc libamdhip64-dev rocm-device-libs (Debian "
@@ -250,6 +250,54 @@ static int devices_of(struct report *r, enum dev_kind kind,
 	return n;
 }
 
+/* One core of the host: what its roofline floor is measured from
+ * (host_peaks.c), cached in the store like a GPU's peaks.  Measured
+ * under the host's timing lock, so that no timing phase runs meanwhile. */
+static void host_device(struct report *r, const struct doctor_options *o,
+			const char *cache)
+{
+	struct host_peaks hp;
+	struct errbuf e;
+	bool measured = false;
+	int fd = -1;
+
+	line(r,
+	     "  host    %s, last-level cache %.0f MiB (flush before every "
+	     "call: sweep %.0f MiB + clflush of the arguments)",
+	     "one core per runner", ev_llc_bytes() / 1048576.0,
+	     2.0 * ev_llc_bytes() / 1048576.0);
+	if (!o->measure && !o->remeasure) {
+		line(r, "          peaks: not measured (run `arena doctor` "
+			"without --no-measure)");
+		return;
+	}
+	if (o->store_dir) {
+		char *dir = path_join(o->store_dir, "locks");
+		char *path = path_join(dir, "host.lock");
+		errbuf_init(&e);
+		mkdir_p(dir, &e);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+				;
+		free(dir);
+		free(path);
+	}
+	errbuf_init(&e);
+	if (host_peaks_get(cache, o->remeasure, &hp, &measured, &e) == 0)
+		line(r,
+		     "          peaks (%s): %s; one core: bandwidth %.2f GB/s "
+		     "(read %.2f, copy %.2f read+write), FP32 FMA %.1f GFLOP/s "
+		     "(%s)",
+		     measured ? "measured now" : "cached", hp.cpu,
+		     hp.bandwidth_bps / 1e9, hp.read_bps / 1e9,
+		     hp.copy_bps / 1e9, hp.fma_flops / 1e9, hp.simd);
+	else
+		line(r, "          peaks: %s", errbuf_str(&e));
+	if (fd >= 0)
+		close(fd);
+}
+
 static void devices(struct report *r, const struct doctor_options *o,
 		    bool nvidia, bool amd)
 {
@@ -264,6 +312,7 @@ static void devices(struct report *r, const struct doctor_options *o,
 	line(r, "  amdgpu  %s", amd ? "/dev/kfd present"
 				 : "not loaded (no /dev/kfd)");
 	line(r, "devices");
+	host_device(r, o, cache);
 	n += devices_of(r, DEV_CUDA, o, cache);
 	n += devices_of(r, DEV_HIP, o, cache);
 	if (n == 0)

@@ -13,12 +13,14 @@
  *      inputs bit-identical and written outputs within tolerance of the
  *      reference's;
  *   4. timing (timing.c; visible cases, held-out ones too on final
- *      evaluations), under the device lock: blocks of fresh baseline +
- *      candidate runner pairs, round robin; per pair fresh inputs, random
- *      order, a cache flush before each timed call, the other runner
- *      stopped; every timed output checked against the baseline's; the
- *      runners' claimed times checked against the controller's clock;
- *      stop on CI width, budget or max_pairs;
+ *      evaluations; cases too short to time are correctness only), under
+ *      the device lock: blocks of fresh baseline + candidate runner
+ *      pairs, round robin; per pair fresh inputs, random order, the
+ *      controller's cache flush before each timed call, the other runner
+ *      stopped; every timed output checked against the baseline's, some
+ *      against the reference; host calls charged with their runner's CPU
+ *      time, the claims checked against it; stop on CI width, budget or
+ *      max_pairs;
  *   5. fill the result and score it (here: the verdict, the task-level
  *      aggregate, the identity of the result).
  *
@@ -220,7 +222,9 @@ static void ctx_release(struct eval_ctx *x)
 	if (x->lockfd >= 0)
 		close(x->lockfd);
 	strbuf_release(&x->method_notes);
+	host_sweep_release(&x->sweep);
 	free(x->roofline_note);
+	free(x->host_roof_note);
 	free(x->clock_finding);
 }
 
@@ -265,8 +269,8 @@ static void fill_identity(struct eval_ctx *x, const char *device)
 	ev_set_str(&res->evaluator_version, ARENA_EVALUATOR_VERSION);
 	time_stamp_iso(ts, now_wall());
 	ev_set_str(&res->evaluated_at, ts);
-	ev_set_str(&res->benchmark_method, x->gpu ? GPU_METHOD
-					       : "host_clock_llc_flush");
+	ev_set_str(&res->benchmark_method,
+		   x->gpu ? GPU_METHOD : "host_cpu_time_flushed");
 	res->noise_floor = 0.01;
 	strvec_release(&res->defines);
 	for (size_t i = 0; req->defines && i < req->defines->n; i++)
@@ -290,7 +294,9 @@ static int open_logs(struct eval_ctx *x)
 		fputs("case\tblock\tkind\tnum\tbatch\tbase_first\t"
 		      "base_claim_ns\tcand_claim_ns\tbase_wall_ns\t"
 		      "cand_wall_ns\tbase_drain_ns\tcand_drain_ns\t"
-		      "base_fetch_ns\tcand_fetch_ns\tstage_ns\tcheck_ns\n",
+		      "base_fetch_ns\tcand_fetch_ns\tstage_ns\tcheck_ns\t"
+		      "base_cpu_ns\tcand_cpu_ns\tbase_delay_ns\t"
+		      "cand_delay_ns\n",
 		      x->trace);
 	for (int i = 0; i < NROLES; i++) {
 		char *p = path_join(x->log_dir, names[i]);
@@ -345,8 +351,9 @@ static void aggregate(struct eval_ctx *x)
 	res->pairs = pairs;
 	if (nv > 0) {
 		struct interval iv;
-		if (stats_geomean_ci(rbs, nv, CI_ITERS_FINAL, 0.05,
-				     ev_derive(x->req->seed, 5, 0, 0), &iv) == 0) {
+		if (stats_geomean_block_ci(rbs, nv, CI_ITERS_FINAL, 0.05,
+					   ev_derive(x->req->seed, 5, 0, 0),
+					   &iv) == 0) {
 			res->speedup_ratio = iv.point;
 			res->speedup_ci_lo = iv.lo;
 			res->speedup_ci_hi = iv.hi;
@@ -424,6 +431,8 @@ static void run_phases(struct eval_ctx *x)
 		return;
 	if (x->gpu)
 		ev_gpu_peaks_for_roofline(x);
+	else
+		ev_host_peaks_for_roofline(x);
 	ev_trace_mark(x, "timing");
 	k = 0;
 	for (int pass = 0; pass < 2 && !x->decided; pass++) {
@@ -445,6 +454,12 @@ static void run_phases(struct eval_ctx *x)
 	}
 #undef CASE_RESULT
 	aggregate(x);
+	if (!x->decided && res->valid_optimized_cases == 0) {
+		/* Correct, and every visible case too short to time. */
+		ev_set_str(&res->speedup_calculation_error_message,
+			   "not timed: every visible case's baseline call is "
+			   "below the timing floor (correctness only)");
+	}
 	if (!x->decided) {
 		x->decided = true;
 		res->status = RS_OK;
@@ -511,6 +526,16 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 
 	fill_identity(&x, device);
 	x.flush_bytes = x.gpu ? gpu_flush_bytes(&x.gi) : 2 * ev_llc_bytes();
+	random_bytes(&x.secret, sizeof(x.secret));
+	/* Host runners of a GPU evaluation run only the C reference, which
+	 * is never flushed. */
+	if (!x.gpu && (rc = host_sweep_init(&x.sweep, x.flush_bytes)) != 0) {
+		rc = errf_code(err, -rc,
+			       "cannot map the %zu-byte cache sweep "
+			       "buffer: %s",
+			       x.flush_bytes, strerror(-rc));
+		goto done;
+	}
 	x.timeout_ms = (int)((req->timing.runner_timeout_s > 0
 				      ? req->timing.runner_timeout_s
 				      : 60) * 1000);

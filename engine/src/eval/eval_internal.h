@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "arena/kernel.h"
 #include "arena/stats.h"
@@ -164,6 +165,55 @@ struct gpu_error_meaning {
 	const char *what;	/* "an illegal memory access" */
 };
 void gpu_error_meaning(const char *name, struct gpu_error_meaning *m);
+
+/* ---- the controller's host cache flush (host_cache.c) ----------------- */
+
+/* A buffer of twice the last-level cache that the controller sweeps
+ * before every host call. */
+struct host_sweep {
+	unsigned char *buf;
+	size_t bytes;
+};
+
+/* 0, or a negative errno when the buffer cannot be mapped; bytes 0: an
+ * empty sweep. */
+int host_sweep_init(struct host_sweep *s, size_t bytes);
+/* A read-modify-write of every cache line of the buffer. */
+void host_sweep_run(struct host_sweep *s);
+void host_sweep_release(struct host_sweep *s);
+/* Evicts every cache line of [p, p + n) from every core's caches
+ * (clflush; dc civac on AArch64); a no-op where
+ * host_cache_can_evict() is false (the sweep then stands alone). */
+void host_cache_evict(const void *p, size_t n);
+bool host_cache_can_evict(void);
+
+/* ---- the host's peaks (host_peaks.c) --------------------------------- */
+
+/* One core's memory bandwidth and FP32 FMA rate, per CPU second. */
+struct host_peaks {
+	char cpu[128];		   /* the model name */
+	char simd[16];		   /* "AVX-512", "AVX2+FMA", "scalar" */
+	double read_bps, copy_bps; /* copy: bytes read + written */
+	double bandwidth_bps;	   /* max(read, copy) */
+	double fma_flops;	   /* 2 flops per FMA */
+};
+
+/* The floor divides by peak x margin: measurement on a loaded machine,
+ * stores that skip the cache and generous cost formulas must not put it
+ * above an honest kernel. */
+#define HOST_ROOFLINE_BW_MARGIN 4.0
+#define HOST_ROOFLINE_FLOPS_MARGIN 2.0
+
+/* The peaks from <cache_dir>/device-host.json when it was written on this
+ * boot for this CPU and evaluator, else measured now (about a second) and
+ * written there; remeasure: measure anyway.  *measured says which. */
+int host_peaks_get(const char *cache_dir, bool remeasure, struct host_peaks *hp,
+		   bool *measured, struct errbuf *err);
+/* The shortest time a host call moving `bytes` and doing `flops` could
+ * take on one core, in ns (0 when nothing is known); flops count only
+ * when flops_apply (FP32/FP64 work, whose fastest unit is the FMA). */
+double host_roofline_floor_ns(int64_t bytes, int64_t flops, bool flops_apply,
+			      const struct host_peaks *hp);
 
 /* ---- sources and compilation (compile.c) ----------------------------- */
 
@@ -358,6 +408,13 @@ struct runner {
 	char dev_error[64];	/* after RUNNER_DEVICE: "cudaErrorIllegalAddress" */
 	int threads_ready;	/* threads when it first stopped after ready */
 	int calls;		/* `call` requests answered */
+	clockid_t cpu_clock;	/* the runner's CPU-time clock */
+	bool has_cpu_clock;
+	int64_t cpu_ns;	  /* CPU time the runner used while resumed
+				 * for the last request (SIGCONT to seen
+				 * stopped again), -1 when unknown */
+	int64_t delay_ns; /* and how long it waited for a CPU then */
+	int schedstat_fd; /* /proc/<pid>/schedstat, or -1 */
 	char runner_path[256];
 	int status;		/* wait status once reaped */
 	char why[512];		/* last failure, a clause: "was killed by ..." */
@@ -377,6 +434,7 @@ enum runner_fail runner_await(struct runner *r);
 /* Sends the kernel to a runner launched without one (so_path NULL). */
 enum runner_fail runner_load(struct runner *r, const char *so_path);
 enum runner_fail runner_layout(struct runner *r, const char *proto);
+/* GPU runners: one call, untimed (host runners have only runner_time). */
 enum runner_fail runner_call(struct runner *r, int *rc);
 /* GPU: a call under the ordering check (engine/runner/gpu/gpu_gate.h):
  * the runner holds its stream for hold_us after arena_launch returns.
@@ -386,8 +444,9 @@ enum runner_fail runner_call(struct runner *r, int *rc);
  * joined), else 0; either is -2 for a reply out of range. */
 enum runner_fail runner_call_gated(struct runner *r, int64_t hold_us, int *rc,
 				   int *order, int *late, int64_t *wall_ns);
-enum runner_fail runner_flush(struct runner *r, size_t bytes);
-/* claim: the runner's own time; wall: the controller's, send to reply. */
+/* Host runners: one call of the kernel (the only request that runs one).
+ * claim: the runner's own time; wall: the controller's, send to reply;
+ * r->cpu_ns: the runner's CPU time over the whole request. */
 enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
 			     int64_t *wall_ns);
 enum runner_fail runner_ping(struct runner *r);

@@ -47,6 +47,20 @@
 #define CLAIM_SLACK_NS 1000
 #define OVERHEAD_ABS_NS 50000
 #define OVERHEAD_REL 0.05
+/* Host: how far the candidate's (CPU time - claim) may exceed the
+ * baseline's, median against median: max(5 us, 5% of its claim), plus
+ * the noise of the difference. */
+#define HOST_EXCESS_ABS_NS 5000
+#define HOST_EXCESS_REL 0.05
+/* Host: pings per block that measure what a request costs the baseline's
+ * runner beyond its call. */
+#define HOST_PINGS 4
+/* Timed samples also checked against the reference: one in this many,
+ * at random, and at least one per block (ev_refcheck_due). */
+#define REFCHECK_EVERY 8
+/* A case whose baseline call is shorter than this is checked but not
+ * timed (correctness only); a task may set timing_floor_us instead. */
+#define TIMING_FLOOR_NS 20000.0
 /* benchmark_method of GPU results; batched cases are appended. */
 #define GPU_METHOD "device_events_l2_flush"
 
@@ -70,10 +84,13 @@ struct ref_trial {
 	unsigned char *shm;	/* NULL: not run ahead */
 };
 
-/* What one runner's timed request said, and the controller's clock
- * (host samples have no drain and no fetch: 0). */
+/* What one runner's timed request said, and the controller's clocks
+ * (host samples have no drain and no fetch: 0; cpu and delay: the
+ * runner's CPU time over the request and its wait for a CPU meanwhile, as
+ * the kernel accounts them, host runners only, delay 0 where the kernel
+ * keeps no count). */
 struct gpu_sample {
-	int64_t claim, wall, drain, fetch;
+	int64_t claim, wall, drain, fetch, cpu, delay;
 };
 
 struct eval_ctx {
@@ -95,6 +112,12 @@ struct eval_ctx {
 	char *so[NROLES];
 	int logfd[NROLES];
 	size_t flush_bytes;
+	struct host_sweep sweep; /* host: swept before every call */
+	/* Never recorded nor sent anywhere: what timing inputs and the
+	 * choice of reference-checked samples are drawn from besides the
+	 * seed, which results show (a candidate that knew the seed could
+	 * otherwise compute its timed inputs ahead). */
+	uint64_t secret;
 	int timeout_ms;
 	bool all_sandboxed;
 	bool baseline_is_reference;
@@ -123,6 +146,8 @@ struct eval_ctx {
 	struct ref_trial *ahead;	/* [case][trial], run ahead, or NULL */
 	uint64_t t0_ns;			/* when the evaluation started */
 	char *roofline_note;		/* why no roofline floor applies */
+	struct host_peaks hp;		/* host: one core's peaks, or 0s */
+	char *host_roof_note; /* host: the floor's terms, or why none */
 };
 
 /* ---- eval.c ----------------------------------------------------------- */
@@ -198,13 +223,27 @@ bool ev_outputs_match(struct eval_ctx *x, const struct case_layout *l,
 		      struct runner *got, struct runner *want,
 		      double tol_scale, int pattern, double *maxerr,
 		      enum result_status st, const char *prefix);
+/* Whether every output of set 0 of got is within tol_scale x the task's
+ * tolerance of want's; no verdict either way. */
+bool ev_outputs_within(const struct eval_ctx *x, const struct case_layout *l,
+		       const struct runner *got, const struct runner *want,
+		       double tol_scale, int pattern);
 /* The verdict on one request's outcome: a runner failure, a non-zero
  * return, or a candidate runner that left threads or children behind. */
 bool ev_call_outcome_ok(struct eval_ctx *x, enum role role, struct runner *r,
 			enum runner_fail f, int rc, const char *what,
 			const struct task_case *c);
-/* One call (a GPU candidate's under the ordering check); false (verdict
- * set) on any failure. */
+/* One call of a host runner: the controller's cache flush (unless role
+ * is the reference), then a `time` request; o (or NULL) gets the claim,
+ * the wall time and the runner's CPU time.  With check_claim, a claim
+ * that is not positive or exceeds the wall time is the candidate's
+ * rejection (the baseline's: infra_error).  False (verdict set) on any
+ * failure. */
+bool ev_host_call(struct eval_ctx *x, enum role role, struct runner *r,
+		  const char *what, const struct task_case *c, bool check_claim,
+		  struct gpu_sample *o);
+/* One call (a GPU candidate's under the ordering check; a host runner's
+ * through ev_host_call); false (verdict set) on any failure. */
 bool ev_call_checked(struct eval_ctx *x, enum role role, struct runner *r,
 		     const char *what, const struct task_case *c);
 /* Host buffers for a case's inputs (outputs get none). */
@@ -236,6 +275,11 @@ int ev_correctness_trials(const struct eval_ctx *x);
  * compiles (build.c). */
 void ev_reference_ahead(struct eval_ctx *x);
 void ev_ahead_release(struct eval_ctx *x);
+/* Whether the reference wrote every output element (the poison of
+ * pattern gone); infra_error otherwise. */
+bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
+			    struct runner *ref, int pattern,
+			    const struct task_case *c);
 /* Checks case ci: 0 when the candidate is correct on it, -1 with a
  * verdict otherwise. */
 int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr);
@@ -250,6 +294,10 @@ void ev_time_case_confirmed(struct eval_ctx *x, int ci,
 			    struct case_result *cr);
 /* The device's measured peaks, for the roofline floor (GPU). */
 void ev_gpu_peaks_for_roofline(struct eval_ctx *x);
+/* The host's (one core's) measured peaks, for its roofline floor, and
+ * the floor of one call of case c in ns (0: none applies). */
+void ev_host_peaks_for_roofline(struct eval_ctx *x);
+double ev_host_roofline_ns(struct eval_ctx *x, const struct task_case *c);
 
 /* ---- device.c --------------------------------------------------------- */
 

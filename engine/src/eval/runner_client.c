@@ -20,8 +20,18 @@
  *   - the shared memory is a memfd sealed against growing and shrinking, so
  *     a runner cannot truncate it under the controller (which would turn
  *     the controller's next access into SIGBUS).
+ *   - every request is charged: the runner's CPU time as the kernel
+ *     accounts it (clock_getcpuclockid) is read while it is stopped,
+ *     before the SIGCONT that resumes it for the request and after it is
+ *     seen stopped again (r->cpu_ns), so whatever the process did while
+ *     resumed - a signal handler, a hooked read, the call, the reply - is
+ *     counted, and nothing else can run in it meanwhile; so is the time
+ *     it waited for a CPU (/proc/<pid>/schedstat, r->delay_ns);
+ *   - a host runner has no device: a device-error reply from it is a
+ *     protocol violation, never an infrastructure error.
  * A runner's replies are claims; callers check what they can (times
- * against their own clock, outputs against the reference).
+ * against their own clock and the CPU accounting, outputs against the
+ * reference).
  */
 #include "runner_client.h"
 
@@ -49,6 +59,7 @@ struct runner *runner_new(void)
 	struct runner *r = xcalloc(1, sizeof(*r));
 
 	r->sock = -1;
+	r->schedstat_fd = -1;
 	return r;
 }
 
@@ -422,6 +433,14 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 			   argv, env.v);
 	setpgid(pid, pid);
 	r->pid = pid;
+	/* The kernel's accounting of the runner (runner_requests.c charges
+	 * every request with it). */
+	r->has_cpu_clock = clock_getcpuclockid(pid, &r->cpu_clock) == 0;
+	{
+		char sp[64];
+		snprintf(sp, sizeof(sp), "/proc/%d/schedstat", (int)pid);
+		r->schedstat_fd = open(sp, O_RDONLY | O_CLOEXEC);
+	}
 	r->sock = sv[0];
 	snprintf(r->runner_path, sizeof(r->runner_path), "%s", s->runner_path);
 	close(sv[1]);
@@ -556,6 +575,8 @@ void runner_destroy(struct runner *r)
 	}
 	if (r->sock >= 0)
 		close(r->sock);
+	if (r->schedstat_fd >= 0)
+		close(r->schedstat_fd);
 	if (r->shm)
 		munmap(r->shm, r->shm_size);
 	free(r);

@@ -5,7 +5,10 @@
  * for the exchange and stopped (SIGSTOP) again before the controller
  * looks at its memory; the parsers of what it sends (lines, replies,
  * device errors), apart from the socket so that they can be fuzzed; and
- * the census of its threads and children.  The invariants are in
+ * the census of its threads and children.  Every request is charged: the
+ * runner's CPU time as the kernel accounts it is read before the SIGCONT
+ * that resumes it and after it is seen stopped again (r->cpu_ns), and so
+ * is its wait for a CPU (r->delay_ns).  The invariants are in
  * runner_client.c's opening comment.
  */
 #include "runner_client.h"
@@ -22,7 +25,39 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+/* The runner's CPU time so far (user + system, every thread), in ns; -1
+ * when the kernel will not say (the runner is gone). */
+static int64_t cpu_now(const struct runner *r)
+{
+	struct timespec ts;
+
+	if (!r->has_cpu_clock || clock_gettime(r->cpu_clock, &ts) != 0)
+		return -1;
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* How long the runner has waited, runnable, for a CPU (the second field
+ * of /proc/<pid>/schedstat, ns); -1 when the kernel keeps no such count.
+ * On a loaded machine a call's own clock includes that wait and its CPU
+ * time does not. */
+static int64_t delay_now(const struct runner *r)
+{
+	char buf[128];
+	unsigned long long run = 0, wait = 0;
+
+	if (r->schedstat_fd < 0)
+		return -1;
+	ssize_t n = pread(r->schedstat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &run, &wait) != 2 || run == 0)
+		return -1;
+	return (int64_t)wait;
+}
 
 int runner_take_line(struct runner *r, bool allow_more, char **line,
 		     enum runner_fail *f)
@@ -198,6 +233,11 @@ enum runner_fail rcl_transact_fd(struct runner *r, const char *req,
 
 	if (r->reaped)
 		return rcl_fail_from_status(r);
+	/* Read while it is still stopped: nothing it does from the SIGCONT
+	 * on escapes the count. */
+	int64_t cpu0 = cpu_now(r), delay0 = delay_now(r);
+	r->cpu_ns = -1;
+	r->delay_ns = -1;
 	resume(r);
 	if ((f = check_quiet(r)) != RUNNER_OK)
 		return f;
@@ -218,7 +258,14 @@ enum runner_fail rcl_transact_fd(struct runner *r, const char *req,
 	if (f != RUNNER_OK)
 		return f;
 	/* *reply (r->line) stays valid: pausing reads nothing. */
-	return runner_pause(r);
+	if ((f = runner_pause(r)) != RUNNER_OK)
+		return f;
+	int64_t cpu1 = cpu_now(r), delay1 = delay_now(r);
+	if (cpu0 >= 0 && cpu1 >= cpu0)
+		r->cpu_ns = cpu1 - cpu0;
+	if (delay0 >= 0 && delay1 >= delay0)
+		r->delay_ns = delay1 - delay0;
+	return RUNNER_OK;
 }
 
 static enum runner_fail transact(struct runner *r, const char *req,
@@ -243,8 +290,20 @@ enum runner_fail runner_parse_reply(struct runner *r, const char *line,
 			if (runner_parse_device_error(p, &r->dev_sticky,
 						      r->dev_error,
 						      sizeof(r->dev_error),
-						      r->why, sizeof(r->why)))
-				return RUNNER_DEVICE;
+						      r->why, sizeof(r->why))) {
+				if (r->gpu)
+					return RUNNER_DEVICE;
+				/* A host runner has no device to fail: the
+				 * reply can only be forged. */
+				char q[80];
+				rcl_quote(line, strlen(line), q, sizeof(q));
+				return rcl_protocol(
+					r,
+					"sent a device-error "
+					"reply (\"%s\"), but a host "
+					"runner has no device",
+					q);
+			}
 			snprintf(r->why, sizeof(r->why), "refused: %.400s", p);
 			return RUNNER_REFUSED;
 		}
@@ -328,14 +387,6 @@ enum runner_fail runner_call_gated(struct runner *r, int64_t hold_us, int *rc,
 		*late = v[2] < 0 || v[2] > RP_MAX_ARGS ? -2 : (int)v[2];
 	}
 	return f;
-}
-
-enum runner_fail runner_flush(struct runner *r, size_t bytes)
-{
-	char a[32];
-
-	snprintf(a, sizeof(a), "%zu", bytes);
-	return request(r, "flush", a, "flush the cache", 0, NULL, NULL);
 }
 
 enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,

@@ -136,11 +136,10 @@ struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,
 		 * RLIMIT_AS; device memory is the device's to limit. */
 	} else {
 #if !defined(__SANITIZE_ADDRESS__)
-		/* Room for the data several times over, the flush buffer and
-		 * the libraries; an ASan runner reserves terabytes of shadow
-		 * instead. */
-		s.as_limit = (uint64_t)shm * 4 +
-			     (x->gpu ? 0 : x->flush_bytes) + (1ull << 30);
+		/* Room for the data several times over and the libraries
+		 * (the flush buffer is the controller's); an ASan runner
+		 * reserves terabytes of shadow instead. */
+		s.as_limit = (uint64_t)shm * 4 + (1ull << 30);
 #endif
 	}
 	if (x->nlive >= MAX_LIVE) {
@@ -383,7 +382,25 @@ bool ev_outputs_match(struct eval_ctx *x, const struct case_layout *l,
 				   st, prefix);
 }
 
-/* Calls one runner once; false (verdict set) on any failure. */
+bool ev_outputs_within(const struct eval_ctx *x, const struct case_layout *l,
+		       const struct runner *got, const struct runner *want,
+		       double tol_scale, int pattern)
+{
+	for (int a = 0; a < x->t->nargs; a++) {
+		const struct task_arg *ta = &x->t->args[a];
+		struct cmp_result cr;
+		if (ta->io == IO_IN)
+			continue;
+		compare_arrays(ta->dtype, got->shm + l->offset[a],
+			       want->shm + l->offset[a], l->numel[a],
+			       x->t->atol * tol_scale, x->t->rtol * tol_scale,
+			       ta->io == IO_OUT ? pattern : -1, &cr);
+		if (!cr.ok)
+			return false;
+	}
+	return true;
+}
+
 /* The verdict on one request's outcome: a runner failure, a non-zero
  * return (the candidate's fault, or the task's for a trusted runner), or
  * a candidate runner that left threads or children behind. */
@@ -425,9 +442,12 @@ void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
 }
 
 /* One line of <log_dir>/timing.tsv per timed pair (and GPU warm-up
- * pair): what the runners claimed, the controller's clock, and the host's
- * own work, so that noise can be traced to its source (docs/evaluator.md;
- * host pairs have no drain or fetch). */
+ * pair): what the runners claimed, the controller's clock, the host's own
+ * work and (host runners) the CPU time the kernel accounted to each
+ * runner over its request and its wait for a CPU meanwhile, so that
+ * noise can be traced to its source
+ * (docs/evaluator.md; host pairs have no drain or fetch, GPU pairs no CPU
+ * time: 0). */
 void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 		       int block, const char *kind, int num, int n,
 		       bool base_first, const struct gpu_sample *bs,
@@ -436,13 +456,16 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 {
 	if (!x->trace)
 		return;
-	fprintf(x->trace, "%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
-		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\n", c->id, block, kind,
-		num, n, base_first ? 1 : 0, (long long)bs->claim,
-		(long long)cs->claim, (long long)bs->wall, (long long)cs->wall,
-		(long long)bs->drain, (long long)cs->drain, (long long)bs->fetch,
-		(long long)cs->fetch, (unsigned long long)stage_ns,
-		(unsigned long long)check_ns);
+	fprintf(x->trace,
+		"%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
+		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\t%lld\t%lld\t%lld\t%lld\n",
+		c->id, block, kind, num, n, base_first ? 1 : 0,
+		(long long)bs->claim, (long long)cs->claim, (long long)bs->wall,
+		(long long)cs->wall, (long long)bs->drain, (long long)cs->drain,
+		(long long)bs->fetch, (long long)cs->fetch,
+		(unsigned long long)stage_ns, (unsigned long long)check_ns,
+		(long long)bs->cpu, (long long)cs->cpu, (long long)bs->delay,
+		(long long)cs->delay);
 }
 
 /* The verdicts of the ordering check on one candidate call (order and
@@ -480,6 +503,62 @@ static bool order_ok(struct eval_ctx *x, int order, int late, int64_t hold_us,
 	return true;
 }
 
+/* One call of a host runner: the controller's own flush while every
+ * runner is stopped (host_cache.c; not for the reference, whose time
+ * nobody takes), then `time`, the only request that runs a host kernel,
+ * so that correctness, warm-up and timed calls are one request with one
+ * set of preconditions. */
+bool ev_host_call(struct eval_ctx *x, enum role role, struct runner *r,
+		  const char *what, const struct task_case *c, bool check_claim,
+		  struct gpu_sample *o)
+{
+	struct gpu_sample tmp;
+	int rc = 0;
+
+	if (!o)
+		o = &tmp;
+	memset(o, 0, sizeof(*o));
+	if (role != ROLE_REF) {
+		host_sweep_run(&x->sweep);
+		host_cache_evict(r->shm, r->shm_size);
+	}
+	enum runner_fail f = runner_time(r, &rc, &o->claim, &o->wall);
+	o->cpu = r->cpu_ns;
+	o->delay = r->delay_ns > 0 ? r->delay_ns : 0;
+	if (!ev_call_outcome_ok(x, role, r, f, rc, what, c))
+		return false;
+	if (role != ROLE_CAND)
+		ev_note_trusted(x, r);
+	if (!check_claim)
+		return true;
+	if (o->claim <= 0 || o->claim > o->wall + CLAIM_SLACK_NS) {
+		if (role == ROLE_CAND)
+			ev_verdict(
+				x, RS_REJECTED,
+				"reported times inconsistent "
+				"with the controller's clock: the candidate "
+				"runner claimed %.1f us for a call that took at "
+				"most %.1f us %s, %s '%s'",
+				o->claim / 1e3, o->wall / 1e3, what,
+				ev_case_kind(c), c->id);
+		else
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the %s runner reported "
+				   "an impossible time (%.1f us, wall %.1f us)",
+				   ev_role_names[role], o->claim / 1e3,
+				   o->wall / 1e3);
+		return false;
+	}
+	if (o->cpu < 0) {
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the kernel did not report the %s "
+			   "runner's CPU time %s, %s '%s'",
+			   ev_role_names[role], what, ev_case_kind(c), c->id);
+		return false;
+	}
+	return true;
+}
+
 /* One call; a GPU candidate's under the ordering check, except a
  * runner's first (its kernel's module may load then, which waits for the
  * device: the check's held stream would only make it inconclusive).
@@ -493,6 +572,8 @@ bool ev_call_checked(struct eval_ctx *x, enum role role,
 	bool gated = role == ROLE_CAND && ev_role_gpu(x, role) && r->calls > 0;
 	enum runner_fail f;
 
+	if (!r->gpu)
+		return ev_host_call(x, role, r, what, c, false, NULL);
 	if (gated) {
 		hold = gpu_gate_hold_us(x->gate_prev_ns);
 		f = runner_call_gated(r, hold, &rc, &order, &late, &wall);

@@ -21,7 +21,7 @@
 
 /* ---- samples and ratios ------------------------------------------------ */
 
-void ev_samples_add(struct samples *s, const struct gpu_sample *b,
+void ev_samples_add(struct samples *s, int block, const struct gpu_sample *b,
 		    const struct gpu_sample *c)
 {
 	if (s->n == s->cap) {
@@ -29,7 +29,13 @@ void ev_samples_add(struct samples *s, const struct gpu_sample *b,
 		for (int i = 0; i < NS; i++)
 			s->v[i] = xrealloc(s->v[i],
 					   (size_t)s->cap * sizeof(double));
+		s->block = xrealloc(s->block, (size_t)s->cap * sizeof(int));
 	}
+	s->block[s->n] = block;
+	s->v[S_BCPU][s->n] = (double)b->cpu;
+	s->v[S_CCPU][s->n] = (double)c->cpu;
+	s->v[S_BDELAY][s->n] = (double)b->delay;
+	s->v[S_CDELAY][s->n] = (double)c->delay;
 	s->v[S_BASE][s->n] = (double)b->claim;
 	s->v[S_CAND][s->n] = (double)c->claim;
 	s->v[S_BOVH][s->n] = (double)(b->wall + b->fetch - b->claim);
@@ -44,6 +50,7 @@ static void samples_release(struct samples *s)
 {
 	for (int i = 0; i < NS; i++)
 		free(s->v[i]);
+	free(s->block);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -99,6 +106,12 @@ void ev_timing_add(struct case_timing *ct, int b, double ratio)
 	ct->ratios[b][ct->sizes[b]++] = ratio;
 }
 
+void ev_timing_clear(struct case_timing *ct)
+{
+	for (int b = 0; b < MAX_BLOCKS; b++)
+		ct->sizes[b] = 0;
+}
+
 void ev_timing_release(struct case_timing *ct)
 {
 	for (int b = 0; b < MAX_BLOCKS; b++)
@@ -114,7 +127,31 @@ static int timing_ci(const struct case_timing *ct, int iters, uint64_t seed,
 
 	for (int b = 0; b < ct->nblocks; b++)
 		blocks[b] = ct->ratios[b];
-	return stats_median_ratio_ci(&rb, iters, 0.05, seed, iv);
+	return stats_block_ratio_ci(&rb, iters, 0.05, seed, iv);
+}
+
+/* ---- reference checks of timed samples --------------------------------- */
+
+/* Each block's sure check at a pair index below min_pairs (which every
+ * block reaches), drawn with the rest from the evaluation's secret. */
+static void refcheck_init(struct timing_case *tc)
+{
+	struct eval_ctx *x = tc->x;
+
+	rng_seed(&tc->check_rng,
+		 ev_derive(x->req->seed ^ x->secret, 6, (uint64_t)tc->ci, 0));
+	for (int b = 0; b < MAX_BLOCKS; b++)
+		tc->check_at[b] =
+			(int)rng_range(&tc->check_rng, 0, tc->cb.min_pairs - 1);
+}
+
+bool ev_refcheck_due(struct timing_case *tc, int b)
+{
+	/* Drawn for every pair, so that the sequence does not depend on
+	 * which pairs were sure checks. */
+	bool drawn = rng_range(&tc->check_rng, 0, REFCHECK_EVERY - 1) == 0;
+
+	return drawn || tc->blocks[b].pairs == tc->check_at[b];
 }
 
 /* A clock-check finding: the verdict when it is the second in this case
@@ -221,8 +258,54 @@ static int case_timing_result(struct eval_ctx *x, int ci, double base_ms,
 	return 0;
 }
 
+/* The case's timing floor in ns: the task's timing_floor_us, else
+ * TIMING_FLOOR_NS. */
+static double timing_floor_ns(const struct task *t)
+{
+	return t->timing_floor_us >= 0 ? t->timing_floor_us * 1e3
+				       : TIMING_FLOOR_NS;
+}
+
+/* Whether case tc is too short to time: its baseline's call (warm-up,
+ * trusted) below the floor.  Such a case stays a correctness case: it is
+ * recorded as not timed, with the reason, and left out of the speedup -
+ * a per-pair spread of 5-15% at a few microseconds would otherwise decide
+ * it (issue 10, item 10). */
+static bool below_floor(struct timing_case *tc, struct case_result *cr)
+{
+	const struct task *t = tc->x->t;
+	double floor = timing_floor_ns(t);
+
+	if (!(tc->base_call_ns > 0) || tc->base_call_ns >= floor)
+		return false;
+	cr->timed = false;
+	cr->correctness_only = true;
+	free(cr->timing_note);
+	cr->timing_note = xasprintf(
+		"correctness only: the baseline's call takes %.2f us, below "
+		"the timing floor of %.1f us%s%s%s",
+		tc->base_call_ns / 1e3, floor / 1e3,
+		t->timing_floor_us >= 0 ? " (the task's: " : "",
+		t->timing_floor_us >= 0 && t->timing_floor_reason
+			? t->timing_floor_reason
+			: "",
+		t->timing_floor_us >= 0 ? ")" : "");
+	ev_trace_mark(tc->x, "case %s: %s", tc->c->id, cr->timing_note);
+	return true;
+}
+
+/* The ratios as the pair step computes them, then the adaptive stop. */
+static bool case_done_early(struct timing_case *tc,
+			    const struct pair_step *step)
+{
+	if (step->ratios)
+		step->ratios(tc);
+	return case_precise_enough(tc->x, tc->ci, tc->ct);
+}
+
 /* The sampling loop (timing.h): the same for every device, the pair step
- * doing what differs. */
+ * doing what differs.  The first block starts alone, so that a case too
+ * short to time costs one pair of runners. */
 static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 {
 	const struct pair_step *step = x->gpu ? &ev_gpu_step : &ev_host_step;
@@ -231,6 +314,7 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 	struct block *blocks = tc->blocks;
 	struct errbuf e;
 	int rc = -1;
+	bool short_case = false;
 
 	tc->x = x;
 	tc->ci = ci;
@@ -247,11 +331,18 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		free(tc);
 		return -1;
 	}
-	rng_seed(&tc->rng, ev_derive(x->req->seed, 2, (uint64_t)ci, 0));
+	/* Timing inputs follow from the seed and the evaluation's secret: a
+	 * candidate that knew the seed (results show it) could otherwise
+	 * compute them, and their outputs, before its timed calls. */
+	rng_seed(&tc->rng,
+		 ev_derive(x->req->seed ^ x->secret, 2, (uint64_t)ci, 0));
+	refcheck_init(tc);
 	for (int b = 0; b < MAX_BLOCKS; b++)
 		blocks[b].index = b;
 	tc->ct->nblocks = 0;
 	if (!step->prepare(tc))
+		goto out;
+	if ((short_case = below_floor(tc, cr)))
 		goto out;
 
 	int nblocks = tc->cb.nblocks, group = tc->group;
@@ -263,8 +354,15 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		bool last_group = g1 == nblocks;
 		uint64_t share_end =
 			start + (uint64_t)(budget * 1e9 * g1 / nblocks);
-		if (step->group_start && !step->group_start(tc, g0, g1))
-			goto out;
+		if (step->group_start) {
+			int first = g0 == 0 ? g0 + 1 : g1;
+			if (!step->group_start(tc, g0, first))
+				goto out;
+			if (g0 == 0 && (short_case = below_floor(tc, cr)))
+				goto out;
+			if (first < g1 && !step->group_start(tc, first, g1))
+				goto out;
+		}
 		for (int round = 1;; round++) {
 			for (int b = g0; b < g1; b++)
 				if (!step->pair(tc, b))
@@ -275,7 +373,7 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 			if (now_ns() >= share_end || total >= tc->cb.max_pairs)
 				break;
 			if (last_group && round % 4 == 0 &&
-			    case_precise_enough(x, ci, tc->ct))
+			    case_done_early(tc, step))
 				break;
 		}
 		if (!cands_answer(x, blocks, g0, g1, tc->c))
@@ -283,14 +381,20 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		if (step->group_end)
 			step->group_end(tc, g0, g1);
 	}
+	if (step->ratios) {
+		step->ratios(tc);
+	} else {
+		tc->base_med_ns = ev_samples_median(&tc->s, S_BASE);
+		tc->cand_med_ns = ev_samples_median(&tc->s, S_CAND);
+	}
 	if (!step->claims_ok(tc) ||
-	    case_timing_result(x, ci,
-			       ev_samples_median(&tc->s, S_BASE) / tc->n / 1e6,
-			       ev_samples_median(&tc->s, S_CAND) / tc->n / 1e6,
-			       tc->s.n, cr) != 0)
+	    case_timing_result(x, ci, tc->base_med_ns / tc->n / 1e6,
+			       tc->cand_med_ns / tc->n / 1e6, tc->s.n, cr) != 0)
 		goto out;
 	rc = 0;
 out:
+	if (short_case && !x->decided)
+		rc = 0;
 	step->finish(tc, rc == 0);
 	if (rc && !cr->error) {
 		const char *m = x->res->speedup_calculation_error_message

@@ -25,10 +25,28 @@ struct block {
 };
 
 /* Every timed pair's numbers, one column each (ev_samples_add). */
-enum { S_BASE, S_CAND, S_BOVH, S_COVH, S_BDRAIN, S_CDRAIN, S_BFETCH, NS };
+enum {
+	S_BASE,
+	S_CAND,
+	S_BOVH,
+	S_COVH,
+	S_BDRAIN,
+	S_CDRAIN,
+	S_BFETCH,
+	S_BCPU,
+	S_CCPU,
+	S_BDELAY,
+	S_CDELAY,
+	NS
+};
 struct samples {
-	double *v[NS];		/* base_ns, cand_ns, base_ovh, cand_ovh,
-				 * base_drain, cand_drain, base_fetch */
+	double *v[NS]; /* base_ns, cand_ns (claims), base_ovh,
+				 * cand_ovh (wall + fetch - claim),
+				 * base_drain, cand_drain, base_fetch,
+				 * base_cpu, cand_cpu, base_delay,
+				 * cand_delay (host: CPU time over the
+				 * request, wait for a CPU meanwhile) */
+	int *block;    /* each pair's block */
 	int n, cap;
 };
 
@@ -61,6 +79,25 @@ struct timing_case {
 	void **stage;
 	/* GPU: set k of a batch at shared-memory offset k * stride */
 	size_t stride;
+	/* A reference runner for checks of timed samples (host), or NULL. */
+	struct runner *ref;
+	/* The roofline floor of one call in ns (0: none known). */
+	double roof_ns;
+	/* The baseline's time per call from warm-up (trusted): what the
+	 * timing floor is held against; 0 until a pair step knows it. */
+	double base_call_ns;
+	/* Reference checks of timed samples (ev_refcheck_due): drawn from
+	 * the evaluation's secret, never announced to a runner. */
+	struct rng check_rng;
+	int check_at[MAX_BLOCKS]; /* a pair index checked for sure */
+	int nchecked;		  /* samples checked so far */
+	/* What the case reports per call, in ns (the pair step's charged
+	 * times; the claims' medians when it sets none). */
+	double base_med_ns, cand_med_ns;
+	/* Host: the CPU time a request costs the baseline's runner beyond
+	 * the call (ping requests after the same flush), one per ping. */
+	double *ovh;
+	int novh, capovh;
 };
 
 /* A device's side of the loop.  Each hook returns false with a verdict
@@ -77,6 +114,11 @@ struct pair_step {
 	bool (*pair)(struct timing_case *tc, int b);
 	/* After a group's last pair; NULL for nothing. */
 	void (*group_end)(struct timing_case *tc, int g0, int g1);
+	/* Rebuilds tc->ct's ratios (and base_med_ns, cand_med_ns) from the
+	 * samples, for pair steps whose per-pair times depend on the whole
+	 * case (host: the baseline's median protocol overhead); called before
+	 * every interval.  NULL: each pair adds its own ratio. */
+	void (*ratios)(struct timing_case *tc);
 	/* The case's claimed times against what the controller knows. */
 	bool (*claims_ok)(struct timing_case *tc);
 	/* Always called last: the case's runners and buffers given back
@@ -88,7 +130,7 @@ extern const struct pair_step ev_host_step, ev_gpu_step;
 
 /* ---- shared by the pair steps (timing.c) ------------------------------ */
 
-void ev_samples_add(struct samples *s, const struct gpu_sample *b,
+void ev_samples_add(struct samples *s, int block, const struct gpu_sample *b,
 		    const struct gpu_sample *c);
 double ev_samples_median(const struct samples *s, int which);
 /* The lower quartile: a forger's shift moves every quantile alike, while
@@ -99,6 +141,15 @@ double ev_samples_quartile(const struct samples *s, int which);
 double ev_overhead_noise_ns(const double *cand, const double *base, int n);
 /* Records ratio (baseline / candidate) for block b. */
 void ev_timing_add(struct case_timing *ct, int b, double ratio);
+/* Forgets every ratio of ct (its blocks stay). */
+void ev_timing_clear(struct case_timing *ct);
+/* Whether the next timed pair of block b (its index: blocks[b].pairs) is
+ * also checked against the reference at the task's tolerance: at least
+ * one pair among every block's first min_pairs, and each other pair with
+ * probability 1 / REFCHECK_EVERY, drawn from tc->check_rng.  The draw
+ * happens in the controller after the runners were told nothing, so no
+ * runner can know which of its calls are checked. */
+bool ev_refcheck_due(struct timing_case *tc, int b);
 /* A clock-check finding: the verdict when it is the second in this case,
  * else only noted so that the case is timed again. */
 void ev_clock_finding(struct eval_ctx *x, const char *fmt, ...)

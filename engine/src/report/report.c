@@ -242,6 +242,22 @@ static cJSON *task_json(const struct report_row *row)
 					   : cJSON_CreateNull());
 		jadd(o, "agent_status", jstr(r->agent_status));
 		jadd(o, "reason", jstr(reason));
+		/* Visible cases checked but not timed; held-out ones only
+		 * counted. */
+		cJSON *co = cJSON_CreateArray();
+		int held = 0;
+		if (!co)
+			abort();
+		for (int i = 0; i < r->ncases; i++)
+			if (r->cases[i].correctness_only) {
+				if (r->cases[i].held_out)
+					held++;
+				else
+					cJSON_AddItemToArray(
+						co, jstr(r->cases[i].id));
+			}
+		jadd(o, "correctness_only_cases", co);
+		jadd(o, "held_out_correctness_only", cJSON_CreateNumber(held));
 	}
 	free(fam);
 	free(reason);
@@ -423,6 +439,33 @@ static int cmp_ranked(const void *a, const void *b)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
+/* The cases of r checked but not timed (below the timing floor): the
+ * visible ones by id into ids (", "-separated), the held-out ones only
+ * counted - reports reach places where held-out ids must not. */
+static int correctness_only_cases(const struct task_result *r,
+				  struct strbuf *ids, int *held)
+{
+	int n = 0;
+
+	*held = 0;
+	for (int i = 0; r && i < r->ncases; i++) {
+		const struct case_result *c = &r->cases[i];
+		if (!c->correctness_only)
+			continue;
+		if (c->held_out) {
+			(*held)++;
+			continue;
+		}
+		if (ids) {
+			if (n)
+				strbuf_addstr(ids, ", ");
+			strbuf_addstr(ids, c->id);
+		}
+		n++;
+	}
+	return n;
+}
+
 static void text_task_line(struct strbuf *sb, const struct report_row *row,
 			   bool show_attempt)
 {
@@ -456,6 +499,19 @@ static void text_task_line(struct strbuf *sb, const struct report_row *row,
 		strbuf_addch(sb, '\n');
 	}
 	free(reason);
+	struct strbuf ids = STRBUF_INIT;
+	int held, vis = correctness_only_cases(r, &ids, &held);
+	if (vis || held) {
+		strbuf_addstr(sb, "    correctness only (below the timing "
+				  "floor, not in the speedup): ");
+		if (vis)
+			text_add(sb, ids.buf);
+		if (held)
+			strbuf_addf(sb, "%s%d held-out case%s", vis ? "; " : "",
+				    held, held == 1 ? "" : "s");
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_release(&ids);
 }
 
 /* One line of a breakdown (by family or by agent configuration). */

@@ -72,6 +72,7 @@ static void case_release(struct case_result *c)
 {
 	free(c->id);
 	free(c->error);
+	free(c->timing_note);
 }
 
 void result_release(struct task_result *r)
@@ -137,6 +138,8 @@ void result_copy(struct task_result *dst, const struct task_result *src)
 			dst->cases[i] = src->cases[i];
 			dst->cases[i].id = dup_or_null(src->cases[i].id);
 			dst->cases[i].error = dup_or_null(src->cases[i].error);
+			dst->cases[i].timing_note =
+				dup_or_null(src->cases[i].timing_note);
 		}
 	}
 	dst->sources = NULL;

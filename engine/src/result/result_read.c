@@ -251,6 +251,8 @@ static int jr_case(const cJSON *o, int idx, struct task_result *r,
 	JTRY(jr_str(o, "error", pre, &c->error, err));
 	JTRY(jr_num(o, "max_abs_err", pre, &c->max_abs_err, err));
 	JTRY(jr_bool(o, "timed", pre, &c->timed, err));
+	JTRY(jr_bool(o, "correctness_only", pre, &c->correctness_only, err));
+	JTRY(jr_str(o, "timing_note", pre, &c->timing_note, err));
 	JTRY(jr_num(o, "base_ms", pre, &c->base_ms, err));
 	JTRY(jr_num(o, "cand_ms", pre, &c->cand_ms, err));
 	JTRY(jr_num(o, "speedup", pre, &c->speedup, err));

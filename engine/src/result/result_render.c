@@ -79,6 +79,10 @@ static void walk_case(const struct sink *s, const struct case_result *c)
 	s->str(x, "error", c->error);
 	s->num(x, "max_abs_err", c->max_abs_err);
 	s->boolean(x, "timed", c->timed);
+	if (c->correctness_only)
+		s->boolean(x, "correctness_only", true);
+	if (c->timing_note)
+		s->str(x, "timing_note", c->timing_note);
 	s->num(x, "base_ms", c->base_ms);
 	s->num(x, "cand_ms", c->cand_ms);
 	s->num(x, "speedup", c->speedup);

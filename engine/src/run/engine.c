@@ -427,7 +427,8 @@ int engine_run_progress(struct engine *e, const char *run_id,
 	p->total = n;
 	for (int i = 0; i < n; i++) {
 		if (strcmp(as[i].state, "done") == 0) {
-			struct attempt_ctx c = { .e = e, .run_id = run_id,
+			struct attempt_ctx c = { .e = e,
+						 .run_id = run_id,
 						 .a = &as[i] };
 			p->done++;
 			/* Informational: the final result stands. */

@@ -200,24 +200,26 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 
 	if (!opt)
 		opt = &none;
-	if (!dir_exists(dir))
+	if (!opt->aa && !dir_exists(dir))
 		return errf_code(err, ENOENT, "%s: no such directory", dir);
 	rc = task_load(e->tasks_root, task_id, &t, err);
 	if (rc)
 		return rc;
-	char *abs = path_real(dir), *base = NULL;
+	char *abs = NULL, *base = NULL;
 	rc = workspace_baseline_dir(t, e->cache_dir, &base, err);
 	if (rc) {
-		free(abs);
 		task_free(t);
 		return rc;
 	}
+	/* A/A: the baseline, under the editable names, as the candidate
+	 * (its own runner, untrusted like any candidate's). */
+	abs = opt->aa ? xstrdup(base ? base : t->dir) : path_real(dir);
 	struct eval_target tg = {
 		.e = e, .task = t, .candidate_dir = abs, .baseline_dir = base,
 		.log_dir = opt->log_dir, .has_seed = opt->has_seed,
 		.seed = opt->seed,
 	};
-	if (opt->quick || (opt->defines && opt->defines->n))
+	if (opt->quick || opt->aa || (opt->defines && opt->defines->n))
 		rc = eng_evaluate(&tg, opt->defines, opt->quick, opt->held_out, out,
 			      err);
 	else

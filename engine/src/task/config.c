@@ -39,7 +39,7 @@ void timing_budget_defaults(struct timing_budget *t)
 	t->target_ci = 0.01;
 	t->min_pairs = 10;
 	t->max_pairs = 400;
-	t->blocks = 3;
+	t->blocks = 6;
 	t->correctness_trials = 3;
 	t->runner_timeout_s = 60;
 	t->compile_timeout_s = 120;

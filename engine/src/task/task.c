@@ -143,6 +143,7 @@ void task_free(struct task *t)
 		free(t->cases[i].id);
 	free(t->cost_bytes);
 	free(t->cost_flops);
+	free(t->timing_floor_reason);
 	for (int i = 0; i < TASK_MAX_TUNABLES; i++) {
 		free(t->tunables[i].name);
 		for (int v = 0; v < TASK_MAX_TUNABLE_VALUES; v++)

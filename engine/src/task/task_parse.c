@@ -476,6 +476,43 @@ int tp_cost(struct tparse *p, const struct ynode *root)
 	return 0;
 }
 
+/* timing_floor_us (with timing_floor_reason): the task's own timing
+ * floor, replacing the evaluator's (docs/tasks.md). */
+int tp_timing_floor(struct tparse *p, const struct ynode *root)
+{
+	const struct ynode *n = ynode_get(root, "timing_floor_us");
+	const struct ynode *why = ynode_get(root, "timing_floor_reason");
+	int rc;
+
+	p->t->timing_floor_us = -1;
+	if (!n && !why)
+		return 0;
+	if (!n)
+		return tp_err(p, why,
+			      "timing_floor_reason is given without "
+			      "timing_floor_us");
+	if (ynode_double(n, &p->t->timing_floor_us) ||
+	    !(p->t->timing_floor_us >= 0 && p->t->timing_floor_us <= 1e6))
+		return tp_err(p, n,
+			      "timing_floor_us must be a number of "
+			      "microseconds from 0 to 1000000, not %s",
+			      ynode_describe(n));
+	if (!why)
+		return tp_err(p, n,
+			      "timing_floor_us needs a "
+			      "timing_floor_reason: say why calls this short "
+			      "can be timed (e.g. timing_floor_reason: \"the "
+			      "kernel's launch dominates every use of it\")");
+	if ((rc = tp_string(p, why, "timing_floor_reason",
+			    &p->t->timing_floor_reason)) != 0)
+		return rc;
+	if (strlen(p->t->timing_floor_reason) > 400)
+		return tp_err(p, why,
+			      "timing_floor_reason is longer than 400 "
+			      "characters");
+	return 0;
+}
+
 static bool is_macro_name(const char *s)
 {
 	if (!s || !((*s >= 'A' && *s <= 'Z') || *s == '_'))

@@ -74,6 +74,7 @@ int tp_compile_flags(struct tparse *p, const struct ynode *root);
 int tp_optional_paths(struct tparse *p, const struct ynode *root);
 int tp_tolerance(struct tparse *p, const struct ynode *root);
 int tp_cost(struct tparse *p, const struct ynode *root);
+int tp_timing_floor(struct tparse *p, const struct ynode *root);
 int tp_tunables(struct tparse *p, const struct ynode *root);
 int tp_check_case(struct tparse *p, int ci);
 int tp_check_files(struct tparse *p, const struct ynode *root);

@@ -1,0 +1,101 @@
+/*
+ * host_cache.c - the controller's own cache flush before every host call
+ * (DESIGN.md §3 item 9: trusted work is done by trusted code).
+ *
+ * Before each `time` request to a baseline or candidate host runner, while
+ * every runner is stopped, the controller
+ *   1. sweeps a buffer of twice the last-level cache with read-modify-write
+ *      stores (ordinary stores that allocate in the cache; memset may use
+ *      non-temporal ones), which evicts what the previous runner left in
+ *      the shared cache - dirty lines included, so a kernel cannot leave
+ *      write-backs behind for the next process to pay for;
+ *   2. evicts every cache line of the runner's argument memory (inputs it
+ *      just wrote, poisoned outputs) with clflush (x86-64) or dc civac
+ *      (AArch64): by physical line, from every core's caches, whatever a
+ *      replacement policy would have kept.
+ * A runner therefore starts each call with its arguments in memory only,
+ * and it never holds a flush buffer of its own - the flush is neither
+ * skippable by the candidate nor a sign of which phase it is in.
+ *
+ * What stays warm, for baseline and candidate alike: the runner's own
+ * code and stack in the private caches of the core it runs on.
+ */
+#include "eval_internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+static size_t line_size(void)
+{
+	long n = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+
+	return n >= 16 && n <= 4096 ? (size_t)n : 64;
+}
+
+bool host_cache_can_evict(void)
+{
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+	return true;
+#else
+	return false;
+#endif
+}
+
+void host_cache_evict(const void *p, size_t n)
+{
+	if (!p || !n)
+		return;
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+	size_t ls = line_size();
+	const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)(ls - 1));
+	const char *end = (const char *)p + n;
+	for (; c < end; c += ls) {
+#if defined(__aarch64__)
+		__asm__ volatile("dc civac, %0" : : "r"(c) : "memory");
+#else
+		_mm_clflush(c);
+#endif
+	}
+#if defined(__aarch64__)
+	__asm__ volatile("dsb ish" : : : "memory");
+#else
+	_mm_mfence();
+#endif
+#endif
+}
+
+int host_sweep_init(struct host_sweep *s, size_t bytes)
+{
+	memset(s, 0, sizeof(*s));
+	if (!bytes)
+		return 0;
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	s->buf = p;
+	s->bytes = bytes;
+	return 0;
+}
+
+void host_sweep_run(struct host_sweep *s)
+{
+	size_t ls = line_size();
+	volatile unsigned char *p = s->buf;
+
+	for (size_t i = 0; i < s->bytes; i += ls)
+		p[i] = (unsigned char)(p[i] + 1);
+}
+
+void host_sweep_release(struct host_sweep *s)
+{
+	if (s->buf)
+		munmap(s->buf, s->bytes);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,89 @@
+#!/bin/sh
+# tests/bench/aa_coverage.sh - how often an A/A interval contains 1.0.
+#
+# Times every selected task's baseline against itself (`arena eval TASK
+# --aa`: the full timing path, the baseline in the candidate's runner)
+# REPEATS times, each with a fresh seed, and counts the task-level and
+# case-level 95% intervals that contain 1.0.  An honest interval should
+# miss 1.0 in about 5% of repeats; far more means the interval ignores a
+# source of variance (docs/statistics.md §2).  A benchmark, not a test:
+# it prints, it does not judge (docs/benchmarks.md has results).
+#
+# Usage: B=build tests/bench/aa_coverage.sh [-n REPEATS] [-o OUT.tsv]
+#            [--quick] [--held-out] [SELECTOR...]
+# Defaults: 3 repeats over every task under tasks/c2c.  Output: one line
+# per evaluation (task, repeat, speedup, interval, in?), the same in
+# OUT.tsv with the cases, and a summary.  Exit 0 unless an evaluation
+# could not run.
+B=${B:-build}
+ARENA=${ARENA:-$B/arena}
+n=3
+out=
+extra=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) n=$2; shift 2 ;;
+	-o) out=$2; shift 2 ;;
+	--quick|--held-out) extra="$extra $1"; shift ;;
+	-*) echo "unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ -x "$ARENA" ] || { echo "no $ARENA: build first" >&2; exit 2; }
+sel=${*:-c2c}
+tasks=$("$ARENA" tasks 2>/dev/null | awk 'NR > 1 {print $1}' | while read -r t; do
+	for s in $sel; do
+		case $t in "$s"|"$s"/*) echo "$t"; break ;; esac
+	done
+done)
+[ -n "$tasks" ] || { echo "no task matches: $sel" >&2; exit 2; }
+store=$(mktemp -d /tmp/arena-aa-XXXXXX) || exit 1
+trap 'rm -rf "$store"' EXIT
+trap 'exit 130' INT TERM
+tsv=${out:-$store/aa.tsv}
+
+echo "# A/A coverage: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc) CPUs," \
+	"commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $n repeats of: $(echo $tasks)$extra"
+printf 'level\ttask\tcase\trepeat\tspeedup\tlo\thi\tcontains_one\n' >"$tsv"
+rc=0
+for r in $(seq 1 "$n"); do
+	for t in $tasks; do
+		y=$("$ARENA" --store "$store" eval "$t" --aa $extra 2>&1)
+		st=$(printf '%s\n' "$y" | sed -n 's/^status: //p')
+		if [ "$st" != ok ]; then
+			echo "$t repeat $r: status '$st'" >&2
+			printf '%s\n' "$y" | grep -E 'error_message: [^n]' >&2
+			rc=1
+			continue
+		fi
+		# Task level: speedup_ratio and speedup_ci; cases: the indented
+		# speedup and speedup_ci under each `- id:` of timed cases.
+		printf '%s\n' "$y" | awk -v t="$t" -v r="$r" '
+			function emit(level, c, s, ci,   a, lo, hi) {
+				gsub(/[][ ]/, "", ci); split(ci, a, ",")
+				lo = a[1] + 0; hi = a[2] + 0
+				printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", level, t, c,
+					r, s, lo, hi, (lo <= 1 && hi >= 1)
+			}
+			/^speedup_ratio:/ { sp = $2 }
+			/^speedup_ci:/ { sub(/^speedup_ci: /, ""); emit("task", "-", sp, $0) }
+			/^- id:/ { id = $3; timed = 0 }
+			/^  timed: true/ { timed = 1 }
+			/^  speedup:/ { csp = $2 }
+			/^  speedup_ci:/ && timed { sub(/^  speedup_ci: /, ""); emit("case", id, csp, $0) }
+		' >>"$tsv"
+		tail -n 1 "$tsv" >/dev/null
+		awk -F'\t' -v t="$t" -v r="$r" '$1 == "task" && $2 == t && $4 == r {
+			printf "%-24s %2d  %.4f [%.4f, %.4f] %s\n", t, r, $5, $6, $7,
+				$8 ? "contains 1" : "MISSES 1" }' "$tsv"
+	done
+done
+awk -F'\t' 'NR > 1 { n[$1]++; k[$1] += $8 }
+	END {
+		for (l in n)
+			printf "coverage (%s level): %d of %d intervals contain 1.0 (%.1f%%)\n",
+				l, k[l], n[l], 100 * k[l] / n[l]
+	}' "$tsv" | sort
+echo "# load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+exit $rc

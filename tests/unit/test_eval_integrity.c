@@ -1,0 +1,385 @@
+/*
+ * test_eval_integrity.c - the host evaluator against the attacks of
+ * issue 10 (docs/evaluator.md, "Threat model"): work done outside the
+ * timed window, claims the clock does not bind, candidates correct only
+ * while watched, forged infrastructure errors - and honest optimized
+ * candidates on c2c tasks, which every check must let through.
+ *
+ * Each test evaluates one directory of tests/adversarial/candidates/ (or
+ * tests/adversarial/honest/) through eval_run(), as `arena eval` would,
+ * and asserts the verdict and a phrase of its stated reason.  Where a
+ * cheat is not named but merely gains nothing (its claims agree with the
+ * accounting), the test asserts that its speedup is the baseline's.
+ *
+ * Paths as in test_eval.c: run from the repository root, or set
+ * ARENA_SOURCE_DIR.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena/eval.h"
+#include "arena/result.h"
+#include "arena/task.h"
+#include "arena/util.h"
+#include "eval_check.h"
+
+static struct task *vecpoly, *vecpoly_bias, *vecpoly_tiny, *gemm, *conv1d,
+	*stencil2d;
+static char *adv_root; /* tests/adversarial */
+static char cache_dir[] = "/tmp/arena-test-integrity-XXXXXX";
+
+static int load(const char *root, const char *id, struct task **t)
+{
+	struct errbuf err;
+
+	errbuf_init(&err);
+	if (task_load(root, id, t, &err) != 0) {
+		fprintf(stderr, "cannot load %s: %s\n", id, errbuf_str(&err));
+		return -1;
+	}
+	return 0;
+}
+
+static int group_setup(void **state)
+{
+	const char *src = getenv("ARENA_SOURCE_DIR");
+	char *tasks = src ? path_join(src, "tasks") : xstrdup("tasks");
+	int rc;
+
+	(void)state;
+	adv_root = src ? path_join(src, "tests/adversarial")
+		       : xstrdup("tests/adversarial");
+	rc = load(adv_root, "task/vecpoly", &vecpoly) ||
+	     load(adv_root, "task/vecpoly_bias", &vecpoly_bias) ||
+	     load(adv_root, "task/vecpoly_tiny", &vecpoly_tiny) ||
+	     load(tasks, "c2c/gemm", &gemm) ||
+	     load(tasks, "c2c/conv1d", &conv1d) ||
+	     load(tasks, "c2c/stencil2d", &stencil2d);
+	free(tasks);
+	if (rc || !mkdtemp(cache_dir))
+		return -1;
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	task_free(vecpoly);
+	task_free(vecpoly_bias);
+	task_free(vecpoly_tiny);
+	task_free(gemm);
+	task_free(conv1d);
+	task_free(stencil2d);
+	free(adv_root);
+	rm_rf(cache_dir);
+	return 0;
+}
+
+/* Evaluates <adv_root>/<sub> against t with the budgets of test_eval.c
+ * (3 blocks of at least 5 pairs, 0.4 s per case). */
+static void evaluate_on(struct task *t, const char *sub,
+			struct task_result *res)
+{
+	struct eval_request req;
+	char *dir = xasprintf("%s/%s", adv_root, sub);
+
+	eval_request_init(&req);
+	req.task = t;
+	req.candidate_dir = dir;
+	req.cache_dir = cache_dir;
+	req.seed = 20261201;
+	req.timing.case_budget_s = 0.4;
+	req.timing.blocks = 3;
+	req.timing.min_pairs = 5;
+	req.timing.max_pairs = 200;
+	req.timing.runner_timeout_s = 20;
+	eval_checked(&req, dir, res);
+	free(dir);
+}
+
+static void evaluate(const char *cand, struct task_result *res)
+{
+	char *sub = xasprintf("candidates/%s", cand);
+
+	evaluate_on(vecpoly, sub, res);
+	free(sub);
+}
+
+static const char accounting[] =
+	"reported times inconsistent with the controller's accounting";
+static const char off_reference[] =
+	"not within the task's tolerance of the reference's";
+
+/* ---- class 1: work outside the timed window ------------------------------- */
+
+static void test_work_in_a_sigcont_handler_is_charged_and_named(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate("sigcont_work", &res);
+	expect(&res, RS_REJECTED, accounting);
+	result_release(&res);
+}
+
+static void
+test_work_in_the_runners_receive_path_is_charged_and_named(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate("recv_hook", &res);
+	expect(&res, RS_REJECTED, accounting);
+	result_release(&res);
+}
+
+static void test_most_of_the_work_moved_out_of_the_call_is_named(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate("recv_hook_partial", &res);
+	expect(&res, RS_REJECTED, accounting);
+	result_release(&res);
+}
+
+static void test_hidden_work_with_consistent_claims_gains_nothing(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate("hidden_work_consistent", &res);
+	/* Its claims agree with the accounting, so nothing names it; the
+	 * work it hid in a signal handler is charged all the same, and it
+	 * runs the baseline's arithmetic: an A/A result.  Claimed, it would
+	 * have been hundreds of x. */
+	expect(&res, RS_OK, NULL);
+	assert_true(res.speedup_ratio > 0.8 && res.speedup_ratio < 1.25);
+	result_release(&res);
+}
+
+/* ---- class 2: claims the clock does not bind ------------------------------ */
+
+static void test_clock_forged_on_most_calls_is_rejected(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate("clock_majority", &res);
+	expect(&res, RS_REJECTED, accounting);
+	result_release(&res);
+}
+
+static void
+test_claims_shaved_under_the_old_allowance_are_rejected(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate("shave_old_allowance", &res);
+	expect(&res, RS_REJECTED, accounting);
+	result_release(&res);
+}
+
+static void test_claims_shaved_under_the_allowance_gain_nothing(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate("shave_new_allowance", &res);
+	/* 4% off every claim cannot be told from noise, and need not be:
+	 * the speedup is the accounting's, an A/A one. */
+	expect(&res, RS_OK, NULL);
+	assert_true(res.speedup_ratio > 0.8 && res.speedup_ratio < 1.25);
+	result_release(&res);
+}
+
+/* ---- class 3: correct only while watched ---------------------------------- */
+
+static void test_exact_first_calls_then_approximate_is_incorrect(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate("exact_first_calls", &res);
+	expect(&res, RS_INCORRECT, off_reference);
+	assert_non_null(strstr(res.correctness_error_message, "timed call"));
+	result_release(&res);
+}
+
+static void test_phase_told_by_sibling_runners_is_incorrect(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate("phase_census", &res);
+	expect(&res, RS_INCORRECT, off_reference);
+	result_release(&res);
+}
+
+static void test_phase_told_by_recurring_input_values_is_incorrect(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate("phase_inputs", &res);
+	expect(&res, RS_INCORRECT, off_reference);
+	result_release(&res);
+}
+
+static void
+test_drift_within_the_baselines_tolerance_meets_random_checks(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	/* The baseline of vecpoly_bias sits 0.7e-5 off its reference, the
+	 * candidate 0.7e-5 further: never beyond 1x of the baseline, so
+	 * only the random checks against the reference can see it. */
+	evaluate_on(vecpoly_bias, "candidates/drift_unseen", &res);
+	expect(&res, RS_INCORRECT, off_reference);
+	result_release(&res);
+}
+
+/* ---- class 4: forged infrastructure errors -------------------------------- */
+
+static void
+test_device_error_from_a_host_runner_is_a_protocol_violation(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate("forge_device_error", &res);
+	expect(&res, RS_REJECTED, "but a host runner has no device");
+	assert_non_null(strstr(res.correctness_error_message,
+			       "runner protocol violated"));
+	result_release(&res);
+}
+
+/* ---- cases too short to time --------------------------------------------- */
+
+static void test_cases_below_the_timing_floor_are_correctness_only(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate_on(vecpoly_tiny, "candidates/optimized", &res);
+	expect(&res, RS_OK, "below the timing floor");
+	assert_true(res.pass_correctness && res.candidate_accepted);
+	assert_int_equal(res.valid_optimized_cases, 0);
+	assert_true(res.speedup_ratio == 0);
+	for (int i = 0; i < res.ncases; i++) {
+		assert_true(res.cases[i].correct);
+		assert_false(res.cases[i].timed);
+		assert_true(res.cases[i].correctness_only);
+		assert_non_null(strstr(res.cases[i].timing_note,
+				       "timing floor of 20.0 us"));
+	}
+	/* Correct and untimed: AgentKernelArena's 120. */
+	assert_true(res.score == 120);
+	result_release(&res);
+}
+
+static void test_a_tasks_own_timing_floor_times_short_cases(void **state)
+{
+	struct task_result res;
+	double floor = vecpoly_tiny->timing_floor_us;
+	char *why = vecpoly_tiny->timing_floor_reason;
+
+	(void)state;
+	vecpoly_tiny->timing_floor_us = 0;
+	vecpoly_tiny->timing_floor_reason = (char *)"a test of the override";
+	evaluate_on(vecpoly_tiny, "candidates/optimized", &res);
+	vecpoly_tiny->timing_floor_us = floor;
+	vecpoly_tiny->timing_floor_reason = why;
+	expect(&res, RS_OK, NULL);
+	assert_int_equal(res.valid_optimized_cases, 2);
+	for (int i = 0; i < res.ncases; i++) {
+		assert_true(res.cases[i].timed);
+		assert_false(res.cases[i].correctness_only);
+	}
+	result_release(&res);
+}
+
+/* ---- honest candidates ---------------------------------------------------- */
+
+static void honest(struct task *t, const char *name)
+{
+	struct task_result res;
+	char *sub = xasprintf("honest/%s", name);
+
+	evaluate_on(t, sub, &res);
+	expect(&res, RS_OK, NULL);
+	assert_true(res.candidate_accepted);
+	assert_true(res.speedup_ratio > 1.2);
+	assert_true(res.speedup_ci_lo > 1.0);
+	assert_true(res.integrity.n == 0);
+	result_release(&res);
+	free(sub);
+}
+
+static void test_honest_tiled_gemm_is_accepted_and_faster(void **state)
+{
+	(void)state;
+	honest(gemm, "gemm_tiled");
+}
+
+static void test_honest_blocked_conv1d_is_accepted_and_faster(void **state)
+{
+	(void)state;
+	honest(conv1d, "conv1d_outs8");
+}
+
+static void test_honest_vectorized_stencil_is_accepted_and_faster(void **state)
+{
+	(void)state;
+	honest(stencil2d, "stencil2d_vec8");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(
+			test_work_in_a_sigcont_handler_is_charged_and_named),
+		cmocka_unit_test(
+			test_work_in_the_runners_receive_path_is_charged_and_named),
+		cmocka_unit_test(
+			test_most_of_the_work_moved_out_of_the_call_is_named),
+		cmocka_unit_test(
+			test_hidden_work_with_consistent_claims_gains_nothing),
+		cmocka_unit_test(test_clock_forged_on_most_calls_is_rejected),
+		cmocka_unit_test(
+			test_claims_shaved_under_the_old_allowance_are_rejected),
+		cmocka_unit_test(
+			test_claims_shaved_under_the_allowance_gain_nothing),
+		cmocka_unit_test(
+			test_exact_first_calls_then_approximate_is_incorrect),
+		cmocka_unit_test(
+			test_phase_told_by_sibling_runners_is_incorrect),
+		cmocka_unit_test(
+			test_phase_told_by_recurring_input_values_is_incorrect),
+		cmocka_unit_test(
+			test_drift_within_the_baselines_tolerance_meets_random_checks),
+		cmocka_unit_test(
+			test_device_error_from_a_host_runner_is_a_protocol_violation),
+		cmocka_unit_test(
+			test_cases_below_the_timing_floor_are_correctness_only),
+		cmocka_unit_test(
+			test_a_tasks_own_timing_floor_times_short_cases),
+		cmocka_unit_test(test_honest_tiled_gemm_is_accepted_and_faster),
+		cmocka_unit_test(
+			test_honest_blocked_conv1d_is_accepted_and_faster),
+		cmocka_unit_test(
+			test_honest_vectorized_stencil_is_accepted_and_faster),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
