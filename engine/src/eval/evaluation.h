@@ -17,6 +17,8 @@
  *                  drain and roofline checks)
  *   device.c       the device an evaluation runs on: checks, the host's
  *                  last-level cache, a GPU evaluation's shared memory
+ *   mutants.c      output mutants put through the task's comparison
+ *                  (req->mutants: arena check-tasks)
  *
  * Private to the eval room.  Names shared between these files carry the
  * prefix ev_; the modules they build on (compile, inputs, comparison,
@@ -148,6 +150,7 @@ struct eval_ctx {
 	char *roofline_note;		/* why no roofline floor applies */
 	struct host_peaks hp;		/* host: one core's peaks, or 0s */
 	char *host_roof_note; /* host: the floor's terms, or why none */
+	struct mutant_state *mut;	/* req->mutants' working state */
 };
 
 /* ---- eval.c ----------------------------------------------------------- */
@@ -284,6 +287,18 @@ bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
  * verdict otherwise. */
 int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr);
 
+/* ---- mutants.c -------------------------------------------------------- */
+
+/* With req->mutants: puts every output mutant of the candidate's call
+ * (case ci, trial; its outputs already passed) through the task's
+ * comparison with ref's outputs and records the outcome.  stage holds
+ * the call's inputs (an inout's initial values). */
+void ev_mutants_probe(struct eval_ctx *x, int ci, int trial,
+		      const struct case_layout *l, void *const *stage,
+		      const struct runner *cand, const struct runner *ref,
+		      int pattern);
+void ev_mutants_release(struct eval_ctx *x);
+
 /* ---- timing.c --------------------------------------------------------- */
 
 void ev_timing_release(struct case_timing *ct);
@@ -298,6 +313,17 @@ void ev_gpu_peaks_for_roofline(struct eval_ctx *x);
  * the floor of one call of case c in ns (0: none applies). */
 void ev_host_peaks_for_roofline(struct eval_ctx *x);
 double ev_host_roofline_ns(struct eval_ctx *x, const struct task_case *c);
+/* Whether a task's flops are FP32/FP64 work (every floating-point
+ * argument f32 or f64), which the measured FMA peak bounds. */
+bool ev_flops_are_fp32(const struct task *t);
+/* The roofline time of one call of case c on the evaluation's device, in
+ * ns, from its measured peaks without the floor's safety margins:
+ * max(bytes / bandwidth, flops / FP32 FMA rate), the flops term only for
+ * FP32/FP64 work (lower precisions have faster units the peaks do not
+ * measure); 0 when the task has no cost or the peaks are unknown.  What
+ * a case's roofline_ms reports (timing_host.c). */
+double ev_roofline_ideal_ns(const struct eval_ctx *x,
+			    const struct task_case *c);
 
 /* ---- device.c --------------------------------------------------------- */
 
