@@ -79,6 +79,13 @@ int tp_tunables(struct tparse *p, const struct ynode *root);
 int tp_check_case(struct tparse *p, int ci);
 int tp_check_files(struct tparse *p, const struct ynode *root);
 
+/* ---- held_out_rules.c --------------------------------------------------- */
+
+int tp_held_out_rules(struct tparse *p, const struct ynode *root);
+/* Appends the held-out cases of the task's rules (after every written
+ * case is loaded and checked); seed fixes the choices inside each rule. */
+void tp_rule_cases(struct tparse *p, uint64_t seed);
+
 /* ---- task_signature.c --------------------------------------------------- */
 
 int tp_signature(struct tparse *p, const struct ynode *root);
