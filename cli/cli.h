@@ -37,5 +37,6 @@ int cmd_export(struct cli *c, int argc, char **argv);
 int cmd_doctor(struct cli *c, int argc, char **argv);
 int cmd_worker(struct cli *c, int argc, char **argv);
 int cmd_slurm(struct cli *c, int argc, char **argv);
+int cmd_check_tasks(struct cli *c, int argc, char **argv);
 
 #endif /* ARENA_CLI_H */

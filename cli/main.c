@@ -19,8 +19,12 @@ static void usage(FILE *f)
 {
 	fputs("usage: arena [--store DIR] [--tasks-dir DIR] COMMAND [ARGS]\n"
 	      "\n"
-	      "  tasks [SELECTOR]                 list tasks (family, language,"
-	      " cases)\n"
+	      "  tasks [SELECTOR] [--suites]      list tasks (family, language,"
+	      " cases, difficulty)\n"
+	      "                                   or the suites\n"
+	      "  check-tasks [SELECTOR...] [--json] [--static] [--record]\n"
+	      "                                   check that tasks are fit to"
+	      " measure with\n"
 	      "  run CONFIG [--run-suffix NAME] [--gpus 0,1,...]\n"
 	      "                                   create and execute a run\n"
 	      "  resume RUN | --latest [--gpus 0,1,...]\n"
@@ -92,7 +96,7 @@ int main(int argc, char **argv)
 		{ "mcp", cmd_mcp }, { "check-agents", cmd_check_agents },
 		{ "export", cmd_export }, { "mount", cmd_mount },
 		{ "doctor", cmd_doctor }, { "worker", cmd_worker },
-		{ "slurm", cmd_slurm },
+		{ "slurm", cmd_slurm }, { "check-tasks", cmd_check_tasks },
 	};
 	for (size_t k = 0; k < ARRAY_SIZE(cmds); k++)
 		if (!strcmp(cmd, cmds[k].name))

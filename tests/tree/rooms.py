@@ -68,6 +68,7 @@ PUBLIC = {
     "eval.h": "eval", "doctor.h": "eval",
     "report.h": "report", "report_html.h": "report", "compare.h": "report",
     "engine.h": "run", "engine_fs.h": "run", "agent.h": "run",
+    "check.h": "run",
     "kernel.h": "abi", "fp16.h": "abi", "runner_proto.h": "abi",
 }
 
