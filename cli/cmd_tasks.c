@@ -78,7 +78,7 @@ static void difficulty(const struct task *t, char *buf, size_t n)
 				 d + start);
 		}
 		const char *w = word;
-		snprintf(buf, n, "%.1f%% %s", 100 * m.v[i].fraction, w);
+		snprintf(buf, n, "%.3g%% %s", 100 * m.v[i].fraction, w);
 		break;
 	}
 	task_measured_release(&m);

@@ -249,7 +249,7 @@ static void difficulty(struct check_run *r, const struct task_result *res)
 		mc->base_ms = c->base_ms;
 		mc->roofline_ms = c->roofline_ms;
 		logsum += log(c->roofline_ms / c->base_ms);
-		strbuf_addf(&sb, "%s%s %.1f%%", n ? ", " : "", c->id,
+		strbuf_addf(&sb, "%s%s %.3g%%", n ? ", " : "", c->id,
 			    100 * c->roofline_ms / c->base_ms);
 		n++;
 	}
@@ -270,7 +270,7 @@ static void difficulty(struct check_run *r, const struct task_result *res)
 	time_stamp_iso(ts, now_wall());
 	m->measured_at = xstrdup(ts);
 	m->evaluator = xstrdup(ARENA_EVALUATOR_VERSION);
-	check_add(out, "difficulty", CHECK_OK, "the baseline reaches %.1f%% of "
+	check_add(out, "difficulty", CHECK_OK, "the baseline reaches %.3g%% of "
 		  "the roofline on %s (%s)", 100 * out->fraction, m->device,
 		  sb.buf);
 	strbuf_release(&sb);
