@@ -26,7 +26,8 @@ static void usage(void)
 	      "  --aa-quick  a short A/A (CI); --no-aa: no A/A, floor or "
 	      "difficulty\n"
 	      "  --record  write each task's difficulty to its "
-	      "measured.yaml\n", stderr);
+	      "measured.yaml\n",
+	      stderr);
 }
 
 static void print_task(const struct task_check *c)
@@ -36,7 +37,9 @@ static void print_task(const struct task_check *c)
 	for (int i = 0; i < c->nitems; i++)
 		skipped += c->items[i].status == CHECK_SKIP;
 	printf("%s: %s (%s, %.1f s)\n", c->task_id,
-	       c->failed ? "FAIL" : skipped ? "ok, partly checked" : "ok",
+	       c->failed ? "FAIL"
+	       : skipped ? "ok, partly checked"
+			 : "ok",
 	       c->device ? c->device : "no device", c->seconds);
 	for (int i = 0; i < c->nitems; i++)
 		printf("  %-10s %-4s %s\n", c->items[i].name,
@@ -72,7 +75,8 @@ static cJSON *task_json(const struct task_check *c)
 		cJSON_AddStringToObject(it, "status",
 					c->items[i].status == CHECK_OK ? "ok"
 					: c->items[i].status == CHECK_FAIL
-						? "fail" : "skip");
+						? "fail"
+						: "skip");
 		cJSON_AddStringToObject(it, "detail", c->items[i].detail);
 		cJSON_AddItemToArray(items, it);
 	}
@@ -145,7 +149,8 @@ static int check_suites(const char *root, bool json, cJSON *arr)
 		if (json) {
 			cJSON *o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "suite", names.v[i]);
-			cJSON_AddStringToObject(o, "status", rc ? "fail" : "ok");
+			cJSON_AddStringToObject(o, "status",
+						rc ? "fail" : "ok");
 			if (rc)
 				cJSON_AddStringToObject(o, "detail",
 							errbuf_str(&err));
@@ -157,7 +162,8 @@ static int check_suites(const char *root, bool json, cJSON *arr)
 			printf("suite:%s: FAIL %s\n", names.v[i],
 			       errbuf_str(&err));
 		} else {
-			printf("suite:%s: ok (%zu tasks)\n", names.v[i], s.ids.n);
+			printf("suite:%s: ok (%zu tasks)\n", names.v[i],
+			       s.ids.n);
 		}
 		task_suite_release(&s);
 	}
@@ -186,12 +192,14 @@ static int parse_args(int argc, char **argv, struct check_options *o,
 		else if (!strcmp(a, "--seeds") && i + 1 < argc) {
 			if (parse_i64(argv[++i], &v) || v < 1 || v > 100)
 				return cli_fail("--seeds needs 1 to 100, not "
-						"'%s'", argv[i]);
+						"'%s'",
+						argv[i]);
 			o->seeds = (int)v;
 		} else if (!strcmp(a, "--seed") && i + 1 < argc) {
 			if (parse_i64(argv[++i], &v) || v < 0)
 				return cli_fail("--seed needs a non-negative "
-						"integer, not '%s'", argv[i]);
+						"integer, not '%s'",
+						argv[i]);
 			o->has_seed = true;
 			o->seed = (uint64_t)v;
 		} else if (a[0] != '-')
@@ -258,8 +266,8 @@ int cmd_check_tasks(struct cli *c, int argc, char **argv)
 			print_task(&tc);
 		task_check_release(&tc);
 	}
-	int bad_suites = all ? check_suites(engine_tasks_root(e), json,
-					    suites) : 0;
+	int bad_suites = all ? check_suites(engine_tasks_root(e), json, suites)
+			     : 0;
 	if (json) {
 		cJSON_AddItemToObject(doc, "tasks", tasks);
 		cJSON_AddItemToObject(doc, "suites", suites);
@@ -269,8 +277,8 @@ int cmd_check_tasks(struct cli *c, int argc, char **argv)
 		free(s);
 	} else {
 		printf("check-tasks: %zu task%s, %d failed, %d without their "
-		       "device (static checks only)%s\n", ids.n,
-		       ids.n == 1 ? "" : "s", failed, partial,
+		       "device (static checks only)%s\n",
+		       ids.n, ids.n == 1 ? "" : "s", failed, partial,
 		       bad_suites ? ", and a suite failed" : "");
 		cJSON_Delete(tasks);
 		cJSON_Delete(suites);

@@ -28,14 +28,16 @@ static int list_suites(const char *root)
 		struct task_suite s;
 		errbuf_init(&err);
 		if (task_suite_load(root, names.v[i], &s, &err) != 0) {
-			printf("%-16s INVALID: %s\n", names.v[i], errbuf_str(&err));
+			printf("%-16s INVALID: %s\n", names.v[i],
+			       errbuf_str(&err));
 			bad++;
 			continue;
 		}
 		const char *nl = strchr(s.purpose, '\n');
 		int plen = nl ? (int)(nl - s.purpose) : (int)strlen(s.purpose);
 		printf("%-16s %-6zu %.*s%s\n", names.v[i], s.ids.n,
-		       plen > 70 ? 70 : plen, s.purpose, plen > 70 ? "..." : "");
+		       plen > 70 ? 70 : plen, s.purpose,
+		       plen > 70 ? "..." : "");
 		task_suite_release(&s);
 	}
 	if (names.n == 0)
@@ -106,7 +108,8 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 		struct task *t;
 		errbuf_init(&err);
 		if (task_load(root, ids.v[i], &t, &err) != 0) {
-			printf("%-34s INVALID: %s\n", ids.v[i], errbuf_str(&err));
+			printf("%-34s INVALID: %s\n", ids.v[i],
+			       errbuf_str(&err));
 			bad++;
 			continue;
 		}

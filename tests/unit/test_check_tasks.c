@@ -25,8 +25,8 @@
 #include "arena/util.h"
 
 struct fixture {
-	char *dir;		/* store and tasks root live here */
-	char *root;		/* <dir>/tasks */
+	char *dir;  /* store and tasks root live here */
+	char *root; /* <dir>/tasks */
 	struct engine *e;
 };
 
@@ -129,7 +129,7 @@ static void make_task(struct fixture *f, const char *name, const char *extra,
 	free(rel);
 }
 
-#define GOOD_HELD                                                      \
+#define GOOD_HELD \
 	"cases:\n  - {id: odd_prime, n: 100003}\n  - {id: one, n: 1}\n"
 
 static void check(struct fixture *f, const char *name,
@@ -167,10 +167,9 @@ static const struct check_mutant *mutant(const struct task_check *c,
 	return NULL;
 }
 
-static const struct check_options correctness_only = { .no_aa = true,
-							.seeds = 2,
-							.has_seed = true,
-							.seed = 7 };
+static const struct check_options correctness_only = {
+	.no_aa = true, .seeds = 2, .has_seed = true, .seed = 7
+};
 
 /* ---- tests -------------------------------------------------------------- */
 
@@ -207,7 +206,8 @@ static void test_rtol_1e_2_lets_bf16_rounding_through_and_says_so(void **state)
 	task_check_release(&c);
 }
 
-static void test_a_huge_atol_lets_wrong_values_through_but_not_poison(void **state)
+static void
+test_a_huge_atol_lets_wrong_values_through_but_not_poison(void **state)
 {
 	struct fixture *f = *state;
 	struct task_check c;
@@ -231,8 +231,8 @@ static void test_a_readme_that_names_a_held_out_size_is_a_leak(void **state)
 	struct check_options o = { .static_only = true };
 	struct task_check c;
 
-	make_task(f, "leaky", NULL, GOOD_HELD,
-		  "Make sure n = 100003 works.\n", NULL);
+	make_task(f, "leaky", NULL, GOOD_HELD, "Make sure n = 100003 works.\n",
+		  NULL);
 	check(f, "leaky", &o, &c);
 	assert_int_equal(item(&c, "task_md")->status, CHECK_FAIL);
 	assert_non_null(strstr(item(&c, "task_md")->detail, "100003"));
@@ -286,8 +286,8 @@ static void test_cost_above_the_arguments_bytes_fails(void **state)
 	struct check_options o = { .static_only = true };
 	struct task_check c;
 
-	make_task(f, "costly",
-		  "tolerance: {atol: 1e-5, rtol: 1e-5}\n", GOOD_HELD, NULL, NULL);
+	make_task(f, "costly", "tolerance: {atol: 1e-5, rtol: 1e-5}\n",
+		  GOOD_HELD, NULL, NULL);
 	/* 8*n is what x and y hold; 12*n is more than any kernel moves. */
 	char *p = path_join(f->root, "t/costly/config.yaml"), *text = NULL;
 	assert_int_equal(file_read_all(p, 1 << 16, &text, NULL, NULL), 0);
@@ -298,7 +298,7 @@ static void test_cost_above_the_arguments_bytes_fails(void **state)
 	check(f, "costly", &o, &c);
 	assert_int_equal(item(&c, "cost")->status, CHECK_FAIL);
 	assert_non_null(strstr(item(&c, "cost")->detail, "more than its "
-					"arguments hold"));
+							 "arguments hold"));
 	task_check_release(&c);
 	free(fixed);
 	free(text);
@@ -321,8 +321,8 @@ static const char *tail_kernel =
 	"  return 0;\n"
 	"}\n";
 
-static void test_a_baseline_wrong_on_a_generated_case_fails_and_names_it(
-	void **state)
+static void
+test_a_baseline_wrong_on_a_generated_case_fails_and_names_it(void **state)
 {
 	struct fixture *f = *state;
 	struct task_check c;
@@ -334,8 +334,7 @@ static void test_a_baseline_wrong_on_a_generated_case_fails_and_names_it(
 	check(f, "tail", &correctness_only, &c);
 	assert_int_equal(item(&c, "baseline")->status, CHECK_FAIL);
 	assert_non_null(strstr(item(&c, "baseline")->detail, "rule.prime"));
-	assert_non_null(strstr(item(&c, "baseline")->detail,
-			       "held_out_rules"));
+	assert_non_null(strstr(item(&c, "baseline")->detail, "held_out_rules"));
 	task_check_release(&c);
 }
 
@@ -343,8 +342,11 @@ static void test_a_case_below_the_timing_floor_fails_and_difficulty_is_recorded(
 	void **state)
 {
 	struct fixture *f = *state;
-	struct check_options o = { .aa_quick = true, .seeds = 1, .record = true,
-				   .has_seed = true, .seed = 3 };
+	struct check_options o = { .aa_quick = true,
+				   .seeds = 1,
+				   .record = true,
+				   .has_seed = true,
+				   .seed = 3 };
 	struct task_check c;
 
 	make_task(f, "short", NULL, GOOD_HELD, NULL, NULL);
@@ -397,7 +399,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
-			test_a_tight_task_catches_every_mutant, setup, teardown),
+			test_a_tight_task_catches_every_mutant, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_rtol_1e_2_lets_bf16_rounding_through_and_says_so,
 			setup, teardown),
@@ -423,8 +426,8 @@ int main(void)
 			test_a_case_below_the_timing_floor_fails_and_difficulty_is_recorded,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
-			test_a_task_that_does_not_load_is_one_failing_item, setup,
-			teardown),
+			test_a_task_that_does_not_load_is_one_failing_item,
+			setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

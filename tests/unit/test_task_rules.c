@@ -74,7 +74,8 @@ static void test_every_rule_makes_its_case_from_the_right_template(void **state)
 	}
 	const struct task_case *pr = case_of(t, "rule.prime");
 	assert_non_null(strstr(pr->rule, "from case 'small'"));
-	assert_true(task_is_prime(pr->params[0]) && task_is_prime(pr->params[1]));
+	assert_true(task_is_prime(pr->params[0]) &&
+		    task_is_prime(pr->params[1]));
 	assert_true(pr->params[0] <= 64 && pr->params[1] <= 512);
 	const struct task_case *dn = case_of(t, "rule.scale_down");
 	assert_true(dn->params[0] <= 64 / 8 && dn->params[1] <= 512 / 8);
@@ -96,7 +97,8 @@ static void test_rules_change_only_the_varied_params(void **state)
 	(void)state;
 	errbuf_init(&err);
 	t = parse_with("held_out_rules: {vary: [cols], rules: [prime, "
-		       "degenerate]}\n", NULL, &err);
+		       "degenerate]}\n",
+		       NULL, &err);
 	assert_non_null(t);
 	assert_int_equal(t->ncases - t->nvisible, 2);
 	assert_int_equal(case_of(t, "rule.prime")->params[0], 64);
@@ -139,33 +141,35 @@ static void test_an_invalid_generated_case_is_dropped_with_a_note(void **state)
 	struct errbuf err;
 	struct task *t;
 	char *cfg = xasprintf(
-		"%s", "schema: arena/1\ndescription: FIR.\nlanguage: c\n"
-		      "editable: [kernel.c]\nreference: {file: reference.c}\n"
-		      "signature:\n  params: [n, taps]\n  args:\n"
-		      "    - {name: x, dtype: f32, shape: [n], io: in}\n"
-		      "    - {name: h, dtype: f32, shape: [taps], io: in}\n"
-		      "    - {name: y, dtype: f32, shape: [\"n-taps+1\"], io: "
-		      "out}\n"
-		      "cases:\n  - {id: small, n: 4096, taps: 64}\n"
-		      "tolerance: {atol: 1e-4}\n"
-		      "held_out_rules: {vary: [n], rules: [degenerate, odd]}\n");
+		"%s",
+		"schema: arena/1\ndescription: FIR.\nlanguage: c\n"
+		"editable: [kernel.c]\nreference: {file: reference.c}\n"
+		"signature:\n  params: [n, taps]\n  args:\n"
+		"    - {name: x, dtype: f32, shape: [n], io: in}\n"
+		"    - {name: h, dtype: f32, shape: [taps], io: in}\n"
+		"    - {name: y, dtype: f32, shape: [\"n-taps+1\"], io: "
+		"out}\n"
+		"cases:\n  - {id: small, n: 4096, taps: 64}\n"
+		"tolerance: {atol: 1e-4}\n"
+		"held_out_rules: {vary: [n], rules: [degenerate, odd]}\n");
 
 	(void)state;
 	errbuf_init(&err);
 	assert_int_equal(task_parse("t/fir", NULL, cfg, strlen(cfg), NULL, 0,
-				    &t, &err), 0);
+				    &t, &err),
+			 0);
 	/* n = 1 with 64 taps has no output: dropped, and said why. */
 	assert_null(task_find_case(t, "rule.degenerate"));
 	assert_non_null(task_find_case(t, "rule.odd"));
 	assert_int_equal(t->rule_notes.n, 1);
 	assert_non_null(strstr(t->rule_notes.v[0], "rule degenerate made no "
-				"case"));
+						   "case"));
 	task_free(t);
 	free(cfg);
 }
 
-static void test_a_generated_case_that_repeats_a_written_one_is_dropped(
-	void **state)
+static void
+test_a_generated_case_that_repeats_a_written_one_is_dropped(void **state)
 {
 	struct errbuf err;
 	struct task *t;
@@ -188,7 +192,8 @@ static void test_held_out_rules_errors_name_the_fix(void **state)
 	} bad[] = {
 		{ "held_out_rules: {vary: [depth]}\n",
 		  "'depth' is not one of signature.params (rows, cols)" },
-		{ "held_out_rules: {vary: [rows, rows]}\n", "lists 'rows' twice" },
+		{ "held_out_rules: {vary: [rows, rows]}\n",
+		  "lists 'rows' twice" },
 		{ "held_out_rules: {rules: [odd]}\n", "needs vary" },
 		{ "held_out_rules: {vary: [rows], rules: [even]}\n",
 		  "'even' is not a rule" },
@@ -276,7 +281,8 @@ static void test_invalid_suites_are_refused_with_the_reason(void **state)
 	} bad[] = {
 		{ "members: [fa]\n", "purpose must be a non-empty string" },
 		{ "purpose: x\n", "members must be a list" },
-		{ "purpose: x\nmembers: [fz]\n", "no task matches selector 'fz'" },
+		{ "purpose: x\nmembers: [fz]\n",
+		  "no task matches selector 'fz'" },
 		{ "purpose: x\nmembers: [suite:other]\n", "names a suite" },
 		{ "purpose: x\nmembers: [fa]\ncolour: red\n", "colour" },
 	};
@@ -303,11 +309,15 @@ static void test_measured_yaml_keeps_one_entry_per_device(void **state)
 	char id[] = "small", gpu[] = "NVIDIA H200 (sm_90)";
 	char host[] = "host (\"quoted\" cpu)", at[] = "2026-12-02T00:00:00Z";
 	char ev[] = "arena-eval/2";
-	struct task_measured_case cs[] = { { .id = id, .base_ms = 2.0,
-					     .roofline_ms = 0.5 } };
-	struct task_measurement a = { .device = gpu, .measured_at = at,
-				      .evaluator = ev, .fraction = 0.25,
-				      .ncases = 1, .cases = cs };
+	struct task_measured_case cs[] = {
+		{ .id = id, .base_ms = 2.0, .roofline_ms = 0.5 }
+	};
+	struct task_measurement a = { .device = gpu,
+				      .measured_at = at,
+				      .evaluator = ev,
+				      .fraction = 0.25,
+				      .ncases = 1,
+				      .cases = cs };
 	struct task_measurement b = a;
 	struct task_measured m;
 	struct errbuf err;
@@ -350,11 +360,12 @@ int main(void)
 	};
 	const struct CMUnitTest disk_tests[] = {
 		cmocka_unit_test(test_a_suite_selects_the_union_of_its_members),
-		cmocka_unit_test(test_invalid_suites_are_refused_with_the_reason),
+		cmocka_unit_test(
+			test_invalid_suites_are_refused_with_the_reason),
 		cmocka_unit_test(test_measured_yaml_keeps_one_entry_per_device),
 	};
 	int rc = cmocka_run_group_tests(parse_tests, NULL, NULL);
 
-	return rc | cmocka_run_group_tests(disk_tests, disk_setup,
-					   disk_teardown);
+	return rc |
+	       cmocka_run_group_tests(disk_tests, disk_setup, disk_teardown);
 }

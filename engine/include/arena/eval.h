@@ -41,17 +41,17 @@
  * the bytes the controller compares, whatever language wrote them, and
  * never change the evaluation's verdict. */
 enum eval_mutant_kind {
-	EVAL_MUT_NO_WRITE,	/* nothing written: the poison (out) or the
-				 * initial values (inout) kept */
-	EVAL_MUT_ZEROS,		/* every element 0 */
-	EVAL_MUT_PARTIAL,	/* the last element left unwritten */
-	EVAL_MUT_STALE,		/* the previous trial's output (other inputs) */
-	EVAL_MUT_SHIFT,		/* off by one: element i holds element i+1 */
-	EVAL_MUT_PRECISION,	/* rounded to 8 significant bits (bf16's
-				 * precision; bf16 outputs: 5 bits) */
-	EVAL_MUT_SIGN,		/* three elements negated, the largest in
-				 * magnitude among them (unsigned:
-				 * complemented) */
+	/* nothing written: the poison (out), the initial values (inout) */
+	EVAL_MUT_NO_WRITE,
+	EVAL_MUT_ZEROS,	  /* every element 0 */
+	EVAL_MUT_PARTIAL, /* the last element left unwritten */
+	EVAL_MUT_STALE,	  /* the previous trial's output (other inputs) */
+	EVAL_MUT_SHIFT,	  /* off by one: element i holds element i+1 */
+	/* rounded to 8 significant bits (bf16's; bf16 outputs: 5) */
+	EVAL_MUT_PRECISION,
+	/* three elements negated, the largest in magnitude among them
+	 * (unsigned: complemented) */
+	EVAL_MUT_SIGN,
 	EVAL_MUT_COUNT
 };
 
@@ -62,16 +62,16 @@ const char *eval_mutant_what(enum eval_mutant_kind k);
 /* One mutant of one output argument over a whole evaluation. */
 struct eval_mutant_outcome {
 	enum eval_mutant_kind kind;
-	int arg;		/* index into the task's args */
-	int changed;		/* calls on which it changed the output */
-	bool caught;		/* the comparison failed it on some call */
-	char *where;		/* "case 'small', trial 2" (owned) or NULL */
-	char *detail;		/* the comparison's finding (owned) or NULL */
+	int arg;      /* index into the task's args */
+	int changed;  /* calls on which it changed the output */
+	bool caught;  /* the comparison failed it on some call */
+	char *where;  /* "case 'small', trial 2" (owned) or NULL */
+	char *detail; /* the comparison's finding (owned) or NULL */
 };
 
 struct eval_mutants {
-	int n;			/* one per (output argument, kind) */
-	struct eval_mutant_outcome *v;	/* owned */
+	int n;			       /* one per (output argument, kind) */
+	struct eval_mutant_outcome *v; /* owned */
 };
 
 /* Frees what an evaluation put into m and empties it. */
@@ -94,7 +94,7 @@ struct eval_request {
 	bool skip_timing;		/* correctness only */
 	bool quick;			/* search mode: one block, small budget */
 	struct timing_budget timing;
-	/* Non-NULL: fill it with the outcome of every output mutant of the
+	/* Non-NULL: filled with the outcome of every output mutant of the
 	 * candidate's correctness calls (an empty struct eval_mutants the
 	 * caller releases with eval_mutants_release). */
 	struct eval_mutants *mutants;

@@ -48,7 +48,7 @@ struct case_result {
 	double ci_lo, ci_hi;
 	int pairs;
 	int blocks;
-	double roofline_ms;	/* one call at the device's measured peaks
+	double roofline_ms; /* one call at the device's measured peaks
 				 * (cost / peak, no margin), 0 unknown */
 };
 

@@ -150,7 +150,7 @@ struct eval_ctx {
 	char *roofline_note;		/* why no roofline floor applies */
 	struct host_peaks hp;		/* host: one core's peaks, or 0s */
 	char *host_roof_note; /* host: the floor's terms, or why none */
-	struct mutant_state *mut;	/* req->mutants' working state */
+	struct mutant_state *mut; /* req->mutants' working state */
 };
 
 /* ---- eval.c ----------------------------------------------------------- */

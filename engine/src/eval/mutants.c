@@ -68,10 +68,10 @@ void eval_mutants_release(struct eval_mutants *m)
 /* What the previous call of the same case wrote, per output argument, for
  * the stale mutant. */
 struct mutant_state {
-	int prev_case;			/* -1: none yet */
+	int prev_case; /* -1: none yet */
 	unsigned char *prev[TASK_MAX_ARGS];
 	size_t prev_bytes[TASK_MAX_ARGS];
-	unsigned char *buf;		/* the mutated copy */
+	unsigned char *buf; /* the mutated copy */
 	size_t buf_bytes;
 };
 
@@ -158,7 +158,8 @@ static void round_elements(arena_dtype d, unsigned char *buf, int64_t n)
 				*p = to_bf16_precision((float)*p);
 		} else if (d == ARENA_F16) {
 			uint16_t *p = (uint16_t *)buf + i;
-			*p = float_to_half(to_bf16_precision(half_to_float(*p)));
+			*p = float_to_half(
+				to_bf16_precision(half_to_float(*p)));
 		} else if (d == ARENA_BF16) {
 			uint16_t *p = (uint16_t *)buf + i;
 			*p = bf16_keep_bits(*p, 4);
@@ -169,15 +170,34 @@ static void round_elements(arena_dtype d, unsigned char *buf, int64_t n)
 static void negate_element(arena_dtype d, unsigned char *buf, int64_t i)
 {
 	switch (d) {
-	case ARENA_F32: ((float *)buf)[i] = -((float *)buf)[i]; break;
-	case ARENA_F64: ((double *)buf)[i] = -((double *)buf)[i]; break;
+	case ARENA_F32:
+		((float *)buf)[i] = -((float *)buf)[i];
+		break;
+	case ARENA_F64:
+		((double *)buf)[i] = -((double *)buf)[i];
+		break;
 	case ARENA_F16:
-	case ARENA_BF16: ((uint16_t *)buf)[i] ^= 0x8000; break;
-	case ARENA_I32: ((int32_t *)buf)[i] = (int32_t)(0u - (uint32_t)((int32_t *)buf)[i]); break;
-	case ARENA_I64: ((int64_t *)buf)[i] = (int64_t)(0ull - (uint64_t)((int64_t *)buf)[i]); break;
-	case ARENA_I8: ((int8_t *)buf)[i] = (int8_t)(0u - (unsigned)((int8_t *)buf)[i]); break;
-	case ARENA_U8: ((uint8_t *)buf)[i] = (uint8_t)~((uint8_t *)buf)[i]; break;
-	case ARENA_U32: ((uint32_t *)buf)[i] = ~((uint32_t *)buf)[i]; break;
+	case ARENA_BF16:
+		((uint16_t *)buf)[i] ^= 0x8000;
+		break;
+	case ARENA_I32:
+		((int32_t *)buf)[i] =
+			(int32_t)(0u - (uint32_t)((int32_t *)buf)[i]);
+		break;
+	case ARENA_I64:
+		((int64_t *)buf)[i] =
+			(int64_t)(0ull - (uint64_t)((int64_t *)buf)[i]);
+		break;
+	case ARENA_I8:
+		((int8_t *)buf)[i] =
+			(int8_t)(0u - (unsigned)((int8_t *)buf)[i]);
+		break;
+	case ARENA_U8:
+		((uint8_t *)buf)[i] = (uint8_t) ~((uint8_t *)buf)[i];
+		break;
+	case ARENA_U32:
+		((uint32_t *)buf)[i] = ~((uint32_t *)buf)[i];
+		break;
 	}
 }
 
@@ -289,8 +309,9 @@ void ev_mutants_probe(struct eval_ctx *x, int ci, int trial,
 				outcome(x, a, (enum eval_mutant_kind)k);
 			struct cmp_result cr;
 			if (!o || o->caught ||
-			    !mutate(x, s, ci, trial, a, (enum eval_mutant_kind)k,
-				    orig, stage[a], n, bytes, pattern) ||
+			    !mutate(x, s, ci, trial, a,
+				    (enum eval_mutant_kind)k, orig, stage[a], n,
+				    bytes, pattern) ||
 			    memcmp(s->buf, orig, bytes) == 0)
 				continue;
 			o->changed++;
@@ -305,8 +326,8 @@ void ev_mutants_probe(struct eval_ctx *x, int ci, int trial,
 			o->caught = true;
 			o->where = xasprintf("%s '%s', correctness trial %d",
 					     ev_case_kind(c), c->id, trial + 1);
-			o->detail = xasprintf("output '%s'%s: %s", ta->name, idx,
-					      cr.detail);
+			o->detail = xasprintf("output '%s'%s: %s", ta->name,
+					      idx, cr.detail);
 		}
 		/* This call's output, for the stale mutant of the next. */
 		if (s->prev_bytes[a] != bytes) {

@@ -129,9 +129,11 @@ static void check_task_md(const struct task *t, struct task_check *out)
 		char ex[80];
 		if ((at = find_word(doc, hc->id)) && n++ < 8) {
 			excerpt(doc, at, strlen(hc->id), ex, sizeof(ex));
-			strbuf_addf(&leaks, "%sheld-out case id '%s' (line %d: "
-				    "\"...%s...\")", leaks.len ? "; " : "",
-				    hc->id, line_of(doc, at), ex);
+			strbuf_addf(&leaks,
+				    "%sheld-out case id '%s' (line %d: "
+				    "\"...%s...\")",
+				    leaks.len ? "; " : "", hc->id,
+				    line_of(doc, at), ex);
 		}
 		for (int p = 0; p < t->nparams; p++) {
 			int64_t v = hc->params[p];
@@ -141,7 +143,8 @@ static void check_task_md(const struct task *t, struct task_check *out)
 			snprintf(num, sizeof(num), "%lld", (long long)v);
 			if ((at = find_word(doc, num)) && n++ < 8) {
 				excerpt(doc, at, strlen(num), ex, sizeof(ex));
-				strbuf_addf(&leaks, "%s%s = %s of held-out case "
+				strbuf_addf(&leaks,
+					    "%s%s = %s of held-out case "
 					    "'%s' (line %d: \"...%s...\")",
 					    leaks.len ? "; " : "", t->params[p],
 					    num, hc->id, line_of(doc, at), ex);
@@ -149,11 +152,14 @@ static void check_task_md(const struct task *t, struct task_check *out)
 		}
 	}
 	if (n)
-		check_add(out, "task_md", CHECK_FAIL, "TASK.md shows what the "
+		check_add(out, "task_md", CHECK_FAIL,
+			  "TASK.md shows what the "
 			  "agent must not see: %s%s; remove it from the README "
-			  "or the description", leaks.buf, n > 8 ? "; ..." : "");
+			  "or the description",
+			  leaks.buf, n > 8 ? "; ..." : "");
 	else
-		check_add(out, "task_md", CHECK_OK, "TASK.md names no held-out "
+		check_add(out, "task_md", CHECK_OK,
+			  "TASK.md names no held-out "
 			  "case id and no distinctive held-out size");
 	strbuf_release(&leaks);
 	free(doc);
@@ -241,7 +247,8 @@ static void check_held_out(const struct task *t, struct task_check *out)
 	}
 	struct strbuf miss = STRBUF_INIT;
 	if (nheld < 2)
-		strbuf_addf(&miss, "%s%d held-out case%s (at least 2 are needed)",
+		strbuf_addf(&miss,
+			    "%s%d held-out case%s (at least 2 are needed)",
 			    miss.len ? "; " : "", nheld, nheld == 1 ? "" : "s");
 	if (!odd[0])
 		strbuf_addf(&miss, "%sno size that 32 does not divide",
@@ -250,17 +257,22 @@ static void check_held_out(const struct task *t, struct task_check *out)
 		strbuf_addf(&miss, "%sno prime size of 11 or more",
 			    miss.len ? "; " : "");
 	if (!degen[0])
-		strbuf_addf(&miss, "%sno degenerate size (3 or less where "
-			    "every visible case has more)", miss.len ? "; " : "");
+		strbuf_addf(&miss,
+			    "%sno degenerate size (3 or less where "
+			    "every visible case has more)",
+			    miss.len ? "; " : "");
 	if (miss.len)
-		check_add(out, "held_out", CHECK_FAIL, "%d held-out case%s (%d "
+		check_add(out, "held_out", CHECK_FAIL,
+			  "%d held-out case%s (%d "
 			  "from rules): %s; add cases to the held-out file or "
-			  "held_out_rules: {vary: [...]} (docs/tasks.md)", nheld,
-			  nheld == 1 ? "" : "s", nrule, miss.buf);
+			  "held_out_rules: {vary: [...]} (docs/tasks.md)",
+			  nheld, nheld == 1 ? "" : "s", nrule, miss.buf);
 	else
-		check_add(out, "held_out", CHECK_OK, "%d held-out cases (%d from "
+		check_add(out, "held_out", CHECK_OK,
+			  "%d held-out cases (%d from "
 			  "rules); not a multiple of 32: %s; prime: %s; "
-			  "degenerate: %s", nheld, nrule, odd, prime, degen);
+			  "degenerate: %s",
+			  nheld, nrule, odd, prime, degen);
 	strbuf_release(&miss);
 	free(st);
 }
@@ -288,7 +300,8 @@ static void check_rules(const struct task *t, struct task_check *out)
 	for (size_t i = 0; i < t->rule_notes.n; i++)
 		strvec_push(&out->rule_notes, t->rule_notes.v[i]);
 	if (t->rules.nvary == 0) {
-		check_add(out, "rules", CHECK_OK, "no held_out_rules: every "
+		check_add(out, "rules", CHECK_OK,
+			  "no held_out_rules: every "
 			  "held-out case is written by hand");
 		return;
 	}
@@ -308,7 +321,8 @@ static void check_rules(const struct task *t, struct task_check *out)
 static void check_cost(const struct task *t, struct task_check *out)
 {
 	if (!t->cost_bytes) {
-		check_add(out, "cost", CHECK_FAIL, "no cost.bytes: every kernel "
+		check_add(out, "cost", CHECK_FAIL,
+			  "no cost.bytes: every kernel "
 			  "reads its inputs and writes its outputs, so a "
 			  "roofline applies; add cost: {bytes: \"...\"} "
 			  "(the least DRAM traffic, docs/tasks.md)");
@@ -320,34 +334,40 @@ static void check_cost(const struct task *t, struct task_check *out)
 		struct errbuf e;
 		errbuf_init(&e);
 		if (task_case_cost(t, tc, &bytes, &flops, &e) != 0) {
-			check_add(out, "cost", CHECK_FAIL, "%s", errbuf_str(&e));
+			check_add(out, "cost", CHECK_FAIL, "%s",
+				  errbuf_str(&e));
 			return;
 		}
 		for (int a = 0; a < t->nargs; a++) {
 			if (task_arg_numel(t, a, tc, &numel, &e) != 0)
 				continue;
-			int64_t b = numel * (int64_t)dtype_size(t->args[a].dtype);
+			int64_t b =
+				numel * (int64_t)dtype_size(t->args[a].dtype);
 			args += t->args[a].io == IO_INOUT ? 2 * b : b;
 		}
 		if (bytes <= 0) {
-			check_add(out, "cost", CHECK_FAIL, "cost.bytes is %lld in "
+			check_add(out, "cost", CHECK_FAIL,
+				  "cost.bytes is %lld in "
 				  "case '%s'; it must count the bytes the case "
-				  "moves", (long long)bytes, tc->id);
+				  "moves",
+				  (long long)bytes, tc->id);
 			return;
 		}
 		if (bytes > args) {
-			check_add(out, "cost", CHECK_FAIL, "cost.bytes is %lld in "
+			check_add(out, "cost", CHECK_FAIL,
+				  "cost.bytes is %lld in "
 				  "case '%s', more than its arguments hold "
 				  "(%lld: inputs read once, outputs written "
 				  "once); the roofline floor could reject a "
-				  "correct kernel", (long long)bytes, tc->id,
-				  (long long)args);
+				  "correct kernel",
+				  (long long)bytes, tc->id, (long long)args);
 			return;
 		}
 	}
 	check_add(out, "cost", CHECK_OK, "bytes %s%s%s", t->cost_bytes,
-		  t->cost_flops ? ", flops " : " (no flops: memory roofline "
-					       "only)",
+		  t->cost_flops ? ", flops "
+				: " (no flops: memory roofline "
+				  "only)",
 		  t->cost_flops ? t->cost_flops : "");
 }
 

@@ -87,8 +87,8 @@ struct check_run {
 	const struct check_options *o;
 	struct task_check *out;
 	const char *device;
-	char *cand;		/* the baseline, under the editable names */
-	char *base;		/* the frozen baseline dir, or NULL */
+	char *cand; /* the baseline, under the editable names */
+	char *base; /* the frozen baseline dir, or NULL */
 	uint64_t seed;
 };
 
@@ -136,20 +136,26 @@ static void take_mutants(struct check_run *r, const struct eval_mutants *m)
 			none++;
 		} else {
 			cm->outcome = "too_weak";
-			strbuf_addf(&weak, "%s%s on output '%s' (%s) passed the "
-				    "comparison on %d call%s", weak.len ? "; " : "",
-				    cm->kind, cm->arg, eval_mutant_what(o->kind),
-				    o->changed, o->changed == 1 ? "" : "s");
+			strbuf_addf(&weak,
+				    "%s%s on output '%s' (%s) passed the "
+				    "comparison on %d call%s",
+				    weak.len ? "; " : "", cm->kind, cm->arg,
+				    eval_mutant_what(o->kind), o->changed,
+				    o->changed == 1 ? "" : "s");
 		}
 	}
 	if (weak.len)
-		check_add(out, "mutants", CHECK_FAIL, "too weak: %s; tighten the "
+		check_add(out, "mutants", CHECK_FAIL,
+			  "too weak: %s; tighten the "
 			  "tolerance or make the cases' outputs depend on "
-			  "every input", weak.buf);
+			  "every input",
+			  weak.buf);
 	else
 		check_add(out, "mutants", CHECK_OK, "%d of %d mutants caught%s",
-			  caught, m->n, none ? " (the others changed nothing in "
-					       "these outputs)" : "");
+			  caught, m->n,
+			  none ? " (the others changed nothing in "
+				 "these outputs)"
+			       : "");
 	strbuf_release(&weak);
 }
 
@@ -165,8 +171,10 @@ static void check_baseline(struct check_run *r, bool *ok)
 		uint64_t seed = r->seed + (uint64_t)k * 0x9e3779b97f4a7c15ull;
 		errbuf_init(&e);
 		if (evaluate(r, seed, false, k == 0 ? &mut : NULL, &res, &e)) {
-			check_add(r->out, "baseline", CHECK_FAIL, "the "
-				  "evaluation could not run: %s", errbuf_str(&e));
+			check_add(r->out, "baseline", CHECK_FAIL,
+				  "the "
+				  "evaluation could not run: %s",
+				  errbuf_str(&e));
 			result_release(&res);
 			eval_mutants_release(&mut);
 			return;
@@ -178,12 +186,15 @@ static void check_baseline(struct check_run *r, bool *ok)
 				    strstr(result_problem(&res),
 					   r->t->cases[c].id))
 					generated = true;
-			check_add(r->out, "baseline", CHECK_FAIL, "seed %llu: %s: "
-				  "%s%s", (unsigned long long)seed,
+			check_add(r->out, "baseline", CHECK_FAIL,
+				  "seed %llu: %s: "
+				  "%s%s",
+				  (unsigned long long)seed,
 				  result_status_name(res.status),
 				  result_problem(&res),
 				  generated ? " (a case held_out_rules made: "
-					      "narrow its vary or rules)" : "");
+					      "narrow its vary or rules)"
+					    : "");
 			result_release(&res);
 			eval_mutants_release(&mut);
 			return;
@@ -191,8 +202,10 @@ static void check_baseline(struct check_run *r, bool *ok)
 		ncases = res.ncases;
 		result_release(&res);
 	}
-	check_add(r->out, "baseline", CHECK_OK, "matches the reference on "
-		  "%d cases (visible and held-out), %d seeds", ncases, seeds);
+	check_add(r->out, "baseline", CHECK_OK,
+		  "matches the reference on "
+		  "%d cases (visible and held-out), %d seeds",
+		  ncases, seeds);
 	take_mutants(r, &mut);
 	eval_mutants_release(&mut);
 	*ok = true;
@@ -254,8 +267,10 @@ static void difficulty(struct check_run *r, const struct task_result *res)
 		n++;
 	}
 	if (n == 0) {
-		check_add(out, "difficulty", CHECK_SKIP, "no timed case with a "
-			  "known roofline (%s)", r->t->cost_bytes
+		check_add(out, "difficulty", CHECK_SKIP,
+			  "no timed case with a "
+			  "known roofline (%s)",
+			  r->t->cost_bytes
 				  ? "the device's peaks are not measured"
 				  : "the task has no cost");
 		strbuf_release(&sb);
@@ -265,20 +280,23 @@ static void difficulty(struct check_run *r, const struct task_result *res)
 	m->fraction = out->fraction;
 	/* "cuda:0 NVIDIA H200 (sm_90)": the model names the device. */
 	const char *sp = res->device ? strchr(res->device, ' ') : NULL;
-	m->device = strcmp(r->device, "host") == 0 ? host_device_name()
-		    : xstrdup(sp ? sp + 1 : r->device);
+	m->device = strcmp(r->device, "host") == 0
+			    ? host_device_name()
+			    : xstrdup(sp ? sp + 1 : r->device);
 	time_stamp_iso(ts, now_wall());
 	m->measured_at = xstrdup(ts);
 	m->evaluator = xstrdup(ARENA_EVALUATOR_VERSION);
-	check_add(out, "difficulty", CHECK_OK, "the baseline reaches %.3g%% of "
-		  "the roofline on %s (%s)", 100 * out->fraction, m->device,
-		  sb.buf);
+	check_add(out, "difficulty", CHECK_OK,
+		  "the baseline reaches %.3g%% of "
+		  "the roofline on %s (%s)",
+		  100 * out->fraction, m->device, sb.buf);
 	strbuf_release(&sb);
 	if (r->o->record) {
 		struct errbuf e;
 		errbuf_init(&e);
 		if (task_measured_record(r->t->dir, m, &e) != 0)
-			check_add(out, "record", CHECK_FAIL, "%s", errbuf_str(&e));
+			check_add(out, "record", CHECK_FAIL, "%s",
+				  errbuf_str(&e));
 	}
 }
 
@@ -292,31 +310,38 @@ static void check_timing(struct check_run *r)
 		errbuf_init(&e);
 		if (round)
 			result_release(&res);
-		if (evaluate(r, r->seed ^ (0xaaull + (uint64_t)round), true, NULL,
-			     &res, &e)) {
-			check_add(r->out, "aa", CHECK_FAIL, "the A/A evaluation "
-				  "could not run: %s", errbuf_str(&e));
+		if (evaluate(r, r->seed ^ (0xaaull + (uint64_t)round), true,
+			     NULL, &res, &e)) {
+			check_add(r->out, "aa", CHECK_FAIL,
+				  "the A/A evaluation "
+				  "could not run: %s",
+				  errbuf_str(&e));
 			result_release(&res);
 			return;
 		}
 		if (res.status != RS_OK) {
-			check_add(r->out, "aa", CHECK_FAIL, "the A/A evaluation "
-				  "ended %s: %s", result_status_name(res.status),
+			check_add(r->out, "aa", CHECK_FAIL,
+				  "the A/A evaluation "
+				  "ended %s: %s",
+				  result_status_name(res.status),
 				  result_problem(&res));
 			result_release(&res);
 			return;
 		}
-		within = res.valid_optimized_cases == 0 || aa_within_noise(&res);
+		within = res.valid_optimized_cases == 0 ||
+			 aa_within_noise(&res);
 	}
 	if (res.valid_optimized_cases == 0)
-		check_add(r->out, "aa", CHECK_SKIP, "no visible case was timed");
+		check_add(r->out, "aa", CHECK_SKIP,
+			  "no visible case was timed");
 	else
 		check_add(r->out, "aa", within ? CHECK_OK : CHECK_FAIL,
 			  "speedup %.4f [%.4f, %.4f] over %d timed cases%s",
-			  res.speedup_ratio, res.speedup_ci_lo, res.speedup_ci_hi,
-			  res.valid_optimized_cases,
-			  within ? "" : ", twice outside its noise: the baseline "
-					"timed against itself is not 1.0");
+			  res.speedup_ratio, res.speedup_ci_lo,
+			  res.speedup_ci_hi, res.valid_optimized_cases,
+			  within ? ""
+				 : ", twice outside its noise: the baseline "
+				   "timed against itself is not 1.0");
 
 	struct strbuf below = STRBUF_INIT;
 	int timed = 0;
@@ -326,9 +351,11 @@ static void check_timing(struct check_run *r)
 		if (c->held_out)
 			continue;
 		if (c->correctness_only || !c->timed) {
-			strbuf_addf(&below, "%s'%s' (%s)", below.len ? "; " : "",
-				    c->id, c->timing_note ? c->timing_note :
-				    c->error ? c->error : "not timed");
+			strbuf_addf(&below, "%s'%s' (%s)",
+				    below.len ? "; " : "", c->id,
+				    c->timing_note ? c->timing_note
+				    : c->error	   ? c->error
+						   : "not timed");
 			continue;
 		}
 		timed++;
@@ -336,12 +363,16 @@ static void check_timing(struct check_run *r)
 		hi = fmax(hi, c->base_ms);
 	}
 	if (below.len)
-		check_add(r->out, "floor", CHECK_FAIL, "visible cases not timed: "
+		check_add(r->out, "floor", CHECK_FAIL,
+			  "visible cases not timed: "
 			  "%s; make them larger, or set timing_floor_us with a "
-			  "reason", below.buf);
+			  "reason",
+			  below.buf);
 	else
-		check_add(r->out, "floor", CHECK_OK, "%d visible cases timed, the "
-			  "baseline at %.3g-%.3g ms", timed, lo, hi);
+		check_add(r->out, "floor", CHECK_OK,
+			  "%d visible cases timed, the "
+			  "baseline at %.3g-%.3g ms",
+			  timed, lo, hi);
 	strbuf_release(&below);
 	difficulty(r, &res);
 	result_release(&res);
@@ -376,9 +407,10 @@ int engine_check_task(struct engine *e, const char *task_id,
 		check_add(out, "load", CHECK_FAIL, "%s", errbuf_str(&le));
 		goto done;
 	}
-	check_add(out, "load", CHECK_OK, "schema, files, signature and %d "
-		  "visible + %d held-out cases valid", t->nvisible,
-		  t->ncases - t->nvisible);
+	check_add(out, "load", CHECK_OK,
+		  "schema, files, signature and %d "
+		  "visible + %d held-out cases valid",
+		  t->nvisible, t->ncases - t->nvisible);
 	check_task_static(t, out);
 	if (r.o->static_only)
 		goto done;
@@ -399,7 +431,8 @@ int engine_check_task(struct engine *e, const char *task_id,
 	r.seed = r.o->has_seed ? r.o->seed : eng_fresh_seed();
 	check_baseline(&r, &ok);
 	if (!ok)
-		check_add(out, "mutants", CHECK_SKIP, "the baseline did not pass");
+		check_add(out, "mutants", CHECK_SKIP,
+			  "the baseline did not pass");
 	if (r.o->no_aa)
 		;
 	else if (ok)

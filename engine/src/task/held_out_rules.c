@@ -85,7 +85,8 @@ int tp_held_out_rules(struct tparse *p, const struct ynode *root)
 		return rc;
 	vary = ynode_get(n, "vary");
 	if (!vary)
-		return tp_err(p, n, "held_out_rules needs vary: the params the "
+		return tp_err(p, n,
+			      "held_out_rules needs vary: the params the "
 			      "rules may change, e.g. vary: [n]");
 	if ((rc = tp_list(p, vary, "held_out_rules.vary", 1,
 			  (size_t)TASK_MAX_PARAMS, "vary: [n]")) != 0)
@@ -96,7 +97,8 @@ int tp_held_out_rules(struct tparse *p, const struct ynode *root)
 		if (k < 0) {
 			struct strbuf sb = STRBUF_INIT;
 			tp_param_list(t, &sb);
-			rc = tp_err(p, vary->items[i], "held_out_rules.vary[%zu] "
+			rc = tp_err(p, vary->items[i],
+				    "held_out_rules.vary[%zu] "
 				    "'%s' is not one of signature.params (%s)",
 				    i, s ? s : ynode_describe(vary->items[i]),
 				    sb.len ? sb.buf : "none");
@@ -107,7 +109,8 @@ int tp_held_out_rules(struct tparse *p, const struct ynode *root)
 			if (t->rules.vary[j] == k)
 				return tp_err(p, vary->items[i],
 					      "held_out_rules.vary lists '%s' "
-					      "twice", s);
+					      "twice",
+					      s);
 		t->rules.vary[t->rules.nvary++] = k;
 	}
 	rules = ynode_get(n, "rules");
@@ -122,11 +125,13 @@ int tp_held_out_rules(struct tparse *p, const struct ynode *root)
 		const char *s = ynode_str(rules->items[i]);
 		int r = s ? rule_parse(s) : -1;
 		if (r < 0)
-			return tp_err(p, rules->items[i], "held_out_rules.rules"
-				      "[%zu] '%s' is not a rule; the rules are "
-				      "odd, prime, scale_down, scale_up, aspect "
-				      "and degenerate", i,
-				      s ? s : ynode_describe(rules->items[i]));
+			return tp_err(
+				p, rules->items[i],
+				"held_out_rules.rules"
+				"[%zu] '%s' is not a rule; the rules are "
+				"odd, prime, scale_down, scale_up, aspect "
+				"and degenerate",
+				i, s ? s : ynode_describe(rules->items[i]));
 		t->rules.mask |= 1u << r;
 	}
 	return 0;
@@ -172,9 +177,8 @@ static int64_t case_bytes(const struct task *t, const struct task_case *c)
 	errbuf_init(&e);
 	for (int a = 0; a < t->nargs; a++) {
 		if (task_arg_numel(t, a, c, &numel, &e) != 0 ||
-		    __builtin_mul_overflow(numel,
-					   (int64_t)dtype_size(t->args[a].dtype),
-					   &b) ||
+		    __builtin_mul_overflow(
+			    numel, (int64_t)dtype_size(t->args[a].dtype), &b) ||
 		    __builtin_add_overflow(sum, b, &sum))
 			return -1;
 	}
@@ -205,8 +209,8 @@ static void templates(const struct task *t, int *small, int *large,
 /* The params rule r makes from template tc; false when the rule has
  * nothing to change (why says so). */
 static bool rule_params(const struct task *t, enum task_rule rule,
-			const struct task_case *tc, struct rng *r,
-			int64_t *out, char *why, size_t why_len)
+			const struct task_case *tc, struct rng *r, int64_t *out,
+			char *why, size_t why_len)
 {
 	const struct task_rules *R = &t->rules;
 	int first = R->vary[0], last = R->vary[R->nvary - 1];
@@ -217,7 +221,8 @@ static bool rule_params(const struct task *t, enum task_rule rule,
 		for (int i = 0; i < R->nvary; i++) {
 			int64_t v = tc->params[R->vary[i]];
 			if (v >= 3)
-				out[R->vary[i]] = make_odd(pick(r, v - v / 4, v - 1));
+				out[R->vary[i]] =
+					make_odd(pick(r, v - v / 4, v - 1));
 		}
 		return true;
 	case TASK_RULE_PRIME:
@@ -225,7 +230,8 @@ static bool rule_params(const struct task *t, enum task_rule rule,
 			int64_t v = tc->params[R->vary[i]], p;
 			if (v < 3 || v > ((int64_t)1 << 36))
 				continue;
-			for (p = pick(r, v - 2 * v / 5, v); p > 2 && !is_prime(p);)
+			for (p = pick(r, v - 2 * v / 5, v);
+			     p > 2 && !is_prime(p);)
 				p--;
 			out[R->vary[i]] = p;
 		}
@@ -246,8 +252,7 @@ static bool rule_params(const struct task *t, enum task_rule rule,
 			snprintf(why, why_len, "it needs two varied params");
 			return false;
 		}
-		if (tc->params[first] > INT64_MAX / 32 ||
-		    tc->params[last] < 32)
+		if (tc->params[first] > INT64_MAX / 32 || tc->params[last] < 32)
 			break;
 		out[first] = 16 * tc->params[first] + 1;
 		out[last] = make_odd(tc->params[last] / 16);
@@ -259,7 +264,8 @@ static bool rule_params(const struct task *t, enum task_rule rule,
 	default:
 		break;
 	}
-	snprintf(why, why_len, "the template case's sizes leave it nothing "
+	snprintf(why, why_len,
+		 "the template case's sizes leave it nothing "
 		 "to change");
 	return false;
 }
@@ -293,8 +299,10 @@ static void rule_case(struct tparse *p, enum task_rule rule, struct rng *r,
 	else if (rule_params(t, rule, tc, r, params, why, sizeof(why))) {
 		for (int i = 0; i < t->ncases && !why[0]; i++)
 			if (same_params(t, params, t->cases[i].params))
-				snprintf(why, sizeof(why), "it gives the sizes "
-					 "of case '%s'", t->cases[i].id);
+				snprintf(why, sizeof(why),
+					 "it gives the sizes "
+					 "of case '%s'",
+					 t->cases[i].id);
 	}
 	if (!why[0]) {
 		struct task_case *c = &t->cases[t->ncases];
@@ -312,7 +320,8 @@ static void rule_case(struct tparse *p, enum task_rule rule, struct rng *r,
 		if (bad)
 			snprintf(why, sizeof(why), "%s", errbuf_str(&e));
 		else if (large_bytes > 0 && bytes > large_bytes / 2 * 5)
-			snprintf(why, sizeof(why), "it needs %lld bytes, over 2.5 "
+			snprintf(why, sizeof(why),
+				 "it needs %lld bytes, over 2.5 "
 				 "times the largest visible case's",
 				 (long long)bytes);
 		if (!why[0])
@@ -342,7 +351,8 @@ void tp_rule_cases(struct tparse *p, uint64_t seed)
 			continue;
 		/* Each rule its own stream: adding a rule to the list does
 		 * not change the cases the others make. */
-		rng_seed(&r, seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(k + 1)));
+		rng_seed(&r,
+			 seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(k + 1)));
 		rule_case(p, (enum task_rule)k, &r, small, large, large_bytes);
 	}
 }

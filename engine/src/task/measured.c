@@ -75,7 +75,8 @@ static int entry_parse(const char *path, const struct ynode *n,
 	const struct ynode *cases = ynode_get(n, "cases");
 
 	if (!n || n->kind != YNODE_MAP || !ynode_str(ynode_get(n, "device")))
-		return ynode_errf(err, path, n, "each measurement must be a "
+		return ynode_errf(err, path, n,
+				  "each measurement must be a "
 				  "map with a device");
 	m->device = str_or_null(ynode_get(n, "device"));
 	m->measured_at = str_or_null(ynode_get(n, "measured_at"));
@@ -84,13 +85,16 @@ static int entry_parse(const char *path, const struct ynode *n,
 	if (!cases)
 		return 0;
 	if (cases->kind != YNODE_SEQ || cases->n > TASK_MAX_CASES)
-		return ynode_errf(err, path, cases, "cases must be a list of at "
-				  "most %d entries", TASK_MAX_CASES);
+		return ynode_errf(err, path, cases,
+				  "cases must be a list of at "
+				  "most %d entries",
+				  TASK_MAX_CASES);
 	m->cases = xcalloc(cases->n ? cases->n : 1, sizeof(*m->cases));
 	for (size_t i = 0; i < cases->n; i++) {
 		const struct ynode *c = cases->items[i];
 		if (!ynode_str(ynode_get(c, "id")))
-			return ynode_errf(err, path, c, "each case needs an id");
+			return ynode_errf(err, path, c,
+					  "each case needs an id");
 		struct task_measured_case *mc = &m->cases[m->ncases++];
 		mc->id = str_or_null(ynode_get(c, "id"));
 		mc->base_ms = num_or_zero(ynode_get(c, "base_ms"));
@@ -120,9 +124,9 @@ int task_measured_read(const char *task_dir, struct task_measured *out,
 		return rc;
 	}
 	list = ynode_get(doc.root, "measurements");
-	if (!list || list->kind != YNODE_SEQ ||
-	    list->n > MEASURED_MAX_ENTRIES)
-		rc = ynode_errf(err, path, doc.root, "measured.yaml must hold "
+	if (!list || list->kind != YNODE_SEQ || list->n > MEASURED_MAX_ENTRIES)
+		rc = ynode_errf(err, path, doc.root,
+				"measured.yaml must hold "
 				"measurements: a list of at most %d entries",
 				MEASURED_MAX_ENTRIES);
 	else {
@@ -171,8 +175,7 @@ static void render_entry(struct strbuf *sb, const struct task_measurement *m)
 }
 
 int task_measured_record(const char *task_dir,
-			 const struct task_measurement *add,
-			 struct errbuf *err)
+			 const struct task_measurement *add, struct errbuf *err)
 {
 	struct task_measured old;
 	struct strbuf sb = STRBUF_INIT;
@@ -181,7 +184,8 @@ int task_measured_record(const char *task_dir,
 
 	if (rc)
 		return rc;
-	strbuf_addstr(&sb, "# Written by `arena check-tasks --record`: the "
+	strbuf_addstr(&sb,
+		      "# Written by `arena check-tasks --record`: the "
 		      "baseline's time against the\n# roofline of the device "
 		      "(fraction = roofline time / baseline time,\n# the "
 		      "geometric mean over the timed visible cases). One "

@@ -50,10 +50,11 @@ static int suite_parse(const char *tasks_root, struct task_suite *s,
 	int rc;
 
 	if (!root || root->kind != YNODE_MAP)
-		return ynode_errf(err, s->path, root, "a suite must be a map "
+		return ynode_errf(err, s->path, root,
+				  "a suite must be a map "
 				  "with purpose and members");
-	if ((rc = ynode_check_keys(root, keys, ARRAY_SIZE(keys), s->path,
-				   NULL, err)) != 0)
+	if ((rc = ynode_check_keys(root, keys, ARRAY_SIZE(keys), s->path, NULL,
+				   err)) != 0)
 		return rc;
 	if (!ynode_is_text(purpose) || !*purpose->str)
 		return ynode_errf(err, s->path, purpose ? purpose : root,
@@ -64,19 +65,23 @@ static int suite_parse(const char *tasks_root, struct task_suite *s,
 		return ynode_errf(err, s->path, members ? members : root,
 				  "members must be a list of 1 to %d task "
 				  "selectors (e.g. members: [c2c, "
-				  "hip2hip/gelu])", TASK_SUITE_MAX_MEMBERS);
+				  "hip2hip/gelu])",
+				  TASK_SUITE_MAX_MEMBERS);
 	s->purpose = xstrdup(purpose->str);
 	for (size_t i = 0; i < members->n; i++) {
 		const struct ynode *m = members->items[i];
 		struct errbuf e;
 		if (!ynode_is_text(m))
-			return ynode_errf(err, s->path, m, "members[%zu] must "
-					  "be a task selector, not %s", i,
-					  ynode_describe(m));
+			return ynode_errf(err, s->path, m,
+					  "members[%zu] must "
+					  "be a task selector, not %s",
+					  i, ynode_describe(m));
 		if (str_starts_with(m->str, "suite:"))
-			return ynode_errf(err, s->path, m, "members[%zu] '%s' "
+			return ynode_errf(err, s->path, m,
+					  "members[%zu] '%s' "
 					  "names a suite; list its members "
-					  "instead", i, m->str);
+					  "instead",
+					  i, m->str);
 		strvec_push(&s->members, m->str);
 		errbuf_init(&e);
 		if (task_select(tasks_root, m->str, &s->ids, &e) != 0)
@@ -107,17 +112,20 @@ int task_suite_load(const char *tasks_root, const char *name,
 
 	memset(out, 0, sizeof(*out));
 	if (!name || !tp_is_name(name, strlen(name)))
-		return errf(err, "suite name '%.100s' must be 1 to %d "
-			    "characters from [A-Za-z0-9_.-]", name ? name : "",
-			    TASK_MAX_NAME_LEN);
+		return errf(err,
+			    "suite name '%.100s' must be 1 to %d "
+			    "characters from [A-Za-z0-9_.-]",
+			    name ? name : "", TASK_MAX_NAME_LEN);
 	file = xasprintf("suites/%s.yaml", name);
 	out->path = path_join(tasks_root, file);
 	free(file);
 	out->name = xstrdup(name);
 	if (!file_exists(out->path)) {
-		rc = errf_code(err, ENOENT, "no suite '%s' (%s does not "
+		rc = errf_code(err, ENOENT,
+			       "no suite '%s' (%s does not "
 			       "exist); run 'arena tasks --suites' to list "
-			       "them", name, out->path);
+			       "them",
+			       name, out->path);
 		task_suite_release(out);
 		return rc;
 	}

@@ -44,12 +44,12 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 		       const struct ynode *held)
 {
 	static const char *const keys[] = {
-		"schema",	 "description",	    "language",
-		"initial_state", "editable",	    "entry",
-		"reference",	 "readme",	    "compile_flags",
-		"signature",	 "cases",	    "tolerance",
-		"cost",		 "tunables",	    "held_out",
-		"baseline",	 "timing_floor_us", "timing_floor_reason",
+		"schema",	  "description",     "language",
+		"initial_state",  "editable",	     "entry",
+		"reference",	  "readme",	     "compile_flags",
+		"signature",	  "cases",	     "tolerance",
+		"cost",		  "tunables",	     "held_out",
+		"baseline",	  "timing_floor_us", "timing_floor_reason",
 		"held_out_rules",
 	};
 	int rc;
