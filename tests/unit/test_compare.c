@@ -1,7 +1,9 @@
 /*
- * test_compare.c - the paired comparison of two runs
- * (engine/src/report/compare.c) on small stores built by hand: each
- * verdict rule, what is counted, and when two runs are not comparable.
+ * test_compare.c - the paired comparison of two runs or two agent
+ * configurations (engine/src/report/compare.c) on small stores built by
+ * hand: each verdict rule, what is counted, configurations of one run as
+ * sides, and when two runs are not comparable.  The statistics themselves
+ * are validated by simulation in test_abtest.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -62,18 +64,20 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* An attempt of task in run with a result: correct with speedup [lo, hi]
- * around sp, or wrong when sp is 0; no result when sp < 0. */
-static void attempt(struct fixture *f, const char *run, const char *task,
-		    double sp, double lo, double hi, const char *device)
+/* Attempt number n of task in run, of agent configuration variant, with
+ * a result: correct with speedup [lo, hi] around sp, or wrong when sp is
+ * 0; no result when sp < 0. */
+static void attempt_n(struct fixture *f, const char *run, const char *task,
+		      int n, const char *variant, double sp, double lo,
+		      double hi, const char *device)
 {
 	struct task_result r;
 	struct errbuf err;
 	char *json;
 
 	errbuf_init(&err);
-	assert_int_equal(store_attempt_insert(f->s, run, task, 1, "", 1, &err),
-			 0);
+	assert_int_equal(store_attempt_insert(f->s, run, task, n, variant,
+					      n, &err), 0);
 	if (sp < 0)
 		return;
 	result_init(&r);
@@ -96,11 +100,29 @@ static void attempt(struct fixture *f, const char *run, const char *task,
 			fail_msg("%s", errbuf_str(&err));
 		result_release(&back);
 	}
-	assert_int_equal(store_attempt_update(f->s, run, task, 1, "done",
+	assert_int_equal(store_attempt_update(f->s, run, task, n, "done",
 					      NULL, json, "h", false, &err),
 			 0);
 	free(json);
 	result_release(&r);
+}
+
+static void attempt(struct fixture *f, const char *run, const char *task,
+		    double sp, double lo, double hi, const char *device)
+{
+	attempt_n(f, run, task, 1, "", sp, lo, hi, device);
+}
+
+/* Three attempts around sp (x 1.01, x 1, / 1.01: their mean log is
+ * log sp), each with a +-2% interval. */
+static void three(struct fixture *f, const char *run, const char *task,
+		  double sp)
+{
+	static const double k[] = { 1.01, 1.0, 1 / 1.01 };
+
+	for (int i = 0; i < 3; i++)
+		attempt_n(f, run, task, i + 1, "", sp * k[i],
+			  sp * k[i] / 1.02, sp * k[i] * 1.02, "host");
 }
 
 static const struct compare_task *find(const struct compare_report *r,
@@ -119,19 +141,27 @@ static void each_verdict_follows_its_rule(void **state)
 	struct compare_report r;
 	struct errbuf err;
 
-	/* B faster beyond both intervals: win; overlapping: tie; slower
-	 * beyond: loss; correct only in B: win; wrong in both: tie; no
-	 * result yet: pending; only in one run: not counted. */
-	attempt(f, f->a, "c2c/win", 1.0, 0.98, 1.02, "host");
-	attempt(f, f->b, "c2c/win", 2.0, 1.90, 2.10, "host");
-	attempt(f, f->a, "c2c/tie", 1.00, 0.95, 1.05, "host");
-	attempt(f, f->b, "c2c/tie", 1.02, 0.97, 1.07, "host");
-	attempt(f, f->a, "c2c/loss", 2.0, 1.9, 2.1, "host");
-	attempt(f, f->b, "c2c/loss", 1.0, 0.9, 1.1, "host");
-	attempt(f, f->a, "c2c/fixed", 0, 0, 0, "host");
-	attempt(f, f->b, "c2c/fixed", 1.0, 0.9, 1.1, "host");
+	/* Three attempts a side: B 2x faster is a win, B 0.5% faster (inside
+	 * the 1% noise floor) a tie, B 2x slower a loss.  Five attempts a
+	 * side, A always wrong and B always right: a win on the pass rate
+	 * (Fisher's test can reach 5% with 5 against 5).  One attempt a
+	 * side, wrong in both, or correct only in B: untested (one lucky
+	 * attempt is not a configuration's win).  No result yet: pending;
+	 * only in one run: not counted. */
+	three(f, f->a, "c2c/win", 1.0);
+	three(f, f->b, "c2c/win", 2.0);
+	three(f, f->a, "c2c/tie", 1.0);
+	three(f, f->b, "c2c/tie", 1.005);
+	three(f, f->a, "c2c/loss", 2.0);
+	three(f, f->b, "c2c/loss", 1.0);
+	for (int i = 1; i <= 5; i++) {
+		attempt_n(f, f->a, "c2c/fixed", i, "", 0, 0, 0, "host");
+		attempt_n(f, f->b, "c2c/fixed", i, "", 1.0, 0.9, 1.1, "host");
+	}
 	attempt(f, f->a, "c2c/broken", 0, 0, 0, "host");
 	attempt(f, f->b, "c2c/broken", 0, 0, 0, "host");
+	attempt(f, f->a, "c2c/lucky", 0, 0, 0, "host");
+	attempt(f, f->b, "c2c/lucky", 1.0, 0.9, 1.1, "host");
 	attempt(f, f->a, "c2c/pending", 1.0, 0.9, 1.1, "host");
 	attempt(f, f->b, "c2c/pending", -1, 0, 0, "host");
 	attempt(f, f->a, "c2c/only_a", 1.0, 0.9, 1.1, "host");
@@ -139,17 +169,20 @@ static void each_verdict_follows_its_rule(void **state)
 	assert_int_equal(compare_runs(f->s, f->a, f->b, &r, &err), 0);
 	assert_int_equal(find(&r, "c2c/win")->verdict, CMP_WIN);
 	assert_true(fabs(find(&r, "c2c/win")->ratio - 2.0) < 1e-9);
+	assert_true(find(&r, "c2c/win")->q < 0.05);
 	assert_int_equal(find(&r, "c2c/tie")->verdict, CMP_TIE);
 	assert_int_equal(find(&r, "c2c/loss")->verdict, CMP_LOSS);
 	assert_int_equal(find(&r, "c2c/fixed")->verdict, CMP_WIN);
-	assert_int_equal(find(&r, "c2c/broken")->verdict, CMP_TIE);
+	assert_int_equal(find(&r, "c2c/broken")->verdict, CMP_UNTESTED);
+	assert_int_equal(find(&r, "c2c/lucky")->verdict, CMP_UNTESTED);
 	assert_int_equal(find(&r, "c2c/pending")->verdict, CMP_PENDING);
 	assert_int_equal(find(&r, "c2c/only_a")->verdict, CMP_ONLY_A);
 	assert_int_equal(r.wins, 2);
-	assert_int_equal(r.ties, 2);
+	assert_int_equal(r.ties, 1);
 	assert_int_equal(r.losses, 1);
+	assert_int_equal(r.untested, 2);
 	assert_int_equal(r.pending, 1);
-	assert_int_equal(r.ncommon, 6);
+	assert_int_equal(r.ncommon, 7);
 	assert_int_equal(r.npaired, 3);	/* win, tie, loss */
 	/* a task only in A makes the runs not comparable, and says so */
 	assert_false(r.comparable);
@@ -157,8 +190,62 @@ static void each_verdict_follows_its_rule(void **state)
 	assert_non_null(strstr(r.reasons.v[0], "task sets differ"));
 	char *text = compare_report_text(&r);
 	assert_non_null(strstr(text, "comparable: NO"));
+	assert_non_null(strstr(text, "B vs A: 2 win(s), 1 tie(s), 1 loss(es), "
+				     "2 untested"));
 	free(text);
 	compare_report_release(&r);
+}
+
+/* Two agent configurations of one run are sides of their own: RUN:NAME
+ * takes only that configuration's attempts, and the headline names
+ * them. */
+static void configurations_of_one_run_are_sides(void **state)
+{
+	struct fixture *f = *state;
+	struct compare_report r;
+	struct strvec names;
+	struct errbuf err;
+	char *sa, *sb;
+	static const char *const tasks[] = { "c2c/p", "c2c/q", "c2c/r" };
+
+	/* Attempt numbers count (repeat, configuration) slots: 1 and 2 are
+	 * repeat 1 of plain and tool. */
+	for (int t = 0; t < 3; t++)
+		for (int rep = 0; rep < 2; rep++) {
+			double k = rep ? 1.01 : 1 / 1.01;
+
+			attempt_n(f, f->a, tasks[t], 2 * rep + 1, "plain",
+				  1.0 * k, 0.98 * k, 1.02 * k, "host");
+			attempt_n(f, f->a, tasks[t], 2 * rep + 2, "tool",
+				  1.5 * k, 1.47 * k, 1.53 * k, "host");
+		}
+	errbuf_init(&err);
+	assert_int_equal(compare_run_variants(f->s, f->a, &names, &err), 0);
+	assert_int_equal(names.n, 2);
+	assert_string_equal(names.v[0], "plain");
+	assert_string_equal(names.v[1], "tool");
+	strvec_release(&names);
+	sa = xasprintf("%s:plain", f->a);
+	sb = xasprintf("%s:tool", f->a);
+	assert_int_equal(compare_runs(f->s, sa, sb, &r, &err), 0);
+	assert_true(fabs(r.ratio.point - 1.5) < 1e-9);
+	assert_int_equal(r.ab.min_k, 2);
+	assert_int_equal(r.ab.max_k, 2);
+	assert_non_null(strstr(r.ab.headline, "tool is faster than plain: "
+				      "1.500x"));
+	assert_true(r.comparable);
+	compare_report_release(&r);
+	/* An unknown configuration is an error that lists the right ones. */
+	free(sb);
+	sb = xasprintf("%s:other", f->a);
+	errbuf_init(&err);
+	assert_int_equal(compare_runs(f->s, sa, sb, &r, &err), -ENOENT);
+	assert_non_null(strstr(errbuf_str(&err), "no agent configuration named "
+				      "'other'; its configurations are plain, "
+				      "tool"));
+	compare_report_release(&r);
+	free(sa);
+	free(sb);
 }
 
 /* The geometric-mean ratio of B over A is over the tasks correct in both,
@@ -221,6 +308,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(each_verdict_follows_its_rule,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			configurations_of_one_run_are_sides, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			ratio_is_geomean_over_paired_tasks_and_reproducible,
 			setup, teardown),

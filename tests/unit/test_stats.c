@@ -361,23 +361,6 @@ static void hierarchical_ci_is_wider_than_pairs_only_when_blocks_differ(
 	sample_free(&s);
 }
 
-static void t_quantiles_match_the_tables(void **state)
-{
-	(void)state;
-	/* Two-sided 95% critical values (any statistics table). */
-	assert_true(fabs(stats_t_upper_quantile(0.025, 1) - 12.7062) < 1e-3);
-	assert_true(fabs(stats_t_upper_quantile(0.025, 2) - 4.3027) < 1e-3);
-	assert_true(fabs(stats_t_upper_quantile(0.025, 5) - 2.5706) < 1e-3);
-	assert_true(fabs(stats_t_upper_quantile(0.025, 30) - 2.0423) < 1e-3);
-	assert_true(fabs(stats_t_upper_quantile(0.005, 10) - 3.1693) < 1e-3);
-	assert_true(fabs(stats_t_upper_quantile(0.025, 1e7) - 1.9600) < 1e-3);
-	/* Non-integer degrees of freedom fall between their neighbours. */
-	double t = stats_t_upper_quantile(0.025, 2.5);
-	assert_true(t < 4.3027 && t > 3.1824);
-	assert_true(isnan(stats_t_upper_quantile(0.6, 5)));
-	assert_true(isnan(stats_t_upper_quantile(0.025, 0)));
-}
-
 /* Blocks whose offsets are random (a fresh pair of processes each),
  * around a known process-average ratio: what an A/A evaluation sees. */
 static void sample_random_blocks(struct sample *s, struct rng *r, int nblocks,
@@ -616,7 +599,6 @@ int main(void)
 		cmocka_unit_test(bootstrap_ci_shrinks_with_more_pairs),
 		cmocka_unit_test(
 			hierarchical_ci_is_wider_than_pairs_only_when_blocks_differ),
-		cmocka_unit_test(t_quantiles_match_the_tables),
 		cmocka_unit_test(
 			block_ci_covers_the_process_average_when_blocks_differ),
 		cmocka_unit_test(block_ci_of_one_block_is_its_bootstrap),

@@ -115,6 +115,16 @@ int store_eval_put(struct store *s, const char *key, const char *task_id,
 int store_eval_count(struct store *s, const char *task_id, int *n,
 		     struct errbuf *err);
 
+/* ---- store-private values --------------------------------------------- */
+
+/* A key-value table for what only the controller may know (a run's secret
+ * seed).  get returns -ENOENT when the key is absent; *value is the
+ * caller's to free. */
+int store_meta_get(struct store *s, const char *key, char **value,
+		   struct errbuf *err);
+int store_meta_put(struct store *s, const char *key, const char *value,
+		   struct errbuf *err);
+
 /* ---- events ---------------------------------------------------------- */
 
 struct store_event {

@@ -262,10 +262,13 @@ static void host_device(struct report *r, const struct doctor_options *o,
 	int fd = -1;
 
 	line(r,
-	     "  host    %s, last-level cache %.0f MiB (flush before every "
-	     "call: sweep %.0f MiB + clflush of the arguments)",
-	     "one core per runner", ev_llc_bytes() / 1048576.0,
-	     2.0 * ev_llc_bytes() / 1048576.0);
+	     "  host    one core per runner, last-level cache %.0f MiB (flush "
+	     "before every call: a sweep of %.0f MiB%s)",
+	     ev_llc_bytes() / 1048576.0, 2.0 * ev_llc_bytes() / 1048576.0,
+	     host_cache_can_evict() ? " and an eviction of every line of "
+				      "the arguments"
+				    : "; this CPU has no line eviction arena "
+				      "knows, the sweep stands alone");
 	if (!o->measure && !o->remeasure) {
 		line(r, "          peaks: not measured (run `arena doctor` "
 			"without --no-measure)");

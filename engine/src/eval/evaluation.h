@@ -47,11 +47,9 @@
 #define GROUP_MEMORY_BUDGET (2ull << 30)
 /* Consistency of claimed times (docs/evaluator.md). */
 #define CLAIM_SLACK_NS 1000
-#define OVERHEAD_ABS_NS 50000
-#define OVERHEAD_REL 0.05
-/* Host: how far the candidate's (CPU time - claim) may exceed the
- * baseline's, median against median: max(5 us, 5% of its claim), plus
- * the noise of the difference. */
+/* Host: how far the candidate's median (CPU time - claim) may exceed
+ * what a request costs the baseline's runner beyond its call: max(5 us,
+ * 5% of its claim), plus the noise of its own (timing_host.c). */
 #define HOST_EXCESS_ABS_NS 5000
 #define HOST_EXCESS_REL 0.05
 /* Host: pings per block that measure what a request costs the baseline's

@@ -30,6 +30,7 @@
 #include <cJSON.h>
 
 #include "arena/stats.h"
+#include "report_ab.h"
 
 /* ---- CSV --------------------------------------------------------------- */
 
@@ -297,6 +298,20 @@ char *report_json(const struct report_meta *m, const struct report_row *rows,
 		jadd(root, "variants", vo);
 	}
 	variants_release(&vs);
+	/* Each configuration against the first (docs/results.md, "A/B
+	 * comparison"). */
+	struct report_ab ab;
+	report_ab_build(&ab, rows, n, m ? m->run_id : NULL);
+	if (ab.ncmp > 0) {
+		cJSON *arr = cJSON_CreateArray();
+		if (!arr)
+			abort();
+		for (int k = 0; k < ab.ncmp; k++)
+			cJSON_AddItemToArray(arr, ab_result_json(&ab.cmp[k],
+								 ab.task_ids));
+		jadd(root, "ab", arr);
+	}
+	report_ab_release(&ab);
 	jadd(root, "run_id", jstr(m ? m->run_id : NULL));
 	jadd(root, "device", jstr(m ? m->device : NULL));
 	jadd(root, "created_at", jstr(m ? m->created_at : NULL));
@@ -575,6 +590,31 @@ char *report_text(const struct report_meta *m, const struct report_row *rows,
 		}
 	}
 	variants_release(&vs);
+
+	struct report_ab ab;
+	report_ab_build(&ab, rows, n, m ? m->run_id : NULL);
+	for (int c = 0; c < ab.ncmp; c++) {
+		struct strbuf blk = STRBUF_INIT;
+
+		strbuf_addstr(&sb, c ? "\n" : "\nA/B COMPARISON (each agent "
+			      "configuration against the first)\n");
+		ab_result_text(&blk, &ab.cmp[c], ab.task_ids, true);
+		/* Line by line through text_add, like every other text that
+		 * holds names from a config or a task tree. */
+		char *copy = xstrdup(strbuf_str(&blk)), *line = copy, *nl;
+		for (; *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			if (!nl)
+				nl = line + strlen(line) - 1;
+			else
+				*nl = '\0';
+			text_add(&sb, line);
+			strbuf_addch(&sb, '\n');
+		}
+		free(copy);
+		strbuf_release(&blk);
+	}
+	report_ab_release(&ab);
 
 	rk = xcalloc((size_t)n + 1, sizeof(*rk));
 	for (int i = 0; i < n; i++)

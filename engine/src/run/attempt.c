@@ -111,13 +111,35 @@ void attempt_ctx_release(struct attempt_ctx *c)
 
 /* The evaluation seed of an attempt.  Every agent configuration of one
  * (task, repeat) gets the same seed, so they are judged on the same
- * inputs. */
-static uint64_t attempt_seed(const struct runconfig *cfg, const char *task_id,
-			     int repeat)
+ * inputs (docs/statistics.md §7: paired attempts).  The base is the
+ * config's `seed:`, else the secret seed drawn when the run was created
+ * (kept in the store, which no agent or candidate can read).  A run
+ * created before runs had one gets a fresh seed per evaluation: false. */
+static bool attempt_seed(const struct attempt_ctx *c, uint64_t *seed)
 {
-	if (!cfg->has_seed)
-		return eng_fresh_seed();
-	return mix64(hash64_str(cfg->seed, task_id) ^ (uint64_t)repeat);
+	uint64_t base;
+
+	if (c->cfg->has_seed) {
+		base = c->cfg->seed;
+	} else {
+		char *key = eng_run_seed_key(c->run_id), *val = NULL, *end;
+		int rc = store_meta_get(c->e->store, key, &val, NULL);
+
+		free(key);
+		if (rc || !val) {
+			free(val);
+			return false;
+		}
+		errno = 0;
+		base = strtoull(val, &end, 10);
+		rc = errno || end == val || *end;
+		free(val);
+		if (rc)
+			return false;
+	}
+	*seed = mix64(hash64_str(base, c->a->task_id) ^
+		      (uint64_t)c->a->repeat);
+	return true;
 }
 
 /* The agent configuration an attempt was created for. */
@@ -190,12 +212,13 @@ int attempt_run_agent(struct attempt_ctx *c,
 	prompt_file = path_join(c->logs, "prompt.txt");
 	file_write_atomic_str(prompt_file, prompt, NULL);
 
+	uint64_t seed = 0;
+	bool has_seed = attempt_seed(c, &seed);
 	struct eval_target tg = {
 		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
 		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
 		.has_gpu = c->has_gpu, .gpu = c->gpu,
-		.has_seed = c->cfg->has_seed,
-		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->repeat),
+		.has_seed = has_seed, .seed = seed,
 	};
 	l.task = c->task;
 	l.config = c->agent;
@@ -257,12 +280,13 @@ int attempt_evaluate(struct attempt_ctx *c,
 		     const struct engine_observer *obs,
 		     struct task_result *res, struct errbuf *err)
 {
+	uint64_t seed = 0;
+	bool has_seed = attempt_seed(c, &seed);
 	struct eval_target tg = {
 		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
 		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
 		.has_gpu = c->has_gpu, .gpu = c->gpu,
-		.has_seed = c->cfg->has_seed,
-		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->repeat),
+		.has_seed = has_seed, .seed = seed,
 	};
 	char *yaml, *path, *json;
 	int rc;

@@ -39,6 +39,7 @@
 #include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -290,6 +291,11 @@ int engine_run_config(struct engine *e, const struct store_run *run,
 				   yaml, strlen(yaml), out, err);
 }
 
+char *eng_run_seed_key(const char *run_id)
+{
+	return xasprintf("run_seed/%s", run_id);
+}
+
 int engine_run_create(struct engine *e, const struct runconfig *cfg,
 		      const char *suffix, char **run_id, struct errbuf *err)
 {
@@ -307,6 +313,22 @@ int engine_run_create(struct engine *e, const struct runconfig *cfg,
 	if (rc)
 		return rc;
 	char *id = r.id;
+
+	if (!cfg->has_seed) {
+		/* The run's secret seed: attempt_seed pairs the agent
+		 * configurations of each (task, repeat) on it. */
+		char *key = eng_run_seed_key(id);
+		char val[24];
+
+		snprintf(val, sizeof(val), "%" PRIu64, eng_fresh_seed());
+		rc = store_meta_put(e->store, key, val, err);
+		free(key);
+		if (rc) {
+			store_run_set_status(e->store, id, "failed", NULL);
+			free(id);
+			return rc;
+		}
+	}
 
 	run_dir = store_run_dir(e->store, id);
 	cfg_path = path_join(run_dir, "config.yaml");
@@ -427,8 +449,7 @@ int engine_run_progress(struct engine *e, const char *run_id,
 	p->total = n;
 	for (int i = 0; i < n; i++) {
 		if (strcmp(as[i].state, "done") == 0) {
-			struct attempt_ctx c = { .e = e,
-						 .run_id = run_id,
+			struct attempt_ctx c = { .e = e, .run_id = run_id,
 						 .a = &as[i] };
 			p->done++;
 			/* Informational: the final result stands. */

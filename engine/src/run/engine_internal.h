@@ -69,6 +69,10 @@ int eng_device_for(const struct runconfig *cfg, const struct task *t,
 		   bool has_gpu, int gpu, char **device,
 		   struct errbuf *err);
 uint64_t eng_fresh_seed(void);
+/* The key of a run's secret seed in the store's meta table (caller
+ * frees): drawn when a run without `seed:` is created, so that the agent
+ * configurations of one (task, repeat) share their evaluation seed. */
+char *eng_run_seed_key(const char *run_id);
 int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 		 bool quick, bool held_out, struct task_result *out,
 		 struct errbuf *err);
