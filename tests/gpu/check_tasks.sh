@@ -51,48 +51,5 @@ if [ "${1:-}" != --table ]; then
 	'
 fi
 
-python3 - "$DIR" "$OUT" <<'PY'
-import glob, json, os, sys
-d, out = sys.argv[1], sys.argv[2]
-rows, failures, nfail = [], [], 0
-for f in sorted(glob.glob(os.path.join(d, "*.json"))):
-    try:
-        t = json.load(open(f))["tasks"][0]
-    except Exception as e:
-        rows.append((os.path.basename(f)[:-5].replace("_", "/", 1),
-                     "no report", "", "", "", "", ""))
-        nfail += 1
-        continue
-    checks = {c["check"]: c for c in t["checks"]}
-    bad = [c["check"] for c in t["checks"] if c["status"] == "fail"]
-    skip = [c["check"] for c in t["checks"] if c["status"] == "skip"]
-    muts = t["mutants"]
-    applied = [m for m in muts if m["outcome"] != "no_change"]
-    caught = [m for m in applied if m["outcome"] == "caught"]
-    weak = ", ".join("%s(%s)" % (m["mutant"], m["output"])
-                     for m in applied if m["outcome"] == "too_weak")
-    aa = checks.get("aa", {}).get("detail", "")
-    aa = aa.split(" over ")[0].replace("speedup ", "") if aa.startswith("speedup") else (checks.get("aa", {}).get("status", ""))
-    diff = t.get("difficulty")
-    frac = "%.3g%%" % (100 * diff["fraction"]) if diff else "-"
-    times = ""
-    if diff and diff["cases"]:
-        b = [c["base_ms"] * 1000 for c in diff["cases"]]
-        times = "%.0f-%.0f" % (min(b), max(b))
-    status = "ok" if t["status"] == "ok" and not skip else t["status"] if t["status"] != "ok" else "partly (" + ", ".join(skip) + ")"
-    if t["status"] != "ok":
-        nfail += 1
-        failures.append(json.dumps(t, indent=1))
-    rows.append((t["task"], status, ", ".join(bad) + ((" - too weak: " + weak) if weak else ""),
-                 "%d/%d" % (len(caught), len(applied)) if muts else "-", aa, times, frac))
-with open(os.path.join(out, "check_tasks.md"), "w") as f:
-    f.write("| task | check-tasks | failed checks | mutants caught | A/A speedup [95%] | baseline us | of roofline |\n")
-    f.write("|---|---|---|---:|---|---:|---:|\n")
-    for r in rows:
-        f.write("| %s |\n" % " | ".join(r))
-    f.write("\n%d tasks, %d failed.\n" % (len(rows), nfail))
-with open(os.path.join(out, "check_tasks_failures.txt"), "w") as f:
-    f.write("\n\n".join(failures))
-print("check_tasks.md: %d tasks, %d failed" % (len(rows), nfail))
-sys.exit(1 if nfail else 0)
-PY
+python3 "$(dirname "$0")/check_tasks_table.py" "$OUT/check_tasks.md" \
+	"$OUT/check_tasks_failures.txt" "$DIR"/*.json
