@@ -228,7 +228,7 @@ CUDA_ARCHS ?= 80 90
 HIP_ARCHS  ?= gfx90a
 GPU_SRC    := engine/runner/gpu/arena_runner_gpu.cpp
 GPU_DEPS   := $(GPU_SRC) engine/runner/gpu/gpu_rt.h engine/runner/gpu/gpu_rt_fake.h \
-	engine/runner/gpu/gpu_gate.h engine/runner/gpu/gpu_gen.h \
+	engine/runner/gpu/gpu_gate.h engine/runner/gpu/gpu_gen.h engine/runner/gpu/gpu_diag.h \
 	engine/runner/runner_io.h engine/include/arena/runner_proto.h \
 	engine/runner/runner_sandbox.h engine/include/arena/kernel.h \
 	engine/include/arena/fp16.h

@@ -135,9 +135,9 @@ static void eval_usage(void)
 {
 	fputs("usage: arena eval TASK --workspace DIR [--quick] [--held-out] "
 	      "[--no-cache]\n                  [--seed N] [-D NAME=VALUE]... "
-	      "[--logs DIR]\n"
+	      "[--logs DIR] [--case-budget S]\n"
 	      "       arena eval TASK --aa [--quick] [--held-out] [--seed N] "
-	      "[--logs DIR]\n"
+	      "[--logs DIR] [--case-budget S]\n"
 	      "         (A/A: the task's baseline timed against itself; its "
 	      "speedup_ci\n          should contain 1.0)\n",
 	      stderr);
@@ -191,7 +191,15 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 			opt.aa = true;
 		else if (!strcmp(argv[i], "--logs") && i + 1 < argc)
 			opt.log_dir = argv[++i];
-		else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+		else if (!strcmp(argv[i], "--case-budget") && i + 1 < argc) {
+			char *end;
+			opt.case_budget_s = strtod(argv[++i], &end);
+			if (*end || !(opt.case_budget_s > 0 &&
+				      opt.case_budget_s <= 3600))
+				return cli_fail("--case-budget needs seconds "
+						"(0 to 3600), got '%s'",
+						argv[i]);
+		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
 			int64_t s;
 			if (parse_i64(argv[++i], &s) != 0 || s < 0)
 				return cli_fail("--seed needs a non-negative "

@@ -10,9 +10,14 @@
 # it prints, it does not judge (docs/benchmarks.md has results).
 #
 # Usage: B=build tests/bench/aa_coverage.sh [-n REPEATS] [-o OUT.tsv]
-#            [--quick] [--held-out] [SELECTOR...]
+#            [--quick] [--held-out] [--case-budget S] [--store DIR]
+#            [--until EPOCH] [SELECTOR...]
 #        tests/bench/aa_coverage.sh --summary OUT.tsv... (the coverage of
 #            earlier runs together, e.g. a suite split over several)
+# --case-budget S passes on to arena eval (shorter timing per case: wider
+# intervals, the same method); --store DIR keeps the store (and its
+# compiled baselines) across calls; --until EPOCH starts no evaluation
+# after that second (date +%s), for callers with a time limit.
 # Defaults: 3 repeats over every task under tasks/c2c.  Output: one line
 # per evaluation (task, repeat, speedup, interval, in?), the same in
 # OUT.tsv with the cases, and a summary.  Exit 0 unless an evaluation
@@ -35,11 +40,16 @@ ARENA=${ARENA:-$B/arena}
 n=3
 out=
 extra=
+store=
+until=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) n=$2; shift 2 ;;
 	-o) out=$2; shift 2 ;;
 	--quick|--held-out) extra="$extra $1"; shift ;;
+	--case-budget) extra="$extra $1 $2"; shift 2 ;;
+	--store) store=$2; shift 2 ;;
+	--until) until=$2; shift 2 ;;
 	-*) echo "unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -52,8 +62,12 @@ tasks=$("$ARENA" tasks 2>/dev/null | awk 'NR > 1 {print $1}' | while read -r t; 
 	done
 done)
 [ -n "$tasks" ] || { echo "no task matches: $sel" >&2; exit 2; }
-store=$(mktemp -d /tmp/arena-aa-XXXXXX) || exit 1
-trap 'rm -rf "$store"' EXIT
+if [ -n "$store" ]; then
+	mkdir -p "$store" || exit 1
+else
+	store=$(mktemp -d /tmp/arena-aa-XXXXXX) || exit 1
+	trap 'rm -rf "$store"' EXIT
+fi
 trap 'exit 130' INT TERM
 tsv=${out:-$store/aa.tsv}
 
@@ -64,6 +78,10 @@ printf 'level\ttask\tcase\trepeat\tspeedup\tlo\thi\tcontains_one\n' >"$tsv"
 rc=0
 for r in $(seq 1 "$n"); do
 	for t in $tasks; do
+		if [ -n "$until" ] && [ "$(date +%s)" -ge "$until" ]; then
+			echo "# stopped at the time limit"
+			break 2
+		fi
 		y=$("$ARENA" --store "$store" eval "$t" --aa $extra 2>&1)
 		st=$(printf '%s\n' "$y" | sed -n 's/^status: //p')
 		if [ "$st" != ok ]; then

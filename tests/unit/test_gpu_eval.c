@@ -30,7 +30,7 @@
 #include "arena/util.h"
 #include "eval_check.h"
 
-static struct task *task, *task_unimpl;
+static struct task *task, *task_unimpl, *task_heavy;
 static char *fake_root;		/* tests/gpu/fake */
 static char cache_dir[] = "/tmp/arena-test-gpu-eval-XXXXXX";
 static bool have_runner;
@@ -64,7 +64,8 @@ static int group_setup(void **state)
 			errbuf_str(&err));
 		return -1;
 	}
-	if (task_load(fake_root, "task/fakepoly_unimpl", &task_unimpl, &err)) {
+	if (task_load(fake_root, "task/fakepoly_unimpl", &task_unimpl, &err) ||
+	    task_load(fake_root, "task/fakeheavy", &task_heavy, &err)) {
 		fprintf(stderr, "cannot load the test task: %s\n",
 			errbuf_str(&err));
 		return -1;
@@ -79,6 +80,7 @@ static int group_teardown(void **state)
 	(void)state;
 	task_free(task);
 	task_free(task_unimpl);
+	task_free(task_heavy);
 	free(fake_root);
 	rm_rf(cache_dir);
 	return 0;
@@ -91,6 +93,7 @@ struct opts {
 	int blocks;
 	const char *cache;	/* another cache dir (device file) */
 	const struct task *task;	/* another task than fakepoly */
+	const char *device;		/* another device than cuda:0 */
 };
 
 static void evaluate(const char *cand, const struct opts *o,
@@ -100,12 +103,16 @@ static void evaluate(const char *cand, const struct opts *o,
 
 	if (!have_runner)
 		skip();
-	char *dir = xasprintf("%s/candidates/%s", fake_root, cand);
+	/* A candidate directory, or "task/<name>" for a task's own
+	 * baseline (an A/A). */
+	char *dir = strncmp(cand, "task/", 5) == 0
+			    ? xasprintf("%s/%s", fake_root, cand)
+			    : xasprintf("%s/candidates/%s", fake_root, cand);
 	eval_request_init(&req);
 	req.task = o->task ? o->task : task;
 	req.candidate_dir = dir;
 	req.cache_dir = o->cache ? o->cache : cache_dir;
-	req.device = "cuda:0";
+	req.device = o->device ? o->device : "cuda:0";
 	req.seed = 20261129;
 	req.include_held_out = o->held_out;
 	req.skip_timing = o->skip_timing;
@@ -217,8 +224,8 @@ static void test_work_not_ordered_on_the_stream_is_rejected(void **s)
 	evaluate("unordered_write", &o, &r);
 	expect(&r, RS_REJECTED, "work not ordered on the stream");
 	expect(&r, RS_REJECTED, "argument 'y' changed while the runner held");
-	/* A runner's first call is never checked (its kernel may load). */
-	expect(&r, RS_REJECTED, "correctness trial 2");
+	/* After the correctness samples, one call under the check. */
+	expect(&r, RS_REJECTED, "the ordering check");
 	result_release(&r);
 }
 
@@ -315,23 +322,184 @@ static void test_time_below_the_roofline_floor_is_rejected(void **s)
 	rm_rf(dir);
 }
 
+/* ---- issue 10: what the controller's clock, the keeper and the
+ * reference catch (docs/gpu.md section 6; task/fakeheavy's calls take
+ * milliseconds, so that moved work stands out from a loaded machine's
+ * noise) ---- */
+
+static void test_heavy_baseline_against_itself_is_accepted(void **s)
+{
+	struct opts o = { .task = NULL };
+	struct task_result r;
+
+	(void)s;
+	o.task = task_heavy;
+	evaluate("task/fakeheavy", &o, &r);
+	expect(&r, RS_OK, "");
+	assert_true(r.speedup_ratio > 0.5 && r.speedup_ratio < 2.0);
+	result_release(&r);
+}
+
+static void test_honest_closed_form_is_accepted_with_its_speedup(void **s)
+{
+	struct opts o = { .task = NULL };
+	struct task_result r;
+
+	(void)s;
+	o.task = task_heavy;
+	evaluate("closed_form", &o, &r);
+	expect(&r, RS_OK, "");
+	/* One pow per call instead of 8 million steps. */
+	assert_true(r.speedup_ratio > 10.0);
+	result_release(&r);
+}
+
+static void test_work_done_while_the_runner_draws_inputs_is_rejected(void **s)
+{
+	struct opts o = { .task = NULL };
+	struct task_result r;
+
+	(void)s;
+	o.task = task_heavy;
+	evaluate("gen_window", &o, &r);
+	expect(&r, RS_REJECTED, "inconsistent with the controller's clock");
+	expect(&r, RS_REJECTED, "timed a second time");
+	result_release(&r);
+}
+
+static void test_forged_claims_are_rejected_by_the_controllers_clock(void **s)
+{
+	struct opts o = { .task = NULL };
+	struct task_result r;
+
+	(void)s;
+	o.task = task_heavy;
+	evaluate("forged_claim", &o, &r);
+	/* Named by the clock; on a machine so loaded that the clock cannot
+	 * confirm claims at all, timed by the clock alone: no gain (its
+	 * claims alone say 4x). */
+	if (r.status == RS_OK) {
+		assert_non_null(strstr(r.benchmark_method, "clock alone"));
+		assert_true(r.speedup_ratio < 2.0);
+	} else {
+		expect(&r, RS_REJECTED,
+		       "inconsistent with the controller's clock");
+	}
+	result_release(&r);
+}
+
+static void test_device_work_its_runner_does_not_wait_for_is_charged(void **s)
+{
+	struct opts o = { .task = NULL };
+	struct task_result r;
+
+	(void)s;
+	o.task = task_heavy;
+	/* Its own drain never sees the work; the keeper's probe does. */
+	evaluate("leave_work_hidden", &o, &r);
+	expect(&r, RS_REJECTED, "inconsistent with the controller's clock");
+	result_release(&r);
+}
+
+static void test_forged_device_error_is_the_candidates_runtime_error(void **s)
+{
+	struct opts o = { 0 };
+	struct task_result r;
+
+	(void)s;
+	evaluate("forged_ecc", &o, &r);
+	expect(&r, RS_RUNTIME_ERROR, "cudaErrorECCUncorrectable");
+	expect(&r, RS_RUNTIME_ERROR, "found it working");
+	result_release(&r);
+}
+
+static void test_device_failing_a_trusted_probe_too_is_infra_error(void **s)
+{
+	struct opts o = { 0 };
+	struct task_result r;
+
+	(void)s;
+	evaluate("broken_device", &o, &r);
+	/* The emulated fault broke the whole device, whose state the runners
+	 * of this process share in one page (gpu_rt_fake.h): a fresh page
+	 * for the tests that follow. */
+	char *page = xasprintf("/dev/shm/arena-fake-gpu-%ld-0", (long)getpid());
+	unlink(page);
+	free(page);
+	expect(&r, RS_INFRA_ERROR, "the device failed");
+	expect(&r, RS_INFRA_ERROR,
+	       "a trusted probe of the device right "
+	       "after failed too");
+	result_release(&r);
+}
+
+static void test_approximate_only_in_timed_samples_is_incorrect(void **s)
+{
+	struct opts o = { 0 };
+	struct task_result r;
+
+	(void)s;
+	evaluate("approx_late", &o, &r);
+	expect(&r, RS_INCORRECT, "differs from the reference");
+	expect(&r, RS_INCORRECT, "timed call");
+	result_release(&r);
+}
+
+static void test_approximate_only_in_batches_is_incorrect(void **s)
+{
+	struct opts o = { 0 };
+	struct task_result r;
+
+	(void)s;
+	evaluate("approx_batched", &o, &r);
+	expect(&r, RS_INCORRECT, "correctness trial");
+	result_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_baseline_copy_is_accepted_through_the_gpu_path),
-		cmocka_unit_test(test_quick_evaluation_reuses_the_correctness_runners),
+		cmocka_unit_test(
+			test_baseline_copy_is_accepted_through_the_gpu_path),
+		cmocka_unit_test(
+			test_quick_evaluation_reuses_the_correctness_runners),
 		cmocka_unit_test(test_unwritten_gpu_output_is_incorrect),
-		cmocka_unit_test(test_unwritten_timed_output_is_caught_by_device_poison),
-		cmocka_unit_test(test_sticky_device_fault_is_runtime_error_and_retires),
-		cmocka_unit_test(test_device_allocation_failure_is_runtime_error),
+		cmocka_unit_test(
+			test_unwritten_timed_output_is_caught_by_device_poison),
+		cmocka_unit_test(
+			test_sticky_device_fault_is_runtime_error_and_retires),
+		cmocka_unit_test(
+			test_device_allocation_failure_is_runtime_error),
 		cmocka_unit_test(test_work_left_on_another_stream_is_rejected),
-		cmocka_unit_test(test_work_not_ordered_on_the_stream_is_rejected),
-		cmocka_unit_test(test_work_never_joined_to_the_stream_is_rejected),
+		cmocka_unit_test(
+			test_work_not_ordered_on_the_stream_is_rejected),
+		cmocka_unit_test(
+			test_work_never_joined_to_the_stream_is_rejected),
 		cmocka_unit_test(test_host_thread_left_running_is_rejected),
 		cmocka_unit_test(test_forking_from_a_gpu_runner_is_rejected),
-		cmocka_unit_test(test_shape_specialization_fails_held_out_on_gpu),
-		cmocka_unit_test(test_unimplemented_task_times_against_its_baseline_file),
-		cmocka_unit_test(test_time_below_the_roofline_floor_is_rejected),
+		cmocka_unit_test(
+			test_shape_specialization_fails_held_out_on_gpu),
+		cmocka_unit_test(
+			test_unimplemented_task_times_against_its_baseline_file),
+		cmocka_unit_test(
+			test_time_below_the_roofline_floor_is_rejected),
+		cmocka_unit_test(
+			test_heavy_baseline_against_itself_is_accepted),
+		cmocka_unit_test(
+			test_honest_closed_form_is_accepted_with_its_speedup),
+		cmocka_unit_test(
+			test_work_done_while_the_runner_draws_inputs_is_rejected),
+		cmocka_unit_test(
+			test_forged_claims_are_rejected_by_the_controllers_clock),
+		cmocka_unit_test(
+			test_device_work_its_runner_does_not_wait_for_is_charged),
+		cmocka_unit_test(
+			test_forged_device_error_is_the_candidates_runtime_error),
+		cmocka_unit_test(
+			test_device_failing_a_trusted_probe_too_is_infra_error),
+		cmocka_unit_test(
+			test_approximate_only_in_timed_samples_is_incorrect),
+		cmocka_unit_test(test_approximate_only_in_batches_is_incorrect),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

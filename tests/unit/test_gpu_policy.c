@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,24 +193,161 @@ static void test_roofline_floor_from_measured_peaks(void **s)
 
 	(void)s;
 	memset(&g, 0, sizeof(g));
-	assert_true(gpu_roofline_floor_ns(1 << 30, 1 << 30, &g) == 0);
+	assert_true(gpu_roofline_floor_ns(1 << 30, 1 << 30, GPU_CC_BF16, &g) ==
+		    0);
 	g.bandwidth_bps = 4e12;
 	g.fma_flops = 5e13;
 	/* 5 GB at 1.25 x 4 TB/s: 1 ms. */
-	double t = gpu_roofline_floor_ns(5000000000LL, 0, &g);
+	double t = gpu_roofline_floor_ns(5000000000LL, 0, GPU_CC_TF32, &g);
 	assert_true(t > 999999 && t < 1000001);
-	/* 1.6e15 flops at 32 x 50 TFLOP/s: 1 s, above the bytes' floor. */
-	t = gpu_roofline_floor_ns(5000000000LL, 1600000000000000LL, &g);
+	/* No tensor-core measurement: 1.6e15 flops at 32 x 50 TFLOP/s: 1 s,
+	 * above the bytes' floor. */
+	t = gpu_roofline_floor_ns(5000000000LL, 1600000000000000LL, GPU_CC_BF16,
+				  &g);
 	assert_true(t > 0.999e9 && t < 1.001e9);
-	assert_true(gpu_roofline_floor_ns(0, 0, &g) == 0);
+	assert_true(gpu_roofline_floor_ns(0, 0, GPU_CC_BF16, &g) == 0);
 }
 
-static void test_clock_and_drain_bounds(void **s)
+static void test_flop_floor_uses_the_tensor_core_rate_of_the_class(void **s)
+{
+	struct gpu_info g;
+
+	(void)s;
+	memset(&g, 0, sizeof(g));
+	g.bandwidth_bps = 4e12;
+	g.fma_flops = 5e13;
+	g.tc_bf16_flops = 5e14;
+	/* 2e15 flops of bf16 at 2 x 500 TFLOP/s: 2 s. */
+	double t =
+		gpu_roofline_floor_ns(0, 2000000000000000LL, GPU_CC_BF16, &g);
+	assert_true(t > 1.999e9 && t < 2.001e9);
+	/* fp8/int8 twice as fast, TF32 half, fp32 the FMA rate. */
+	t = gpu_roofline_floor_ns(0, 2000000000000000LL, GPU_CC_FP8, &g);
+	assert_true(t > 0.999e9 && t < 1.001e9);
+	t = gpu_roofline_floor_ns(0, 2000000000000000LL, GPU_CC_TF32, &g);
+	assert_true(t > 3.999e9 && t < 4.001e9);
+	t = gpu_roofline_floor_ns(0, 2000000000000000LL, GPU_CC_FP32, &g);
+	assert_true(t > 19.99e9 && t < 20.01e9);
+	/* Never above what the old FMA x 32 bound allowed for bf16 on an
+	 * H200 (989 TFLOP/s dense): a measured 600 TFLOP/s x 2 margin. */
+	g.tc_bf16_flops = 6e14;
+	assert_true(GPU_ROOFLINE_TC_MARGIN *
+			    gpu_class_peak_flops(GPU_CC_BF16, &g) >
+		    989e12);
+}
+
+static void test_compute_class_from_dtypes_and_config(void **s)
+{
+	struct task t;
+
+	(void)s;
+	memset(&t, 0, sizeof(t));
+	t.nargs = 2;
+	t.args[0].dtype = ARENA_F32;
+	t.args[1].dtype = ARENA_F32;
+	assert_int_equal(gpu_compute_class_of(&t), GPU_CC_TF32);
+	t.args[0].dtype = ARENA_BF16;
+	assert_int_equal(gpu_compute_class_of(&t), GPU_CC_BF16);
+	t.args[1].dtype = ARENA_I8;
+	assert_int_equal(gpu_compute_class_of(&t), GPU_CC_FP8);
+	char fp32[] = "fp32", fp16[] = "fp16";
+	t.cost_class = fp32;
+	assert_int_equal(gpu_compute_class_of(&t), GPU_CC_FP32);
+	t.cost_class = fp16;
+	assert_int_equal(gpu_compute_class_of(&t), GPU_CC_BF16);
+	assert_string_equal(gpu_compute_class_name(GPU_CC_FP8), "fp8");
+}
+
+/* Two blocks of excesses e (ns) around mean mu with a small spread. */
+static double charged(double mu, double spread, int per_block, double *median)
+{
+	double b0[64], b1[64];
+	const double *e[2] = { b0, b1 };
+	int sizes[2] = { per_block, per_block };
+
+	for (int i = 0; i < per_block; i++) {
+		b0[i] = mu + spread * ((i % 7) - 3);
+		b1[i] = mu + spread * (((i * 3) % 7) - 3);
+	}
+	double hi;
+	double lo = gpu_charged_excess_ns(e, sizes, 2, 500, 42, median, &hi);
+	/* The upper bound is not floored at 0, the charge is. */
+	assert_true(lo == 0 || hi >= lo);
+	return lo;
+}
+
+static void test_excess_within_noise_is_not_charged(void **s)
+{
+	double med;
+
+	(void)s;
+	/* Centred on zero: nothing to charge. */
+	assert_true(charged(0, 1000, 40, &med) == 0);
+	assert_true(fabs(med) <= 1000);
+	/* Negative (the candidate's samples leaner than the baseline's):
+	 * never a credit. */
+	assert_true(charged(-20000, 1000, 40, &med) == 0);
+}
+
+static void test_systematic_excess_is_charged_at_its_lower_bound(void **s)
+{
+	double med;
+
+	(void)s;
+	/* 30 us more per sample, every sample: charged, at most the median,
+	 * at least the median less the spread. */
+	double e = charged(30000, 1000, 40, &med);
+	assert_true(med > 29000 && med < 31000);
+	assert_true(e > 27000 && e <= med);
+	/* Deterministic in its seed. */
+	double e2 = charged(30000, 1000, 40, &med);
+	assert_true(e == e2);
+}
+
+static void test_excess_of_one_block_resamples_pairs(void **s)
+{
+	double v[20], med;
+	const double *e[1] = { v };
+	int sizes[1] = { 20 };
+
+	(void)s;
+	for (int i = 0; i < 20; i++)
+		v[i] = 5000 + (i % 2 ? 100 : -100);
+	double hi;
+	double x = gpu_charged_excess_ns(e, sizes, 1, 500, 7, &med, &hi);
+	assert_true(x > 4800 && x <= 5100);
+	assert_true(hi >= 5000 && hi < 5200);
+	/* No pairs, no charge. */
+	sizes[0] = 0;
+	assert_true(gpu_charged_excess_ns(e, sizes, 1, 500, 7, &med, &hi) == 0);
+}
+
+static void test_gross_excess_bound(void **s)
 {
 	(void)s;
-	assert_true(claims_allowed_excess(10000, 0) == 50000);
-	assert_true(claims_allowed_excess(4e6, 0) == 200000);
-	assert_true(claims_allowed_excess(10000, 2e7) == 600000);
+	assert_true(gpu_gross_excess_ns(10000) == 50000);
+	assert_true(gpu_gross_excess_ns(4e6) == 400000);
+	assert_true(gpu_unconfirmed_ns(10000) == 100000);
+	assert_true(gpu_unconfirmed_ns(4e6) == 1e6);
+}
+
+static void test_wide_excess_bounds_are_reported(void **s)
+{
+	double b0[8] = { 0, 300e3, 5e3, 250e3, -100e3, 200e3, 1e3, 280e3 };
+	const double *e[1] = { b0 };
+	int sizes[1] = { 8 };
+	double med, hi;
+
+	(void)s;
+	/* Noise of tens of ms over a few pairs: the lower bound may be 0,
+	 * but the upper one says how little the clock confirms. */
+	double lo = gpu_charged_excess_ns(e, sizes, 1, 1000, 3, &med, &hi);
+	assert_true(hi - lo > gpu_unconfirmed_ns(1000));
+}
+
+static void test_drain_bounds(void **s)
+{
+	(void)s;
 	assert_true(drain_allowed_ns(3000, 10000) == 11000);
 	assert_true(drain_allowed_ns(-5, 5e6) == 100000);
 }
@@ -379,20 +517,35 @@ static void test_device_resolution_follows_the_config(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_device_names_parse_with_and_without_index),
+		cmocka_unit_test(
+			test_device_names_parse_with_and_without_index),
 		cmocka_unit_test(test_query_output_parses_into_device_facts),
-		cmocka_unit_test(test_query_without_device_gives_the_runtimes_reason),
-		cmocka_unit_test(test_peaks_output_parses_and_errors_are_reported),
-		cmocka_unit_test(test_model_matching_is_by_words_of_name_or_arch),
-		cmocka_unit_test(test_flush_covers_twice_l2_and_amd_infinity_cache),
+		cmocka_unit_test(
+			test_query_without_device_gives_the_runtimes_reason),
+		cmocka_unit_test(
+			test_peaks_output_parses_and_errors_are_reported),
+		cmocka_unit_test(
+			test_model_matching_is_by_words_of_name_or_arch),
+		cmocka_unit_test(
+			test_flush_covers_twice_l2_and_amd_infinity_cache),
 		cmocka_unit_test(test_calls_under_a_millisecond_are_batched),
 		cmocka_unit_test(test_roofline_floor_from_measured_peaks),
-		cmocka_unit_test(test_clock_and_drain_bounds),
+		cmocka_unit_test(
+			test_flop_floor_uses_the_tensor_core_rate_of_the_class),
+		cmocka_unit_test(test_compute_class_from_dtypes_and_config),
+		cmocka_unit_test(test_excess_within_noise_is_not_charged),
+		cmocka_unit_test(
+			test_systematic_excess_is_charged_at_its_lower_bound),
+		cmocka_unit_test(test_excess_of_one_block_resamples_pairs),
+		cmocka_unit_test(test_gross_excess_bound),
+		cmocka_unit_test(test_wide_excess_bounds_are_reported),
+		cmocka_unit_test(test_drain_bounds),
 		cmocka_unit_test(test_ordering_check_hold_time),
 		cmocka_unit_test(test_device_errors_map_to_verdicts),
 		cmocka_unit_test(test_device_error_replies_parse),
 		cmocka_unit_test(test_compilers_take_their_own_sources),
-		cmocka_unit_test(test_devices_accept_the_languages_they_can_run),
+		cmocka_unit_test(
+			test_devices_accept_the_languages_they_can_run),
 		cmocka_unit_test(test_device_resolution_follows_the_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

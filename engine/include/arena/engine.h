@@ -180,6 +180,8 @@ struct eval_options {
 	bool aa;		/* A/A: the task's own baseline as the
 				 * candidate (dir is ignored), never cached;
 				 * its interval should contain 1.0 */
+	double case_budget_s;	/* > 0: timing budget per case instead of
+				 * the default (never cached) */
 };
 int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 		    const struct eval_options *opt, struct task_result *out,

@@ -93,6 +93,12 @@ struct eval_request {
 	bool include_held_out;		/* final evaluations: true */
 	bool skip_timing;		/* correctness only */
 	bool quick;			/* search mode: one block, small budget */
+	/* An A/A run for interval coverage (`arena eval --aa --timing-only`,
+	 * the candidate being the task's own baseline): no correctness
+	 * trials and no reference checks of timed samples, which only cost
+	 * time there; timing itself is exactly a real evaluation's.  Never
+	 * set for anything but the baseline: nothing would be checked. */
+	bool aa_timing_only;
 	struct timing_budget timing;
 	/* Non-NULL: filled with the outcome of every output mutant of the
 	 * candidate's correctness calls (an empty struct eval_mutants the

@@ -82,16 +82,16 @@
  *                                  changed meanwhile; late 0 or a + 1 for an
  *                                  argument changed after the stream's own
  *                                  work was done)
- *     flush <seq> <bytes> [<spec>...]  → ok <seq>
- *                                  per argument of every set, by its
- *                                  spec: "u" copy it to the device,
- *                                  "<width>:<hex>" fill it with that poison,
+ *     gen <seq> [<spec>...]     → ok <seq>     (per argument of every
+ *                                  set, by its spec: "u" copy it to the
+ *                                  device, "<width>:<hex>" fill it with
+ *                                  that poison,
  *                                  "g:<dist>:<a>:<b>:<lo>:<hi>:<seed>" draw
  *                                  it on the device (gpu/gpu_gen.h); no
- *                                  spec: copy all; then a clock-warming
- *                                  kernel, a write of <bytes> of device
- *                                  memory (>= 2x L2), persisting L2 lines
- *                                  reset, and a wait for the device
+ *                                  spec: copy all; then a wait for the
+ *                                  stream.  The first request of a sample:
+ *                                  the controller's clock runs from here
+ *                                  to the keeper's probe after the fetch)
  *     time <seq> <n>            → ok <seq> <rc> <ns> <drain_ns>   (n
  *                                  back-to-back calls on sets 0..n-1
  *                                  between two events on the runner's
@@ -102,16 +102,42 @@
  *     sets <seq> <n> <stride>   → ok <seq>     (n device copies of the
  *                                  layout; set k lives in shared memory at
  *                                  k * stride)
- *     fetch <seq>               → ok <seq>     (copies every argument
- *                                  of every set back to shared memory)
+ *     fetch <seq> [<mask>]      → ok <seq>     (copies every argument
+ *                                  in <mask> (all without one) of every
+ *                                  set back to shared memory)
  *     ping <seq>                → pong <seq>
  *     quit
  *     any request may instead get: error <seq> <message>
  *     device errors:  error <seq> device <sticky|soft> <name> <message>
  *                     (after a sticky one the runner runs nothing
  *                     again and answers every request the same way)
- *   (issue 10 changes the GPU sequence too - one clocked request from
- *   inputs to outputs, a trusted keeper's flush: docs/gpu.md follows it.)
+ *   A candidate's calls are samples (gen, the keeper's flush, time,
+ *   fetch, the keeper's probe: below) in every phase - correctness
+ *   trials, warm-up, timed calls - with the same batch, so a kernel
+ *   cannot tell a checked call from a timed one by what it is asked.
+ *   `call` runs a GPU reference, and a candidate once per case under the
+ *   ordering check (a contract check, which it can tell apart).  There is
+ *   no `flush` in a runner that can hold a kernel: the keeper flushes.
+ *   A device error is a claim: the keeper probes the device right after.
+ *
+ * The GPU keeper: `arena-runner-cuda|arena-runner-hip - - <device-index>`
+ * (no shared object, no entry) never loads a kernel, so everything it
+ * says is trusted.  It serves, besides ping and quit:
+ *     flush <seq> <bytes>       → ok <seq> <ns>   a ~1 ms busy kernel (the
+ *                                  device's clocks up), a write of <bytes>
+ *                                  of its own memory (>= 2x L2), persisting
+ *                                  L2 lines reset, a wait for the whole
+ *                                  device; <ns>: its events' time
+ *     probe <seq>               → ok <seq> <ns>   a 1 MiB write and a wait
+ *                                  for the whole device; <ns>: the
+ *                                  keeper's own clock, launch to idle.
+ *                                  Does the device work, and is another
+ *                                  context's work still running (the
+ *                                  write waits for its turn)?
+ *   A GPU sample of runner R is: gen to R, flush to the keeper, time and
+ *   fetch to R, then probes to the keeper until one finds the device
+ *   idle, with every other process stopped; the controller's clock over
+ *   all of it is charged to R (docs/gpu.md).
  *
  * Offsets are multiples of RP_ALIGN; the controller checks every reply's
  * numbers itself and reads outputs only while the runner is stopped.
@@ -119,7 +145,9 @@
  * Diagnostics (no control channel; the GPU runners only, trusted code, no
  * kernel loaded):  --query   prints one JSON object describing the
  * runtime and every visible device;  --peaks <index>  measures that
- * device's memory bandwidth and FP32 FMA rate and prints them as JSON.
+ * device's memory bandwidth, FP32 FMA rate and (CUDA, compute capability
+ * 8.0 and later) dense bf16 tensor-core rate and prints them as JSON;
+ * --selftest <index>  checks the sandbox against the driver.
  */
 #ifndef ARENA_RUNNER_PROTO_H
 #define ARENA_RUNNER_PROTO_H

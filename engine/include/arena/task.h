@@ -120,6 +120,8 @@ struct task {
 	double atol, rtol;
 	char *cost_bytes;	/* expressions or NULL */
 	char *cost_flops;
+	char *cost_class; /* cost.compute_class: "fp32", "tf32", "bf16",
+				 * "fp16", "fp8", "int8" or NULL (docs/gpu.md) */
 	/* The task's timing floor in us (cases whose baseline call is
 	 * shorter are checked, not timed) and why; -1 / NULL: the
 	 * evaluator's default. */

@@ -6,28 +6,28 @@
  * Usage: arena-runner-{cuda,hip} <so-path> <entry> <device-index>, started
  * by the controller with the descriptors of runner_proto.h (<so-path> "-":
  * the kernel comes later with a `load` request, so that the device is
- * opened while the kernel compiles); or
- * `--query` / `--peaks <index>` for `arena doctor` and the evaluator's
- * device facts (no kernel is loaded then).  One source, compiled by nvcc
- * (CUDA runtime) and by hipcc (HIP runtime, -DARENA_GPU_HIP) through
- * gpu_rt.h.
+ * opened while the kernel compiles; "- -": a keeper, which never loads a
+ * kernel and flushes L2 and probes the device for the controller); or
+ * `--query` / `--peaks <index>` / `--selftest <index>` (gpu_diag.h) for
+ * `arena doctor` and the evaluator's device facts (no kernel is loaded
+ * then).  One source, compiled by nvcc (CUDA runtime) and by hipcc (HIP
+ * runtime, -DARENA_GPU_HIP) through gpu_rt.h.
  *
  * Memory: this runner keeps one device buffer per argument (per set, see
- * `sets`).  For a correctness `call` the controller writes inputs and
- * poisoned outputs into the shared memory (fd 4); the runner copies every
- * argument to the device, calls (under the ordering check of gpu_gate.h
- * when asked), and copies every argument back, inputs included, so that
- * the controller sees what the kernel left in every buffer.  For timing,
- * `flush` draws the inputs of every set on the device (gpu_gen.h) and
- * poisons the outputs there; `fetch` copies back what the controller
- * asks for.  The shared memory is page-locked (hipHostRegister /
- * cudaHostRegister) from 1 MiB up, for fast and steady copies.
+ * `sets`).  A sample is `gen` (inputs drawn on the device from the
+ * controller's seed, gpu_gen.h, and outputs poisoned there), the keeper's
+ * `flush`, `time n` and `fetch`: the controller's clock covers all of it
+ * (docs/gpu.md).  For a `call` (the reference, and the ordering check of
+ * gpu_gate.h) the controller writes inputs and poisoned outputs into the
+ * shared memory (fd 4); the runner copies every argument to the device,
+ * calls, and copies every argument back, inputs included.  The shared
+ * memory is page-locked (hipHostRegister / cudaHostRegister) from 1 MiB
+ * up, for fast and steady copies.
  *
  * Order of start-up, and why: close descriptors, non-dumpable, drop
  * capabilities, no_new_privs; then open the device (the driver opens
  * /dev/nvidia* or /dev/kfd read-write and starts its threads, which the
- * sandbox below would refuse); create the stream, events and the flush
- * buffer; then Landlock and the GPU seccomp filter (threads of this
+ * sandbox below would refuse); create the stream and events; then Landlock and the GPU seccomp filter (threads of this
  * process allowed, processes not); then `hello`; only then dlopen.  From
  * dlopen on, candidate code may have rewritten anything here, so the
  * controller treats every reply as a claim (docs/gpu.md).
@@ -450,24 +450,20 @@ static bool parse_gen(const char *tok, struct gen_spec *g)
 	return true;
 }
 
-/* flush <seq> <bytes> [<arg spec>...]: per argument "u" (copy it to the
- * device), "<width>:<hex pattern>" (fill the device buffer with the
- * poison instead of copying it) or "g:..." (draw it on the device, every
- * set from the pair's seed: gpu_gen.h); no specs: copy every argument. */
-static void do_flush(const char *seq, char **save)
+/* gen <seq> [<arg spec>...]: the inputs and poisoned outputs of a sample,
+ * per argument "u" (copy it from shared memory), "<width>:<hex pattern>"
+ * (fill the device buffer with the poison) or "g:..." (draw it on the
+ * device, every set from the sample's seed: gpu_gen.h); no specs: copy
+ * every argument.  Then a wait for the stream: the controller's clock
+ * covers this request, and the L2 flush that follows is the keeper's. */
+static void do_gen(const char *seq, char **save)
 {
-	int64_t bytes;
 	uint32_t upload = ~0u, generate = 0;
 	int fill_w[RP_MAX_ARGS] = { 0 };
 	uint64_t fill_p[RP_MAX_ARGS] = { 0 };
 	struct gen_spec gen[RP_MAX_ARGS];
 	char *tok;
 
-	if (rio_parse_i64(save, &bytes) || bytes < 4096 ||
-	    bytes > RP_MAX_FLUSH_BYTES) {
-		rio_replyf("error %s bad flush size", seq);
-		return;
-	}
 	for (int a = 0; (tok = rio_next_tok(save)) != NULL; a++) {
 		char *end;
 		if (a >= lay.nargs) {
@@ -503,14 +499,6 @@ static void do_flush(const char *seq, char **save)
 		}
 		fill_w[a] = (int)w;
 	}
-	if (!flush_dev || flush_dev_size != (size_t)bytes) {
-		if (flush_dev)
-			(void)GPU(Free)(flush_dev);
-		flush_dev = NULL;
-		CHECK(seq, GPU(Malloc)(&flush_dev, (size_t)bytes),
-		      "allocating the L2 flush buffer");
-		flush_dev_size = (size_t)bytes;
-	}
 	for (int k = 0; k < nsets; k++) {
 		CHECK(seq, copy_set(k, true, upload),
 		      "copying the inputs to the device");
@@ -527,17 +515,155 @@ static void do_flush(const char *seq, char **save)
 				      "drawing the inputs");
 		}
 	}
-	CHECK(seq, warm_device(), "warming the device up");
+	CHECK(seq, GPU(StreamSynchronize)(stream), "drawing the inputs");
+	rio_replyf("ok %s", seq);
+}
+
+/* ---- the keeper ------------------------------------------------------- */
+
+/*
+ * A keeper is this runner started with no kernel at all (`- -` for the
+ * shared object and entry): trusted code only, for the whole evaluation.
+ * It warms the device before a runner's `gen`, flushes the device's L2
+ * between that `gen` and the runner's `time` (so that the flush does not
+ * depend on a process that holds candidate code), and probes the device
+ * after the runner's `time` and `fetch`, and after a device error.
+ * Contexts of different processes take turns on the device: a kernel a
+ * runner left running delays the keeper's work, and the controller
+ * charges that delay to the runner.  The controller sends the keeper its
+ * request the moment it has read the runner's reply, before it stops the
+ * runner, so that little can run on the device unseen in between; each
+ * reply says when the keeper launched its first work (CLOCK_MONOTONIC,
+ * the controller's clock too), so the controller knows how long that
+ * was.
+ */
+static bool keeper;
+static void *probe_dev;
+static int64_t probe_min;	/* the fastest probe so far, ns */
+
+/* Work another context left running is still being waited for after this
+ * long: the reply says busy and the controller decides. */
+#define KEEPER_IDLE_LIMIT_NS 10000000000LL
+
+/* Probes until one finds the device idle: a 1 MiB write of the keeper's
+ * own memory and a wait for the whole device, timed by this process's
+ * own clock from launch to the end of the wait.  A whole-device wait
+ * covers the keeper's own context only; work another context left running
+ * shows as a delay of the write, which must wait for its turn on the
+ * device (up to a time slice).  So the probes go on while each takes more
+ * than twice the fastest probe seen plus 50 us; *busy when that lasted
+ * KEEPER_IDLE_LIMIT_NS from t0. */
+static gpu_err probe_until_idle(int64_t t0, bool *busy)
+{
+	*busy = false;
+	for (;;) {
+		int64_t p0 = mono_ns();
+		gpu_err e = GPU(MemsetAsync)(probe_dev, (int)(++flush_round & 0xff),
+					     (size_t)1 << 20, stream);
+		if (e == GPU(Success))
+			e = GPU(DeviceSynchronize)();
+		if (e != GPU(Success))
+			return e;
+		int64_t ns = mono_ns() - p0;
+		if (probe_min <= 0 || ns < probe_min)
+			probe_min = ns;
+		if (ns <= 2 * probe_min + 50000)
+			return GPU(Success);
+		if (mono_ns() - t0 > KEEPER_IDLE_LIMIT_NS) {
+			*busy = true;
+			return GPU(Success);
+		}
+	}
+}
+
+/* Runs what `run` enqueues, then probes until the device is idle, and
+ * replies `ok <seq> <ns> <busy> <launched>`: ns by this process's clock
+ * from just before the first launch to the device found idle (work
+ * another context left running included, whenever it ran), busy 1 when
+ * it was still running after KEEPER_IDLE_LIMIT_NS, launched the
+ * CLOCK_MONOTONIC ns of the first launch. */
+template <typename F> static void keeper_until_idle(const char *seq,
+						    const char *what, F run)
+{
+	bool busy = false;
+	int64_t t0 = mono_ns();
+
+	CHECK(seq, run(), what);
+	CHECK(seq, GPU(DeviceSynchronize)(), what);
+	CHECK(seq, probe_until_idle(t0, &busy), "probing the device");
+	int64_t ns = mono_ns() - t0;
+	rio_replyf("ok %s %" PRId64 " %d %" PRId64, seq, ns < 1 ? (int64_t)1 : ns,
+		   busy ? 1 : 0, t0);
+}
+
+/* flush <seq> <bytes>: a ~1 ms busy kernel (the device idles while the
+ * controller prepares a sample, its clocks drop, and a kernel timed right
+ * after an idle gap would start slow), then a write of <bytes> (>= 2x L2)
+ * of the keeper's own memory and a reset of persisting L2 lines; then
+ * probes until the device is idle (keeper_until_idle). */
+static void do_keeper_flush(const char *seq, char **save)
+{
+	int64_t bytes;
+
+	if (rio_parse_i64(save, &bytes) || bytes < 4096 ||
+	    bytes > RP_MAX_FLUSH_BYTES) {
+		rio_replyf("error %s bad flush size", seq);
+		return;
+	}
+	if (!flush_dev || flush_dev_size != (size_t)bytes) {
+		if (flush_dev)
+			(void)GPU(Free)(flush_dev);
+		flush_dev = NULL;
+		CHECK(seq, GPU(Malloc)(&flush_dev, (size_t)bytes),
+		      "allocating the L2 flush buffer");
+		flush_dev_size = (size_t)bytes;
+	}
 	/* Every line of L2 is overwritten with flush data (device writes go
 	 * through L2), and no line stays pinned by a persisting-access
-	 * window a kernel may have set. */
-	CHECK(seq, GPU(MemsetAsync)(flush_dev, (int)(++flush_round & 0xff),
-				    flush_dev_size, stream),
-	      "flushing the L2 cache");
-	gpu_reset_persisting_l2();
-	CHECK(seq, GPU(StreamSynchronize)(stream), "flushing the L2 cache");
-	CHECK(seq, GPU(DeviceSynchronize)(), "flushing the L2 cache");
-	rio_replyf("ok %s", seq);
+	 * window.  The emulation has no cache: writing its 64 MiB of host
+	 * memory would only add milliseconds of noise to every sample. */
+#if defined(ARENA_GPU_FAKE)
+	size_t write = flush_dev_size < ((size_t)1 << 20) ? flush_dev_size
+							  : (size_t)1 << 20;
+#else
+	size_t write = flush_dev_size;
+#endif
+	keeper_until_idle(seq, "flushing the L2 cache", [&] {
+		/* Persisting lines (a set-aside a candidate's context may
+		 * have asked for) back to normal first, so that the write
+		 * below evicts them too. */
+		gpu_reset_persisting_l2();
+		(void)GPU(GetLastError)();
+		gpu_err e = warm_device();
+		if (e == GPU(Success))
+			e = GPU(MemsetAsync)(flush_dev,
+					     (int)(++flush_round & 0xff), write,
+					     stream);
+		return e;
+	});
+}
+
+/* probe <seq>: probes until the device is idle (keeper_until_idle, with
+ * nothing before the probes).  Is another context's work still running,
+ * and does the device work at all? */
+static void do_probe(const char *seq)
+{
+	keeper_until_idle(seq, "probing the device",
+			  [] { return GPU(Success); });
+}
+
+/* warm <seq>: the ~1 ms busy kernel alone and a wait for the device,
+ * before a runner's `gen`: whichever runner of a pair goes first then
+ * finds the device as warm as the second does (on the H200 the first
+ * sample of a pair paid 25-35 us more in `gen` and in the flush than the
+ * second, 2026-12-02).  ok <seq> <ns>, by this process's clock. */
+static void do_warm(const char *seq)
+{
+	int64_t t0 = mono_ns();
+
+	CHECK(seq, warm_device(), "warming the device");
+	CHECK(seq, GPU(DeviceSynchronize)(), "warming the device");
+	rio_replyf("ok %s %" PRId64, seq, mono_ns() - t0);
 }
 
 static void do_time(const char *seq, char **save)
@@ -643,6 +769,19 @@ static void serve(void)
 			rio_replyf("error %s %s", seq, dead_msg);
 			continue;
 		}
+		if (keeper) {
+			/* No kernel ever: nothing else is served. */
+			if (strcmp(cmd, "flush") == 0)
+				do_keeper_flush(seq, &save);
+			else if (strcmp(cmd, "probe") == 0)
+				do_probe(seq);
+			else if (strcmp(cmd, "warm") == 0)
+				do_warm(seq);
+			else
+				rio_replyf("error %s a keeper serves warm, "
+					   "flush and probe only", seq);
+			continue;
+		}
 		if (strcmp(cmd, "load") == 0) {
 			do_load(seq);
 			continue;
@@ -663,8 +802,8 @@ static void serve(void)
 			do_sets(seq, &save);
 		else if (strcmp(cmd, "call") == 0)
 			do_call(seq, &save);
-		else if (strcmp(cmd, "flush") == 0)
-			do_flush(seq, &save);
+		else if (strcmp(cmd, "gen") == 0)
+			do_gen(seq, &save);
 		else if (strcmp(cmd, "time") == 0)
 			do_time(seq, &save);
 		else if (strcmp(cmd, "fetch") == 0)
@@ -673,234 +812,6 @@ static void serve(void)
 			rio_replyf("error %s unknown request", seq);
 	}
 }
-
-/* ---- diagnostics: --query and --peaks --------------------------------- */
-
-/* Prints s as a JSON string (device names are plain ASCII in practice;
- * anything else is replaced). */
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c > 0x7e)
-			putchar('?');
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
-/* "sm_90" on NVIDIA; "gfx90a" (the target id's features dropped) on AMD. */
-static void arch_name(const gpu_prop *p, char *buf, size_t n)
-{
-#if defined(ARENA_GPU_HIP)
-	snprintf(buf, n, "%s", p->gcnArchName);
-	buf[strcspn(buf, ":")] = '\0';
-	if (!buf[0])
-		snprintf(buf, n, "gfx%d", p->gcnArch);
-#else
-	snprintf(buf, n, "sm_%d%d", p->major, p->minor);
-#endif
-}
-
-static int query(void)
-{
-	int count = 0, drv = 0, rt = 0;
-	gpu_err e;
-
-	(void)GPU(DriverGetVersion)(&drv);
-	(void)GPU(RuntimeGetVersion)(&rt);
-	printf("{\"backend\": \"%s\", \"runtime_version\": %d, "
-	       "\"driver_version\": %d", GPU_BACKEND, rt, drv);
-	e = GPU(GetDeviceCount)(&count);
-	if (e != GPU(Success)) {
-		char msg[300];
-		snprintf(msg, sizeof(msg), "%s: %s", gpu_err_name(e),
-			 gpu_err_string(e));
-		printf(", \"error\": ");
-		json_str(msg);
-		printf(", \"devices\": []}\n");
-		return 0;
-	}
-	printf(", \"devices\": [");
-	for (int i = 0; i < count; i++) {
-		gpu_prop p;
-		char arch[64];
-		int l2 = 0, sms = 0;
-		memset(&p, 0, sizeof(p));
-		if (GPU(GetDeviceProperties)(&p, i) != GPU(Success))
-			continue;
-		(void)GPU(DeviceGetAttribute)(&l2, GPU_ATTR_L2, i);
-		(void)GPU(DeviceGetAttribute)(&sms, GPU_ATTR_SMS, i);
-		arch_name(&p, arch, sizeof(arch));
-		printf("%s{\"index\": %d, \"name\": ", i ? ", " : "", i);
-		json_str(p.name);
-		printf(", \"arch\": \"%s\", \"cc\": \"%d.%d\", "
-		       "\"multiprocessors\": %d, \"l2_bytes\": %d, "
-		       "\"memory_bytes\": %zu, \"pci\": \"%04x:%02x:%02x\"",
-		       arch, p.major, p.minor, sms, l2, p.totalGlobalMem,
-		       (unsigned)p.pciDomainID, (unsigned)p.pciBusID,
-		       (unsigned)p.pciDeviceID);
-#if GPU_HAS_PERSISTING_L2
-		printf(", \"persisting_l2_max_bytes\": %d",
-		       p.persistingL2CacheMaxSize);
-#endif
-		printf("}");
-	}
-	printf("]}\n");
-	return 0;
-}
-
-#if defined(ARENA_GPU_FAKE)
-/* The emulation has no peaks to measure: it reports what the test asks
- * for ($ARENA_FAKE_GPU_BW bytes/s, $ARENA_FAKE_GPU_FLOPS), so that tests
- * can put the roofline floor where they want it. */
-static int peaks(int dev)
-{
-	const char *bw = getenv("ARENA_FAKE_GPU_BW");
-	const char *fl = getenv("ARENA_FAKE_GPU_FLOPS");
-	double b = bw ? atof(bw) : 1e15, f = fl ? atof(fl) : 1e15;
-
-	printf("{\"backend\": \"%s\", \"index\": %d, \"buffer_bytes\": 0, "
-	       "\"copy_bytes_per_s\": %.6g, \"read_bytes_per_s\": %.6g, "
-	       "\"bandwidth_bytes_per_s\": %.6g, \"fp32_fma_flops\": %.6g, "
-	       "\"method\": \"emulated\"}\n", GPU_BACKEND, dev, b, b, b, f);
-	return 0;
-}
-#else
-__global__ void peak_read_kernel(const float4 *p, size_t n4, float *sink)
-{
-	float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-	size_t stride = (size_t)gridDim.x * blockDim.x;
-	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4;
-	     i += stride) {
-		float4 v = p[i];
-		acc.x += v.x;
-		acc.y += v.y;
-		acc.z += v.z;
-		acc.w += v.w;
-	}
-	/* Never true for the zero-filled buffer; keeps the loads alive. */
-	if (acc.x + acc.y + acc.z + acc.w == 1.2345e-30f)
-		sink[0] = acc.x;
-}
-
-#define FMA_CHAINS 8
-__global__ void peak_fma_kernel(float *sink, int iters, float seed)
-{
-	float a[FMA_CHAINS];
-	const float m = 0.9999999f, c = 1e-7f;
-	for (int j = 0; j < FMA_CHAINS; j++)
-		a[j] = seed + (float)(threadIdx.x + j);
-	for (int i = 0; i < iters; i++) {
-#pragma unroll
-		for (int j = 0; j < FMA_CHAINS; j++)
-			a[j] = fmaf(a[j], m, c);
-	}
-	float s = 0;
-	for (int j = 0; j < FMA_CHAINS; j++)
-		s += a[j];
-	if (s == 1.2345e-30f)
-		sink[blockIdx.x] = s;
-}
-
-/* Best (shortest) of reps runs of what `run` enqueues, in seconds. */
-template <typename F> static double best_time(int reps, F run)
-{
-	double best = 1e30;
-	for (int r = 0; r < reps; r++) {
-		float ms = 0;
-		(void)GPU(EventRecord)(ev_start, stream);
-		run();
-		(void)GPU(EventRecord)(ev_end, stream);
-		if (GPU(EventSynchronize)(ev_end) != GPU(Success))
-			return -1;
-		(void)GPU(EventElapsedTime)(&ms, ev_start, ev_end);
-		if (ms > 0 && ms / 1e3 < best)
-			best = ms / 1e3;
-	}
-	return best;
-}
-
-static int peaks(int dev)
-{
-	size_t freeb = 0, total = 0, bytes;
-	void *a = NULL, *b = NULL;
-	float *sink = NULL;
-	int sms = 0;
-	gpu_err e;
-
-	if ((e = GPU(SetDevice)(dev)) != GPU(Success) ||
-	    (e = GPU(StreamCreateWithFlags)(&stream, GPU(StreamNonBlocking))) !=
-		    GPU(Success) ||
-	    (e = GPU(EventCreate)(&ev_start)) != GPU(Success) ||
-	    (e = GPU(EventCreate)(&ev_end)) != GPU(Success) ||
-	    (e = GPU(MemGetInfo)(&freeb, &total)) != GPU(Success))
-		goto fail;
-	(void)GPU(DeviceGetAttribute)(&sms, GPU_ATTR_SMS, dev);
-	bytes = (size_t)1 << 30;
-	while (bytes > ((size_t)64 << 20) && bytes * 2 > freeb / 2)
-		bytes /= 2;
-	if ((e = GPU(Malloc)(&a, bytes)) != GPU(Success) ||
-	    (e = GPU(Malloc)(&b, bytes)) != GPU(Success) ||
-	    (e = GPU(Malloc)((void **)&sink, 1u << 20)) != GPU(Success) ||
-	    (e = GPU(MemsetAsync)(a, 0, bytes, stream)) != GPU(Success) ||
-	    (e = GPU(MemsetAsync)(b, 0, bytes, stream)) != GPU(Success) ||
-	    (e = GPU(StreamSynchronize)(stream)) != GPU(Success))
-		goto fail;
-	{
-		double t_copy = best_time(10, [&] {
-			(void)GPU(MemcpyAsync)(b, a, bytes, GPU(MemcpyDeviceToDevice),
-					 stream);
-		});
-		unsigned blocks = (unsigned)(sms > 0 ? sms * 8 : 1024);
-		double t_read = best_time(10, [&] {
-			peak_read_kernel<<<blocks, 256, 0, stream>>>(
-				(const float4 *)a, bytes / 16, sink);
-		});
-		const int iters = 16384;
-		unsigned fblocks = (unsigned)(sms > 0 ? sms * 4 : 512);
-		double t_fma = best_time(5, [&] {
-			peak_fma_kernel<<<fblocks, 256, 0, stream>>>(sink, iters,
-								     1.0f);
-		});
-		if ((e = GPU(GetLastError)()) != GPU(Success) || t_copy <= 0 ||
-		    t_read <= 0 || t_fma <= 0)
-			goto fail;
-		double copy_bps = 2.0 * (double)bytes / t_copy;
-		double read_bps = (double)bytes / t_read;
-		double flops = (double)fblocks * 256.0 * iters * FMA_CHAINS * 2.0 /
-			       t_fma;
-		printf("{\"backend\": \"%s\", \"index\": %d, \"buffer_bytes\": "
-		       "%zu, \"copy_bytes_per_s\": %.6g, \"read_bytes_per_s\": "
-		       "%.6g, \"bandwidth_bytes_per_s\": %.6g, "
-		       "\"fp32_fma_flops\": %.6g, \"method\": \"best of 10 "
-		       "device-to-device copies (bytes read + written), best of "
-		       "10 float4 read sweeps, best of 5 runs of 8 independent "
-		       "FMA chains per thread; tensor-core (bf16/fp8) peaks are "
-		       "not measured\"}\n",
-		       GPU_BACKEND, dev, bytes, copy_bps, read_bps,
-		       copy_bps > read_bps ? copy_bps : read_bps, flops);
-	}
-	return 0;
-fail:
-	{
-		char msg[300];
-		if (e == GPU(Success))
-			e = GPU(GetLastError)();
-		snprintf(msg, sizeof(msg), "%s: %s", gpu_err_name(e),
-			 gpu_err_string(e));
-		printf("{\"backend\": \"%s\", \"index\": %d, \"error\": ",
-		       GPU_BACKEND, dev);
-		json_str(msg);
-		printf("}\n");
-	}
-	return 1;
-}
-#endif
 
 /* ---- start-up --------------------------------------------------------- */
 
@@ -950,134 +861,7 @@ static gpu_err open_device(int dev, const char **during)
 	return GPU(Success);
 }
 
-/* ---- --selftest: the sandbox against the real driver ------------------ */
-
-/*
- * Opens the device, installs the sandbox exactly as for a kernel (but with
- * forbidden calls trapped, so that the one at fault can be named), then
- * does everything a runner and a well-behaved kernel do after that point:
- * allocate, copy, memset, time with events, launch, create a stream,
- * start a thread.  Then tries what a kernel may not do (fork), which must
- * be refused.  `arena doctor` runs it and reports the last line.
- */
-static const char *selftest_step = "start";
-static bool selftest_expect_sigsys;
-
-static void on_sigsys(int sig, siginfo_t *si, void *uc)
-{
-	char buf[160];
-	int n;
-
-	(void)sig;
-	(void)uc;
-	if (selftest_expect_sigsys)
-		n = snprintf(buf, sizeof(buf), "selftest: ok (the sandbox "
-			     "refused %s: system call %d)\n", selftest_step,
-			     si->si_syscall);
-	else
-		n = snprintf(buf, sizeof(buf), "selftest: FAILED: step '%s' "
-			     "made system call %d, which the GPU sandbox "
-			     "forbids\n", selftest_step, si->si_syscall);
-	if (n > 0)
-		(void)!write(1, buf, (size_t)n);
-	_exit(selftest_expect_sigsys ? 0 : 3);
-}
-
-static void *selftest_thread(void *arg)
-{
-	return arg;
-}
-
-#define STEP(name, call)                                                  \
-	do {                                                              \
-		selftest_step = (name);                                   \
-		gpu_err e_ = (call);                                      \
-		if (e_ != GPU(Success)) {                                 \
-			printf("selftest: FAILED: step '%s': %s (%s)\n", \
-			       (name), gpu_err_name(e_),                  \
-			       gpu_err_string(e_));                       \
-			return 1;                                         \
-		}                                                         \
-		printf("step %s: ok\n", (name));                          \
-		fflush(stdout);                                           \
-	} while (0)
-
-static int selftest(int dev)
-{
-	const char *during = "";
-	struct sigaction sa;
-	void *buf = NULL;
-	size_t bytes = 64u << 20;
-	unsigned char *host;
-	gpu_stream s2;
-	float ms = 0;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	gpu_err e = open_device(dev, &during);
-	if (e != GPU(Success)) {
-		printf("selftest: FAILED: %s: %s (%s)\n", during,
-		       gpu_err_name(e), gpu_err_string(e));
-		return 1;
-	}
-	printf("step open the device: ok\n");
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_sigsys;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGSYS, &sa, NULL);
-	int nnp = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
-	int landlock = nnp && sbx_landlock() == 0;
-	int seccomp = nnp && sbx_seccomp(SBX_GPU | SBX_TRAP) == 0;
-	printf("step sandbox: landlock %s, seccomp %s\n",
-	       landlock ? "on" : "OFF", seccomp ? "on" : "OFF");
-	host = (unsigned char *)calloc(1, bytes);
-	if (!host)
-		return 1;
-	STEP("allocate 64 MiB", GPU(Malloc)(&buf, bytes));
-	STEP("page-lock host memory", GPU(HostRegister)(host, bytes,
-							GPU(HostRegisterDefault)));
-	STEP("copy to the device", GPU(MemcpyAsync)(buf, host, bytes,
-						    GPU(MemcpyHostToDevice),
-						    stream));
-	STEP("memset", GPU(MemsetAsync)(buf, 7, bytes, stream));
-	STEP("record an event", GPU(EventRecord)(ev_start, stream));
-#if !defined(ARENA_GPU_FAKE)
-	selftest_step = "launch a kernel";
-	peak_fma_kernel<<<4, 64, 0, stream>>>((float *)buf, 16, 1.0f);
-	STEP("launch a kernel", GPU(GetLastError)());
-#endif
-	STEP("record an event", GPU(EventRecord)(ev_end, stream));
-	STEP("wait for an event", GPU(EventSynchronize)(ev_end));
-	STEP("read the events", GPU(EventElapsedTime)(&ms, ev_start, ev_end));
-	STEP("copy back", GPU(MemcpyAsync)(host, buf, bytes,
-					   GPU(MemcpyDeviceToHost), stream));
-	STEP("wait for the stream", GPU(StreamSynchronize)(stream));
-	STEP("create a stream (as a kernel may)",
-	     GPU(StreamCreateWithFlags)(&s2, GPU(StreamNonBlocking)));
-	STEP("wait for the device", GPU(DeviceSynchronize)());
-	STEP("unlock host memory", GPU(HostUnregister)(host));
-	STEP("free", GPU(Free)(buf));
-	selftest_step = "start a thread (driver threads must stay possible)";
-	pthread_t t;
-	if (pthread_create(&t, NULL, selftest_thread, NULL) != 0) {
-		printf("selftest: FAILED: cannot start a thread\n");
-		return 1;
-	}
-	pthread_join(t, NULL);
-	printf("step start a thread: ok\n");
-	if (!landlock || !seccomp) {
-		printf("selftest: ok without a full sandbox (landlock %s, "
-		       "seccomp %s)\n", landlock ? "on" : "off",
-		       seccomp ? "on" : "off");
-		return 0;
-	}
-	selftest_step = "fork";
-	selftest_expect_sigsys = true;
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(0);
-	printf("selftest: FAILED: fork was not refused\n");
-	return 1;
-}
+#include "gpu_diag.h"
 
 int main(int argc, char **argv)
 {
@@ -1105,11 +889,12 @@ int main(int argc, char **argv)
 	    fstat(RP_FD_SHM, &st) != 0) {
 		fprintf(stderr,
 			"usage: arena-runner-%s <so-path> <entry> <device>\n"
+			"       arena-runner-%s - - <device>   (a keeper)\n"
 			"       arena-runner-%s --query | --peaks <device> | "
 			"--selftest <device>\n"
 			"(started by arena with a control socket on fd 3, "
 			"shared memory on fd 4 and the kernel on fd 5)\n",
-			GPU_BACKEND, GPU_BACKEND);
+			GPU_BACKEND, GPU_BACKEND, GPU_BACKEND);
 		return 2;
 	}
 	shm_size = (size_t)st.st_size;
@@ -1118,7 +903,12 @@ int main(int argc, char **argv)
 	int nnp = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
 
 	const char *during = "";
+	keeper = strcmp(argv[1], "-") == 0 && strcmp(argv[2], "-") == 0;
 	gpu_err e = open_device((int)dev, &during);
+	if (e == GPU(Success) && keeper) {
+		during = "allocating the keeper's probe buffer";
+		e = GPU(Malloc)(&probe_dev, (size_t)1 << 20);
+	}
 	if (e != GPU(Success)) {
 		rio_replyf("nodevice %ld %s device %ld: %s %s (%s)",
 			   (long)getpid(), GPU_BACKEND, dev, during,
@@ -1138,7 +928,8 @@ int main(int argc, char **argv)
 		   landlock ? "landlock" : "-");
 	entry_name = argv[2];
 	if (strcmp(argv[1], "-") == 0) {
-		/* Deferred: the kernel comes later with a `load` request. */
+		/* Deferred: the kernel comes later with a `load` request;
+		 * a keeper never gets one. */
 		serve();
 		return 0;
 	}

@@ -7,14 +7,36 @@
  * is host memory, a kernel is a host function that runs when it is
  * "launched", events read CLOCK_MONOTONIC.
  *
- * Test kernels reach the emulation through three functions the runner
- * exports (it links with -rdynamic):
+ * The "device" is shared by every runner of one controller process, as a
+ * real device is shared by every context on it: a page of
+ * /dev/shm/arena-fake-gpu-<controller pid>-<device>, mapped before the
+ * sandbox closes, holds until when the device is busy with work some
+ * process left running (a whole-device wait of any process waits for
+ * it, so the keeper's flush and probe are delayed by a candidate's
+ * leftover work as they would be on a GPU, whose contexts take turns)
+ * and whether the device is broken.  Where the page cannot be created,
+ * the state is the process's own and cross-process effects are not
+ * emulated.
+ *
+ * Test kernels reach the emulation through functions the runner exports
+ * (it links with -rdynamic):
  *   arena_fake_gpu_fault(code, sticky)  the next runtime call reports code
  *                                       (700 = cudaErrorIllegalAddress,
- *                                       2 = cudaErrorMemoryAllocation)
- *   arena_fake_gpu_leave_work(ns)       the next whole-device wait takes
- *                                       ns longer: work left on "another
- *                                       stream"
+ *                                       2 = cudaErrorMemoryAllocation,
+ *                                       214 = cudaErrorECCUncorrectable)
+ *   arena_fake_gpu_leave_work(ns)       work left on "another stream": the
+ *                                       device is busy for ns more, and
+ *                                       every whole-device wait (this
+ *                                       runner's drain, the keeper's flush
+ *                                       and probe) waits for it
+ *   arena_fake_gpu_leave_work_hidden(ns)
+ *                                       the same, except that this
+ *                                       process's own waits do not see it:
+ *                                       a runner patched to skip its drain
+ *   arena_fake_gpu_break_device()       every runtime call of every process
+ *                                       on this device fails from now on
+ *                                       with cudaErrorECCUncorrectable: a
+ *                                       hardware fault
  *   arena_fake_gpu_write_unordered(p, byte, n)
  *                                       writes n bytes at p "from another
  *                                       stream": while the runner holds its
@@ -28,11 +50,17 @@
 #ifndef ARENA_GPU_RT_FAKE_H
 #define ARENA_GPU_RT_FAKE_H
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #define GPU_PASTE(a, b) a##b
 #define GPU(x) GPU_PASTE(fake, x)
@@ -50,6 +78,7 @@ enum {
 	fakeSuccess = 0,
 	fakeErrorMemoryAllocation = 2,
 	fakeErrorNoDevice = 100,
+	fakeErrorECCUncorrectable = 214,
 	fakeErrorIllegalAddress = 700,
 	fakeErrorLaunchTimeout = 702,
 	fakeStreamNonBlocking = 1,
@@ -68,9 +97,109 @@ struct fake_prop {
 typedef struct fake_prop fakeDeviceProp_t;
 
 static int fake_sticky, fake_soft;
-static int64_t fake_pending_ns;
 static int fake_gate_closed;
 static void *fake_unordered_ptr, *fake_late_ptr;
+
+/* The emulated device, shared by the runners of one controller. */
+struct fake_device {
+	int64_t busy_until;   /* CLOCK_MONOTONIC ns: work left running */
+	int64_t hidden_until; /* the same, unseen by hidden_owner */
+	int32_t busy_owner;   /* pid that left it */
+	int32_t hidden_owner;
+	int32_t broken; /* every call fails (a hardware fault) */
+};
+static struct fake_device fake_dev_local, *fake_dev = &fake_dev_local;
+
+static inline int64_t fake_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Removes the pages of controllers that are gone. */
+static void fake_dev_sweep(void)
+{
+	DIR *d = opendir("/dev/shm");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		long pid;
+		int dev;
+		if (sscanf(e->d_name, "arena-fake-gpu-%ld-%d", &pid, &dev) !=
+			    2 ||
+		    pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char path[300];
+		snprintf(path, sizeof(path), "/dev/shm/%s", e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+}
+
+/* Maps the shared page of device d (once, before the sandbox). */
+static void fake_dev_open(int d)
+{
+	static bool done;
+	char path[96];
+
+	if (done)
+		return;
+	done = true;
+	fake_dev_sweep();
+	snprintf(path, sizeof(path), "/dev/shm/arena-fake-gpu-%ld-%d",
+		 (long)getppid(), d);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, 4096) == 0) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       fd, 0);
+		if (p != MAP_FAILED)
+			fake_dev = (struct fake_device *)p;
+	}
+	close(fd);
+}
+
+/* Makes the device busy for ns more from now (or from when it frees). */
+static void fake_dev_busy(int64_t *until, int64_t ns)
+{
+	int64_t old = __atomic_load_n(until, __ATOMIC_SEQ_CST), want;
+	do {
+		int64_t now = fake_now();
+		want = (old > now ? old : now) + ns;
+	} while (!__atomic_compare_exchange_n(
+		until, &old, want, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+}
+
+/* Waits until the work processes left running has run: for a
+ * whole-device wait every process's, else (a stream or event wait) other
+ * processes' only, whose contexts take turns with this one.  Work left
+ * hidden is never waited for by the process that left it. */
+static void fake_dev_wait(bool whole_device)
+{
+	int32_t me = (int32_t)getpid();
+	int64_t until = 0;
+
+	if (whole_device ||
+	    __atomic_load_n(&fake_dev->busy_owner, __ATOMIC_SEQ_CST) != me)
+		until = __atomic_load_n(&fake_dev->busy_until,
+					__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&fake_dev->hidden_owner, __ATOMIC_SEQ_CST) != me) {
+		int64_t h = __atomic_load_n(&fake_dev->hidden_until,
+					    __ATOMIC_SEQ_CST);
+		if (h > until)
+			until = h;
+	}
+	int64_t left = until - fake_now();
+	if (left > 0) {
+		struct timespec ts = { left / 1000000000LL,
+				       left % 1000000000LL };
+		nanosleep(&ts, NULL);
+	}
+}
 
 extern "C" __attribute__((visibility("default"))) void
 arena_fake_gpu_fault(int code, int sticky)
@@ -84,7 +213,23 @@ arena_fake_gpu_fault(int code, int sticky)
 extern "C" __attribute__((visibility("default"))) void
 arena_fake_gpu_leave_work(long ns)
 {
-	fake_pending_ns += ns;
+	__atomic_store_n(&fake_dev->busy_owner, (int32_t)getpid(),
+			 __ATOMIC_SEQ_CST);
+	fake_dev_busy(&fake_dev->busy_until, ns);
+}
+
+extern "C" __attribute__((visibility("default"))) void
+arena_fake_gpu_leave_work_hidden(long ns)
+{
+	__atomic_store_n(&fake_dev->hidden_owner, (int32_t)getpid(),
+			 __ATOMIC_SEQ_CST);
+	fake_dev_busy(&fake_dev->hidden_until, ns);
+}
+
+extern "C" __attribute__((visibility("default"))) void
+arena_fake_gpu_break_device(void)
+{
+	__atomic_store_n(&fake_dev->broken, 1, __ATOMIC_SEQ_CST);
 }
 
 extern "C" __attribute__((visibility("default"))) void
@@ -103,13 +248,6 @@ arena_fake_gpu_write_late(void *p, int byte, size_t n)
 		fake_late_ptr = p;
 }
 
-static inline int64_t fake_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static inline const char *fakeGetErrorName(fakeError_t e)
 {
 	switch (e) {
@@ -121,6 +259,8 @@ static inline const char *fakeGetErrorName(fakeError_t e)
 		return "cudaErrorNoDevice";
 	case fakeErrorIllegalAddress:
 		return "cudaErrorIllegalAddress";
+	case fakeErrorECCUncorrectable:
+		return "cudaErrorECCUncorrectable";
 	case fakeErrorLaunchTimeout:
 		return "cudaErrorLaunchTimeout";
 	}
@@ -134,26 +274,24 @@ static inline const char *fakeGetErrorString(fakeError_t e)
 }
 static inline fakeError_t fake_status(void)
 {
+	if (__atomic_load_n(&fake_dev->broken, __ATOMIC_SEQ_CST))
+		fake_sticky = fakeErrorECCUncorrectable;
 	return fake_sticky;
 }
 static inline fakeError_t fakeGetLastError(void)
 {
-	int e = fake_sticky ? fake_sticky : fake_soft;
+	int e = fake_status() ? fake_sticky : fake_soft;
 	fake_soft = 0;
 	return e;
 }
 static inline fakeError_t fakeDeviceSynchronize(void)
 {
-	if (fake_pending_ns > 0) {
-		struct timespec ts = { fake_pending_ns / 1000000000LL,
-				       fake_pending_ns % 1000000000LL };
-		nanosleep(&ts, NULL);
-		fake_pending_ns = 0;
-	}
+	fake_dev_wait(true);
 	return fake_status();
 }
 static inline fakeError_t fakeStreamSynchronize(fakeStream_t)
 {
+	fake_dev_wait(false);
 	return fake_status();
 }
 /* As many devices as CUDA_VISIBLE_DEVICES names (the controller passes
@@ -171,12 +309,14 @@ static inline int fake_device_count(void)
 }
 static inline fakeError_t fakeSetDevice(int d)
 {
-	return d >= 0 && d < fake_device_count() ? fake_status()
-						  : fakeErrorNoDevice;
+	if (d < 0 || d >= fake_device_count())
+		return fakeErrorNoDevice;
+	fake_dev_open(d);
+	return fake_status();
 }
 static inline fakeError_t fakeMalloc(void **p, size_t n)
 {
-	if (fake_sticky)
+	if (fake_status())
 		return fake_sticky;
 	*p = calloc(1, n ? n : 1);
 	return *p ? fakeSuccess : fakeErrorMemoryAllocation;
@@ -189,7 +329,7 @@ static inline fakeError_t fakeFree(void *p)
 static inline fakeError_t fakeMemcpyAsync(void *d, const void *s, size_t n,
 					  int, fakeStream_t)
 {
-	if (fake_sticky)
+	if (fake_status())
 		return fake_sticky;
 	memcpy(d, s, n);
 	return fakeSuccess;
@@ -197,7 +337,7 @@ static inline fakeError_t fakeMemcpyAsync(void *d, const void *s, size_t n,
 static inline fakeError_t fakeMemsetAsync(void *d, int v, size_t n,
 					  fakeStream_t)
 {
-	if (fake_sticky)
+	if (fake_status())
 		return fake_sticky;
 	memset(d, v, n);
 	return fakeSuccess;
@@ -228,6 +368,7 @@ static inline fakeError_t fakeEventRecord(fakeEvent_t e, fakeStream_t)
 }
 static inline fakeError_t fakeEventSynchronize(fakeEvent_t)
 {
+	fake_dev_wait(false);
 	return fake_status();
 }
 static inline fakeError_t fakeEventElapsedTime(float *ms, fakeEvent_t a,

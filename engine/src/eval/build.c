@@ -5,9 +5,10 @@
  * workspace) compiled into cached shared objects (compile.c), and the
  * correctness runners started.
  *
- * Overlap, where it pays: a GPU evaluation launches its GPU runners before
- * anything compiles (a context takes as long as nvcc) and loads their
- * kernels once built; a host reference runs its correctness trials ahead
+ * Overlap, where it pays: a GPU evaluation launches its GPU runners (and
+ * its keeper, gpu_sample.c) before anything compiles (a context takes as
+ * long as nvcc) and loads their kernels once built; the host reference of
+ * a GPU task that has no GPU baseline runs its correctness trials ahead
  * while a GPU compiler builds the candidate in a thread of its own.
  */
 #include "evaluation.h"
@@ -166,6 +167,8 @@ static void prelaunch_gpu(struct eval_ctx *x)
 					       NULL)))
 			x->keep_pending[role] = true;
 	}
+	if (!x->decided)
+		(void)ev_keeper_launch(x);
 	if (x->req->skip_timing)
 		return;
 	for (int b = 1; b < timing_blocks(x) && !x->decided; b++)
@@ -220,6 +223,10 @@ static void start_correctness_runners(struct eval_ctx *x)
 		    (x->keep[role] = ev_launch(x, (enum role)role, x->shm_size,
 					    NULL)))
 			x->keep_pending[role] = true;
+	/* The keeper (gpu_sample.c) flushes and probes the device for every
+	 * sample, correctness included. */
+	if (!x->decided && !x->no_gpu_baseline)
+		(void)ev_keeper_launch(x);
 	for (int role = 0; role < NROLES; role++) {
 		struct runner *r = x->keep[role];
 		if (!r || !x->keep_pending[role])
@@ -229,6 +236,8 @@ static void start_correctness_runners(struct eval_ctx *x)
 		if (!x->decided && finish_start(x, (enum role)role, r))
 			x->keep[role] = r;
 	}
+	if (!x->decided && x->keeper)
+		(void)ev_keeper_ready(x);
 	for (int b = 1; b < MAX_BLOCKS; b++)
 		for (int i = 0; i < 2; i++) {
 			struct runner *r = x->tblk[b][i];
@@ -310,13 +319,17 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 	}
 
 	/* Candidate: its snapshot only, no -I into its workspace.  A GPU
-	 * compiler takes a second or two: a host reference runs ahead
-	 * meanwhile, in this thread (the compiler's touches only its job). */
+	 * compiler takes a second or two: where the candidate will be called
+	 * on host-drawn inputs (a GPU task with no GPU baseline, never
+	 * timed), a host reference runs ahead meanwhile, in this thread (the
+	 * compiler's touches only its job).  Otherwise the reference gets
+	 * its inputs from the baseline's samples (correctness_gpu.c). */
 	struct build_job job;
 	pthread_t th;
 	build_prepare(x, ROLE_CAND, cand_src, &t->editable, NULL,
 		      x->req->defines, &job);
-	bool ahead = x->gpu && !ev_role_gpu(x, ROLE_REF) &&
+	bool ahead = x->gpu && x->no_gpu_baseline &&
+		     !ev_role_gpu(x, ROLE_REF) &&
 		     pthread_create(&th, NULL, build_run, &job) == 0;
 	if (ahead) {
 		ev_reference_ahead(x);

@@ -5,8 +5,10 @@
  * outputs must all be written; on the first trial the baseline must agree
  * with the reference (else the task is at fault); the candidate must
  * return 0, leave its inputs bit-identical and write outputs within
- * tolerance of the reference's.  A host reference of a GPU task runs
- * ahead while the candidate compiles (ev_reference_ahead).
+ * tolerance of the reference's.  On a GPU the trials are the samples
+ * timing uses (correctness_gpu.c), except for a task with no GPU baseline
+ * (never timed), whose host reference runs ahead while the candidate
+ * compiles (ev_reference_ahead).
  */
 #include "evaluation.h"
 
@@ -163,6 +165,11 @@ int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 	int trials = ev_correctness_trials(x);
 	bool ok = false;
 
+	/* On a GPU, the samples timing uses (correctness_gpu.c); a task
+	 * with nothing on the device to time against is never timed, and
+	 * its candidate is called as here. */
+	if (x->gpu && !x->no_gpu_baseline)
+		return ev_gpu_check_case(x, ci, cr);
 	errbuf_init(&e);
 	if (layout_build(t, c, &l, &e) != 0) {
 		ev_verdict(x, RS_INFRA_ERROR, "%s", errbuf_str(&e));

@@ -163,11 +163,24 @@ static int lock_gpu(const char *store_dir, const struct gpu_info *g)
 static void peaks_line(struct report *r, const struct gpu_info *g,
 		       const char *how)
 {
-	line(r, "          peaks (%s): bandwidth %.2f TB/s (copy %.2f TB/s "
-	     "read+write, read %.2f TB/s), FP32 FMA %.1f TFLOP/s; "
-	     "tensor-core (bf16/fp8) peaks are not measured",
+	char tc[120];
+
+	if (g->tc_bf16_flops > 0)
+		snprintf(tc, sizeof(tc),
+			 "dense bf16 tensor cores %.1f TFLOP/s "
+			 "(mma.sync; the flop floor allows %.0fx that)",
+			 g->tc_bf16_flops / 1e12, GPU_ROOFLINE_TC_MARGIN);
+	else
+		snprintf(
+			tc, sizeof(tc),
+			"tensor-core peaks not measured on "
+			"this device (the flop floor allows %.0fx the FMA rate)",
+			GPU_ROOFLINE_FLOPS_MARGIN);
+	line(r,
+	     "          peaks (%s): bandwidth %.2f TB/s (copy %.2f TB/s "
+	     "read+write, read %.2f TB/s), FP32 FMA %.1f TFLOP/s, %s",
 	     how, g->bandwidth_bps / 1e12, g->copy_bps / 1e12,
-	     g->read_bps / 1e12, g->fma_flops / 1e12);
+	     g->read_bps / 1e12, g->fma_flops / 1e12, tc);
 }
 
 static int devices_of(struct report *r, enum dev_kind kind,

@@ -215,6 +215,8 @@ static void ctx_release(struct eval_ctx *x)
 			ev_timing_release(&x->timing[i]);
 		free(x->timing);
 	}
+	free(x->gpu_batch);
+	free(x->gpu_call_ns);
 	if (x->scratch)
 		rm_rf(x->scratch);
 	free(x->scratch);
@@ -297,7 +299,11 @@ static int open_logs(struct eval_ctx *x)
 		      "cand_wall_ns\tbase_drain_ns\tcand_drain_ns\t"
 		      "base_fetch_ns\tcand_fetch_ns\tstage_ns\tcheck_ns\t"
 		      "base_cpu_ns\tcand_cpu_ns\tbase_delay_ns\t"
-		      "cand_delay_ns\n",
+		      "cand_delay_ns\tbase_span_ns\tcand_span_ns\t"
+		      "base_gen_ns\tcand_gen_ns\tbase_keeper_ns\t"
+		      "cand_keeper_ns\tbase_probe_ns\tcand_probe_ns\t"
+		      "excess_ns\tbase_probe_fetch_ns\tcand_probe_fetch_ns\t"
+		      "base_gaps_ns\tcand_gaps_ns\tfetch_excess_ns\n",
 		      x->trace);
 	for (int i = 0; i < NROLES; i++) {
 		char *p = path_join(x->log_dir, names[i]);
@@ -383,6 +389,15 @@ static void run_phases(struct eval_ctx *x)
 
 	x->phase = PH_CORRECTNESS;
 	int k = 0;
+	if (req->aa_timing_only) {
+		/* Coverage of A/A intervals: the task's own baseline, timed
+		 * exactly as any candidate is, its correctness not checked
+		 * (pass_correctness stays false; the method says so). */
+		strbuf_addf(&x->method_notes, "%sA/A timing only (no "
+			    "correctness trials, no reference checks)",
+			    x->method_notes.len ? ", " : "");
+		goto timing;
+	}
 	for (int ci = 0; ci < t->ncases && !x->decided; ci++) {
 		if (t->cases[ci].held_out)
 			continue;
@@ -419,6 +434,7 @@ static void run_phases(struct eval_ctx *x)
 		return;
 	}
 
+timing:
 	x->phase = PH_TIMING;
 	if (x->no_gpu_baseline) {
 		ev_set_str(&res->speedup_calculation_error_message,
@@ -585,6 +601,8 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 
 	/* 3 and 4. */
 	x.timing = xcalloc((size_t)t->ncases, sizeof(struct case_timing));
+	x.gpu_batch = xcalloc((size_t)t->ncases, sizeof(int));
+	x.gpu_call_ns = xcalloc((size_t)t->ncases, sizeof(double));
 	run_phases(&x);
 done:
 	if (rc == 0 && x.gpu) {

@@ -49,6 +49,8 @@ struct gpu_info {
 	double copy_bps;	/* device-to-device copy, bytes read + written */
 	double read_bps;
 	double fma_flops;	/* FP32 FMA, flops (2 per FMA) */
+	double tc_bf16_flops;	/* dense bf16 tensor cores by mma.sync; 0 when
+				 * not measured (HIP, before sm_80) */
 };
 
 #define GPU_MAX_DEVICES 64
@@ -127,24 +129,63 @@ size_t gpu_flush_bytes(const struct gpu_info *g);
 int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets,
 		   uint64_t max_bytes);
 
+/* The fastest arithmetic a task's kernels may use, for the flop floor:
+ * the task's cost.compute_class when it states one, else from its
+ * argument types: a one-byte argument admits fp8/int8 tensor cores, a
+ * 16-bit float bf16/fp16 ones, anything else TF32 (whether TF32 passes
+ * the task's tolerance is the task's business; the floor assumes it
+ * might, as it must not be beaten by an honest kernel). */
+enum gpu_compute_class { GPU_CC_FP32, GPU_CC_TF32, GPU_CC_BF16, GPU_CC_FP8 };
+enum gpu_compute_class gpu_compute_class_of(const struct task *t);
+const char *gpu_compute_class_name(enum gpu_compute_class c);
+/* Class c's peak rate on g in flops/s from the measured dense bf16
+ * tensor-core rate (x2 for fp8/int8, /2 for TF32), or the FP32 FMA rate;
+ * 0 when not measured. */
+double gpu_class_peak_flops(enum gpu_compute_class c, const struct gpu_info *g);
+
 /* The shortest time a call of case cost (bytes, flops) could take on g:
  * max(bytes / (GPU_ROOFLINE_BW_MARGIN x bandwidth), flops /
- * (GPU_ROOFLINE_FLOPS_MARGIN x FP32 FMA rate)) in ns; 0 when nothing is
- * known.  The flop margin covers tensor cores, whose peak is not
- * measured: the floor only catches impossible claims. */
+ * (GPU_ROOFLINE_TC_MARGIN x the class's peak)) in ns; 0 when nothing is
+ * known.  Without a tensor-core measurement (HIP, before sm_80) the flop
+ * term is flops / (GPU_ROOFLINE_FLOPS_MARGIN x the FP32 FMA rate), which
+ * only catches impossible claims.  GPU_ROOFLINE_TC_MARGIN covers what
+ * the mma.sync probe does not reach (Hopper's wgmma) and algorithms that
+ * do fewer flops than the task's formula counts (one or two Strassen
+ * levels). */
 #define GPU_ROOFLINE_BW_MARGIN 1.25
+#define GPU_ROOFLINE_TC_MARGIN 2.0
 #define GPU_ROOFLINE_FLOPS_MARGIN 32.0
 double gpu_roofline_floor_ns(int64_t bytes, int64_t flops,
+			     enum gpu_compute_class c,
 			     const struct gpu_info *g);
 
-/* Claimed times against the controller's clock, per case (medians over
- * the timed samples).  overhead = the controller's wall time of the timed
- * request (GPU: plus the fetch that follows it) minus the claim; the
- * baseline, trusted and running the same protocol, calibrates what honest
- * overhead is.  Returns the excess the candidate is allowed over the
- * baseline: max(100 us, 5% of the candidate's claim, 3% of the baseline's
- * fetch time). */
-double claims_allowed_excess(double cand_claim_ns, double base_fetch_ns);
+/* The charged excess of a GPU case (docs/gpu.md section 6).  Per timed
+ * pair, e = the candidate's (whole sample by the controller's clock -
+ * claim) - the baseline's; e[b][0..sizes[b]) are block b's.  Returns
+ * max(0, the lower GPU_EXCESS_ALPHA bound of the median of e) from a
+ * hierarchical bootstrap (resample blocks, then pairs within each), `iters`
+ * resamples, deterministic in seed; *median gets the median of every e,
+ * *hi the upper GPU_EXCESS_ALPHA bound (not floored).
+ * What noise can explain is not charged; what the candidate's process
+ * did outside its claim, beyond what the baseline's did, is. */
+#define GPU_EXCESS_ALPHA 0.05
+double gpu_charged_excess_ns(const double *const *e, const int *sizes,
+			     int nblocks, int iters, uint64_t seed,
+			     double *median, double *hi);
+/* An excess this large is not charged but rejected, by name:
+ * max(GPU_GROSS_EXCESS_ABS_NS, GPU_GROSS_EXCESS_REL x the candidate's
+ * median claim). */
+#define GPU_GROSS_EXCESS_ABS_NS 50000.0
+#define GPU_GROSS_EXCESS_REL 0.10
+double gpu_gross_excess_ns(double cand_claim_ns);
+/* When the bounds of the excess lie further apart than this, max(
+ * GPU_UNCONFIRMED_ABS_NS, GPU_UNCONFIRMED_REL x the candidate's median
+ * claim), the controller's clock cannot confirm the claims at all (a
+ * machine too busy to time on): the case is timed by the controller's
+ * clock alone, whole samples against whole samples. */
+#define GPU_UNCONFIRMED_ABS_NS 100000.0
+#define GPU_UNCONFIRMED_REL 0.25
+double gpu_unconfirmed_ns(double cand_claim_ns);
 
 /* Work a candidate left on the device after its stream's end event:
  * allowed drain = the baseline's + max(8 us, 2% of the candidate's
@@ -379,7 +420,7 @@ struct runner_spec {
 	const char *runner_path;
 	const char *so_path;	/* NULL: a GPU runner started before its
 				 * kernel exists; runner_load() sends it */
-	const char *entry;
+	const char *entry;	/* "-" with so_path NULL: a GPU keeper */
 	const char *role;	/* for messages */
 	size_t shm_size;
 	int log_fd;		/* runner stdout+stderr; -1 = /dev/null */
@@ -407,13 +448,21 @@ struct runner {
 	bool dev_sticky;	/* after RUNNER_DEVICE: the context is lost */
 	char dev_error[64];	/* after RUNNER_DEVICE: "cudaErrorIllegalAddress" */
 	int threads_ready;	/* threads when it first stopped after ready */
-	int calls;		/* `call` requests answered */
+	int calls;		/* `call`, host `time` and GPU `time`
+				 * requests answered */
 	clockid_t cpu_clock;	/* the runner's CPU-time clock */
 	bool has_cpu_clock;
 	int64_t cpu_ns;	  /* CPU time the runner used while resumed
 				 * for the last request (SIGCONT to seen
 				 * stopped again), -1 when unknown */
 	int64_t delay_ns; /* and how long it waited for a CPU then */
+	int64_t cpu_mark, delay_mark; /* both before the last SIGCONT */
+	uint64_t sent_at;    /* now_ns() when the last request was sent */
+	uint64_t replied_at; /* and when its reply was read */
+	bool hold;	  /* replies leave the runner running (GPU samples:
+			   * the keeper throughout, a runner until the
+			   * keeper's request is posted); runner_stop ends
+			   * it */
 	int schedstat_fd; /* /proc/<pid>/schedstat, or -1 */
 	char runner_path[256];
 	int status;		/* wait status once reaped */
@@ -460,10 +509,29 @@ enum runner_fail runner_time_gpu(struct runner *r, int n, int *rc,
 				 int64_t *wall_ns);
 enum runner_fail runner_fetch(struct runner *r, uint32_t mask,
 			      int64_t *wall_ns);
-/* GPU flush with a per-argument spec: "u" (copy it to the device) or
- * "<width>:<hex>" (fill it on the device with that poison). */
-enum runner_fail runner_flush_spec(struct runner *r, size_t bytes,
-				   const char *spec);
+/* GPU: the first request of a sample: the inputs drawn on the device and
+ * the outputs poisoned, per argument as spec says (runner_proto.h). */
+enum runner_fail runner_gen(struct runner *r, const char *spec,
+			    int64_t *wall_ns);
+/* The keeper (a GPU runner with no kernel; runner_proto.h): `flush`
+ * (of flush_bytes) and `probe` in two halves, so that the controller can
+ * post one the moment it has read another runner's reply, before it stops
+ * that runner; both end with probes until the device is idle.  ns: the
+ * keeper's own clock from its first launch to the device found idle,
+ * busy: still busy after 10 s, launched: the CLOCK_MONOTONIC ns of its
+ * first launch (now_ns's clock), wall: the controller's, post to reply. */
+struct keeper_reply {
+	int64_t ns, launched, wall;
+	bool busy;
+};
+enum runner_fail runner_keeper_post(struct runner *k, const char *verb,
+				    size_t flush_bytes);
+enum runner_fail runner_keeper_collect(struct runner *k, const char *what,
+				       struct keeper_reply *o);
+/* Both halves of a `probe`. */
+enum runner_fail runner_probe(struct runner *k, struct keeper_reply *o);
+/* The keeper's ~1 ms busy kernel, waited for; ns by its own clock. */
+enum runner_fail runner_warm(struct runner *k, int64_t *ns);
 /* The parsers of what a runner sends, apart from the socket (the fuzz
  * harness tests/fuzz/fuzz_runner_reply.c drives them with hostile bytes).
  * A protocol violation kills the runner and sets r->why, as during an
@@ -487,8 +555,11 @@ enum runner_fail runner_parse_reply(struct runner *r, const char *line,
 bool runner_parse_device_error(const char *msg, bool *sticky, char *name,
 			       size_t name_len, char *why, size_t why_len);
 /* Stops the whole process group and waits until the runner is stopped;
- * every reply above leaves the runner stopped this way. */
+ * every reply above leaves the runner stopped this way, unless r->hold. */
 enum runner_fail runner_pause(struct runner *r);
+/* runner_pause, and r->cpu_ns and r->delay_ns over the last request
+ * (from before its SIGCONT): what a held runner's last reply skipped. */
+enum runner_fail runner_stop(struct runner *r);
 /* Threads of the runner and children of any of them (only meaningful
  * while it is stopped). */
 int runner_census(struct runner *r, int *threads, int *children);

@@ -9,12 +9,15 @@
  *                  unchanged, outputs compared); the device lock; the
  *                  timing trace
  *   correctness.c  correctness trials per case, the reference run ahead
+ *   correctness_gpu.c  the same on a GPU, with the samples timing uses
+ *   gpu_sample.c   one GPU sample (gen, keeper flush, time, fetch, probe)
+ *                  under one clock; the keeper; batch sizing
  *   timing.c       the one sampling loop for every device: blocks of
  *                  paired runners, adaptive stop, claims, the interval
  *   timing_host.c  its pair step on the host (timed by the runner's clock,
  *                  checked against the controller's)
- *   timing_gpu.c   its pair step on a GPU (device events, batches, fetch,
- *                  drain and roofline checks)
+ *   timing_gpu.c   its pair step on a GPU (samples, batches, the charged
+ *                  excess, drain and roofline checks)
  *   device.c       the device an evaluation runs on: checks, the host's
  *                  last-level cache, a GPU evaluation's shared memory
  *   mutants.c      output mutants put through the task's comparison
@@ -88,9 +91,22 @@ struct ref_trial {
  * (host samples have no drain and no fetch: 0; cpu and delay: the
  * runner's CPU time over the request and its wait for a CPU meanwhile, as
  * the kernel accounts them, host runners only, delay 0 where the kernel
- * keeps no count). */
+ * keeps no count).  A GPU sample is several requests (gpu_sample.c): gen,
+ * wall (of `time`) and fetch are the controller's clock over each of the
+ * runner's requests; keep, probe and probe_f the keeper's own clock over
+ * its flush after gen, its probes after `time` and after `fetch`, each
+ * from its first launch to the device found idle; gaps how long after
+ * the runner's replies to gen and to `time` the keeper launched its
+ * flush and its probe (work the runner left on the device meanwhile is
+ * seen by no one); span the controller's clock over the whole sample
+ * (diagnostics).  What is charged: ovh = gen + (wall - claim) + keep +
+ * probe, the sample's time beyond its claim while inputs exist and
+ * outputs are not yet taken, and fovh = fetch + probe_f, handing the
+ * outputs over (docs/gpu.md section 6).  Host samples: 0. */
 struct gpu_sample {
 	int64_t claim, wall, drain, fetch, cpu, delay;
+	int64_t span, gen, keep, probe, probe_f, gaps;
+	int64_t ovh, fovh;
 };
 
 struct eval_ctx {
@@ -139,6 +155,13 @@ struct eval_ctx {
 	int lockfd;			/* the device lock, -1 when not held */
 	int lockmode;			/* LOCK_SH or LOCK_EX while held */
 	int trusted_threads;		/* most threads of a trusted GPU runner */
+	struct runner *keeper;		/* the trusted GPU process: L2 flush,
+					 * probes (gpu_sample.c) */
+	bool keeper_pending;		/* launched, not awaited yet */
+	int *gpu_batch;			/* per case: calls per sample, 0 = not
+					 * decided yet (gpu_sample.c) */
+	double *gpu_call_ns;		/* per case: the baseline's time per
+					 * call when the batch was decided */
 	bool no_gpu_baseline;		/* nothing on the device to time against */
 	struct strbuf method_notes;	/* batches, for benchmark_method */
 	double gate_prev_ns;		/* the last gated call, by our clock */
@@ -224,6 +247,12 @@ bool ev_outputs_match(struct eval_ctx *x, const struct case_layout *l,
 		      struct runner *got, struct runner *want,
 		      double tol_scale, int pattern, double *maxerr,
 		      enum result_status st, const char *prefix);
+/* The same on two sets' memory anywhere (got and want point at the start
+ * of a set laid out as l). */
+bool ev_outputs_match_mem(struct eval_ctx *x, const struct case_layout *l,
+			  const unsigned char *got, const unsigned char *want,
+			  double tol_scale, int pattern, double *maxerr,
+			  enum result_status st, const char *prefix);
 /* Whether every output of set 0 of got is within tol_scale x the task's
  * tolerance of want's; no verdict either way. */
 bool ev_outputs_within(const struct eval_ctx *x, const struct case_layout *l,
@@ -322,6 +351,74 @@ bool ev_flops_are_fp32(const struct task *t);
  * a case's roofline_ms reports (timing_host.c). */
 double ev_roofline_ideal_ns(const struct eval_ctx *x,
 			    const struct task_case *c);
+
+/* ---- gpu_sample.c (GPU evaluations) ----------------------------------- */
+
+/* Launches the keeper (no kernel; prelaunch) and finishes its start;
+ * false (verdict set) on failure. */
+bool ev_keeper_launch(struct eval_ctx *x);
+bool ev_keeper_ready(struct eval_ctx *x);
+/* Whether the device still works: a probe by the keeper (started now if
+ * there is none) right after a candidate runner's device error.  False
+ * with the reason in why when the probe fails too. */
+bool ev_device_works(struct eval_ctx *x, char *why, size_t why_len);
+/* The gen spec of a sample: inputs drawn on the device from seed (every
+ * set its own, the same in every runner), outputs poisoned with pattern.
+ * Caller frees. */
+char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
+		      int pattern, uint64_t seed);
+/* One sample of runner r, every other runner stopped: the keeper's warm
+ * kernel, gen (spec), the keeper's flush, time n calls, the keeper's
+ * probes, fetch the arguments in mask, the keeper's probes; the clocks of
+ * struct gpu_sample.  False (verdict set) on any failure, including a
+ * claim the clock contradicts. */
+bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
+		   const char *spec, uint32_t mask, const char *what,
+		   const struct task_case *c, struct gpu_sample *o);
+/* The argument mask of a sample's fetch: outputs always, inputs when
+ * `inputs`. */
+uint32_t ev_gpu_fetch_mask(const struct task *t, bool inputs);
+/* Calls per sample of case ci, decided from the baseline runner alone
+ * (trusted, a few samples of one call) and kept in x->gpu_batch[ci] (the
+ * baseline's time per call in x->gpu_call_ns[ci]);
+ * runners base and cand (either may be NULL) get that many sets.  0 with
+ * a verdict on failure. */
+int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
+		      const struct case_layout *l, const struct task_case *c);
+/* Gives runner r n sets of layout l (stride l->shm_size); false (verdict
+ * set) on failure. */
+bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
+		 const struct case_layout *l, const struct task_case *c);
+/* Every set of cand's sample against base's: inputs (when fetched) bit
+ * for bit, outputs within tol_scale x the tolerance; skip_set (-1: none)
+ * is not compared.  False (verdict RS_INCORRECT or RS_REJECTED) when one
+ * differs; prefix names the sample in the message. */
+bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
+		       struct runner *base, struct runner *cand, int n,
+		       int pattern, bool inputs, int skip_set, const char *what,
+		       const char *prefix, const struct task_case *c);
+/* The reference on set k of base's sample whose gen spec was spec: the
+ * trusted baseline draws that sample's inputs again (inout arguments
+ * were overwritten by its call) and hands set k's to the reference,
+ * which must write every output; then cand's set k (cand NULL: none)
+ * must be within the task's tolerance of it (else RS_INCORRECT with
+ * prefix).  base_too: the baseline's own set k must agree as well (else
+ * the task is at fault, RS_INFRA_ERROR).  Call it after comparing the
+ * other sets with the baseline's: base's inputs and inout arguments are
+ * drawn again.  *maxerr (may be NULL) gets the largest difference. */
+bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
+			    struct runner *ref, struct runner *base,
+			    struct runner *cand, int k, const char *spec,
+			    int pattern, bool base_too, const char *what,
+			    const char *prefix, const struct task_case *c,
+			    double *maxerr);
+
+/* ---- correctness_gpu.c ------------------------------------------------ */
+
+/* Checks case ci on a GPU with the samples timing uses (docs/gpu.md
+ * section 5): 0 when the candidate is correct on it, -1 with a verdict
+ * otherwise. */
+int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr);
 
 /* ---- device.c --------------------------------------------------------- */
 

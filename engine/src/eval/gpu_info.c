@@ -183,6 +183,9 @@ int gpu_parse_peaks(const char *json, struct gpu_info *g, char *why,
 	g->copy_bps = jnum(j, "copy_bytes_per_s");
 	g->read_bps = jnum(j, "read_bytes_per_s");
 	g->fma_flops = jnum(j, "fp32_fma_flops");
+	g->tc_bf16_flops = jnum(j, "bf16_tensor_flops");
+	if (!(g->tc_bf16_flops > 0))
+		g->tc_bf16_flops = 0;
 	cJSON_Delete(j);
 	if (!(g->bandwidth_bps > 0) || !(g->fma_flops > 0)) {
 		snprintf(why, why_len, "the peak measurement gave no numbers");
@@ -345,6 +348,7 @@ static bool cache_read(const char *cache_dir, const struct dev_id *d,
 			out->copy_bps = jnum(dev, "copy_bytes_per_s");
 			out->read_bps = jnum(dev, "read_bytes_per_s");
 			out->fma_flops = jnum(dev, "fp32_fma_flops");
+			out->tc_bf16_flops = jnum(dev, "bf16_tensor_flops");
 			ok = out->arch[0] && out->l2_bytes > 0;
 		}
 		free(key);
@@ -381,6 +385,7 @@ static void cache_write(const char *cache_dir, const struct dev_id *d,
 	cJSON_AddNumberToObject(dev, "copy_bytes_per_s", g->copy_bps);
 	cJSON_AddNumberToObject(dev, "read_bytes_per_s", g->read_bps);
 	cJSON_AddNumberToObject(dev, "fp32_fma_flops", g->fma_flops);
+	cJSON_AddNumberToObject(dev, "bf16_tensor_flops", g->tc_bf16_flops);
 	cJSON_AddItemToObject(j, "device", dev);
 	text = cJSON_Print(j);
 	p = cache_path(cache_dir, d);

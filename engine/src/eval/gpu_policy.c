@@ -1,17 +1,27 @@
 /*
  * gpu_policy.c - the decisions of GPU timing that need no GPU: how much to
- * flush, when to batch, the roofline floor, how far a claimed time may
- * sit from the controller's clock, and what a device error means.  Pure
+ * flush, when to batch, the roofline floor and the compute class behind
+ * it, what the controller's clock charges a candidate beyond its claims
+ * (the charged excess) and when that excess is a rejection, how much
+ * work may be left on the device, and what a device error means.  Pure
  * functions, so that tests/unit/test_gpu_policy.c can hold them to their
- * word on any machine; eval.c applies them (docs/gpu.md explains each
- * number).
+ * word on any machine; timing_gpu.c applies them (docs/gpu.md explains
+ * each number).
  */
 #include "eval_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena/result.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
 
 size_t gpu_flush_bytes(const struct gpu_info *g)
 {
@@ -46,8 +56,60 @@ int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets,
 	return n < 1 ? 1 : n;
 }
 
+enum gpu_compute_class gpu_compute_class_of(const struct task *t)
+{
+	static const struct {
+		const char *name;
+		enum gpu_compute_class c;
+	} named[] = {
+		{ "fp32", GPU_CC_FP32 }, { "tf32", GPU_CC_TF32 },
+		{ "bf16", GPU_CC_BF16 }, { "fp16", GPU_CC_BF16 },
+		{ "fp8", GPU_CC_FP8 },	 { "int8", GPU_CC_FP8 },
+	};
+	enum gpu_compute_class c = GPU_CC_TF32;
+
+	if (t->cost_class) {
+		for (size_t i = 0; i < ARRAY_SIZE(named); i++)
+			if (strcmp(t->cost_class, named[i].name) == 0)
+				return named[i].c;
+	}
+	for (int a = 0; a < t->nargs; a++) {
+		arena_dtype d = t->args[a].dtype;
+		if (dtype_size(d) == 1)
+			return GPU_CC_FP8;
+		if (d == ARENA_F16 || d == ARENA_BF16)
+			c = GPU_CC_BF16;
+	}
+	return c;
+}
+
+const char *gpu_compute_class_name(enum gpu_compute_class c)
+{
+	static const char *const names[] = { "fp32", "tf32", "bf16", "fp8" };
+
+	return (unsigned)c < ARRAY_SIZE(names) ? names[c] : "?";
+}
+
+double gpu_class_peak_flops(enum gpu_compute_class c, const struct gpu_info *g)
+{
+	double tc = g ? g->tc_bf16_flops : 0;
+
+	if (!g)
+		return 0;
+	switch (c) {
+	case GPU_CC_FP8:
+		return tc > 0 ? 2.0 * tc : 0;
+	case GPU_CC_BF16:
+		return tc > 0 ? tc : 0;
+	case GPU_CC_TF32:
+		return tc > 0 ? 0.5 * tc : 0;
+	default:
+		return g->fma_flops > 0 ? g->fma_flops : 0;
+	}
+}
+
 double gpu_roofline_floor_ns(int64_t bytes, int64_t flops,
-			     const struct gpu_info *g)
+			     enum gpu_compute_class c, const struct gpu_info *g)
 {
 	double t = 0;
 
@@ -56,23 +118,91 @@ double gpu_roofline_floor_ns(int64_t bytes, int64_t flops,
 	if (bytes > 0 && g->bandwidth_bps > 0)
 		t = fmax(t, (double)bytes /
 				    (GPU_ROOFLINE_BW_MARGIN * g->bandwidth_bps));
-	if (flops > 0 && g->fma_flops > 0)
-		t = fmax(t, (double)flops /
-				    (GPU_ROOFLINE_FLOPS_MARGIN * g->fma_flops));
+	if (flops > 0) {
+		double peak = gpu_class_peak_flops(c, g);
+		if (peak > 0 && (c == GPU_CC_FP32 || g->tc_bf16_flops > 0))
+			t = fmax(t, (double)flops /
+					    (GPU_ROOFLINE_TC_MARGIN * peak));
+		else if (g->fma_flops > 0)
+			t = fmax(t, (double)flops / (GPU_ROOFLINE_FLOPS_MARGIN *
+						     g->fma_flops));
+	}
 	return t * 1e9;
 }
 
-double claims_allowed_excess(double cand_claim_ns, double base_fetch_ns)
+/* The median of the values one bootstrap resample draws: nblocks blocks
+ * with replacement, then as many pairs as each has, with replacement. */
+static double resample_median(const double *const *e, const int *sizes,
+			      const int *nonempty, int nne, struct rng *r,
+			      double *buf)
 {
-	/* Two requests per sample (time, fetch), each with its stop and
-	 * resume.  With the fetch page-locked, an unchanged kernel's
-	 * overhead sat within 14 us of the baseline's (lower quartiles,
-	 * quick evaluations on the H200; at most 30 us over the noop
-	 * suite); 50 us keeps a margin and leaves a runner patched to
-	 * claim less half the room 100 us did (docs/gpu.md, section 6). */
-	double a = fmax(50000.0, 0.05 * cand_claim_ns);
+	size_t m = 0;
 
-	return fmax(a, 0.03 * base_fetch_ns);
+	for (int i = 0; i < nne; i++) {
+		int b = nonempty[rng_range(r, 0, nne - 1)];
+		for (int j = 0; j < sizes[b]; j++)
+			buf[m++] = e[b][rng_range(r, 0, sizes[b] - 1)];
+	}
+	return stats_median_inplace(buf, m);
+}
+
+double gpu_charged_excess_ns(const double *const *e, const int *sizes,
+			     int nblocks, int iters, uint64_t seed,
+			     double *median, double *hi)
+{
+	int *nonempty =
+		xcalloc((size_t)(nblocks > 0 ? nblocks : 1), sizeof(int));
+	int nne = 0, maxsz = 0;
+	size_t total = 0;
+	double lo = 0;
+
+	*median = 0;
+	*hi = 0;
+	for (int b = 0; b < nblocks; b++)
+		if (sizes[b] > 0) {
+			nonempty[nne++] = b;
+			total += (size_t)sizes[b];
+			if (sizes[b] > maxsz)
+				maxsz = sizes[b];
+		}
+	if (nne == 0 || iters < 1) {
+		free(nonempty);
+		return 0;
+	}
+	double *all = xmalloc(total * sizeof(double));
+	size_t m = 0;
+	for (int i = 0; i < nne; i++)
+		for (int j = 0; j < sizes[nonempty[i]]; j++)
+			all[m++] = e[nonempty[i]][j];
+	*median = stats_median_inplace(all, m);
+	free(all);
+
+	/* Resamples may draw the largest block every time. */
+	double *buf = xmalloc((size_t)nne * (size_t)maxsz * sizeof(double));
+	double *meds = xmalloc((size_t)iters * sizeof(double));
+	struct rng r;
+	rng_seed(&r, seed);
+	for (int it = 0; it < iters; it++)
+		meds[it] = resample_median(e, sizes, nonempty, nne, &r, buf);
+	qsort(meds, (size_t)iters, sizeof(double), cmp_double);
+	lo = stats_quantile_sorted(meds, (size_t)iters, GPU_EXCESS_ALPHA);
+	*hi = stats_quantile_sorted(meds, (size_t)iters, 1 - GPU_EXCESS_ALPHA);
+	free(meds);
+	free(buf);
+	free(nonempty);
+	return lo > 0 ? lo : 0;
+}
+
+double gpu_unconfirmed_ns(double cand_claim_ns)
+{
+	return fmax(GPU_UNCONFIRMED_ABS_NS,
+		    GPU_UNCONFIRMED_REL * cand_claim_ns);
+}
+
+double gpu_gross_excess_ns(double cand_claim_ns)
+{
+	return fmax(GPU_GROSS_EXCESS_ABS_NS,
+		    GPU_GROSS_EXCESS_REL * cand_claim_ns);
 }
 
 double drain_allowed_ns(double base_drain_ns, double cand_claim_ns)

@@ -222,26 +222,26 @@ static ssize_t send_req(int sock, const char *req, size_t len, int fd)
 	return sendmsg(sock, &m, MSG_NOSIGNAL);
 }
 
-/* Sends one request (with descriptor fd, or -1) and reads its one-line
- * reply; leaves the runner stopped. */
-enum runner_fail rcl_transact_fd(struct runner *r, const char *req,
-			     int fd, const char *what, char **reply,
-			     int64_t *wall_ns)
+/* Resumes the runner and sends req (with descriptor fd, or -1): the
+ * first half of a request.  The runner's CPU time is read before it is
+ * resumed (nothing it does from the SIGCONT on escapes the count), and
+ * the controller's clock for the request starts once the channel was
+ * found quiet. */
+static enum runner_fail post(struct runner *r, const char *req, int fd)
 {
 	enum runner_fail f;
 	size_t len = strlen(req), off = 0;
 
 	if (r->reaped)
 		return rcl_fail_from_status(r);
-	/* Read while it is still stopped: nothing it does from the SIGCONT
-	 * on escapes the count. */
-	int64_t cpu0 = cpu_now(r), delay0 = delay_now(r);
+	r->cpu_mark = cpu_now(r);
+	r->delay_mark = delay_now(r);
 	r->cpu_ns = -1;
 	r->delay_ns = -1;
 	resume(r);
 	if ((f = check_quiet(r)) != RUNNER_OK)
 		return f;
-	uint64_t t0 = now_ns();
+	r->sent_at = now_ns();
 	while (off < len) {
 		/* The descriptor travels with the first byte. */
 		ssize_t w = send_req(r->sock, req + off, len - off,
@@ -252,20 +252,50 @@ enum runner_fail rcl_transact_fd(struct runner *r, const char *req,
 			return rcl_after_eof(r);
 		off += (size_t)w;
 	}
-	f = rcl_read_line(r, what, reply);
+	return RUNNER_OK;
+}
+
+/* The second half: the one-line reply (r->line, valid until the next
+ * read), the controller's clock from the send to the reply (*wall_ns;
+ * r->replied_at when it was read); the runner is left running. */
+static enum runner_fail collect(struct runner *r, const char *what,
+				char **reply, int64_t *wall_ns)
+{
+	enum runner_fail f = rcl_read_line(r, what, reply);
+
+	r->replied_at = now_ns();
 	if (wall_ns)
-		*wall_ns = (int64_t)(now_ns() - t0);
+		*wall_ns = (int64_t)(r->replied_at - r->sent_at);
+	return f;
+}
+
+enum runner_fail runner_stop(struct runner *r)
+{
+	enum runner_fail f = runner_pause(r);
+
 	if (f != RUNNER_OK)
 		return f;
-	/* *reply (r->line) stays valid: pausing reads nothing. */
-	if ((f = runner_pause(r)) != RUNNER_OK)
-		return f;
 	int64_t cpu1 = cpu_now(r), delay1 = delay_now(r);
-	if (cpu0 >= 0 && cpu1 >= cpu0)
-		r->cpu_ns = cpu1 - cpu0;
-	if (delay0 >= 0 && delay1 >= delay0)
-		r->delay_ns = delay1 - delay0;
+	if (r->cpu_mark >= 0 && cpu1 >= r->cpu_mark)
+		r->cpu_ns = cpu1 - r->cpu_mark;
+	if (r->delay_mark >= 0 && delay1 >= r->delay_mark)
+		r->delay_ns = delay1 - r->delay_mark;
 	return RUNNER_OK;
+}
+
+/* Sends one request (with descriptor fd, or -1) and reads its one-line
+ * reply; leaves the runner stopped. */
+enum runner_fail rcl_transact_fd(struct runner *r, const char *req,
+			     int fd, const char *what, char **reply,
+			     int64_t *wall_ns)
+{
+	enum runner_fail f;
+
+	if ((f = post(r, req, fd)) != RUNNER_OK ||
+	    (f = collect(r, what, reply, wall_ns)) != RUNNER_OK)
+		return f;
+	/* *reply (r->line) stays valid: stopping reads nothing. */
+	return runner_stop(r);
 }
 
 static enum runner_fail transact(struct runner *r, const char *req,
@@ -338,21 +368,43 @@ bad:;
 	return rcl_protocol(r, "sent a malformed reply: \"%s\"", q);
 }
 
+/* Sends "<verb> <seq>[ <args>]" (post). */
+static enum runner_fail post_request(struct runner *r, const char *verb,
+				     const char *args)
+{
+	r->seq++;
+	char *req = args ? xasprintf("%s %" PRIu64 " %s\n", verb, r->seq, args)
+			 : xasprintf("%s %" PRIu64 "\n", verb, r->seq);
+	enum runner_fail f = post(r, req, -1);
+	free(req);
+	return f;
+}
+
+/* Reads and parses the reply to the request posted last; the runner is
+ * stopped after it unless keep_running. */
+static enum runner_fail collect_reply(struct runner *r, const char *what,
+				      int nvals, int64_t *vals,
+				      int64_t *wall_ns, bool keep_running)
+{
+	char *line = NULL;
+	enum runner_fail f = collect(r, what, &line, wall_ns);
+
+	if (f == RUNNER_OK && !keep_running)
+		f = runner_stop(r);
+	if (f != RUNNER_OK)
+		return f;
+	return runner_parse_reply(r, line, nvals, vals);
+}
+
 static enum runner_fail request(struct runner *r, const char *verb,
 				const char *args, const char *what, int nvals,
 				int64_t *vals, int64_t *wall_ns)
 {
-	char *line = NULL;
-	enum runner_fail f;
+	enum runner_fail f = post_request(r, verb, args);
 
-	r->seq++;
-	char *req = args ? xasprintf("%s %" PRIu64 " %s\n", verb, r->seq, args)
-			 : xasprintf("%s %" PRIu64 "\n", verb, r->seq);
-	f = transact(r, req, what, &line, wall_ns);
-	free(req);
 	if (f != RUNNER_OK)
 		return f;
-	return runner_parse_reply(r, line, nvals, vals);
+	return collect_reply(r, what, nvals, vals, wall_ns, r->hold);
 }
 
 enum runner_fail runner_layout(struct runner *r, const char *proto)
@@ -421,6 +473,7 @@ enum runner_fail runner_time_gpu(struct runner *r, int n, int *rc,
 	snprintf(a, sizeof(a), "%d", n);
 	enum runner_fail f = request(r, "time", a, "return", 3, v, wall_ns);
 	if (f == RUNNER_OK) {
+		r->calls++;
 		*rc = (int)v[0];
 		*claim_ns = v[1];
 		*drain_ns = v[2];
@@ -438,14 +491,53 @@ enum runner_fail runner_fetch(struct runner *r, uint32_t mask,
 		       wall_ns);
 }
 
-enum runner_fail runner_flush_spec(struct runner *r, size_t bytes,
-				   const char *spec)
+enum runner_fail runner_gen(struct runner *r, const char *spec,
+			    int64_t *wall_ns)
 {
-	char *a = xasprintf("%zu %s", bytes, spec);
-	enum runner_fail f = request(r, "flush", a, "flush the cache", 0, NULL,
-				     NULL);
+	return request(r, "gen", spec && *spec ? spec : NULL, "draw the inputs",
+		       0, NULL, wall_ns);
+}
 
-	free(a);
+enum runner_fail runner_keeper_post(struct runner *k, const char *verb,
+				    size_t flush_bytes)
+{
+	char a[32];
+
+	snprintf(a, sizeof(a), "%zu", flush_bytes);
+	return post_request(k, verb, strcmp(verb, "flush") == 0 ? a : NULL);
+}
+
+enum runner_fail runner_keeper_collect(struct runner *k, const char *what,
+				       struct keeper_reply *o)
+{
+	int64_t v[3];
+	enum runner_fail f =
+		collect_reply(k, what, 3, v, &o->wall, k->hold);
+
+	if (f == RUNNER_OK) {
+		o->ns = v[0];
+		o->busy = v[1] != 0;
+		o->launched = v[2];
+	}
+	return f;
+}
+
+enum runner_fail runner_probe(struct runner *k, struct keeper_reply *o)
+{
+	enum runner_fail f = runner_keeper_post(k, "probe", 0);
+
+	return f == RUNNER_OK ? runner_keeper_collect(k, "probe the device", o)
+			      : f;
+}
+
+enum runner_fail runner_warm(struct runner *k, int64_t *ns)
+{
+	int64_t v[1];
+	enum runner_fail f =
+		request(k, "warm", NULL, "warm the device", 1, v, NULL);
+
+	if (f == RUNNER_OK)
+		*ns = v[0];
 	return f;
 }
 

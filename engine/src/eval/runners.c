@@ -64,12 +64,33 @@ void ev_runner_failed(struct eval_ctx *x, enum role role,
 	}
 	switch (f) {
 	case RUNNER_DEVICE: {
+		/* A device error is a claim like any other reply: it is the
+		 * candidate's unless a trusted probe of the same device right
+		 * after fails too (docs/gpu.md section 4). */
 		struct gpu_error_meaning m;
+		char probe[300];
 		gpu_error_meaning(r->dev_error, &m);
-		ev_verdict(x, (enum result_status)m.status, "the candidate caused "
-			   "%s on the device %s: the runner %s%s", m.what, where,
-			   r->why, r->dev_sticky ? "; the device context was lost "
-			   "and the runner retired" : "");
+		if (!ev_device_works(x, probe, sizeof(probe))) {
+			ev_verdict(
+				x, RS_INFRA_ERROR,
+				"the device failed %s: the "
+				"candidate runner %s, and a trusted probe of "
+				"the device right after failed too (%s)",
+				where, r->why, probe);
+			break;
+		}
+		bool hw = m.status == RS_INFRA_ERROR;
+		ev_verdict(
+			x, hw ? RS_RUNTIME_ERROR : (enum result_status)m.status,
+			"the candidate caused %s on the device %s: the runner "
+			"%s%s%s",
+			m.what, where, r->why,
+			r->dev_sticky
+				? "; the device context was lost and the runner retired"
+				: "",
+			hw ? "; a trusted probe of the device right after "
+			     "found it working, so the error is the candidate's"
+			   : "");
 		break;
 	}
 	case RUNNER_TIMEOUT:
@@ -342,21 +363,20 @@ bool ev_inputs_intact(struct eval_ctx *x, const struct case_layout *l,
 	return ev_inputs_intact_at(x, l, stage, r, 0, when, c);
 }
 
-/* Compares every output of set `off` of `got` with `want`'s; fills
- * *maxerr; on a mismatch sets the verdict `st` with prefix. */
-bool ev_outputs_match_at(struct eval_ctx *x, const struct case_layout *l,
-			     struct runner *got, struct runner *want,
-			     size_t off, double tol_scale, int pattern,
-			     double *maxerr, enum result_status st,
-			     const char *prefix)
+/* Compares every output of a set at got with want's (both laid out as
+ * l); fills *maxerr; on a mismatch sets the verdict `st` with prefix. */
+bool ev_outputs_match_mem(struct eval_ctx *x, const struct case_layout *l,
+			  const unsigned char *got, const unsigned char *want,
+			  double tol_scale, int pattern, double *maxerr,
+			  enum result_status st, const char *prefix)
 {
 	for (int a = 0; a < x->t->nargs; a++) {
 		const struct task_arg *ta = &x->t->args[a];
 		struct cmp_result cr;
 		if (ta->io == IO_IN)
 			continue;
-		compare_arrays(ta->dtype, got->shm + off + l->offset[a],
-			       want->shm + off + l->offset[a], l->numel[a],
+		compare_arrays(ta->dtype, got + l->offset[a],
+			       want + l->offset[a], l->numel[a],
 			       x->t->atol * tol_scale, x->t->rtol * tol_scale,
 			       ta->io == IO_OUT ? pattern : -1, &cr);
 		if (maxerr && cr.max_abs_err > *maxerr)
@@ -371,6 +391,16 @@ bool ev_outputs_match_at(struct eval_ctx *x, const struct case_layout *l,
 		}
 	}
 	return true;
+}
+
+/* Compares every output of set `off` of `got` with `want`'s. */
+bool ev_outputs_match_at(struct eval_ctx *x, const struct case_layout *l,
+			 struct runner *got, struct runner *want, size_t off,
+			 double tol_scale, int pattern, double *maxerr,
+			 enum result_status st, const char *prefix)
+{
+	return ev_outputs_match_mem(x, l, got->shm + off, want->shm + off,
+				    tol_scale, pattern, maxerr, st, prefix);
 }
 
 bool ev_outputs_match(struct eval_ctx *x, const struct case_layout *l,
@@ -445,9 +475,10 @@ void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
  * pair): what the runners claimed, the controller's clock, the host's own
  * work and (host runners) the CPU time the kernel accounted to each
  * runner over its request and its wait for a CPU meanwhile, so that
- * noise can be traced to its source
- * (docs/evaluator.md; host pairs have no drain or fetch, GPU pairs no CPU
- * time: 0). */
+ * noise can be traced to its source; then (GPU pairs) each sample's span
+ * and its parts, and the pair's excess e (docs/gpu.md section 6).
+ * docs/evaluator.md; host pairs have no drain, fetch, span or parts, GPU
+ * pairs no CPU time: 0. */
 void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 		       int block, const char *kind, int num, int n,
 		       bool base_first, const struct gpu_sample *bs,
@@ -458,14 +489,21 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 		return;
 	fprintf(x->trace,
 		"%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
-		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\t%lld\t%lld\t%lld\t%lld\n",
+		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\t%lld\t%lld\t%lld\t%lld\t"
+		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t"
+		"%lld\t%lld\t%lld\t%lld\t%lld\n",
 		c->id, block, kind, num, n, base_first ? 1 : 0,
 		(long long)bs->claim, (long long)cs->claim, (long long)bs->wall,
 		(long long)cs->wall, (long long)bs->drain, (long long)cs->drain,
 		(long long)bs->fetch, (long long)cs->fetch,
 		(unsigned long long)stage_ns, (unsigned long long)check_ns,
 		(long long)bs->cpu, (long long)cs->cpu, (long long)bs->delay,
-		(long long)cs->delay);
+		(long long)cs->delay, (long long)bs->span, (long long)cs->span,
+		(long long)bs->gen, (long long)cs->gen, (long long)bs->keep,
+		(long long)cs->keep, (long long)bs->probe, (long long)cs->probe,
+		(long long)(cs->ovh - bs->ovh), (long long)bs->probe_f,
+		(long long)cs->probe_f, (long long)bs->gaps,
+		(long long)cs->gaps, (long long)(cs->fovh - bs->fovh));
 }
 
 /* The verdicts of the ordering check on one candidate call (order and

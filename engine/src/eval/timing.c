@@ -21,8 +21,8 @@
 
 /* ---- samples and ratios ------------------------------------------------ */
 
-void ev_samples_add(struct samples *s, int block, const struct gpu_sample *b,
-		    const struct gpu_sample *c)
+void ev_samples_add(struct samples *s, int block, bool base_first,
+		    const struct gpu_sample *b, const struct gpu_sample *c)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 256;
@@ -38,8 +38,16 @@ void ev_samples_add(struct samples *s, int block, const struct gpu_sample *b,
 	s->v[S_CDELAY][s->n] = (double)c->delay;
 	s->v[S_BASE][s->n] = (double)b->claim;
 	s->v[S_CAND][s->n] = (double)c->claim;
-	s->v[S_BOVH][s->n] = (double)(b->wall + b->fetch - b->claim);
-	s->v[S_COVH][s->n] = (double)(c->wall + c->fetch - c->claim);
+	/* A GPU sample's time beyond its claim while it held inputs
+	 * (struct gpu_sample's ovh) and handing its outputs over (fovh); a
+	 * host sample's timed request beyond its claim. */
+	s->v[S_BOVH][s->n] =
+		b->span ? (double)b->ovh : (double)(b->wall + b->fetch - b->claim);
+	s->v[S_COVH][s->n] =
+		c->span ? (double)c->ovh : (double)(c->wall + c->fetch - c->claim);
+	s->v[S_BFOVH][s->n] = (double)b->fovh;
+	s->v[S_CFOVH][s->n] = (double)c->fovh;
+	s->v[S_FIRST][s->n] = base_first ? 1.0 : 0.0;
 	s->v[S_BDRAIN][s->n] = (double)b->drain;
 	s->v[S_CDRAIN][s->n] = (double)c->drain;
 	s->v[S_BFETCH][s->n] = (double)b->fetch;
@@ -151,6 +159,9 @@ bool ev_refcheck_due(struct timing_case *tc, int b)
 	 * which pairs were sure checks. */
 	bool drawn = rng_range(&tc->check_rng, 0, REFCHECK_EVERY - 1) == 0;
 
+	/* An A/A coverage run times the baseline only. */
+	if (tc->x->req->aa_timing_only)
+		return false;
 	return drawn || tc->blocks[b].pairs == tc->check_at[b];
 }
 
@@ -260,7 +271,7 @@ static int case_timing_result(struct eval_ctx *x, int ci, double base_ms,
 
 /* The case's timing floor in ns: the task's timing_floor_us, else
  * TIMING_FLOOR_NS. */
-static double timing_floor_ns(const struct task *t)
+double ev_timing_floor_ns(const struct task *t)
 {
 	return t->timing_floor_us >= 0 ? t->timing_floor_us * 1e3
 				       : TIMING_FLOOR_NS;
@@ -274,7 +285,7 @@ static double timing_floor_ns(const struct task *t)
 static bool below_floor(struct timing_case *tc, struct case_result *cr)
 {
 	const struct task *t = tc->x->t;
-	double floor = timing_floor_ns(t);
+	double floor = ev_timing_floor_ns(t);
 
 	if (!(tc->base_call_ns > 0) || tc->base_call_ns >= floor)
 		return false;
@@ -300,7 +311,9 @@ static bool case_done_early(struct timing_case *tc,
 {
 	if (step->ratios)
 		step->ratios(tc);
-	return case_precise_enough(tc->x, tc->ci, tc->ct);
+	/* GPU: not while the charged excess is still uncertain. */
+	return !tc->excess_unsettled &&
+	       case_precise_enough(tc->x, tc->ci, tc->ct);
 }
 
 /* The sampling loop (timing.h): the same for every device, the pair step

@@ -1,18 +1,29 @@
 /*
  * timing_gpu.c - a GPU's pair step of the sampling loop (timing.h;
- * docs/gpu.md): per pair and per runner, `flush` stages the pair's inputs
- * (drawn on the device from the pair's seed) and poisoned outputs and
- * flushes L2, `time n` runs a batch of n calls between two events on the
- * runner's stream and waits for the whole device, `fetch` copies the
- * buffers back.  The controller's clock covers `time` and `fetch`: a claim
- * can be forged, the moment correct outputs arrive cannot.  The claims
- * check adds what a device allows a forger: work left running after the
- * stream's end event (drain) and a time below the roofline floor.
+ * docs/gpu.md section 6).  A pair is one sample of each runner
+ * (gpu_sample.c: the keeper's warm kernel, gen, the keeper's flush, time
+ * n, the keeper's probes, fetch, the keeper's probes), the two in
+ * alternating order, with the same fresh inputs drawn on the device;
+ * every set of the candidate's is compared with the baseline's, and at
+ * random (at least once per block) one set with the reference's at the
+ * task's tolerance.
+ *
+ * What the controller's and the keeper's clocks saw a candidate's samples
+ * take beyond its claims, more than the baseline's, is charged to it (the
+ * charged excess, gpu_policy.c), in two parts: while the sample held
+ * inputs (gen, time beyond the claim, the keeper's flush and probes: no
+ * PCIe copy, so a steady quantity) and while it handed its outputs over
+ * (fetch and the probes after it: a candidate that computes only when
+ * asked for its outputs pays there).  Every pair's ratio is baseline
+ * claim / (candidate claim + both excesses), so no number a candidate
+ * runner reports raises its speedup beyond what the clocks confirm, up to
+ * the excesses' statistical uncertainty.  A gross excess is rejected by
+ * name, after the case is timed a second time.  Work left on the device
+ * (drain) and claims below the roofline floor are rejected too.
  *
  * Every block starts at once (one group): block 0 is the correctness
- * pair, the others are kept across cases (a GPU context costs 0.2-0.5 s);
- * warm-up calls say how long a call takes, and calls too short to time
- * alone run in batches of input sets.
+ * pair, the others are kept across cases (a GPU context costs 0.2-0.5 s).
+ * Calls per sample come from correctness (ev_gpu_case_batch).
  */
 #include "timing.h"
 
@@ -22,209 +33,156 @@
 #include <string.h>
 
 #define GPU_WARMUP_CALLS 3
+/* Bootstrap resamples of the charged excess. */
+#define GPU_EXCESS_ITERS 1000
 
-/* Stages (inputs copied, outputs poisoned on the device as spec says),
- * flushes, times a batch of n and fetches the arguments in mask, on one
- * runner. */
-static bool time_one_gpu(struct eval_ctx *x, enum role role, struct runner *r,
-			 int n, const char *spec, uint32_t mask,
-			 const char *what, const struct task_case *c,
-			 struct gpu_sample *o)
-{
-	int rc = 0;
-	enum runner_fail f = runner_flush_spec(r, x->flush_bytes, spec);
-
-	memset(o, 0, sizeof(*o));
-	if (f == RUNNER_OK)
-		f = runner_time_gpu(r, n, &rc, &o->claim, &o->drain, &o->wall);
-	if (f == RUNNER_OK)
-		f = runner_fetch(r, mask, &o->fetch);
-	if (!ev_call_outcome_ok(x, role, r, f, rc, what, c))
-		return false;
-	if (role != ROLE_CAND)
-		ev_note_trusted(x, r);
-	if (o->claim <= 0 || o->claim > o->wall + CLAIM_SLACK_NS ||
-	    o->drain < 0 || o->drain > o->wall) {
-		if (role == ROLE_CAND)
-			ev_verdict(x, RS_REJECTED, "reported times inconsistent "
-				"with the controller's clock: the candidate "
-				"runner claimed %.1f us (and %.1f us waiting for "
-				"the device) for a batch that took at most %.1f "
-				"us %s, %s '%s'", o->claim / 1e3, o->drain / 1e3,
-				o->wall / 1e3, what, ev_case_kind(c), c->id);
-		else
-			ev_verdict(x, RS_INFRA_ERROR, "the baseline runner "
-				"reported an impossible time (%.1f us, wall "
-				"%.1f us)", o->claim / 1e3, o->wall / 1e3);
-		return false;
-	}
-	return true;
-}
-
-/* The flush spec of a pair: inputs drawn on the device from the pair's
- * seed (engine/runner/gpu/gpu_gen.h: the same values in both runners, every
- * set its own, none through the host), outputs poisoned with pattern. */
-static char *gpu_flush_spec(const struct task *t, const struct case_layout *l,
-			    int pattern, uint64_t seed)
-{
-	static const char dist[] = { [INIT_NORMAL] = 'n', [INIT_UNIFORM] = 'u',
-				     [INIT_RANDINT] = 'r', [INIT_ONES] = 'o' };
-	struct strbuf sb = STRBUF_INIT;
-
-	for (int a = 0; a < t->nargs; a++) {
-		const struct task_arg *ta = &t->args[a];
-		uint64_t bits;
-		if (a)
-			strbuf_addch(&sb, ' ');
-		if (ta->io != IO_OUT) {
-			strbuf_addf(&sb, "g:%c:%.17g:%.17g:%lld:%lld:%llx",
-				    dist[ta->init.dist], ta->init.a, ta->init.b,
-				    (long long)l->lo[a], (long long)l->hi[a],
-				    (unsigned long long)seed);
-			continue;
-		}
-		int w = poison_bits(ta->dtype, pattern, &bits);
-		strbuf_addf(&sb, "%d:%llx", w, (unsigned long long)bits);
-	}
-	return strbuf_detach(&sb);
-}
-
-/* Every set of the candidate against the baseline's: its inputs as the
- * (trusted) baseline left them, its outputs within twice the tolerance. */
-/* A quiet first pass over a batch's sets, several at once: whether every
- * set passes (outputs within tolerance, inputs unchanged when fetched).
- * Only a failure needs the sequential pass that words the verdict. */
-struct sets_check {
-	const struct eval_ctx *x;
-	const struct case_layout *l;
-	const struct block *bk;
-	size_t stride;
-	int pattern;
-	bool inputs;
-	bool bad;		/* false -> true only, atomically */
-};
-
-static void sets_check_range(void *ctx, int64_t k0, int64_t n)
-{
-	struct sets_check *sc = ctx;
-	const struct task *t = sc->x->t;
-
-	for (int64_t k = k0;
-	     k < k0 + n && !__atomic_load_n(&sc->bad, __ATOMIC_RELAXED); k++) {
-		size_t off = (size_t)k * sc->stride;
-		for (int a = 0; a < t->nargs; a++) {
-			const struct task_arg *ta = &t->args[a];
-			const unsigned char *got = sc->bk->cand->shm + off +
-						   sc->l->offset[a];
-			const unsigned char *want = sc->bk->base->shm + off +
-						    sc->l->offset[a];
-			struct cmp_result cr;
-			if (ta->io == IO_IN) {
-				if (sc->inputs &&
-				    memcmp(got, want, sc->l->bytes[a]) != 0)
-					__atomic_store_n(&sc->bad, true,
-							 __ATOMIC_RELAXED);
-				continue;
-			}
-			compare_arrays(ta->dtype, got, want, sc->l->numel[a],
-				       t->atol * 2.0, t->rtol * 2.0,
-				       ta->io == IO_OUT ? sc->pattern : -1, &cr);
-			if (!cr.ok)
-				__atomic_store_n(&sc->bad, true,
-						 __ATOMIC_RELAXED);
-		}
-	}
-}
-
-static bool gpu_pair_check(struct timing_case *p, struct block *bk, int n,
-			   size_t stride, int pattern, bool inputs,
-			   const char *kind, int num)
-{
-	char what[96], prefix[200];
-	struct sets_check sc = { p->x, p->l, bk, stride, pattern, inputs,
-				 false };
-
-	/* Large sets are compared by several threads each already. */
-	if (n > 1 && p->l->shm_size < ((size_t)16 << 20)) {
-		par_for(n, 1, sets_check_range, &sc);
-		if (!sc.bad)
-			return true;
-	}
-
-	snprintf(what, sizeof(what), "in %s call %d", kind, num);
-	snprintf(prefix, sizeof(prefix), "output of %s call %d in %s '%s' "
-		 "differs from baseline", kind, num, ev_case_kind(p->c), p->c->id);
-	for (int k = 0; k < n; k++) {
-		size_t off = (size_t)k * stride;
-		void *base_in[TASK_MAX_ARGS];
-		for (int a = 0; a < p->x->t->nargs; a++)
-			base_in[a] = bk->base->shm + off + p->l->offset[a];
-		if ((inputs && !ev_inputs_intact_at(p->x, p->l, base_in, bk->cand,
-						    off, what, p->c)) ||
-		    !ev_outputs_match_at(p->x, p->l, bk->cand, bk->base, off, 2.0,
-					 pattern, NULL, RS_INCORRECT, prefix))
-			return false;
-	}
-	return true;
-}
-
-static bool gpu_pair(struct timing_case *p, struct block *bk, int n,
-		     size_t stride, const char *kind, int num,
-		     struct gpu_sample *bs, struct gpu_sample *cs)
+/* One pair on block bk: a sample of each runner, the order alternating
+ * from pair to pair (*first: the baseline went first), the other one
+ * stopped; every set of the candidate's against the baseline's (twice
+ * the tolerance), and with refcheck one set drawn at random against the
+ * reference (the task's tolerance). */
+static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
+		     int num, bool refcheck, bool *first, struct gpu_sample *bs,
+		     struct gpu_sample *cs)
 {
 	struct eval_ctx *x = p->x;
 	const struct task *t = x->t;
-	int pattern = num & 1;
-	uint32_t mask = 0;
-	char what[64];
+	int pattern = num & 1, k = -1;
+	char what[64], prefix[200];
 	bool ok = true;
 
-	/* Outputs always come back; inputs on warm-up calls and on a random
-	 * quarter of the timed ones (a kernel that writes its inputs cannot
-	 * know which), to spare the copy. */
-	bool inputs = strcmp(kind, "timed") != 0 || (rng_next(p->r) & 3) == 0;
-	for (int a = 0; a < t->nargs; a++)
-		if (t->args[a].io != IO_IN || inputs)
-			mask |= 1u << a;
-	char *spec = gpu_flush_spec(t, p->l, pattern, rng_next(p->r));
+	/* Inputs come back on a random quarter of samples, in every phase
+	 * alike (a kernel that writes its inputs cannot know when). */
+	bool inputs = (rng_next(p->r) & 3) == 0;
+	uint32_t mask = ev_gpu_fetch_mask(t, inputs);
+	char *spec = ev_gpu_gen_spec(t, p->l, pattern, rng_next(p->r));
 	snprintf(what, sizeof(what), "in %s call %d", kind, num);
-	/* Both runners are stopped between requests: whichever is timed,
-	 * the other cannot launch anything. */
-	bool base_first = rng_next(p->r) & 1;
-	for (int k = 0; k < 2 && ok; k++) {
-		bool do_base = (k == 0) == base_first;
-		ok = do_base ? time_one_gpu(x, ROLE_BASE, bk->base, n, spec, mask,
-					    what, p->c, bs)
-			     : time_one_gpu(x, ROLE_CAND, bk->cand, n, spec, mask,
-					    what, p->c, cs);
+	/* Orders alternate within a block (from a random start): the
+	 * sample that opens a pair pays for the device and the host waking
+	 * up after the gap between pairs, and two consecutive pairs cancel
+	 * that out of the excess (gpu_ratios). */
+	bool base_first = bk->base_next;
+	bk->base_next = !bk->base_next;
+	*first = base_first;
+	for (int i = 0; i < 2 && ok; i++) {
+		bool do_base = (i == 0) == base_first;
+		ok = do_base ? ev_gpu_sample(x, ROLE_BASE, bk->base, p->n, spec,
+					     mask, what, p->c, bs)
+			     : ev_gpu_sample(x, ROLE_CAND, bk->cand, p->n, spec,
+					     mask, what, p->c, cs);
+	}
+	uint64_t t2 = now_ns();
+	if (refcheck)
+		k = (int)rng_range(&p->check_rng, 0, p->n - 1);
+	snprintf(prefix, sizeof(prefix),
+		 "output of %s call %d in %s '%s' "
+		 "differs from baseline",
+		 kind, num, ev_case_kind(p->c), p->c->id);
+	ok = ok && ev_gpu_sets_match(x, p->l, bk->base, bk->cand, p->n, pattern,
+				     inputs, k, what, prefix, p->c);
+	if (ok && refcheck) {
+		snprintf(prefix, sizeof(prefix),
+			 "output of %s call %d in %s "
+			 "'%s' differs from the reference (a random check of "
+			 "a timed sample)",
+			 kind, num, ev_case_kind(p->c), p->c->id);
+		ok = ev_gpu_reference_check(x, p->l, p->ref, bk->base, bk->cand,
+					    k, spec, pattern, false, what,
+					    prefix, p->c, NULL);
 	}
 	free(spec);
-	uint64_t t2 = now_ns();
-	ok = ok && gpu_pair_check(p, bk, n, stride, pattern, inputs, kind, num);
-	/* No staging on the host: the inputs are drawn on the device. */
 	if (ok)
-		ev_trace_pair(x, p->c, bk->index, kind, num, n, base_first, bs,
-			   cs, 0, now_ns() - t2);
+		ev_trace_pair(x, p->c, bk->index, kind, num, p->n, base_first,
+			      bs, cs, 0, now_ns() - t2);
 	return ok;
 }
 
-/* The case's timing claims against everything the controller knows; the
- * most specific finding first (work left on the device also shows as a
- * gap between claim and clock). */
+/* The charged excess of one pair of overhead columns (S_BOVH and
+ * S_COVH, or the fetch's S_BFOVH and S_CFOVH): per pair e = candidate - baseline;
+ * per block, consecutive pairs (whose orders are opposite: gpu_pair)
+ * averaged, since the sample that opens a pair pays for the device and
+ * the host waking up (on the H200 25-35 us in gen and in the keeper's
+ * flush, 2026-12-02) and a pair of pairs cancels that; then the lower
+ * 95% bound of their median, bootstrapped over blocks and pairs of pairs
+ * (gpu_policy.c), or 0. */
+static double excess_of(struct timing_case *p, int bcol, int ccol,
+			uint64_t seed, double *med, double *hi)
+{
+	const struct samples *s = &p->s;
+	int nblocks = p->ct->nblocks;
+	const double *eb[MAX_BLOCKS];
+	int sizes[MAX_BLOCKS] = { 0 };
+	double *e = xmalloc((size_t)(s->n ? s->n : 1) * sizeof(double));
+	int m = 0;
+
+	for (int b = 0; b < nblocks; b++) {
+		int in_block = 0;
+		double pending = 0;
+		eb[b] = e + m;
+		for (int i = 0; i < s->n; i++) {
+			if (s->block[i] != b)
+				continue;
+			double d = s->v[ccol][i] - s->v[bcol][i];
+			if (in_block++ & 1)
+				e[m++] = (pending + d) / 2;
+			else
+				pending = d;
+		}
+		/* A block of one pair (never with min_pairs >= 2) counts it
+		 * alone. */
+		if (in_block == 1)
+			e[m++] = pending;
+		sizes[b] = (int)(e + m - eb[b]);
+	}
+	double lo = gpu_charged_excess_ns(eb, sizes, nblocks, GPU_EXCESS_ITERS,
+					  seed, med, hi);
+	free(e);
+	return lo;
+}
+
+/* Every pair's ratio charged with the case's excesses (timing.c calls
+ * this before every interval): baseline claim / (candidate claim +
+ * excess + fetch excess).  No clock-alone fallback: where the excess's
+ * bounds are far apart the loop keeps sampling (excess_unsettled), and
+ * what is left unconfirmed is the uncertainty the results carry
+ * (docs/gpu.md section 10). */
+static void gpu_ratios(struct timing_case *p)
+{
+	struct samples *s = &p->s;
+	uint64_t seed = ev_derive(p->x->req->seed, 9, (uint64_t)p->ci, 0);
+
+	p->excess_ns = excess_of(p, S_BOVH, S_COVH, seed, &p->excess_med_ns,
+				 &p->excess_hi_ns);
+	p->fetch_excess_ns =
+		excess_of(p, S_BFOVH, S_CFOVH, seed ^ 1, &p->fetch_excess_med_ns,
+			  &p->fetch_excess_hi_ns);
+	double charged = p->excess_ns + p->fetch_excess_ns;
+	double cm = ev_samples_median(s, S_CAND);
+	double spread = p->excess_hi_ns - p->excess_ns;
+	double fspread = p->fetch_excess_hi_ns - p->fetch_excess_ns;
+	p->excess_unsettled = spread > gpu_unconfirmed_ns(cm) ||
+			      fspread > gpu_unconfirmed_ns(cm);
+	ev_timing_clear(p->ct);
+	for (int i = 0; i < s->n; i++)
+		ev_timing_add(p->ct, s->block[i],
+			      s->v[S_BASE][i] / (s->v[S_CAND][i] + charged));
+	p->base_med_ns = ev_samples_median(s, S_BASE);
+	p->cand_med_ns = cm + charged;
+}
+
+/* The case's timed samples against everything the controller knows: work
+ * left on the device, a gross excess (rejected by name; a smaller one is
+ * only charged, gpu_ratios), the roofline floor. */
 static bool gpu_claims_ok(struct timing_case *p)
 {
 	struct eval_ctx *x = p->x;
 	const struct task_case *c = p->c;
-	const struct samples *s = &p->s;
+	struct samples *s = &p->s;
 	int n = p->n;
-	double bo = ev_samples_quartile(s, S_BOVH);
-	double co = ev_samples_quartile(s, S_COVH);
 	double cm = ev_samples_median(s, S_CAND);
 	double bd = ev_samples_quartile(s, S_BDRAIN);
 	double cd = ev_samples_quartile(s, S_CDRAIN);
-	double allowed = claims_allowed_excess(cm,
-					       ev_samples_median(s, S_BFETCH)) +
-			 ev_overhead_noise_ns(s->v[S_COVH], s->v[S_BOVH], s->n);
+	double excess = p->excess_ns;
 	int64_t bytes = 0, flops = 0;
 	struct errbuf e;
 
@@ -238,31 +196,67 @@ static bool gpu_claims_ok(struct timing_case *p)
 			   c->id, cd / 1e3, bd / 1e3);
 		return false;
 	}
-	if (co - bo > allowed) {
-		ev_clock_finding(x, "reported times inconsistent with the "
-				 "controller's clock in %s '%s': the candidate's "
-				 "batches took %.1f us longer by the "
-				 "controller's clock (timed call and copy back; "
-				 "lower quartile) than it claimed, the "
-				 "baseline's %.1f us (allowed difference %.1f "
-				 "us)", ev_case_kind(c), c->id, co / 1e3,
-				 bo / 1e3, allowed / 1e3);
+	ev_trace_mark(x,
+		      "case %s: charged excess %.1f us per sample (median "
+		      "excess %.1f us over %d pairs, upper bound %.1f us), "
+		      "handing the outputs over %.1f us (median %.1f us, upper "
+		      "bound %.1f us); candidate's median claim %.1f us",
+		      c->id, excess / 1e3, p->excess_med_ns / 1e3, s->n,
+		      p->excess_hi_ns / 1e3, p->fetch_excess_ns / 1e3,
+		      p->fetch_excess_med_ns / 1e3, p->fetch_excess_hi_ns / 1e3,
+		      cm / 1e3);
+	if (excess > gpu_gross_excess_ns(cm)) {
+		ev_clock_finding(
+			x,
+			"reported times inconsistent with the "
+			"controller's clock in %s '%s': by the "
+			"controller's and the keeper's clocks the "
+			"candidate's samples (inputs drawn to outputs "
+			"computed, the device probed until idle) took at "
+			"least %.1f us more than it claimed beyond what the "
+			"baseline's did (median %.1f us; its median claim "
+			"%.1f us), more than the %.1f us that would be "
+			"charged",
+			ev_case_kind(c), c->id, excess / 1e3,
+			p->excess_med_ns / 1e3, cm / 1e3,
+			gpu_gross_excess_ns(cm) / 1e3);
+		return false;
+	}
+	if (p->fetch_excess_ns > gpu_gross_excess_ns(cm)) {
+		ev_clock_finding(
+			x,
+			"reported times inconsistent with the "
+			"controller's clock in %s '%s': handing its outputs "
+			"over (the same bytes as the baseline's, the device "
+			"probed until idle after) took the candidate at least "
+			"%.1f us longer than the baseline (median %.1f us; its "
+			"median claim %.1f us): work done after the timed "
+			"calls, more than the %.1f us that would be charged",
+			ev_case_kind(c), c->id, p->fetch_excess_ns / 1e3,
+			p->fetch_excess_med_ns / 1e3, cm / 1e3,
+			gpu_gross_excess_ns(cm) / 1e3);
 		return false;
 	}
 	errbuf_init(&e);
 	if (task_case_cost(x->t, c, &bytes, &flops, &e) == 0) {
-		double floor = gpu_roofline_floor_ns(bytes, flops, &x->gi);
+		enum gpu_compute_class cc = gpu_compute_class_of(x->t);
+		double floor = gpu_roofline_floor_ns(bytes, flops, cc, &x->gi);
 		double per_call = cm / n;
 		if (floor > 0 && per_call < floor) {
-			ev_verdict(x, RS_REJECTED, "impossible time in %s '%s': the "
-				   "candidate claimed %.2f us per call, below the "
-				   "roofline floor of %.2f us (%lld bytes at %.2f "
-				   "TB/s x %.2f, %lld flops at %.1f TFLOP/s x %.0f, "
-				   "measured on this device)", ev_case_kind(c), c->id,
-				   per_call / 1e3, floor / 1e3, (long long)bytes,
-				   x->gi.bandwidth_bps / 1e12, GPU_ROOFLINE_BW_MARGIN,
-				   (long long)flops, x->gi.fma_flops / 1e12,
-				   GPU_ROOFLINE_FLOPS_MARGIN);
+			ev_verdict(
+				x, RS_REJECTED,
+				"impossible time in %s '%s': the "
+				"candidate claimed %.2f us per call, below the "
+				"roofline floor of %.2f us (%lld bytes at %.2f "
+				"TB/s x %.2f, %lld flops at %.1f TFLOP/s (%s) x "
+				"%.0f, measured on this device)",
+				ev_case_kind(c), c->id, per_call / 1e3,
+				floor / 1e3, (long long)bytes,
+				x->gi.bandwidth_bps / 1e12,
+				GPU_ROOFLINE_BW_MARGIN, (long long)flops,
+				gpu_class_peak_flops(cc, &x->gi) / 1e12,
+				gpu_compute_class_name(cc),
+				GPU_ROOFLINE_TC_MARGIN);
 			return false;
 		}
 	}
@@ -330,96 +324,77 @@ void ev_gpu_peaks_for_roofline(struct eval_ctx *x)
 		x->gi.copy_bps = g.copy_bps;
 		x->gi.read_bps = g.read_bps;
 		x->gi.fma_flops = g.fma_flops;
+		x->gi.tc_bf16_flops = g.tc_bf16_flops;
 		return;
 	}
 	free(x->roofline_note);
 	x->roofline_note = xasprintf("no roofline floor (%s)", errbuf_str(&e));
 }
 
-/* Starts every block, warms each pair up and sizes the batch. */
+/* Takes the case's batch and the baseline's time per call (decided in
+ * correctness from the baseline alone); unless that is below the timing
+ * floor (timing.c then leaves the case a correctness case), starts every
+ * block, gives every runner its sets and warms each pair up. */
 static bool gpu_prepare(struct timing_case *p)
 {
 	struct eval_ctx *x = p->x;
 	const struct task_case *c = p->c;
 	struct block *blocks = p->blocks;
-	int nblocks = p->cb.nblocks, nwarm = 0;
-	double *warm_b = NULL, *warm_c = NULL;
-	bool ok = false;
+	int nblocks = p->cb.nblocks;
 
-	/* Inputs are drawn on the device (gpu_flush_spec): no pool. */
+	/* Inputs are drawn on the device (ev_gpu_gen_spec): no pool. */
 	p->stride = p->l->shm_size;
 	p->group = nblocks;
 	if (!gpu_blocks_start(x, blocks, nblocks, p->l, c))
 		return false;
 	p->ct->nblocks = nblocks;
-
-	/* Warm-up, which also says how long one call takes. */
-	int nwarm_calls = x->req->quick ? 1 : GPU_WARMUP_CALLS;
-	warm_b = xcalloc((size_t)(nblocks * GPU_WARMUP_CALLS), sizeof(double));
-	warm_c = xcalloc((size_t)(nblocks * GPU_WARMUP_CALLS), sizeof(double));
+	if ((p->n = ev_gpu_case_batch(x, p->ci, blocks[0].base, p->l, c)) < 1)
+		return false;
+	p->base_call_ns = x->gpu_call_ns[p->ci];
+	if (p->base_call_ns < ev_timing_floor_ns(x->t))
+		return true;
+	/* An A/A run for coverage (timing only) checks nothing against the
+	 * reference. */
+	if (!x->req->aa_timing_only &&
+	    !(p->ref = ev_acquire(x, ROLE_REF, p->l, c)))
+		return false;
 	for (int b = 0; b < nblocks; b++)
-		for (int i = 0; i < nwarm_calls; i++) {
+		if (!ev_gpu_sets(x, ROLE_BASE, blocks[b].base, p->n, p->l, c) ||
+		    !ev_gpu_sets(x, ROLE_CAND, blocks[b].cand, p->n, p->l, c))
+			return false;
+	/* Pairs of opposite orders are averaged in the excess (gpu_ratios):
+	 * an even number of them per block. */
+	if (p->cb.min_pairs & 1)
+		p->cb.min_pairs++;
+	int nwarm = x->req->quick ? 1 : GPU_WARMUP_CALLS;
+	for (int b = 0; b < nblocks; b++) {
+		blocks[b].base_next = rng_next(p->r) & 1;
+		for (int i = 0; i < nwarm; i++) {
 			struct gpu_sample bs, cs;
-			if (!gpu_pair(p, &blocks[b], 1, p->stride, "warm-up",
-				      ++p->nwarm, &bs, &cs))
-				goto out;
-			warm_b[nwarm] = (double)bs.claim;
-			warm_c[nwarm] = (double)cs.claim;
-			nwarm++;
+			bool first;
+			if (!gpu_pair(p, &blocks[b], "warm-up", ++p->nwarm,
+				      false, &first, &bs, &cs))
+				return false;
 		}
-	/* What the timing floor is held against (timing.c). */
-	p->base_call_ns = stats_median(warm_b, (size_t)nwarm);
-
-	/* Calls too short to time alone run in batches, each call on its
-	 * own input set (no call can reuse another's work). */
-	int max_sets = (int)(x->shm_size / p->stride);
-	if (max_sets > RP_MAX_SETS)
-		max_sets = RP_MAX_SETS;
-	int n = gpu_batch_size(fmin(stats_median(warm_b, (size_t)nwarm),
-				    stats_median(warm_c, (size_t)nwarm)),
-			       p->stride, max_sets,
-			       x->req->quick ? GPU_QUICK_BATCH_BYTES
-					     : GPU_BATCH_MAX_BYTES);
-	p->n = n;
-	if (n > 1) {
-		for (int b = 0; b < nblocks; b++) {
-			enum runner_fail f = runner_sets(blocks[b].base, n,
-							 p->stride);
-			if (f != RUNNER_OK) {
-				ev_runner_failed(x, ROLE_BASE, blocks[b].base,
-						 f, "while allocating batch "
-						 "buffers", c);
-				goto out;
-			}
-			f = runner_sets(blocks[b].cand, n, p->stride);
-			if (f != RUNNER_OK) {
-				ev_runner_failed(x, ROLE_CAND, blocks[b].cand,
-						 f, "while allocating batch "
-						 "buffers", c);
-				goto out;
-			}
-		}
-		strbuf_addf(&x->method_notes, "%s%s '%s' x%d",
-			    x->method_notes.len ? ", " : "", ev_case_kind(c),
-			    c->id, n);
 	}
-	ok = true;
-out:
-	free(warm_b);
-	free(warm_c);
-	return ok;
+	return true;
 }
 
-/* One timed batch on each runner of block b. */
+/* One timed pair on block b, now and then checked against the reference
+ * as well (ev_refcheck_due: the controller's draw, which no runner
+ * sees). */
 static bool gpu_timed_pair(struct timing_case *p, int b)
 {
 	struct block *bk = &p->blocks[b];
 	struct gpu_sample bs, cs;
+	bool check = ev_refcheck_due(p, b) && p->ref, first;
 
-	if (!gpu_pair(p, bk, p->n, p->stride, "timed", ++p->ntimed, &bs, &cs))
+	if (!gpu_pair(p, bk, "timed", ++p->ntimed, check, &first, &bs, &cs))
 		return false;
+	if (check)
+		p->nchecked++;
 	ev_timing_add(p->ct, b, (double)bs.claim / (double)cs.claim);
-	ev_samples_add(&p->s, b, &bs, &cs);
+	ev_samples_add(&p->s, b, first, &bs, &cs);
 	bk->pairs++;
 	return true;
 }
@@ -435,16 +410,15 @@ static void gpu_finish(struct timing_case *p, bool ok)
 		ev_release(x, kb, p->blocks[b].base, ok);
 		ev_release(x, kc, p->blocks[b].cand, ok);
 	}
+	ev_release(x, &x->keep[ROLE_REF], p->ref, ok);
+	p->ref = NULL;
 }
 
 const struct pair_step ev_gpu_step = {
 	/* A quick search step: a rough answer fast (docs/gpu.md). */
-	.quick_div = 8,
-	.quick_cap = 0.15,
-	.prepare = gpu_prepare,
-	.group_start = NULL,
-	.pair = gpu_timed_pair,
-	.group_end = NULL,
-	.claims_ok = gpu_claims_ok,
+	.quick_div = 8,		.quick_cap = 0.15,
+	.prepare = gpu_prepare, .group_start = NULL,
+	.pair = gpu_timed_pair, .group_end = NULL,
+	.ratios = gpu_ratios,	.claims_ok = gpu_claims_ok,
 	.finish = gpu_finish,
 };

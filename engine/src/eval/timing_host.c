@@ -160,7 +160,7 @@ static bool host_pair(struct timing_case *p, int b)
 		return false;
 	ev_trace_pair(x, p->c, b, "timed", p->ntimed, 1, base_first, &bs, &cs,
 		      t1 - t0, now_ns() - t2);
-	ev_samples_add(&p->s, b, &bs, &cs);
+	ev_samples_add(&p->s, b, base_first, &bs, &cs);
 	bk->pairs++;
 	return true;
 }

@@ -63,6 +63,7 @@ struct eval_target {
 	int gpu;
 	uint64_t seed;
 	bool has_seed;
+	double case_budget_s; /* > 0: instead of the config's */
 };
 
 int eng_device_for(const struct runconfig *cfg, const struct task *t,

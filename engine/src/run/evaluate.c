@@ -103,6 +103,8 @@ int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 	req.quick = quick;
 	if (tg->cfg)
 		req.timing = tg->cfg->timing;
+	if (tg->case_budget_s > 0)
+		req.timing.case_budget_s = tg->case_budget_s;
 	rc = eval_run(&req, out, err);
 	free(device);
 	return rc;
@@ -215,11 +217,17 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 	 * (its own runner, untrusted like any candidate's). */
 	abs = opt->aa ? xstrdup(base ? base : t->dir) : path_real(dir);
 	struct eval_target tg = {
-		.e = e, .task = t, .candidate_dir = abs, .baseline_dir = base,
-		.log_dir = opt->log_dir, .has_seed = opt->has_seed,
+		.e = e,
+		.task = t,
+		.candidate_dir = abs,
+		.baseline_dir = base,
+		.log_dir = opt->log_dir,
+		.has_seed = opt->has_seed,
 		.seed = opt->seed,
+		.case_budget_s = opt->case_budget_s,
 	};
-	if (opt->quick || opt->aa || (opt->defines && opt->defines->n))
+	if (opt->quick || opt->aa || opt->case_budget_s > 0 ||
+	    (opt->defines && opt->defines->n))
 		rc = eng_evaluate(&tg, opt->defines, opt->quick, opt->held_out, out,
 			      err);
 	else

@@ -146,6 +146,7 @@ void task_free(struct task *t)
 	strvec_release(&t->rule_notes);
 	free(t->cost_bytes);
 	free(t->cost_flops);
+	free(t->cost_class);
 	free(t->timing_floor_reason);
 	for (int i = 0; i < TASK_MAX_TUNABLES; i++) {
 		free(t->tunables[i].name);

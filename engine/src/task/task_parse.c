@@ -456,16 +456,19 @@ int tp_tolerance(struct tparse *p, const struct ynode *root)
 
 int tp_cost(struct tparse *p, const struct ynode *root)
 {
-	static const char *const keys[] = { "bytes", "flops" };
+	static const char *const keys[] = { "bytes", "flops", "compute_class" };
+	static const char *const classes[] = { "fp32", "tf32", "bf16",
+					       "fp16", "fp8",  "int8" };
 	const struct ynode *n = ynode_get(root, "cost");
 	const struct ynode *v;
 	int rc;
 
 	if (!n)
 		return 0;
-	if ((rc = tp_map(p, n, "cost", "cost: {bytes: \"8*n\", flops: "
+	if ((rc = tp_map(p, n, "cost",
+			 "cost: {bytes: \"8*n\", flops: "
 			 "\"2*n\"}")) != 0 ||
-	    (rc = tp_keys(p, n, keys, 2, "cost")) != 0)
+	    (rc = tp_keys(p, n, keys, 3, "cost")) != 0)
 		return rc;
 	if ((v = ynode_get(n, "bytes")) &&
 	    (rc = tp_expr(p, v, "cost.bytes", &p->t->cost_bytes)) != 0)
@@ -473,6 +476,20 @@ int tp_cost(struct tparse *p, const struct ynode *root)
 	if ((v = ynode_get(n, "flops")) &&
 	    (rc = tp_expr(p, v, "cost.flops", &p->t->cost_flops)) != 0)
 		return rc;
+	/* The fastest arithmetic the kernels may use, for the roofline
+	 * floor (docs/gpu.md); from the argument types when absent. */
+	if ((v = ynode_get(n, "compute_class"))) {
+		if ((rc = tp_string(p, v, "cost.compute_class",
+				    &p->t->cost_class)) != 0)
+			return rc;
+		for (size_t i = 0; i < ARRAY_SIZE(classes); i++)
+			if (strcmp(p->t->cost_class, classes[i]) == 0)
+				return 0;
+		return tp_err(p, v,
+			      "cost.compute_class '%s' is not one of "
+			      "fp32, tf32, bf16, fp16, fp8, int8",
+			      p->t->cost_class);
+	}
 	return 0;
 }
 

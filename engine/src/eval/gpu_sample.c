@@ -1,0 +1,526 @@
+/*
+ * gpu_sample.c - one GPU sample, the same in every phase (docs/gpu.md
+ * section 6), and what correctness and timing share around it.
+ *
+ * A sample of runner R (baseline or candidate), every other runner
+ * stopped and the keeper (a trusted GPU process with no kernel) resumed
+ * throughout:
+ *   0. `warm` to the keeper: a ~1 ms busy kernel, so that both runners of
+ *      a pair find the device equally warm (not charged);
+ *   1. `gen` to R: the sample's inputs drawn on the device from a seed
+ *      only this request carries, outputs poisoned there;
+ *   2. `flush` to the keeper, posted the moment R's reply is read (R is
+ *      stopped after): 2x L2 of the keeper's own memory written, so that
+ *      the flush does not depend on code the candidate can rewrite, then
+ *      probes until the device is idle;
+ *   3. `time n` to R: n calls between two events on R's stream (the
+ *      claim), then a wait for the whole device (the drain);
+ *   4. `probe` to the keeper, posted on R's reply: probes until idle;
+ *   5. `fetch` to R: outputs (and inputs, on a random quarter of samples)
+ *      back to shared memory;
+ *   6. `probe` to the keeper, posted on R's reply.
+ * R can do useful work only while it holds inputs and its outputs are not
+ * yet taken: in its requests 1, 3 and 5, which the controller's clock
+ * covers (R is stopped in between), and on the device after its replies,
+ * which the keeper's work of 2, 4 and 6 waits for (contexts of different
+ * processes take turns on a device) and which the keeper's own clock
+ * covers.  What R's sample took beyond its claim in 1-4 (struct
+ * gpu_sample's ovh) and what 5-6 took (fovh) are compared with the
+ * other runner's by timing_gpu.c, which charges the candidate the
+ * difference the clocks confirm.  Not covered: the moments between R's
+ * reply and the keeper's launch (o->gaps, recorded: the host's reaction
+ * time), in which work R left on the device runs unseen.
+ *
+ * Correctness (correctness_gpu.c) uses the same samples with the same
+ * batch, decided beforehand from the baseline alone
+ * (ev_gpu_case_batch), so that nothing a candidate sees tells a checked
+ * sample from a timed one; the reference gets the inputs the trusted
+ * baseline drew for the same seed (ev_gpu_reference_check).
+ *
+ * Also here: the keeper's life, and whether the device still works after
+ * a candidate runner reported a device error (ev_device_works).
+ */
+#include "evaluation.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Samples of one call the baseline runs to size a case's batches; the
+ * fastest counts (a runner's first call of a case can be many times
+ * slower: on the H200 one took 627 us against 7 us after, which sized a
+ * 7 us case as a 320 us one and timed it above the floor, 2026-12-02). */
+#define GPU_SIZING_SAMPLES 3
+
+/* ---- the keeper -------------------------------------------------------- */
+
+/* A keeper failure: the device or the evaluation is at fault, not the
+ * candidate, except a keeper kept waiting by work the candidate left on
+ * the device (after_cand). */
+static void keeper_failed(struct eval_ctx *x, enum runner_fail f,
+			  const char *during, bool after_cand,
+			  const struct task_case *c)
+{
+	struct runner *k = x->keeper;
+	char where[256];
+
+	if (c)
+		snprintf(where, sizeof(where), "%s, %s '%s'", during,
+			 ev_case_kind(c), c->id);
+	else
+		snprintf(where, sizeof(where), "%s", during);
+	if (f == RUNNER_TIMEOUT && after_cand)
+		ev_verdict(x, RS_REJECTED,
+			   "work left running on the device "
+			   "after the candidate's sample %s: the evaluation's "
+			   "trusted GPU process %s",
+			   where, k->why);
+	else
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the keeper (the evaluation's "
+			   "trusted GPU process) %s %s",
+			   k->why, where);
+	ev_ctx_forget(x, k);
+	x->keeper = NULL;
+	x->keeper_pending = false;
+}
+
+bool ev_keeper_launch(struct eval_ctx *x)
+{
+	char devarg[16];
+	struct runner_spec s = {
+		.runner_path = gpu_runner_path(x->dev.kind),
+		.so_path = NULL,
+		.entry = "-",
+		.role = "keeper",
+		.shm_size = 4096,
+		.log_fd = x->logfd[ROLE_BASE],
+		.timeout_ms = x->timeout_ms,
+		.gpu = true,
+		.device_arg = devarg,
+	};
+	struct runner *r;
+	enum runner_fail f;
+
+	if (x->keeper)
+		return true;
+	snprintf(devarg, sizeof(devarg), "%d", x->dev.index);
+	if (x->nlive >= MAX_LIVE) {
+		ev_verdict(x, RS_INFRA_ERROR, "too many runners at once");
+		return false;
+	}
+	r = runner_new();
+	x->live[x->nlive++] = r;
+	x->keeper = r;
+	x->keeper_pending = true;
+	if ((f = runner_launch(r, &s)) != RUNNER_OK) {
+		keeper_failed(x, f, "while starting", false, NULL);
+		return false;
+	}
+	return true;
+}
+
+bool ev_keeper_ready(struct eval_ctx *x)
+{
+	enum runner_fail f;
+
+	if (!x->keeper && !ev_keeper_launch(x))
+		return false;
+	if (!x->keeper_pending)
+		return true;
+	x->keeper_pending = false;
+	if ((f = runner_await(x->keeper)) != RUNNER_OK) {
+		keeper_failed(x, f, "while starting", false, NULL);
+		return false;
+	}
+	if (!x->keeper->sandboxed)
+		x->all_sandboxed = false;
+	ev_note_trusted(x, x->keeper);
+	return true;
+}
+
+bool ev_device_works(struct eval_ctx *x, char *why, size_t why_len)
+{
+	struct keeper_reply k;
+	enum runner_fail f;
+
+	snprintf(why, why_len, "the keeper could not be started");
+	if (x->decided || !ev_keeper_ready(x))
+		return false;
+	f = runner_probe(x->keeper, &k);
+	if (f == RUNNER_OK)
+		return true;
+	snprintf(why, why_len, "the keeper %s", x->keeper->why);
+	ev_ctx_forget(x, x->keeper);
+	x->keeper = NULL;
+	return false;
+}
+
+/* ---- one sample ---------------------------------------------------------- */
+
+char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
+		      int pattern, uint64_t seed)
+{
+	static const char dist[] = { [INIT_NORMAL] = 'n',
+				     [INIT_UNIFORM] = 'u',
+				     [INIT_RANDINT] = 'r',
+				     [INIT_ONES] = 'o' };
+	struct strbuf sb = STRBUF_INIT;
+
+	for (int a = 0; a < t->nargs; a++) {
+		const struct task_arg *ta = &t->args[a];
+		uint64_t bits;
+		if (a)
+			strbuf_addch(&sb, ' ');
+		if (ta->io != IO_OUT) {
+			strbuf_addf(&sb, "g:%c:%.17g:%.17g:%lld:%lld:%llx",
+				    dist[ta->init.dist], ta->init.a, ta->init.b,
+				    (long long)l->lo[a], (long long)l->hi[a],
+				    (unsigned long long)seed);
+			continue;
+		}
+		int w = poison_bits(ta->dtype, pattern, &bits);
+		strbuf_addf(&sb, "%d:%llx", w, (unsigned long long)bits);
+	}
+	return strbuf_detach(&sb);
+}
+
+uint32_t ev_gpu_fetch_mask(const struct task *t, bool inputs)
+{
+	uint32_t mask = 0;
+
+	for (int a = 0; a < t->nargs; a++)
+		if (t->args[a].io != IO_IN || inputs)
+			mask |= 1u << a;
+	return mask;
+}
+
+/* The keeper's request verb, posted the moment runner r has replied,
+ * then r stopped (a failure to stop in *rf), then the keeper's reply (*o)
+ * and the time from r's reply to the keeper's first launch added to
+ * *gaps.  After a failed request (*rf set) r is only stopped: what
+ * follows a runner's failure (a probe of the device after a device error,
+ * ev_call_outcome_ok) is decided from that failure. */
+static enum runner_fail keeper_follow(struct eval_ctx *x, struct runner *r,
+				      const char *verb, enum runner_fail *rf,
+				      struct keeper_reply *o, int64_t *gaps)
+{
+	enum runner_fail kf = RUNNER_OK;
+
+	if (*rf == RUNNER_OK)
+		kf = runner_keeper_post(x->keeper, verb, x->flush_bytes);
+	r->hold = false;
+	enum runner_fail sf = r->reaped ? RUNNER_OK : runner_stop(r);
+	if (*rf != RUNNER_OK)
+		return RUNNER_OK;
+	*rf = sf;
+	if (kf == RUNNER_OK)
+		kf = runner_keeper_collect(x->keeper, verb, o);
+	if (kf == RUNNER_OK && o->launched > 0 &&
+	    (uint64_t)o->launched > r->replied_at)
+		*gaps += o->launched - (int64_t)r->replied_at;
+	return kf;
+}
+
+bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
+		   const char *spec, uint32_t mask, const char *what,
+		   const struct task_case *c, struct gpu_sample *o)
+{
+	int rc = 0;
+	int64_t warm = 0;
+	struct keeper_reply kr = { 0 }, kp = { 0 }, kq = { 0 };
+	enum runner_fail f = RUNNER_OK, kf;
+	const char *kwhat = "while warming the device";
+
+	memset(o, 0, sizeof(*o));
+	if (!ev_keeper_ready(x))
+		return false;
+	struct runner *k = x->keeper;
+	k->hold = true;
+	kf = runner_warm(k, &warm);
+	uint64_t t0 = now_ns();
+	if (kf == RUNNER_OK) {
+		r->hold = true;
+		f = runner_gen(r, spec, &o->gen);
+		kwhat = "while flushing L2";
+		kf = keeper_follow(x, r, "flush", &f, &kr, &o->gaps);
+	}
+	if (f == RUNNER_OK && kf == RUNNER_OK) {
+		r->hold = true;
+		f = runner_time_gpu(r, n, &rc, &o->claim, &o->drain, &o->wall);
+		kwhat = "while probing the device";
+		kf = keeper_follow(x, r, "probe", &f, &kp, &o->gaps);
+	}
+	if (f == RUNNER_OK && kf == RUNNER_OK) {
+		int64_t gaps = 0;
+		r->hold = true;
+		f = runner_fetch(r, mask, &o->fetch);
+		kf = keeper_follow(x, r, "probe", &f, &kq, &gaps);
+	}
+	o->span = (int64_t)(now_ns() - t0);
+	r->hold = false;
+	k->hold = false;
+	if (kf == RUNNER_OK)
+		kf = runner_stop(k);
+	o->keep = kr.ns;
+	o->probe = kp.ns;
+	o->probe_f = kq.ns;
+	if (kf != RUNNER_OK) {
+		char during[128];
+		snprintf(during, sizeof(during), "%s %s", kwhat, what);
+		keeper_failed(x, kf, during, role == ROLE_CAND, c);
+		return false;
+	}
+	if (kr.busy || kp.busy || kq.busy) {
+		double waited = (double)(kr.busy ? kr.ns : kp.busy ? kp.ns : kq.ns);
+		if (role == ROLE_CAND)
+			ev_verdict(x, RS_REJECTED,
+				   "work left running on the "
+				   "device after the candidate's sample %s, %s "
+				   "'%s': the evaluation's trusted GPU process "
+				   "still found the device busy %.0f ms later",
+				   what, ev_case_kind(c), c->id, waited / 1e6);
+		else
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the device stayed busy "
+				   "for %.0f ms after the %s's sample %s, %s "
+				   "'%s': another process is using it",
+				   waited / 1e6, ev_role_names[role], what,
+				   ev_case_kind(c), c->id);
+		return false;
+	}
+	if (!ev_call_outcome_ok(x, role, r, f, rc, what, c))
+		return false;
+	if (role != ROLE_CAND)
+		ev_note_trusted(x, r);
+	if (o->claim <= 0 || o->claim > o->wall + CLAIM_SLACK_NS ||
+	    o->drain < 0 || o->drain > o->wall) {
+		if (role == ROLE_CAND)
+			ev_verdict(
+				x, RS_REJECTED,
+				"reported times inconsistent "
+				"with the controller's clock: the candidate "
+				"runner claimed %.1f us (and %.1f us waiting for "
+				"the device) for a batch that took at most %.1f "
+				"us %s, %s '%s'",
+				o->claim / 1e3, o->drain / 1e3, o->wall / 1e3,
+				what, ev_case_kind(c), c->id);
+		else
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the %s runner reported an "
+				   "impossible time (%.1f us, wall %.1f us)",
+				   ev_role_names[role], o->claim / 1e3,
+				   o->wall / 1e3);
+		return false;
+	}
+	o->ovh = o->gen + (o->wall - o->claim) + o->keep + o->probe;
+	o->fovh = o->fetch + o->probe_f;
+	return true;
+}
+
+/* ---- batches --------------------------------------------------------------- */
+
+bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
+		 const struct case_layout *l, const struct task_case *c)
+{
+	enum runner_fail f;
+
+	if (!r || n <= 1)
+		return true;
+	f = runner_sets(r, n, l->shm_size);
+	if (f != RUNNER_OK) {
+		ev_runner_failed(x, role, r, f,
+				 "while allocating batch buffers", c);
+		return false;
+	}
+	return true;
+}
+
+int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
+		      const struct case_layout *l, const struct task_case *c)
+{
+	const struct task *t = x->t;
+	int w = GPU_SIZING_SAMPLES;
+	double call = 0;
+
+	if (x->gpu_batch[ci] > 0)
+		return x->gpu_batch[ci];
+	/* The baseline alone: the candidate is not involved in choosing
+	 * how it will be called (and sees the same batch in every phase). */
+	for (int i = 0; i < w; i++) {
+		struct gpu_sample o;
+		char *spec =
+			ev_gpu_gen_spec(t, l, i & 1,
+					ev_derive(x->req->seed ^ x->secret, 10,
+						  (uint64_t)ci, (uint64_t)i));
+		bool ok = ev_gpu_sample(x, ROLE_BASE, base, 1, spec,
+					ev_gpu_fetch_mask(t, false),
+					"while sizing the batches", c, &o);
+		free(spec);
+		if (!ok)
+			return 0;
+		if (i == 0 || (double)o.claim < call)
+			call = (double)o.claim;
+	}
+	int max_sets = (int)(x->shm_size / l->shm_size);
+	if (max_sets > RP_MAX_SETS)
+		max_sets = RP_MAX_SETS;
+	int n = gpu_batch_size(call, l->shm_size, max_sets,
+			       x->req->quick ? GPU_QUICK_BATCH_BYTES
+					     : GPU_BATCH_MAX_BYTES);
+	x->gpu_batch[ci] = n;
+	x->gpu_call_ns[ci] = call;
+	if (n > 1)
+		strbuf_addf(&x->method_notes, "%s%s '%s' x%d",
+			    x->method_notes.len ? ", " : "", ev_case_kind(c),
+			    c->id, n);
+	ev_trace_mark(x,
+		      "case %s: %d call%s per sample (baseline %.1f us "
+		      "per call)",
+		      c->id, n, n == 1 ? "" : "s", call / 1e3);
+	return n;
+}
+
+/* ---- comparisons ------------------------------------------------------------ */
+
+/* A quiet first pass over a batch's sets, several at once: whether every
+ * set passes.  Only a failure needs the sequential pass that words the
+ * verdict. */
+struct sets_check {
+	const struct eval_ctx *x;
+	const struct case_layout *l;
+	struct runner *base, *cand;
+	int pattern, skip;
+	bool inputs;
+	bool bad; /* false -> true only, atomically */
+};
+
+static void sets_check_range(void *ctx, int64_t k0, int64_t n)
+{
+	struct sets_check *sc = ctx;
+	const struct task *t = sc->x->t;
+
+	for (int64_t k = k0;
+	     k < k0 + n && !__atomic_load_n(&sc->bad, __ATOMIC_RELAXED); k++) {
+		size_t off = (size_t)k * sc->l->shm_size;
+		for (int a = 0; a < t->nargs; a++) {
+			const struct task_arg *ta = &t->args[a];
+			const unsigned char *got =
+				sc->cand->shm + off + sc->l->offset[a];
+			const unsigned char *want =
+				sc->base->shm + off + sc->l->offset[a];
+			struct cmp_result cr;
+			if (ta->io == IO_IN) {
+				if (sc->inputs &&
+				    memcmp(got, want, sc->l->bytes[a]) != 0)
+					__atomic_store_n(&sc->bad, true,
+							 __ATOMIC_RELAXED);
+				continue;
+			}
+			if (k == sc->skip)
+				continue;
+			compare_arrays(ta->dtype, got, want, sc->l->numel[a],
+				       t->atol * 2.0, t->rtol * 2.0,
+				       ta->io == IO_OUT ? sc->pattern : -1,
+				       &cr);
+			if (!cr.ok)
+				__atomic_store_n(&sc->bad, true,
+						 __ATOMIC_RELAXED);
+		}
+	}
+}
+
+bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
+		       struct runner *base, struct runner *cand, int n,
+		       int pattern, bool inputs, int skip_set, const char *what,
+		       const char *prefix, const struct task_case *c)
+{
+	struct sets_check sc = { x,	  l,	    base,   cand,
+				 pattern, skip_set, inputs, false };
+
+	/* Large sets are compared by several threads each already. */
+	if (n > 1 && l->shm_size < ((size_t)16 << 20)) {
+		par_for(n, 1, sets_check_range, &sc);
+		if (!sc.bad)
+			return true;
+	}
+	for (int k = 0; k < n; k++) {
+		size_t off = (size_t)k * l->shm_size;
+		void *base_in[TASK_MAX_ARGS];
+		for (int a = 0; a < x->t->nargs; a++)
+			base_in[a] = base->shm + off + l->offset[a];
+		if (inputs &&
+		    !ev_inputs_intact_at(x, l, base_in, cand, off, what, c))
+			return false;
+		if (k != skip_set &&
+		    !ev_outputs_match_at(x, l, cand, base, off, 2.0, pattern,
+					 NULL, RS_INCORRECT, prefix))
+			return false;
+	}
+	return true;
+}
+
+bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
+			    struct runner *ref, struct runner *base,
+			    struct runner *cand, int k, const char *spec,
+			    int pattern, bool base_too, const char *what,
+			    const char *prefix, const struct task_case *c,
+			    double *maxerr)
+{
+	const struct task *t = x->t;
+	size_t off = (size_t)k * l->shm_size;
+	uint32_t in_mask = 0;
+	unsigned char *saved = NULL;
+	enum runner_fail f;
+	bool ok = false;
+
+	/* What the baseline's call left in set k (its outputs), before its
+	 * inputs are drawn again below. */
+	if (base_too) {
+		saved = xmalloc(l->shm_size);
+		memcpy(saved, base->shm + off, l->shm_size);
+	}
+	/* The inputs of set k as they were before the call (the call
+	 * overwrote inout arguments): the trusted baseline draws them again
+	 * from the same spec and hands them over, untimed. */
+	for (int a = 0; a < t->nargs; a++)
+		if (t->args[a].io != IO_OUT)
+			in_mask |= 1u << a;
+	f = runner_gen(base, spec, NULL);
+	if (f == RUNNER_OK)
+		f = runner_fetch(base, in_mask, NULL);
+	if (f != RUNNER_OK) {
+		ev_runner_failed(x, ROLE_BASE, base, f, what, c);
+		goto out;
+	}
+	for (int a = 0; a < t->nargs; a++) {
+		unsigned char *dst = ref->shm + l->offset[a];
+		if (t->args[a].io == IO_OUT)
+			poison_fill(t->args[a].dtype, dst, l->numel[a],
+				    pattern);
+		else
+			par_memcpy(dst, base->shm + off + l->offset[a],
+				   l->bytes[a]);
+	}
+	if (!ev_call_checked(x, ROLE_REF, ref, what, c) ||
+	    !ev_reference_wrote_all(x, l, ref, pattern, c))
+		goto out;
+	if (base_too) {
+		char p[200];
+		snprintf(p, sizeof(p),
+			 "the task's baseline disagrees with its "
+			 "reference in %s '%s'",
+			 ev_case_kind(c), c->id);
+		if (!ev_outputs_match_mem(x, l, saved, ref->shm, 1.0, pattern,
+					  NULL, RS_INFRA_ERROR, p))
+			goto out;
+	}
+	if (cand &&
+	    !ev_outputs_match_mem(x, l, cand->shm + off, ref->shm, 1.0, pattern,
+				  maxerr, RS_INCORRECT, prefix))
+		goto out;
+	ok = true;
+out:
+	free(saved);
+	return ok;
+}
