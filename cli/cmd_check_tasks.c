@@ -19,12 +19,14 @@ static void usage(void)
 	fputs("usage: arena check-tasks [SELECTOR...] [--json] [--static] "
 	      "[--device DEV]\n"
 	      "                         [--seeds N] [--seed N] [--aa-quick] "
-	      "[--no-aa] [--record]\n"
+	      "[--case-budget S] [--no-aa] [--record]\n"
 	      "  SELECTOR  all (default), a family, a directory, a task id, "
 	      "suite:NAME\n"
 	      "  --static  only the checks that need no device\n"
 	      "  --aa-quick  a short A/A (CI); --no-aa: no A/A, floor or "
 	      "difficulty\n"
+	      "  --case-budget S  the A/A's timing budget per case (as "
+	      "arena eval's)\n"
 	      "  --record  write each task's difficulty to its "
 	      "measured.yaml\n",
 	      stderr);
@@ -189,6 +191,15 @@ static int parse_args(int argc, char **argv, struct check_options *o,
 			o->record = true;
 		else if (!strcmp(a, "--device") && i + 1 < argc)
 			o->device = argv[++i];
+		else if (!strcmp(a, "--case-budget") && i + 1 < argc) {
+			char *end;
+			o->case_budget_s = strtod(argv[++i], &end);
+			if (*end || !(o->case_budget_s > 0 &&
+				      o->case_budget_s <= 3600))
+				return cli_fail("--case-budget needs seconds "
+						"(0 to 3600), got '%s'",
+						argv[i]);
+		}
 		else if (!strcmp(a, "--seeds") && i + 1 < argc) {
 			if (parse_i64(argv[++i], &v) || v < 1 || v > 100)
 				return cli_fail("--seeds needs 1 to 100, not "

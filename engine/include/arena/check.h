@@ -82,6 +82,7 @@ struct check_options {
 	bool static_only;   /* no build, no run */
 	bool aa_quick;	    /* a quick A/A (CI): one block, short budget */
 	bool no_aa;	    /* no A/A, floor or difficulty */
+	double case_budget_s; /* > 0: the A/A's timing budget per case */
 	bool record;	    /* write the difficulty to measured.yaml */
 	bool has_seed;
 	uint64_t seed;

@@ -12,7 +12,8 @@
  *   mutants     the first of them probes the output mutants (eval.h);
  *               a mutant that changed the output and was never caught is
  *               a weakness of the task, named;
- *   aa          the baseline timed against itself: its interval must
+ *   aa          the baseline timed against itself (`arena eval --aa`,
+ *               engine_eval_dir): its interval must
  *               contain 1.0 or its speedup lie within the noise floor;
  *               one more A/A decides when the first does not (a real bias
  *               shows twice, a 1-in-20 interval rarely does);
@@ -92,7 +93,9 @@ struct check_run {
 	uint64_t seed;
 };
 
-static int evaluate(struct check_run *r, uint64_t seed, bool timing,
+/* A correctness-only evaluation of the baseline against the reference,
+ * with the held-out cases and the output mutants (mut, or NULL). */
+static int evaluate(struct check_run *r, uint64_t seed,
 		    struct eval_mutants *mut, struct task_result *res,
 		    struct errbuf *err)
 {
@@ -106,12 +109,31 @@ static int evaluate(struct check_run *r, uint64_t seed, bool timing,
 	req.lock_dir = r->e->lock_dir;
 	req.device = r->device;
 	req.seed = seed;
-	req.include_held_out = !timing;
-	req.skip_timing = !timing;
-	req.quick = timing && r->o->aa_quick;
+	req.include_held_out = true;
+	req.skip_timing = true;
 	req.mutants = mut;
 	result_init(res);
 	return eval_run(&req, res, err);
+}
+
+/* The A/A: exactly `arena eval --aa` (engine_eval_dir), the baseline
+ * under the editable names timed against itself on the visible cases,
+ * with its correctness trials, random reference checks and timing
+ * floor. */
+static int evaluate_aa(struct check_run *r, uint64_t seed,
+		       struct task_result *res, struct errbuf *err)
+{
+	struct eval_options opt = {
+		.aa = true,
+		.quick = r->o->aa_quick,
+		.has_seed = true,
+		.seed = seed,
+		.case_budget_s = r->o->case_budget_s,
+		.device = r->device,
+	};
+
+	result_init(res);
+	return engine_eval_dir(r->e, r->t->id, NULL, &opt, res, err);
 }
 
 static void take_mutants(struct check_run *r, const struct eval_mutants *m)
@@ -170,7 +192,7 @@ static void check_baseline(struct check_run *r, bool *ok)
 		struct errbuf e;
 		uint64_t seed = r->seed + (uint64_t)k * 0x9e3779b97f4a7c15ull;
 		errbuf_init(&e);
-		if (evaluate(r, seed, false, k == 0 ? &mut : NULL, &res, &e)) {
+		if (evaluate(r, seed, k == 0 ? &mut : NULL, &res, &e)) {
 			check_add(r->out, "baseline", CHECK_FAIL,
 				  "the "
 				  "evaluation could not run: %s",
@@ -310,8 +332,8 @@ static void check_timing(struct check_run *r)
 		errbuf_init(&e);
 		if (round)
 			result_release(&res);
-		if (evaluate(r, r->seed ^ (0xaaull + (uint64_t)round), true,
-			     NULL, &res, &e)) {
+		if (evaluate_aa(r, r->seed ^ (0xaaull + (uint64_t)round), &res,
+				&e)) {
 			check_add(r->out, "aa", CHECK_FAIL,
 				  "the A/A evaluation "
 				  "could not run: %s",

@@ -64,6 +64,7 @@ struct eval_target {
 	uint64_t seed;
 	bool has_seed;
 	double case_budget_s; /* > 0: instead of the config's */
+	const char *device;   /* NULL: the config's or the task's */
 };
 
 int eng_device_for(const struct runconfig *cfg, const struct task *t,
