@@ -318,12 +318,14 @@ int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr);
 
 /* With req->mutants: puts every output mutant of the candidate's call
  * (case ci, trial; its outputs already passed) through the task's
- * comparison with ref's outputs and records the outcome.  stage holds
- * the call's inputs (an inout's initial values). */
+ * comparison with the reference's outputs and records the outcome.
+ * cand_mem and ref_mem are the call's argument sets as l lays them out
+ * (a runner's shm, or set k of a GPU sample's); stage holds the call's
+ * inputs (an inout's initial values). */
 void ev_mutants_probe(struct eval_ctx *x, int ci, int trial,
 		      const struct case_layout *l, void *const *stage,
-		      const struct runner *cand, const struct runner *ref,
-		      int pattern);
+		      const unsigned char *cand_mem,
+		      const unsigned char *ref_mem, int pattern);
 void ev_mutants_release(struct eval_ctx *x);
 
 /* ---- timing.c --------------------------------------------------------- */

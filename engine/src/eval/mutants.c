@@ -278,8 +278,8 @@ static bool mutate(struct eval_ctx *x, struct mutant_state *s, int ci,
 
 void ev_mutants_probe(struct eval_ctx *x, int ci, int trial,
 		      const struct case_layout *l, void *const *stage,
-		      const struct runner *cand, const struct runner *ref,
-		      int pattern)
+		      const unsigned char *cand_mem,
+		      const unsigned char *ref_mem, int pattern)
 {
 	const struct task *t = x->t;
 	const struct task_case *c = &t->cases[ci];
@@ -297,8 +297,8 @@ void ev_mutants_probe(struct eval_ctx *x, int ci, int trial,
 		int64_t n = l->numel[a];
 		if (ta->io == IO_IN || n < 1)
 			continue;
-		const unsigned char *orig = cand->shm + l->offset[a];
-		const unsigned char *want = ref->shm + l->offset[a];
+		const unsigned char *orig = cand_mem + l->offset[a];
+		const unsigned char *want = ref_mem + l->offset[a];
 		if (s->buf_bytes < bytes) {
 			free(s->buf);
 			s->buf = xmalloc(bytes);

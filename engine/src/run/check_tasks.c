@@ -166,7 +166,12 @@ static void take_mutants(struct check_run *r, const struct eval_mutants *m)
 				    o->changed == 1 ? "" : "s");
 		}
 	}
-	if (weak.len)
+	if (m->n == 0)
+		check_add(out, "mutants", CHECK_FAIL,
+			  "no output mutant was put through the comparison: "
+			  "the evaluation's correctness calls did not probe "
+			  "them (an evaluator path without mutants)");
+	else if (weak.len)
 		check_add(out, "mutants", CHECK_FAIL,
 			  "too weak: %s; tighten the "
 			  "tolerance or make the cases' outputs depend on "
