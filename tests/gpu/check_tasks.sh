@@ -115,8 +115,8 @@ python3 "$(dirname "$0")/check_tasks_table.py" "$OUT/check_tasks$tag.md" \
 	"$W/failures.txt" "$R"/*.json | tee -a "$SUMMARY"
 table_rc=$?
 fail=0
-[ -s "$W/failures.txt" ] && { note ""; note "## failed checks"; cat "$W/failures.txt" >> "$SUMMARY"; fail=1; }
-[ -s "$W/cut" ] && { note ""; note "## cut short"; cat "$W/cut" >> "$SUMMARY"; fail=1; }
+[ -s "$W/failures.txt" ] && { note ""; note "## failed checks"; tee -a "$SUMMARY" < "$W/failures.txt"; fail=1; }
+[ -s "$W/cut" ] && { note ""; note "## cut short"; tee -a "$SUMMARY" < "$W/cut"; fail=1; }
 if [ -s "$W/not_reached" ]; then
 	note ""
 	note "## not reached ($(grep -c . "$W/not_reached") tasks); run them with:"

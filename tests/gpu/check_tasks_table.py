@@ -8,8 +8,9 @@ Writes one row per task to OUT.md: status (ok; "partly" with the checks
 that were skipped; fail), the checks that failed and the mutants that got
 through, mutants caught of those that changed an output, the A/A speedup
 and interval, the baseline's times on the timed visible cases, and its
-fraction of the roofline.  FAILURES.txt (optional) gets the full report
-of every failing task.  Exit 1 when a task failed or a report is missing.
+fraction of the roofline.  FAILURES.txt (optional, a name ending in .txt)
+gets every failed check and too-weak mutant of every failing task, one
+line each.  Exit 1 when a task failed or a report is missing.
 """
 import json
 import os
@@ -57,6 +58,15 @@ def row(t):
     return (t["task"], status, failed or "-", muts, aa_text, times, frac)
 
 
+def failure_lines(t):
+    lines = ["%s: %s: %s" % (t["task"], c["check"], c["detail"])
+             for c in t["checks"] if c["status"] == "fail"]
+    lines += ["%s: mutant %s on %s passed the comparison" %
+              (t["task"], m["mutant"], m["output"])
+              for m in t["mutants"] if m["outcome"] == "too_weak"]
+    return "\n".join(lines)
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -67,12 +77,13 @@ def main():
         for name, t, err in rows_of(p):
             if t is None:
                 rows.append((name, "no report", err, "-", "-", "-", "-"))
+                failures.append("%s: no report (%s)" % (name, err))
                 nfail += 1
                 continue
             rows.append(row(t))
             if t["status"] != "ok":
                 nfail += 1
-                failures.append(json.dumps(t, indent=1))
+                failures.append(failure_lines(t))
     rows.sort()
     with open(out, "w") as f:
         f.write("| task | check-tasks | failed | mutants caught | "
@@ -83,7 +94,7 @@ def main():
         f.write("\n%d tasks, %d failed.\n" % (len(rows), nfail))
     if fails_path:
         with open(fails_path, "w") as f:
-            f.write("\n\n".join(failures))
+            f.write("\n".join(failures) + ("\n" if failures else ""))
     print("%s: %d tasks, %d failed" % (out, len(rows), nfail))
     return 1 if nfail else 0
 
