@@ -17,7 +17,8 @@ ntasks=$(printf '%s\n' "$out" | awk '/^check-tasks:/ {print $2}')
 [ "${ntasks:-0}" -ge 85 ] || fail "only ${ntasks:-0} tasks checked"
 printf '%s\n' "$out" | grep -q '^suite:llm: ok' || fail "suite llm not validated"
 
-out=$("$ARENA" --store "$STORE" check-tasks suite:host --seeds 1 --aa-quick 2>&1)
+out=$("$ARENA" --store "$STORE" check-tasks suite:host --seeds 1 --aa-quick \
+	--case-budget 0.4 2>&1)
 rc=$?
 printf '%s\n' "$out" | grep -E '^c2c/|FAIL|check-tasks:'
 [ $rc -eq 0 ] || fail "host tasks failed their checks"
