@@ -194,13 +194,12 @@ static int parse_args(int argc, char **argv, struct check_options *o,
 		else if (!strcmp(a, "--case-budget") && i + 1 < argc) {
 			char *end;
 			o->case_budget_s = strtod(argv[++i], &end);
-			if (*end || !(o->case_budget_s > 0 &&
-				      o->case_budget_s <= 3600))
+			if (*end ||
+			    !(o->case_budget_s > 0 && o->case_budget_s <= 3600))
 				return cli_fail("--case-budget needs seconds "
 						"(0 to 3600), got '%s'",
 						argv[i]);
-		}
-		else if (!strcmp(a, "--seeds") && i + 1 < argc) {
+		} else if (!strcmp(a, "--seeds") && i + 1 < argc) {
 			if (parse_i64(argv[++i], &v) || v < 1 || v > 100)
 				return cli_fail("--seeds needs 1 to 100, not "
 						"'%s'",

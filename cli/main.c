@@ -63,7 +63,8 @@ static void usage(FILE *f)
 	      "  version                          print the version\n"
 	      "\n"
 	      "The store defaults to $ARENA_STORE or ./arena-data; tasks to "
-	      "$ARENA_TASKS_DIR\nor the tasks/ shipped with arena.\n", f);
+	      "$ARENA_TASKS_DIR\nor the tasks/ shipped with arena.\n",
+	      f);
 }
 
 int main(int argc, char **argv)
@@ -95,15 +96,23 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(struct cli *, int, char **);
 	} cmds[] = {
-		{ "tasks", cmd_tasks }, { "eval", cmd_eval },
-		{ "run", cmd_run }, { "resume", cmd_resume },
-		{ "status", cmd_status }, { "report", cmd_report },
-		{ "cancel", cmd_cancel }, { "compare", cmd_compare },
+		{ "tasks", cmd_tasks },
+		{ "eval", cmd_eval },
+		{ "run", cmd_run },
+		{ "resume", cmd_resume },
+		{ "status", cmd_status },
+		{ "report", cmd_report },
+		{ "cancel", cmd_cancel },
+		{ "compare", cmd_compare },
 		{ "plan", cmd_plan },
-		{ "mcp", cmd_mcp }, { "check-agents", cmd_check_agents },
-		{ "export", cmd_export }, { "mount", cmd_mount },
-		{ "doctor", cmd_doctor }, { "worker", cmd_worker },
-		{ "slurm", cmd_slurm }, { "check-tasks", cmd_check_tasks },
+		{ "mcp", cmd_mcp },
+		{ "check-agents", cmd_check_agents },
+		{ "export", cmd_export },
+		{ "mount", cmd_mount },
+		{ "doctor", cmd_doctor },
+		{ "worker", cmd_worker },
+		{ "slurm", cmd_slurm },
+		{ "check-tasks", cmd_check_tasks },
 	};
 	for (size_t k = 0; k < ARRAY_SIZE(cmds); k++)
 		if (!strcmp(cmd, cmds[k].name))

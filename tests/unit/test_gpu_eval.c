@@ -154,7 +154,8 @@ static void test_baseline_copy_is_accepted_through_the_gpu_path(void **s)
 static void test_output_mutants_are_probed_on_the_gpu_path(void **s)
 {
 	struct eval_mutants m = { 0 };
-	struct opts o = { .held_out = true, .skip_timing = true,
+	struct opts o = { .held_out = true,
+			  .skip_timing = true,
 			  .mutants = &m };
 	struct task_result r;
 

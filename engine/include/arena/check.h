@@ -77,13 +77,13 @@ struct task_check {
 };
 
 struct check_options {
-	const char *device; /* NULL or "auto": the task's default */
-	int seeds;	    /* baseline vs reference; 0: 3 */
-	bool static_only;   /* no build, no run */
-	bool aa_quick;	    /* a quick A/A (CI): one block, short budget */
-	bool no_aa;	    /* no A/A, floor or difficulty */
+	const char *device;   /* NULL or "auto": the task's default */
+	int seeds;	      /* baseline vs reference; 0: 3 */
+	bool static_only;     /* no build, no run */
+	bool aa_quick;	      /* a quick A/A (CI): one block, short budget */
+	bool no_aa;	      /* no A/A, floor or difficulty */
 	double case_budget_s; /* > 0: the A/A's timing budget per case */
-	bool record;	    /* write the difficulty to measured.yaml */
+	bool record;	      /* write the difficulty to measured.yaml */
 	bool has_seed;
 	uint64_t seed;
 };

@@ -44,11 +44,13 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 		       const struct ynode *held)
 {
 	static const char *const keys[] = {
-		"schema", "description", "language", "initial_state",
-		"editable", "entry", "reference", "readme", "compile_flags",
-		"signature", "cases", "tolerance", "cost", "tunables",
-		"held_out", "baseline", "timing_floor_us",
-		"timing_floor_reason", "held_out_rules",
+		"schema",	  "description",     "language",
+		"initial_state",  "editable",	     "entry",
+		"reference",	  "readme",	     "compile_flags",
+		"signature",	  "cases",	     "tolerance",
+		"cost",		  "tunables",	     "held_out",
+		"baseline",	  "timing_floor_us", "timing_floor_reason",
+		"held_out_rules",
 	};
 	int rc;
 
@@ -72,8 +74,7 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 	p->t->nvisible = p->t->ncases;
 	if (held && (rc = tp_held_out(p, held)) != 0)
 		return rc;
-	if ((rc = tp_tolerance(p, root)) != 0 ||
-	    (rc = tp_cost(p, root)) != 0 ||
+	if ((rc = tp_tolerance(p, root)) != 0 || (rc = tp_cost(p, root)) != 0 ||
 	    (rc = tp_timing_floor(p, root)) != 0 ||
 	    (rc = tp_held_out_rules(p, root)) != 0 ||
 	    (rc = tp_tunables(p, root)) != 0 ||
