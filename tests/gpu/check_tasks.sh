@@ -112,8 +112,9 @@ echo "$ids" | xargs -P "$JOBS" -I{} sh -c '
 '
 
 python3 "$(dirname "$0")/check_tasks_table.py" "$OUT/check_tasks$tag.md" \
-	"$W/failures.txt" "$R"/*.json | tee -a "$SUMMARY"
+	"$W/failures.txt" "$R"/*.json > "$W/table.out" 2>&1
 table_rc=$?
+tee -a "$SUMMARY" < "$W/table.out"
 fail=0
 [ -s "$W/failures.txt" ] && { note ""; note "## failed checks"; tee -a "$SUMMARY" < "$W/failures.txt"; fail=1; }
 [ -s "$W/cut" ] && { note ""; note "## cut short"; tee -a "$SUMMARY" < "$W/cut"; fail=1; }
