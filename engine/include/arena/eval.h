@@ -83,7 +83,7 @@ struct eval_request {
 	const char *baseline_dir;	/* frozen baseline copy; NULL = the
 					 * task directory */
 	const char *cache_dir;		/* artifacts and scratch builds */
-	const char *lock_dir;		/* per-device timing locks */
+	const char *lock_dir; /* device locks; NULL: paths_lock_dir() */
 	const char *log_dir;		/* runner logs, compiler output; NULL =
 					 * scratch */
 	const char *device;		/* "host", "cuda:N" or "hip:N" */

@@ -202,7 +202,11 @@ static void start_correctness_runners(struct eval_ctx *x)
 {
 	if (!x->gpu || x->decided)
 		return;
-	if (!ev_lock_or_verdict(x, LOCK_SH))
+	/* Exclusively: from here on every GPU sample ends with the keeper
+	 * probing until the device is idle, and another evaluation's
+	 * samples would keep it busy (on the H200, three evaluations at
+	 * once left every keeper waiting out its 10 s limit). */
+	if (!ev_lock_or_verdict(x, LOCK_EX))
 		return;
 	/* A baseline that is the host reference does not run on the
 	 * device: prelaunched baseline runners have nothing to run. */

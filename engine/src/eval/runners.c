@@ -19,6 +19,8 @@
  */
 #include "evaluation.h"
 
+#include "arena/paths.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -27,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void ev_ctx_forget(struct eval_ctx *x, struct runner *r)
@@ -647,12 +650,29 @@ void ev_stage_free(void **stage)
 	free(stage);
 }
 
+/* Makes the machine-wide lock directory, usable by every user of the
+ * machine's devices (sticky and world-writable, like /tmp), the first
+ * time any evaluation needs it. */
+static int lock_dir_ready(const char *dir, struct errbuf *err)
+{
+	struct stat st;
+
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	int rc = mkdir_p(dir, err);
+	if (rc)
+		return rc;
+	(void)chmod(dir, 01777);
+	return 0;
+}
+
 /* Takes <lock_dir>/<device>.lock (flock, blocking) in mode (LOCK_SH or
  * LOCK_EX), opening it on first use and keeping it in x->lockfd until
- * ctx_release.  Host: only timing takes it (exclusively).  GPU: every
- * phase that runs anything on the device holds it shared, timing holds
- * it exclusively, so no correctness run of another evaluation shares the
- * device with a measurement.  A GPU's lock is named by its PCI address:
+ * ctx_release.  Host: only timing takes it (exclusively).  GPU: starting
+ * runners before the builds holds it shared (a context being created is
+ * no measurement), correctness and timing hold it exclusively: both are
+ * made of keeper-bracketed samples whose probes must find the device
+ * idle, so no other evaluation may run on the device meanwhile.  A GPU's lock is named by its PCI address:
  * cuda:0 in two processes with different CUDA_VISIBLE_DEVICES are
  * different devices.  flock's conversion from shared to exclusive is not
  * atomic (it releases first), which is what keeps two evaluations that
@@ -660,7 +680,7 @@ void ev_stage_free(void **stage)
 int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 {
 	const char *dir = x->req->lock_dir;
-	char *owned = NULL, *path;
+	char *path;
 	char dev[96];
 	int rc;
 
@@ -668,11 +688,9 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 		return 0;
 	if (x->lockfd < 0) {
 		if (!dir)
-			dir = owned = path_join(x->req->cache_dir, "locks");
-		if ((rc = mkdir_p(dir, x->err))) {
-			free(owned);
+			dir = paths_lock_dir();
+		if ((rc = lock_dir_ready(dir, x->err)))
 			return rc;
-		}
 		if (x->gpu && x->gi.pci[0])
 			snprintf(dev, sizeof(dev), "gpu-%s", x->gi.pci);
 		else
@@ -682,8 +700,9 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 			if (*q == '/' || *q == '.' || *q == ':')
 				*q = '_';
 		path = xasprintf("%s/%s.lock", dir, dev);
-		free(owned);
-		x->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		x->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+		if (x->lockfd >= 0) /* the umask aside: any user may lock */
+			(void)fchmod(x->lockfd, 0666);
 		if (x->lockfd < 0) {
 			rc = errf_code(x->err, errno, "%s: %s", path,
 				       strerror(errno));

@@ -48,6 +48,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arena/paths.h"
 #include "arena/report.h"
 #include "lease.h"
 #include "workspace.h"
@@ -131,12 +132,10 @@ int engine_open(const char *store_dir, const char *tasks_root,
 	}
 	e->tasks_root = xstrdup(tasks_root ? tasks_root : task_default_root());
 	e->cache_dir = path_join(store_root(e->store), "cache");
-	e->lock_dir = path_join(store_root(e->store), "locks");
+	e->lock_dir = xstrdup(paths_lock_dir());
 	char *evals = path_join(e->cache_dir, "evals");
 	rc = mkdir_p(evals, err);
 	free(evals);
-	if (!rc)
-		rc = mkdir_p(e->lock_dir, err);
 	if (rc) {
 		engine_close(e);
 		return rc;
