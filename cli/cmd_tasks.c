@@ -12,6 +12,80 @@
 #include "arena/eval.h"
 #include "cli.h"
 
+/* `arena tasks --suites`: every suite, validated; exit 1 when one is not
+ * valid. */
+static int list_suites(const char *root)
+{
+	struct strvec names = STRVEC_INIT;
+	struct errbuf err;
+	int bad = 0;
+
+	errbuf_init(&err);
+	if (task_suite_list(root, &names, &err) != 0)
+		return cli_fail("%s", errbuf_str(&err));
+	printf("%-16s %-6s %s\n", "SUITE", "TASKS", "PURPOSE");
+	for (size_t i = 0; i < names.n; i++) {
+		struct task_suite s;
+		errbuf_init(&err);
+		if (task_suite_load(root, names.v[i], &s, &err) != 0) {
+			printf("%-16s INVALID: %s\n", names.v[i],
+			       errbuf_str(&err));
+			bad++;
+			continue;
+		}
+		const char *nl = strchr(s.purpose, '\n');
+		int plen = nl ? (int)(nl - s.purpose) : (int)strlen(s.purpose);
+		printf("%-16s %-6zu %.*s%s\n", names.v[i], s.ids.n,
+		       plen > 70 ? 70 : plen, s.purpose,
+		       plen > 70 ? "..." : "");
+		task_suite_release(&s);
+	}
+	if (names.n == 0)
+		printf("(no suites under %s/suites)\n", root);
+	strvec_release(&names);
+	return bad ? 1 : 0;
+}
+
+/* The task's difficulty as measured.yaml records it: the baseline's
+ * fraction of the roofline on the device the task targets (the host for
+ * c tasks, else the first GPU recorded), e.g. "12% H200"; "-" when none
+ * is recorded. */
+static void difficulty(const struct task *t, char *buf, size_t n)
+{
+	struct task_measured m;
+	struct errbuf err;
+
+	snprintf(buf, n, "-");
+	errbuf_init(&err);
+	if (task_measured_read(t->dir, &m, &err) != 0) {
+		snprintf(buf, n, "invalid");
+		return;
+	}
+	for (int i = 0; i < m.n; i++) {
+		const char *d = m.v[i].device;
+		bool host = str_starts_with(d, "host");
+		if (host != (t->language == LANG_C) || !(m.v[i].fraction > 0))
+			continue;
+		/* "NVIDIA H200 (sm_90)" -> "H200", "AMD Instinct MI300X
+		 * (gfx942)" -> "MI300X": the model's last word. */
+		char word[24] = "host";
+		if (!host) {
+			size_t end = strcspn(d, "(");
+			while (end > 0 && d[end - 1] == ' ')
+				end--;
+			size_t start = end;
+			while (start > 0 && d[start - 1] != ' ')
+				start--;
+			snprintf(word, sizeof(word), "%.*s", (int)(end - start),
+				 d + start);
+		}
+		const char *w = word;
+		snprintf(buf, n, "%.3g%% %s", 100 * m.v[i].fraction, w);
+		break;
+	}
+	task_measured_release(&m);
+}
+
 int cmd_tasks(struct cli *c, int argc, char **argv)
 {
 	const char *root = c->tasks_dir ? c->tasks_dir : task_default_root();
@@ -20,40 +94,51 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 	struct errbuf err;
 	int bad = 0;
 
+	bool suites = false;
+
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--suites")) {
+			suites = true;
+			continue;
+		}
 		if (argv[i][0] == '-')
 			return cli_usage_error("tasks", "unknown option '%s'",
 					       argv[i]);
-		if (i > 1)
+		if (strcmp(sel, "all"))
 			return cli_usage_error("tasks",
 					       "one selector at a "
 					       "time ('%s' is a second one)",
 					       argv[i]);
 		sel = argv[i];
 	}
+	if (suites)
+		return list_suites(root);
 	errbuf_init(&err);
 	if (task_select(root, sel, &ids, &err) != 0)
 		return cli_fail("%s", errbuf_str(&err));
-	printf("%-28s %-10s %-5s %-13s %s\n", "TASK", "FAMILY", "LANG",
-	       "CASES(+HELD)", "DESCRIPTION");
+	printf("%-34s %-10s %-5s %-13s %-12s %s\n", "TASK", "FAMILY", "LANG",
+	       "CASES(+HELD)", "ROOFLINE", "DESCRIPTION");
 	for (size_t i = 0; i < ids.n; i++) {
 		struct task *t;
 		errbuf_init(&err);
 		if (task_load(root, ids.v[i], &t, &err) != 0) {
-			printf("%-28s INVALID: %s\n", ids.v[i], errbuf_str(&err));
+			printf("%-34s INVALID: %s\n", ids.v[i],
+			       errbuf_str(&err));
 			bad++;
 			continue;
 		}
-		char cases[32];
+		char cases[32], roof[48];
 		snprintf(cases, sizeof(cases), "%d(+%d)", t->nvisible,
 			 t->ncases - t->nvisible);
+		difficulty(t, roof, sizeof(roof));
 		const char *nl = strchr(t->description, '\n');
 		int dlen = nl ? (int)(nl - t->description)
 			      : (int)strlen(t->description);
-		if (dlen > 60)
-			dlen = 60;
-		printf("%-28s %-10s %-5s %-13s %.*s\n", t->id, t->family,
-		       language_name(t->language), cases, dlen, t->description);
+		if (dlen > 50)
+			dlen = 50;
+		printf("%-34s %-10s %-5s %-13s %-12s %.*s\n", t->id, t->family,
+		       language_name(t->language), cases, roof, dlen,
+		       t->description);
 		task_free(t);
 	}
 	strvec_release(&ids);

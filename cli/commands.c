@@ -21,8 +21,40 @@
 /* clang-format off */
 const struct cli_command cli_commands[] = {
 {
+	.name = "check-tasks", .fn = cmd_check_tasks,
+	.synopsis = "arena check-tasks [SELECTOR...] [--json] [--static] "
+		    "[--device DEV]\n"
+		    "           [--seeds N] [--seed N] [--aa-quick] "
+		    "[--case-budget S] [--no-aa] [--record]",
+	.summary = "check that tasks are fit to measure agents with",
+	.description =
+		"Checks every selected task (default: all, and every suite): "
+		"schema and files,\nthe baseline against the reference on "
+		"every visible and held-out case over\nseveral seeds, output "
+		"mutants each caught by the task's comparison, held-out\n"
+		"coverage, an A/A (arena eval --aa) within its noise and above "
+		"the timing floor,\nand the baseline's fraction of the "
+		"roofline.  A report per task; exit 1 when\nany check failed "
+		"(docs/tasks.md, \"Checking a task\").",
+	.options =
+		"SELECTOR\tall (default), a family, a directory, a task id, "
+		"suite:NAME\n"
+		"--json\tone JSON document\n"
+		"--static\tonly the checks that need no device\n"
+		"--device DEV\tthe device to check on (default: the task's)\n"
+		"--seeds N\tbaseline-against-reference evaluations (default "
+		"3)\n"
+		"--seed N\tthe first seed\n"
+		"--aa-quick\ta short A/A (CI)\n"
+		"--case-budget S\tthe A/A's timing per case\n"
+		"--no-aa\tno A/A, timing floor or difficulty\n"
+		"--record\twrite each task's difficulty to its measured.yaml",
+	.examples = "arena check-tasks c2c --aa-quick\n"
+		    "arena check-tasks suite:smoke --json",
+},
+{
 	.name = "tasks", .fn = cmd_tasks,
-	.synopsis = "arena tasks [SELECTOR]",
+	.synopsis = "arena tasks [SELECTOR] [--suites]",
 	.summary = "list tasks (family, language, cases)",
 	.description =
 		"Lists the tasks a selector matches (default: all): id, "

@@ -320,6 +320,8 @@ int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 			cr->error = xstrdup(x->res->correctness_error_message);
 			goto out;
 		}
+		ev_mutants_probe(x, ci, trial, &l, stage, cand->shm, ref->shm,
+				 pattern);
 	}
 	/* A last exchange: a reply forged during the final call would
 	 * otherwise still be waiting, unread, when the runner is killed. */

@@ -1,7 +1,7 @@
 /*
  * task_catalogue.c - the task catalogue: expanding a selector ("all",
- * "c2c", "c2c/saxpy", any parent directory) into the sorted task ids under
- * a tasks root, and the default root (arena/paths.h knows the layout).
+ * "c2c", "c2c/saxpy", any parent directory, "suite:<name>": suites.c)
+ * into the sorted task ids under a tasks root, and the default root (arena/paths.h knows the layout).
  * The walk is bounded (TASK_SELECT_MAX_DEPTH, TASK_SELECT_MAX_TASKS), so a
  * hostile tree cannot make it run away.
  */
@@ -96,6 +96,14 @@ int task_select(const char *tasks_root, const char *selector,
 				 tasks_root ? tasks_root : "(none)");
 	if (!selector)
 		return errf(err, "missing task selector");
+	if (str_starts_with(selector, "suite:")) {
+		struct task_suite s;
+		rc = task_suite_load(tasks_root, selector + 6, &s, err);
+		for (size_t i = 0; rc == 0 && i < s.ids.n; i++)
+			strvec_push(ids, s.ids.v[i]);
+		task_suite_release(&s);
+		return rc;
+	}
 	sel = task_selector_clean(selector);
 	if (strcmp(sel, "all") != 0 && !path_is_safe_relative(sel)) {
 		rc = errf(err, "task selector '%.200s' is not a path under the "
