@@ -320,7 +320,9 @@ int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 			cr->error = xstrdup(x->res->correctness_error_message);
 			goto out;
 		}
-		ev_mutants_probe(x, ci, trial, &l, stage, cand->shm, ref->shm,
+		/* The trial's inputs and reference bytes, cached or not (a
+		 * cache hit starts no reference runner). */
+		ev_mutants_probe(x, ci, trial, &l, in, cand->shm, want,
 				 pattern);
 	}
 	/* A last exchange: a reply forged during the final call would

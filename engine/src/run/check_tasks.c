@@ -104,7 +104,6 @@ static int evaluate(struct check_run *r, uint64_t seed,
 	eval_request_init(&req);
 	req.task = r->t;
 	req.candidate_dir = r->cand;
-	req.baseline_dir = r->base;
 	req.cache_dir = r->e->cache_dir;
 	req.lock_dir = r->e->lock_dir;
 	req.device = r->device;
