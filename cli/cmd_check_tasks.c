@@ -178,20 +178,26 @@ static int parse_args(int argc, char **argv, struct check_options *o,
 			o->case_budget_s = strtod(argv[++i], &end);
 			if (*end ||
 			    !(o->case_budget_s > 0 && o->case_budget_s <= 3600))
-				return cli_usage_error("check-tasks", "--case-budget needs seconds "
-						"(0 to 3600), got '%s'",
-						argv[i]);
+				return cli_usage_error(
+					"check-tasks",
+					"--case-budget needs seconds "
+					"(0 to 3600), got '%s'",
+					argv[i]);
 		} else if (!strcmp(a, "--seeds") && i + 1 < argc) {
 			if (parse_i64(argv[++i], &v) || v < 1 || v > 100)
-				return cli_usage_error("check-tasks", "--seeds needs 1 to 100, not "
-						"'%s'",
-						argv[i]);
+				return cli_usage_error(
+					"check-tasks",
+					"--seeds needs 1 to 100, not "
+					"'%s'",
+					argv[i]);
 			o->seeds = (int)v;
 		} else if (!strcmp(a, "--seed") && i + 1 < argc) {
 			if (parse_i64(argv[++i], &v) || v < 0)
-				return cli_usage_error("check-tasks", "--seed needs a non-negative "
-						"integer, not '%s'",
-						argv[i]);
+				return cli_usage_error(
+					"check-tasks",
+					"--seed needs a non-negative "
+					"integer, not '%s'",
+					argv[i]);
 			o->has_seed = true;
 			o->seed = (uint64_t)v;
 		} else if (a[0] != '-')
