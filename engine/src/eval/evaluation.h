@@ -297,6 +297,12 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
 		   const char *kind, int num, int n, bool base_first,
 		   const struct gpu_sample *bs, const struct gpu_sample *cs,
 		   uint64_t stage_ns, uint64_t check_ns);
+/* Opens <dir>/<device>.lock (dir NULL: paths_lock_dir(), the
+ * machine-wide one every evaluation and `arena doctor` use), made if
+ * missing; device "host", "cuda:0" or "gpu-<pci>" ('/', '.', ':' become
+ * '_'). */
+int ev_device_lock_open(const char *dir, const char *device, int *fd,
+			struct errbuf *err);
 /* Takes the device's lock in mode (LOCK_SH or LOCK_EX; see runners.c). */
 int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock);
 /* ev_lock_device with its failure turned into a verdict. */
