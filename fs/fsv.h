@@ -161,6 +161,12 @@ struct fsv_node {
 	size_t nexpect;
 	struct timespec told_ctime;
 	off_t told_size;
+	/* The change time and size right after the mount's own latest change
+	 * of the file's bytes (or when the node was made): while the real
+	 * file still shows them, the kernel's cached pages are what the file
+	 * holds.  nodes_lock. */
+	struct timespec data_ctime;
+	off_t data_size;
 	struct fsv_node *next_ino;	/* hash chains, nodes_lock */
 	struct fsv_node *next_src;
 	struct fsv_node *next_wd;
@@ -428,6 +434,30 @@ void fsv_watch_unexpect(struct fsv *fs, struct fsv_node *dir,
  * IN_CLOSE_WRITE or IN_ATTRIB that leaves them as they are needs no
  * invalidation. */
 void fsv_watch_told(struct fsv *fs, struct fsv_node *n, const struct stat *st);
+/* Records that the mount itself has just changed the bytes of n (a write,
+ * a truncation, fallocate, copy_file_range) through descriptor fd, or
+ * with fd < 0 that st holds the file's attributes right after such a
+ * change: the kernel's page cache holds what the file holds, and an
+ * IN_CLOSE_WRITE that finds the file so needs no data invalidation. */
+void fsv_watch_wrote(struct fsv *fs, struct fsv_node *n, int fd,
+		     const struct stat *st);
+/* Whether st (the real file now) shows the state of fsv_watch_wrote's
+ * last record for n: the kernel's cached pages are the file's bytes. */
+bool fsv_watch_pages_exact(struct fsv *fs, const struct fsv_node *n,
+			   const struct stat *st);
+/* A rename or link through the mount changes a file's change time, not
+ * its bytes: fsv_watch_exact_at() says, before it, whether the kernel's
+ * pages of the regular file `name` in dir are exact (st: its attributes),
+ * and fsv_watch_wrote_at() records, after it, that they still are for the
+ * same file now at `name` in dir. */
+bool fsv_watch_exact_at(struct fsv *fs, struct fsv_node *dir,
+			const char *name, struct stat *st);
+void fsv_watch_wrote_at(struct fsv *fs, struct fsv_node *dir,
+			const char *name, const struct stat *before);
+/* Whether the kernel may keep n's cached pages across opens: only where
+ * changes behind the mount are reported (the mount asks the kernel to
+ * drop cached pages only when told to, FUSE_CAP_EXPLICIT_INVAL_DATA). */
+bool fsv_watch_keeps_pages(const struct fsv *fs, const struct fsv_node *n);
 /* Frees what the watch bookkeeping holds in n (node_free). */
 void fsv_watch_node_release(struct fsv_node *n);
 

@@ -253,6 +253,9 @@ struct fsv_node *fsv_node_pass(struct fsv *fs, int fd, const struct stat *st,
 		n->root = root;
 		n->wd = -1;
 		n->covered = covered && !S_ISDIR(st->st_mode);
+		/* A new node: the kernel has no page of it yet. */
+		n->data_ctime = st->st_ctim;
+		n->data_size = st->st_size;
 		link_node(fs, n);
 		if (S_ISDIR(st->st_mode))
 			fsv_watch_add(fs, n);

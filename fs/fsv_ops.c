@@ -94,6 +94,17 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	/* Writes must reach the real file before write() returns: a `cat
 	 * score` right after a save evaluates what was saved. */
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/* Cached pages of workspace files are dropped when the daemon says
+	 * so (fsv_watch.c: a change of bytes the mount did not make), not
+	 * whenever the kernel sees a new mtime or size: after the mount's
+	 * own writes that is every time, and the next reads all went to the
+	 * daemon.  With --ws-timeout 0 (no caching, strict coherence) the
+	 * kernel keeps checking mtime and size itself. */
+	if (fs->ws_timeout > 0 &&
+	    (conn->capable & FUSE_CAP_EXPLICIT_INVAL_DATA)) {
+		conn->want |= FUSE_CAP_EXPLICIT_INVAL_DATA;
+		conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+	}
 	if (fs->debug)
 		fsv_log("protocol %u.%u, capable 0x%x, want 0x%x",
 			conn->proto_major, conn->proto_minor, conn->capable,

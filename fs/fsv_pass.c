@@ -28,8 +28,12 @@
  * Timeouts: entries and attributes of pass-through nodes are cached for
  * fs->ws_timeout seconds (--ws-timeout, default one hour) where an inotify
  * watch reports changes made behind the mount (fsv_watch.c), and for
- * FSV_UNWATCHED_TIMEOUT at most elsewhere; open files keep their page
- * cache (the kernel drops it when it sees the mtime or size change).
+ * FSV_UNWATCHED_TIMEOUT at most elsewhere.  Where the watch reports
+ * changes, files keep their page cache across opens and writes, and the
+ * kernel drops it only when the daemon tells it to (a change of the bytes
+ * the mount did not make, fsv_watch_wrote); elsewhere every open drops
+ * it.  Only O_RDWR descriptors (the ones that can carry a shared writable
+ * mmap) send FLUSH at close.
  * Files created through the mount by another user than the daemon's
  * belong to that user (fchownat after creation), as on a local file
  * system.
@@ -237,6 +241,10 @@ void fsv_pass_link(fuse_req_t req, struct fsv_node *n,
 	}
 	proc_path(proc, sizeof(proc), n->fd);
 	memset(&e, 0, sizeof(e));
+	struct stat before;
+	bool exact = fstatat(n->fd, "", &before, AT_EMPTY_PATH) == 0 &&
+		     S_ISREG(before.st_mode) &&
+		     fsv_watch_pages_exact(fs, n, &before);
 	fsv_watch_expect(fs, newparent, name, IN_CREATE);
 	if (linkat(AT_FDCWD, proc, newparent->fd, name, AT_SYMLINK_FOLLOW)) {
 		rc = errno;
@@ -249,6 +257,8 @@ void fsv_pass_link(fuse_req_t req, struct fsv_node *n,
 		return;
 	}
 	fsv_node_ref(fs, n);
+	if (exact)
+		fsv_watch_wrote(fs, n, -1, &e.attr);
 	fsv_watch_told(fs, n, &e.attr);
 	mask_attr(n, &e.attr);
 	e.ino = n->ino;
@@ -296,12 +306,21 @@ void fsv_pass_rename(fuse_req_t req, struct fsv_node *parent,
 	uint32_t from = IN_MOVED_FROM, to = IN_MOVED_TO;
 	if (flags & RENAME_EXCHANGE)
 		from = to = IN_MOVED_FROM | IN_MOVED_TO;
+	struct stat st_from, st_to;
+	bool exact_from = fsv_watch_exact_at(fs, parent, name, &st_from);
+	bool exact_to = (flags & RENAME_EXCHANGE) &&
+			fsv_watch_exact_at(fs, newparent, newname, &st_to);
 	fsv_watch_expect(fs, parent, name, from);
 	fsv_watch_expect(fs, newparent, newname, to);
 	if (renameat2(parent->fd, name, newparent->fd, newname, flags) != 0) {
 		rc = errno;
 		fsv_watch_unexpect(fs, parent, name, from);
 		fsv_watch_unexpect(fs, newparent, newname, to);
+	} else {
+		if (exact_from)
+			fsv_watch_wrote_at(fs, newparent, newname, &st_from);
+		if (exact_to)
+			fsv_watch_wrote_at(fs, parent, name, &st_to);
 	}
 	fuse_reply_err(req, rc);
 }
@@ -385,10 +404,22 @@ static int apply_setattr(struct fsv_node *n, const struct stat *attr,
 void fsv_pass_setattr(fuse_req_t req, struct fsv_node *n, struct stat *attr,
 		      int valid, struct fuse_file_info *fi)
 {
-	int rc = check_writable(fsv_of(req), n);
+	struct fsv *fs = fsv_of(req);
+	struct stat st;
+	int rc = check_writable(fs, n);
+	/* Whether the kernel's pages are the file's bytes now: then they
+	 * still are after this change (the kernel truncates its own pages),
+	 * and the IN_ATTRIB it causes must not drop them. */
+	bool pages_exact = false;
 
+	if (!rc && fstatat(n->fd, "", &st, AT_EMPTY_PATH) == 0 &&
+	    S_ISREG(st.st_mode))
+		pages_exact = fsv_watch_pages_exact(fs, n, &st);
 	if (!rc)
 		rc = apply_setattr(n, attr, valid, fi);
+	if (!rc && pages_exact &&
+	    fstatat(n->fd, "", &st, AT_EMPTY_PATH) == 0)
+		fsv_watch_wrote(fs, n, -1, &st);
 	if (rc)
 		fuse_reply_err(req, rc);
 	else
@@ -426,12 +457,20 @@ void fsv_pass_statfs(fuse_req_t req, struct fsv_node *n)
 
 /* ---- files ----------------------------------------------------------- */
 
-static void set_cache(struct fsv *fs, struct fuse_file_info *fi)
+static void set_cache(struct fsv *fs, const struct fsv_node *n,
+		      struct fuse_file_info *fi)
 {
 	fi->direct_io = 0;
-	fi->keep_cache = fs->ws_timeout > 0;
-	/* Closing a read-only descriptor has nothing to flush. */
-	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
+	/* The kernel drops a file's pages only when the daemon tells it
+	 * (fsv_watch.c): where nothing would tell it, every open starts
+	 * afresh (close-to-open consistency). */
+	fi->keep_cache = fsv_watch_keeps_pages(fs, n);
+	/* FLUSH at close has nothing to do for the daemon (every write
+	 * already reached the real file), but for a descriptor that can
+	 * carry a shared writable mmap (O_RDWR) the kernel writes the
+	 * mapping's dirty pages back before it sends FLUSH, and skips that
+	 * too under noflush: only such descriptors keep it. */
+	fi->noflush = (fi->flags & O_ACCMODE) != O_RDWR;
 }
 
 void fsv_pass_open(fuse_req_t req, struct fsv_node *n,
@@ -454,7 +493,9 @@ void fsv_pass_open(fuse_req_t req, struct fsv_node *n,
 		return;
 	}
 	fi->fh = (uint64_t)fd;
-	set_cache(fsv_of(req), fi);
+	if (fi->flags & O_TRUNC)
+		fsv_watch_wrote(fsv_of(req), n, fd, NULL);
+	set_cache(fsv_of(req), n, fi);
 	if (fuse_reply_open(req, fi) != 0)
 		close(fd);
 }
@@ -492,7 +533,11 @@ void fsv_pass_create(fuse_req_t req, struct fsv_node *parent,
 		return;
 	}
 	fi->fh = (uint64_t)fd;
-	set_cache(fs, fi);
+	struct fsv_node *n = fsv_node_get(fs, e.ino);
+	if (n && (fi->flags & O_TRUNC))
+		fsv_watch_wrote(fs, n, fd, NULL);
+	if (n)
+		set_cache(fs, n, fi);
 	if (fuse_reply_create(req, &e, fi) != 0) {
 		close(fd);
 		fsv_node_forget(fs, e.ino, 1);
@@ -528,10 +573,12 @@ void fsv_pass_write_buf(fuse_req_t req, struct fsv_node *n,
 	out.buf[0].fd = (int)fi->fh;
 	out.buf[0].pos = off;
 	r = fuse_buf_copy(&out, in, 0);
-	if (r < 0)
+	if (r < 0) {
 		fuse_reply_err(req, (int)-r);
-	else
-		fuse_reply_write(req, (size_t)r);
+		return;
+	}
+	fsv_watch_wrote(fsv_of(req), n, (int)fi->fh, NULL);
+	fuse_reply_write(req, (size_t)r);
 }
 
 void fsv_pass_flush(fuse_req_t req, struct fuse_file_info *fi)
@@ -562,6 +609,8 @@ void fsv_pass_fallocate(fuse_req_t req, struct fsv_node *n, int mode,
 
 	if (!rc && fallocate((int)fi->fh, mode, off, len) != 0)
 		rc = errno;
+	if (!rc)
+		fsv_watch_wrote(fsv_of(req), n, (int)fi->fh, NULL);
 	fuse_reply_err(req, rc);
 }
 
@@ -590,10 +639,12 @@ void fsv_pass_copy_file_range(fuse_req_t req, struct fsv_node *out_node,
 	}
 	r = copy_file_range((int)fi_in->fh, &off_in, (int)fi_out->fh, &off_out,
 			    len, (unsigned)flags);
-	if (r < 0)
+	if (r < 0) {
 		fuse_reply_err(req, errno);
-	else
-		fuse_reply_write(req, (size_t)r);
+		return;
+	}
+	fsv_watch_wrote(fsv_of(req), out_node, (int)fi_out->fh, NULL);
+	fuse_reply_write(req, (size_t)r);
 }
 
 /* ---- directories ----------------------------------------------------- */

@@ -19,9 +19,14 @@
  *       fuse_lowlevel_notify_inval_inode(D, 0, 0): D's attributes and its
  *       cached listing are dropped;
  *   a file closed after writing, or its attributes changed (IN_ATTRIB)
- *       fuse_lowlevel_notify_inval_inode(F, -1, 0): F's attributes are
- *       dropped; the next read fetches them, and the kernel drops F's
- *       cached pages when it sees a new mtime or size (auto_inval_data).
+ *       fuse_lowlevel_notify_inval_inode(F, 0, 0) when its bytes may have
+ *       changed (F's attributes and cached pages are dropped), else
+ *       fuse_lowlevel_notify_inval_inode(F, -1, 0) (attributes only).
+ *       The kernel drops a file's cached pages only when told so
+ *       (FUSE_CAP_EXPLICIT_INVAL_DATA, fsv_ops.c): seeing a new mtime or
+ *       size after the mount's own writes, which it made itself, would
+ *       otherwise throw away its page cache at every write (fsx_lite read
+ *       back through the daemon a third of what it read).
  *
  * The mount's own changes produce the same events, and the kernel already
  * knows of them: invalidating would only cost lookups and getattrs (a
@@ -33,9 +38,13 @@
  *     come, it could only hide a change behind the mount to the same name
  *     in that window;
  *   - for a close after writing or a change of attributes, the file's
- *     change time and size are compared with what the daemon last sent
- *     the kernel (fsv_watch_told): equal, the kernel knows them already.
- *     (A state, not a count: inotify merges identical events.)
+ *     change time and size are compared with those right after the
+ *     mount's own latest change of its bytes (fsv_watch_wrote): different,
+ *     someone else changed them, and the pages go too; then with what the
+ *     daemon last sent the kernel (fsv_watch_told): equal, the kernel
+ *     knows them already.  (States, not counts: inotify merges identical
+ *     events.  A change behind the mount that lands between the mount's
+ *     own write and the fstat that follows it is taken for the mount's.)
  * Writes are reported on close (IN_CLOSE_WRITE), not each write(2): a
  * process that keeps a file open and writes behind the mount is seen when
  * it closes it, or after the timeout.  Writes through a shared mmap made
@@ -151,6 +160,82 @@ void fsv_watch_told(struct fsv *fs, struct fsv_node *n, const struct stat *st)
 	n->told_ctime = st->st_ctim;
 	n->told_size = st->st_size;
 	pthread_mutex_unlock(&fs->nodes_lock);
+}
+
+/* Whether st shows the change time ctime and size size. */
+static bool same_state(const struct stat *st, const struct timespec *ctime,
+		       off_t size)
+{
+	return st->st_size == size && st->st_ctim.tv_sec == ctime->tv_sec &&
+	       st->st_ctim.tv_nsec == ctime->tv_nsec;
+}
+
+void fsv_watch_wrote(struct fsv *fs, struct fsv_node *n, int fd,
+		     const struct stat *st)
+{
+	struct stat now;
+
+	if (fd >= 0) {
+		if (fstat(fd, &now) != 0)
+			return;	/* the next event invalidates: safe */
+		st = &now;
+	}
+	pthread_mutex_lock(&fs->nodes_lock);
+	n->data_ctime = st->st_ctim;
+	n->data_size = st->st_size;
+	pthread_mutex_unlock(&fs->nodes_lock);
+}
+
+bool fsv_watch_pages_exact(struct fsv *fs, const struct fsv_node *n,
+			   const struct stat *st)
+{
+	bool r;
+
+	pthread_mutex_lock(&fs->nodes_lock);
+	r = same_state(st, &n->data_ctime, n->data_size);
+	pthread_mutex_unlock(&fs->nodes_lock);
+	return r;
+}
+
+bool fsv_watch_exact_at(struct fsv *fs, struct fsv_node *dir,
+			const char *name, struct stat *st)
+{
+	struct fsv_node *n;
+	bool r = false;
+
+	if (fstatat(dir->fd, name, st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !S_ISREG(st->st_mode))
+		return false;
+	pthread_mutex_lock(&fs->nodes_lock);
+	n = fsv_node_find_pass(fs, st->st_dev, st->st_ino, dir->root);
+	if (n)
+		r = same_state(st, &n->data_ctime, n->data_size);
+	pthread_mutex_unlock(&fs->nodes_lock);
+	return r;
+}
+
+void fsv_watch_wrote_at(struct fsv *fs, struct fsv_node *dir,
+			const char *name, const struct stat *before)
+{
+	struct fsv_node *n;
+	struct stat st;
+
+	if (fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    st.st_dev != before->st_dev || st.st_ino != before->st_ino)
+		return;
+	pthread_mutex_lock(&fs->nodes_lock);
+	n = fsv_node_find_pass(fs, st.st_dev, st.st_ino, dir->root);
+	if (n) {
+		n->data_ctime = st.st_ctim;
+		n->data_size = st.st_size;
+	}
+	pthread_mutex_unlock(&fs->nodes_lock);
+}
+
+bool fsv_watch_keeps_pages(const struct fsv *fs, const struct fsv_node *n)
+{
+	return fs->ws_timeout > 0 && n->covered &&
+	       !__atomic_load_n(&fs->watch_lost, __ATOMIC_RELAXED);
 }
 
 void fsv_watch_node_release(struct fsv_node *n)
@@ -321,11 +406,21 @@ static void on_event(struct fsv *fs, const struct inotify_event *ev,
 		struct fsv_node *c = child_node(fs, d, ev->name, &st);
 		if (!c)
 			return;
-		if (st.st_size == c->told_size &&
-		    st.st_ctim.tv_sec == c->told_ctime.tv_sec &&
-		    st.st_ctim.tv_nsec == c->told_ctime.tv_nsec)
-			return;		/* the kernel has these attributes */
-		inval_push(l, c->ino, NULL, true);
+		/* IN_ATTRIB (chmod, chown, utimes, links) changes no byte;
+		 * a close after writing may have. */
+		if ((ev->mask & IN_CLOSE_WRITE) &&
+		    !same_state(&st, &c->data_ctime, c->data_size)) {
+			/* Bytes changed that the mount did not write: the
+			 * kernel drops its pages only when told
+			 * (FUSE_CAP_EXPLICIT_INVAL_DATA), so tell it, once
+			 * for this state. */
+			c->data_ctime = st.st_ctim;
+			c->data_size = st.st_size;
+			inval_push(l, c->ino, NULL, false);
+		} else if (!same_state(&st, &c->told_ctime, c->told_size)) {
+			inval_push(l, c->ino, NULL, true);
+		}
+		/* else the kernel has these attributes and these bytes */
 	}
 }
 

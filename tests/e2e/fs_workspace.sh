@@ -119,6 +119,29 @@ ls "$W" > /dev/null; stat "$W/absent.txt" 2>/dev/null
 echo nativf > "$R/native.txt"		# same size, new content
 seen_within 2 sh -c '[ "$(cat "$1")" = nativf ]' - "$W/native.txt" ||
 	fail "a native same-size change is not seen"
+# Pages the kernel holds from the mount's own write are kept across
+# writes and opens and dropped only when the daemon says so: a same-size
+# rewrite behind the mount must reach even a descriptor that stayed open.
+python3 - "$W/own.txt" "$R/own.txt" <<'PY' || fail "a native rewrite of a file written through the mount is not seen"
+import os, sys, time
+w, r = sys.argv[1:]
+with open(w, "w") as f:
+    f.write("mount1\n")
+fd = os.open(w, os.O_RDONLY)
+assert os.pread(fd, 64, 0) == b"mount1\n", "own write not read back"
+with open(r, "w") as f:
+    f.write("nativ2\n")
+for _ in range(40):
+    if os.pread(fd, 64, 0) == b"nativ2\n":
+        break
+    time.sleep(0.05)
+else:
+    sys.exit("still %r through the open descriptor" % os.pread(fd, 64, 0))
+with open(w) as f:
+    assert f.read() == "nativ2\n", "a fresh open reads stale bytes"
+os.close(fd)
+os.remove(w)
+PY
 echo "changed behind the mount" > "$R/native.txt"
 seen_within 2 sh -c '[ "$(cat "$1")" = "changed behind the mount" ]' - "$W/native.txt" ||
 	fail "a native change is not seen"
