@@ -75,11 +75,14 @@ struct fsv_options {
 /* How often a workspace that is not final yet is checked for having
  * become final, at most (a store read). */
 #define FSV_FINAL_CHECK_S 0.25
-/* Names of synthetic directories are stable once they exist (runs are
- * never renamed), so the kernel may keep them for a second; attributes of
- * synthetic files are never cached (their content changes), nor those of
- * the directories whose listing grows (runs, compare), so that a new run
- * is listed at once. */
+/* Names of synthetic nodes are kept by the kernel for a second, and
+ * those of the directories on the way to a workspace (fsv_tree.c
+ * stable_dir: /, runs, runs/<run>, its tasks/ and task directories), with
+ * those directories' attributes, as long as workspace entries (--ws-timeout)
+ * since they never change while the run exists; attributes of synthetic
+ * files are never cached (their content changes), those of the other
+ * directories for a second (runs and compare move their mtime at every
+ * look, so that a new run is listed within a second). */
 #define FSV_SYNTH_ENTRY_TIMEOUT 1.0
 #define FSV_SYNTH_DIR_ATTR_TIMEOUT 1.0
 /* The longest a reader of score waits for one evaluation. */

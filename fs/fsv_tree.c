@@ -208,6 +208,26 @@ static int resolve(struct fsv *fs, struct engine *e, struct fsv_node *p,
 	}
 }
 
+/* The directories on the way to a workspace whose name and attributes
+ * never change while their run exists (runs are never renamed nor
+ * removed by arena): the root, runs/<run>, its tasks/ and task
+ * directories, and the name runs/ itself.  Every agent's command that
+ * starts with a path from / (`cd`, `git -C`, a tool's cwd) walks them:
+ * with 1 s timeouts that walk cost 5 LOOKUPs and a GETATTR after every
+ * pause.  /runs keeps short attributes (its mtime moves so that new runs
+ * are listed). */
+static bool stable_dir(enum fsv_kind k)
+{
+	return k == FSV_ROOT || k == FSV_RUNS || k == FSV_RUN ||
+	       k == FSV_RUN_TASKS || k == FSV_TASK;
+}
+
+static double stable_timeout(const struct fsv *fs)
+{
+	return fs->ws_timeout > FSV_SYNTH_ENTRY_TIMEOUT
+		       ? fs->ws_timeout : FSV_SYNTH_ENTRY_TIMEOUT;
+}
+
 int fsv_tree_lookup(struct fsv *fs, struct fsv_node *parent, const char *name,
 		    struct fuse_entry_param *e)
 {
@@ -239,7 +259,8 @@ int fsv_tree_lookup(struct fsv *fs, struct fsv_node *parent, const char *name,
 		memset(e, 0, sizeof(*e));
 		return rc;
 	}
-	e->entry_timeout = FSV_SYNTH_ENTRY_TIMEOUT;
+	e->entry_timeout = stable_dir(spec.kind) ? stable_timeout(fs)
+						 : FSV_SYNTH_ENTRY_TIMEOUT;
 	return 0;
 }
 
@@ -271,7 +292,9 @@ int fsv_tree_stat(struct fsv *fs, struct fsv_node *n, struct stat *st,
 	if (fsv_kind_is_dir(n->kind)) {
 		st->st_mode = S_IFDIR | 0555;
 		st->st_nlink = 2;
-		*timeout = FSV_SYNTH_DIR_ATTR_TIMEOUT;
+		*timeout = stable_dir(n->kind) && n->kind != FSV_RUNS
+				   ? stable_timeout(fs)
+				   : FSV_SYNTH_DIR_ATTR_TIMEOUT;
 		/* The kernel keeps every listing until it sees the mtime move
 		 * (op_opendir): the directories that list runs move it at
 		 * every look, so their listings are at most an attribute

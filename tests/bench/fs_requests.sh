@@ -10,9 +10,9 @@
 # One daemon (`--debug`, plus MOUNT OPTIONS) serves a private store; on
 # one workspace (c2c/gemm plus ~300 small files in 15 directories
 # committed with git, as in fs_bench.sh) it runs, each after IDLE_S
-# (default 2) seconds of idleness: `git status --porcelain` (twice: the
-# first warms the kernel's caches, the second is the cold-after-a-pause
-# case fs_bench.sh times), `git clone -q` of the same tree, `fsx_lite -q
+# (default 2) seconds of idleness: `git status --porcelain` (three times:
+# the first warms the kernel's caches, the others are the
+# cold-after-a-pause case fs_bench.sh times), `git clone -q` of the same tree, `fsx_lite -q
 # -n 2000 -S 1`.  For each it prints the requests the daemon received
 # while it ran (and in the 0.5 s after it, for RELEASE, which the kernel
 # sends without waiting), by opcode, and their total.  With KEEP=PREFIX
@@ -93,6 +93,7 @@ count() {
 }
 count "status warm-up" git status --porcelain
 count "status cold" git status --porcelain
+count "status cold 2" git status --porcelain
 count "clone" git clone -q "$T/src.git" clone
 rm -rf "$REAL/clone"
 count "fsx_lite" "$FSX" -q -n 2000 -S 1 .
