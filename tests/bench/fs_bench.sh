@@ -21,8 +21,12 @@
 #   build   `cc -O2 -c` of the kernel
 # and, back to back with no pause, `git status` again (warm) and `cat
 # score` (open+read+close of ../score on unchanged sources).
+# With BASE=<another arena binary> (e.g. one built from the commit before
+# a change), a third daemon of that binary, default options, is measured
+# in the same rotation ("base"), so a change is compared side by side
+# under the same load.
 # ROUNDS rounds (default 20); medians and their ratios to native are
-# printed.  Results belong in docs/benchmarks.md with the date, machine
+# printed, with the load average before and after.  Results belong in docs/benchmarks.md with the date, machine
 # and commit.
 set -u
 B=${B:-build}
@@ -36,10 +40,11 @@ export ARENA_TASKS_DIR="${ARENA_TASKS_DIR:-$ROOT/tasks}"
 command -v python3 >/dev/null || { echo "skip: needs python3"; exit 77; }
 [ -x "$FSX" ] || { echo "build $FSX first (make $B/tests/helpers/fsx_lite)"; exit 1; }
 T=$(mktemp -d /tmp/arena-bench.XXXXXX)
-S="$T/store"; MD="$T/mdefault"; M1="$T/m1"
-mkdir -p "$MD" "$M1"
+S="$T/store"; MD="$T/mdefault"; M1="$T/m1"; MB="$T/mbase"
+mkdir -p "$MD" "$M1" "$MB"
 cleanup() {
 	fusermount3 -u "$MD" 2>/dev/null; fusermount3 -u "$M1" 2>/dev/null
+	fusermount3 -u "$MB" 2>/dev/null
 	for p in $(cat "$T"/*.pid 2>/dev/null); do kill "$p" 2>/dev/null; done
 	rm -rf "$T"
 }
@@ -47,7 +52,9 @@ trap cleanup EXIT INT TERM
 
 start() {	# mountpoint [options]
 	m=$1; shift
-	"$ARENA" --store "$S" mount "$m" --foreground "$@" >"$m.log" 2>&1 &
+	bin=$ARENA
+	[ "$m" = "$MB" ] && bin=$BASE
+	"$bin" --store "$S" mount "$m" --foreground "$@" >"$m.log" 2>&1 &
 	echo $! > "$m.pid"
 	for _ in $(seq 50); do
 		[ -e "$m/README" ] && return 0
@@ -57,6 +64,7 @@ start() {	# mountpoint [options]
 }
 start "$MD"
 start "$M1" --ws-timeout 1
+[ -n "${BASE:-}" ] && start "$MB"
 
 # A run whose agent sleeps, cancelled while it does: a workspace that is
 # not final (so writable) and no executor competing for the CPU.
@@ -80,6 +88,8 @@ done
 REAL="$S/runs/$RUN/tasks/c2c_gemm/workspace"
 WD="$MD/runs/$RUN/tasks/c2c_gemm/workspace"
 W1="$M1/runs/$RUN/tasks/c2c_gemm/workspace"
+WB=
+[ -n "${BASE:-}" ] && WB="$MB/runs/$RUN/tasks/c2c_gemm/workspace"
 # The first score evaluates; later ones answer from the cache.
 cat "$WD/../score" >/dev/null || exit 1
 
@@ -94,12 +104,15 @@ done
 	git -c user.email=b@b -c user.name=bench commit -qm base) || exit 1
 git clone -q --bare "$REAL" "$T/src.git" || exit 1
 
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$ROUNDS" "$IDLE" "$REAL" "$WD" "$W1" "$ROOT/engine/include" \
-	"$T/src.git" "$FSX" <<'PY'
+	"$T/src.git" "$FSX" "$WB" <<'PY'
 import os, shutil, statistics, subprocess, sys, time
 rounds, idle = int(sys.argv[1]), float(sys.argv[2])
-real, wd, w1, inc, src, fsx = sys.argv[3:]
+real, wd, w1, inc, src, fsx, wb = sys.argv[3:]
 dirs = {"native": real, "default": wd, "timeout 1": w1}
+if wb:
+    dirs["base"] = wb
 names = list(dirs)
 
 def run(cmd, d):
@@ -119,7 +132,7 @@ def score(d):
 ops = ["status", "clone", "fsx", "build", "status warm", "score"]
 res = {k: {o: [] for o in ops} for k in names}
 for i in range(rounds):
-    order = names[i % 3:] + names[:i % 3]
+    order = names[i % len(names):] + names[:i % len(names)]
     for k in order:
         d = dirs[k]
         time.sleep(idle)
@@ -155,5 +168,6 @@ for k in names:
     print(f"{k:10}" + "".join(cells))
 PY
 rc=$?
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -f "$REAL"/kernel-bench.o
 exit $rc
