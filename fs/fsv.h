@@ -453,10 +453,10 @@ bool fsv_watch_pages_exact(struct fsv *fs, const struct fsv_node *n,
  * pages of the regular file `name` in dir are exact (st: its attributes),
  * and fsv_watch_wrote_at() records, after it, that they still are for the
  * same file now at `name` in dir. */
-bool fsv_watch_exact_at(struct fsv *fs, struct fsv_node *dir,
-			const char *name, struct stat *st);
-void fsv_watch_wrote_at(struct fsv *fs, struct fsv_node *dir,
-			const char *name, const struct stat *before);
+bool fsv_watch_exact_at(struct fsv *fs, struct fsv_node *dir, const char *name,
+			struct stat *st);
+void fsv_watch_wrote_at(struct fsv *fs, struct fsv_node *dir, const char *name,
+			const struct stat *before);
 /* Whether the kernel may keep n's cached pages across opens: only where
  * changes behind the mount are reported (the mount asks the kernel to
  * drop cached pages only when told to, FUSE_CAP_EXPLICIT_INVAL_DATA). */

@@ -417,8 +417,7 @@ void fsv_pass_setattr(fuse_req_t req, struct fsv_node *n, struct stat *attr,
 		pages_exact = fsv_watch_pages_exact(fs, n, &st);
 	if (!rc)
 		rc = apply_setattr(n, attr, valid, fi);
-	if (!rc && pages_exact &&
-	    fstatat(n->fd, "", &st, AT_EMPTY_PATH) == 0)
+	if (!rc && pages_exact && fstatat(n->fd, "", &st, AT_EMPTY_PATH) == 0)
 		fsv_watch_wrote(fs, n, -1, &st);
 	if (rc)
 		fuse_reply_err(req, rc);

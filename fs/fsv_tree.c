@@ -225,7 +225,8 @@ static bool stable_dir(enum fsv_kind k)
 static double stable_timeout(const struct fsv *fs)
 {
 	return fs->ws_timeout > FSV_SYNTH_ENTRY_TIMEOUT
-		       ? fs->ws_timeout : FSV_SYNTH_ENTRY_TIMEOUT;
+		       ? fs->ws_timeout
+		       : FSV_SYNTH_ENTRY_TIMEOUT;
 }
 
 int fsv_tree_lookup(struct fsv *fs, struct fsv_node *parent, const char *name,

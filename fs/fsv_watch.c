@@ -177,7 +177,7 @@ void fsv_watch_wrote(struct fsv *fs, struct fsv_node *n, int fd,
 
 	if (fd >= 0) {
 		if (fstat(fd, &now) != 0)
-			return;	/* the next event invalidates: safe */
+			return; /* the next event invalidates: safe */
 		st = &now;
 	}
 	pthread_mutex_lock(&fs->nodes_lock);
@@ -197,8 +197,8 @@ bool fsv_watch_pages_exact(struct fsv *fs, const struct fsv_node *n,
 	return r;
 }
 
-bool fsv_watch_exact_at(struct fsv *fs, struct fsv_node *dir,
-			const char *name, struct stat *st)
+bool fsv_watch_exact_at(struct fsv *fs, struct fsv_node *dir, const char *name,
+			struct stat *st)
 {
 	struct fsv_node *n;
 	bool r = false;
@@ -214,8 +214,8 @@ bool fsv_watch_exact_at(struct fsv *fs, struct fsv_node *dir,
 	return r;
 }
 
-void fsv_watch_wrote_at(struct fsv *fs, struct fsv_node *dir,
-			const char *name, const struct stat *before)
+void fsv_watch_wrote_at(struct fsv *fs, struct fsv_node *dir, const char *name,
+			const struct stat *before)
 {
 	struct fsv_node *n;
 	struct stat st;
