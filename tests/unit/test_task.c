@@ -375,6 +375,68 @@ static void test_tolerance_key_left_out_defaults_to_zero(void **state)
 	free(cfg);
 }
 
+static void test_an_outputs_own_tolerance_replaces_the_tasks_for_it(void **s)
+{
+	char *c1 = with(base_cfg, "{name: c, dtype: f32, shape: [m, n], io: out}",
+			"{name: c, dtype: f32, shape: [m, n], io: out, "
+			"tolerance: {rtol: 2e-6}}\n"
+			"    - {name: d, dtype: f32, shape: [m], io: out}");
+	struct task *t = parse_ok(c1, NULL);
+	double atol, rtol;
+
+	(void)s;
+	task_tolerance(t, &t->args[2], &atol, &rtol);
+	assert_true(atol == 0 && rtol == 2e-6);
+	/* The output without one keeps the task's. */
+	task_tolerance(t, &t->args[3], &atol, &rtol);
+	assert_true(atol == 1e-4 && rtol == 1e-3);
+	/* TASK.md tells the agent. */
+	char *md = task_doc_render(t);
+	assert_non_null(strstr(md, "Output `c` is held to `0 + 2e-06 * "
+				   "|reference|` instead"));
+	assert_null(strstr(md, "Output `d` is held"));
+	free(md);
+	task_free(t);
+	free(c1);
+}
+
+static void test_an_outputs_tolerance_beats_its_dtypes(void **s)
+{
+	char *c1 = with(base_cfg, "{name: c, dtype: f32, shape: [m, n], io: out}",
+			"{name: c, dtype: bf16, shape: [m, n], io: out, "
+			"tolerance: {atol: 0, rtol: 4e-3}}\n"
+			"    - {name: d, dtype: bf16, shape: [m], io: out}");
+	char *c2 = with(c1, "tolerance: {atol: 1e-4, rtol: 1e-3}",
+			"tolerance: {atol: 1e-4, rtol: 1e-3, bf16: {rtol: 1e-2}}");
+	struct task *t = parse_ok(c2, NULL);
+	double atol, rtol;
+
+	(void)s;
+	task_tolerance(t, &t->args[2], &atol, &rtol);
+	assert_true(atol == 0 && rtol == 4e-3);
+	task_tolerance(t, &t->args[3], &atol, &rtol);
+	assert_true(atol == 0 && rtol == 1e-2);
+	task_free(t);
+	free(c1);
+	free(c2);
+}
+
+static void test_outputs_with_their_own_tolerance_need_no_tasks(void **s)
+{
+	char *c1 = with(base_cfg, "shape: [m, n], io: out}",
+			"shape: [m, n], io: out, tolerance: {atol: 1e-6}}");
+	char *c2 = with(c1, "tolerance: {atol: 1e-4, rtol: 1e-3}\n", "");
+	struct task *t = parse_ok(c2, NULL);
+	double atol, rtol;
+
+	(void)s;
+	task_tolerance(t, &t->args[2], &atol, &rtol);
+	assert_true(atol == 1e-6 && rtol == 0);
+	task_free(t);
+	free(c1);
+	free(c2);
+}
+
 /* ---- rejections: structure and keys ------------------------------------ */
 
 static void test_missing_schema_is_rejected(void **state)
@@ -860,13 +922,13 @@ static void test_missing_tolerance_with_float_output_is_rejected(void **s)
 static void test_negative_tolerance_is_rejected(void **state)
 {
 	expect_variant_err("atol: 1e-4", "atol: -1",
-			   "tolerance.atol must be a number >= 0", NULL);
+			   "tolerance.atol must be a finite number >= 0", NULL);
 }
 
 static void test_tolerance_that_is_not_a_number_is_rejected(void **state)
 {
 	expect_variant_err("atol: 1e-4", "atol: tight",
-			   "tolerance.atol must be a number >= 0 such as 1e-5, "
+			   "tolerance.atol must be a finite number >= 0 such as 1e-5, "
 			   "not a string 'tight'", NULL);
 	expect_variant_err("atol: 1e-4", "atol: .inf", "tolerance.atol", NULL);
 }
@@ -875,6 +937,45 @@ static void test_empty_tolerance_is_rejected(void **state)
 {
 	expect_variant_err("{atol: 1e-4, rtol: 1e-3}", "{}",
 			   "tolerance is empty", NULL);
+}
+
+static void test_an_outputs_tolerance_is_checked_and_named(void **s)
+{
+	(void)s;
+	expect_variant_err("shape: [m, n], io: out}",
+			   "shape: [m, n], io: out, tolerance: {rtol: -1e-3}}",
+			   "config.yaml", "signature.args[2] ('c').tolerance.rtol "
+			   "must be a finite number >= 0", NULL);
+	expect_variant_err("shape: [m, n], io: out}",
+			   "shape: [m, n], io: out, tolerance: {rtol: 1e999}}",
+			   "signature.args[2] ('c').tolerance.rtol must be a "
+			   "finite number", NULL);
+	expect_variant_err("shape: [m, n], io: out}",
+			   "shape: [m, n], io: out, tolerance: {rtol: .nan}}",
+			   "signature.args[2] ('c').tolerance.rtol", NULL);
+	expect_variant_err("shape: [m, n], io: out}",
+			   "shape: [m, n], io: out, tolerance: {}}",
+			   "signature.args[2] ('c').tolerance is empty", NULL);
+	expect_variant_err("shape: [m, n], io: out}",
+			   "shape: [m, n], io: out, tolerance: {rtl: 1e-3}}",
+			   "signature.args[2] ('c').tolerance", "'rtl'", NULL);
+	expect_variant_err("shape: [m, n], io: out}",
+			   "shape: [m, n], io: out, tolerance: 1e-3}",
+			   "signature.args[2] ('c').tolerance", NULL);
+}
+
+static void test_a_tolerance_on_an_input_or_integer_is_rejected(void **s)
+{
+	(void)s;
+	expect_variant_err("shape: [m, k], io: in}",
+			   "shape: [m, k], io: in, tolerance: {rtol: 1e-3}}",
+			   "signature.args[0] ('a').tolerance: a tolerance "
+			   "applies to outputs only", NULL);
+	expect_variant_err("{name: c, dtype: f32, shape: [m, n], io: out}",
+			   "{name: c, dtype: i32, shape: [m, n], io: out, "
+			   "tolerance: {atol: 1}}",
+			   "signature.args[2] ('c').tolerance: i32 outputs must "
+			   "match exactly", NULL);
 }
 
 static void test_bad_tunable_name_is_rejected(void **state)
@@ -1539,6 +1640,11 @@ int main(void)
 		cmocka_unit_test(test_scalar_argument_has_rank_zero_and_one_element),
 		cmocka_unit_test(test_integer_outputs_need_no_tolerance),
 		cmocka_unit_test(test_tolerance_key_left_out_defaults_to_zero),
+		cmocka_unit_test(
+			test_an_outputs_own_tolerance_replaces_the_tasks_for_it),
+		cmocka_unit_test(test_an_outputs_tolerance_beats_its_dtypes),
+		cmocka_unit_test(
+			test_outputs_with_their_own_tolerance_need_no_tasks),
 		cmocka_unit_test(test_missing_schema_is_rejected),
 		cmocka_unit_test(test_other_schema_is_rejected),
 		cmocka_unit_test(test_aka_schema_version_task_is_named_as_such),
@@ -1606,6 +1712,9 @@ int main(void)
 		cmocka_unit_test(test_negative_tolerance_is_rejected),
 		cmocka_unit_test(test_tolerance_that_is_not_a_number_is_rejected),
 		cmocka_unit_test(test_empty_tolerance_is_rejected),
+		cmocka_unit_test(test_an_outputs_tolerance_is_checked_and_named),
+		cmocka_unit_test(
+			test_a_tolerance_on_an_input_or_integer_is_rejected),
 		cmocka_unit_test(test_bad_tunable_name_is_rejected),
 		cmocka_unit_test(test_tunable_with_no_values_is_rejected),
 		cmocka_unit_test(test_tunable_value_that_is_not_a_token_is_rejected),
