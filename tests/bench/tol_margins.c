@@ -146,7 +146,7 @@ struct call {
 	struct task *t;
 	struct task_case c;
 	struct case_layout l;
-	unsigned char *mem;  /* inputs, then the reference's outputs */
+	unsigned char *mem; /* inputs, then the reference's outputs */
 	arena_arg args[TASK_MAX_ARGS];
 };
 
@@ -226,10 +226,10 @@ static float ulps(float v, int k)
 /* ---- reductions in the orders kernels use ----------------------------- */
 
 enum order {
-	ORD_TREE,	/* BLOCK threads strided, then a shared-memory tree */
-	ORD_SEQ,	/* one thread, in index order */
-	ORD_CHUNK,	/* 32-element partial sums, then summed in order */
-	ORD_RZ16,	/* 16-element dots added to an accumulator rounded
+	ORD_TREE,  /* BLOCK threads strided, then a shared-memory tree */
+	ORD_SEQ,   /* one thread, in index order */
+	ORD_CHUNK, /* 32-element partial sums, then summed in order */
+	ORD_RZ16,  /* 16-element dots added to an accumulator rounded
 			 * toward zero (a pessimistic tensor-core adder) */
 };
 
@@ -298,19 +298,22 @@ static void layernorm(struct task *t, arena_launch_fn ref, uint64_t seed,
 		{ "one-pass E[x^2]-E[x]^2, one thread", ORD_SEQ, 1, 1 },
 	};
 	for (int ci = 0; ci < t->ncases; ci++) {
-		int64_t p[2] = { t->cases[ci].params[0], t->cases[ci].params[1] };
+		int64_t p[2] = { t->cases[ci].params[0],
+				 t->cases[ci].params[1] };
 		if (p[0] > 2048)
 			p[0] = 2048; /* rows are independent */
 		struct call k;
 		call_init(&k, t, p, seed + (uint64_t)ci, ref);
 		int64_t rows_ = p[0], cols = p[1];
-		double *wm = as_doubles(&k.args[4]), *wr = as_doubles(&k.args[5]);
+		double *wm = as_doubles(&k.args[4]),
+		       *wr = as_doubles(&k.args[5]);
 		double *gm = xmalloc(sizeof(double) * (size_t)rows_);
 		double *gr = xmalloc(sizeof(double) * (size_t)rows_);
 		for (size_t vi = 0; vi < ARRAY_SIZE(v); vi++) {
 			for (int64_t r = 0; r < rows_; r++) {
 				const uint16_t *xr =
-					(const uint16_t *)k.args[0].data + r * cols;
+					(const uint16_t *)k.args[0].data +
+					r * cols;
 				float mean, var;
 				if (v[vi].kind == 2) {
 					float m = 0, m2 = 0;
@@ -322,17 +325,24 @@ static void layernorm(struct task *t, arena_launch_fn ref, uint64_t seed,
 					mean = m;
 					var = m2 / (float)cols;
 				} else if (v[vi].kind == 1) {
-					mean = reduce(v[vi].o, v[vi].block, cols, ln_x,
-						      xr, 0, false) / (float)cols;
-					float s2 = reduce(v[vi].o, v[vi].block, cols,
-							  ln_x, xr, 0, true);
-					var = fmaxf(s2 / (float)cols - mean * mean,
+					mean = reduce(v[vi].o, v[vi].block,
+						      cols, ln_x, xr, 0,
+						      false) /
+					       (float)cols;
+					float s2 = reduce(v[vi].o, v[vi].block,
+							  cols, ln_x, xr, 0,
+							  true);
+					var = fmaxf(s2 / (float)cols -
+							    mean * mean,
 						    0.0f);
 				} else {
-					mean = reduce(v[vi].o, v[vi].block, cols, ln_x,
-						      xr, 0, false) / (float)cols;
-					var = reduce(v[vi].o, v[vi].block, cols, ln_x,
-						     xr, mean, true) / (float)cols;
+					mean = reduce(v[vi].o, v[vi].block,
+						      cols, ln_x, xr, 0,
+						      false) /
+					       (float)cols;
+					var = reduce(v[vi].o, v[vi].block, cols,
+						     ln_x, xr, mean, true) /
+					      (float)cols;
 				}
 				gm[r] = mean;
 				gr[r] = 1.0f / sqrtf(var + 1e-5f);
@@ -347,8 +357,8 @@ static void layernorm(struct task *t, arena_launch_fn ref, uint64_t seed,
 			/* rsqrtf is approximate on a GPU: 2 ulps either way */
 			for (int64_t r = 0; r < rows_; r++)
 				gr[r] = ulps((float)gr[r], (r & 1) ? 2 : -2);
-			record(t->id, "rstd", "baseline, rstd 2 ulps off", before,
-			       after, gr, wr, rows_, false, false);
+			record(t->id, "rstd", "baseline, rstd 2 ulps off",
+			       before, after, gr, wr, rows_, false, false);
 		}
 		free(wm);
 		free(wr);
@@ -375,7 +385,7 @@ static void merge(struct task *t, arena_launch_fn ref, uint64_t seed,
 		if (p[0] > 1024)
 			p[0] = 1024; /* out_lse is per (token, head) */
 		if (p[2] > 8)
-			p[2] = 8;    /* d does not enter out_lse */
+			p[2] = 8; /* d does not enter out_lse */
 		struct call k;
 		call_init(&k, t, p, seed + (uint64_t)ci, ref);
 		int64_t n = p[0] * p[1];
@@ -389,9 +399,11 @@ static void merge(struct task *t, arena_launch_fn ref, uint64_t seed,
 				if (vi == 1)
 					r = m + log1pf(expf(-fabsf(a - b)));
 				else if (vi == 2)
-					r = m + log2f(exp2f((a - m) * 1.44269504f) +
-						      exp2f((b - m) * 1.44269504f)) *
-							0.69314718f;
+					r = m +
+					    log2f(exp2f((a - m) * 1.44269504f) +
+						  exp2f((b - m) *
+							1.44269504f)) *
+						    0.69314718f;
 				else
 					r = m + logf(expf(a - m) + expf(b - m));
 				if (vi == 3)
@@ -424,7 +436,8 @@ static void rmsnorm_bwd(struct task *t, arena_launch_fn ref, uint64_t seed,
 		"64-row blocks, then blocks in order",
 	};
 	for (int ci = 0; ci < t->ncases; ci++) {
-		int64_t p[2] = { t->cases[ci].params[0], t->cases[ci].params[1] };
+		int64_t p[2] = { t->cases[ci].params[0],
+				 t->cases[ci].params[1] };
 		if (p[1] > 256)
 			p[1] = 256; /* columns are independent */
 		struct call k;
@@ -443,10 +456,11 @@ static void rmsnorm_bwd(struct task *t, arena_launch_fn ref, uint64_t seed,
 			perm[j] = tmp;
 		}
 		for (int64_t i = 0; i < rows_; i++)
-			rstd[i] = 1.0f / sqrtf(reduce(ORD_TREE, 256, cols, rms_sq,
-						     x + i * cols, 0, true) /
-						      (float)cols +
-					      1e-5f);
+			rstd[i] =
+				1.0f / sqrtf(reduce(ORD_TREE, 256, cols, rms_sq,
+						    x + i * cols, 0, true) /
+						     (float)cols +
+					     1e-5f);
 		double *want = as_doubles(&k.args[4]);
 		double *got = xmalloc(sizeof(double) * (size_t)cols);
 		for (size_t vi = 0; vi < ARRAY_SIZE(names); vi++) {
@@ -454,11 +468,14 @@ static void rmsnorm_bwd(struct task *t, arena_launch_fn ref, uint64_t seed,
 				float acc = 0, blk = 0;
 				for (int64_t i = 0; i < rows_; i++) {
 					int64_t row = vi == 0 ? perm[i] : i;
-					float xhat = bf(x, row * cols + c) * rstd[row];
-					float term = bf(dy, row * cols + c) * xhat;
+					float xhat = bf(x, row * cols + c) *
+						     rstd[row];
+					float term =
+						bf(dy, row * cols + c) * xhat;
 					if (vi == 2) {
 						blk += term;
-						if ((i & 63) == 63 || i == rows_ - 1) {
+						if ((i & 63) == 63 ||
+						    i == rows_ - 1) {
 							acc += blk;
 							blk = 0;
 						}
@@ -559,21 +576,24 @@ static void group_norm(struct task *t, arena_launch_fn ref, uint64_t seed,
 		for (size_t vi = 0; vi < ARRAY_SIZE(v); vi++) {
 			for (int64_t g = 0; g < groups; g++) {
 				const uint16_t *xg = x + g * len;
-				float mean = reduce(v[vi].o, v[vi].block, len, gn_x,
-						    xg, 0, false) / (float)len;
-				float rstd = 1.0f / sqrtf(reduce(v[vi].o,
-								 v[vi].block, len,
-								 gn_x, xg, mean,
-								 true) /
-								  (float)len +
-							  1e-5f);
+				float mean = reduce(v[vi].o, v[vi].block, len,
+						    gn_x, xg, 0, false) /
+					     (float)len;
+				float rstd =
+					1.0f /
+					sqrtf(reduce(v[vi].o, v[vi].block, len,
+						     gn_x, xg, mean, true) /
+						      (float)len +
+					      1e-5f);
 				for (int64_t i = 0; i < len; i++) {
 					int64_t ch = g * cpg + i / hw;
-					float val = fmaf((hf(xg, i) - mean) * rstd,
-							 hf(gamma, ch), hf(beta, ch));
-					got[g * len + i] = half_to_float(
-						float_to_half(
-							val / (1.0f + expf(-val))));
+					float val = fmaf(
+						(hf(xg, i) - mean) * rstd,
+						hf(gamma, ch), hf(beta, ch));
+					got[g * len + i] =
+						half_to_float(float_to_half(
+							val /
+							(1.0f + expf(-val))));
 				}
 			}
 			record(t->id, "y", v[vi].name, before, after, got, want,
@@ -621,44 +641,67 @@ static void conv2d(struct task *t, uint64_t seed, struct tol before,
 			double acc = hf(bias, o);
 			for (int di = 0; di < 3; di++)
 				for (int dj = 0; dj < 3; dj++) {
-					int64_t ii = i + di - 1, jj = j + dj - 1;
-					if (ii < 0 || ii >= h || jj < 0 || jj >= w)
+					int64_t ii = i + di - 1,
+						jj = j + dj - 1;
+					if (ii < 0 || ii >= h || jj < 0 ||
+					    jj >= w)
 						continue;
 					for (int64_t q = 0; q < c; q++)
-						acc += (double)hf(wt, ((o * 3 + di) * 3 + dj) * c + q) *
-						       hf(x, (ii * w + jj) * c + q);
+						acc += (double)hf(wt,
+								  ((o * 3 +
+								    di) * 3 +
+								   dj) * c +
+									  q) *
+						       hf(x, (ii * w + jj) * c +
+								     q);
 				}
 			want[s] = half_to_float(float_to_half((float)acc));
 		}
 		for (size_t vi = 0; vi < ARRAY_SIZE(names); vi++) {
 			for (int64_t s = 0; s < ns; s++) {
-				int64_t e = pick[s], o = e % kk, j = (e / kk) % w,
-					i = e / (kk * w);
-				float acc = vi == 0 ? hf(bias, o) : 0, part[4] = { 0 };
+				int64_t e = pick[s], o = e % kk,
+					j = (e / kk) % w, i = e / (kk * w);
+				float acc = vi == 0 ? hf(bias, o) : 0,
+				      part[4] = { 0 };
 				float dot = 0;
 				int nd = 0;
 				if (vi == 1)
 					fesetround(FE_TOWARDZERO);
 				for (int di = 0; di < 3; di++)
 					for (int dj = 0; dj < 3; dj++) {
-						int64_t ii = i + di - 1, jj = j + dj - 1;
-						if (ii < 0 || ii >= h || jj < 0 || jj >= w)
+						int64_t ii = i + di - 1,
+							jj = j + dj - 1;
+						if (ii < 0 || ii >= h ||
+						    jj < 0 || jj >= w)
 							continue;
-						for (int64_t q = 0; q < c; q++) {
-							float a = hf(wt, ((o * 3 + di) * 3 + dj) * c + q);
-							float b = hf(x, (ii * w + jj) * c + q);
+						for (int64_t q = 0; q < c;
+						     q++) {
+							float a = hf(wt,
+								     ((o * 3 +
+								       di) * 3 +
+								      dj) * c +
+									     q);
+							float b = hf(x,
+								     (ii * w +
+								      jj) * c +
+									     q);
 							if (vi == 0) {
-								acc = fmaf(a, b, acc);
+								acc = fmaf(a, b,
+									   acc);
 							} else if (vi == 1) {
 								/* f16 x f16 is exact in f32 */
 								dot += a * b;
-								if (++nd == 16) {
+								if (++nd ==
+								    16) {
 									acc += dot;
 									dot = 0;
 									nd = 0;
 								}
 							} else {
-								part[q & 3] = fmaf(a, b, part[q & 3]);
+								part[q & 3] = fmaf(
+									a, b,
+									part[q &
+									     3]);
 							}
 						}
 					}
@@ -667,13 +710,14 @@ static void conv2d(struct task *t, uint64_t seed, struct tol before,
 					fesetround(FE_TONEAREST);
 					acc += hf(bias, o);
 				} else if (vi == 2) {
-					acc = ((part[0] + part[1]) + (part[2] + part[3])) +
+					acc = ((part[0] + part[1]) +
+					       (part[2] + part[3])) +
 					      hf(bias, o);
 				}
 				got[s] = half_to_float(float_to_half(acc));
 			}
-			record(t->id, "y", names[vi], before, after, got, want, ns,
-			       true, vi == 0);
+			record(t->id, "y", names[vi], before, after, got, want,
+			       ns, true, vi == 0);
 		}
 		free(pick);
 		free(want);
@@ -696,7 +740,8 @@ static arena_launch_fn load_ref(const char *refdir, const char *id)
 		fprintf(stderr, "%s\n", dlerror());
 		exit(1);
 	}
-	arena_launch_fn f = (arena_launch_fn)(uintptr_t)dlsym(h, "arena_launch");
+	arena_launch_fn f =
+		(arena_launch_fn)(uintptr_t)dlsym(h, "arena_launch");
 	if (!f) {
 		fprintf(stderr, "%s: no arena_launch\n", path);
 		exit(1);
@@ -734,7 +779,8 @@ static struct tol now(const struct task *t, const char *out)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: tol_margins TASKS_ROOT REFDIR [SEEDS]\n");
+		fprintf(stderr,
+			"usage: tol_margins TASKS_ROOT REFDIR [SEEDS]\n");
 		return 2;
 	}
 	const char *root = argv[1], *refdir = argv[2];

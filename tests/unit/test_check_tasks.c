@@ -272,24 +272,25 @@ static void make_two_output_task(struct fixture *f, const char *name,
 		"}\n",
 		s_err, q_err);
 	write_file(dir, "kernel.c", kernel);
-	write_file(dir, "config.yaml",
-		   "schema: arena/1\n"
-		   "description: s = 1.5 x and q = x squared.\n"
-		   "language: c\n"
-		   "editable: [kernel.c]\n"
-		   "reference: {file: reference.c, language: c}\n"
-		   "signature:\n"
-		   "  params: [n]\n"
-		   "  args:\n"
-		   "    - {name: x, dtype: f32, shape: [n], io: in, init: normal}\n"
-		   "    - {name: s, dtype: f32, shape: [n], io: out,\n"
-		   "       tolerance: {atol: 1e-6, rtol: 1e-5}}\n"
-		   "    - {name: q, dtype: f32, shape: [n], io: out}\n"
-		   "cases:\n"
-		   "  - {id: small, n: 65536}\n"
-		   "  - {id: large, n: 262144}\n"
-		   "cost: {bytes: \"12*n\", flops: \"3*n\"}\n"
-		   "tolerance: {atol: 1e-5, rtol: 1e-2}\n");
+	write_file(
+		dir, "config.yaml",
+		"schema: arena/1\n"
+		"description: s = 1.5 x and q = x squared.\n"
+		"language: c\n"
+		"editable: [kernel.c]\n"
+		"reference: {file: reference.c, language: c}\n"
+		"signature:\n"
+		"  params: [n]\n"
+		"  args:\n"
+		"    - {name: x, dtype: f32, shape: [n], io: in, init: normal}\n"
+		"    - {name: s, dtype: f32, shape: [n], io: out,\n"
+		"       tolerance: {atol: 1e-6, rtol: 1e-5}}\n"
+		"    - {name: q, dtype: f32, shape: [n], io: out}\n"
+		"cases:\n"
+		"  - {id: small, n: 65536}\n"
+		"  - {id: large, n: 262144}\n"
+		"cost: {bytes: \"12*n\", flops: \"3*n\"}\n"
+		"tolerance: {atol: 1e-5, rtol: 1e-2}\n");
 	write_file(dir, "held_out.yaml", GOOD_HELD);
 	free(kernel);
 	free(dir);

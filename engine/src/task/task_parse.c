@@ -424,8 +424,8 @@ int tp_optional_paths(struct tparse *p, const struct ynode *root)
 static bool task_needs_tolerance(const struct task *t)
 {
 	for (int i = 0; i < t->nargs; i++)
-		if (t->args[i].io != IO_IN && dtype_is_float(t->args[i].dtype) &&
-		    !t->args[i].tol_set)
+		if (t->args[i].io != IO_IN &&
+		    dtype_is_float(t->args[i].dtype) && !t->args[i].tol_set)
 			return true;
 	return false;
 }
@@ -440,9 +440,11 @@ static int tp_tolerance_value(struct tparse *p, const struct ynode *map,
 		return 0;
 	/* ynode_double refuses inf, nan and overflow: finite or an error. */
 	if (ynode_double(n, out) || *out < 0)
-		return tp_err(p, n, "%s.%s must be a finite number >= 0 such "
-			      "as 1e-5, not %s '%.40s'", field, key,
-			      ynode_describe(n), ynode_is_text(n) ? n->str : "");
+		return tp_err(p, n,
+			      "%s.%s must be a finite number >= 0 such "
+			      "as 1e-5, not %s '%.40s'",
+			      field, key, ynode_describe(n),
+			      ynode_is_text(n) ? n->str : "");
 	return 0;
 }
 
@@ -490,7 +492,8 @@ int tp_tolerance(struct tparse *p, const struct ynode *root)
 
 	if (!n) {
 		if (task_needs_tolerance(p->t))
-			return tp_err(p, root, "missing required key "
+			return tp_err(p, root,
+				      "missing required key "
 				      "'tolerance'; an output is floating "
 				      "point and has no tolerance of its own, "
 				      "so give e.g. tolerance: {atol: 1e-5, "

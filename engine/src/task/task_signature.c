@@ -256,22 +256,28 @@ static int tp_arg_tolerance(struct tparse *p, const struct ynode *argn,
 		return 0;
 	snprintf(field, sizeof(field), "%s.tolerance", label);
 	if (a->io == IO_IN)
-		return tp_err(p, n, "%s: a tolerance applies to outputs only; "
+		return tp_err(p, n,
+			      "%s: a tolerance applies to outputs only; "
 			      "remove it from this input (inputs must be "
-			      "unchanged bit for bit)", field);
+			      "unchanged bit for bit)",
+			      field);
 	if (!dtype_is_float(a->dtype))
-		return tp_err(p, n, "%s: %s outputs must match exactly; remove "
+		return tp_err(p, n,
+			      "%s: %s outputs must match exactly; remove "
 			      "the tolerance (only floating-point outputs "
-			      "take one)", field, dtype_name(a->dtype));
+			      "take one)",
+			      field, dtype_name(a->dtype));
 	a->tol_set = true;
-	return tp_tolerance_pair(p, n, field, "tolerance: {atol: 1e-6, rtol: "
-				 "1e-4}", &a->atol, &a->rtol);
+	return tp_tolerance_pair(p, n, field,
+				 "tolerance: {atol: 1e-6, rtol: "
+				 "1e-4}",
+				 &a->atol, &a->rtol);
 }
 
 static int tp_arg(struct tparse *p, const struct ynode *argn, int i)
 {
-	static const char *const keys[] = { "name", "dtype", "shape", "io",
-					    "init", "tolerance" };
+	static const char *const keys[] = { "name", "dtype", "shape",
+					    "io",   "init",  "tolerance" };
 	struct task_arg *a = &p->t->args[i];
 	const struct ynode *n;
 	char label[128];
