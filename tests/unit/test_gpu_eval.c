@@ -411,7 +411,8 @@ static int read_places(const char *dir, const char *name,
 	free(path);
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "place %x %lu %lu", &p.bits, &p.x, &p.y) == 3) {
+		if (sscanf(line, "place %x %lu %lu", &p.bits, &p.x, &p.y) ==
+		    3) {
 			if (n == cap) {
 				cap = cap ? 2 * cap : 1024;
 				v = xrealloc(v, (size_t)cap * sizeof(*v));
@@ -465,8 +466,10 @@ static void test_both_runners_of_a_pair_place_buffers_alike(void **s)
 		if (!known && nseen < 64)
 			seen[nseen++] = c[i].y;
 	}
-	fprintf(stderr, "  placement: %d candidate calls, %d matched, %d not, "
-		"%d distinct offsets of y\n", nc, matched, unmatched, nseen);
+	fprintf(stderr,
+		"  placement: %d candidate calls, %d matched, %d not, "
+		"%d distinct offsets of y\n",
+		nc, matched, unmatched, nseen);
 	assert_true(matched >= 20);
 	assert_true(unmatched <= 1);
 	assert_true(nseen >= 4);

@@ -344,16 +344,16 @@ static inline fakeError_t fakeMalloc(void **p, size_t n)
 	if (fake_status())
 		return fake_sticky;
 	size_t len = (n ? n : 1) + 2 * FAKE_ALLOC_ALIGN;
-	unsigned char *m = (unsigned char *)mmap(NULL, len,
-						 PROT_READ | PROT_WRITE,
-						 MAP_PRIVATE | MAP_ANONYMOUS,
-						 -1, 0);
+	unsigned char *m =
+		(unsigned char *)mmap(NULL, len, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED) {
 		*p = NULL;
 		return fakeErrorMemoryAllocation;
 	}
-	uintptr_t at = ((uintptr_t)m + FAKE_ALLOC_ALIGN + FAKE_ALLOC_ALIGN - 1) &
-		       ~(uintptr_t)(FAKE_ALLOC_ALIGN - 1);
+	uintptr_t at =
+		((uintptr_t)m + FAKE_ALLOC_ALIGN + FAKE_ALLOC_ALIGN - 1) &
+		~(uintptr_t)(FAKE_ALLOC_ALIGN - 1);
 	size_t *hdr = (size_t *)(at - 4096);
 	hdr[0] = (size_t)(uintptr_t)m;
 	hdr[1] = len;
