@@ -36,6 +36,21 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 		char cases[32];
 		snprintf(cases, sizeof(cases), "%d(+%d)", t->nvisible,
 			 t->ncases - t->nvisible);
+		/* An AgentKernelArena folder: its cases come from its own
+		 * harness when it is evaluated; say its style, or why it
+		 * cannot run here. */
+		if (t->aka) {
+			snprintf(cases, sizeof(cases), "aka:%s",
+				 aka_style_name(t->aka->style));
+			if (t->aka->skip_reason) {
+				printf("%-28s %-10s %-5s %-13s SKIPPED: %s\n",
+				       t->id, t->family,
+				       language_name(t->language), cases,
+				       t->aka->skip_reason);
+				task_free(t);
+				continue;
+			}
+		}
 		const char *nl = strchr(t->description, '\n');
 		int dlen = nl ? (int)(nl - t->description)
 			      : (int)strlen(t->description);

@@ -126,7 +126,90 @@ struct task {
 	struct task_tunable tunables[TASK_MAX_TUNABLES];
 
 	char *config_sha256;	/* hash of config.yaml + held_out.yaml */
+
+	/* An AgentKernelArena task folder (docs/aka.md), or NULL.  Such a
+	 * task has no signature and no cases until the evaluator prepares
+	 * it (it records them from the task's own harness); language,
+	 * editable, initial_state and description are filled. */
+	struct aka_task *aka;
+	/* Files of the task directory added to every Python bundle of the
+	 * task (a prepared AKA task's call shim and the modules its kernel
+	 * imports); the first is the bundle's entry module when
+	 * bundle_entry is set.  Empty for arena/1 tasks. */
+	struct strvec bundle_files;
+	bool bundle_entry;
+	/* The reference is the baseline's own files (and bundle_files):
+	 * a prepared AKA task, whose kernel as shipped is checked against
+	 * the task's reference when it is prepared. */
+	bool reference_is_baseline;
 };
+
+/* ---- AgentKernelArena task folders (docs/aka.md) ---------------------- */
+
+/* How an AKA task checks and times its kernel: the adapter that extracts
+ * its calls, inputs and tolerances. */
+enum aka_style {
+	AKA_STYLE_UNKNOWN = 0,
+	AKA_STYLE_VLLM,		/* scripts/task_runner.py compile|correctness|
+				 * performance, TEST_SHAPES */
+	AKA_STYLE_ROCMBENCH,	/* one pytest file holding kernel and tests */
+	AKA_STYLE_GEAK,		/* kernel.py + test_kernel_harness.py */
+	AKA_STYLE_GPUMODE,	/* eval_tools/ scripts, pytorch_code_module/,
+				 * hip/ sources (torch2hip, hip2hip) */
+};
+
+#define AKA_TIMEOUT_COMPILE 0
+#define AKA_TIMEOUT_CORRECTNESS 1
+#define AKA_TIMEOUT_PERFORMANCE 2
+
+struct aka_task {
+	int schema_version;	/* 1: AKA's legacy keys; 2: schema_version 2 */
+	char *task_type;	/* task_type (legacy), else the id's family */
+	enum aka_style style;
+	char *harness;		/* the file holding AKA's checks, relative */
+	struct strvec targets;	/* target_kernel_functions / entrypoints */
+	/* Legacy: shell command strings, run in the task folder. */
+	struct strvec compile_command, correctness_command, performance_command;
+	/* schema_version 2: evaluation.runner (argv); role and action are
+	 * appended by AKA's framework. */
+	struct strvec runner;
+	int timeout_s[3];	/* compile, correctness, performance */
+	char *instructions;	/* prompt.instructions / instructions files */
+	char *source_code;	/* prompt.source_code */
+	char *cheatsheet;	/* prompt.cheatsheet */
+	/* Why this task cannot be evaluated here (AMD-only code, FlyDSL,
+	 * ROCm images, a style arena has no adapter for), or NULL. */
+	char *skip_reason;
+};
+
+const char *aka_style_name(enum aka_style s);
+void aka_task_free(struct aka_task *a);
+/* Whether config text is AgentKernelArena's (legacy keys or
+ * schema_version) rather than arena/1. */
+bool aka_config_detect(const char *text, size_t len);
+
+/* ---- task roots ---------------------------------------------------------- */
+
+/* Other directories of tasks, each under a name: a task of root `aka` at
+ * triton2triton/vllm/x has the id aka/triton2triton/vllm/x, and every
+ * task_load and task_select resolves ids that start with a registered
+ * name there (the name hides a family of the same name in the tasks
+ * root).  The table is process-wide; run configs (`task_roots:`,
+ * `aka:PATH` selectors) and the store (engine_open) fill it.
+ *
+ * task_root_add: name [A-Za-z0-9_-], path an existing directory (an AKA
+ * checkout is accepted for its tasks/ folder).  Adding a name again with
+ * the same directory is a no-op; with another one it is an error. */
+int task_root_add(const char *name, const char *path, struct errbuf *err);
+/* The directory of a registered root (borrowed), or NULL. */
+const char *task_root_path(const char *name);
+/* The registered roots, "name\tpath" each (caller releases). */
+void task_root_list(struct strvec *out);
+/* Resolves `aka:PATH[/subdir]` (PATH an AKA checkout, its tasks/ folder,
+ * or a folder below it): registers the tasks folder as root `aka` and
+ * writes the plain selector ("aka/triton2triton/vllm" or "aka") into
+ * *sel.  0, or -EINVAL / -ENOENT with a sentence. */
+int task_aka_selector(const char *selector, char **sel, struct errbuf *err);
 
 /* Loads and validates tasks_root/id.  On success *out is a new task the
  * caller frees with task_free().  held_out.yaml cases are loaded too (with

@@ -82,11 +82,14 @@ static char *task_selector_clean(const char *selector)
 	return xstrndup(selector, n);
 }
 
-int task_select(const char *tasks_root, const char *selector,
-		struct strvec *ids, struct errbuf *err)
+/* The tasks of one root matching sel ("all" or a relative path), each
+ * id prefixed with prefix (a registered root's name) when given. */
+static int task_select_in(const char *tasks_root, const char *prefix,
+			  const char *sel, const char *selector,
+			  struct strvec *ids, struct errbuf *err)
 {
 	struct strvec found = STRVEC_INIT;
-	char *sel, *dir = NULL, *config = NULL;
+	char *dir = NULL, *config = NULL;
 	int rc = 0;
 
 	if (!tasks_root || !dir_exists(tasks_root))
@@ -94,16 +97,6 @@ int task_select(const char *tasks_root, const char *selector,
 				 "exist; set ARENA_TASKS_DIR to the directory "
 				 "that holds the task families",
 				 tasks_root ? tasks_root : "(none)");
-	if (!selector)
-		return errf(err, "missing task selector");
-	sel = task_selector_clean(selector);
-	if (strcmp(sel, "all") != 0 && !path_is_safe_relative(sel)) {
-		rc = errf(err, "task selector '%.200s' is not a path under the "
-			  "tasks directory; use 'all', a family such as 'c2c' "
-			  "or a task id such as 'c2c/saxpy'", selector);
-		free(sel);
-		return rc;
-	}
 	if (!strcmp(sel, "all")) {
 		rc = task_walk(tasks_root, NULL, 0, &found, err);
 	} else {
@@ -120,13 +113,55 @@ int task_select(const char *tasks_root, const char *selector,
 			       selector, tasks_root);
 	if (rc == 0) {
 		qsort(found.v, found.n, sizeof(*found.v), task_cmp_str);
-		for (size_t i = 0; i < found.n; i++)
-			strvec_push(ids, found.v[i]);
+		for (size_t i = 0; i < found.n; i++) {
+			if (prefix)
+				strvec_pushf(ids, "%s/%s", prefix, found.v[i]);
+			else
+				strvec_push(ids, found.v[i]);
+		}
 	}
 	strvec_release(&found);
-	free(sel);
 	free(dir);
 	free(config);
+	return rc;
+}
+
+int task_select(const char *tasks_root, const char *selector,
+		struct strvec *ids, struct errbuf *err)
+{
+	char *sel, *aka = NULL;
+	int rc = 0;
+
+	if (!selector)
+		return errf(err, "missing task selector");
+	/* aka:PATH registers an AgentKernelArena checkout as root `aka`. */
+	if (!strncmp(selector, "aka:", 4)) {
+		if ((rc = task_aka_selector(selector, &aka, err)) != 0)
+			return rc;
+		selector = aka;
+	}
+	sel = task_selector_clean(selector);
+	if (strcmp(sel, "all") != 0 && !path_is_safe_relative(sel)) {
+		rc = errf(err, "task selector '%.200s' is not a path under the "
+			  "tasks directory; use 'all', a family such as 'c2c' "
+			  "or a task id such as 'c2c/saxpy' (or aka:PATH for "
+			  "an AgentKernelArena checkout)", selector);
+		free(sel);
+		free(aka);
+		return rc;
+	}
+	const char *rest = NULL, *other = task_root_of(sel, &rest);
+	if (other) {
+		char *name = xstrndup(sel, (size_t)(rest - sel) -
+				      (*rest ? 1 : 0));
+		rc = task_select_in(other, name, *rest ? rest : "all", selector,
+				    ids, err);
+		free(name);
+	} else {
+		rc = task_select_in(tasks_root, NULL, sel, selector, ids, err);
+	}
+	free(sel);
+	free(aka);
 	return rc;
 }
 

@@ -90,6 +90,17 @@ int tp_reference_entry(struct tparse *p, const struct ynode *n);
  * (editable and reference files named *.py, module names). */
 int tp_python(struct tparse *p, const struct ynode *root);
 
+/* ---- aka_task.c: AgentKernelArena task folders (docs/aka.md) --------- */
+
+/* Fills p->t from an AKA config (legacy keys or schema_version 2). */
+int tp_aka(struct tparse *p, const struct ynode *root);
+
+/* ---- task_roots.c --------------------------------------------------------- */
+
+/* The directory of the registered root an id starts with, *rest after
+ * its name; NULL when the id is the tasks root's. */
+const char *task_root_of(const char *id, const char **rest);
+
 /* ---- task_signature.c --------------------------------------------------- */
 
 int tp_signature(struct tparse *p, const struct ynode *root);
