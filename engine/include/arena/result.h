@@ -28,6 +28,9 @@ enum result_status {
 	RS_OK,			/* correct and timed */
 	RS_INFRA_ERROR,		/* baseline/reference/evaluator failed: not
 				 * the candidate's fault */
+	RS_SKIPPED,		/* the task cannot run on this machine (an
+				 * AgentKernelArena task needing an AMD GPU,
+				 * FlyDSL, ...): no verdict, no score */
 };
 
 const char *result_status_name(enum result_status s);

@@ -39,6 +39,8 @@ enum init_dist {
 	INIT_UNIFORM,		/* [a, b) */
 	INIT_RANDINT,		/* integers in [lo_expr, hi_expr] inclusive */
 	INIT_ONES,		/* for masks and scales; never for timing data */
+	INIT_RECORDED,		/* a prepared AKA task's recorded input sets
+				 * (eval room, aka_prepare.c); never parsed */
 };
 
 struct arg_init {

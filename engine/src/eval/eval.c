@@ -465,6 +465,14 @@ static void run_phases(struct eval_ctx *x)
 int eval_run(const struct eval_request *req, struct task_result *res,
 	     struct errbuf *err)
 {
+	if (req->task && req->task->aka)
+		return ev_aka_run(req, res, err);
+	return ev_run_task(req, NULL, res, err);
+}
+
+int ev_run_task(const struct eval_request *req, const struct aka_inputs *rec,
+		struct task_result *res, struct errbuf *err)
+{
 	const struct task *t = req->task;
 	struct eval_ctx x;
 	struct source_set cand_src;
@@ -478,6 +486,7 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 	for (int i = 0; i < NROLES; i++)
 		x.logfd[i] = -1;
 	x.req = req;
+	x.rec = rec;
 	x.t = t;
 	x.res = res;
 	x.err = err;

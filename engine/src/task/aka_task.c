@@ -376,6 +376,8 @@ static void aka_inspect(struct task *t, const char *dir,
 	}
 	strvec_release(&read);
 	t->language = hip ? LANG_HIP : triton ? LANG_TRITON : LANG_PYTHON;
+	/* The reference is the kernel as shipped (docs/aka.md). */
+	t->reference_language = t->language;
 
 	const char *tt = a->task_type ? a->task_type : "";
 	if (strstr(tt, "flydsl") || flydsl)
