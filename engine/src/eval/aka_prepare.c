@@ -140,6 +140,8 @@ static char *prep_key(const struct task *t, const char *device)
 	hash_file(&h, rec);
 	hash_file(&h, shim);
 	hash_str(&h, device);
+	const char *rd = getenv("ARENA_AKA_RECORD_DEVICE");
+	hash_str(&h, rd ? rd : "");
 	hash_str(&h, paths_python());
 	snprintf(sets, sizeof(sets), "%d", AKA_SETS);
 	hash_str(&h, sets);
@@ -184,7 +186,11 @@ static int run_recorder(const struct task *t, const char *device,
 		strvec_pushf(&argv, "--editable=%s", t->editable.v[i]);
 	for (size_t i = 0; i < a->targets.n; i++)
 		strvec_pushf(&argv, "--target=%s", a->targets.v[i]);
-	strvec_pushf(&argv, "--device=%s", strcmp(device, "host") ? "cuda" : "cpu");
+	/* ARENA_AKA_RECORD_DEVICE=cpu: the tests' GPU emulation, whose
+	 * "device" tensors are CPU tensors. */
+	const char *rd = getenv("ARENA_AKA_RECORD_DEVICE");
+	strvec_pushf(&argv, "--device=%s", rd && *rd ? rd
+					    : strcmp(device, "host") ? "cuda" : "cpu");
 	strvec_pushf(&argv, "--sets=%d", AKA_SETS);
 	if (a->correctness_command.n)
 		strvec_pushf(&argv, "--correctness-command=%s",

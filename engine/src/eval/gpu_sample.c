@@ -500,6 +500,10 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 	for (int a = 0; a < t->nargs; a++)
 		if (t->args[a].io != IO_OUT)
 			in_mask |= 1u << a;
+	/* Recorded inputs are staged again, as for the sample. */
+	if (spec[0] == 'R' &&
+	    !stage_recorded(x, base, base->nsets > 1 ? base->nsets : 1, c, &spec))
+		goto out;
 	f = runner_gen(base, spec, NULL);
 	if (f == RUNNER_OK)
 		f = runner_fetch(base, in_mask, NULL);
