@@ -63,6 +63,9 @@ struct task_case {
 	char *id;
 	int64_t params[TASK_MAX_PARAMS];	/* in signature.params order */
 	bool held_out;
+	/* Checked, never timed: a prepared AKA task's shapes that its
+	 * harness checks but does not time. */
+	bool check_only;
 };
 
 struct task_tunable {

@@ -392,6 +392,7 @@ static int prep_task(const struct task *t, const char *dir, const cJSON *m,
 		}
 		c->id = xstrdup(id->valuestring);
 		c->params[0] = k;
+		c->check_only = cJSON_IsTrue(jget(it, "check_only"));
 		cs->nsets = (int)v;
 		for (int i = 0; i < pt->nargs; i++) {
 			if (!jint(cJSON_GetArrayItem(numel, i), 1,
