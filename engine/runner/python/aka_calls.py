@@ -139,6 +139,10 @@ class Recorder:
         self.prog = None
         self.depth = 0
         self.programs = []
+        # The negative control: every outermost call's results corrupted
+        # (returned tensors, and tensor arguments it wrote), so that a
+        # harness that checks its kernel must notice.
+        self.sabotage = False
 
     def open(self, label):
         self.prog = Program(label)
@@ -154,6 +158,8 @@ class Recorder:
 
         def proxy(*args, **kwargs):
             p = rec.prog
+            if rec.sabotage and rec.depth == 0:
+                return sabotaged(rec, fn, args, kwargs)
             if p is None or rec.depth > 0 or p.error:
                 return fn(*args, **kwargs)
             try:
@@ -176,6 +182,51 @@ class Recorder:
         proxy.__wrapped__ = fn
         proxy.__name__ = getattr(fn, "__name__", path[-1])
         return proxy
+
+
+def tensors_in(v, out, depth=0):
+    torch = torch_mod()
+    if isinstance(v, torch.Tensor):
+        out.append(v)
+    elif isinstance(v, (list, tuple)) and depth < 6:
+        for e in v:
+            tensors_in(e, out, depth + 1)
+    elif isinstance(v, dict) and depth < 6:
+        for e in v.values():
+            tensors_in(e, out, depth + 1)
+    return out
+
+
+def corrupt(t):
+    torch = torch_mod()
+    if t.numel() == 0:
+        return
+    if t.dtype == torch.bool:
+        t.logical_not_()
+    elif t.is_floating_point():
+        t.add_(1.0).mul_(1.5)
+    else:
+        t.add_(1)
+
+
+def sabotaged(rec, fn, args, kwargs):
+    """fn's call with its results made wrong."""
+    ins = tensors_in([list(args), kwargs], [])
+    before = [t.detach().clone() for t in ins]
+    rec.depth += 1
+    try:
+        got = fn(*args, **kwargs)
+    finally:
+        rec.depth -= 1
+    torch = torch_mod()
+    for t, b in zip(ins, before):
+        if not torch.equal(t, b):
+            corrupt(t)
+    for t in tensors_in(got, []):
+        corrupt(t)
+    if isinstance(got, (int, float)) and not isinstance(got, bool):
+        got = got + 1
+    return got
 
 
 def kernel_callables(src, targets):

@@ -118,7 +118,8 @@ def main(argv):
         run.seeds.install()
         {"vllm": vllm, "rocmbench": rocmbench, "geak_eval": geak}[a.style](run)
         per_tol, exact = tolerance(open(os.path.join(a.task, a.harness)).read())
-        manifest["check"] = {"passed": bool(run.check_ok), "message": run.check_msg}
+        manifest["check"] = {"passed": bool(run.check_ok), "message": run.check_msg,
+                             "catches_wrong": run.catches_wrong}
         if not run.check_ok:
             why = amd_only(run.check_msg or "")
             manifest["error"] = ("the kernel as shipped fails the task's own "

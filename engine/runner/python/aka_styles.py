@@ -88,6 +88,23 @@ class Run:
         self.notes = []
         self.kernel = None
         self.cur_label = None
+        self.catches_wrong = None
+
+    def negative_control(self, check_pass):
+        """The harness's correctness pass once more with every kernel
+        call's results corrupted: a harness that still passes checks
+        nothing (or not what the kernel computes)."""
+        if not self.check_ok:
+            return
+        self.rec.sabotage = True
+        self.seeds.set(0)
+        try:
+            ok, _ = check_pass()
+        except Unsupported:
+            ok = False
+        finally:
+            self.rec.sabotage = False
+        self.catches_wrong = not ok
 
     def callables(self, path):
         with open(path) as f:
@@ -161,21 +178,25 @@ def vllm(run):
     for attr in ("run_correctness", "run_performance"):
         if not hasattr(h, attr):
             raise Unsupported("%s defines no %s()" % (a.harness, attr))
+    def check_pass():
+        with Capture() as cap:
+            try:
+                ok, err = h.run_correctness()
+            except Exception as e:  # noqa: B902 - the harness's own failure
+                ok, err = False, "run_correctness raised %s: %s" % (
+                    type(e).__name__, e)
+        fails = failed_lines(cap.text())
+        return bool(ok) and not fails, err or "; ".join(fails[:3]) or None
+
     # The correctness pass, with the harness's own seeds.
     run.seeds.set(0)
     run.splitting = True
-    with Capture() as cap:
-        try:
-            ok, err = h.run_correctness()
-        except Exception as e:  # noqa: B902 - the harness's own failure
-            ok, err = False, "run_correctness raised %s: %s" % (
-                type(e).__name__, e)
+    run.check_ok, run.check_msg = check_pass()
     run.splitting = False
     p = run.rec.close()
     if p is not None:
         run.check.append(p)
-    run.check_ok = bool(ok) and not failed_lines(cap.text())
-    run.check_msg = err or "; ".join(failed_lines(cap.text())[:3]) or None
+    run.negative_control(check_pass)
     # The performance pass: set 0, then reseeded sets.
     for k in range(a.sets):
         run.seeds.set(k)
@@ -328,32 +349,35 @@ def rocmbench(run):
                 raise Unsupported("test %s needs the fixture '%s'" % (n, p))
         return f(**params)
 
+    def check_pass():
+        failures = []
+        with Capture():
+            for n, f in tests:
+                for kw, tid in param_sets(f):
+                    name = "%s[%s]" % (n, tid) if tid else n
+                    if not check_sel(name):
+                        continue
+                    run.cur_label = name
+                    try:
+                        call_test(n, f, kw, tid)
+                    except Unsupported:
+                        raise
+                    except Exception as e:  # noqa: B902
+                        if type(e).__name__ in ("Skipped", "SkipTest"):
+                            continue
+                        failures.append("%s: %s: %s" % (
+                            name, type(e).__name__, str(e)[:200]))
+                        return False, "; ".join(failures)
+        return True, None
+
     run.seeds.set(0)
     run.splitting = True
-    failures = []
-    with Capture():
-        for n, f in tests:
-            for kw, tid in param_sets(f):
-                name = "%s[%s]" % (n, tid) if tid else n
-                if not check_sel(name):
-                    continue
-                run.cur_label = name
-                try:
-                    call_test(n, f, kw, tid)
-                except Unsupported:
-                    raise
-                except Exception as e:  # noqa: B902
-                    if type(e).__name__ in ("Skipped", "SkipTest"):
-                        continue
-                    failures.append("%s: %s: %s" % (name, type(e).__name__,
-                                                    str(e)[:200]))
-                    break
+    run.check_ok, run.check_msg = check_pass()
     run.splitting = False
     p = run.rec.close()
     if p is not None:
         run.check.append(p)
-    run.check_ok = not failures
-    run.check_msg = "; ".join(failures[:3]) or None
+    run.negative_control(check_pass)
     for k in range(a.sets):
         run.seeds.set(k)
         got = []
@@ -397,12 +421,12 @@ def geak(run):
     hpath = os.path.join(a.task, a.harness)
     args = [a for a in (a.correctness_command or "").split() if a.startswith("--")]
 
-    def one_pass(k):
+    def one_pass(k, record=True):
         run.seeds.set(k)
         old = sys.argv
         sys.argv = [hpath] + (args or ["--correctness"])
         code = 0
-        run.splitting = True
+        run.splitting = record
         with Capture() as cap:
             try:
                 runpy.run_path(hpath, run_name="__main__")
@@ -420,6 +444,11 @@ def geak(run):
             progs.append(p)
         return code, cap.text(), progs
 
+    def check_pass():
+        code, text, _ = one_pass(0, record=False)
+        fails = failed_lines(text)
+        return code == 0 and not fails, (fails[0] if fails else None)
+
     code, text, progs = one_pass(0)
     fails = failed_lines(text)
     run.check_ok = code == 0 and not fails
@@ -430,6 +459,7 @@ def geak(run):
         run.check_msg = "the harness exited %s: %s" % (
             code, (fails[0] if fails else text.strip()[-300:]))
     run.check = []
+    run.negative_control(check_pass)
     run.perf.append([("case%d" % (i + 1), {}, p) for i, p in enumerate(progs)])
     for k in range(1, a.sets):
         _, _, progs = one_pass(k)
