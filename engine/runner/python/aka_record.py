@@ -70,7 +70,38 @@ def amd_only(text):
     return None
 
 
-def copy_sources(a, out):
+STAND_INS = {"performance_utils_pytest.py": "aka_perf_utils.py"}
+
+
+def stand_ins(a):
+    """AKA task folders ship helper modules as stubs that raise when
+    imported (AKA writes the real ones into each workspace).  Where the
+    folder's copy raises, arena's stand-in (its own code, the same names)
+    takes its place, here and in every bundle.  Returns the replaced
+    paths."""
+    import importlib.util as iu
+    here = os.path.dirname(os.path.abspath(__file__))
+    replaced = {}
+    for name, mine in STAND_INS.items():
+        path = os.path.join(a.task, name)
+        if not os.path.isfile(path):
+            continue
+        spec = iu.spec_from_file_location(name[:-3], path)
+        mod = iu.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(mod)
+            continue
+        except Exception:  # noqa: B902 - the stub raises; anything else too
+            pass
+        spec = iu.spec_from_file_location(name[:-3], os.path.join(here, mine))
+        mod = iu.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        sys.modules[name[:-3]] = mod
+        replaced[name] = os.path.join(here, mine)
+    return replaced
+
+
+def copy_sources(a, out, replaced):
     """The task's .py files at their paths: the bundle's modules."""
     for root, dirs, files in os.walk(a.task):
         dirs[:] = [d for d in dirs if not d.startswith(".") and d not in
@@ -84,7 +115,7 @@ def copy_sources(a, out):
                 continue
             dst = os.path.join(out, rel)
             os.makedirs(os.path.dirname(dst), exist_ok=True)
-            shutil.copyfile(src, dst)
+            shutil.copyfile(replaced.get(rel, src), dst)
 
 
 def main(argv):
@@ -101,9 +132,15 @@ def main(argv):
     ap.add_argument("--correctness-command", dest="correctness_command", default="")
     ap.add_argument("--performance-command", dest="performance_command", default="")
     a = ap.parse_args(argv)
-    a.task = os.path.realpath(a.task)
     a.sets = max(1, min(a.sets, 64))
     os.makedirs(a.out, exist_ok=True)
+    # The harness runs in a private copy of the task folder: whatever it
+    # writes (build/, perf/ reports) stays there.
+    work = os.path.join(a.out, ".task")
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(os.path.realpath(a.task), work, symlinks=False,
+                    ignore=shutil.ignore_patterns("build", "__pycache__", ".*"))
+    a.task = work
     manifest = {"version": 1, "style": a.style, "device": a.device,
                 "kernel": a.editable[0] if a.editable else None}
     run = None
@@ -114,6 +151,7 @@ def main(argv):
             torch.cuda.init()
         os.chdir(a.task)
         sys.path.insert(0, a.task)
+        replaced = stand_ins(a)
         run = Run(a)
         run.seeds.install()
         {"vllm": vllm, "rocmbench": rocmbench, "geak_eval": geak}[a.style](run)
@@ -133,7 +171,7 @@ def main(argv):
             exec(compile(src, "_arena_aka.py", "exec"), shim.__dict__)
             replay(run, shim, groups, programs, mcases, cases_sets, per_tol,
                    exact, a.out)
-            copy_sources(a, a.out)
+            copy_sources(a, a.out, replaced)
             manifest["args"] = [{"name": "%s_%s" % g, "io": g[0],
                                  "dtype": "u8" if g[1] == "bytes" else g[1],
                                  "bytes": g[1] == "bytes"} for g in groups]
