@@ -210,6 +210,13 @@ int task_root_add(const char *name, const char *path, struct errbuf *err);
 const char *task_root_path(const char *name);
 /* The registered roots, "name\tpath" each (caller releases). */
 void task_root_list(struct strvec *out);
+/* An id as its own root names it: after a registered root's name
+ * ("aka/triton2triton/x" -> "triton2triton/x"), else the id itself
+ * (borrowed from id). */
+const char *task_local_id(const char *id);
+/* A task's family from its id: the first component of its local id
+ * (caller frees). */
+char *task_family_of(const char *id);
 /* Resolves `aka:PATH[/subdir]` (PATH an AKA checkout, its tasks/ folder,
  * or a folder below it): registers the tasks folder as root `aka` and
  * writes the plain selector ("aka/triton2triton/vllm" or "aka") into

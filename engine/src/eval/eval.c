@@ -391,7 +391,7 @@ static void run_phases(struct eval_ctx *x)
 		ev_trace_mark(x, "case %s checked", t->cases[ci].id);
 		k++;
 	}
-	if (!x->decided && req->include_held_out) {
+	if (!x->decided && req->include_held_out && t->ncases > t->nvisible) {
 		bool all = true;
 		int kk = k;
 		res->held_out_evaluated = true;

@@ -18,7 +18,7 @@
  * terminal has control characters replaced: error messages quote agent
  * code, which must not be able to drive the reader's terminal.
  */
-#include "arena/report.h"
+#include "report_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -82,16 +82,11 @@ static bool row_significant(const struct report_row *row)
 	return r->speedup_ci_lo > 1.0 + nf;
 }
 
-/* "c2c/saxpy" -> "c2c" (caller frees). */
+/* "c2c/saxpy" -> "c2c", "aka/triton2triton/x" -> "triton2triton" (a
+ * registered task root's name is not a family; caller frees). */
 static char *task_family(const char *task_id)
 {
-	const char *slash;
-
-	if (!task_id)
-		return xstrdup("");
-	slash = strchr(task_id, '/');
-	return slash ? xstrndup(task_id, (size_t)(slash - task_id))
-		     : xstrdup(task_id);
+	return task_family_of(task_id);
 }
 
 static const char *row_status(const struct report_row *row)
@@ -155,6 +150,8 @@ static char *row_reason(const struct report_row *row)
 	case RS_RUNTIME_ERROR:
 	case RS_TIMEOUT:
 	case RS_INCORRECT:
+	case RS_INFRA_ERROR:
+	case RS_SKIPPED:
 		msg = r->correctness_error_message;
 		break;
 	default:
@@ -250,9 +247,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Python's statistics.quantiles(data, n=100)[i - 1] (method "exclusive")
- * for sorted data of n >= 1 values: the i-th percentile. */
-static double py_percentile(const double *s, int n, int i)
+double report_py_percentile(const double *s, int n, int i)
 {
 	long m = n + 1, j, delta;
 
@@ -293,9 +288,9 @@ static void group_speedup_stats(struct group *g, struct speedup_stats *st)
 			ss += (s[i] - st->mean) * (s[i] - st->mean);
 		st->std_dev = sqrt(ss / (n - 1));
 	}
-	st->p25 = py_percentile(s, n, 25);
-	st->p75 = py_percentile(s, n, 75);
-	st->p90 = py_percentile(s, n, 90);
+	st->p25 = report_py_percentile(s, n, 25);
+	st->p75 = report_py_percentile(s, n, 75);
+	st->p90 = report_py_percentile(s, n, 90);
 }
 
 static double rate(int count, int total)
@@ -786,7 +781,8 @@ static int cmp_ranked(const void *a, const void *b)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
-/* The cases of r checked but not timed (below the timing floor): the
+/* The cases of r checked but not timed (below the timing floor, or a
+ * shape an AKA harness checks but does not time): the
  * visible ones by id into ids (", "-separated), the held-out ones only
  * counted - reports reach places where held-out ids must not. */
 static int correctness_only_cases(const struct task_result *r,
@@ -825,7 +821,8 @@ static void text_task_line(struct strbuf *sb, const struct report_row *row,
 		strbuf_addch(sb, '\n');
 		return;
 	}
-	strbuf_addstr(sb, row_correct(row)    ? "PASS "
+	strbuf_addstr(sb, r->status == RS_SKIPPED ? "SKIPPED "
+			  : row_correct(row)    ? "PASS "
 			  : row_compiled(row) ? "PARTIAL "
 					      : "FAIL ");
 	text_label(sb, row, show_attempt);
@@ -849,8 +846,8 @@ static void text_task_line(struct strbuf *sb, const struct report_row *row,
 	struct strbuf ids = STRBUF_INIT;
 	int held, vis = correctness_only_cases(r, &ids, &held);
 	if (vis || held) {
-		strbuf_addstr(sb, "    correctness only (below the timing "
-			      "floor, not in the speedup): ");
+		strbuf_addstr(sb, "    correctness only (checked, not timed, "
+			      "not in the speedup): ");
 		if (vis)
 			text_add(sb, ids.buf);
 		if (held)
@@ -984,5 +981,8 @@ int report_write_all(const char *dir, const struct report_meta *m,
 	}
 	for (int i = 0; i < 3; i++)
 		free(texts[i]);
+	/* AgentKernelArena's dashboard files, in reports/ (report_aka.c). */
+	if (rc == 0)
+		rc = report_write_aka(dir, m, rows, n, err);
 	return rc;
 }

@@ -94,6 +94,8 @@ int tp_python(struct tparse *p, const struct ynode *root);
 
 /* Fills p->t from an AKA config (legacy keys or schema_version 2). */
 int tp_aka(struct tparse *p, const struct ynode *root);
+/* TASK.md of an AKA task (aka_doc.c; caller frees). */
+char *aka_doc_render(const struct task *t);
 
 /* ---- task_roots.c --------------------------------------------------------- */
 

@@ -137,6 +137,25 @@ const char *task_root_of(const char *id, const char **rest)
 	return p;
 }
 
+const char *task_local_id(const char *id)
+{
+	const char *rest = NULL;
+
+	if (id && task_root_of(id, &rest) && *rest)
+		return rest;
+	return id;
+}
+
+char *task_family_of(const char *id)
+{
+	const char *l = task_local_id(id), *slash;
+
+	if (!l)
+		return xstrdup("");
+	slash = strchr(l, '/');
+	return slash ? xstrndup(l, (size_t)(slash - l)) : xstrdup(l);
+}
+
 int task_aka_selector(const char *selector, char **sel, struct errbuf *err)
 {
 	const char *path = selector + 4;	/* after "aka:" */
