@@ -12,10 +12,83 @@
 #include "arena/eval.h"
 #include "cli.h"
 
+/* `arena tasks --check SELECTOR [--device D]`: what arena finds of each
+ * AgentKernelArena task (eval_aka_judge): one line each; exit 1 when a
+ * task is flagged (its harness fails the kernel as shipped, says nothing
+ * about a corrupted one, or arena cannot record it). */
+static int tasks_check(struct cli *c, const char *sel, const char *device)
+{
+	const char *root = c->tasks_dir ? c->tasks_dir : task_default_root();
+	struct strvec ids = STRVEC_INIT;
+	struct engine *e;
+	struct errbuf err;
+	int flagged = 0;
+
+	errbuf_init(&err);
+	if (task_select(root, sel, &ids, &err) != 0)
+		return cli_fail("%s", errbuf_str(&err));
+	if (cli_open(c, &e))
+		return 1;
+	for (size_t i = 0; i < ids.n; i++) {
+		struct task *t;
+		struct aka_judgement j;
+		errbuf_init(&err);
+		if (task_load(root, ids.v[i], &t, &err) != 0) {
+			printf("%s INVALID: %s\n", ids.v[i], errbuf_str(&err));
+			flagged++;
+			continue;
+		}
+		if (!t->aka) {
+			task_free(t);
+			continue;
+		}
+		char *dev = NULL;
+		if (eval_resolve_device(device, t, &dev, &err) != 0 ||
+		    eval_aka_judge(t, dev, engine_cache_dir(e), &j, &err) != 0) {
+			printf("%s ERROR: %s\n", t->id, errbuf_str(&err));
+			flagged++;
+		} else if (j.skip_reason) {
+			printf("%s SKIPPED: %s\n", t->id, j.skip_reason);
+		} else if (j.error) {
+			printf("%s FLAGGED: %s\n", t->id, j.error);
+			flagged++;
+		} else if (j.catches_wrong == 0) {
+			printf("%s FLAGGED: its correctness check passes a "
+			       "corrupted kernel too (it checks nothing); arena "
+			       "checks candidates against the kernel as shipped\n",
+			       t->id);
+			flagged++;
+		} else {
+			printf("%s OK: %s harness, %d cases (%d checked only)%s%s\n",
+			       t->id, j.style, j.ncases, j.ncheck_only,
+			       j.notes ? "; " : "", j.notes ? j.notes : "");
+		}
+		if (dev)
+			aka_judgement_release(&j);
+		free(dev);
+		task_free(t);
+	}
+	strvec_release(&ids);
+	engine_close(e);
+	return flagged ? 1 : 0;
+}
+
 int cmd_tasks(struct cli *c, int argc, char **argv)
 {
 	const char *root = c->tasks_dir ? c->tasks_dir : task_default_root();
 	const char *sel = argc > 1 ? argv[1] : "all";
+
+	if (argc > 1 && !strcmp(argv[1], "--check")) {
+		const char *device = NULL;
+		sel = "all";
+		for (int i = 2; i < argc; i++) {
+			if (!strcmp(argv[i], "--device") && i + 1 < argc)
+				device = argv[++i];
+			else
+				sel = argv[i];
+		}
+		return tasks_check(c, sel, device);
+	}
 	struct strvec ids = STRVEC_INIT;
 	struct errbuf err;
 	int bad = 0;

@@ -78,3 +78,50 @@ int ev_aka_run(const struct eval_request *req, struct task_result *res,
 	aka_prep_release(&p);
 	return rc;
 }
+
+/* ---- task checks ----------------------------------------------------------- */
+
+void aka_judgement_release(struct aka_judgement *j)
+{
+	free(j->skip_reason);
+	free(j->error);
+	free(j->check_message);
+	free(j->notes);
+	memset(j, 0, sizeof(*j));
+}
+
+int eval_aka_judge(const struct task *t, const char *device,
+		   const char *cache_dir, struct aka_judgement *j,
+		   struct errbuf *err)
+{
+	struct aka_prep p;
+	int rc;
+
+	memset(j, 0, sizeof(*j));
+	j->catches_wrong = -1;
+	if (!t->aka)
+		return errf(err, "%s is not an AgentKernelArena task", t->id);
+	j->style = aka_style_name(t->aka->style);
+	if (t->aka->skip_reason) {
+		j->skip_reason = xstrdup(t->aka->skip_reason);
+		return 0;
+	}
+	rc = aka_prepare(t, device ? device : "host", cache_dir, NULL, &p, err);
+	if (rc)
+		return rc;
+	if (p.error && p.amd_only)
+		j->skip_reason = xstrdup(p.error);
+	else if (p.error)
+		j->error = xstrdup(p.error);
+	j->baseline_passes = p.check_passed;
+	j->check_message = p.check_message ? xstrdup(p.check_message) : NULL;
+	j->catches_wrong = p.catches_wrong;
+	j->notes = p.notes ? xstrdup(p.notes) : NULL;
+	if (p.t) {
+		j->ncases = p.t->ncases;
+		for (int i = 0; i < p.t->ncases; i++)
+			j->ncheck_only += p.t->cases[i].check_only;
+	}
+	aka_prep_release(&p);
+	return 0;
+}

@@ -470,6 +470,7 @@ void aka_prep_release(struct aka_prep *p)
 	free(p->dir);
 	free(p->error);
 	free(p->notes);
+	free(p->check_message);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -518,6 +519,12 @@ int aka_prepare(const struct task *t, const char *device, const char *cache_dir,
 					    it->valuestring);
 		p->notes = sb.len ? strbuf_detach(&sb) : NULL;
 		strbuf_release(&sb);
+		const cJSON *ck = jget(m, "check");
+		const cJSON *cm = jget(ck, "message"), *cw = jget(ck, "catches_wrong");
+		p->check_passed = cJSON_IsTrue(jget(ck, "passed"));
+		p->check_message = cJSON_IsString(cm) ? xstrdup(cm->valuestring)
+						      : NULL;
+		p->catches_wrong = cJSON_IsBool(cw) ? cJSON_IsTrue(cw) : -1;
 		if (cJSON_IsString(e)) {
 			p->error = xstrdup(e->valuestring);
 			if (cJSON_IsString(amd)) {

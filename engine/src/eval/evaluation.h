@@ -126,6 +126,12 @@ struct aka_prep {
 	char *error;
 	bool amd_only;
 	char *notes;
+	/* The harness's own check of the kernel as shipped, and of it
+	 * corrupted (catches_wrong: 1 it failed, 0 it still passed, -1 not
+	 * run). */
+	bool check_passed;
+	char *check_message;
+	int catches_wrong;
 };
 
 struct eval_ctx {

@@ -223,6 +223,11 @@ const char *engine_tasks_root(const struct engine *e)
 	return e->tasks_root;
 }
 
+const char *engine_cache_dir(const struct engine *e)
+{
+	return e->cache_dir;
+}
+
 /* ---- configs --------------------------------------------------------- */
 
 int engine_resolve_device(const char *configured, const struct task *t,
