@@ -49,13 +49,11 @@ int ev_aka_run(const struct eval_request *req, struct task_result *res,
 			    "directory or a cache directory");
 	(void)eval_hash_sources(t, req->candidate_dir, res, err);
 	if (t->aka->skip_reason) {
-		char *why = xasprintf("skipped: %s", t->aka->skip_reason);
-		no_verdict(req, res, RS_SKIPPED, why);
-		free(why);
+		no_verdict(req, res, RS_SKIPPED, t->aka->skip_reason);
 		return 0;
 	}
 	if (t->language != LANG_PYTHON && t->language != LANG_TRITON) {
-		no_verdict(req, res, RS_SKIPPED, "skipped: arena evaluates the "
+		no_verdict(req, res, RS_SKIPPED, "arena evaluates the "
 			   "Python and Triton AgentKernelArena tasks");
 		return 0;
 	}
@@ -65,10 +63,8 @@ int ev_aka_run(const struct eval_request *req, struct task_result *res,
 		return rc;
 	}
 	if (p.error) {
-		char *why = xasprintf("%s%s", p.amd_only ? "skipped: " : "",
-				      p.error);
-		no_verdict(req, res, p.amd_only ? RS_SKIPPED : RS_INFRA_ERROR, why);
-		free(why);
+		no_verdict(req, res, p.amd_only ? RS_SKIPPED : RS_INFRA_ERROR,
+			   p.error);
 		aka_prep_release(&p);
 		return 0;
 	}
