@@ -53,8 +53,9 @@ int ev_aka_run(const struct eval_request *req, struct task_result *res,
 		return 0;
 	}
 	if (t->language != LANG_PYTHON && t->language != LANG_TRITON) {
-		no_verdict(req, res, RS_SKIPPED, "arena evaluates the "
-			   "Python and Triton AgentKernelArena tasks");
+		no_verdict(req, res, RS_SKIPPED,
+			   "arena evaluates the Python and Triton "
+			   "AgentKernelArena tasks");
 		return 0;
 	}
 	rc = aka_prepare(t, device, req->cache_dir, req->log_dir, &p, err);
