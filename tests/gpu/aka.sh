@@ -18,7 +18,7 @@
 #   --shard K/N only every N-th task of the shuffled list, from the K-th
 #               (1 <= K <= N): N calls with K = 1..N cover the suite
 #   --jobs J    tasks prepared (and AKA's commands run) J at a time
-#               (default 4 of each; neither phase is timed)
+#               (default 6 of each; nothing in this phase is timed)
 #   --perf      also run AKA's performance commands and record their wall
 #               time (AKA's edit -> score cost; slow: about 10 s a task)
 # Environment: AKA_DIR (default .aka/AgentKernelArena: scripts/aka-fetch.sh
@@ -38,7 +38,7 @@
 # aka.tgz (the run's reports, AKA's dashboard files, every task_result.yaml,
 # AKA's command logs and the checks' output).
 . "$(dirname "$0")/lib.sh"
-deadline=500 shard=1/1 jobs=4 perf=
+deadline=500 shard=1/1 jobs=6 perf=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--deadline) deadline=$2; shift 2 ;;
@@ -76,7 +76,7 @@ note "AKA checkout $AKA_DIR at $(cat "$AKA_DIR/.aka-commit" 2>/dev/null || echo 
 "$PY" -c 'import torch, triton, yaml; print("torch", torch.__version__, "triton", triton.__version__, "cuda", torch.cuda.is_available())' \
 	> "$W/stack.txt" 2>&1
 note "stack: $(tail -n 1 "$W/stack.txt")"
-"$ARENA" --store "$STORE" doctor > "$W/doctor.txt" 2>&1
+timeout 60 "$ARENA" --store "$STORE" doctor > "$W/doctor.txt" 2>&1
 
 # ---- the tasks ----------------------------------------------------------------
 : > "$W/listing.txt"
