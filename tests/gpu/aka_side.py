@@ -4,7 +4,7 @@ for tests/gpu/aka.sh (docs/aka.md).
 
   aka_side.py own TASK_DIR WORK_DIR [--timeout S] [--perf] [--aka-root DIR]
       AKA's commands for one task folder, the way AKA's evaluator runs
-      them (docs/aka.md, "AKA's own verdict"): the folder copied to
+      them (docs/aka.md, "Tests and measurements"): the folder copied to
       WORK_DIR/ws, AKA's timing helpers materialized there by AKA's own
       tool from the checkout DIR (src/tools/materialize_perf_helpers.py,
       as AKA's workspace setup does; without it the committed stubs stay
