@@ -11,7 +11,10 @@
  * speedup interval lies entirely above 1 can win.  The winner is written
  * into the first editable file as #define lines between marker comments,
  * so the final evaluation (which uses no -D) sees exactly what was chosen,
- * and a person reading the workspace sees it too.
+ * and a person reading the workspace sees it too.  For Python tasks
+ * (docs/python.md) a tunable is a module-level constant that a -D value
+ * replaces after import: the winner is written as assignments at the end
+ * of the entry module, where they take the same effect.
  */
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +26,8 @@
 #define AUTOTUNE_MAX_COMBOS 32
 #define MARK_BEGIN "/* arena autotune: begin */\n"
 #define MARK_END "/* arena autotune: end */\n"
+#define PY_BEGIN "# arena autotune: begin\n"
+#define PY_END "# arena autotune: end\n"
 
 struct tune_state {
 	const struct agent_launch *l;
@@ -96,6 +101,68 @@ static void search_coordinate(struct tune_state *s)
 	}
 }
 
+/* A define's value as Python source: numbers and True/False as they are,
+ * anything else as a string (what the runner makes of a -D value). */
+static void py_value(struct strbuf *sb, const char *v)
+{
+	char *end;
+
+	(void)strtod(v, &end);
+	if ((*v && !*end) || !strcmp(v, "True") || !strcmp(v, "False")) {
+		strbuf_addstr(sb, v);
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '\'')
+			strbuf_addch(sb, '\\');
+		strbuf_addch(sb, *v);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+/* Python: removes an earlier autotune block and appends ours at the end
+ * of the entry module, after the constants it replaces. */
+static int write_choice_py(const struct agent_launch *l, const int *choice,
+			   double speedup, struct errbuf *err)
+{
+	const struct task *t = l->task;
+	char *path = path_join(l->workspace, t->editable.v[0]), *text = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	int rc = file_read_all(path, (size_t)4 << 20, &text, NULL, err);
+
+	if (rc) {
+		free(path);
+		return rc;
+	}
+	char *b = strstr(text, PY_BEGIN), *e = b ? strstr(b, PY_END) : NULL;
+	if (b && e) {
+		strbuf_add(&sb, text, (size_t)(b - text));
+		strbuf_addstr(&sb, e + strlen(PY_END));
+	} else {
+		strbuf_addstr(&sb, text);
+	}
+	if (sb.len && sb.buf[sb.len - 1] != '\n')
+		strbuf_addch(&sb, '\n');
+	strbuf_addstr(&sb, PY_BEGIN);
+	strbuf_addf(&sb,
+		    "# chosen by arena's autotune agent: quick speedup "
+		    "%.3fx\n",
+		    speedup);
+	for (int i = 0; i < t->ntunables; i++)
+		if (choice[i] >= 0) {
+			strbuf_addf(&sb, "%s = ", t->tunables[i].name);
+			py_value(&sb, t->tunables[i].values[choice[i]]);
+			strbuf_addch(&sb, '\n');
+		}
+	strbuf_addstr(&sb, PY_END);
+	rc = file_write_atomic(path, sb.buf, sb.len, err);
+	strbuf_release(&sb);
+	free(text);
+	free(path);
+	return rc;
+}
+
 /* Removes an earlier autotune block (a resumed run) and prepends ours. */
 static int write_choice(const struct agent_launch *l, const int *choice,
 			double speedup, struct errbuf *err)
@@ -105,6 +172,8 @@ static int write_choice(const struct agent_launch *l, const int *choice,
 	struct strbuf sb = STRBUF_INIT;
 	int rc;
 
+	if (language_is_python(t->language))
+		return write_choice_py(l, choice, speedup, err);
 	for (size_t i = 0; i < t->editable.n && !path; i++)
 		if (str_ends_with(t->editable.v[i], ".c") ||
 		    str_ends_with(t->editable.v[i], ".hip") ||

@@ -30,6 +30,7 @@ int cmd_status(struct cli *c, int argc, char **argv);
 int cmd_report(struct cli *c, int argc, char **argv);
 int cmd_cancel(struct cli *c, int argc, char **argv);
 int cmd_compare(struct cli *c, int argc, char **argv);
+int cmd_plan(struct cli *c, int argc, char **argv);
 int cmd_mount(struct cli *c, int argc, char **argv);
 int cmd_mcp(struct cli *c, int argc, char **argv);
 int cmd_check_agents(struct cli *c, int argc, char **argv);

@@ -1,9 +1,11 @@
 /*
- * cmd_compare.c - `arena compare RUN_A RUN_B`: the paired comparison of two
- * runs (per-task deltas, geometric-mean speedup ratio with a bootstrap
- * interval over tasks, win/tie/loss beyond the noise floor, whether the
- * runs are comparable).  The same report as the mount's
- * compare/<A>/<B>/report.txt.
+ * cmd_compare.c - `arena compare A B`: is B better than A?  A side is a run
+ * or one agent configuration of a run (RUN:NAME); `arena compare RUN`
+ * compares the first two configurations of a run with `agents:`.  Prints
+ * the report of engine/src/compare.c (headline, effects with intervals,
+ * p-values and minimal detectable effects, per-task verdicts under FDR
+ * control, the per-task table), or its JSON with --json.  The text is the
+ * mount's compare/<A>/<B>/report.txt.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,28 +14,149 @@
 #include "arena/compare.h"
 #include "cli.h"
 
+static int compare_usage(FILE *f)
+{
+	fputs("usage: arena compare A B [--json]\n"
+	      "       arena compare RUN [--json]\n"
+	      "\n"
+	      "Is B better than A?  A and B are runs (run ids, as 'arena "
+	      "status' lists them)\nor agent configurations of a run with "
+	      "agents: (RUN:NAME).  With one RUN, its\nfirst two agent "
+	      "configurations are compared (A = the first).\n"
+	      "\n"
+	      "Reports the effect of B on the geomean speedup, the pass rate, "
+	      "the score and\nthe reward, each with a 95% interval (cluster "
+	      "bootstrap over tasks), a p-value\nand the smallest effect the "
+	      "comparison could detect with 80% power; per-task\nwins and "
+	      "losses at a 5% false discovery rate; and whether the sides are"
+	      "\ncomparable (same tasks, device, evaluator).  "
+	      "docs/statistics.md explains.\n"
+	      "\n"
+	      "  --json   the report as JSON (docs/results.md)\n"
+	      "\n"
+	      "Examples:\n"
+	      "  arena compare run_20261201_090000_base run_20261201_120000_mcp"
+	      "\n"
+	      "  arena compare run_20261201_090000:plain "
+	      "run_20261201_090000:with_tool\n", f);
+	return f == stdout ? 0 : 2;
+}
+
+static bool side_valid(const char *side)
+{
+	const char *colon = strchr(side, ':');
+	char *run;
+	bool ok;
+
+	if (!colon)
+		return store_run_id_valid(side);
+	if (!colon[1] || strchr(colon + 1, ':'))
+		return false;
+	run = xstrndup(side, (size_t)(colon - side));
+	ok = store_run_id_valid(run);
+	free(run);
+	return ok;
+}
+
+/* `arena compare RUN`: the run's first two agent configurations. */
+static int variant_sides(struct engine *e, const char *run, char **a,
+			 char **b)
+{
+	struct strvec names;
+	struct errbuf err;
+
+	errbuf_init(&err);
+	if (compare_run_variants(engine_store(e), run, &names, &err) != 0)
+		return cli_fail("%s", errbuf_str(&err));
+	if (names.n < 2) {
+		strvec_release(&names);
+		return cli_fail("run %s has one agent configuration; compare it "
+				"with another run: arena compare %s RUN_B", run,
+				run);
+	}
+	if (names.n > 2) {
+		struct strbuf sb = STRBUF_INIT;
+
+		for (size_t i = 0; i < names.n; i++)
+			strbuf_addf(&sb, "%s%s", i ? ", " : "", names.v[i]);
+		cli_fail("run %s has %zu agent configurations (%s); name the "
+			 "two to compare, e.g. arena compare %s:%s %s:%s", run,
+			 names.n, strbuf_str(&sb), run, names.v[0], run,
+			 names.v[1]);
+		strbuf_release(&sb);
+		strvec_release(&names);
+		return 1;
+	}
+	*a = xasprintf("%s:%s", run, names.v[0]);
+	*b = xasprintf("%s:%s", run, names.v[1]);
+	strvec_release(&names);
+	return 0;
+}
+
 int cmd_compare(struct cli *c, int argc, char **argv)
 {
 	struct compare_report rep;
 	struct engine *e;
 	struct errbuf err;
-	char *text;
+	const char *pos[2];
+	char *side_a = NULL, *side_b = NULL, *text;
+	int npos = 0, rc = 0;
+	bool json = false;
 
-	if (argc != 3 || !store_run_id_valid(argv[1]) ||
-	    !store_run_id_valid(argv[2]))
-		return cli_fail("usage: arena compare RUN_A RUN_B (run ids, "
-				"as 'arena status' lists them)");
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "-h") ||
+			   !strcmp(argv[i], "--help")) {
+			return compare_usage(stdout);
+		} else if (argv[i][0] == '-' || npos == 2) {
+			compare_usage(stderr);
+			return cli_fail("unexpected argument '%s'", argv[i]) + 1;
+		} else if (!side_valid(argv[i])) {
+			compare_usage(stderr);
+			return cli_fail("'%s' is not a run id or RUN:NAME (run "
+					"ids look like run_20261129_093000)",
+					argv[i]) + 1;
+		} else {
+			pos[npos++] = argv[i];
+		}
+	}
+	if (npos == 0) {
+		compare_usage(stderr);
+		return cli_fail("name the runs or configurations to compare") +
+		       1;
+	}
+	if (npos == 1 && strchr(pos[0], ':')) {
+		compare_usage(stderr);
+		return cli_fail("'%s' is one side; name the other one too",
+				pos[0]) + 1;
+	}
 	if (cli_open(c, &e))
 		return 1;
-	errbuf_init(&err);
-	if (compare_runs(engine_store(e), argv[1], argv[2], &rep, &err) != 0) {
-		engine_close(e);
-		return cli_fail("%s", errbuf_str(&err));
+	if (npos == 1) {
+		rc = variant_sides(e, pos[0], &side_a, &side_b);
+	} else {
+		side_a = xstrdup(pos[0]);
+		side_b = xstrdup(pos[1]);
 	}
-	text = compare_report_text(&rep);
-	fputs(text, stdout);
-	free(text);
+	if (rc) {
+		engine_close(e);
+		return rc;
+	}
+	errbuf_init(&err);
+	if (compare_runs(engine_store(e), side_a, side_b, &rep, &err) != 0) {
+		rc = cli_fail("%s", errbuf_str(&err));
+	} else {
+		text = json ? compare_report_json(&rep)
+			    : compare_report_text(&rep);
+		fputs(text, stdout);
+		if (json)
+			fputc('\n', stdout);
+		free(text);
+	}
 	compare_report_release(&rep);
+	free(side_a);
+	free(side_b);
 	engine_close(e);
-	return 0;
+	return rc;
 }

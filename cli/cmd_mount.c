@@ -23,7 +23,10 @@ static int mount_usage(FILE *f)
 	      "  --threads N          worker threads (default 16)\n"
 	      "  --ws-timeout S       seconds the kernel may cache workspace "
 	      "names and\n"
-	      "                       attributes (default 1; 0 = never)\n",
+	      "                       attributes; changes made behind the "
+	      "mount are\n"
+	      "                       reported through inotify (default "
+	      "3600; 0 = never)\n",
 	      f);
 	return f == stdout ? 0 : 2;
 }
@@ -61,9 +64,9 @@ int cmd_mount(struct cli *c, int argc, char **argv)
 			o.threads = (int)n;
 		} else if (!strcmp(a, "--ws-timeout") && has_arg) {
 			double t;
-			if (parse_double(argv[++i], &t) || t < 0 || t > 3600)
+			if (parse_double(argv[++i], &t) || t < 0 || t > 86400)
 				return cli_fail("--ws-timeout needs seconds "
-						"from 0 to 3600, got '%s'",
+						"from 0 to 86400, got '%s'",
 						argv[i]);
 			o.ws_timeout = t;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {

@@ -203,9 +203,9 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 			if (*end || !(opt.case_budget_s > 0 &&
 				      opt.case_budget_s <= 3600))
 				return cli_fail("--case-budget needs seconds "
-						"(0 to 3600), got '%s'", argv[i]);
-		}
-		else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+						"(0 to 3600), got '%s'",
+						argv[i]);
+		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
 			int64_t s;
 			if (parse_i64(argv[++i], &s) != 0 || s < 0)
 				return cli_fail("--seed needs a non-negative "

@@ -39,7 +39,13 @@ static void usage(FILE *f)
 	      "  slurm CONFIG|RUN [--partition P] [--time MIN]\n"
 	      "                                   run it as a Slurm job array,"
 	      " one attempt per element\n"
-	      "  compare RUN_A RUN_B              paired comparison of two runs\n"
+	      "  compare A B | RUN [--json]       is B better than A? runs or "
+	      "RUN:CONFIG; effects\n"
+	      "                                   with intervals, per-task "
+	      "verdicts (FDR)\n"
+	      "  plan [SELECTOR...] [--noise RUN] [--past RUN]\n"
+	      "                                   tasks and repeats an A/B "
+	      "comparison needs\n"
 	      "  mount MOUNTPOINT [--foreground]  the store as a filesystem "
 	      "(fusermount3 -u to stop)\n"
 	      "  doctor                           devices, compilers, peaks, "
@@ -89,6 +95,7 @@ int main(int argc, char **argv)
 		{ "run", cmd_run }, { "resume", cmd_resume },
 		{ "status", cmd_status }, { "report", cmd_report },
 		{ "cancel", cmd_cancel }, { "compare", cmd_compare },
+		{ "plan", cmd_plan },
 		{ "mcp", cmd_mcp }, { "check-agents", cmd_check_agents },
 		{ "export", cmd_export }, { "mount", cmd_mount },
 		{ "doctor", cmd_doctor }, { "worker", cmd_worker },

@@ -9,9 +9,10 @@
  * waiting for them, and poll handles.  docs/fs-semantics.md is the
  * contract; this header is the map of the code:
  *
- *   fsv_main.c    mount, daemonize, loop, shutdown; per-thread engines;
- *                 the operation table that dispatches every request to
- *                 the synthetic or the pass-through half
+ *   fsv_main.c    mount, daemonize, loop, shutdown
+ *   fsv_ops.c     per-thread engines; the operation table that
+ *                 dispatches every request to the synthetic or the
+ *                 pass-through half
  *   fsv_inode.c   the inode table (synthetic nodes by path hash,
  *                 pass-through nodes by device and inode number)
  *   fsv_tree.c    the synthetic namespace: lookup, attributes, listings
@@ -21,11 +22,17 @@
  *   fsv_eval.c    score and task_result.yaml: deferred replies while an
  *                 evaluation runs in a child process
  *   fsv_pass.c    workspaces and task packages: fd-based pass-through
+ *   fsv_root.c    the roots of those subtrees: which attempt a workspace
+ *                 belongs to, and whether it is final (read-only)
+ *   fsv_watch.c   inotify on the real directories the kernel caches, so
+ *                 that changes made behind the mount invalidate the
+ *                 kernel's long-lived entries and attributes
  *   fsv_spawn.c   detached executors and evaluation workers
  *   fsv_worker.c  the hidden `arena mount --eval-worker` and
  *                 `--resume-waiter` modes those children run
  *
- * Locking: fs->nodes_lock guards the inode table; fs->eval_lock the
+ * Locking: fs->nodes_lock guards the inode table and the inotify watch
+ * map; fs->roots_lock the pass-through roots; fs->eval_lock the
  * evaluation jobs; fs->poll_lock the poll handles; fs->outcome_lock the
  * runs/new outcome files; each synthetic handle has its own lock.  No
  * lock is held across a fuse_reply_* call or an engine call, and locks
@@ -54,14 +61,25 @@ struct fsv_options {
 	bool foreground;
 	bool debug;
 	int threads;		/* max worker threads of the loop */
-	double ws_timeout;	/* entry/attr timeout of pass-through nodes */
+	double ws_timeout;	/* entry/attr timeout of pass-through nodes
+				 * whose real directory is watched */
 };
 
 #define FSV_DEFAULT_THREADS 16
-#define FSV_DEFAULT_WS_TIMEOUT 1.0
+/* Pass-through entries and attributes are kept this long when an inotify
+ * watch on their real directory tells the daemon of every change made
+ * behind the mount (fsv_watch.c); where no watch could be placed, at most
+ * FSV_UNWATCHED_TIMEOUT. */
+#define FSV_DEFAULT_WS_TIMEOUT 3600.0
+#define FSV_UNWATCHED_TIMEOUT 1.0
+/* How often a workspace that is not final yet is checked for having
+ * become final, at most (a store read). */
+#define FSV_FINAL_CHECK_S 0.25
 /* Names of synthetic directories are stable once they exist (runs are
  * never renamed), so the kernel may keep them for a second; attributes of
- * synthetic files are never cached (their content changes). */
+ * synthetic files are never cached (their content changes), nor those of
+ * the directories whose listing grows (runs, compare), so that a new run
+ * is listed at once. */
 #define FSV_SYNTH_ENTRY_TIMEOUT 1.0
 #define FSV_SYNTH_DIR_ATTR_TIMEOUT 1.0
 /* The longest a reader of score waits for one evaluation. */
@@ -130,9 +148,35 @@ struct fsv_node {
 	int fd;			/* O_PATH, -1 for synthetic nodes */
 	dev_t dev;
 	ino_t src_ino;
-	bool readonly;		/* task packages: every change is EROFS */
+	struct fsv_root *root;	/* the subtree it was reached through */
+	int wd;			/* inotify watch (directories), or -1 */
+	bool covered;		/* changes behind the mount are reported:
+				 * its own watch (directories) or its
+				 * parent's at lookup (files) */
+	/* What the mount's own operations make inotify report
+	 * (fsv_watch.c): names about to change in this directory; the
+	 * change time and size last sent to the kernel for this node.
+	 * nodes_lock. */
+	struct fsv_expect *expect;
+	size_t nexpect;
+	struct timespec told_ctime;
+	off_t told_size;
 	struct fsv_node *next_ino;	/* hash chains, nodes_lock */
 	struct fsv_node *next_src;
+	struct fsv_node *next_wd;
+};
+
+/* The root of a pass-through subtree: the task packages (read-only) or one
+ * attempt's workspace, read-write until the attempt is done and read-only
+ * (EROFS) from then on.  Roots live until the daemon stops. */
+struct fsv_root {
+	char *run, *dirname;	/* the attempt; NULL for the task packages */
+	char *task_id;
+	int attempt;
+	bool readonly;		/* the task packages */
+	bool final;		/* attempt done; never goes back */
+	double checked;		/* when final was last asked of the store */
+	struct fsv_root *next;
 };
 
 struct fsv_eval_job;
@@ -176,11 +220,28 @@ struct fsv {
 	bool poll_started;
 
 	pthread_mutex_t outcome_lock;
+
+	pthread_mutex_t roots_lock;
+	struct fsv_root *roots;
+	struct fsv_root tasks_root;
+
+	/* fsv_watch.c: the inotify instance and its reader */
+	int inotify_fd;			/* -1 when inotify is unavailable */
+	int watch_stop[2];		/* pipe that wakes the reader to stop */
+	pthread_t watch_thread;
+	bool watch_started;
+	struct fsv_node **by_wd;	/* FSV_WD_BUCKETS chains, nodes_lock */
+	uint64_t watch_events, watch_invals, watch_overflows;
+	bool watch_lost;		/* an overflow lost events: short
+					 * timeouts from then on (atomic) */
 };
+#define FSV_WD_BUCKETS 1024
 
 /* The calling thread's engine (opened on first use, closed when the
  * thread exits); NULL with *errp set when the store cannot be opened. */
 struct engine *fsv_engine(struct fsv *fs, int *errp);
+/* fsv_ops.c: every operation of the mount. */
+extern const struct fuse_lowlevel_ops fsv_ops;
 struct fsv *fsv_of(fuse_req_t req);
 /* Logs one line to stderr (the mount log once daemonized). */
 void fsv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -196,11 +257,19 @@ struct fsv_node *fsv_node_get(struct fsv *fs, fuse_ino_t ino);
 struct fsv_node *fsv_node_synth(struct fsv *fs, const struct fsv_spec *spec,
 				const char *path);
 /* Finds or creates the pass-through node for (st->st_dev, st->st_ino,
- * readonly) and adds one lookup reference.  Takes ownership of fd (closed
- * when an existing node is reused). */
+ * root) and adds one lookup reference; a new directory node gets an
+ * inotify watch.  covered says whether the parent directory is watched
+ * (for files).  Takes ownership of fd (closed when an existing node is
+ * reused). */
 struct fsv_node *fsv_node_pass(struct fsv *fs, int fd, const struct stat *st,
-			       bool readonly);
+			       struct fsv_root *root, bool covered);
 void fsv_node_ref(struct fsv *fs, struct fsv_node *n);
+/* The pass-through node for (dev, ino, root), or NULL (nodes_lock held). */
+struct fsv_node *fsv_node_find_pass(struct fsv *fs, dev_t dev, ino_t ino,
+				    const struct fsv_root *root);
+/* Calls fn on every pass-through node (nodes_lock held). */
+void fsv_nodes_each_pass(struct fsv *fs, void (*fn)(struct fsv_node *, void *),
+			 void *arg);
 void fsv_node_forget(struct fsv *fs, fuse_ino_t ino, uint64_t nlookup);
 /* The stable inode number of a synthetic path (the root is 1). */
 fuse_ino_t fsv_path_ino(const char *path);
@@ -277,8 +346,8 @@ void fsv_evals_stop(struct fsv *fs);
 /* fsv_pass.c: every operation on FSV_PASS nodes (and on names inside a
  * pass-through directory).  fsv_pass_entry() opens real_path as the root
  * of a pass-through subtree (a workspace, the task packages). */
-int fsv_pass_entry(struct fsv *fs, const char *real_path, bool readonly,
-		   struct fuse_entry_param *e);
+int fsv_pass_entry(struct fsv *fs, const char *real_path,
+		   struct fsv_root *root, struct fuse_entry_param *e);
 void fsv_pass_lookup(fuse_req_t req, struct fsv_node *parent,
 		     const char *name);
 void fsv_pass_getattr(fuse_req_t req, struct fsv_node *n);
@@ -301,18 +370,17 @@ void fsv_pass_create(fuse_req_t req, struct fsv_node *parent,
 		     const char *name, mode_t mode, struct fuse_file_info *fi);
 void fsv_pass_read(fuse_req_t req, size_t size, off_t off,
 		   struct fuse_file_info *fi);
-void fsv_pass_write_buf(fuse_req_t req, struct fuse_bufvec *in, off_t off,
+void fsv_pass_write_buf(fuse_req_t req, struct fsv_node *n,
+			struct fuse_bufvec *in, off_t off,
 			struct fuse_file_info *fi);
 void fsv_pass_flush(fuse_req_t req, struct fuse_file_info *fi);
 void fsv_pass_release(fuse_req_t req, struct fuse_file_info *fi);
 void fsv_pass_fsync(fuse_req_t req, int datasync, struct fuse_file_info *fi);
-void fsv_pass_opendir(fuse_req_t req, struct fsv_node *n,
-		      struct fuse_file_info *fi);
+/* Directories have no open handle (op_opendir): each READDIR reads the
+ * real directory afresh from off. */
 void fsv_pass_readdir(fuse_req_t req, struct fsv_node *n, size_t size,
-		      off_t off, struct fuse_file_info *fi, bool plus);
-void fsv_pass_releasedir(fuse_req_t req, struct fuse_file_info *fi);
-void fsv_pass_fsyncdir(fuse_req_t req, int datasync,
-		       struct fuse_file_info *fi);
+		      off_t off, bool plus);
+void fsv_pass_fsyncdir(fuse_req_t req, struct fsv_node *n, int datasync);
 void fsv_pass_statfs(fuse_req_t req, struct fsv_node *n);
 void fsv_pass_fallocate(fuse_req_t req, struct fsv_node *n, int mode,
 			off_t off, off_t len, struct fuse_file_info *fi);
@@ -323,6 +391,46 @@ void fsv_pass_copy_file_range(fuse_req_t req, struct fsv_node *out_node,
 			      off_t off_out, struct fuse_file_info *fi_out,
 			      size_t len, int flags);
 
+/* fsv_root.c */
+void fsv_roots_init(struct fsv *fs);
+void fsv_roots_free(struct fsv *fs);
+/* The root of the workspace of attempt `dirname` of run (found or made;
+ * borrowed, lives until fsv_roots_free). */
+struct fsv_root *fsv_root_workspace(struct fsv *fs, const char *run,
+				    const char *dirname, const char *task_id,
+				    int attempt);
+/* 0 when changes are allowed under r, EROFS when not (task packages, or
+ * the attempt is done: finished is final). */
+int fsv_root_writable(struct fsv *fs, struct fsv_root *r);
+/* Whether attributes under r are shown without write bits. */
+bool fsv_root_readonly_now(struct fsv_root *r);
+
+/* fsv_watch.c */
+/* Opens the inotify instance (fs->inotify_fd stays -1 when it cannot) and
+ * starts the thread that turns events into kernel cache invalidations. */
+void fsv_watch_start(struct fsv *fs);
+void fsv_watch_stop(struct fsv *fs);
+/* Watches directory node n (nodes_lock held); sets n->wd and n->covered. */
+void fsv_watch_add(struct fsv *fs, struct fsv_node *n);
+/* Drops n's watch (nodes_lock held). */
+void fsv_watch_remove(struct fsv *fs, struct fsv_node *n);
+/* The timeout for entries and attributes of a node. */
+double fsv_pass_timeout(const struct fsv *fs, bool covered);
+/* The mount is about to change `name` in directory node dir (mask: the
+ * inotify event(s) that will follow, IN_CREATE, IN_DELETE, IN_MOVED_FROM,
+ * IN_MOVED_TO): that event needs no invalidation, the kernel made the
+ * change.  fsv_watch_unexpect() withdraws it when the change failed. */
+void fsv_watch_expect(struct fsv *fs, struct fsv_node *dir, const char *name,
+		      uint32_t mask);
+void fsv_watch_unexpect(struct fsv *fs, struct fsv_node *dir,
+			const char *name, uint32_t mask);
+/* Records the attributes the daemon is sending the kernel for n: a later
+ * IN_CLOSE_WRITE or IN_ATTRIB that leaves them as they are needs no
+ * invalidation. */
+void fsv_watch_told(struct fsv *fs, struct fsv_node *n, const struct stat *st);
+/* Frees what the watch bookkeeping holds in n (node_free). */
+void fsv_watch_node_release(struct fsv_node *n);
+
 /* fsv_spawn.c */
 /* Builds fs->exe and fs->envp; fsv_spawn_release() frees them. */
 void fsv_spawn_init(struct fsv *fs);
@@ -332,7 +440,7 @@ void fsv_spawn_release(struct fsv *fs);
  * runs/<run>/logs/executor.log, ARENA_MOUNT set.  It survives the
  * daemon. */
 int fsv_spawn_executor(struct fsv *fs, const char *run_id, bool waiter,
-		       struct errbuf *err);
+		       pid_t *pid, struct errbuf *err);
 /* engine_workspace_view_fn for an executor started by the mount at
  * mountpoint (ctx: the mountpoint): <mountpoint>/runs/<run>/tasks/<task
  * dir>/workspace when the mount answers there, else NULL (daemon down:

@@ -3,8 +3,9 @@
  * stored result is current, otherwise evaluate without holding a thread.
  *
  * Fast path: engine_task_result_peek() says whether engine_task_result()
- * would return the stored result as is; if so the open is answered from
- * it immediately, in the calling worker thread.
+ * would answer without evaluating (a done attempt's final result, or the
+ * evaluation cache holding the workspace as it is); if so the open is
+ * answered immediately, in the calling worker thread.
  *
  * Slow path: the OPEN request is parked.  One evaluation job per (run,
  * task directory, sources hash) runs `arena mount --eval-worker RUN DIR`
@@ -312,6 +313,9 @@ static int join_job(struct fsv *fs, const char *key, const struct fsv_node *n,
 			return EAGAIN;
 		}
 		pthread_attr_destroy(&attr);
+		/* One line per evaluation the mount starts: what the tests
+		 * count, and what an operator wants to know. */
+		fsv_log("%s: evaluation started", key);
 		fs->eval_threads++;
 		job->next = fs->jobs;
 		fs->jobs = job;

@@ -15,6 +15,10 @@
  *             is what a later `cat runs/new` shows; refusals are appended
  *             to runs/errors.  A read on the writing descriptor commits
  *             too, and then returns the run id (Plan 9 clone style).
+ *             A descriptor opened to write (O_WRONLY or O_TRUNC) that is
+ *             closed for the last time with nothing written commits an
+ *             empty config, which is refused (EINVAL) like any other bad
+ *             one; see empty_final_close() for "last time".
  *   control   each write is one or more newline-separated commands,
  *             checked all before any is executed.
  *   events    reading past the snapshot's end appends the events recorded
@@ -28,13 +32,20 @@
  */
 #include "fsv.h"
 
+#include "arena/proc.h"
+
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CONTROL_MAX 4096
+/* How long a `resume` waits for the executor it started to take the run. */
+#define RESUME_START_WAIT_S 10.0
 #define POLL_INTERVAL_MS 250
 #define POLL_MAX_AGE_S 3600
 
@@ -49,6 +60,7 @@ struct fsv_file {
 	/* runs/new */
 	struct strbuf in;
 	bool wrote, committed, too_big;
+	bool write_intent;	/* opened O_WRONLY or with O_TRUNC */
 	int commit_err;
 	uid_t uid;
 	pid_t pid;
@@ -145,6 +157,7 @@ void fsv_file_open(fuse_req_t req, struct fsv_node *n,
 		return;
 	}
 	h = handle_new(fs, n, req);
+	h->write_intent = acc == O_WRONLY || (fi->flags & O_TRUNC);
 	rc = 0;
 	if (n->kind == FSV_RUN_EVENTS)
 		rc = fsv_render_events(e, n->run, &h->last_id, &h->buf);
@@ -177,6 +190,14 @@ static void commit(struct fsv_file *h)
 		return;
 	}
 	errbuf_init(&err);
+	if (!h->wrote && !h->too_big) {
+		errf(&err, "runs/new: the config is empty; write a run config "
+		     "(YAML: agent, tasks, device; docs/config.md) and close "
+		     "the file to launch a run");
+		h->commit_err = EINVAL;
+		fsv_outcome_record(fs, h->uid, h->pid, false, errbuf_str(&err));
+		return;
+	}
 	if (h->too_big) {
 		errf(&err, "runs/new: a run config is at most %d bytes",
 		     RUNCONFIG_MAX_BYTES);
@@ -199,7 +220,7 @@ static void commit(struct fsv_file *h)
 		return;
 	}
 	errbuf_init(&err);
-	if (fsv_spawn_executor(fs, run_id, false, &err) != 0) {
+	if (fsv_spawn_executor(fs, run_id, false, NULL, &err) != 0) {
 		/* The run exists; say why nothing executes it and how to
 		 * start it. */
 		store_event_add(engine_store(e), run_id, NULL, "error",
@@ -207,6 +228,11 @@ static void commit(struct fsv_file *h)
 		fsv_log("%s: %s", run_id, errbuf_str(&err));
 	}
 	fsv_outcome_record(fs, h->uid, h->pid, true, run_id);
+	/* The kernel keeps listings (op_opendir): show the new run in
+	 * runs/ and compare/ at once. */
+	fuse_lowlevel_notify_inval_inode(fs->se, fsv_path_ino("/runs"), 0, 0);
+	fuse_lowlevel_notify_inval_inode(fs->se, fsv_path_ino("/compare"), 0,
+					 0);
 	strbuf_addf(&h->buf, "%s\n", run_id);
 	h->commit_err = 0;
 	free(run_id);
@@ -238,22 +264,123 @@ static int new_write(struct fsv_file *h, const char *data, size_t size,
 	return rc;
 }
 
+/* Whether a close of runs/new by process pid that comes with nothing
+ * written is the last one.  A shell running `cmd > runs/new` opens the
+ * file, moves the descriptor to 1 and closes the original before cmd
+ * writes anything: that close must not commit an empty config.  The sign
+ * is that the closing process still has runs/new open on another
+ * descriptor (by the time the kernel sends FLUSH, the closed descriptor
+ * is already gone from /proc/PID/fd).  `cp /dev/null runs/new` closes
+ * its only descriptor: an empty config, refused. */
+static bool empty_final_close(struct fsv *fs, pid_t pid)
+{
+	char dir[64], link[340], target[4096];
+	char *want = xasprintf("%s/runs/new", fs->mountpoint);
+	struct dirent *d;
+	bool other = false;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	dp = opendir(dir);
+	while (dp && !other && (d = readdir(dp)) != NULL) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", dir, d->d_name);
+		ssize_t n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		other = strcmp(target, want) == 0;
+	}
+	if (dp)
+		closedir(dp);
+	free(want);
+	return !other;
+}
+
 /* ---- control --------------------------------------------------------- */
+
+/* The last line of the run's executor log (caller frees), for errors. */
+static char *executor_log_tail(struct fsv *fs, const char *run)
+{
+	char *path = xasprintf("%s/runs/%s/logs/executor.log", fs->store_dir,
+			       run);
+	char *text = NULL, *line;
+	size_t len = 0;
+
+	if (file_read_all(path, (size_t)16 << 20, &text, &len, NULL) != 0) {
+		free(path);
+		return xstrdup("(no executor log)");
+	}
+	free(path);
+	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		text[--len] = '\0';
+	line = strrchr(text, '\n');
+	line = xstrdup(line ? line + 1 : text);
+	free(text);
+	return line;
+}
+
+/* After starting executor pid for run: waits until it holds the run's
+ * lock (0), or ends.  An executor that ended without the run being done or
+ * cancelled, and without anyone holding the lock now, failed: EIO with its
+ * last log line in err. */
+static int wait_executor_started(struct fsv *fs, struct engine *e,
+				 const char *run, pid_t pid, struct errbuf *err)
+{
+	double until = now_wall() + RESUME_START_WAIT_S;
+
+	for (;;) {
+		struct run_progress p;
+		bool ended = pid <= 0 || !proc_alive(pid);
+		int rc = engine_run_progress(e, run, &p, err);
+		if (rc)
+			return rc;
+		bool held = p.executor_lock;
+		bool finished = !strcmp(p.status, "done") ||
+				!strcmp(p.status, "cancelled");
+		run_progress_release(&p);
+		if (held || (ended && finished))
+			return 0;
+		if (ended) {
+			char *tail = executor_log_tail(fs, run);
+			rc = errf_code(err, EIO, "the executor started for run "
+				       "%s ended without executing it: %s", run,
+				       tail);
+			free(tail);
+			return rc;
+		}
+		if (now_wall() > until)
+			/* Alive but slow to start (a loaded machine): it
+			 * exists, which is all resume promises. */
+			return 0;
+		struct timespec ts = { 0, 20 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
 
 static int control_resume(struct fsv *fs, struct engine *e, const char *run,
 			  struct errbuf *err)
 {
 	struct run_progress p;
+	pid_t pid = 0;
 	int rc = engine_run_progress(e, run, &p, err);
 
 	if (rc)
 		return rc;
-	if (!p.executor_alive)
-		rc = fsv_spawn_executor(fs, run, false, err);
-	else if (strcmp(p.status, "cancelling") == 0)
+	/* The run's lock is the truth about an executor: a process that
+	 * holds it is alive.  Leases of workers are not (a killed, unreaped
+	 * executor's lease outlives it); a new executor takes over the
+	 * attempts whose lease holder is gone and leaves the others. */
+	if (strcmp(p.status, "cancelling") == 0 && p.executor_lock) {
 		/* The executor is stopping after its current step; a waiter
 		 * resumes the run once it has. */
-		rc = fsv_spawn_executor(fs, run, true, err);
+		rc = fsv_spawn_executor(fs, run, true, NULL, err);
+	} else if (!p.executor_lock) {
+		rc = fsv_spawn_executor(fs, run, false, &pid, err);
+		if (!rc)
+			rc = wait_executor_started(fs, e, run, pid, err);
+	}
 	run_progress_release(&p);
 	return rc;
 }
@@ -308,6 +435,8 @@ static int control_write(struct fsv *fs, const char *run, const char *data,
 		if (rc) {
 			fsv_log("%s: control '%s': %s", run, cmds.v[i],
 				errbuf_str(&err));
+			store_event_add(engine_store(e), run, NULL, "error",
+					errbuf_str(&err), NULL);
 			rc = rc < 0 ? -rc : EIO;
 		}
 	}
@@ -384,8 +513,12 @@ void fsv_file_flush(fuse_req_t req, struct fuse_file_info *fi)
 	int rc = 0;
 
 	if (h->kind == FSV_RUNS_NEW) {
+		pid_t closer = fuse_req_ctx(req)->pid;
 		pthread_mutex_lock(&h->lock);
 		if ((h->wrote || h->too_big) && !h->committed)
+			commit(h);
+		else if (!h->committed && h->write_intent &&
+			 empty_final_close(h->fs, closer))
 			commit(h);
 		if (h->committed)
 			rc = h->commit_err;

@@ -8,8 +8,11 @@
  *   - pass-through nodes (files and directories of workspaces and task
  *     packages) get the next number of a counter (top bit clear) and hold
  *     an O_PATH descriptor of the real object, as in libfuse's
- *     passthrough_ll.c.  They are also indexed by (device, inode,
- *     read-only) so that two names of one real file share one node.
+ *     passthrough_ll.c.  They are also indexed by (device, inode, root)
+ *     so that two names of one real file share one node (a file reached
+ *     through two workspaces gets one node in each: each answers to its
+ *     own workspace's finality).  A directory node holds an inotify
+ *     watch while it exists (fsv_watch.c), indexed by watch descriptor.
  *
  * Invariants (all under fs->nodes_lock): a node is in by_ino exactly while
  * the kernel holds lookup references to it (nlookup > 0), and a
@@ -41,9 +44,11 @@ static size_t ino_bucket(const struct fsv *fs, fuse_ino_t ino)
 	return (size_t)(mix64(ino) & (fs->nbuckets - 1));
 }
 
-static size_t src_bucket(const struct fsv *fs, dev_t dev, ino_t ino, bool ro)
+static size_t src_bucket(const struct fsv *fs, dev_t dev, ino_t ino,
+			 const struct fsv_root *root)
 {
-	uint64_t h = mix64((uint64_t)dev ^ mix64((uint64_t)ino)) ^ (ro ? 1 : 0);
+	uint64_t h = mix64((uint64_t)dev ^ mix64((uint64_t)ino)) ^
+		     (uint64_t)(uintptr_t)root;
 
 	return (size_t)(mix64(h) & (fs->nbuckets - 1));
 }
@@ -55,7 +60,7 @@ static void link_node(struct fsv *fs, struct fsv_node *n)
 	n->next_ino = fs->by_ino[b];
 	fs->by_ino[b] = n;
 	if (n->kind == FSV_PASS) {
-		b = src_bucket(fs, n->dev, n->src_ino, n->readonly);
+		b = src_bucket(fs, n->dev, n->src_ino, n->root);
 		n->next_src = fs->by_src[b];
 		fs->by_src[b] = n;
 	}
@@ -71,12 +76,12 @@ static void unlink_node(struct fsv *fs, struct fsv_node *n)
 	if (*pp)
 		*pp = n->next_ino;
 	if (n->kind == FSV_PASS) {
-		pp = &fs->by_src[src_bucket(fs, n->dev, n->src_ino,
-					    n->readonly)];
+		pp = &fs->by_src[src_bucket(fs, n->dev, n->src_ino, n->root)];
 		while (*pp && *pp != n)
 			pp = &(*pp)->next_src;
 		if (*pp)
 			*pp = n->next_src;
+		fsv_watch_remove(fs, n);
 	}
 	fs->nnodes--;
 }
@@ -116,12 +121,14 @@ void fsv_nodes_init(struct fsv *fs)
 	fs->root.kind = FSV_ROOT;
 	fs->root.path = xstrdup("/");
 	fs->root.fd = -1;
+	fs->root.wd = -1;
 	fs->root.nlookup = 1;
 	link_node(fs, &fs->root);
 }
 
 static void node_free(struct fsv_node *n)
 {
+	fsv_watch_node_release(n);
 	if (n->fd >= 0)
 		close(n->fd);
 	free(n->path);
@@ -198,6 +205,7 @@ struct fsv_node *fsv_node_synth(struct fsv *fs, const struct fsv_spec *spec,
 		n->run_b = dup_opt(spec->run_b);
 		n->task = dup_opt(spec->task);
 		n->fd = -1;
+		n->wd = -1;
 		link_node(fs, n);
 		maybe_grow(fs);
 	}
@@ -206,18 +214,35 @@ struct fsv_node *fsv_node_synth(struct fsv *fs, const struct fsv_spec *spec,
 	return n;
 }
 
+struct fsv_node *fsv_node_find_pass(struct fsv *fs, dev_t dev, ino_t ino,
+				    const struct fsv_root *root)
+{
+	struct fsv_node *n = fs->by_src[src_bucket(fs, dev, ino, root)];
+
+	while (n && !(n->dev == dev && n->src_ino == ino && n->root == root))
+		n = n->next_src;
+	return n;
+}
+
+void fsv_nodes_each_pass(struct fsv *fs, void (*fn)(struct fsv_node *, void *),
+			 void *arg)
+{
+	for (size_t b = 0; b < fs->nbuckets; b++)
+		for (struct fsv_node *n = fs->by_src[b]; n; n = n->next_src)
+			fn(n, arg);
+}
+
 struct fsv_node *fsv_node_pass(struct fsv *fs, int fd, const struct stat *st,
-			       bool readonly)
+			       struct fsv_root *root, bool covered)
 {
 	struct fsv_node *n;
 
 	pthread_mutex_lock(&fs->nodes_lock);
-	n = fs->by_src[src_bucket(fs, st->st_dev, st->st_ino, readonly)];
-	while (n && !(n->dev == st->st_dev && n->src_ino == st->st_ino &&
-		      n->readonly == readonly))
-		n = n->next_src;
+	n = fsv_node_find_pass(fs, st->st_dev, st->st_ino, root);
 	if (n) {
 		close(fd);
+		if (!S_ISDIR(st->st_mode) && covered)
+			n->covered = true;
 	} else {
 		n = xcalloc(1, sizeof(*n));
 		n->ino = fs->next_ino++;
@@ -225,8 +250,12 @@ struct fsv_node *fsv_node_pass(struct fsv *fs, int fd, const struct stat *st,
 		n->fd = fd;
 		n->dev = st->st_dev;
 		n->src_ino = st->st_ino;
-		n->readonly = readonly;
+		n->root = root;
+		n->wd = -1;
+		n->covered = covered && !S_ISDIR(st->st_mode);
 		link_node(fs, n);
+		if (S_ISDIR(st->st_mode))
+			fsv_watch_add(fs, n);
 		maybe_grow(fs);
 	}
 	n->nlookup++;

@@ -17,16 +17,22 @@
  * fallocate, lseek and copy_file_range.  Extended attributes are not
  * implemented, so the kernel answers ENOTSUP; locks are kept by the kernel.
  *
- * Read-only nodes (the task packages) refuse every change with EROFS,
- * show no write permission bits, and hide held_out.yaml (held-out cases
- * are never visible to agents, DESIGN.md §3).
+ * Every node belongs to a root (fsv_root.c).  Under the task packages and
+ * under the workspace of a done attempt (finished is final) every change
+ * is refused with EROFS and no write permission bit is shown; the task
+ * packages also hide held_out.yaml (held-out cases are never visible to
+ * agents, DESIGN.md §3).  Renames and hard links between two roots are
+ * EXDEV: a file of a finished workspace never becomes writable through a
+ * live one.
  *
  * Timeouts: entries and attributes of pass-through nodes are cached for
- * fs->ws_timeout seconds (--ws-timeout; docs/fs-semantics.md explains the
- * trade-off), and open files keep their page cache when it is non-zero
- * (the kernel drops it when it sees the mtime change).  Files created
- * through the mount by another user than the daemon's belong to that user
- * (fchownat after creation), as on a local file system.
+ * fs->ws_timeout seconds (--ws-timeout, default one hour) where an inotify
+ * watch reports changes made behind the mount (fsv_watch.c), and for
+ * FSV_UNWATCHED_TIMEOUT at most elsewhere; open files keep their page
+ * cache (the kernel drops it when it sees the mtime or size change).
+ * Files created through the mount by another user than the daemon's
+ * belong to that user (fchownat after creation), as on a local file
+ * system.
  */
 #include "fsv.h"
 
@@ -37,18 +43,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 struct pass_dir {
 	DIR *dp;
 	struct dirent *entry;
-	off_t offset;
 };
 
 static bool hidden(const struct fsv_node *dir, const char *name)
 {
-	return dir->readonly && strcmp(name, "held_out.yaml") == 0;
+	return dir->root->readonly && strcmp(name, "held_out.yaml") == 0;
 }
 
 static void proc_path(char *buf, size_t n, int fd)
@@ -58,20 +64,27 @@ static void proc_path(char *buf, size_t n, int fd)
 
 static void mask_attr(const struct fsv_node *n, struct stat *st)
 {
-	if (n->readonly)
+	if (fsv_root_readonly_now(n->root))
 		st->st_mode &= ~(mode_t)0222;
 }
 
-/* Fills e for name in the real directory dirfd and takes a lookup
- * reference on its node.  Returns 0 or an errno. */
-static int entry_at(struct fsv *fs, int dirfd, const char *name, bool ro,
-		    struct fuse_entry_param *e)
+static bool watched(const struct fsv_node *dir)
+{
+	return dir && dir->wd >= 0;
+}
+
+/* Fills e for name in the real directory of parent (or for the path name
+ * when parent is NULL: a root) and takes a lookup reference on its node.
+ * Returns 0 or an errno. */
+static int entry_at(struct fsv *fs, struct fsv_node *parent, const char *name,
+		    struct fsv_root *root, struct fuse_entry_param *e)
 {
 	struct fsv_node *n;
 	int fd;
 
 	memset(e, 0, sizeof(*e));
-	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(parent ? parent->fd : AT_FDCWD, name,
+		    O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	if (fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
@@ -79,18 +92,22 @@ static int entry_at(struct fsv *fs, int dirfd, const char *name, bool ro,
 		close(fd);
 		return err;
 	}
-	n = fsv_node_pass(fs, fd, &e->attr, ro);
+	n = fsv_node_pass(fs, fd, &e->attr, root, watched(parent));
+	fsv_watch_told(fs, n, &e->attr);
 	mask_attr(n, &e->attr);
 	e->ino = n->ino;
-	e->attr_timeout = fs->ws_timeout;
-	e->entry_timeout = fs->ws_timeout;
+	e->attr_timeout = fsv_pass_timeout(fs, n->covered);
+	/* A root's own name lives in the synthetic tree, which never
+	 * renames it: as stable as the root itself. */
+	e->entry_timeout = fsv_pass_timeout(fs, parent ? watched(parent)
+						       : n->covered);
 	return 0;
 }
 
-int fsv_pass_entry(struct fsv *fs, const char *real_path, bool readonly,
-		   struct fuse_entry_param *e)
+int fsv_pass_entry(struct fsv *fs, const char *real_path,
+		   struct fsv_root *root, struct fuse_entry_param *e)
 {
-	int rc = entry_at(fs, AT_FDCWD, real_path, readonly, e);
+	int rc = entry_at(fs, NULL, real_path, root, e);
 
 	if (!rc && !S_ISDIR(e->attr.st_mode)) {
 		fsv_node_forget(fs, e->ino, 1);
@@ -100,11 +117,11 @@ int fsv_pass_entry(struct fsv *fs, const char *real_path, bool readonly,
 	return rc;
 }
 
-static int check_writable(const struct fsv_node *n)
+static int check_writable(struct fsv *fs, const struct fsv_node *n)
 {
 	if (n->kind != FSV_PASS)
 		return EROFS;
-	return n->readonly ? EROFS : 0;
+	return fsv_root_writable(fs, n->root);
 }
 
 /* Gives a new entry to the caller when the daemon creates as root on
@@ -124,7 +141,7 @@ static void reply_entry_or_err(fuse_req_t req, struct fsv_node *parent,
 			       const char *name)
 {
 	struct fuse_entry_param e;
-	int rc = entry_at(fsv_of(req), parent->fd, name, parent->readonly, &e);
+	int rc = entry_at(fsv_of(req), parent, name, parent->root, &e);
 
 	if (rc)
 		fuse_reply_err(req, rc);
@@ -135,10 +152,10 @@ static void reply_entry_or_err(fuse_req_t req, struct fsv_node *parent,
 /* A name that does not exist: cached like existing names (git looks for
  * .gitignore in every directory), unless timeouts are off.  Names created
  * through the mount replace the negative entry at once. */
-static void reply_absent(fuse_req_t req)
+static void reply_absent(fuse_req_t req, const struct fsv_node *parent)
 {
 	struct fuse_entry_param e;
-	double t = fsv_of(req)->ws_timeout;
+	double t = fsv_pass_timeout(fsv_of(req), watched(parent));
 
 	if (t <= 0) {
 		fuse_reply_err(req, ENOENT);
@@ -161,9 +178,9 @@ void fsv_pass_lookup(fuse_req_t req, struct fsv_node *parent,
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	rc = entry_at(fsv_of(req), parent->fd, name, parent->readonly, &e);
+	rc = entry_at(fsv_of(req), parent, name, parent->root, &e);
 	if (rc == ENOENT)
-		reply_absent(req);
+		reply_absent(req, parent);
 	else if (rc)
 		fuse_reply_err(req, rc);
 	else if (fuse_reply_entry(req, &e) != 0)
@@ -174,10 +191,12 @@ void fsv_pass_mknod(fuse_req_t req, struct fsv_node *parent,
 		    const char *name, mode_t mode, dev_t rdev,
 		    const char *link)
 {
-	int rc = check_writable(parent);
+	struct fsv *fs = fsv_of(req);
+	int rc = check_writable(fs, parent);
 
 	(void)rdev;
 	if (!rc) {
+		fsv_watch_expect(fs, parent, name, IN_CREATE);
 		if (link)
 			rc = symlinkat(link, parent->fd, name);
 		else if (S_ISDIR(mode))
@@ -187,6 +206,8 @@ void fsv_pass_mknod(fuse_req_t req, struct fsv_node *parent,
 		else
 			rc = -1, errno = EPERM;	/* no device nodes */
 		rc = rc ? errno : 0;
+		if (rc)
+			fsv_watch_unexpect(fs, parent, name, IN_CREATE);
 	}
 	if (rc) {
 		fuse_reply_err(req, rc);
@@ -202,26 +223,37 @@ void fsv_pass_link(fuse_req_t req, struct fsv_node *n,
 	struct fsv *fs = fsv_of(req);
 	struct fuse_entry_param e;
 	char proc[64];
-	int rc = check_writable(n);
+	int rc;
 
-	if (!rc)
-		rc = check_writable(newparent);
+	if (n->kind != FSV_PASS || newparent->kind != FSV_PASS ||
+	    n->root != newparent->root) {
+		fuse_reply_err(req, EXDEV);
+		return;
+	}
+	rc = check_writable(fs, n);
 	if (rc) {
-		fuse_reply_err(req, n->kind == FSV_PASS &&
-					    newparent->kind == FSV_PASS
-				    ? rc : EXDEV);
+		fuse_reply_err(req, rc);
 		return;
 	}
 	proc_path(proc, sizeof(proc), n->fd);
 	memset(&e, 0, sizeof(e));
-	if (linkat(AT_FDCWD, proc, newparent->fd, name, AT_SYMLINK_FOLLOW) ||
-	    fstatat(n->fd, "", &e.attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
+	fsv_watch_expect(fs, newparent, name, IN_CREATE);
+	if (linkat(AT_FDCWD, proc, newparent->fd, name, AT_SYMLINK_FOLLOW)) {
+		rc = errno;
+		fsv_watch_unexpect(fs, newparent, name, IN_CREATE);
+		fuse_reply_err(req, rc);
+		return;
+	}
+	if (fstatat(n->fd, "", &e.attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
 		fuse_reply_err(req, errno);
 		return;
 	}
 	fsv_node_ref(fs, n);
+	fsv_watch_told(fs, n, &e.attr);
+	mask_attr(n, &e.attr);
 	e.ino = n->ino;
-	e.attr_timeout = e.entry_timeout = fs->ws_timeout;
+	e.attr_timeout = fsv_pass_timeout(fs, n->covered);
+	e.entry_timeout = fsv_pass_timeout(fs, watched(newparent));
 	if (fuse_reply_entry(req, &e) != 0)
 		fsv_node_forget(fs, n->ino, 1);
 }
@@ -229,10 +261,16 @@ void fsv_pass_link(fuse_req_t req, struct fsv_node *n,
 void fsv_pass_unlink(fuse_req_t req, struct fsv_node *parent,
 		     const char *name, int flags)
 {
-	int rc = check_writable(parent);
+	struct fsv *fs = fsv_of(req);
+	int rc = check_writable(fs, parent);
 
-	if (!rc && unlinkat(parent->fd, name, flags) != 0)
-		rc = errno;
+	if (!rc) {
+		fsv_watch_expect(fs, parent, name, IN_DELETE);
+		if (unlinkat(parent->fd, name, flags) != 0) {
+			rc = errno;
+			fsv_watch_unexpect(fs, parent, name, IN_DELETE);
+		}
+	}
 	fuse_reply_err(req, rc);
 }
 
@@ -242,16 +280,29 @@ void fsv_pass_rename(fuse_req_t req, struct fsv_node *parent,
 {
 	int rc;
 
-	if ((parent->kind == FSV_PASS) != (newparent->kind == FSV_PASS)) {
+	if (parent->kind != FSV_PASS || newparent->kind != FSV_PASS ||
+	    parent->root != newparent->root) {
 		fuse_reply_err(req, EXDEV);
 		return;
 	}
-	rc = check_writable(parent);
-	if (!rc)
-		rc = check_writable(newparent);
-	if (!rc && renameat2(parent->fd, name, newparent->fd, newname,
-			     flags) != 0)
+	struct fsv *fs = fsv_of(req);
+	rc = check_writable(fs, parent);
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	/* A plain rename moves name away and newname in; an exchange
+	 * moves both ways. */
+	uint32_t from = IN_MOVED_FROM, to = IN_MOVED_TO;
+	if (flags & RENAME_EXCHANGE)
+		from = to = IN_MOVED_FROM | IN_MOVED_TO;
+	fsv_watch_expect(fs, parent, name, from);
+	fsv_watch_expect(fs, newparent, newname, to);
+	if (renameat2(parent->fd, name, newparent->fd, newname, flags) != 0) {
 		rc = errno;
+		fsv_watch_unexpect(fs, parent, name, from);
+		fsv_watch_unexpect(fs, newparent, newname, to);
+	}
 	fuse_reply_err(req, rc);
 }
 
@@ -259,14 +310,19 @@ void fsv_pass_rename(fuse_req_t req, struct fsv_node *parent,
 
 void fsv_pass_getattr(fuse_req_t req, struct fsv_node *n)
 {
+	struct fsv *fs = fsv_of(req);
 	struct stat st;
 
 	if (fstatat(n->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
 		fuse_reply_err(req, errno);
 		return;
 	}
+	/* Learn whether the workspace became final (rate-limited), so that
+	 * its files show no write bits. */
+	(void)fsv_root_writable(fs, n->root);
+	fsv_watch_told(fs, n, &st);
 	mask_attr(n, &st);
-	fuse_reply_attr(req, &st, fsv_of(req)->ws_timeout);
+	fuse_reply_attr(req, &st, fsv_pass_timeout(fs, n->covered));
 }
 
 static int set_times(struct fsv_node *n, const struct stat *attr, int valid,
@@ -329,7 +385,7 @@ static int apply_setattr(struct fsv_node *n, const struct stat *attr,
 void fsv_pass_setattr(fuse_req_t req, struct fsv_node *n, struct stat *attr,
 		      int valid, struct fuse_file_info *fi)
 {
-	int rc = check_writable(n);
+	int rc = check_writable(fsv_of(req), n);
 
 	if (!rc)
 		rc = apply_setattr(n, attr, valid, fi);
@@ -384,10 +440,12 @@ void fsv_pass_open(fuse_req_t req, struct fsv_node *n,
 	char proc[64];
 	int fd;
 
-	if (n->readonly &&
-	    ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))) {
-		fuse_reply_err(req, EROFS);
-		return;
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+		int rc = check_writable(fsv_of(req), n);
+		if (rc) {
+			fuse_reply_err(req, rc);
+			return;
+		}
 	}
 	proc_path(proc, sizeof(proc), n->fd);
 	fd = open(proc, (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC);
@@ -406,20 +464,28 @@ void fsv_pass_create(fuse_req_t req, struct fsv_node *parent,
 {
 	struct fsv *fs = fsv_of(req);
 	struct fuse_entry_param e;
-	int fd, rc = check_writable(parent);
+	int fd, rc = check_writable(fs, parent);
 
 	if (rc) {
 		fuse_reply_err(req, rc);
 		return;
 	}
+	struct stat before;
+	bool creating = fstatat(parent->fd, name, &before,
+				AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
+	if (creating)
+		fsv_watch_expect(fs, parent, name, IN_CREATE);
 	fd = openat(parent->fd, name,
 		    ((fi->flags | O_CREAT) & ~O_NOFOLLOW) | O_CLOEXEC, mode);
 	if (fd < 0) {
-		fuse_reply_err(req, errno);
+		rc = errno;
+		if (creating)
+			fsv_watch_unexpect(fs, parent, name, IN_CREATE);
+		fuse_reply_err(req, rc);
 		return;
 	}
 	own_by_caller(req, parent->fd, name);
-	rc = entry_at(fs, parent->fd, name, false, &e);
+	rc = entry_at(fs, parent, name, parent->root, &e);
 	if (rc) {
 		close(fd);
 		fuse_reply_err(req, rc);
@@ -444,12 +510,20 @@ void fsv_pass_read(fuse_req_t req, size_t size, off_t off,
 	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
 }
 
-void fsv_pass_write_buf(fuse_req_t req, struct fuse_bufvec *in, off_t off,
+void fsv_pass_write_buf(fuse_req_t req, struct fsv_node *n,
+			struct fuse_bufvec *in, off_t off,
 			struct fuse_file_info *fi)
 {
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in));
 	ssize_t r;
+	/* A descriptor opened before the attempt became final writes no
+	 * more after it. */
+	int rc = check_writable(fsv_of(req), n);
 
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
 	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	out.buf[0].fd = (int)fi->fh;
 	out.buf[0].pos = off;
@@ -484,7 +558,7 @@ void fsv_pass_fsync(fuse_req_t req, int datasync, struct fuse_file_info *fi)
 void fsv_pass_fallocate(fuse_req_t req, struct fsv_node *n, int mode,
 			off_t off, off_t len, struct fuse_file_info *fi)
 {
-	int rc = check_writable(n);
+	int rc = check_writable(fsv_of(req), n);
 
 	if (!rc && fallocate((int)fi->fh, mode, off, len) != 0)
 		rc = errno;
@@ -508,7 +582,7 @@ void fsv_pass_copy_file_range(fuse_req_t req, struct fsv_node *out_node,
 			      size_t len, int flags)
 {
 	ssize_t r;
-	int rc = check_writable(out_node);
+	int rc = check_writable(fsv_of(req), out_node);
 
 	if (rc) {
 		fuse_reply_err(req, rc);
@@ -523,36 +597,6 @@ void fsv_pass_copy_file_range(fuse_req_t req, struct fsv_node *out_node,
 }
 
 /* ---- directories ----------------------------------------------------- */
-
-void fsv_pass_opendir(fuse_req_t req, struct fsv_node *n,
-		      struct fuse_file_info *fi)
-{
-	struct pass_dir *d;
-	int fd = openat(n->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0) {
-		fuse_reply_err(req, errno);
-		return;
-	}
-	d = xcalloc(1, sizeof(*d));
-	d->dp = fdopendir(fd);
-	if (!d->dp) {
-		int err = errno;
-		close(fd);
-		free(d);
-		fuse_reply_err(req, err);
-		return;
-	}
-	fi->fh = (uint64_t)(uintptr_t)d;
-	/* The kernel may keep listings as long as it keeps attributes: it
-	 * drops a cached listing when it sees the directory's mtime change. */
-	fi->cache_readdir = fsv_of(req)->ws_timeout > 0;
-	fi->keep_cache = fi->cache_readdir;	/* else each open drops it */
-	if (fuse_reply_open(req, fi) != 0) {
-		closedir(d->dp);
-		free(d);
-	}
-}
 
 static bool is_dot(const char *name)
 {
@@ -580,7 +624,7 @@ static size_t add_entry(fuse_req_t req, struct fsv_node *n,
 		e.attr.st_ino = d->entry->d_ino;
 		e.attr.st_mode = (mode_t)d->entry->d_type << 12;
 	} else {
-		*err = entry_at(fsv_of(req), n->fd, name, n->readonly, &e);
+		*err = entry_at(fsv_of(req), n, name, n->root, &e);
 		if (*err)
 			return 0;
 	}
@@ -591,39 +635,40 @@ static size_t add_entry(fuse_req_t req, struct fsv_node *n,
 }
 
 void fsv_pass_readdir(fuse_req_t req, struct fsv_node *n, size_t size,
-		      off_t off, struct fuse_file_info *fi, bool plus)
+		      off_t off, bool plus)
 {
-	struct pass_dir *d = (struct pass_dir *)(uintptr_t)fi->fh;
-	char *buf = xcalloc(1, size), *p = buf;
+	struct pass_dir dir = { 0 }, *d = &dir;
+	char *buf, *p;
 	size_t rem = size;
 	int err = 0;
+	int fd = openat(n->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (off != d->offset) {
-		seekdir(d->dp, off);
-		d->entry = NULL;
-		d->offset = off;
+	if (fd < 0 || !(d->dp = fdopendir(fd))) {
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		fuse_reply_err(req, err);
+		return;
 	}
+	/* off is a d_off cookie this directory handed out before (0 at the
+	 * start); the file system resumes from it on a fresh descriptor. */
+	if (off)
+		seekdir(d->dp, off);
+	buf = p = xcalloc(1, size);
 	for (;;) {
+		errno = 0;
+		d->entry = readdir(d->dp);
 		if (!d->entry) {
-			errno = 0;
-			d->entry = readdir(d->dp);
-			if (!d->entry) {
-				err = errno;
-				break;
-			}
+			err = errno;
+			break;
 		}
-		if (hidden(n, d->entry->d_name)) {
-			d->offset = d->entry->d_off;
-			d->entry = NULL;
+		if (hidden(n, d->entry->d_name))
 			continue;
-		}
 		size_t sz = add_entry(req, n, d, p, rem, plus, &err);
 		if (err || sz > rem)
 			break;
 		p += sz;
 		rem -= sz;
-		d->offset = d->entry->d_off;
-		d->entry = NULL;
 	}
 	/* An error after entries were added cannot be reported without
 	 * losing their lookup references: return what was collected. */
@@ -632,23 +677,15 @@ void fsv_pass_readdir(fuse_req_t req, struct fsv_node *n, size_t size,
 	else
 		fuse_reply_buf(req, buf, size - rem);
 	free(buf);
-}
-
-void fsv_pass_releasedir(fuse_req_t req, struct fuse_file_info *fi)
-{
-	struct pass_dir *d = (struct pass_dir *)(uintptr_t)fi->fh;
-
 	closedir(d->dp);
-	free(d);
-	fuse_reply_err(req, 0);
 }
 
-void fsv_pass_fsyncdir(fuse_req_t req, int datasync,
-		       struct fuse_file_info *fi)
+void fsv_pass_fsyncdir(fuse_req_t req, struct fsv_node *n, int datasync)
 {
-	struct pass_dir *d = (struct pass_dir *)(uintptr_t)fi->fh;
-	int fd = dirfd(d->dp);
-	int rc = datasync ? fdatasync(fd) : fsync(fd);
+	int fd = openat(n->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = fd < 0 ? -1 : datasync ? fdatasync(fd) : fsync(fd);
 
 	fuse_reply_err(req, rc ? errno : 0);
+	if (fd >= 0)
+		close(fd);
 }

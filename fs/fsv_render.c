@@ -8,6 +8,11 @@
  * report.txt are the engine's own renderings in the run directory) or
  * call the engine's renderers (report.html, compare).
  *
+ * Held-out cases are secret from agents, and agents read this tree: the
+ * results (task_result.yaml, score) are shown without them and every
+ * event message about one is withheld (result_view.h).  The owner sees
+ * everything through the CLI and the store.
+ *
  * runs/new outcomes and runs/errors are the only things the daemon writes
  * on its own account; they live in <store>/fs/ so that a remount shows
  * the same thing (the daemon keeps no state of its own in memory).
@@ -21,6 +26,7 @@
 #include <string.h>
 
 #include "arena/compare.h"
+#include "arena/result_view.h"
 
 #define REPORT_FILE_MAX ((size_t)64 << 20)
 #define EVENTS_PAGE 1000
@@ -191,7 +197,10 @@ int fsv_render_events(struct engine *e, const char *run_id, int64_t *last_id,
 			time_stamp_iso(ts, ev[i].ts);
 			strbuf_addf(out, "%s %-11s %-24s ", ts, ev[i].kind,
 				    ev[i].task_id ? ev[i].task_id : "-");
-			one_line(out, ev[i].message);
+			one_line(out, result_text_mentions_held_out(
+					      ev[i].message)
+					      ? RESULT_WITHHELD
+					      : ev[i].message);
 			strbuf_addch(out, '\n');
 			*last_id = ev[i].id;
 		}
@@ -352,6 +361,7 @@ int fsv_render(struct fsv *fs, struct engine *e, const struct fsv_node *n,
 char *fsv_render_result(enum fsv_kind kind, const struct task_result *r)
 {
 	if (kind == FSV_TASK_SCORE) {
+		/* The verdict's score: a number about the whole task. */
 		char *line = result_score_line(r);
 		if (line && (!*line || line[strlen(line) - 1] != '\n')) {
 			char *nl = xasprintf("%s\n", line);
@@ -360,7 +370,12 @@ char *fsv_render_result(enum fsv_kind kind, const struct task_result *r)
 		}
 		return line;
 	}
-	return result_to_yaml(r);
+	struct task_result view;
+	result_copy(&view, r);
+	result_hide_held_out(&view);
+	char *yaml = result_to_yaml(&view);
+	result_release(&view);
+	return yaml;
 }
 
 /* Size of the stored result's rendering: a stale attempt may render

@@ -13,8 +13,9 @@
  *
  * An executor is detached by a double fork and setsid(): its parent exits
  * at once, so it is reparented to init and belongs to no session of the
- * daemon.  A close-on-exec pipe reports an exec failure back to the daemon
- * (EOF means the exec happened).
+ * daemon.  A close-on-exec pipe carries two kinds of record back to the
+ * daemon: the executor's pid (from its parent) and an exec failure (from
+ * the executor); EOF means the exec happened.
  */
 #include "fsv.h"
 
@@ -81,11 +82,19 @@ static void child_reset(void)
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
+/* What the executor's side reports on the pipe (one write each, smaller
+ * than PIPE_BUF, so records never interleave). */
+struct spawn_note {
+	int kind;		/* NOTE_PID or NOTE_ERRNO */
+	int value;
+};
+enum { NOTE_PID = 1, NOTE_ERRNO = 2 };
+
 static void child_fail(int pipe_fd)
 {
-	int e = errno;
+	struct spawn_note n = { NOTE_ERRNO, errno };
 
-	if (write(pipe_fd, &e, sizeof(e)) < 0)
+	if (write(pipe_fd, &n, sizeof(n)) < 0)
 		_exit(127);
 	_exit(127);
 }
@@ -108,14 +117,14 @@ static void exec_detached(const char *log_path, char *const argv[],
 }
 
 int fsv_spawn_executor(struct fsv *fs, const char *run_id, bool waiter,
-		       struct errbuf *err)
+		       pid_t *pid_out, struct errbuf *err)
 {
 	char *run_dir = xasprintf("%s/runs/%s", fs->store_dir, run_id);
 	char *logs = path_join(run_dir, "logs");
 	char *log_path = path_join(logs, "executor.log");
 	char *argv[10];
 	int k = 0, pipe_fds[2], rc = 0, e = 0, status;
-	pid_t pid;
+	pid_t pid, executor = 0;
 
 	rc = mkdir_p(logs, err);
 	if (rc)
@@ -144,8 +153,10 @@ int fsv_spawn_executor(struct fsv *fs, const char *run_id, bool waiter,
 		pid_t inner = fork();
 		if (inner < 0)
 			child_fail(pipe_fds[1]);
-		if (inner > 0)
-			_exit(0);
+		if (inner > 0) {
+			struct spawn_note n = { NOTE_PID, (int)inner };
+			_exit(write(pipe_fds[1], &n, sizeof(n)) < 0);
+		}
 		exec_detached(log_path, argv, fs->envp, pipe_fds[1]);
 	}
 	close(pipe_fds[1]);
@@ -154,14 +165,25 @@ int fsv_spawn_executor(struct fsv *fs, const char *run_id, bool waiter,
 	} else {
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
+		struct spawn_note n;
 		ssize_t r;
-		while ((r = read(pipe_fds[0], &e, sizeof(e))) < 0 &&
-		       errno == EINTR)
-			;
-		if (r != (ssize_t)sizeof(e))
-			e = 0;	/* EOF: the exec happened */
+		/* Until EOF: the executor's pid, and an exec failure if any
+		 * (EOF without one: the exec happened). */
+		for (;;) {
+			while ((r = read(pipe_fds[0], &n, sizeof(n))) < 0 &&
+			       errno == EINTR)
+				;
+			if (r != (ssize_t)sizeof(n))
+				break;
+			if (n.kind == NOTE_PID)
+				executor = (pid_t)n.value;
+			else if (n.kind == NOTE_ERRNO)
+				e = n.value;
+		}
 	}
 	close(pipe_fds[0]);
+	if (!e && pid_out)
+		*pid_out = executor;
 	if (e)
 		rc = errf_code(err, e, "cannot start an executor for run %s "
 			       "(%s); write 'resume' to runs/%s/control to try "

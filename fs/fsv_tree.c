@@ -128,7 +128,8 @@ static int resolve(struct fsv *fs, struct engine *e, struct fsv_node *p,
 	case FSV_ROOT:
 		if (strcmp(name, "tasks") == 0) {
 			*done = true;
-			return fsv_pass_entry(fs, fs->tasks_dir, true, ep);
+			return fsv_pass_entry(fs, fs->tasks_dir, &fs->tasks_root,
+					      ep);
 		}
 		spec->kind = !strcmp(name, "README") ? FSV_README
 			   : !strcmp(name, "runs") ? FSV_RUNS
@@ -162,10 +163,19 @@ static int resolve(struct fsv *fs, struct engine *e, struct fsv_node *p,
 		return 0;
 	case FSV_TASK:
 		if (strcmp(name, "workspace") == 0) {
-			char *ws = fsv_workspace_path(fs, e, p);
-			rc = fsv_pass_entry(fs, ws, false, ep);
-			free(ws);
+			char *task_id = NULL;
+			int attempt;
 			*done = true;
+			rc = engine_attempt_by_dirname(e, p->run, p->task,
+						       &task_id, &attempt, NULL);
+			if (rc)
+				return rc == -ENOENT ? ENOENT : EIO;
+			struct fsv_root *root = fsv_root_workspace(
+				fs, p->run, p->task, task_id, attempt);
+			free(task_id);
+			char *ws = fsv_workspace_path(fs, e, p);
+			rc = fsv_pass_entry(fs, ws, root, ep);
+			free(ws);
 			return rc;
 		}
 		spec->kind = find_named(task_files, ARRAY_SIZE(task_files),
@@ -262,6 +272,16 @@ int fsv_tree_stat(struct fsv *fs, struct fsv_node *n, struct stat *st,
 		st->st_mode = S_IFDIR | 0555;
 		st->st_nlink = 2;
 		*timeout = FSV_SYNTH_DIR_ATTR_TIMEOUT;
+		/* The kernel keeps every listing until it sees the mtime move
+		 * (op_opendir): the directories that list runs move it at
+		 * every look, so their listings are at most an attribute
+		 * timeout old (a run created through runs/new invalidates
+		 * runs/ at once: fsv_files.c). */
+		if (n->kind == FSV_RUNS || n->kind == FSV_CMP ||
+		    n->kind == FSV_CMP_A) {
+			clock_gettime(CLOCK_REALTIME, &st->st_mtim);
+			st->st_ctim = st->st_mtim;
+		}
 		return 0;
 	}
 	st->st_nlink = 1;

@@ -8,8 +8,8 @@
 # Prefix: $ARENA_AGENTS_PREFIX, else /opt/arena-agents as root, else
 # ~/.local/share/arena/agents.  The launchers look there (node_modules/.bin)
 # after $ARENA_<CLI>_BIN and PATH, so nothing needs to be added to PATH.
-# A CLI already installed at the pinned version is left alone, so this is
-# cheap to run every time.  Needs Node.js >= 20 and npm.
+# A CLI already installed at the pinned version is left alone (and not
+# started), so this is cheap to run every time.  Needs Node.js >= 20 and npm.
 #
 # Cursor's CLI is not on npm: install it with the vendor's script
 # (`curl https://cursor.com/install -fsS | bash`, into ~/.local/bin) where
@@ -40,6 +40,7 @@ node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0
 
 want=${*:-claude codex gemini}
 specs=""
+installing=""
 for w in $want; do
 	case $w in
 	claude) pkg=@anthropic-ai/claude-code; v=$CLAUDE_VERSION ;;
@@ -55,6 +56,7 @@ for w in $want; do
 		echo "install-agents: $pkg@$v already in $prefix"
 	else
 		specs="$specs $pkg@$v"
+		installing="$installing $w"
 	fi
 done
 if [ -n "$specs" ]; then
@@ -65,11 +67,13 @@ if [ -n "$specs" ]; then
 	# but its postinstall places a native binary that runs on Node 20;
 	# --version below checks it.
 	npm install --prefix "$prefix" --no-audit --no-fund \
+		--fetch-timeout=60000 --fetch-retries=1 \
 		--loglevel=error $specs
 	echo "install-agents: done in $(( $(date +%s) - start )) s"
 fi
-for w in $want; do
-	case $w in claude|codex|gemini) ;; *) continue ;; esac
+# Each CLI just installed must run (gemini's --version alone takes
+# seconds, so the ones already there are not started again).
+for w in $installing; do
 	printf 'install-agents: %-7s %s\n' "$w" \
 		"$("$prefix/node_modules/.bin/$w" --version 2>&1 | head -n 1)"
 done

@@ -372,17 +372,31 @@ static void sandbox_spec_for(struct cli_run *r, struct sandbox_spec *s)
 		free(logs);
 	}
 	strvec_push(&s->hide, tasks);
-	char *roots[] = { install_root_of(r->bin), xstrdup(r->arena_exe) };
-	*strrchr(roots[1], '/') = '\0';
+	sandbox_hide_arena_mounts(s);
+	/* What it runs: the CLI's install root, the node that runs it (a
+	 * nvm or /opt install is outside the system directories), and the
+	 * arena binary itself (`arena mcp`), not the tree around it. */
+	char *node = path_search("node", NULL);
+	char *roots[] = { install_root_of(r->bin),
+			  node ? install_root_of(node) : NULL };
+	if (roots[1]) {
+		/* /x/bin/node: its root is /x */
+		char *slash = strrchr(roots[1], '/');
+		if (slash && !strcmp(slash, "/bin") && slash != roots[1])
+			*slash = '\0';
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(roots); i++) {
-		bool hidden = path_is_under(roots[i], "/tmp");
-		for (size_t k = 0; k < s->hide.n; k++)
-			hidden |= path_is_under(roots[i], s->hide.v[k]);
-		if (hidden)
+		if (roots[i] && strcmp(roots[i], "/"))
 			strvec_push(&s->expose_ro, roots[i]);
 		free(roots[i]);
 	}
+	free(node);
+	strvec_push(&s->expose_ro, r->arena_exe);
 	strvec_push(&s->bind_rw, r->scratch);
+	s->tmp_bytes = (size_t)(r->l->config && r->l->config->disk_quota_mb > 0
+					? r->l->config->disk_quota_mb
+					: AGENT_DEFAULT_DISK_QUOTA_MB)
+		       << 20;
 	free(store);
 	free(tasks);
 	free(home);
@@ -596,6 +610,22 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 	double timeout = l->config && l->config->timeout_seconds > 0
 				 ? l->timeout_s
 				 : (double)r.set.timeout_seconds;
+	const struct agent_config *ac = l->config;
+	struct sandbox_limits lim = {
+		.workspace = l->workspace_real ? l->workspace_real
+					       : l->workspace,
+		.scratch = r.scratch,
+		.disk_bytes = (uint64_t)(ac && ac->disk_quota_mb > 0
+						 ? ac->disk_quota_mb
+						 : AGENT_DEFAULT_DISK_QUOTA_MB)
+			      << 20,
+		.memory_bytes = (uint64_t)(ac && ac->memory_mb > 0
+						   ? ac->memory_mb
+						   : AGENT_DEFAULT_MEMORY_MB)
+				<< 20,
+	};
+	struct proc_limits plim;
+	sandbox_proc_limits(&lim, &plim);
 	struct proc_spec spec = {
 		.argv = argv.v,
 		.cwd = l->workspace,
@@ -607,6 +637,12 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 		.stdout_path = stdout_path,
 		.on_stdout = cli_feed_stdout,
 		.on_stdout_ctx = &r,
+		/* Whatever the CLI started (shells, servers, setsid
+		 * daemons) ends with it, sandbox or not. */
+		.contain = true,
+		.limits = &plim,
+		.on_tick = sandbox_quota_tick,
+		.on_tick_ctx = &lim,
 	};
 	rc = proc_spawn(&spec, &res, err);
 	/* Stopping waits for an evaluation in progress (the agent is dead,
@@ -624,6 +660,18 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 		cli_process_line(&r);	/* a last line without newline */
 	archive_native(&r);
 	cli_classify(&r, &res, log_path, log_offset, out);
+	out->contained = res.contained == PROC_CONTAINED_NS ? "pid_namespace"
+			 : res.contained == PROC_CONTAINED_SUBREAPER
+				 ? "subreaper"
+				 : NULL;
+	out->leftovers = res.leftovers;
+	if (res.stopped || sandbox_quota_tick(&lim)) {
+		sandbox_quota_clean(lim.workspace, &l->task->editable);
+		free(out->status);
+		free(out->error);
+		out->status = xstrdup("failed");
+		out->error = xstrdup(res.stopped ? res.stop_reason : lim.why);
+	}
 
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "status", out->status);
@@ -642,6 +690,9 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 	cJSON_AddNumberToObject(o, "evaluations", evals);
 	cJSON_AddNumberToObject(o, "best_score", best);
 	cJSON_AddBoolToObject(o, "sandboxed", r.sandboxed);
+	if (out->contained)
+		cJSON_AddStringToObject(o, "contained", out->contained);
+	cJSON_AddNumberToObject(o, "leftover_processes_killed", out->leftovers);
 	if (WIFEXITED(res.status))
 		cJSON_AddNumberToObject(o, "exit", WEXITSTATUS(res.status));
 	else if (WIFSIGNALED(res.status))

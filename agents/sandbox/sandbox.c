@@ -6,17 +6,24 @@
  * probe runs the same options the agent will get, around /bin/true, once
  * per process; a failure is reported in words and the launcher records
  * sandboxed = false (or refuses, with `sandbox: on`).
+ *
+ * The view itself is arena/confine.h's agent profile: this file adds the
+ * user namespace, the new session and the parent-death rule, and leaves
+ * --size out for a bwrap too old to know it.
  */
 #include "sandbox.h"
 
-#include <glob.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arena/confine.h"
 #include "arena/proc.h"
 
 void sandbox_spec_init(struct sandbox_spec *s)
@@ -77,15 +84,53 @@ static void base_options(struct strvec *out)
 		strvec_push(out, "--gid");
 		strvec_pushf(out, "%d", SANDBOX_UID);
 	}
-	strvec_push(out, "--ro-bind");
-	strvec_push(out, "/");
-	strvec_push(out, "/");
-	strvec_push(out, "--dev");
-	strvec_push(out, "/dev");
-	strvec_push(out, "--proc");
-	strvec_push(out, "/proc");
-	strvec_push(out, "--tmpfs");
-	strvec_push(out, "/tmp");
+}
+
+static pthread_once_t size_once = PTHREAD_ONCE_INIT;
+static bool bwrap_has_size;
+
+/* Whether this bwrap knows --size (0.8 and later): older ones get
+ * unbounded tmpfs instead of failing. */
+static void find_size(void)
+{
+	char *argv[] = { (char *)sandbox_bwrap_path(), (char *)"--help", NULL };
+	struct proc_result r;
+	struct errbuf e;
+
+	errbuf_init(&e);
+	if (proc_run_capture(argv, NULL, NULL, 10000, 65536, &r, &e) == 0) {
+		bwrap_has_size = r.output && strstr(r.output, "--size");
+		proc_result_release(&r);
+	}
+}
+
+/* The agent profile of spec as bwrap options. */
+static void plan_options(const struct sandbox_spec *s, struct strvec *out)
+{
+	struct confine_plan p;
+	struct strvec opts = STRVEC_INIT;
+	struct confine_spec cs = {
+		.profile = CONFINE_AGENT,
+		.workspace = s->workspace,
+		.rw = &s->bind_rw,
+		.ro = &s->expose_ro,
+		.hide = &s->hide,
+		.tmp_bytes = s->tmp_bytes ? s->tmp_bytes : 256ul << 20,
+	};
+
+	pthread_once(&size_once, find_size);
+	confine_plan_for(&cs, &p);
+	p.share_net = s->share_net;
+	confine_bwrap_argv(&p, &opts);
+	for (size_t i = 0; i < opts.n; i++) {
+		if (!bwrap_has_size && !strcmp(opts.v[i], "--size")) {
+			i++;
+			continue;
+		}
+		strvec_push(out, opts.v[i]);
+	}
+	strvec_release(&opts);
+	confine_plan_release(&p);
 }
 
 static void probe(void)
@@ -96,8 +141,12 @@ static void probe(void)
 
 	memset(&r, 0, sizeof(r));
 	snprintf(bwrap_path, sizeof(bwrap_path), "%s", sandbox_bwrap_path());
+	struct sandbox_spec spec;
+	sandbox_spec_init(&spec);
 	strvec_push(&argv, bwrap_path);
 	base_options(&argv);
+	plan_options(&spec, &argv);
+	sandbox_spec_release(&spec);
 	strvec_push(&argv, "--");
 	strvec_push(&argv, "true");
 	errbuf_init(&err);
@@ -135,62 +184,198 @@ bool sandbox_available(const char **why)
 	return probe_ok;
 }
 
-static void push3(struct strvec *out, const char *op, const char *a,
-		  const char *b)
-{
-	strvec_push(out, op);
-	strvec_push(out, a);
-	if (b)
-		strvec_push(out, b);
-}
-
 void sandbox_argv(const struct sandbox_spec *s, struct strvec *out)
 {
-	static const char *const gpu_globs[] = {
-		"/dev/nvidia*", "/dev/kfd", "/dev/dri",
-	};
-
 	strvec_push(out, sandbox_bwrap_path());
 	base_options(out);
-	if (!s->share_net)
-		strvec_push(out, "--unshare-net");
-	/* GPU device nodes: --dev gives a minimal /dev without them. */
-	for (size_t i = 0; i < ARRAY_SIZE(gpu_globs); i++) {
-		glob_t g;
-		if (glob(gpu_globs[i], 0, NULL, &g) != 0)
-			continue;
-		for (size_t k = 0; k < g.gl_pathc; k++)
-			push3(out, "--dev-bind-try", g.gl_pathv[k],
-			      g.gl_pathv[k]);
-		globfree(&g);
-	}
-	/* 1. hidden directories that the exposures below may re-open (the
-	 *    caller's HOME), 2. exposures, 3. hidden roots that must win over
-	 *    the exposures (store, tasks), 4. writable binds.  hide[] is
-	 *    applied in both 1 and 3 according to whether an exposure lies
-	 *    inside it. */
-	for (size_t i = 0; i < s->hide.n; i++) {
-		bool reopened = false;
-		for (size_t k = 0; k < s->expose_ro.n; k++)
-			if (path_is_under(s->expose_ro.v[k], s->hide.v[i]))
-				reopened = true;
-		if (reopened)
-			push3(out, "--tmpfs", s->hide.v[i], NULL);
-	}
-	for (size_t k = 0; k < s->expose_ro.n; k++)
-		push3(out, "--ro-bind-try", s->expose_ro.v[k],
-		      s->expose_ro.v[k]);
-	for (size_t i = 0; i < s->hide.n; i++) {
-		bool reopened = false;
-		for (size_t k = 0; k < s->expose_ro.n; k++)
-			if (path_is_under(s->expose_ro.v[k], s->hide.v[i]))
-				reopened = true;
-		if (!reopened)
-			push3(out, "--tmpfs", s->hide.v[i], NULL);
-	}
-	for (size_t i = 0; i < s->bind_rw.n; i++)
-		push3(out, "--bind", s->bind_rw.v[i], s->bind_rw.v[i]);
-	push3(out, "--bind", s->workspace, s->workspace);
-	push3(out, "--chdir", s->workspace, NULL);
+	plan_options(s, out);
 	strvec_push(out, "--");
+}
+
+/* ---- limits ------------------------------------------------------------ */
+
+void sandbox_proc_limits(const struct sandbox_limits *l,
+			 struct proc_limits *out)
+{
+	memset(out, 0, sizeof(*out));
+	/* One page past the quota: a file that reaches the cap is over the
+	 * quota, so the measurement stops the agent and removes it, rather
+	 * than a capped file sitting in the store. */
+	out->fsize_bytes = l->disk_bytes ? l->disk_bytes + 4096 : 0;
+	out->data_bytes = l->memory_bytes;
+}
+
+/* Bytes of disk held under the directory open at dfd (its blocks, so a
+ * sparse file counts what it holds), not crossing into other file
+ * systems and not following links. */
+static uint64_t usage_at(int dfd, dev_t dev, int depth)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *e;
+	uint64_t sum = 0;
+
+	if (!d) {
+		close(dfd);
+		return 0;
+	}
+	while ((e = readdir(d))) {
+		struct stat st;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		sum += (uint64_t)st.st_blocks * 512;
+		if (S_ISDIR(st.st_mode) && st.st_dev == dev && depth < 64) {
+			int sub = openat(dirfd(d), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+						 O_CLOEXEC);
+			if (sub >= 0)
+				sum += usage_at(sub, dev, depth + 1);
+		}
+	}
+	closedir(d);
+	return sum;
+}
+
+static uint64_t usage(const char *dir)
+{
+	struct stat st;
+	int fd;
+
+	if (!dir || stat(dir, &st) != 0)
+		return 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? 0 : usage_at(fd, st.st_dev, 0);
+}
+
+const char *sandbox_quota_tick(void *limits)
+{
+	struct sandbox_limits *l = limits;
+
+	if (!l->disk_bytes)
+		return NULL;
+	l->used = usage(l->workspace) + usage(l->scratch);
+	if (l->used <= l->disk_bytes)
+		return NULL;
+	snprintf(l->why, sizeof(l->why),
+		 "the agent was stopped: its "
+		 "workspace and scratch space held %.0f MiB, over its disk "
+		 "quota of %.0f MiB (agent.disk_quota_mb); files other than "
+		 "the editable ones were removed from the workspace",
+		 (double)l->used / (1 << 20),
+		 (double)l->disk_bytes / (1 << 20));
+	return l->why;
+}
+
+static bool kept(const char *rel, const struct strvec *editable)
+{
+	if (!strcmp(rel, "TASK.md"))
+		return true;
+	for (size_t i = 0; i < editable->n; i++) {
+		size_t n = strlen(rel);
+		if (!strcmp(editable->v[i], rel))
+			return true;
+		/* A directory on the way to an editable file. */
+		if (!strncmp(editable->v[i], rel, n) &&
+		    editable->v[i][n] == '/')
+			return true;
+	}
+	return false;
+}
+
+static int clean_at(const char *root, const char *rel,
+		    const struct strvec *editable)
+{
+	char *path = rel ? path_join(root, rel) : xstrdup(root);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d) {
+		free(path);
+		return 0;
+	}
+	while ((e = readdir(d))) {
+		struct stat st;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char *r = rel ? xasprintf("%s/%s", rel, e->d_name)
+			      : xstrdup(e->d_name);
+		char *full = path_join(root, r);
+		if (lstat(full, &st) == 0) {
+			if (!kept(r, editable)) {
+				rm_rf(full);
+				n++;
+			} else if (S_ISDIR(st.st_mode)) {
+				n += clean_at(root, r, editable);
+			} else if (!S_ISREG(st.st_mode)) {
+				unlink(full);
+				n++;
+			}
+		}
+		free(full);
+		free(r);
+	}
+	closedir(d);
+	free(path);
+	return n;
+}
+
+int sandbox_quota_clean(const char *workspace, const struct strvec *editable)
+{
+	return clean_at(workspace, NULL, editable);
+}
+
+/* Decodes the octal escapes of a /proc/self/mountinfo field in place
+ * ("\040" is a space). */
+static void unescape_mountinfo(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' &&
+		    r[2] >= '0' && r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 +
+				      (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+void sandbox_hide_arena_mounts(struct sandbox_spec *s)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[8192];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		/* id parent major:minor root mount-point options ... - type */
+		char mnt[4096], *dash = strstr(line, " - ");
+		if (!dash || strncmp(dash + 3, "fuse.arena ", 11) != 0 ||
+		    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
+			continue;
+		unescape_mountinfo(mnt);
+		strvec_push(&s->hide, mnt);
+		/* The agent's own workspace under this mount: its score and
+		 * task_result.yaml beside it stay readable (they show the
+		 * visible cases only).  The workspace itself is bound back
+		 * last, read-write, by sandbox_argv(). */
+		if (s->workspace && path_is_under(s->workspace, mnt) &&
+		    strcmp(s->workspace, mnt) != 0) {
+			char *dir = xstrdup(s->workspace);
+			char *slash = strrchr(dir, '/');
+			if (slash && strcmp(slash, "/workspace") == 0) {
+				*slash = '\0';
+				strvec_pushf(&s->expose_ro, "%s/score", dir);
+				strvec_pushf(&s->expose_ro, "%s/task_result.yaml",
+					     dir);
+			}
+			free(dir);
+		}
+	}
+	fclose(f);
 }

@@ -63,7 +63,7 @@
 #include "runner_embed.h"
 
 static arena_launch_fn launch;
-static const struct runner_embed *embed;	/* NULL: a plain program */
+static const struct runner_embed *embed; /* NULL: a plain program */
 
 static struct rio_layout lay;
 static unsigned char *shm_base;	/* mapping of fd 4, or NULL */
@@ -167,7 +167,8 @@ static arena_launch_fn load_kernel(const char *path, const char *entry,
 	}
 	void *sym = dlsym(h, entry);
 	if (!sym) {
-		snprintf(why, n, "the shared object does not export '%s'", entry);
+		snprintf(why, n, "the shared object does not export '%s'",
+			 entry);
 		return NULL;
 	}
 	memcpy(&fn, &sym, sizeof(fn));

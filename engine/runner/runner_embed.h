@@ -29,7 +29,7 @@ extern "C" {
  * `error <seq> <words>` instead of `ok <seq> <rc> ...`. */
 #define RUNNER_EMBED_RAISED (-0x7a5e)
 
-struct sbx_fs;		/* runner_sandbox.h */
+struct sbx_fs; /* runner_sandbox.h */
 
 struct runner_embed {
 	/* Loads the kernel at path (RP_KERNEL_PATH, the sealed memfd) and

@@ -75,11 +75,10 @@ struct ll_ruleset_attr {
 #define LL_WRITE_FILE (1ULL << 1)
 #define LL_READ_FILE (1ULL << 2)
 #define LL_READ_DIR (1ULL << 3)
-#define LL_REFER (1ULL << 13)		/* ABI 2 */
-#define LL_TRUNCATE (1ULL << 14)	/* ABI 3 */
+#define LL_REFER (1ULL << 13)	 /* ABI 2 */
+#define LL_TRUNCATE (1ULL << 14) /* ABI 3 */
 /* The rights that may be granted on a file rather than a directory. */
-#define LL_FILE_RIGHTS (LL_EXECUTE | LL_WRITE_FILE | LL_READ_FILE | \
-			LL_TRUNCATE)
+#define LL_FILE_RIGHTS (LL_EXECUTE | LL_WRITE_FILE | LL_READ_FILE | LL_TRUNCATE)
 #define LL_RULE_PATH_BENEATH 1
 
 struct ll_path_beneath {
@@ -102,9 +101,9 @@ static int ll_allow(long ruleset, const char *const *list, uint64_t access,
 		if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
 			pb.allowed_access &= LL_FILE_RIGHTS;
 		long rc = pb.allowed_access
-			? syscall(SYS_landlock_add_rule, (int)ruleset,
-				  LL_RULE_PATH_BENEATH, &pb, 0U)
-			: 0;
+				  ? syscall(SYS_landlock_add_rule, (int)ruleset,
+					    LL_RULE_PATH_BENEATH, &pb, 0U)
+				  : 0;
 		close(fd);
 		if (rc != 0)
 			return -1;
@@ -156,10 +155,10 @@ int sbx_landlock_fs(const struct sbx_fs *fs)
 	if (fd < 0)
 		return -1;
 	uint64_t h = attr.handled_access_fs;
-	if (fs && (ll_allow(fd, fs->read, LL_READ_FILE | LL_READ_DIR, h) ||
-		   ll_allow(fd, fs->write,
-			    writes | LL_READ_FILE | LL_READ_DIR, h) ||
-		   ll_allow(fd, fs->exec, LL_EXECUTE | LL_READ_FILE, h))) {
+	if (fs &&
+	    (ll_allow(fd, fs->read, LL_READ_FILE | LL_READ_DIR, h) ||
+	     ll_allow(fd, fs->write, writes | LL_READ_FILE | LL_READ_DIR, h) ||
+	     ll_allow(fd, fs->exec, LL_EXECUTE | LL_READ_FILE, h))) {
 		close((int)fd);
 		return -1;
 	}

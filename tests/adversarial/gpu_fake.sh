@@ -15,7 +15,11 @@ if [ ! -x "$ARENA" ] || [ ! -x "$FAKE" ]; then
 fi
 here=$(pwd)/tests/gpu/fake
 tmp=$(mktemp -d /tmp/arena-gpu-fake-XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+# The fake device the runners share, shown to confined runners
+# (engine/runner/gpu/gpu_rt_fake.h).
+dev=$(mktemp -d /dev/shm/arena-fake-gpu-XXXXXX) || exit 1
+trap 'rm -rf "$tmp" "$dev"' EXIT INT TERM
+export ARENA_FAKE_GPU_DIR=$dev
 export ARENA_RUNNER_CUDA=$(cd "$(dirname "$FAKE")" && pwd)/$(basename "$FAKE")
 export NVCC=$here/nvcc ARENA_TASKS_DIR=$here ARENA_DEVICE=cuda:0
 fail=0

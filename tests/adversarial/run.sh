@@ -44,7 +44,13 @@ check recv_hook_partial rejected "$acct"
 check clock_majority rejected "$acct"
 check shave_old_allowance rejected "$acct"
 check exact_first_calls incorrect "tolerance of the reference"
-check phase_census incorrect "tolerance of the reference"
+# Confined, a runner is alone in its PID namespace: the census sees no
+# sibling and the candidate stays exact.  Unconfined, it is caught.
+if "$ARENA" doctor 2>/dev/null | grep -q "confinement    on"; then
+	check phase_census ok "sandboxed: true"
+else
+	check phase_census incorrect "tolerance of the reference"
+fi
 check phase_inputs incorrect "tolerance of the reference"
 check forge_device_error rejected "host runner has no device"
 ADV_TASK=task/vecpoly_bias check drift_unseen incorrect "tolerance of the reference"

@@ -11,8 +11,12 @@
 // tool outputs the request's input already holds: read TASK.md, evaluate
 // (`arena mcp call evaluate`, or the MCP tool with --mcp), rewrite the
 // kernel, evaluate, finish.  The shell tool is called in whichever form
-// the request offers (shell_command, exec_command or shell).  Each request
-// is logged to LOG_FILE as one JSON line.
+// the request offers (shell_command, exec_command or shell).  A command
+// still running when exec_command's yield time ends ("Process running with
+// session ID N", an evaluation on a loaded machine) is waited for with
+// write_stdin, as a model would, without moving the script on; those
+// polls report no tokens.  Each request is logged to LOG_FILE as one JSON
+// line.
 'use strict';
 const { mcp, log, serve } = require('./mock_server');
 
@@ -42,7 +46,7 @@ function shellCall(names, cmd, step) {
 	if (names.includes('shell_command'))
 		return { type: 'function_call', name: 'shell_command', arguments: JSON.stringify({ command: cmd }), call_id };
 	if (names.includes('exec_command'))
-		return { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd }), call_id };
+		return { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd, yield_time_ms: 30000 }), call_id };
 	return { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', cmd] }), call_id };
 }
 
@@ -63,6 +67,12 @@ function outputs(input) {
 	return outs;
 }
 
+const RUNNING = /Process running with session ID (\d+)/;
+
+function pollCall(session, served) {
+	return { type: 'function_call', name: 'write_stdin', arguments: JSON.stringify({ session_id: Number(session), chars: '', yield_time_ms: 30000 }), call_id: `poll_${served}` };
+}
+
 function sse(res, data) {
 	res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
 }
@@ -80,19 +90,27 @@ serve((req, body, res, served) => {
 	}
 	const names = toolNames(body.tools);
 	const outs = outputs(body.input);
-	const step = outs.length;
-	log({ step, model: body.model, tools: names, last_output: outs.length ? outs[outs.length - 1] : null });
+	const step = outs.filter((o) => !RUNNING.test(o)).length;
+	const last = outs.length ? outs[outs.length - 1] : null;
+	const running = last && RUNNING.exec(last);
+	log({ step, poll: !!running, model: body.model, tools: names, last_output: last });
 	const s = SCRIPT[Math.min(step, SCRIPT.length - 1)];
 	const id = `resp_${served}`;
-	const items = [{ type: 'message', role: 'assistant', id: `msg_${served}`, content: [{ type: 'output_text', text: s.text, annotations: [] }] }];
-	if (s.shell) items.push(shellCall(names, s.shell, step));
-	if (s.mcpTool) items.push(mcpCall(names, s.mcpTool, step));
+	const items = [];
+	if (running) {
+		items.push(pollCall(running[1], served));
+	} else {
+		items.push({ type: 'message', role: 'assistant', id: `msg_${served}`, content: [{ type: 'output_text', text: s.text, annotations: [] }] });
+		if (s.shell) items.push(shellCall(names, s.shell, step));
+		if (s.mcpTool) items.push(mcpCall(names, s.mcpTool, step));
+	}
+	const usage = running ? { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 } : USAGE(step);
 	res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
 	sse(res, { type: 'response.created', response: { id } });
 	items.forEach((item, i) => {
 		sse(res, { type: 'response.output_item.added', output_index: i, item });
 		sse(res, { type: 'response.output_item.done', output_index: i, item });
 	});
-	sse(res, { type: 'response.completed', response: { id, usage: USAGE(step) } });
+	sse(res, { type: 'response.completed', response: { id, usage } });
 	res.end();
 });

@@ -12,6 +12,8 @@
 # Usage: B=build tests/bench/aa_coverage.sh [-n REPEATS] [-o OUT.tsv]
 #            [--quick] [--held-out] [--case-budget S] [--store DIR]
 #            [--until EPOCH] [SELECTOR...]
+#        tests/bench/aa_coverage.sh --summary OUT.tsv... (the coverage of
+#            earlier runs together, e.g. a suite split over several)
 # --case-budget S passes on to arena eval (shorter timing per case: wider
 # intervals, the same method); --store DIR keeps the store (and its
 # compiled baselines) across calls; --until EPOCH starts no evaluation
@@ -20,6 +22,19 @@
 # per evaluation (task, repeat, speedup, interval, in?), the same in
 # OUT.tsv with the cases, and a summary.  Exit 0 unless an evaluation
 # could not run.
+summary() {	# TSV files: the coverage over all their lines
+	awk -F'\t' '$1 == "task" || $1 == "case" { n[$1]++; k[$1] += $8 }
+		END {
+			for (l in n)
+				printf "coverage (%s level): %d of %d intervals contain 1.0 (%.1f%%)\n",
+					l, k[l], n[l], 100 * k[l] / n[l]
+		}' "$@" | sort
+}
+if [ "${1:-}" = --summary ]; then
+	shift
+	summary "$@"
+	exit 0
+fi
 B=${B:-build}
 ARENA=${ARENA:-$B/arena}
 n=3
@@ -97,11 +112,6 @@ for r in $(seq 1 "$n"); do
 				$8 ? "contains 1" : "MISSES 1" }' "$tsv"
 	done
 done
-awk -F'\t' 'NR > 1 { n[$1]++; k[$1] += $8 }
-	END {
-		for (l in n)
-			printf "coverage (%s level): %d of %d intervals contain 1.0 (%.1f%%)\n",
-				l, k[l], n[l], 100 * k[l] / n[l]
-	}' "$tsv" | sort
+summary "$tsv"
 echo "# load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit $rc

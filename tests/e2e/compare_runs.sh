@@ -11,6 +11,6 @@ a=$(ls -1 "$STORE/runs" | grep '_a$'); b=$(ls -1 "$STORE/runs" | grep '_b$')
 "$ARENA" --store "$STORE" compare "$a" "$b" > "$T/cmp.txt" || fail "compare failed"
 cat "$T/cmp.txt"
 grep -q 'c2c/transpose' "$T/cmp.txt" || fail "task missing from the comparison"
-grep -qi 'win' "$T/cmp.txt" || fail "no win reported"
+grep -q '^c2c/transpose .* win$' "$T/cmp.txt" || fail "transpose is not a win for B"
 "$ARENA" --store "$STORE" compare "$a" run_20000101_000000 > /dev/null 2>&1 && fail "comparison with a missing run succeeded"
 echo ok

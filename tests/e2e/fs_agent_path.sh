@@ -9,7 +9,7 @@ pwd > "$T/agent_pwd"
 cat ../score > "$T/agent_score" 2>&1
 AGENT
 cat > "$T/cfg.yaml" <<CFG
-agent: {template: command, command: [sh, $T/agent.sh]}
+agent: {template: command, command: [sh, $T/agent.sh], options: {sandbox: off}}
 tasks: [c2c/dot]
 device: host
 timing: {case_budget_s: 0.3, blocks: 1, min_pairs: 5, max_pairs: 30}

@@ -9,7 +9,7 @@ cat > "$T/agent.sh" <<AGENT
 echo "\$ARENA_TASK_ID" >> "$T/starts.log"
 sleep 2
 AGENT
-write_config "$T/run.yaml" "{template: command, command: [sh, $T/agent.sh]}" \
+write_config "$T/run.yaml" "{template: command, command: [sh, $T/agent.sh], options: {sandbox: off}}" \
 	"[c2c/saxpy, c2c/dot, c2c/transpose]"
 
 "$ARENA" --store "$STORE" run "$T/run.yaml" > "$T/run1.log" 2>&1 &

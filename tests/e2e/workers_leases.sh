@@ -71,7 +71,7 @@ cat > "$T/agent.sh" <<AGENT
 echo "\$ARENA_TASK_ID" >> "$T/agent_starts.log"
 sleep 3
 AGENT
-write_config "$T/slow.yaml" "{template: command, command: [sh, $T/agent.sh]}" "[c2c/saxpy]"
+write_config "$T/slow.yaml" "{template: command, command: [sh, $T/agent.sh], options: {sandbox: off}}" "[c2c/saxpy]"
 run=$(submit "$T/slow.yaml")
 "$ARENA" --store "$STORE" worker "$run" --lease-seconds 600 > "$T/k1.log" 2>&1 &
 pid=$!

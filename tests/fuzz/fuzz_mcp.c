@@ -38,9 +38,10 @@ static int fuzz_tool(void *ctx, const char *name, const cJSON *args,
 	r.pass_compilation = r.pass_correctness = r.candidate_accepted = true;
 	r.speedup_ratio = 1.5;
 	result_score(&r);
-	mcp_reply_from_result(&r, cJSON_IsTrue(cJSON_GetObjectItem(args,
-								   "quick")),
-			      out);
+	mcp_reply_from_result(
+		&r,
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "quick")),
+		out);
 	result_release(&r);
 	return 0;
 }
@@ -53,19 +54,23 @@ static void fuzz_check_reply(const char *line, size_t len, const char *reply)
 
 	if (strchr(reply, '\n') || !cJSON_IsObject(o))
 		abort();
-	v = cJSON_GetObjectItem(o, "jsonrpc");
+	v = cJSON_GetObjectItemCaseSensitive(o, "jsonrpc");
 	if (!cJSON_IsString(v) || strcmp(v->valuestring, "2.0"))
 		abort();
-	e = cJSON_GetObjectItem(o, "error");
-	if (!e == !cJSON_GetObjectItem(o, "result"))
+	e = cJSON_GetObjectItemCaseSensitive(o, "error");
+	if (!e == !cJSON_GetObjectItemCaseSensitive(o, "result"))
 		abort();
-	if (e && !cJSON_IsNumber(cJSON_GetObjectItem(e, "code")))
+	if (e && !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e, "code")))
 		abort();
-	/* A well-formed notification (an object with a method and no id)
-	 * is never answered. */
-	if (cJSON_IsObject(req) && cJSON_IsString(cJSON_GetObjectItem(req,
-								      "method")) &&
-	    !cJSON_HasObjectItem(req, "id"))
+	/* A well-formed notification (jsonrpc "2.0", a string method, no
+	 * id; keys match case-sensitively, as the server reads them) is
+	 * never answered; an invalid request without an id is (-32600, id
+	 * null). */
+	v = cJSON_GetObjectItemCaseSensitive(req, "jsonrpc");
+	if (cJSON_IsObject(req) && cJSON_IsString(v) &&
+	    !strcmp(v->valuestring, "2.0") &&
+	    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(req, "method")) &&
+	    !cJSON_GetObjectItemCaseSensitive(req, "id"))
 		abort();
 	cJSON_Delete(req);
 	cJSON_Delete(o);

@@ -8,8 +8,10 @@
 #        (default: 3 repeats of hip2hip cuda2cuda; instruction2hip tasks
 #        are skipped: their baseline is a separate file, which --aa uses,
 #        but they add nothing the others do not)
-# Writes $OUT/aa.tsv (every task- and case-level interval) and
-# $OUT/aa.txt (the lines and the coverage summary).
+# Writes $OUT/aa-<selectors>.tsv (every task- and case-level interval)
+# and $OUT/aa-<selectors>.txt (the lines and the coverage summary), so
+# that a suite split over several invocations (each under a time limit)
+# adds up: tests/bench/aa_coverage.sh --summary $OUT/aa-*.tsv.
 . "$(dirname "$0")/lib.sh"
 n=3
 if [ "${1:-}" = -n ]; then
@@ -17,5 +19,6 @@ if [ "${1:-}" = -n ]; then
 	shift 2
 fi
 [ $# -gt 0 ] || set -- hip2hip cuda2cuda
+name=aa-$(echo "$*" | tr ' /' '_-')
 B="$B" ARENA="$ARENA" sh "$ROOT/tests/bench/aa_coverage.sh" -n "$n" \
-	-o "$OUT/aa.tsv" "$@" 2>&1 | tee "$OUT/aa.txt"
+	-o "$OUT/$name.tsv" "$@" 2>&1 | tee "$OUT/$name.txt"

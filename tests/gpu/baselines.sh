@@ -6,7 +6,10 @@
 # speedups should sit at 1.  Writes $OUT/baselines.txt (a table) and
 # $OUT/baselines.csv, and each evaluation's logs (timing.tsv among them:
 # tests/gpu/timing_report.py reads it) under $OUT/logs/.  usage: baselines.sh [SELECTOR...] (default:
-# hip2hip cuda2cuda instruction2hip)
+# hip2hip cuda2cuda instruction2hip; the Python families - triton2triton,
+# torch2triton, instruction2triton, torch2cuda, torch2hip - when named,
+# through the Python runner; tests/gpu/python_tasks.sh is their quick check
+# outside the evaluator)
 . "$(dirname "$0")/lib.sh"
 TABLE=$OUT/baselines.txt
 CSV=$OUT/baselines.csv
@@ -17,7 +20,7 @@ fail=0
 say "GPU task baselines against their references on $DEVICE ($(date -u +%FT%TZ))"
 say "task | status | speedup [CI] | held-out | pairs | seconds"
 for sel in "$@"; do
-	for t in $("$ARENA" tasks "$sel" 2>/dev/null | awk 'NR > 1 && $3 ~ /^(hip|cuda)$/ { print $1 }'); do
+	for t in $("$ARENA" tasks "$sel" 2>/dev/null | awk 'NR > 1 && $3 ~ /^(hip|cuda|triton)$/ { print $1 }'); do
 		dir=${ARENA_TASKS_DIR:-$ROOT/tasks}/$t
 		ws=$(mktemp -d "${TMPDIR:-/tmp}/arena-base-XXXXXX")
 		cp -R "$dir"/. "$ws"/

@@ -115,30 +115,30 @@ fi
 ADV=${ADV_DIR:-$ROOT/tests/gpu/adversarial}
 ADV_TASK=${ADV_TASK:-task/vecpoly_hip}
 SELECT=${SELECT:-hip2hip cuda2cuda}
-# name status phrase [options]; the new classes of issue 10 first.
+# name|status|options|phrase[|phrase...]; the new classes of issue 10 first.
 adv_list() {
 	cat <<'EOF'
-baseline_copy|ok|candidate_accepted: true|--held-out
-gen_window|nogain|inconsistent with the controller|
-stopped_work|nogain|inconsistent with the controller|work left running|
-forged_claim|rejected|inconsistent with the controller|
-shave_claim|nogain|inconsistent with the controller|
-other_stream|nogain|work still running after the stream|work not ordered on the stream|work left running on the device|inconsistent with the controller|
-forged_ecc|runtime_error|found it working|
-approx_late|incorrect|differs from the reference|
-approx_batched|incorrect|correctness trial|
-optimized|ok|candidate_accepted: true|--quick
-forked_streams|ok|candidate_accepted: true|--quick
-no_write|incorrect|never written|
-partial_write|incorrect|never written|
-reuse_buffer|incorrect|correctness trial|differs from|
-cache_pointer|incorrect|correctness trial|differs from|
-modify_input|rejected|was modified by the kernel|
-other_stream_naive|rejected|work not ordered on the stream|--quick
-work_after_return|rejected|work left running on the device|inconsistent with the controller|--quick
-thread_worker|rejected|work left running after arena_launch returned|
-shape_specialized|incorrect|held-out case|--held-out
-illegal_address|runtime_error|illegal memory access|
+baseline_copy|ok|--held-out|candidate_accepted: true
+gen_window|nogain||inconsistent with the controller
+stopped_work|nogain||inconsistent with the controller|work left running
+forged_claim|rejected||inconsistent with the controller
+shave_claim|nogain||inconsistent with the controller
+other_stream|nogain||work still running after the stream|work not ordered on the stream|work left running on the device|inconsistent with the controller
+forged_ecc|runtime_error||found it working
+approx_late|incorrect||differs from the reference
+approx_batched|incorrect||correctness trial
+optimized|ok|--quick|candidate_accepted: true
+forked_streams|ok|--quick|candidate_accepted: true
+no_write|incorrect||never written
+partial_write|incorrect||never written
+reuse_buffer|incorrect||correctness trial|differs from
+cache_pointer|incorrect||correctness trial|differs from
+modify_input|rejected||was modified by the kernel
+other_stream_naive|rejected|--quick|work not ordered on the stream
+work_after_return|rejected|--quick|work left running on the device|inconsistent with the controller
+thread_worker|rejected||work left running after arena_launch returned
+shape_specialized|incorrect|--held-out|held-out case
+illegal_address|runtime_error||illegal memory access
 EOF
 }
 if has_step adversarial && [ "$(left)" -gt 60 ]; then
@@ -151,8 +151,7 @@ if has_step adversarial && [ "$(left)" -gt 60 ]; then
 	# Three at a time: the device lock serialises their timing.
 	i=0
 	printf '%s\n' "$list" > "$OUT/adv.list"
-	while IFS='|' read -r name want rest; do
-		opts=${rest##*|}
+	while IFS='|' read -r name want opts rest; do
 		[ "$(left)" -gt 20 ] || { note "adversarial: out of time before $name"; fail=1; break; }
 		# shellcheck disable=SC2086
 		run_eval "adv-$name" "$ADV" "$ADV_TASK" "$ADV/candidates/$name" $opts &
@@ -160,8 +159,7 @@ if has_step adversarial && [ "$(left)" -gt 60 ]; then
 		[ $((i % 3)) = 0 ] && wait
 	done < "$OUT/adv.list"
 	wait
-	while IFS='|' read -r name want rest; do
-		phrase=${rest%|*}
+	while IFS='|' read -r name want opts phrase; do
 		[ -f "$EV/adv-$name.yaml" ] && verdict "adv-$name" "$want" "$phrase"
 	done < "$OUT/adv.list"
 	n=$(grep -c '| ok  ' "$TABLE")

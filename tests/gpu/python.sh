@@ -1,7 +1,11 @@
 #!/bin/sh
 # tests/gpu/python.sh - the Python runner on a GPU (issue 12), in one call
-# of at most eight minutes, with a compact summary in $OUT/python.txt and
-# every evaluation's task_result and logs under $OUT/python/.
+# of at most nine minutes (a hard limit of 530 s on every evaluation, after
+# which the step is cut short), from a tree with a prebuilt build/:
+#   . .device/env.sh; OUT=$OUT sh tests/gpu/python.sh
+# $OUT gets two files: python.txt (the compact summary) and python.tgz
+# (every evaluation's task_result, runner logs and timings, written under
+# $OUT/w/python/ while the script runs, then archived and removed).
 #
 # usage: tests/gpu/python.sh [--deadline SECONDS] [STEP...]
 #   steps, in this order (default: stack smoke honest adversarial latency aa):
@@ -11,7 +15,9 @@
 #                  later steps are skipped
 #     honest       the honest Triton candidates of tests/gpu/python/honest
 #                  (rmsnorm_bf16, swiglu_bf16), quick, held-out cases
-#                  included: accepted with speedup > 1
+#                  included: accepted with speedup > 1; and a quick A/A of
+#                  torch2cuda/gelu_f32 (a CUDA kernel, a PyTorch reference
+#                  in a Python runner on the GPU)
 #     adversarial  tests/gpu/python/adversarial, three at a time, each
 #                  against its wanted verdict and phrase
 #     latency      edit -> score through a run's bridge
@@ -21,7 +27,7 @@
 #                  Triton task (speedup within 1.00 +- 0.02), and --aa on
 #                  the PyTorch baseline of torch2triton/swiglu_bf16
 #   --deadline S   no step or evaluation starts after S seconds from the
-#                  start (default 420)
+#                  start (default 420); every evaluation is killed at 530 s
 # Needs: make (the runner libraries, libarena-pyrunner-cuda.so by nvcc),
 # python3 with torch and triton (ARENA_PYTHON to choose another).
 . "$(dirname "$0")/lib.sh"
@@ -36,7 +42,9 @@ done
 steps=${*:-stack smoke honest adversarial latency aa}
 t_start=$(date +%s)
 t_end=$((t_start + deadline))
-EV=$OUT/python
+t_hard=$((t_start + 530))
+EV=$OUT/w/python
+rm -rf "$EV"
 mkdir -p "$EV"
 SUMMARY=$OUT/python.txt
 : > "$SUMMARY"
@@ -45,19 +53,46 @@ PY=$ROOT/tests/gpu/python
 commit=${ARENA_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')}
 note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
 left() { echo $((t_end - $(date +%s))); }
+# hard CMD...: CMD killed at the script's hard limit (t_hard).
+hard() {
+	h=$((t_hard - $(date +%s)))
+	[ $h -gt 5 ] || h=5
+	timeout -k 5 "$h" "$@"
+}
+# The details go back as one archive, whatever ends the script.
+pack() {
+	tar -czf "$OUT/python.tgz" -C "$OUT/w" python 2>/dev/null && rm -rf "$EV"
+	rmdir "$OUT/w" 2>/dev/null
+}
+trap pack EXIT
+trap 'exit 1' INT TERM
 has_step() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
+# step_ok STEP SECONDS: the step was asked for, the smoke test passed, and
+# at least SECONDS are left before the deadline (else the summary says so).
+step_ok() {
+	has_step "$1" && $smoke_ok || return 1
+	[ "$(left)" -gt "$2" ] && return 0
+	note "$1: not run (deadline: $(left) s left of --deadline $deadline)"
+	return 1
+}
 
 note "# python.sh on $DEVICE, commit $commit, $(date -u +%FT%TZ)"
 
-# run_eval NAME TASKS_DIR TASK WORKSPACE [eval options...]
+# run_eval NAME TASKS_DIR TASK WORKSPACE [eval options...]; WORKSPACE "-"
+# for an A/A (--aa among the options).
 run_eval() {
 	name=$1 tdir=$2 task=$3 ws=$4
 	shift 4
 	rm -rf "$EV/$name-logs"
 	t0=$(now)
-	"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
-		--workspace "$ws" --no-cache --logs "$EV/$name-logs" "$@" \
-		> "$EV/$name.yaml" 2>&1
+	if [ "$ws" = - ]; then
+		hard "$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
+			--logs "$EV/$name-logs" "$@" > "$EV/$name.yaml" 2>&1
+	else
+		hard "$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
+			--workspace "$ws" --no-cache --logs "$EV/$name-logs" "$@" \
+			> "$EV/$name.yaml" 2>&1
+	fi
 	elapsed "$t0" > "$EV/$name.secs"
 }
 
@@ -101,7 +136,7 @@ runner_logs() {	# NAME: the last lines of each runner's log of an evaluation
 # ---- stack ------------------------------------------------------------------
 if has_step stack; then
 	"$ARENA" --store "$STORE" doctor > "$EV/doctor.txt" 2>&1
-	sed -n '/^python/,/^$/p' "$EV/doctor.txt" | head -n 12 | tee -a "$SUMMARY"
+	sed -n '/^python/,/^[a-z]/p' "$EV/doctor.txt" | head -n 6 | tee -a "$SUMMARY"
 	for lib in "$B/arena-python/libarena-pyrunner-cuda.so" "$B/arena-python/arena_runner_py.py"; do
 		[ -f "$lib" ] || { note "stack: FAIL $lib is missing (make)"; fail=1; }
 	done
@@ -110,7 +145,7 @@ fi
 # ---- smoke ------------------------------------------------------------------
 smoke_ok=true
 if has_step smoke; then
-	run_eval smoke_aa "$ROOT/tasks" triton2triton/rmsnorm_bf16 "$ROOT/tasks/triton2triton/rmsnorm_bf16" --aa --quick
+	run_eval smoke_aa "$ROOT/tasks" triton2triton/rmsnorm_bf16 - --aa --quick
 	verdict smoke_aa ok "candidate_accepted: true"
 	if [ "$(field status < "$EV/smoke_aa.yaml")" != ok ]; then
 		smoke_ok=false
@@ -120,38 +155,39 @@ if has_step smoke; then
 fi
 
 # ---- honest -----------------------------------------------------------------
-if $smoke_ok && has_step honest && [ "$(left)" -gt 30 ]; then
+if step_ok honest 30; then
 	note "honest (quick, held-out): name | verdict | status | speedup | time | reason"
 	run_eval honest_rmsnorm "$ROOT/tasks" triton2triton/rmsnorm_bf16 "$PY/honest/rmsnorm_bf16" --quick --held-out
 	verdict honest_rmsnorm faster ""
 	run_eval honest_swiglu "$ROOT/tasks" torch2triton/swiglu_bf16 "$PY/honest/swiglu_bf16" --quick --held-out
 	verdict honest_swiglu faster ""
+	# A CUDA candidate against a PyTorch reference on the GPU.
+	run_eval aa_gelu_cuda "$ROOT/tasks" torch2cuda/gelu_f32 - --aa --quick --held-out
+	verdict aa_gelu_cuda ok "candidate_accepted: true"
 fi
 
 # ---- adversarial ------------------------------------------------------------
-# name|want|phrase|tasks dir|task
+# name|want|tasks dir|task|phrase (an extended regular expression: the
+# rest of the line, its '|' alternatives included)
 adv_list() {
 	cat <<EOF
-clock_patch|nogain|inconsistent|$PY|task/rmsnorm_open
-other_stream|notok|not ordered on the stream|inconsistent with the controller|work still running|$PY|task/rmsnorm_open
-thread_late|rejected|work left running|$PY|task/rmsnorm_open
-fork_child|rejected|child process|$PY|task/rmsnorm_open
-cache_outputs|incorrect|differs|$PY|task/rmsnorm_open
-modify_input|rejected|input 'x'|$PY|task/rmsnorm_open
-read_held_out|runtime_error|PermissionError|$PY|task/rmsnorm_open
-sigcont_launch|nogain|inconsistent with the controller|$PY|task/rmsnorm_open
-library_call|compile_error|forbids library calls|$ROOT/tasks|triton2triton/rmsnorm_bf16
+clock_patch|nogain|$PY|task/rmsnorm_open|inconsistent
+other_stream|notok|$PY|task/rmsnorm_open|not ordered on the stream|inconsistent with the controller|work still running|work left running on the device
+thread_late|rejected|$PY|task/rmsnorm_open|work left running
+fork_child|rejected|$PY|task/rmsnorm_open|child process
+cache_outputs|incorrect|$PY|task/rmsnorm_open|differs
+modify_input|rejected|$PY|task/rmsnorm_open|input 'x'
+read_held_out|runtime_error|$PY|task/rmsnorm_open|PermissionError
+sigcont_launch|nogain|$PY|task/rmsnorm_open|inconsistent with the controller
+library_call|compile_error|$ROOT/tasks|triton2triton/rmsnorm_bf16|forbids library calls
 EOF
 }
-if $smoke_ok && has_step adversarial && [ "$(left)" -gt 30 ]; then
+if step_ok adversarial 30; then
 	note "adversarial: name | verdict | status | speedup | time | reason"
 	rm -f "$EV/adv.todo"
 	adv_list | {
 	running=0
-	while IFS='|' read -r name want p1 p2 p3 p4 p5; do
-		# other_stream has three acceptable phrases: fields shift.
-		if [ -n "$p5" ]; then phrase="$p1|$p2|$p3" tdir=$p4 task=$p5
-		else phrase=$p1 tdir=$p2 task=$p3; fi
+	while IFS='|' read -r name want tdir task phrase; do
 		[ "$(left)" -gt 20 ] || { note "adversarial: deadline, $name not run"; continue; }
 		run_eval "adv_$name" "$tdir" "$task" "$PY/adversarial/$name" --quick &
 		running=$((running + 1))
@@ -167,8 +203,8 @@ if $smoke_ok && has_step adversarial && [ "$(left)" -gt 30 ]; then
 fi
 
 # ---- latency ----------------------------------------------------------------
-if $smoke_ok && has_step latency && [ "$(left)" -gt 90 ]; then
-	OUT=$EV STORE=$STORE/latency sh "$ROOT/tests/bench/py_latency.sh" \
+if step_ok latency 90; then
+	hard env OUT="$EV" STORE="$STORE/latency" sh "$ROOT/tests/bench/py_latency.sh" \
 		triton2triton/rmsnorm_bf16 "$DEVICE" 4 2 > "$EV/latency.log" 2>&1
 	grep '^py_latency' "$EV/latency.log" | tee -a "$SUMMARY"
 	q=$(sed -n 's/^py_latency quick: median \([0-9.]*\) s.*/\1/p' "$EV/latency.log")
@@ -177,7 +213,7 @@ if $smoke_ok && has_step latency && [ "$(left)" -gt 90 ]; then
 fi
 
 # ---- A/A ----------------------------------------------------------------------
-if $smoke_ok && has_step aa && [ "$(left)" -gt 60 ]; then
+if step_ok aa 60; then
 	cfg=$EV/noop.yaml
 	cat > "$cfg" <<EOF
 agent: {template: noop}
@@ -187,7 +223,7 @@ seed: 1
 repeats: 1
 EOF
 	t0=$(now)
-	"$ARENA" --store "$STORE/noop" --tasks-dir "$ROOT/tasks" run "$cfg" > "$EV/noop-run.log" 2>&1
+	hard "$ARENA" --store "$STORE/noop" --tasks-dir "$ROOT/tasks" run "$cfg" > "$EV/noop-run.log" 2>&1
 	run=$(ls -t "$STORE/noop/runs" 2>/dev/null | head -n 1)
 	r=$STORE/noop/runs/$run/tasks/triton2triton_rmsnorm_bf16/task_result.yaml
 	cp "$r" "$EV/noop_rmsnorm.yaml" 2>/dev/null
@@ -197,7 +233,7 @@ EOF
 	if [ "$st" = ok ] && awk -v s="$sp" 'BEGIN { exit !(s >= 0.98 && s <= 1.02) }'; then res=ok; else res=FAIL; fail=1; fi
 	note "noop A/A rmsnorm_bf16 (arena run) | $res | ${st:-?} | ${sp:-?} | CI $ci | $(elapsed "$t0") s"
 	if [ "$(left)" -gt 40 ]; then
-		run_eval aa_swiglu "$ROOT/tasks" torch2triton/swiglu_bf16 "$ROOT/tasks/torch2triton/swiglu_bf16" --aa
+		run_eval aa_swiglu "$ROOT/tasks" torch2triton/swiglu_bf16 - --aa
 		st=$(field status < "$EV/aa_swiglu.yaml")
 		sp=$(field speedup_ratio < "$EV/aa_swiglu.yaml")
 		if [ "$st" = ok ] && awk -v s="$sp" 'BEGIN { exit !(s >= 0.98 && s <= 1.02) }'; then res=ok; else res=FAIL; fail=1; fi

@@ -4,13 +4,16 @@
 #   doctor       `arena doctor` (devices, compilers, peaks, the runner's
 #                sandbox with this driver)              -> doctor.txt
 #   adversarial  honest and cheating HIP candidates     -> adversarial.txt
+#   confine      the evaluator's confinement with this driver: an honest
+#                candidate confined, a secrets probe finding nothing
+#                                                       -> confine.txt
 #   reeval       seconds to re-evaluate an edited small HIP task -> reeval.txt
 #   baselines    every GPU task's baseline against its reference, with
 #                held-out cases (also an A/A)           -> baselines.txt/.csv
 #   noop         `arena run` with the noop agent over the GPU suite (A/A)
 #                                                       -> noop.txt, noop-summary.csv
 # usage: tests/gpu/run.sh [STEP...] [-- SELECTOR...]
-#   default steps: doctor adversarial reeval baselines noop; selectors
+#   default steps: doctor adversarial confine reeval baselines noop; selectors
 #   (tasks for baselines and noop) default to each script's own.
 # Environment: B (build dir, default build), OUT (default $B/gpu-results),
 # STORE (default /tmp/arena-gpu-store), ARENA_DEVICE (default cuda:0),
@@ -21,7 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 steps=
 while [ $# -gt 0 ] && [ "$1" != -- ]; do steps="$steps $1"; shift; done
 [ "${1:-}" = -- ] && shift
-[ -n "$steps" ] || steps="doctor adversarial reeval baselines noop"
+[ -n "$steps" ] || steps="doctor adversarial confine reeval baselines noop"
 summary=$OUT/summary.txt
 # A copy of the tree sent to another machine may carry a stale .git:
 # ARENA_COMMIT, when set, names the commit instead.
@@ -33,8 +36,8 @@ for s in $steps; do
 	doctor)
 		"$ARENA" --store "$STORE" doctor > "$OUT/doctor.txt" 2>&1
 		rc=$? ;;
-	adversarial|reeval|baselines|noop)
-		case $s in adversarial|reeval) sh "$here/$s.sh" ;; *) sh "$here/$s.sh" "$@" ;; esac
+	adversarial|confine|reeval|baselines|noop)
+		case $s in adversarial|confine|reeval) sh "$here/$s.sh" ;; *) sh "$here/$s.sh" "$@" ;; esac
 		rc=$? ;;
 	*)
 		echo "run.sh: unknown step '$s'" >&2

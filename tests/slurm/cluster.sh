@@ -92,31 +92,14 @@ have_slurm() {
 	    command -v sbatch >/dev/null 2>&1 && command -v scontrol >/dev/null 2>&1
 }
 
+# scripts/deps.sh is the one place that knows the package list; it also
+# keeps the packages' postinst scripts from starting system-wide daemons.
 install_slurm() {
 	have_slurm && return 0
-	command -v apt-get >/dev/null 2>&1 || return 1
-	say "installing slurm-wlm with apt-get (log: $D/install.log)"
+	say "installing slurm with scripts/deps.sh (log: $D/install.log)"
 	_t=$(now)
-	# The packages' postinst scripts would try to start the system-wide
-	# daemons; a policy-rc.d that exits 101 forbids that.  Only add one if
-	# the machine has none, and take it away again.
-	_policy=
-	if [ ! -e /usr/sbin/policy-rc.d ]; then
-		printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d &&
-		    chmod 755 /usr/sbin/policy-rc.d && _policy=1
-	fi
-	trap '[ -n "$_policy" ] && rm -f /usr/sbin/policy-rc.d; skip "interrupted"' INT TERM HUP
-	DEBIAN_FRONTEND=noninteractive
-	export DEBIAN_FRONTEND
-	# (the lock timeout: wait for another apt/dpkg instead of failing)
-	{ apt-get update &&
-	    apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout=120 \
-		slurmctld slurmd slurm-client munge
-	} > "$D/install.log" 2>&1
-	_rc=$?
-	[ -n "$_policy" ] && rm -f /usr/sbin/policy-rc.d
-	trap - INT TERM HUP
-	[ $_rc -eq 0 ] && have_slurm || return 1
+	sh "$(dirname "$0")/../../scripts/deps.sh" slurm > "$D/install.log" 2>&1
+	have_slurm || return 1
 	say "installed in $(since "$_t") s"
 }
 
@@ -377,7 +360,7 @@ do_start() {
 	for _p in $CTLD_PORT $SLURMD_PORT $((SLURMD_PORT + 1)); do
 		port_busy "$_p" && skip "TCP port $_p is in use; set ARENA_SLURMCTLD_PORT / ARENA_SLURMD_PORT"
 	done
-	install_slurm || skip "slurm-wlm is not installed and apt-get could not install it (see $D/install.log)"
+	install_slurm || skip "slurm-wlm is not installed and scripts/deps.sh could not install it (see $D/install.log)"
 	_t1=$(now)
 	write_config || skip "cannot write the configuration under $D"
 	: > "$D/run/pids"

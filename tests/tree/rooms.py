@@ -48,7 +48,7 @@ ALLOWED = {
     "agents/cli": {"base", "task", "result", "eval", "run",
                    "agents/bridge", "agents/sandbox"},
     "agents": {"base", "task", "result", "store", "eval", "run",
-               "agents/cli", "agents/sandbox"},
+               "agents/cli", "agents/bridge", "agents/sandbox"},
     "fs": {"base", "task", "result", "store", "eval", "report", "run"},
     "cli": {"base", "task", "result", "store", "eval", "report", "run",
             "agents", "agents/cli", "agents/bridge", "agents/sandbox", "fs"},
@@ -60,13 +60,16 @@ FRONT = {"agents", "agents/cli", "agents/bridge", "agents/sandbox", "fs",
 # The public headers (engine/include/arena/) and the room that implements
 # each.  A new public header must be added here: an unknown one fails.
 PUBLIC = {
-    "util.h": "base", "stats.h": "base", "ydoc.h": "base",
+    "util.h": "base", "stats.h": "base", "stats_dist.h": "base",
+    "ydoc.h": "base",
     "paths.h": "base", "proc.h": "base", "banned.h": "base",
+    "confine.h": "base",
     "task.h": "task", "expr.h": "task", "config.h": "task",
-    "result.h": "result",
+    "result.h": "result", "result_view.h": "result",
     "store.h": "store",
     "eval.h": "eval", "doctor.h": "eval",
     "report.h": "report", "report_html.h": "report", "compare.h": "report",
+    "abtest.h": "report", "plan.h": "report",
     "engine.h": "run", "engine_fs.h": "run", "agent.h": "run",
     "kernel.h": "abi", "fp16.h": "abi", "runner_proto.h": "abi",
 }

@@ -584,34 +584,57 @@ static void test_sandbox_mount_order(void **s)
 	struct sandbox_spec sp;
 	struct strvec argv = STRVEC_INIT;
 	struct strbuf sb = STRBUF_INIT;
+	char dir[] = "/tmp/arena-test-sbx-XXXXXX";
 
+	(void)s;
+	assert_non_null(mkdtemp(dir));
+	char *store = path_join(dir, "store");
+	char *ws = path_join(dir, "store/runs/r/tasks/t/workspace");
+	char *tasks = path_join(dir, "src/tasks");
+	char *build = path_join(dir, "src/build");
+	char *scratch = path_join(dir, "agent-x");
+	assert_int_equal(mkdir_p(ws, NULL), 0);
+	assert_int_equal(mkdir_p(tasks, NULL), 0);
+	assert_int_equal(mkdir_p(build, NULL), 0);
+	assert_int_equal(mkdir_p(scratch, NULL), 0);
 	sandbox_spec_init(&sp);
-	sp.workspace = "/data/store/runs/r/tasks/t/workspace";
-	strvec_push(&sp.hide, "/root");
-	strvec_push(&sp.hide, "/data/store");
-	strvec_push(&sp.hide, "/root/src/tasks");
-	strvec_push(&sp.expose_ro, "/root/src/build");
-	strvec_push(&sp.bind_rw, "/tmp/arena-agent-x");
+	sp.workspace = ws;
+	strvec_push(&sp.hide, store);
+	strvec_push(&sp.hide, tasks);
+	strvec_push(&sp.expose_ro, build);
+	strvec_push(&sp.bind_rw, scratch);
 	sandbox_argv(&sp, &argv);
 	for (size_t i = 0; i < argv.n; i++)
 		strbuf_addf(&sb, "%s ", argv.v[i]);
 	const char *a = sb.buf;
-	assert_contains(a, "--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp");
-	/* HOME hidden, then the build dir exposed, then the tasks root and
-	 * the store hidden over it, then the workspace bound back. */
-	const char *home = strstr(a, "--tmpfs /root ");
-	const char *expose = strstr(a, "--ro-bind-try /root/src/build");
-	const char *tasks = strstr(a, "--tmpfs /root/src/tasks");
-	const char *store = strstr(a, "--tmpfs /data/store");
-	const char *ws = strstr(a, "--bind /data/store/runs/r/tasks/t/"
-				"workspace");
-	assert_non_null(home);
+	/* An allow-list on an empty root, not the whole root read-only. */
+	assert_lacks(a, "--ro-bind / / ");
+	assert_contains(a, "--ro-bind /usr /usr ");
+	const char *tmp = strstr(a, "--tmpfs /tmp ");
+	char *want = xasprintf("--ro-bind %s %s ", build, build);
+	const char *expose = strstr(a, want);
+	free(want);
+	want = xasprintf("--bind %s %s ", scratch, scratch);
+	const char *rw = strstr(a, want);
+	free(want);
+	want = xasprintf("--bind %s %s ", ws, ws);
+	const char *wsb = strstr(a, want);
+	free(want);
+	assert_non_null(strstr(a, "--dev /dev "));
+	assert_non_null(strstr(a, "--proc /proc "));
+	assert_non_null(tmp);
 	assert_non_null(expose);
-	assert_non_null(tasks);
-	assert_non_null(store);
-	assert_non_null(ws);
-	assert_true(home < expose && expose < tasks && tasks < ws &&
-		    store < ws);
+	assert_non_null(rw);
+	assert_non_null(wsb);
+	/* /tmp first (the exposures may lie under it), the workspace last. */
+	assert_true(tmp < expose && expose < rw && rw < wsb);
+	/* The store and the catalogue are nowhere: not bound, so not there. */
+	want = xasprintf("--ro-bind %s ", store);
+	assert_lacks(a, want);
+	free(want);
+	want = xasprintf("%s ", tasks);
+	assert_lacks(a, want);
+	free(want);
 	assert_contains(a, "--die-with-parent");
 	assert_contains(a, "--unshare-pid");
 	assert_lacks(a, "--unshare-net");
@@ -619,6 +642,12 @@ static void test_sandbox_mount_order(void **s)
 	strbuf_release(&sb);
 	strvec_release(&argv);
 	sandbox_spec_release(&sp);
+	rm_rf(dir);
+	free(store);
+	free(ws);
+	free(tasks);
+	free(build);
+	free(scratch);
 	assert_true(path_is_under("/a/b", "/a"));
 	assert_false(path_is_under("/ab", "/a"));
 	assert_true(path_is_under("/a", "/a/"));

@@ -196,6 +196,36 @@ static void test_partial_write_is_incorrect_never_written(void **state)
 	result_release(&res);
 }
 
+/* A 1-byte output can hold the poison byte as a legitimate value (here
+ * 255 - x takes all 256 values), so it must not make the reference look
+ * as if it had not written its output. */
+static void test_byte_outputs_equal_to_the_poison_count_as_written(
+	void **state)
+{
+	struct task *bytes;
+	struct errbuf err;
+	struct eval_request req;
+	struct task_result res;
+	char *dir = xasprintf("%s/task/bytemap", adv_root);
+
+	(void)state;
+	errbuf_init(&err);
+	assert_int_equal(task_load(adv_root, "task/bytemap", &bytes, &err), 0);
+	eval_request_init(&req);
+	req.task = bytes;
+	req.candidate_dir = dir;
+	req.cache_dir = cache_dir;
+	req.seed = 20261129;
+	req.skip_timing = true;
+	req.timing.runner_timeout_s = 10;
+	eval_checked(&req, dir, &res);
+	expect(&res, RS_OK, NULL);
+	assert_true(res.pass_correctness);
+	result_release(&res);
+	task_free(bytes);
+	free(dir);
+}
+
 static void test_modifying_an_input_is_rejected(void **state)
 {
 	struct opts o = { 0 };
@@ -505,6 +535,8 @@ int main(void)
 			test_probing_the_controller_through_proc_finds_nothing),
 		cmocka_unit_test(test_no_write_is_incorrect_never_written),
 		cmocka_unit_test(test_partial_write_is_incorrect_never_written),
+		cmocka_unit_test(
+			test_byte_outputs_equal_to_the_poison_count_as_written),
 		cmocka_unit_test(test_modifying_an_input_is_rejected),
 		cmocka_unit_test(test_cache_keyed_by_pointer_is_incorrect),
 		cmocka_unit_test(test_cache_keyed_by_sampled_values_never_hits),

@@ -31,8 +31,9 @@
 #include "arena/util.h"
 #include "eval_check.h"
 
-static struct task *vecpoly, *vecpoly_bias, *gemm, *conv1d, *stencil2d;
-static char *adv_root;		/* tests/adversarial */
+static struct task *vecpoly, *vecpoly_bias, *vecpoly_tiny, *gemm, *conv1d,
+	*stencil2d;
+static char *adv_root; /* tests/adversarial */
 static char cache_dir[] = "/tmp/arena-test-integrity-XXXXXX";
 
 static int load(const char *root, const char *id, struct task **t)
@@ -58,6 +59,7 @@ static int group_setup(void **state)
 		       : xstrdup("tests/adversarial");
 	rc = load(adv_root, "task/vecpoly", &vecpoly) ||
 	     load(adv_root, "task/vecpoly_bias", &vecpoly_bias) ||
+	     load(adv_root, "task/vecpoly_tiny", &vecpoly_tiny) ||
 	     load(tasks, "c2c/gemm", &gemm) ||
 	     load(tasks, "c2c/conv1d", &conv1d) ||
 	     load(tasks, "c2c/stencil2d", &stencil2d);
@@ -72,6 +74,7 @@ static int group_teardown(void **state)
 	(void)state;
 	task_free(vecpoly);
 	task_free(vecpoly_bias);
+	task_free(vecpoly_tiny);
 	task_free(gemm);
 	task_free(conv1d);
 	task_free(stencil2d);
@@ -127,8 +130,8 @@ static void test_work_in_a_sigcont_handler_is_charged_and_named(void **state)
 	result_release(&res);
 }
 
-static void test_work_in_the_runners_receive_path_is_charged_and_named(
-	void **state)
+static void
+test_work_in_the_runners_receive_path_is_charged_and_named(void **state)
 {
 	struct task_result res;
 
@@ -175,14 +178,24 @@ static void test_clock_forged_on_most_calls_is_rejected(void **state)
 	result_release(&res);
 }
 
-static void test_claims_shaved_under_the_old_allowance_are_rejected(
-	void **state)
+static void
+test_claims_shaved_under_the_old_allowance_gain_nothing(void **state)
 {
 	struct task_result res;
 
 	(void)state;
 	evaluate("shave_old_allowance", &res);
-	expect(&res, RS_REJECTED, accounting);
+	/* The speedup is the controller's CPU accounting, so the shaved
+	 * claims gain nothing; the claim check names them when the machine
+	 * is quiet enough to tell 45 us from noise (under a loaded CI it
+	 * may not, and then the verdict is an A/A one). */
+	if (res.status == RS_REJECTED) {
+		expect(&res, RS_REJECTED, accounting);
+	} else {
+		expect(&res, RS_OK, NULL);
+		assert_true(res.speedup_ratio > 0.8 &&
+			    res.speedup_ratio < 1.25);
+	}
 	result_release(&res);
 }
 
@@ -212,18 +225,25 @@ static void test_exact_first_calls_then_approximate_is_incorrect(void **state)
 	result_release(&res);
 }
 
-static void test_phase_told_by_sibling_runners_is_incorrect(void **state)
+static void
+test_phase_told_by_sibling_runners_is_hidden_or_incorrect(void **state)
 {
 	struct task_result res;
 
 	(void)state;
 	evaluate("phase_census", &res);
-	expect(&res, RS_INCORRECT, off_reference);
+	/* Confined (docs/evaluator.md §2), a runner is alone in its PID
+	 * namespace: the census finds no sibling, the candidate never thinks
+	 * it is timed and stays exact.  Unconfined, it sees them, and its
+	 * timed outputs are caught against the reference. */
+	if (res.sandboxed)
+		expect(&res, RS_OK, NULL);
+	else
+		expect(&res, RS_INCORRECT, off_reference);
 	result_release(&res);
 }
 
-static void test_phase_told_by_recurring_input_values_is_incorrect(
-	void **state)
+static void test_phase_told_by_recurring_input_values_is_incorrect(void **state)
 {
 	struct task_result res;
 
@@ -233,8 +253,8 @@ static void test_phase_told_by_recurring_input_values_is_incorrect(
 	result_release(&res);
 }
 
-static void test_drift_within_the_baselines_tolerance_meets_random_checks(
-	void **state)
+static void
+test_drift_within_the_baselines_tolerance_meets_random_checks(void **state)
 {
 	struct task_result res;
 
@@ -249,8 +269,8 @@ static void test_drift_within_the_baselines_tolerance_meets_random_checks(
 
 /* ---- class 4: forged infrastructure errors -------------------------------- */
 
-static void test_device_error_from_a_host_runner_is_a_protocol_violation(
-	void **state)
+static void
+test_device_error_from_a_host_runner_is_a_protocol_violation(void **state)
 {
 	struct task_result res;
 
@@ -259,6 +279,51 @@ static void test_device_error_from_a_host_runner_is_a_protocol_violation(
 	expect(&res, RS_REJECTED, "but a host runner has no device");
 	assert_non_null(strstr(res.correctness_error_message,
 			       "runner protocol violated"));
+	result_release(&res);
+}
+
+/* ---- cases too short to time --------------------------------------------- */
+
+static void test_cases_below_the_timing_floor_are_correctness_only(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate_on(vecpoly_tiny, "candidates/optimized", &res);
+	expect(&res, RS_OK, "below the timing floor");
+	assert_true(res.pass_correctness && res.candidate_accepted);
+	assert_int_equal(res.valid_optimized_cases, 0);
+	assert_true(res.speedup_ratio == 0);
+	for (int i = 0; i < res.ncases; i++) {
+		assert_true(res.cases[i].correct);
+		assert_false(res.cases[i].timed);
+		assert_true(res.cases[i].correctness_only);
+		assert_non_null(strstr(res.cases[i].timing_note,
+				       "timing floor of 20.0 us"));
+	}
+	/* Correct and untimed: AgentKernelArena's 120. */
+	assert_true(res.score == 120);
+	result_release(&res);
+}
+
+static void test_a_tasks_own_timing_floor_times_short_cases(void **state)
+{
+	struct task_result res;
+	double floor = vecpoly_tiny->timing_floor_us;
+	char *why = vecpoly_tiny->timing_floor_reason;
+
+	(void)state;
+	vecpoly_tiny->timing_floor_us = 0;
+	vecpoly_tiny->timing_floor_reason = (char *)"a test of the override";
+	evaluate_on(vecpoly_tiny, "candidates/optimized", &res);
+	vecpoly_tiny->timing_floor_us = floor;
+	vecpoly_tiny->timing_floor_reason = why;
+	expect(&res, RS_OK, NULL);
+	assert_int_equal(res.valid_optimized_cases, 2);
+	for (int i = 0; i < res.ncases; i++) {
+		assert_true(res.cases[i].timed);
+		assert_false(res.cases[i].correctness_only);
+	}
 	result_release(&res);
 }
 
@@ -310,20 +375,26 @@ int main(void)
 			test_hidden_work_with_consistent_claims_gains_nothing),
 		cmocka_unit_test(test_clock_forged_on_most_calls_is_rejected),
 		cmocka_unit_test(
-			test_claims_shaved_under_the_old_allowance_are_rejected),
+			test_claims_shaved_under_the_old_allowance_gain_nothing),
 		cmocka_unit_test(
 			test_claims_shaved_under_the_allowance_gain_nothing),
 		cmocka_unit_test(
 			test_exact_first_calls_then_approximate_is_incorrect),
-		cmocka_unit_test(test_phase_told_by_sibling_runners_is_incorrect),
+		cmocka_unit_test(
+			test_phase_told_by_sibling_runners_is_hidden_or_incorrect),
 		cmocka_unit_test(
 			test_phase_told_by_recurring_input_values_is_incorrect),
 		cmocka_unit_test(
 			test_drift_within_the_baselines_tolerance_meets_random_checks),
 		cmocka_unit_test(
 			test_device_error_from_a_host_runner_is_a_protocol_violation),
+		cmocka_unit_test(
+			test_cases_below_the_timing_floor_are_correctness_only),
+		cmocka_unit_test(
+			test_a_tasks_own_timing_floor_times_short_cases),
 		cmocka_unit_test(test_honest_tiled_gemm_is_accepted_and_faster),
-		cmocka_unit_test(test_honest_blocked_conv1d_is_accepted_and_faster),
+		cmocka_unit_test(
+			test_honest_blocked_conv1d_is_accepted_and_faster),
 		cmocka_unit_test(
 			test_honest_vectorized_stencil_is_accepted_and_faster),
 	};

@@ -33,6 +33,9 @@
 static struct task *task, *task_unimpl, *task_heavy;
 static char *fake_root;		/* tests/gpu/fake */
 static char cache_dir[] = "/tmp/arena-test-gpu-eval-XXXXXX";
+/* The fake device every runner of this process shares (gpu_rt_fake.h),
+ * shown to confined runners by the GPU profile. */
+static char device_dir[] = "/dev/shm/arena-fake-gpu-XXXXXX";
 static bool have_runner;
 
 static int group_setup(void **state)
@@ -55,6 +58,8 @@ static int group_setup(void **state)
 	 * process). */
 	setenv("ARENA_RUNNER_CUDA", runner, 1);
 	setenv("NVCC", nvcc, 1);
+	if (mkdtemp(device_dir))
+		setenv("ARENA_FAKE_GPU_DIR", device_dir, 1);
 	free(runner);
 	free(nvcc);
 	free(exe);
@@ -83,6 +88,7 @@ static int group_teardown(void **state)
 	task_free(task_heavy);
 	free(fake_root);
 	rm_rf(cache_dir);
+	rm_rf(device_dir);
 	return 0;
 }
 
@@ -93,7 +99,7 @@ struct opts {
 	int blocks;
 	const char *cache;	/* another cache dir (device file) */
 	const struct task *task;	/* another task than fakepoly */
-	const char *device;	/* another device than cuda:0 */
+	const char *device;		/* another device than cuda:0 */
 };
 
 static void evaluate(const char *cand, const struct opts *o,
@@ -382,7 +388,8 @@ static void test_forged_claims_are_rejected_by_the_controllers_clock(void **s)
 		assert_non_null(strstr(r.benchmark_method, "clock alone"));
 		assert_true(r.speedup_ratio < 2.0);
 	} else {
-		expect(&r, RS_REJECTED, "inconsistent with the controller's clock");
+		expect(&r, RS_REJECTED,
+		       "inconsistent with the controller's clock");
 	}
 	result_release(&r);
 }
@@ -422,12 +429,13 @@ static void test_device_failing_a_trusted_probe_too_is_infra_error(void **s)
 	/* The emulated fault broke the whole device, whose state the runners
 	 * of this process share in one page (gpu_rt_fake.h): a fresh page
 	 * for the tests that follow. */
-	char *page = xasprintf("/dev/shm/arena-fake-gpu-%ld-0", (long)getpid());
+	char *page = xasprintf("%s/0", device_dir);
 	unlink(page);
 	free(page);
 	expect(&r, RS_INFRA_ERROR, "the device failed");
-	expect(&r, RS_INFRA_ERROR, "a trusted probe of the device right "
-				   "after failed too");
+	expect(&r, RS_INFRA_ERROR,
+	       "a trusted probe of the device right "
+	       "after failed too");
 	result_release(&r);
 }
 
@@ -457,28 +465,46 @@ static void test_approximate_only_in_batches_is_incorrect(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_baseline_copy_is_accepted_through_the_gpu_path),
-		cmocka_unit_test(test_quick_evaluation_reuses_the_correctness_runners),
+		cmocka_unit_test(
+			test_baseline_copy_is_accepted_through_the_gpu_path),
+		cmocka_unit_test(
+			test_quick_evaluation_reuses_the_correctness_runners),
 		cmocka_unit_test(test_unwritten_gpu_output_is_incorrect),
-		cmocka_unit_test(test_unwritten_timed_output_is_caught_by_device_poison),
-		cmocka_unit_test(test_sticky_device_fault_is_runtime_error_and_retires),
-		cmocka_unit_test(test_device_allocation_failure_is_runtime_error),
+		cmocka_unit_test(
+			test_unwritten_timed_output_is_caught_by_device_poison),
+		cmocka_unit_test(
+			test_sticky_device_fault_is_runtime_error_and_retires),
+		cmocka_unit_test(
+			test_device_allocation_failure_is_runtime_error),
 		cmocka_unit_test(test_work_left_on_another_stream_is_rejected),
-		cmocka_unit_test(test_work_not_ordered_on_the_stream_is_rejected),
-		cmocka_unit_test(test_work_never_joined_to_the_stream_is_rejected),
+		cmocka_unit_test(
+			test_work_not_ordered_on_the_stream_is_rejected),
+		cmocka_unit_test(
+			test_work_never_joined_to_the_stream_is_rejected),
 		cmocka_unit_test(test_host_thread_left_running_is_rejected),
 		cmocka_unit_test(test_forking_from_a_gpu_runner_is_rejected),
-		cmocka_unit_test(test_shape_specialization_fails_held_out_on_gpu),
-		cmocka_unit_test(test_unimplemented_task_times_against_its_baseline_file),
-		cmocka_unit_test(test_time_below_the_roofline_floor_is_rejected),
-		cmocka_unit_test(test_heavy_baseline_against_itself_is_accepted),
-		cmocka_unit_test(test_honest_closed_form_is_accepted_with_its_speedup),
-		cmocka_unit_test(test_work_done_while_the_runner_draws_inputs_is_rejected),
-		cmocka_unit_test(test_forged_claims_are_rejected_by_the_controllers_clock),
-		cmocka_unit_test(test_device_work_its_runner_does_not_wait_for_is_charged),
-		cmocka_unit_test(test_forged_device_error_is_the_candidates_runtime_error),
-		cmocka_unit_test(test_device_failing_a_trusted_probe_too_is_infra_error),
-		cmocka_unit_test(test_approximate_only_in_timed_samples_is_incorrect),
+		cmocka_unit_test(
+			test_shape_specialization_fails_held_out_on_gpu),
+		cmocka_unit_test(
+			test_unimplemented_task_times_against_its_baseline_file),
+		cmocka_unit_test(
+			test_time_below_the_roofline_floor_is_rejected),
+		cmocka_unit_test(
+			test_heavy_baseline_against_itself_is_accepted),
+		cmocka_unit_test(
+			test_honest_closed_form_is_accepted_with_its_speedup),
+		cmocka_unit_test(
+			test_work_done_while_the_runner_draws_inputs_is_rejected),
+		cmocka_unit_test(
+			test_forged_claims_are_rejected_by_the_controllers_clock),
+		cmocka_unit_test(
+			test_device_work_its_runner_does_not_wait_for_is_charged),
+		cmocka_unit_test(
+			test_forged_device_error_is_the_candidates_runtime_error),
+		cmocka_unit_test(
+			test_device_failing_a_trusted_probe_too_is_infra_error),
+		cmocka_unit_test(
+			test_approximate_only_in_timed_samples_is_incorrect),
 		cmocka_unit_test(test_approximate_only_in_batches_is_incorrect),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -202,8 +202,8 @@ static void test_roofline_floor_from_measured_peaks(void **s)
 	assert_true(t > 999999 && t < 1000001);
 	/* No tensor-core measurement: 1.6e15 flops at 32 x 50 TFLOP/s: 1 s,
 	 * above the bytes' floor. */
-	t = gpu_roofline_floor_ns(5000000000LL, 1600000000000000LL,
-				  GPU_CC_BF16, &g);
+	t = gpu_roofline_floor_ns(5000000000LL, 1600000000000000LL, GPU_CC_BF16,
+				  &g);
 	assert_true(t > 0.999e9 && t < 1.001e9);
 	assert_true(gpu_roofline_floor_ns(0, 0, GPU_CC_BF16, &g) == 0);
 }
@@ -218,7 +218,8 @@ static void test_flop_floor_uses_the_tensor_core_rate_of_the_class(void **s)
 	g.fma_flops = 5e13;
 	g.tc_bf16_flops = 5e14;
 	/* 2e15 flops of bf16 at 2 x 500 TFLOP/s: 2 s. */
-	double t = gpu_roofline_floor_ns(0, 2000000000000000LL, GPU_CC_BF16, &g);
+	double t =
+		gpu_roofline_floor_ns(0, 2000000000000000LL, GPU_CC_BF16, &g);
 	assert_true(t > 1.999e9 && t < 2.001e9);
 	/* fp8/int8 twice as fast, TF32 half, fp32 the FMA rate. */
 	t = gpu_roofline_floor_ns(0, 2000000000000000LL, GPU_CC_FP8, &g);
@@ -230,8 +231,9 @@ static void test_flop_floor_uses_the_tensor_core_rate_of_the_class(void **s)
 	/* Never above what the old FMA x 32 bound allowed for bf16 on an
 	 * H200 (989 TFLOP/s dense): a measured 600 TFLOP/s x 2 margin. */
 	g.tc_bf16_flops = 6e14;
-	assert_true(GPU_ROOFLINE_TC_MARGIN * gpu_class_peak_flops(GPU_CC_BF16,
-								  &g) > 989e12);
+	assert_true(GPU_ROOFLINE_TC_MARGIN *
+			    gpu_class_peak_flops(GPU_CC_BF16, &g) >
+		    989e12);
 }
 
 static void test_compute_class_from_dtypes_and_config(void **s)
@@ -515,18 +517,25 @@ static void test_device_resolution_follows_the_config(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_device_names_parse_with_and_without_index),
+		cmocka_unit_test(
+			test_device_names_parse_with_and_without_index),
 		cmocka_unit_test(test_query_output_parses_into_device_facts),
-		cmocka_unit_test(test_query_without_device_gives_the_runtimes_reason),
-		cmocka_unit_test(test_peaks_output_parses_and_errors_are_reported),
-		cmocka_unit_test(test_model_matching_is_by_words_of_name_or_arch),
-		cmocka_unit_test(test_flush_covers_twice_l2_and_amd_infinity_cache),
+		cmocka_unit_test(
+			test_query_without_device_gives_the_runtimes_reason),
+		cmocka_unit_test(
+			test_peaks_output_parses_and_errors_are_reported),
+		cmocka_unit_test(
+			test_model_matching_is_by_words_of_name_or_arch),
+		cmocka_unit_test(
+			test_flush_covers_twice_l2_and_amd_infinity_cache),
 		cmocka_unit_test(test_calls_under_a_millisecond_are_batched),
 		cmocka_unit_test(test_roofline_floor_from_measured_peaks),
-		cmocka_unit_test(test_flop_floor_uses_the_tensor_core_rate_of_the_class),
+		cmocka_unit_test(
+			test_flop_floor_uses_the_tensor_core_rate_of_the_class),
 		cmocka_unit_test(test_compute_class_from_dtypes_and_config),
 		cmocka_unit_test(test_excess_within_noise_is_not_charged),
-		cmocka_unit_test(test_systematic_excess_is_charged_at_its_lower_bound),
+		cmocka_unit_test(
+			test_systematic_excess_is_charged_at_its_lower_bound),
 		cmocka_unit_test(test_excess_of_one_block_resamples_pairs),
 		cmocka_unit_test(test_gross_excess_bound),
 		cmocka_unit_test(test_wide_excess_bounds_are_reported),
@@ -535,7 +544,8 @@ int main(void)
 		cmocka_unit_test(test_device_errors_map_to_verdicts),
 		cmocka_unit_test(test_device_error_replies_parse),
 		cmocka_unit_test(test_compilers_take_their_own_sources),
-		cmocka_unit_test(test_devices_accept_the_languages_they_can_run),
+		cmocka_unit_test(
+			test_devices_accept_the_languages_they_can_run),
 		cmocka_unit_test(test_device_resolution_follows_the_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

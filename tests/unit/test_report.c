@@ -18,6 +18,7 @@
 #include <cJSON.h>
 
 #include "arena/report.h"
+#include "arena/report_html.h"
 #include "arena/util.h"
 
 /* ---- fixtures ---------------------------------------------------------- */
@@ -525,6 +526,35 @@ static void text_labels_attempts_when_a_run_repeats(void **state)
 	result_release(&r);
 }
 
+/* An evaluation without the evaluator's confinement is named at the top
+ * of the text report; one that never reached the candidate (pending, an
+ * infra error) is not counted, and a run whose evaluations were all
+ * confined gets no warning. */
+static void text_warns_of_unconfined_evaluations(void **state)
+{
+	struct run5 f;
+	char *s;
+
+	run5_make(&f);
+	for (int i = 0; i < 4; i++) {
+		f.res[i].evaluated_at = xstrdup("2026-12-01T10:00:00Z");
+		f.res[i].sandboxed = true;
+	}
+	s = report_text(&f.meta, f.rows, 5);
+	assert_null(strstr(s, "WARNING"));
+	free(s);
+
+	f.res[1].sandboxed = false;
+	f.res[3].sandboxed = false;
+	f.res[3].status = RS_INFRA_ERROR;
+	s = report_text(&f.meta, f.rows, 5);
+	assert_non_null(
+		strstr(s, "Status:  completed\nWARNING: 1 of 3 "
+			  "evaluations ran unconfined (sandboxed: false)"));
+	free(s);
+	run5_free(&f);
+}
+
 static void text_of_an_empty_run(void **state)
 {
 	char *s = report_text(NULL, NULL, 0);
@@ -636,6 +666,71 @@ static void correctness_only_cases_are_listed_without_held_out_ids(
 	result_release(&r);
 }
 
+/* A run with two agent configurations compares the second with the first
+ * in summary.json ("ab"), report.txt and report.html: here "tuned" is
+ * about 2x faster than "base" on each of 8 tasks, twice each. */
+static void two_configurations_get_an_ab_comparison(void **state)
+{
+	struct task_result r[32];
+	struct report_row rows[32];
+	struct report_meta m = { .run_id = "run_x", .agent = "noop" };
+	static const char *ids[] = { "c2c/t0", "c2c/t1", "c2c/t2", "c2c/t3",
+				     "c2c/t4", "c2c/t5", "c2c/t6", "c2c/t7" };
+	char *json, *text, *html;
+	cJSON *j, *ab;
+	int n = 0;
+
+	for (int t = 0; t < 8; t++)
+		for (int a = 1; a <= 4; a++) {
+			bool tuned = a % 2 == 0;
+			/* The two attempts of a side differ by 1.02^2; the
+			 * sides' mean log speedups differ by log 2 exactly. */
+			double sp = (tuned ? 2.0 : 1.0) * (1 + 0.01 * t) *
+				    (a <= 2 ? 1.02 : 1 / 1.02);
+
+			make_ok(&r[n], ids[t], sp, sp * 0.99, sp * 1.01);
+			rows[n] = (struct report_row){ ids[t], a, &r[n],
+						       tuned ? "tuned"
+							     : "base" };
+			n++;
+		}
+	json = report_json(&m, rows, n);
+	j = cJSON_Parse(json);
+	assert_non_null(j);
+	ab = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "ab"), 0);
+	assert_non_null(ab);
+	assert_string_equal(cJSON_GetObjectItem(ab, "a")->valuestring, "base");
+	assert_string_equal(cJSON_GetObjectItem(ab, "b")->valuestring, "tuned");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(ab, "differs")));
+	assert_near(jget(cJSON_GetObjectItem(cJSON_GetObjectItem(ab,
+			"effects"), "speedup"), "ratio"), 2.0);
+	assert_int_equal((int)jget(cJSON_GetObjectItem(ab, "verdicts"),
+				   "wins"), 8);
+	text = report_text(&m, rows, n);
+	assert_non_null(strstr(text, "A/B COMPARISON"));
+	assert_non_null(strstr(text, "tuned is faster than base: "));
+	assert_non_null(strstr(text, "  win  c2c/t7  "));
+	html = report_html(&m, rows, n);
+	assert_non_null(strstr(html, "<h2>A/B comparison</h2>"));
+	assert_non_null(strstr(html, "tuned is faster than base"));
+	free(json);
+	free(text);
+	free(html);
+	cJSON_Delete(j);
+
+	/* One configuration: no comparison. */
+	for (int i = 0; i < n; i++)
+		rows[i].variant = NULL;
+	json = report_json(&m, rows, n);
+	assert_null(strstr(json, "\"ab\""));
+	text = report_text(&m, rows, n);
+	assert_null(strstr(text, "A/B COMPARISON"));
+	free(json);
+	free(text);
+	for (int i = 0; i < n; i++)
+		result_release(&r[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -646,12 +741,15 @@ int main(void)
 			csv_quotes_commas_quotes_newlines_and_edge_spaces),
 		cmocka_unit_test(csv_of_an_empty_run_is_the_header),
 		cmocka_unit_test(variants_are_grouped_in_csv_json_and_text),
+		cmocka_unit_test(two_configurations_get_an_ab_comparison),
 		cmocka_unit_test(json_overall_and_family_values),
 		cmocka_unit_test(json_of_an_empty_run_has_no_nan),
 		cmocka_unit_test(json_turns_nan_results_into_null),
 		cmocka_unit_test(text_has_header_stats_and_one_line_per_task),
-		cmocka_unit_test(text_names_the_devices_when_a_run_used_several),
+		cmocka_unit_test(
+			text_names_the_devices_when_a_run_used_several),
 		cmocka_unit_test(text_labels_attempts_when_a_run_repeats),
+		cmocka_unit_test(text_warns_of_unconfined_evaluations),
 		cmocka_unit_test(text_of_an_empty_run),
 		cmocka_unit_test(write_all_writes_the_three_files),
 	};

@@ -361,23 +361,6 @@ static void hierarchical_ci_is_wider_than_pairs_only_when_blocks_differ(
 	sample_free(&s);
 }
 
-static void t_quantiles_match_the_tables(void **state)
-{
-	(void)state;
-	/* Two-sided 95% critical values (any statistics table). */
-	assert_true(fabs(stats_t_upper_quantile(0.025, 1) - 12.7062) < 1e-3);
-	assert_true(fabs(stats_t_upper_quantile(0.025, 2) - 4.3027) < 1e-3);
-	assert_true(fabs(stats_t_upper_quantile(0.025, 5) - 2.5706) < 1e-3);
-	assert_true(fabs(stats_t_upper_quantile(0.025, 30) - 2.0423) < 1e-3);
-	assert_true(fabs(stats_t_upper_quantile(0.005, 10) - 3.1693) < 1e-3);
-	assert_true(fabs(stats_t_upper_quantile(0.025, 1e7) - 1.9600) < 1e-3);
-	/* Non-integer degrees of freedom fall between their neighbours. */
-	double t = stats_t_upper_quantile(0.025, 2.5);
-	assert_true(t < 4.3027 && t > 3.1824);
-	assert_true(isnan(stats_t_upper_quantile(0.6, 5)));
-	assert_true(isnan(stats_t_upper_quantile(0.025, 0)));
-}
-
 /* Blocks whose offsets are random (a fresh pair of processes each),
  * around a known process-average ratio: what an A/A evaluation sees. */
 static void sample_random_blocks(struct sample *s, struct rng *r, int nblocks,
@@ -391,8 +374,7 @@ static void sample_random_blocks(struct sample *s, struct rng *r, int nblocks,
 	}
 }
 
-static void block_ci_covers_the_process_average_when_blocks_differ(
-	void **state)
+static void block_ci_covers_the_process_average_when_blocks_differ(void **state)
 {
 	struct rng r;
 	const int trials = 200;
@@ -407,9 +389,11 @@ static void block_ci_covers_the_process_average_when_blocks_differ(
 		struct interval iv, bt;
 		sample_random_blocks(&s, &r, 6, 60, 0.0, 0.03, 0.01);
 		assert_int_equal(stats_block_ratio_ci(&s.rb, 400, 0.05,
-						      (uint64_t)t, &iv), 0);
+						      (uint64_t)t, &iv),
+				 0);
 		assert_int_equal(stats_median_ratio_ci(&s.rb, 400, 0.05,
-						       (uint64_t)t, &bt), 0);
+						       (uint64_t)t, &bt),
+				 0);
 		assert_true(iv.lo <= iv.point && iv.point <= iv.hi);
 		/* Widened to contain the bootstrap's interval. */
 		assert_true(iv.lo <= bt.lo && iv.hi >= bt.hi);
@@ -417,9 +401,10 @@ static void block_ci_covers_the_process_average_when_blocks_differ(
 		boot_cov += bt.lo <= 1.0 && 1.0 <= bt.hi;
 		sample_free(&s);
 	}
-	fprintf(stderr, "  coverage of 1.0 in %d A/A simulations: t-interval "
-		"on blocks %d, hierarchical bootstrap %d\n", trials, block_cov,
-		boot_cov);
+	fprintf(stderr,
+		"  coverage of 1.0 in %d A/A simulations: t-interval "
+		"on blocks %d, hierarchical bootstrap %d\n",
+		trials, block_cov, boot_cov);
 	/* Nominal 95%: about 190 of 200; the bootstrap of 6 blocks runs
 	 * narrow (it resamples 6 offsets as if they were the population). */
 	assert_true(block_cov >= 180);
@@ -441,8 +426,7 @@ static void block_ci_of_one_block_is_its_bootstrap(void **state)
 	sample_free(&s);
 }
 
-static void geomean_block_ci_point_is_the_geomean_of_block_medians(
-	void **state)
+static void geomean_block_ci_point_is_the_geomean_of_block_medians(void **state)
 {
 	struct rng r;
 	struct sample s1, s2;
@@ -615,7 +599,6 @@ int main(void)
 		cmocka_unit_test(bootstrap_ci_shrinks_with_more_pairs),
 		cmocka_unit_test(
 			hierarchical_ci_is_wider_than_pairs_only_when_blocks_differ),
-		cmocka_unit_test(t_quantiles_match_the_tables),
 		cmocka_unit_test(
 			block_ci_covers_the_process_average_when_blocks_differ),
 		cmocka_unit_test(block_ci_of_one_block_is_its_bootstrap),

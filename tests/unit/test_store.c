@@ -182,6 +182,30 @@ static void test_eval_cache_roundtrip_and_count(void **state)
 	free(dir);
 }
 
+static void test_meta_values_persist_and_absent_is_enoent(void **state)
+{
+	char *dir = tmp_store();
+	struct store *s;
+	struct errbuf err;
+	char *v = NULL;
+
+	errbuf_init(&err);
+	assert_int_equal(store_open(dir, &s, &err), 0);
+	assert_int_equal(store_meta_get(s, "run_seed/run_x", &v, &err),
+			 -ENOENT);
+	assert_int_equal(store_meta_put(s, "run_seed/run_x", "42", &err), 0);
+	assert_int_equal(store_meta_put(s, "run_seed/run_x", "43", &err), 0);
+	store_close(s);
+	/* Another process opening the store sees the last value. */
+	assert_int_equal(store_open(dir, &s, &err), 0);
+	assert_int_equal(store_meta_get(s, "run_seed/run_x", &v, &err), 0);
+	assert_string_equal(v, "43");
+	free(v);
+	store_close(s);
+	rm_rf(dir);
+	free(dir);
+}
+
 static void test_events_are_listed_in_order_after_an_id(void **state)
 {
 	char *dir = tmp_store();
@@ -334,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_bad_suffix_is_rejected_with_reason),
 		cmocka_unit_test(test_attempt_state_and_fields_persist),
 		cmocka_unit_test(test_eval_cache_roundtrip_and_count),
+		cmocka_unit_test(test_meta_values_persist_and_absent_is_enoent),
 		cmocka_unit_test(test_events_are_listed_in_order_after_an_id),
 		cmocka_unit_test(test_run_id_validation),
 		cmocka_unit_test(test_store_without_variant_column_is_migrated),

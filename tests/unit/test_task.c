@@ -482,8 +482,9 @@ static void test_description_must_be_text(void **state)
 static void test_unknown_language_is_rejected_listing_languages(void **s)
 {
 	expect_variant_err("language: c", "language: fortran",
-			   "language must be one of c, hip, cuda, not "
-			   "'fortran'", NULL);
+			   "language must be one of c, hip, cuda, python, "
+			   "triton, not 'fortran'",
+			   NULL);
 }
 
 static void test_bad_initial_state_is_rejected(void **state)
@@ -496,7 +497,7 @@ static void test_bad_initial_state_is_rejected(void **state)
 static void test_entry_must_be_a_c_identifier(void **state)
 {
 	expect_variant_err("language: c\n", "language: c\nentry: 9lives\n",
-			   "entry must be a C identifier", NULL);
+			   "entry must be an identifier (the symbol", NULL);
 }
 
 /* ---- rejections: files and paths --------------------------------------- */

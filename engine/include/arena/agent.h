@@ -8,8 +8,9 @@
  *
  * launch() runs in the controller process.  An agent that runs a program
  * must give it its own process group, stdin from /dev/null (or the prompt),
- * and kill the group at the deadline.  Whatever the outcome, the run then
- * evaluates what the workspace holds.
+ * kill the group at the deadline, and return only when every process the
+ * program started is gone (proc_spec.contain).  Whatever the outcome, the
+ * run then evaluates what the workspace holds.
  */
 #ifndef ARENA_AGENT_H
 #define ARENA_AGENT_H
@@ -31,6 +32,9 @@ struct agent_launch {
 	const struct task *task;
 	const struct agent_config *config;
 	const char *workspace;		/* absolute path the agent edits */
+	const char *workspace_real;	/* the same directory in the store
+					 * (workspace may be a mount's view
+					 * of it); NULL: workspace */
 	const char *prompt;		/* the full prompt text */
 	const char *prompt_file;	/* the same text in a file */
 	const char *log_dir;		/* where the agent's own logs go */
@@ -55,6 +59,11 @@ struct agent_outcome {
 	double cost_usd;
 	char *summary;		/* what it did, one line, or NULL */
 	bool sandboxed;		/* ran inside the agent sandbox (bwrap) */
+	/* How its processes were made to end with it ("pid_namespace",
+	 * "subreaper", NULL: not at all), and how many were still running
+	 * after it exited and were killed before the evaluation. */
+	const char *contained;
+	int leftovers;
 };
 
 void agent_outcome_init(struct agent_outcome *o);

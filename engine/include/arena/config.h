@@ -27,6 +27,8 @@ struct timing_budget {
 	int correctness_trials;	/* fresh input sets per case, >= 3 */
 	double runner_timeout_s;	/* deadline for one runner request */
 	double compile_timeout_s;
+	int compile_memory_mb; /* the candidate compiler's address space;
+				 * 0: 4096 (cc), 16384 (nvcc, hipcc) */
 };
 
 void timing_budget_defaults(struct timing_budget *t);
@@ -40,9 +42,17 @@ struct agent_config {
 	double max_budget_usd;	/* 0 = none */
 	struct strvec command;	/* argv for the `command` agent */
 	char *replay_dir;	/* for `replay` */
+	/* Limits of one launch of an agent that runs programs (command and
+	 * the CLIs): its workspace's disk quota and each process's memory;
+	 * 0: the defaults (AGENT_DEFAULT_*). */
+	int disk_quota_mb;
+	int memory_mb;
 	/* Free-form agent options (key=value strings), validated by the agent. */
 	struct strvec options;
 };
+
+#define AGENT_DEFAULT_DISK_QUOTA_MB 256
+#define AGENT_DEFAULT_MEMORY_MB 16384
 
 #define RUNCONFIG_MAX_VARIANTS 8
 

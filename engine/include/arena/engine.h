@@ -156,11 +156,13 @@ int engine_run_report(struct engine *e, const char *run_id,
 struct run_progress {
 	char *status;
 	int total;
-	int done;		/* attempts with a current result */
+	int done;		/* attempts with their final result */
 	int running;		/* agent running or evaluating */
-	int stale;		/* result exists, workspace edited since */
+	int stale;		/* of the done ones: workspace edited after
+				 * the final result (which stands) */
 	bool executor_alive;	/* a process holds the run's lock, or a
 				 * worker holds a live lease */
+	bool executor_lock;	/* a process holds the run's lock */
 	int workers;		/* processes holding live leases */
 };
 int engine_run_progress(struct engine *e, const char *run_id,
@@ -187,13 +189,25 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 		    const struct eval_options *opt, struct task_result *out,
 		    struct errbuf *err);
 
-/* The current result of one attempt of a run: if its workspace changed
- * since the stored result (or there is none yet and the agent is done),
- * evaluates now and stores the new result; otherwise returns the stored one
- * at once.  Concurrent callers for one attempt share one evaluation. */
+/* The current result of one attempt of a run.  A done attempt's final
+ * result is final: it is returned as stored, whatever the workspace holds
+ * now (a post-hoc evaluation is engine_eval_dir's, recorded apart).
+ * Before that (agent at work, or final evaluation not run yet) the
+ * workspace's files are evaluated on the visible cases, cached by content
+ * hash, and the attempt is not changed.  Concurrent callers share one
+ * evaluation. */
 int engine_task_result(struct engine *e, const char *run_id,
 		       const char *task_id, int attempt,
 		       struct task_result *out, struct errbuf *err);
+/* For an attempt that is not done: the visible-case result that
+ * engine_task_result() would take from the evaluation cache for the
+ * workspace as it is now, or -ESTALE when it would have to evaluate.
+ * hash (when not NULL) receives the workspace's sources hash.  Never
+ * evaluates and never waits for a lock. */
+int engine_task_result_cached(struct engine *e, const char *run_id,
+			      const char *task_id, int attempt,
+			      struct task_result *out, char hash[65],
+			      struct errbuf *err);
 
 /* The device a task runs on under a config's `device` ("host" for c). */
 int engine_resolve_device(const char *configured, const struct task *t,

@@ -20,12 +20,12 @@ int engine_attempt_by_dirname(struct engine *e, const char *run_id,
 			      const char *dirname, char **task_id,
 			      int *attempt, struct errbuf *err);
 
-/* The stored result of an attempt when it is current, that is when
- * engine_task_result() would return it without evaluating (the attempt
- * has a result and its workspace still hashes to the result's sources).
- * Returns 0 and fills *out (initialised by the caller with result_init),
- * or -ESTALE when engine_task_result() would evaluate.  In both cases
- * hash (when not NULL) receives the workspace's current sources hash. */
+/* The result engine_task_result() would return without evaluating: a
+ * done attempt's final result.  Returns 0 and fills *out (initialised by
+ * the caller with result_init), or -ESTALE when engine_task_result() would
+ * evaluate (the attempt is not done).  hash (when not NULL) receives the
+ * sources hash the answer is about: the final result's, or the
+ * workspace's current one. */
 int engine_task_result_peek(struct engine *e, const char *run_id,
 			    const char *task_id, int attempt,
 			    struct task_result *out, char hash[65],

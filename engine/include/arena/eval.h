@@ -2,7 +2,7 @@
  * eval.h - the evaluator: from a task and a directory of candidate sources
  * to a verdict, under the trust model of DESIGN.md §3.
  *
- * eval_run() compiles the candidate, the frozen baseline and the reference
+ * eval_run() compiles the candidate, the baseline and the reference
  * to shared objects (artifacts cached by content hash), starts a separate
  * runner process (arena-runner) for each, and never loads any of them
  * itself.  Correctness: for every case, `correctness_trials` fresh random
@@ -11,10 +11,12 @@
  * candidate's outputs are compared with the reference runner's under the
  * task's tolerances.  Timing: baseline and candidate runners strictly
  * alternate sample by sample (random order inside a pair), the other runner
- * stopped (SIGSTOP) while one is timed, a last-level-cache flush before
- * every sample, fresh inputs for every pair, every timed output checked
- * against the baseline's; blocks of fresh runner processes; the runner's
- * reported times are checked against the controller's own clock.  A runner
+ * stopped (SIGSTOP) while one is timed, the controller's own cache flush
+ * before every call, fresh inputs for every pair, every timed output
+ * checked against the baseline's and some against the reference; blocks
+ * of fresh runner processes; on the host a call costs the CPU time the
+ * kernel accounts to its runner over the whole request, and the runner's
+ * own claims are only checked against it (GPU: docs/gpu.md).  A runner
  * that crashes, hangs, exits or is killed becomes a verdict, never a crash
  * or hang of the caller.  Timing holds the device's lock (one timing phase
  * per device across processes); compilation and correctness do not.
@@ -34,10 +36,8 @@
 struct eval_request {
 	const struct task *task;
 	const char *candidate_dir;	/* holds the editable files */
-	const char *baseline_dir;	/* frozen baseline copy; NULL = the
-					 * task directory */
 	const char *cache_dir;		/* artifacts and scratch builds */
-	const char *lock_dir;		/* per-device timing locks */
+	const char *lock_dir; /* device locks; NULL: paths_lock_dir() */
 	const char *log_dir;		/* runner logs, compiler output; NULL =
 					 * scratch */
 	const char *device;		/* "host", "cuda:N" or "hip:N" */
@@ -52,6 +52,12 @@ struct eval_request {
 	 * not applied (docs/python.md); it still runs in a candidate runner
 	 * like any candidate. */
 	bool candidate_is_baseline;
+	/* An A/A run for interval coverage (`arena eval --aa --timing-only`,
+	 * the candidate being the task's own baseline): no correctness
+	 * trials and no reference checks of timed samples, which only cost
+	 * time there; timing itself is exactly a real evaluation's.  Never
+	 * set for anything but the baseline: nothing would be checked. */
+	bool aa_timing_only;
 	struct timing_budget timing;
 };
 

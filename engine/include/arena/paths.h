@@ -64,4 +64,10 @@ const char *paths_py_dir(void);
  * when the program's location is unknown. */
 const char *paths_tasks_root(void);
 
+/* The machine-wide directory of the device locks (one flock file per
+ * device, taken by every evaluation that times or checks on it, whatever
+ * its store): $ARENA_LOCK_DIR, else /tmp/arena-locks.  Not inside a store:
+ * two stores on one machine share its devices. */
+const char *paths_lock_dir(void);
+
 #endif /* ARENA_PATHS_H */

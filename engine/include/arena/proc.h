@@ -26,8 +26,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "arena/util.h"
+
+struct confine_prep;
 
 /* ---- short tools, output captured ------------------------------------ */
 
@@ -47,9 +50,36 @@ struct proc_result {
 int proc_run_capture(char *const argv[], const char *cwd,
 		     char *const envp[], int timeout_ms, size_t out_max,
 		     struct proc_result *res, struct errbuf *err);
+
+/* Resource limits for a child (0 = leave as inherited). */
+struct proc_limits {
+	uint64_t as_bytes;    /* RLIMIT_AS */
+	uint64_t data_bytes;  /* RLIMIT_DATA */
+	uint64_t cpu_s;	      /* RLIMIT_CPU (soft; hard 5 s above) */
+	uint64_t fsize_bytes; /* RLIMIT_FSIZE */
+};
+
+/* proc_run_capture() with more say over the child: its limits, and a
+ * confinement (arena/confine.h) to run it in, where argv[0] and cwd are
+ * inside paths.  Every descriptor but 0-2 is closed in the child. */
+struct proc_capture {
+	char *const *argv;
+	const char *cwd;
+	char *const *envp; /* NULL: inherited */
+	int timeout_ms;
+	size_t out_max;
+	const struct proc_limits *limits;   /* or NULL */
+	const struct confine_prep *confine; /* or NULL */
+};
+int proc_run(const struct proc_capture *c, struct proc_result *res,
+	     struct errbuf *err);
 void proc_result_release(struct proc_result *res);
 /* "exited with status 3", "killed by signal 11 (Segmentation fault)". */
 void proc_describe_status(int status, char *buf, size_t n);
+/* Whether process pid exists and is not a zombie (killed, not yet reaped:
+ * kill(pid, 0) still succeeds for those).  Another process may have taken
+ * the pid over; callers that care pair it with a lock or a lease. */
+bool proc_alive(pid_t pid);
 
 /* ---- agents, output streamed ------------------------------------------ */
 
@@ -76,6 +106,18 @@ struct proc_spec {
 	void (*on_stdout)(void *ctx, const char *data, size_t n);
 	void *on_stdout_ctx;
 	double kill_grace_s;		/* <= 0: PROC_KILL_GRACE_S */
+	/* Every process the program starts ends with it (base/contain.h):
+	 * it runs under a holder of ours, in a PID namespace of its own
+	 * where the kernel allows, else as a child subreaper's; when it
+	 * exits (or is stopped) everything it left is killed before
+	 * proc_spawn returns. */
+	bool contain;
+	const struct proc_limits *limits; /* for the program, or NULL */
+	/* Called about every 250 ms while the program runs; a non-NULL
+	 * sentence stops it (its processes killed, res->stopped set, the
+	 * sentence copied to res->stop_reason). */
+	const char *(*on_tick)(void *ctx);
+	void *on_tick_ctx;
 };
 
 struct proc_spawn_result {
@@ -85,7 +127,16 @@ struct proc_spawn_result {
 	size_t output_bytes;	/* total written by the program (stdout and
 				 * stderr together) */
 	size_t stdout_bytes;	/* of which on stdout, when split */
+	/* With contain: how (PROC_CONTAINED_NS, _SUBREAPER), and how many
+	 * processes were still running after the program exited and were
+	 * killed. */
+	int contained;
+	int leftovers;
+	bool stopped; /* on_tick stopped it */
+	char stop_reason[512];
 };
+
+enum { PROC_CONTAINED_NONE = 0, PROC_CONTAINED_NS, PROC_CONTAINED_SUBREAPER };
 
 /* Returns 0 when the program ran (whatever its status), a negative errno
  * with a message when it could not be started. */
@@ -101,5 +152,9 @@ int proc_spawn(const struct proc_spec *spec, struct proc_spawn_result *res,
  * only on success; on failure writes why to fd 2 and exits 127. */
 void proc_child_setup(pid_t parent, const char *stdin_path, int out_fd,
 		      int err_fd, const char *cwd);
+/* In a child: applies lim (NULL: nothing).  Async-signal-safe. */
+void proc_child_limits(const struct proc_limits *lim);
+/* In a child: closes every descriptor from `from` up.  Async-signal-safe. */
+void proc_child_close_from(int from);
 
 #endif /* ARENA_PROC_H */

@@ -68,7 +68,7 @@ struct task_result {
 	double base_execution_time;		/* ms, mean over timed cases */
 	double best_optimized_execution_time;	/* ms, mean over timed cases */
 	double speedup_ratio;			/* geomean over visible cases */
-	char *benchmark_method;			/* e.g. "host_cpu_time_flushed" */
+	char *benchmark_method; /* e.g. "host_cpu_time_flushed" */
 	int valid_baseline_cases;
 	int valid_optimized_cases;
 	char *speedup_calculation_error_message;

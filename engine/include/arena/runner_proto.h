@@ -160,7 +160,7 @@
 #define RP_ALIGN 64
 #define RP_MAX_ARGS 16
 #define RP_MAX_PARAMS 16
-#define RP_MAX_FLUSH_BYTES (1024LL * 1024 * 1024)	/* GPU flush */
+#define RP_MAX_FLUSH_BYTES (1024LL * 1024 * 1024) /* GPU flush */
 #define RP_MAX_SETS 256
 /* Exit status when the control channel breaks (the controller is gone or
  * the kernel closed fd 3). */

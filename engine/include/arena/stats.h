@@ -76,11 +76,12 @@ int stats_geomean_ci(const struct ratio_blocks *cases, int ncases, int iters,
  * from one pair of runner processes to the next by more than the pairs
  * inside a block say, so a case's point is the geometric mean of its
  * block medians and its interval a t-interval on their logarithms (df =
- * blocks - 1), widened to contain the hierarchical bootstrap interval of
- * stats_median_ratio_ci.  With one non-empty block: that bootstrap alone.
+ * blocks - 1; stats_t_quantile), widened to contain the hierarchical
+ * bootstrap interval of stats_median_ratio_ci.  With one non-empty block:
+ * that bootstrap alone.
  * Same return values as stats_median_ratio_ci. */
-int stats_block_ratio_ci(const struct ratio_blocks *rb, int iters,
-			 double alpha, uint64_t seed, struct interval *out);
+int stats_block_ratio_ci(const struct ratio_blocks *rb, int iters, double alpha,
+			 uint64_t seed, struct interval *out);
 /* The geometric mean over cases of those points, with a t-interval on the
  * mean of the cases' log block medians (the variance the sum of each
  * case's, Welch-Satterthwaite degrees of freedom) widened to contain
@@ -89,10 +90,6 @@ int stats_block_ratio_ci(const struct ratio_blocks *rb, int iters,
 int stats_geomean_block_ci(const struct ratio_blocks *cases, int ncases,
 			   int iters, double alpha, uint64_t seed,
 			   struct interval *out);
-/* t with P(T > t) = p for a Student t with df > 0 degrees of freedom
- * (not necessarily an integer), p in (0, 0.5); NaN otherwise. */
-double stats_t_upper_quantile(double p, double df);
-
 /* Relative half-width of an interval: (hi - lo) / (2 * point); infinite
  * when the point is not positive or a bound is not finite. */
 double interval_rel_halfwidth(const struct interval *iv);

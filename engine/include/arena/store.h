@@ -103,6 +103,20 @@ int store_attempt_update(struct store *s, const char *run_id,
 int store_attempt_list(struct store *s, const char *run_id,
 		       struct store_attempt **out, int *n, struct errbuf *err);
 
+/* ---- trusted task copies (DESIGN.md §3.10) ---------------------------- */
+
+/* The trusted copies a run evaluates against live in <root>/trusted
+ * (task_trust_copy); the store records which copy each task of a run
+ * uses.  set keeps the first hash recorded (a later one is ignored, so
+ * the copy a run started with stays its copy); get is -ENOENT when none
+ * was recorded (runs made before trusted copies). */
+int store_trusted_set(struct store *s, const char *run_id, const char *task_id,
+		      const char *hash, struct errbuf *err);
+int store_trusted_get(struct store *s, const char *run_id, const char *task_id,
+		      char **hash, struct errbuf *err);
+/* <root>/trusted (caller frees). */
+char *store_trusted_root(struct store *s);
+
 /* ---- evaluation cache ------------------------------------------------ */
 
 int store_eval_get(struct store *s, const char *key, char **result_json,
@@ -114,6 +128,16 @@ int store_eval_put(struct store *s, const char *key, const char *task_id,
  * concurrent readers share one evaluation). */
 int store_eval_count(struct store *s, const char *task_id, int *n,
 		     struct errbuf *err);
+
+/* ---- store-private values --------------------------------------------- */
+
+/* A key-value table for what only the controller may know (a run's secret
+ * seed).  get returns -ENOENT when the key is absent; *value is the
+ * caller's to free. */
+int store_meta_get(struct store *s, const char *key, char **value,
+		   struct errbuf *err);
+int store_meta_put(struct store *s, const char *key, const char *value,
+		   struct errbuf *err);
 
 /* ---- events ---------------------------------------------------------- */
 

@@ -24,13 +24,19 @@
 #define TASK_MAX_TUNABLES 8
 #define TASK_MAX_TUNABLE_VALUES 16
 #define TASK_CONFIG_MAX_BYTES (256 * 1024)
-#define TASK_MAX_DTYPES 16	/* > the largest arena_dtype */
+#define TASK_MAX_DTYPES 16 /* > the largest arena_dtype */
 #define TASK_MAX_ALLOWED_CALLS 64
 
 /* c, hip, cuda: compiled to a shared object (arena_launch).  python: a
  * PyTorch module run on the host (CPU tensors); triton: a Triton/PyTorch
  * module run on a GPU (docs/python.md). */
-enum task_language { LANG_C = 1, LANG_HIP, LANG_CUDA, LANG_PYTHON, LANG_TRITON };
+enum task_language {
+	LANG_C = 1,
+	LANG_HIP,
+	LANG_CUDA,
+	LANG_PYTHON,
+	LANG_TRITON
+};
 enum task_state { TASK_IMPLEMENTED = 1, TASK_UNIMPLEMENTED };
 enum arg_io { IO_IN = 1, IO_OUT, IO_INOUT };
 
@@ -119,7 +125,7 @@ struct task {
 	struct strvec allowed_calls;
 	char *cost_bytes;	/* expressions or NULL */
 	char *cost_flops;
-	char *cost_class;	/* cost.compute_class: "fp32", "tf32", "bf16",
+	char *cost_class; /* cost.compute_class: "fp32", "tf32", "bf16",
 				 * "fp16", "fp8", "int8" or NULL (docs/gpu.md) */
 	/* The task's timing floor in us (cases whose baseline call is
 	 * shorter are checked, not timed) and why; -1 / NULL: the
@@ -147,6 +153,9 @@ struct task {
 	 * a prepared AKA task, whose kernel as shipped is checked against
 	 * the task's reference when it is prepared. */
 	bool reference_is_baseline;
+	/* Loaded from a trusted copy (task_load_trusted): the copy's hash,
+	 * which the evaluator verifies before every build; else NULL. */
+	char *trusted_hash;
 };
 
 /* ---- AgentKernelArena task folders (docs/aka.md) ---------------------- */
@@ -235,6 +244,38 @@ int task_parse(const char *id, const char *dir, const char *config_text,
 	       size_t config_len, const char *held_out_text,
 	       size_t held_out_len, struct task **out, struct errbuf *err);
 void task_free(struct task *t);
+
+/* ---- trusted copies (task/task_trusted.c; DESIGN.md §3.10) ------------
+ *
+ * A trusted copy is a task package copied into <root>/<hash>/, where hash
+ * is the SHA-256 of its manifest (TASK_TRUST_MANIFEST: one "<sha256>  <path>"
+ * line per file, sorted by path), with files 0444 and directories 0555.
+ * The controller builds the baseline and the reference and reads the
+ * held-out cases only from such a copy, and verifies it before every
+ * build: nothing an agent or a candidate writes can change what it
+ * trusts. */
+#define TASK_TRUST_MANIFEST ".arena-manifest"
+
+/* Copies the package in src_dir (regular files, at most 4096 and 512 MiB)
+ * into root, unless a copy with the same content is there already; hash
+ * gets its name.  The copy appears whole or not at all (renamed into
+ * place). */
+int task_trust_copy(const char *src_dir, const char *root, char hash[65],
+		    struct errbuf *err);
+/* <root>/<hash> (caller frees). */
+char *task_trust_dir(const char *root, const char *hash);
+/* Re-hashes every file of the copy in dir against its manifest and the
+ * manifest against hash: 0, or -EBADMSG with a sentence naming the file
+ * that changed, appeared or went missing.  When manifest is not NULL it
+ * gets "<path>\t<sha256>" entries (for task_trust_lookup). */
+int task_trust_verify(const char *dir, const char *hash,
+		      struct strvec *manifest, struct errbuf *err);
+/* The recorded hash of rel in a manifest from task_trust_verify, or NULL. */
+const char *task_trust_lookup(const struct strvec *manifest, const char *rel);
+/* Loads task `id` from the trusted copy <root>/<hash>, verified first;
+ * (*out)->dir is the copy and (*out)->trusted_hash its hash. */
+int task_load_trusted(const char *root, const char *hash, const char *id,
+		      struct task **out, struct errbuf *err);
 
 /* Number of elements of arg i for case c (product of its shape). */
 int task_arg_numel(const struct task *t, int arg, const struct task_case *c,

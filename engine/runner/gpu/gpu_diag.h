@@ -50,7 +50,8 @@ static int query(void)
 	(void)GPU(DriverGetVersion)(&drv);
 	(void)GPU(RuntimeGetVersion)(&rt);
 	printf("{\"backend\": \"%s\", \"runtime_version\": %d, "
-	       "\"driver_version\": %d", GPU_BACKEND, rt, drv);
+	       "\"driver_version\": %d",
+	       GPU_BACKEND, rt, drv);
 	e = GPU(GetDeviceCount)(&count);
 	if (e != GPU(Success)) {
 		char msg[300];
@@ -163,13 +164,14 @@ __global__ void peak_mma_kernel(float *sink, int iters)
 	for (int i = 0; i < iters; i++) {
 #pragma unroll
 		for (int j = 0; j < MMA_CHAINS; j++)
-			asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16."
-				     "bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-				     "{%8,%9}, {%0,%1,%2,%3};"
-				     : "+f"(c[j][0]), "+f"(c[j][1]), "+f"(c[j][2]),
-				       "+f"(c[j][3])
-				     : "r"(a), "r"(a), "r"(a), "r"(a), "r"(b),
-				       "r"(b));
+			asm volatile(
+				"mma.sync.aligned.m16n8k16.row.col.f32.bf16."
+				"bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+				"{%8,%9}, {%0,%1,%2,%3};"
+				: "+f"(c[j][0]), "+f"(c[j][1]), "+f"(c[j][2]),
+				  "+f"(c[j][3])
+				: "r"(a), "r"(a), "r"(a), "r"(a), "r"(b),
+				  "r"(b));
 	}
 	float s = 0;
 	for (int j = 0; j < MMA_CHAINS; j++)
@@ -229,8 +231,8 @@ static int peaks(int dev)
 		goto fail;
 	{
 		double t_copy = best_time(10, [&] {
-			(void)GPU(MemcpyAsync)(b, a, bytes, GPU(MemcpyDeviceToDevice),
-					 stream);
+			(void)GPU(MemcpyAsync)(
+				b, a, bytes, GPU(MemcpyDeviceToDevice), stream);
 		});
 		unsigned blocks = (unsigned)(sms > 0 ? sms * 8 : 1024);
 		double t_read = best_time(10, [&] {
@@ -240,8 +242,8 @@ static int peaks(int dev)
 		const int iters = 16384;
 		unsigned fblocks = (unsigned)(sms > 0 ? sms * 4 : 512);
 		double t_fma = best_time(5, [&] {
-			peak_fma_kernel<<<fblocks, 256, 0, stream>>>(sink, iters,
-								     1.0f);
+			peak_fma_kernel<<<fblocks, 256, 0, stream>>>(
+				sink, iters, 1.0f);
 		});
 		/* Tensor cores: CUDA on sm_80 and later only (0: not
 		 * measured, and the floor falls back to the FMA rate with a
@@ -266,8 +268,8 @@ static int peaks(int dev)
 			goto fail;
 		double copy_bps = 2.0 * (double)bytes / t_copy;
 		double read_bps = (double)bytes / t_read;
-		double flops = (double)fblocks * 256.0 * iters * FMA_CHAINS * 2.0 /
-			       t_fma;
+		double flops = (double)fblocks * 256.0 * iters * FMA_CHAINS *
+			       2.0 / t_fma;
 		printf("{\"backend\": \"%s\", \"index\": %d, \"buffer_bytes\": "
 		       "%zu, \"copy_bytes_per_s\": %.6g, \"read_bytes_per_s\": "
 		       "%.6g, \"bandwidth_bytes_per_s\": %.6g, "
@@ -281,18 +283,17 @@ static int peaks(int dev)
 		       copy_bps > read_bps ? copy_bps : read_bps, flops, tc);
 	}
 	return 0;
-fail:
-	{
-		char msg[300];
-		if (e == GPU(Success))
-			e = GPU(GetLastError)();
-		snprintf(msg, sizeof(msg), "%s: %s", gpu_err_name(e),
-			 gpu_err_string(e));
-		printf("{\"backend\": \"%s\", \"index\": %d, \"error\": ",
-		       GPU_BACKEND, dev);
-		json_str(msg);
-		printf("}\n");
-	}
+fail : {
+	char msg[300];
+	if (e == GPU(Success))
+		e = GPU(GetLastError)();
+	snprintf(msg, sizeof(msg), "%s: %s", gpu_err_name(e),
+		 gpu_err_string(e));
+	printf("{\"backend\": \"%s\", \"index\": %d, \"error\": ", GPU_BACKEND,
+	       dev);
+	json_str(msg);
+	printf("}\n");
+}
 	return 1;
 }
 #endif
@@ -318,13 +319,16 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc)
 	(void)sig;
 	(void)uc;
 	if (selftest_expect_sigsys)
-		n = snprintf(buf, sizeof(buf), "selftest: ok (the sandbox "
-			     "refused %s: system call %d)\n", selftest_step,
-			     si->si_syscall);
+		n = snprintf(buf, sizeof(buf),
+			     "selftest: ok (the sandbox "
+			     "refused %s: system call %d)\n",
+			     selftest_step, si->si_syscall);
 	else
-		n = snprintf(buf, sizeof(buf), "selftest: FAILED: step '%s' "
+		n = snprintf(buf, sizeof(buf),
+			     "selftest: FAILED: step '%s' "
 			     "made system call %d, which the GPU sandbox "
-			     "forbids\n", selftest_step, si->si_syscall);
+			     "forbids\n",
+			     selftest_step, si->si_syscall);
 	if (n > 0)
 		(void)!write(1, buf, (size_t)n);
 	_exit(selftest_expect_sigsys ? 0 : 3);
@@ -335,18 +339,17 @@ static void *selftest_thread(void *arg)
 	return arg;
 }
 
-#define STEP(name, call)                                                  \
-	do {                                                              \
-		selftest_step = (name);                                   \
-		gpu_err e_ = (call);                                      \
-		if (e_ != GPU(Success)) {                                 \
-			printf("selftest: FAILED: step '%s': %s (%s)\n", \
-			       (name), gpu_err_name(e_),                  \
-			       gpu_err_string(e_));                       \
-			return 1;                                         \
-		}                                                         \
-		printf("step %s: ok\n", (name));                          \
-		fflush(stdout);                                           \
+#define STEP(name, call)                                                      \
+	do {                                                                  \
+		selftest_step = (name);                                       \
+		gpu_err e_ = (call);                                          \
+		if (e_ != GPU(Success)) {                                     \
+			printf("selftest: FAILED: step '%s': %s (%s)\n",      \
+			       (name), gpu_err_name(e_), gpu_err_string(e_)); \
+			return 1;                                             \
+		}                                                             \
+		printf("step %s: ok\n", (name));                              \
+		fflush(stdout);                                               \
 	} while (0)
 
 static int selftest(int dev)
@@ -380,11 +383,11 @@ static int selftest(int dev)
 	if (!host)
 		return 1;
 	STEP("allocate 64 MiB", GPU(Malloc)(&buf, bytes));
-	STEP("page-lock host memory", GPU(HostRegister)(host, bytes,
-							GPU(HostRegisterDefault)));
-	STEP("copy to the device", GPU(MemcpyAsync)(buf, host, bytes,
-						    GPU(MemcpyHostToDevice),
-						    stream));
+	STEP("page-lock host memory",
+	     GPU(HostRegister)(host, bytes, GPU(HostRegisterDefault)));
+	STEP("copy to the device",
+	     GPU(MemcpyAsync)(buf, host, bytes, GPU(MemcpyHostToDevice),
+			      stream));
 	STEP("memset", GPU(MemsetAsync)(buf, 7, bytes, stream));
 	STEP("record an event", GPU(EventRecord)(ev_start, stream));
 #if !defined(ARENA_GPU_FAKE)
@@ -413,8 +416,8 @@ static int selftest(int dev)
 	printf("step start a thread: ok\n");
 	if (!landlock || !seccomp) {
 		printf("selftest: ok without a full sandbox (landlock %s, "
-		       "seccomp %s)\n", landlock ? "on" : "off",
-		       seccomp ? "on" : "off");
+		       "seccomp %s)\n",
+		       landlock ? "on" : "off", seccomp ? "on" : "off");
 		return 0;
 	}
 	selftest_step = "fork";

@@ -14,7 +14,11 @@
  * process left running (a whole-device wait of any process waits for
  * it, so the keeper's flush and probe are delayed by a candidate's
  * leftover work as they would be on a GPU, whose contexts take turns)
- * and whether the device is broken.  Where the page cannot be created,
+ * and whether the device is broken.  When $ARENA_FAKE_GPU_DIR is set (a
+ * directory /dev/shm/arena-fake-gpu-*, made by the test), the page is
+ * <dir>/<device> instead: confined runners have a private /dev/shm and no
+ * parent in their PID namespace, and the GPU profile shows that directory
+ * as it shows a real GPU's device nodes.  Where the page cannot be created,
  * the state is the process's own and cross-process effects are not
  * emulated.
  *
@@ -102,11 +106,11 @@ static void *fake_unordered_ptr, *fake_late_ptr;
 
 /* The emulated device, shared by the runners of one controller. */
 struct fake_device {
-	int64_t busy_until;	/* CLOCK_MONOTONIC ns: work left running */
-	int64_t hidden_until;	/* the same, unseen by hidden_owner */
-	int32_t busy_owner;	/* pid that left it */
+	int64_t busy_until;   /* CLOCK_MONOTONIC ns: work left running */
+	int64_t hidden_until; /* the same, unseen by hidden_owner */
+	int32_t busy_owner;   /* pid that left it */
 	int32_t hidden_owner;
-	int32_t broken;		/* every call fails (a hardware fault) */
+	int32_t broken; /* every call fails (a hardware fault) */
 };
 static struct fake_device fake_dev_local, *fake_dev = &fake_dev_local;
 
@@ -128,7 +132,8 @@ static void fake_dev_sweep(void)
 	while ((e = readdir(d)) != NULL) {
 		long pid;
 		int dev;
-		if (sscanf(e->d_name, "arena-fake-gpu-%ld-%d", &pid, &dev) != 2 ||
+		if (sscanf(e->d_name, "arena-fake-gpu-%ld-%d", &pid, &dev) !=
+			    2 ||
 		    pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		char path[300];
@@ -147,9 +152,18 @@ static void fake_dev_open(int d)
 	if (done)
 		return;
 	done = true;
-	fake_dev_sweep();
-	snprintf(path, sizeof(path), "/dev/shm/arena-fake-gpu-%ld-%d",
-		 (long)getppid(), d);
+	/* A confined runner is pid 1 of its own PID namespace (its parent
+	 * is not in it) and has a private /dev/shm: there the controller's
+	 * environment names the directory of the shared page, which the
+	 * GPU profile shows (base/confine.c). */
+	const char *dir = getenv("ARENA_FAKE_GPU_DIR");
+	if (dir && *dir) {
+		snprintf(path, sizeof(path), "%s/%d", dir, d);
+	} else {
+		fake_dev_sweep();
+		snprintf(path, sizeof(path), "/dev/shm/arena-fake-gpu-%ld-%d",
+			 (long)getppid(), d);
+	}
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return;
@@ -169,9 +183,8 @@ static void fake_dev_busy(int64_t *until, int64_t ns)
 	do {
 		int64_t now = fake_now();
 		want = (old > now ? old : now) + ns;
-	} while (!__atomic_compare_exchange_n(until, &old, want, false,
-					      __ATOMIC_SEQ_CST,
-					      __ATOMIC_SEQ_CST));
+	} while (!__atomic_compare_exchange_n(
+		until, &old, want, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
 }
 
 /* Waits until the work processes left running has run: for a
@@ -185,7 +198,8 @@ static void fake_dev_wait(bool whole_device)
 
 	if (whole_device ||
 	    __atomic_load_n(&fake_dev->busy_owner, __ATOMIC_SEQ_CST) != me)
-		until = __atomic_load_n(&fake_dev->busy_until, __ATOMIC_SEQ_CST);
+		until = __atomic_load_n(&fake_dev->busy_until,
+					__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&fake_dev->hidden_owner, __ATOMIC_SEQ_CST) != me) {
 		int64_t h = __atomic_load_n(&fake_dev->hidden_until,
 					    __ATOMIC_SEQ_CST);

@@ -334,23 +334,6 @@ def describe(e, during):
     return ("%s raised %s: %s%s" % (during, type(e).__name__, msg, where))[:560]
 
 
-def _warm_kernel():
-    """A trivial Triton kernel, defined here (Triton reads its source from
-    this file), compiled and run before the sandbox so that Triton's
-    compiler, launcher and whatever threads they keep exist in every GPU
-    runner alike - a PyTorch baseline's as a Triton candidate's."""
-    import triton
-    import triton.language as tl
-
-    @triton.jit
-    def _arena_warm(p, n, BLOCK: tl.constexpr):
-        offs = tl.arange(0, BLOCK)
-        m = offs < n
-        tl.store(p + offs, tl.load(p + offs, mask=m) + 1.0, mask=m)
-
-    return _arena_warm
-
-
 def set_triton_cache(path):
     os.environ["TRITON_CACHE_DIR"] = path
     try:
@@ -399,7 +382,7 @@ def prepare_cuda(r, device, stream):
     drv.get_current_device()
     getattr(drv, "utils", None)
     try:
-        k = _warm_kernel()
+        from warmup import arena_warm as k
         with torch.cuda.stream(ext):
             t = torch.zeros(256, device="cuda")
             k[(1,)](t, 256, BLOCK=256)
@@ -446,9 +429,20 @@ def readable_roots(extra):
     return out
 
 
+_TOOLCHAIN = []
+
+
 def toolchain():
-    """The programs Triton's compiler runs: ptxas, the C compiler (for
-    its launchers) with its own programs, and the dynamic loader."""
+    """The programs Triton's compiler runs: ptxas, the C compilers it may
+    pick for its launchers (CC, gcc, clang, cc) with their own programs,
+    and the dynamic loader.  Computed once (the zygote does it before it
+    makes any runner)."""
+    if not _TOOLCHAIN:
+        _TOOLCHAIN.append(_toolchain())
+    return _TOOLCHAIN[0]
+
+
+def _toolchain():
     import shutil
     import subprocess
     progs = []
@@ -464,8 +458,9 @@ def toolchain():
     for var in ("TRITON_PTXAS_PATH",):
         if os.environ.get(var):
             progs.append(os.environ[var])
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    if cc:
+    ccs = [c for c in (os.environ.get("CC"), shutil.which("gcc"),
+                       shutil.which("clang"), shutil.which("cc")) if c]
+    for cc in ccs:
         progs.append(cc)
         for tool in ("cc1", "as", "ld", "collect2", "lto-wrapper"):
             try:
@@ -611,7 +606,7 @@ def main(argv):
         return query()
     if len(argv) >= 2 and argv[1] == "--zygote":
         import zygote
-        return zygote.serve(argv[2:], run)
+        return zygote.serve(argv[2:], run, toolchain)
     if len(argv) >= 7 and argv[1] in ("host", "gpu"):
         rest = ["arena-runner-py"] + argv[5:]
         run(argv[1], argv[2], argv[3], argv[4], rest)

@@ -122,6 +122,7 @@ class Checker(ast.NodeVisitor):
         self.defined = set()     # functions and classes of this module
         self.in_jit = 0
         self.tainted = set()     # names that hold tensors (this function)
+        self.ever_tainted = set()  # names that held one anywhere
 
     def flag(self, node, what):
         self.findings.append("%s:%d: %s" % (self.path, getattr(node, "lineno", 0), what))
@@ -193,10 +194,13 @@ class Checker(ast.NodeVisitor):
         for t in node.targets:
             self.check_store(t)
         if not self.in_jit and self.tensorish(node.value):
+            # Every name in the target, the object of an attribute or the
+            # container of an item included (h.x = t taints h).
             for t in node.targets:
                 for n in ast.walk(t):
                     if isinstance(n, ast.Name):
                         self.tainted.add(n.id)
+                        self.ever_tainted.add(n.id)
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node):
@@ -307,6 +311,14 @@ class Checker(ast.NodeVisitor):
     def visit_Call(self, node):
         if not self.in_jit:
             self.check_call(node)
+            # G.append(t), d.update(x=t): the object now holds a tensor.
+            f = node.func
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
+                    and f.value.id not in self.aliases \
+                    and (any(self.tensorish(a) for a in node.args) or
+                         any(self.tensorish(k.value) for k in node.keywords)):
+                self.tainted.add(f.value.id)
+                self.ever_tainted.add(f.value.id)
         self.generic_visit(node)
 
     def check_call(self, node):
@@ -394,7 +406,17 @@ def check_module(path, src, own, allowed, forbid, findings, entry):
         return
     if not forbid:
         return
+    # Twice: the first pass learns every name that ever holds a tensor
+    # (a global or an object's attribute set in one function and read in
+    # another), the second starts from them.
+    first = Checker(path, own, allowed, [], entry)
+    run_checker(first, tree)
     c = Checker(path, own, allowed, findings, entry)
+    c.tainted = set(first.ever_tainted)
+    run_checker(c, tree)
+
+
+def run_checker(c, tree):
     for st in tree.body:
         if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             c.defined.add(st.name)

@@ -105,13 +105,19 @@ def child(libc, req, fds, run):
     os._exit(127)
 
 
-def serve(argv, run):
-    """The zygote's loop on fd 3."""
+def serve(argv, run, prewarm=None):
+    """The zygote's loop on fd 3; prewarm() runs once before the first
+    copy is made (what every runner would otherwise compute itself)."""
     import torch  # noqa: F401 - the point of the zygote
     try:
         import triton  # noqa: F401
     except ImportError:
         pass
+    if prewarm is not None:
+        try:
+            prewarm()
+        except Exception:  # noqa: B902 - each runner computes it then
+            pass
     libc = ctypes.PyDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
     sock = socket.socket(fileno=3)
@@ -139,6 +145,11 @@ def serve(argv, run):
             req = json.loads(line)
             if len(fds) != 5:
                 raise ValueError("expected 5 descriptors, got %d" % len(fds))
+            # A copy has only the calling thread: another thread's locks
+            # (malloc's, an import's) would stay held in it forever.
+            if len(os.listdir("/proc/self/task")) != 1:
+                raise OSError("the zygote has started a thread; runners "
+                              "are started without it")
             pid = clone_parent(libc)
         except (ValueError, OSError, KeyError) as e:
             for fd in fds:

@@ -240,3 +240,10 @@ const char *paths_tasks_root(void)
 	pthread_once(&tasks_once, tasks_init);
 	return tasks_root;
 }
+
+const char *paths_lock_dir(void)
+{
+	const char *env = getenv("ARENA_LOCK_DIR");
+
+	return env && *env ? env : "/tmp/arena-locks";
+}

@@ -11,6 +11,7 @@
  * pipe or grow our memory.
  */
 #include "arena/proc.h"
+#include "arena/confine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,9 +35,9 @@ void proc_child_setup(pid_t parent, const char *stdin_path, int out_fd,
 
 	setpgid(0, 0);
 	/* Dies with the thread that forked it; and if that died before the
-	 * signal was armed, now. */
+	 * signal was armed, now (parent 0: not checked). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
+	if (parent && getppid() != parent)
 		_exit(127);
 	in_fd = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
 	if (in_fd < 0)
@@ -50,10 +53,62 @@ void proc_child_setup(pid_t parent, const char *stdin_path, int out_fd,
 	}
 }
 
+void proc_child_limits(const struct proc_limits *lim)
+{
+	struct rlimit rl;
+
+	if (!lim)
+		return;
+	if (lim->as_bytes) {
+		rl.rlim_cur = rl.rlim_max = lim->as_bytes;
+		setrlimit(RLIMIT_AS, &rl);
+	}
+	if (lim->data_bytes) {
+		rl.rlim_cur = rl.rlim_max = lim->data_bytes;
+		setrlimit(RLIMIT_DATA, &rl);
+	}
+	if (lim->cpu_s) {
+		rl.rlim_cur = lim->cpu_s;
+		rl.rlim_max = lim->cpu_s + 5;
+		setrlimit(RLIMIT_CPU, &rl);
+	}
+	if (lim->fsize_bytes) {
+		rl.rlim_cur = rl.rlim_max = lim->fsize_bytes;
+		setrlimit(RLIMIT_FSIZE, &rl);
+	}
+}
+
+void proc_child_close_from(int from)
+{
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)from, ~0u, 0) == 0)
+		return;
+#endif
+	for (int fd = from; fd < 65536; fd++)
+		close(fd);
+}
+
 int proc_run_capture(char *const argv[], const char *cwd, char *const envp[],
 		     int timeout_ms, size_t out_max, struct proc_result *res,
 		     struct errbuf *err)
 {
+	struct proc_capture c = {
+		.argv = argv,
+		.cwd = cwd,
+		.envp = envp,
+		.timeout_ms = timeout_ms,
+		.out_max = out_max,
+	};
+
+	return proc_run(&c, res, err);
+}
+
+int proc_run(const struct proc_capture *c, struct proc_result *res,
+	     struct errbuf *err)
+{
+	char *const *argv = c->argv;
+	int timeout_ms = c->timeout_ms;
+	size_t out_max = c->out_max;
 	int pfd[2];
 	uint64_t start = now_ns();
 	struct strbuf out = STRBUF_INIT;
@@ -63,17 +118,37 @@ int proc_run_capture(char *const argv[], const char *cwd, char *const envp[],
 	memset(res, 0, sizeof(*res));
 	if (pipe2(pfd, O_CLOEXEC) != 0)
 		return errf_code(err, errno, "pipe: %s", strerror(errno));
-	pid = fork();
+	pid = c->confine ? confine_clone(c->confine) : fork();
 	if (pid < 0) {
 		int e = errno;
 		close(pfd[0]);
 		close(pfd[1]);
-		return errf_code(err, e, "fork: %s", strerror(e));
+		return errf_code(
+			err, e, "%s: %s",
+			c->confine ? "cannot create the sandbox's namespaces"
+				   : "fork",
+			strerror(e));
 	}
 	if (pid == 0) {
-		proc_child_setup(parent, NULL, pfd[1], pfd[1], cwd);
-		if (envp)
-			environ = (char **)envp;
+		/* In a PID namespace of its own the parent is outside:
+		 * proc_child_setup's check of getppid() cannot hold. */
+		proc_child_setup(c->confine ? 0 : parent, NULL, pfd[1], pfd[1],
+				 c->confine ? NULL : c->cwd);
+		proc_child_close_from(3);
+		if (c->confine) {
+			const char *what = "";
+			int rc = confine_enter(c->confine, &what);
+			if (rc || (c->cwd && chdir(c->cwd) != 0)) {
+				dprintf(2,
+					"arena: cannot enter the sandbox "
+					"(%s: errno %d)\n",
+					rc ? what : "cwd", rc ? -rc : errno);
+				_exit(CONFINE_EXIT_FAILED);
+			}
+		}
+		proc_child_limits(c->limits);
+		if (c->envp)
+			environ = (char **)c->envp;
 		execvp(argv[0], argv);
 		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -146,4 +221,29 @@ void proc_describe_status(int status, char *buf, size_t n)
 			 strsignal(WTERMSIG(status)));
 	else
 		snprintf(buf, n, "ended with wait status %d", status);
+}
+
+bool proc_alive(pid_t pid)
+{
+	char path[64], buf[512];
+	FILE *f;
+	size_t n;
+
+	if (pid <= 0 || (kill(pid, 0) == -1 && errno == ESRCH))
+		return false;
+	/* A killed process that nobody has reaped yet (a detached executor
+	 * whose parent is an init that reaps late) still answers kill(pid,
+	 * 0); its state in /proc says it is gone.  The state follows the
+	 * last ')' of the command name, which may itself hold ')'. */
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	f = fopen(path, "re");
+	if (!f)	/* gone meanwhile, or no /proc at all: then trust kill() */
+		return access("/proc/self/stat", R_OK) != 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');
+	if (!paren || paren[1] != ' ')
+		return true;
+	return paren[2] != 'Z' && paren[2] != 'X';
 }

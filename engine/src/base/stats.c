@@ -21,6 +21,7 @@
  *     pairs at all is an error, not an interval.
  */
 #include "arena/stats.h"
+#include "arena/stats_dist.h"
 
 #include <errno.h>
 #include <math.h>
@@ -415,73 +416,6 @@ int stats_geomean_ci(const struct ratio_blocks *cases, int ncases, int iters,
 
 /* ---- between-process intervals ---------------------------------------- */
 
-/* Regularized incomplete beta I_x(a, b) by its continued fraction
- * (modified Lentz), for the t distribution below. */
-static double beta_cf(double a, double b, double x)
-{
-	const double tiny = 1e-300;
-	double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0), h;
-
-	d = fabs(d) < tiny ? 1.0 / tiny : 1.0 / d;
-	h = d;
-	for (int m = 1; m <= 300; m++) {
-		double m2 = 2.0 * m;
-		double aa = m * (b - m) * x / ((a - 1.0 + m2) * (a + m2));
-		d = 1.0 + aa * d;
-		d = fabs(d) < tiny ? 1.0 / tiny : 1.0 / d;
-		c = 1.0 + aa / c;
-		c = fabs(c) < tiny ? tiny : c;
-		h *= d * c;
-		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1.0 + m2));
-		d = 1.0 + aa * d;
-		d = fabs(d) < tiny ? 1.0 / tiny : 1.0 / d;
-		c = 1.0 + aa / c;
-		c = fabs(c) < tiny ? tiny : c;
-		double del = d * c;
-		h *= del;
-		if (fabs(del - 1.0) < 1e-15)
-			break;
-	}
-	return h;
-}
-
-static double beta_inc(double a, double b, double x)
-{
-	if (x <= 0.0)
-		return 0.0;
-	if (x >= 1.0)
-		return 1.0;
-	double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
-		     b * log1p(-x);
-	if (x < (a + 1.0) / (a + b + 2.0))
-		return exp(lbt) * beta_cf(a, b, x) / a;
-	return 1.0 - exp(lbt) * beta_cf(b, a, 1.0 - x) / b;
-}
-
-/* P(T > t) for t >= 0, T Student t with df degrees of freedom. */
-static double t_upper(double t, double df)
-{
-	return 0.5 * beta_inc(df / 2.0, 0.5, df / (df + t * t));
-}
-
-double stats_t_upper_quantile(double p, double df)
-{
-	double lo = 0.0, hi = 1.0;
-
-	if (!(p > 0.0 && p < 0.5) || !(df > 0.0))
-		return NAN;
-	while (t_upper(hi, df) > p && hi < 1e12)
-		hi *= 2.0;
-	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
-		double mid = 0.5 * (lo + hi);
-		if (t_upper(mid, df) > p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return 0.5 * (lo + hi);
-}
-
 /* Log of each non-empty block's median ratio into logm (ratios unchanged,
  * scratch >= the largest block); the number of such blocks. */
 static int block_log_medians(const struct ratio_blocks *rb, double *scratch,
@@ -494,8 +428,8 @@ static int block_log_medians(const struct ratio_blocks *rb, double *scratch,
 			continue;
 		memcpy(scratch, rb->blocks[b],
 		       (size_t)rb->sizes[b] * sizeof(double));
-		logm[k++] = log(stats_median_inplace(scratch,
-						     (size_t)rb->sizes[b]));
+		logm[k++] = log(
+			stats_median_inplace(scratch, (size_t)rb->sizes[b]));
 	}
 	return k;
 }
@@ -514,8 +448,8 @@ static void mean_var(const double *v, int n, double *mean, double *var)
 	*var = n > 1 ? ss / (n - 1) : 0.0;
 }
 
-int stats_block_ratio_ci(const struct ratio_blocks *rb, int iters,
-			 double alpha, uint64_t seed, struct interval *out)
+int stats_block_ratio_ci(const struct ratio_blocks *rb, int iters, double alpha,
+			 uint64_t seed, struct interval *out)
 {
 	size_t total, max_block;
 	int nonempty;
@@ -535,7 +469,7 @@ int stats_block_ratio_ci(const struct ratio_blocks *rb, int iters,
 	out->lo = boot.lo;
 	out->hi = boot.hi;
 	if (k >= 2) {
-		double half = stats_t_upper_quantile(alpha / 2, k - 1) *
+		double half = stats_t_quantile(1 - alpha / 2, k - 1) *
 			      sqrt(var / k);
 		out->lo = fmin(out->lo, exp(mean - half));
 		out->hi = fmax(out->hi, exp(mean + half));
@@ -582,7 +516,7 @@ int stats_geomean_block_ci(const struct ratio_blocks *cases, int ncases,
 	out->hi = boot.hi;
 	if (t_ok && v > 0.0 && dfden > 0.0) {
 		double df = v * v / dfden;
-		double half = stats_t_upper_quantile(alpha / 2, df) * sqrt(v);
+		double half = stats_t_quantile(1 - alpha / 2, df) * sqrt(v);
 		out->lo = fmin(out->lo, exp(mean - half));
 		out->hi = fmax(out->hi, exp(mean + half));
 	}

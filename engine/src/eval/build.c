@@ -1,9 +1,11 @@
 /*
  * build.c - the build phase of an evaluation: reference (from the task
- * directory), baseline (the frozen copy, the task's baseline.files, or its
- * editable files) and candidate (its snapshot only, no -I into its
- * workspace) compiled into cached shared objects (compile.c), and the
- * correctness runners started.
+ * directory), baseline (the task's baseline.files, or its editable files)
+ * and candidate (its snapshot only, no -I into its workspace) compiled
+ * into cached shared objects (compile.c), and the correctness runners
+ * started.  A task loaded from a trusted copy (DESIGN.md §3.10) is
+ * verified against its manifest first, and every file read from it
+ * again against the manifest; a mismatch is infra_error naming the file.
  *
  * Overlap, where it pays: a GPU evaluation launches its GPU runners (and
  * its keeper, gpu_sample.c) before anything compiles (a context takes as
@@ -70,6 +72,9 @@ static void build_prepare(struct eval_ctx *x, enum role role,
 		.forbid_library_calls = x->t->forbid_library_calls,
 		.allowed_calls = &x->t->allowed_calls,
 		.entry = x->t->entry,
+		.confine = role == ROLE_CAND && x->confine_on,
+		.hide = &x->hidden,
+		.memory_mb = x->req->timing.compile_memory_mb,
 	};
 }
 
@@ -94,6 +99,8 @@ static int build_finish(struct build_job *j)
 		errf_code(x->err, rc, "%s", errbuf_str(&j->err));
 		return rc;
 	}
+	if (role == ROLE_CAND && !j->bo.confined && !j->bo.cached)
+		x->all_sandboxed = false;
 	if (j->bo.message) {
 		if (role == ROLE_CAND) {
 			x->res->pass_compilation = false;
@@ -123,6 +130,29 @@ static int build_role(struct eval_ctx *x, enum role role,
 	return build_finish(&j);
 }
 
+/* For a task loaded from a trusted copy: whether the bytes just read
+ * from it are the bytes its manifest recorded (the copy was verified as a
+ * whole when the builds began; this closes the window since).  false
+ * with an infra_error verdict when not. */
+static bool trusted_bytes(struct eval_ctx *x, const struct source_set *src)
+{
+	if (!x->t->trusted_hash)
+		return true;
+	for (int i = 0; i < src->n; i++) {
+		const char *want =
+			task_trust_lookup(&x->manifest, src->path[i]);
+		if (src->data[i] && (!want || strcmp(want, src->sha256[i]))) {
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the task's trusted copy "
+				   "changed during the evaluation: %s is not "
+				   "the file it was made with",
+				   src->path[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* The task's baseline.files (docs/tasks.md), read as if they were the
  * editable files they stand for.  0 with *out filled, -1 with a verdict
  * set when they cannot be read. */
@@ -135,6 +165,10 @@ static int task_baseline_sources(struct eval_ctx *x, struct source_set *out)
 	if (sources_read(t->dir, &t->baseline_files, out, &e) != 0) {
 		ev_verdict(x, RS_INFRA_ERROR, "the task's baseline cannot be read: "
 			   "%s", errbuf_str(&e));
+		return -1;
+	}
+	if (!trusted_bytes(x, out)) {
+		sources_release(out);
 		return -1;
 	}
 	for (int i = 0; i < out->n && (size_t)i < t->editable.n; i++) {
@@ -267,7 +301,11 @@ static void start_correctness_runners(struct eval_ctx *x)
 {
 	if (!x->gpu || x->decided)
 		return;
-	if (!ev_lock_or_verdict(x, LOCK_SH))
+	/* Exclusively: from here on every GPU sample ends with the keeper
+	 * probing until the device is idle, and another evaluation's
+	 * samples would keep it busy (on the H200, three evaluations at
+	 * once left every keeper waiting out its 10 s limit). */
+	if (!ev_lock_or_verdict(x, LOCK_EX))
 		return;
 	/* A baseline that is the host reference does not run on the
 	 * device: prelaunched baseline runners have nothing to run. */
@@ -323,6 +361,14 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 	struct errbuf e;
 	int rc;
 
+	/* The trusted copy, checked whole before anything of it is used. */
+	errbuf_init(&e);
+	if (t->trusted_hash &&
+	    task_trust_verify(t->dir, t->trusted_hash, &x->manifest, &e) != 0) {
+		ev_verdict(x, RS_INFRA_ERROR, "%s", errbuf_str(&e));
+		return 0;
+	}
+
 	/* Reference: its file from the task directory (a prepared AKA
 	 * task's reference is its kernel as shipped, with the bundle). */
 	errbuf_init(&e);
@@ -337,6 +383,11 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 			   e.set ? errbuf_str(&e) : "missing");
 		if (src.n)
 			sources_release(&src);
+		strvec_release(&ref_files);
+		return 0;
+	}
+	if (!trusted_bytes(x, &src)) {
+		sources_release(&src);
 		strvec_release(&ref_files);
 		return 0;
 	}
@@ -357,23 +408,15 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 	if (rc || x->decided)
 		return rc;
 
-	/* Baseline: the frozen copy when there is one, else the task's
-	 * baseline.files (under the editable names), else its editable
-	 * files.  An unimplemented task without baseline files (the schema
-	 * requires them; this is for callers of eval_run that bypass it)
-	 * times against its reference, which for a GPU task with a host
-	 * reference means no timing. */
-	const char *bdir = x->req->baseline_dir;
+	/* Baseline: the task's baseline.files (under the editable names),
+	 * else its editable files, from the task's directory (the trusted
+	 * copy on every engine path, never a run's baseline/).  An
+	 * unimplemented task without baseline files (the schema requires
+	 * them; this is for callers of eval_run that bypass it) times
+	 * against its reference, which for a GPU task with a host reference
+	 * means no timing. */
 	int have = 0;
-	if (bdir) {
-		errbuf_init(&e);
-		if (sources_read(bdir, &t->editable, &src, &e) != 0) {
-			ev_verdict(x, RS_INFRA_ERROR, "the baseline sources in %s "
-				   "cannot be read: %s", bdir, errbuf_str(&e));
-			return 0;
-		}
-		have = 1;
-	} else if (t->baseline_files.n) {
+	if (t->baseline_files.n) {
 		if (task_baseline_sources(x, &src) != 0)
 			return 0;
 		have = 1;
@@ -382,6 +425,10 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 		if (sources_read(t->dir, &t->editable, &src, &e) != 0) {
 			ev_verdict(x, RS_INFRA_ERROR, "the baseline sources in %s "
 				   "cannot be read: %s", t->dir, errbuf_str(&e));
+			return 0;
+		}
+		if (!trusted_bytes(x, &src)) {
+			sources_release(&src);
 			return 0;
 		}
 		have = 1;

@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arena/confine.h"
 #include "arena/eval.h"
 #include "arena/paths.h"
 #include "arena/proc.h"
@@ -408,16 +410,21 @@ static int write_sources(const struct source_set *src, const char *dir,
 static char *compile_message(const char *output, const char *scratch)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t sl = strlen(scratch);
+	const char *strip[] = { scratch, CONFINE_BUILD_DIR };
 	const char *p = output;
 
 	while (*p && sb.len < COMPILE_MSG_MAX) {
-		if (strncmp(p, scratch, sl) == 0) {
-			p += sl;
-			if (*p == '/')
-				p++;
-			continue;
+		bool cut = false;
+		for (size_t i = 0; i < ARRAY_SIZE(strip) && !cut; i++) {
+			size_t sl = strlen(strip[i]);
+			if (strncmp(p, strip[i], sl) == 0 &&
+			    (p[sl] == '/' || p[sl] == ':')) {
+				p += sl + (p[sl] == '/');
+				cut = true;
+			}
 		}
+		if (cut)
+			continue;
 		strbuf_addch(&sb, *p++);
 	}
 	if (*p)
@@ -427,6 +434,82 @@ static char *compile_message(const char *output, const char *scratch)
 	if (!sb.len)
 		strbuf_addstr(&sb, "the compiler failed without output");
 	return strbuf_detach(&sb);
+}
+
+/* ---- limits, confinement, the negative cache ----------------------------- */
+
+/* Which of the compiler's limits output and status say it hit, in words,
+ * or NULL.  The driver reports what stopped its passes (cc1, cicc, ptxas,
+ * clang) in their words: gcc's "out of memory allocating", "virtual
+ * memory exhausted", LLVM's "out of memory", "std::bad_alloc", a pass
+ * "terminated" by SIGXCPU or SIGXFSZ. */
+static const char *limit_hit(const char *output, int status)
+{
+	static const struct {
+		const char *needle, *what;
+	} marks[] = {
+		{ "out of memory", "memory" },
+		{ "virtual memory exhausted", "memory" },
+		{ "Cannot allocate memory", "memory" },
+		{ "std::bad_alloc", "memory" },
+		{ "CPU time limit exceeded", "CPU time" },
+		{ "File size limit exceeded", "file size" },
+		{ "File too large", "file size" },
+	};
+
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+		return "CPU time";
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ)
+		return "file size";
+	for (size_t i = 0; i < ARRAY_SIZE(marks); i++)
+		if (strstr(output, marks[i].needle))
+			return marks[i].what;
+	return NULL;
+}
+
+/* The compiler's environment, built from nothing: what toolchains read
+ * (no store, no catalogue, no keys). */
+static void compile_env(struct strvec *env, const char *tool_dir)
+{
+	static const char *const pass[] = {
+		"CUDA_HOME",	       "CUDA_PATH",
+		"ROCM_PATH",	       "HIP_PATH",
+		"HIP_PLATFORM",	       "HIP_CLANG_PATH",
+		"HIP_DEVICE_LIB_PATH", "DEVICE_LIB_PATH",
+		"LD_LIBRARY_PATH",     "LIBRARY_PATH",
+		"NVCC_CCBIN",	       "NVCC_PREPEND_FLAGS",
+		"NVCC_APPEND_FLAGS",
+	};
+
+	strvec_pushf(env, "PATH=%s%s/usr/local/bin:/usr/bin:/bin",
+		     tool_dir ? tool_dir : "", tool_dir ? ":" : "");
+	strvec_push(env, "HOME=/tmp");
+	strvec_push(env, "TMPDIR=/tmp");
+	strvec_push(env, "LC_ALL=C");
+	for (size_t i = 0; i < ARRAY_SIZE(pass); i++) {
+		const char *v = getenv(pass[i]);
+		if (v)
+			strvec_pushf(env, "%s=%s", pass[i], v);
+	}
+}
+
+/* The negative cache's entry for an artifact key under these limits. */
+static char *fail_path(const char *artdir, const char *key,
+		       const struct proc_limits *lim, bool confined)
+{
+	/* The evaluator's version too: a failure that came from arena (a
+	 * directory the confinement did not show) ends with the version that
+	 * fixes it. */
+	char *id = xasprintf("%s|%s|as=%llu|cpu=%llu|fsize=%llu|confined=%d",
+			     key, ARENA_EVALUATOR_VERSION,
+			     (unsigned long long)lim->as_bytes,
+			     (unsigned long long)lim->cpu_s,
+			     (unsigned long long)lim->fsize_bytes, confined);
+	char hex[65];
+
+	sha256_hex(id, strlen(id), hex);
+	free(id);
+	return xasprintf("%s/%s.fail", artdir, hex);
 }
 
 int compile_build(const struct build_spec *s, struct build_out *out,
@@ -443,7 +526,10 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 	struct strvec argv = STRVEC_INIT, pre = STRVEC_INIT, libs = STRVEC_INIT;
 	struct strvec src_lang = STRVEC_INIT;
 	const char *tool_path = NULL;
-	char *shim = NULL;
+	char *shim = NULL, *fail = NULL, *tool_real = NULL;
+	struct confine_prep *cp = NULL;
+	struct strvec env = STRVEC_INIT;
+	struct proc_limits lim = { 0 };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -558,6 +644,38 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		goto done;
 	}
 
+	/* Limits for every build; confinement and the negative cache for
+	 * the candidate's (its sources are the agent's). */
+	lim.as_bytes = (uint64_t)(s->memory_mb > 0    ? s->memory_mb
+				  : s->lang == LANG_C ? 4096
+						      : 16384)
+		       << 20;
+	lim.cpu_s = (uint64_t)(s->timeout_s > 20 ? s->timeout_s / 2 : 10);
+	lim.fsize_bytes = 1ull << 30;
+	tool_real = which(tool_path);
+	bool confined = s->confine && confine_available(NULL);
+	if (s->confine) {
+		char *data = NULL;
+		size_t len = 0;
+		struct errbuf ign;
+		errbuf_init(&ign);
+		fail = fail_path(artdir, key, &lim, confined);
+		if (file_read_all(fail, 2 * COMPILE_MSG_MAX, &data, &len,
+				  &ign) == 0) {
+			out->message =
+				xasprintf("%s\n[answered from the cache of "
+					  "failed builds: these exact "
+					  "sources failed before under "
+					  "the same limits]",
+					  data);
+			out->negative_cached = true;
+			out->confined = confined;
+			free(data);
+			free(art);
+			goto done;
+		}
+	}
+
 	/* Missing sources are the author's problem, not a build failure. */
 	for (size_t i = 0; i < s->compile->n; i++) {
 		for (int k = 0; k < s->src->n; k++)
@@ -594,13 +712,35 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		free(art);
 		goto done;
 	}
+	if (confined) {
+		struct confine_plan plan;
+		struct confine_spec cs = {
+			.profile = CONFINE_COMPILER,
+			.scratch = scratch,
+			.tool = tool_real,
+			.hide = s->hide,
+		};
+		struct errbuf ce;
+		errbuf_init(&ce);
+		confine_plan_for(&cs, &plan);
+		cp = confine_prepare(&plan, &ce);
+		confine_plan_release(&plan);
+		confined = cp != NULL;
+	}
+	out->confined = confined;
+	/* Inside the sandbox the include directory is at a fixed path. */
+	const char *inc_arg = confined ? CONFINE_INCLUDE_DIR : inc;
+	if (shim) {
+		free(shim);
+		shim = path_join(inc_arg, "arena/hip_nvidia");
+	}
 
-	strvec_push(&argv, tool_path);
+	strvec_push(&argv, tool_real ? tool_real : tool_path);
 	for (size_t i = 0; i < pre.n; i++)
 		strvec_push(&argv, pre.v[i]);
 	if (shim)
 		strvec_pushf(&argv, "-I%s", shim);
-	strvec_pushf(&argv, "-I%s", inc);
+	strvec_pushf(&argv, "-I%s", inc_arg);
 	strvec_push(&argv, "-I.");
 	if (s->extra_include)
 		strvec_pushf(&argv, "-I%s", s->extra_include);
@@ -621,8 +761,21 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 
 	struct proc_result pr;
 	int tmo = (int)(s->timeout_s > 0 ? s->timeout_s * 1000 : 60000);
-	rc = proc_run_capture(argv.v, scratch, NULL, tmo, COMPILE_LOG_MAX, &pr,
-			      err);
+	char *tool_dir = tool_real ? xstrdup(tool_real) : NULL;
+	if (tool_dir)
+		*strrchr(tool_dir, '/') = '\0';
+	compile_env(&env, tool_dir);
+	free(tool_dir);
+	struct proc_capture pc = {
+		.argv = argv.v,
+		.cwd = confined ? CONFINE_BUILD_DIR : scratch,
+		.envp = env.v,
+		.timeout_ms = tmo,
+		.out_max = COMPILE_LOG_MAX,
+		.limits = &lim,
+		.confine = cp,
+	};
+	rc = proc_run(&pc, &pr, err);
 	if (rc) {
 		free(art);
 		goto done;
@@ -631,17 +784,86 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		struct errbuf ign;
 		errbuf_init(&ign);
 		struct strbuf log = STRBUF_INIT;
+		strbuf_addf(&log, "# %s\n",
+			    confined ? "confined (arena/confine.h)"
+				     : "not confined");
 		for (size_t i = 0; i < argv.n; i++)
 			strbuf_addf(&log, "%s%s", i ? " " : "$ ", argv.v[i]);
 		strbuf_addf(&log, "\n%s", pr.output);
 		file_write_atomic(s->log_path, log.buf, log.len, &ign);
 		strbuf_release(&log);
 	}
+	const char *limit = limit_hit(pr.output, pr.status);
 	if (pr.timed_out) {
 		out->message = xasprintf("compilation did not finish within "
 					 "%.3g s", tmo / 1000.0);
+	} else if (WIFEXITED(pr.status) &&
+		   WEXITSTATUS(pr.status) == CONFINE_EXIT_FAILED && cp) {
+		rc = errf_code(err, EPERM,
+			       "the candidate's compiler could not "
+			       "enter its sandbox: %s",
+			       pr.output);
+		free(art);
+		proc_result_release(&pr);
+		goto done;
+	} else if (WIFEXITED(pr.status) && WEXITSTATUS(pr.status) == 127 &&
+		   str_starts_with(pr.output, "cannot run ")) {
+		/* Not the sources' fault: the compiler did not start. */
+		size_t n = strcspn(pr.output, "\n");
+		rc = errf_code(err, ENOENT,
+			       "the %s compiler did not start%s: "
+			       "%.*s",
+			       s->role, confined ? " in its sandbox" : "",
+			       (int)n, pr.output);
+		free(art);
+		proc_result_release(&pr);
+		goto done;
 	} else if (!WIFEXITED(pr.status) || WEXITSTATUS(pr.status) != 0) {
-		out->message = compile_message(pr.output, scratch);
+		char *msg = compile_message(pr.output, scratch);
+		if (limit) {
+			char lim_s[64];
+			if (!strcmp(limit, "memory"))
+				snprintf(lim_s, sizeof(lim_s),
+					 "%llu MiB of "
+					 "address space per process",
+					 (unsigned long long)(lim.as_bytes >>
+							      20));
+			else if (!strcmp(limit, "CPU time"))
+				snprintf(lim_s, sizeof(lim_s),
+					 "%llu s of CPU "
+					 "per process",
+					 (unsigned long long)lim.cpu_s);
+			else
+				snprintf(lim_s, sizeof(lim_s),
+					 "%llu MiB per "
+					 "file",
+					 (unsigned long long)(lim.fsize_bytes >>
+							      20));
+			out->message = xasprintf("compilation stopped at the "
+						 "compiler's %s limit (%s; "
+						 "timing.compile_memory_mb and "
+						 "compile_timeout_s set them): "
+						 "%s",
+						 limit, lim_s, msg);
+			free(msg);
+		} else {
+			out->message = msg;
+		}
+		/* Deterministic failures only: a compile error or one of the
+		 * compiler's own limits depends on the sources; a deadline
+		 * depends on the load, and a pass killed by a signal of
+		 * another kind (the machine's OOM killer) or crashing
+		 * ("internal compiler error") may not happen again. */
+		bool other_signal =
+			(WIFSIGNALED(pr.status) && !limit) ||
+			strstr(pr.output, "Killed signal") ||
+			(strstr(pr.output, "terminated program") && !limit) ||
+			strstr(pr.output, "internal compiler error");
+		if (fail && !other_signal) {
+			struct errbuf ign;
+			errbuf_init(&ign);
+			file_write_atomic_str(fail, out->message, &ign);
+		}
 	} else {
 		char *built = path_join(scratch, "out.so");
 		if (rename(built, art) != 0) {
@@ -669,6 +891,10 @@ done:
 	free(kh_path);
 	free(ccid);
 	free(shim);
+	free(fail);
+	free(tool_real);
+	confine_prep_free(cp);
+	strvec_release(&env);
 	strvec_release(&argv);
 	strvec_release(&pre);
 	strvec_release(&libs);

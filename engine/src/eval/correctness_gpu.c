@@ -96,7 +96,8 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		 * could otherwise compute these inputs' outputs ahead. */
 		spec = ev_gpu_gen_spec(t, &l, pattern,
 				       ev_derive(x->req->seed ^ x->secret, 1,
-						 (uint64_t)ci, (uint64_t)trial));
+						 (uint64_t)ci,
+						 (uint64_t)trial));
 		snprintf(what, sizeof(what), "in correctness trial %d",
 			 trial + 1);
 		if (!ev_gpu_sample(x, ROLE_BASE, base, n, spec,
@@ -105,21 +106,24 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 				   ev_gpu_fetch_mask(t, inputs), what, c, &cs))
 			goto out;
 		k = (int)rng_range(&r, 0, n - 1);
-		snprintf(setpfx, sizeof(setpfx), "output of correctness trial %d "
-			 "in %s '%s' differs from baseline", trial + 1,
-			 ev_case_kind(c), c->id);
+		snprintf(setpfx, sizeof(setpfx),
+			 "output of correctness trial %d "
+			 "in %s '%s' differs from baseline",
+			 trial + 1, ev_case_kind(c), c->id);
 		if (!ev_gpu_sets_match(x, &l, base, cand, n, pattern, inputs, k,
 				       what, setpfx, c))
 			goto out;
-		snprintf(prefix, sizeof(prefix), "%s '%s', correctness trial %d",
-			 ev_case_kind(c), c->id, trial + 1);
+		snprintf(prefix, sizeof(prefix),
+			 "%s '%s', correctness trial %d", ev_case_kind(c),
+			 c->id, trial + 1);
 		if (!ev_gpu_reference_check(x, &l, ref, base, cand, k, spec,
-					    pattern, trial == 0, what, prefix, c,
-					    &cr->max_abs_err))
+					    pattern, trial == 0, what, prefix,
+					    c, &cr->max_abs_err))
 			goto out;
-		ev_trace_mark(x, "case %s trial %d: checked (%d call%s per "
-			      "sample, call %d against the reference)", c->id,
-			      trial + 1, n, n == 1 ? "" : "s", k + 1);
+		ev_trace_mark(x,
+			      "case %s trial %d: checked (%d call%s per "
+			      "sample, call %d against the reference)",
+			      c->id, trial + 1, n, n == 1 ? "" : "s", k + 1);
 	}
 	if (!ordering_check(x, &l, ref, base, cand, k, pattern, c))
 		goto out;
@@ -127,7 +131,8 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 	 * otherwise still be waiting, unread, when the runner is killed. */
 	enum runner_fail pf = runner_ping(cand);
 	if (pf != RUNNER_OK) {
-		ev_runner_failed(x, ROLE_CAND, cand, pf, "after its last call", c);
+		ev_runner_failed(x, ROLE_CAND, cand, pf, "after its last call",
+				 c);
 		goto out;
 	}
 	ok = true;

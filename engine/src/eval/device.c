@@ -136,22 +136,31 @@ int eval_check_device(const struct task *t, const char *device,
 	}
 	if (d->kind == DEV_HOST) {
 		if (!host_task(t))
-			return errf_code(err, ENOTSUP, "%s: a %s task needs a "
-					 "GPU, not device 'host'", t->id,
-					 language_name(t->language == LANG_C ||
-						       t->language == LANG_PYTHON
-							       ? t->reference_language
-							       : t->language));
+			return errf_code(
+				err, ENOTSUP,
+				"%s: a %s task needs a "
+				"GPU, not device 'host'",
+				t->id,
+				language_name(
+					t->language == LANG_C ||
+							t->language ==
+								LANG_PYTHON
+						? t->reference_language
+						: t->language));
 		return 0;
 	}
 	if (t->language == LANG_C || t->language == LANG_PYTHON)
-		return errf_code(err, ENOTSUP, "%s: a %s task runs on device "
-				 "'host', not '%s'", t->id,
-				 language_name(t->language), device);
+		return errf_code(err, ENOTSUP,
+				 "%s: a %s task runs on device "
+				 "'host', not '%s'",
+				 t->id, language_name(t->language), device);
 	if (d->kind == DEV_HIP && cuda_only(t))
-		return errf_code(err, ENOTSUP, "%s: CUDA sources, Triton and "
-				 "PyTorch GPU kernels need an NVIDIA GPU (device "
-				 "cuda:N), not '%s'", t->id, device);
+		return errf_code(
+			err, ENOTSUP,
+			"%s: CUDA sources, Triton and "
+			"PyTorch GPU kernels need an NVIDIA GPU (device "
+			"cuda:N), not '%s'",
+			t->id, device);
 	return 0;
 }
 
@@ -183,10 +192,11 @@ int eval_resolve_device(const char *configured, const struct task *t,
 		dev = env;
 	if (!gpu_task) {
 		if (strcmp(dev, "auto") && strcmp(dev, "host"))
-			return errf(err, "task %s is a host (%s) task but the "
+			return errf(err,
+				    "task %s is a host (%s) task but the "
 				    "config asks for device '%s'; use device: "
-				    "host or auto", t->id,
-				    language_name(t->language), dev);
+				    "host or auto",
+				    t->id, language_name(t->language), dev);
 		*device = xstrdup("host");
 		return 0;
 	}

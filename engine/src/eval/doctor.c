@@ -9,6 +9,7 @@
  * Nothing here needs a GPU; on a machine without one the report says
  * "no GPU" and why (no driver, no runner).
  */
+#include "arena/confine.h"
 #include "arena/doctor.h"
 #include "arena/proc.h"
 
@@ -168,14 +169,18 @@ static void peaks_line(struct report *r, const struct gpu_info *g,
 	char tc[120];
 
 	if (g->tc_bf16_flops > 0)
-		snprintf(tc, sizeof(tc), "dense bf16 tensor cores %.1f TFLOP/s "
+		snprintf(tc, sizeof(tc),
+			 "dense bf16 tensor cores %.1f TFLOP/s "
 			 "(mma.sync; the flop floor allows %.0fx that)",
 			 g->tc_bf16_flops / 1e12, GPU_ROOFLINE_TC_MARGIN);
 	else
-		snprintf(tc, sizeof(tc), "tensor-core peaks not measured on "
-			 "this device (the flop floor allows %.0fx the FMA rate)",
-			 GPU_ROOFLINE_FLOPS_MARGIN);
-	line(r, "          peaks (%s): bandwidth %.2f TB/s (copy %.2f TB/s "
+		snprintf(
+			tc, sizeof(tc),
+			"tensor-core peaks not measured on "
+			"this device (the flop floor allows %.0fx the FMA rate)",
+			GPU_ROOFLINE_FLOPS_MARGIN);
+	line(r,
+	     "          peaks (%s): bandwidth %.2f TB/s (copy %.2f TB/s "
 	     "read+write, read %.2f TB/s), FP32 FMA %.1f TFLOP/s, %s",
 	     how, g->bandwidth_bps / 1e12, g->copy_bps / 1e12,
 	     g->read_bps / 1e12, g->fma_flops / 1e12, tc);
@@ -272,13 +277,17 @@ static void host_device(struct report *r, const struct doctor_options *o,
 	bool measured = false;
 	int fd = -1;
 
-	line(r, "  host    %s, last-level cache %.0f MiB (flush before every "
-	     "call: sweep %.0f MiB + clflush of the arguments)",
-	     "one core per runner", ev_llc_bytes() / 1048576.0,
-	     2.0 * ev_llc_bytes() / 1048576.0);
+	line(r,
+	     "  host    one core per runner, last-level cache %.0f MiB (flush "
+	     "before every call: a sweep of %.0f MiB%s)",
+	     ev_llc_bytes() / 1048576.0, 2.0 * ev_llc_bytes() / 1048576.0,
+	     host_cache_can_evict() ? " and an eviction of every line of "
+				      "the arguments"
+				    : "; this CPU has no line eviction arena "
+				      "knows, the sweep stands alone");
 	if (!o->measure && !o->remeasure) {
 		line(r, "          peaks: not measured (run `arena doctor` "
-		     "without --no-measure)");
+			"without --no-measure)");
 		return;
 	}
 	if (o->store_dir) {
@@ -295,9 +304,11 @@ static void host_device(struct report *r, const struct doctor_options *o,
 	}
 	errbuf_init(&e);
 	if (host_peaks_get(cache, o->remeasure, &hp, &measured, &e) == 0)
-		line(r, "          peaks (%s): %s; one core: bandwidth %.2f GB/s "
+		line(r,
+		     "          peaks (%s): %s; one core: bandwidth %.2f GB/s "
 		     "(read %.2f, copy %.2f read+write), FP32 FMA %.1f GFLOP/s "
-		     "(%s)", measured ? "measured now" : "cached", hp.cpu,
+		     "(%s)",
+		     measured ? "measured now" : "cached", hp.cpu,
 		     hp.bandwidth_bps / 1e9, hp.read_bps / 1e9,
 		     hp.copy_bps / 1e9, hp.fma_flops / 1e9, hp.simd);
 	else
@@ -357,7 +368,21 @@ static void sandbox(struct report *r)
 	if (ll < 1)
 		missing(r, false, "landlock: boot with lsm=...,landlock "
 			"(Linux >= 5.13)");
-	/* bubblewrap: agents' sandbox (and, where used, runners'). */
+	/* The confinement of candidate compilers and runners
+	 * (arena/confine.h), probed as evaluations probe it. */
+	const char *why = NULL;
+	if (confine_available(&why))
+		line(r,
+		     "  confinement    on: the candidate's compiler and every "
+		     "runner in namespaces of their own, allow-list root "
+		     "(arena/confine.h)");
+	else {
+		line(r, "  confinement    off: %s", why);
+		missing(r, false,
+			"the evaluator's confinement (arena/"
+			"confine.h): results will say sandboxed: false");
+	}
+	/* bubblewrap: the agents' sandbox. */
 	bwrap = path_search("bwrap", NULL);
 	if (!bwrap) {
 		line(r, "  bubblewrap     missing");
@@ -402,53 +427,66 @@ static void python_stack(struct report *r, bool nvidia)
 	char *script = path_join(paths_py_dir(), "arena_runner_py.py");
 	char *host = path_join(paths_py_dir(), "libarena-pyrunner-host.so");
 	char *cuda = path_join(paths_py_dir(), "libarena-pyrunner-cuda.so");
-	char *argv[] = { (char *)paths_python(), (char *)"-B", (char *)"-E",
-			 script, (char *)"--query", NULL };
+	char *argv[] = { (char *)paths_python(), (char *)"-B",
+			 (char *)"-E",		 script,
+			 (char *)"--query",	 NULL };
 	struct proc_result pr;
 	struct errbuf e;
 	cJSON *j = NULL;
 
 	errbuf_init(&e);
 	line(r, "python (python and triton tasks, Python references)");
-	line(r, "  runner  %s%s", script, access(script, R_OK) ? " (missing)" : "");
+	line(r, "  runner  %s%s", script,
+	     access(script, R_OK) ? " (missing)" : "");
 	line(r, "  libs    host %s, cuda %s",
 	     access(host, R_OK) ? "missing" : "built",
 	     access(cuda, R_OK) ? "missing" : "built");
 	if (access(script, R_OK) == 0 &&
-	    proc_run_capture(argv, NULL, NULL, 120000, 64 * 1024, &pr, &e) == 0) {
+	    proc_run_capture(argv, NULL, NULL, 120000, 64 * 1024, &pr, &e) ==
+		    0) {
 		if (!pr.timed_out && WIFEXITED(pr.status) &&
 		    WEXITSTATUS(pr.status) == 0)
 			j = cJSON_Parse(pr.output);
 		proc_result_release(&pr);
 	}
 	if (!j) {
-		line(r, "  %s: does not run the runner's query", paths_python());
-		missing(r, false, "python3 for Python tasks: apt-get install -y "
+		line(r, "  %s: does not run the runner's query",
+		     paths_python());
+		missing(r, false,
+			"python3 for Python tasks: apt-get install -y "
 			"python3 (or set ARENA_PYTHON)");
 	} else {
-		const char *torch = jstr(j, "torch"), *triton = jstr(j, "triton");
-		const cJSON *ca = cJSON_GetObjectItemCaseSensitive(j, "cuda_available");
+		const char *torch = jstr(j, "torch"),
+			   *triton = jstr(j, "triton");
+		const cJSON *ca =
+			cJSON_GetObjectItemCaseSensitive(j, "cuda_available");
 		line(r, "  python  %s %s", paths_python(),
 		     jstr(j, "version") ? jstr(j, "version") : "?");
 		const char *dev = torch ? jstr(j, "device") : NULL;
 		line(r, "  torch   %s%s%s%s%s", torch ? torch : "missing",
-		     torch ? (cJSON_IsTrue(ca) ? ", CUDA available" : ", no CUDA")
-			   : "", dev ? " (" : "", dev ? dev : "", dev ? ")" : "");
+		     torch ? (cJSON_IsTrue(ca) ? ", CUDA available"
+					       : ", no CUDA")
+			   : "",
+		     dev ? " (" : "", dev ? dev : "", dev ? ")" : "");
 		line(r, "  triton  %s", triton ? triton : "missing");
 		if (!torch)
-			missing(r, false, "torch for python tasks: apt-get install "
+			missing(r, false,
+				"torch for python tasks: apt-get install "
 				"-y python3-torch (CPU), or pip install torch");
 		if (!triton)
-			missing(r, false, "triton for triton tasks (GPU): pip "
+			missing(r, false,
+				"triton for triton tasks (GPU): pip "
 				"install triton");
 		if (torch && nvidia && !cJSON_IsTrue(ca))
-			missing(r, false, "torch sees no CUDA device: install a "
+			missing(r, false,
+				"torch sees no CUDA device: install a "
 				"CUDA build of torch for triton tasks");
 	}
 	if (access(host, R_OK))
 		missing(r, false, "the Python runner's libraries: run `make`");
 	if (nvidia && access(cuda, R_OK))
-		missing(r, false, "libarena-pyrunner-cuda.so (triton tasks): "
+		missing(r, false,
+			"libarena-pyrunner-cuda.so (triton tasks): "
 			"`make` builds it once nvcc is installed");
 	cJSON_Delete(j);
 	free(script);

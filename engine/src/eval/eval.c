@@ -13,12 +13,14 @@
  *      inputs bit-identical and written outputs within tolerance of the
  *      reference's;
  *   4. timing (timing.c; visible cases, held-out ones too on final
- *      evaluations), under the device lock: blocks of fresh baseline +
- *      candidate runner pairs, round robin; per pair fresh inputs, random
- *      order, a cache flush before each timed call, the other runner
- *      stopped; every timed output checked against the baseline's; the
- *      runners' claimed times checked against the controller's clock;
- *      stop on CI width, budget or max_pairs;
+ *      evaluations; cases too short to time are correctness only), under
+ *      the device lock: blocks of fresh baseline + candidate runner
+ *      pairs, round robin; per pair fresh inputs, random order, the
+ *      controller's cache flush before each timed call, the other runner
+ *      stopped; every timed output checked against the baseline's, some
+ *      against the reference; host calls charged with their runner's CPU
+ *      time, the claims checked against it; stop on CI width, budget or
+ *      max_pairs;
  *   5. fill the result and score it (here: the verdict, the task-level
  *      aggregate, the identity of the result).
  *
@@ -207,6 +209,10 @@ static void ctx_release(struct eval_ctx *x)
 	}
 	if (x->trace)
 		fclose(x->trace);
+	strvec_release(&x->hidden);
+	strvec_release(&x->manifest);
+	for (int g = 0; g < 2; g++)
+		confine_prep_free(x->confine[g]);
 	ev_ahead_release(x);
 	if (x->timing) {
 		for (int i = 0; i < x->t->ncases; i++)
@@ -269,8 +275,8 @@ static void fill_identity(struct eval_ctx *x, const char *device)
 	ev_set_str(&res->evaluator_version, ARENA_EVALUATOR_VERSION);
 	time_stamp_iso(ts, now_wall());
 	ev_set_str(&res->evaluated_at, ts);
-	ev_set_str(&res->benchmark_method, x->gpu ? GPU_METHOD
-					       : "host_cpu_time_flushed");
+	ev_set_str(&res->benchmark_method,
+		   x->gpu ? GPU_METHOD : "host_cpu_time_flushed");
 	res->noise_floor = 0.01;
 	strvec_release(&res->defines);
 	for (size_t i = 0; req->defines && i < req->defines->n; i++)
@@ -299,7 +305,8 @@ static int open_logs(struct eval_ctx *x)
 		      "cand_delay_ns\tbase_span_ns\tcand_span_ns\t"
 		      "base_gen_ns\tcand_gen_ns\tbase_keeper_ns\t"
 		      "cand_keeper_ns\tbase_probe_ns\tcand_probe_ns\t"
-		      "excess_ns\n",
+		      "excess_ns\tbase_probe_fetch_ns\tcand_probe_fetch_ns\t"
+		      "base_gaps_ns\tcand_gaps_ns\tfetch_excess_ns\n",
 		      x->trace);
 	for (int i = 0; i < NROLES; i++) {
 		char *p = path_join(x->log_dir, names[i]);
@@ -355,7 +362,8 @@ static void aggregate(struct eval_ctx *x)
 	if (nv > 0) {
 		struct interval iv;
 		if (stats_geomean_block_ci(rbs, nv, CI_ITERS_FINAL, 0.05,
-				     ev_derive(x->req->seed, 5, 0, 0), &iv) == 0) {
+					   ev_derive(x->req->seed, 5, 0, 0),
+					   &iv) == 0) {
 			res->speedup_ratio = iv.point;
 			res->speedup_ci_lo = iv.lo;
 			res->speedup_ci_hi = iv.hi;
@@ -384,6 +392,15 @@ static void run_phases(struct eval_ctx *x)
 
 	x->phase = PH_CORRECTNESS;
 	int k = 0;
+	if (req->aa_timing_only) {
+		/* Coverage of A/A intervals: the task's own baseline, timed
+		 * exactly as any candidate is, its correctness not checked
+		 * (pass_correctness stays false; the method says so). */
+		strbuf_addf(&x->method_notes, "%sA/A timing only (no "
+			    "correctness trials, no reference checks)",
+			    x->method_notes.len ? ", " : "");
+		goto timing;
+	}
 	for (int ci = 0; ci < t->ncases && !x->decided; ci++) {
 		if (t->cases[ci].held_out)
 			continue;
@@ -420,6 +437,7 @@ static void run_phases(struct eval_ctx *x)
 		return;
 	}
 
+timing:
 	x->phase = PH_TIMING;
 	if (x->no_gpu_baseline) {
 		ev_set_str(&res->speedup_calculation_error_message,
@@ -462,10 +480,73 @@ static void run_phases(struct eval_ctx *x)
 	}
 #undef CASE_RESULT
 	aggregate(x);
+	if (!x->decided && res->valid_optimized_cases == 0) {
+		/* Correct, and every visible case too short to time. */
+		ev_set_str(&res->speedup_calculation_error_message,
+			   "not timed: every visible case's baseline call is "
+			   "below the timing floor (correctness only)");
+	}
 	if (!x->decided) {
 		x->decided = true;
 		res->status = RS_OK;
 	}
+}
+
+/* The confinement of this evaluation's candidate compiler and runners:
+ * what they must not see (the store's cache, the task package, the
+ * candidate's workspace, the logs; the catalogue is hidden by every
+ * plan), and the runners' plans, prepared once.  0, or -errno when
+ * $ARENA_SANDBOX=on and there is no sandbox here. */
+static int confine_setup(struct eval_ctx *x, struct errbuf *err)
+{
+	const struct eval_request *req = x->req;
+	const char *why = NULL;
+	char *store = path_real(req->cache_dir);
+
+	strvec_init(&x->hidden);
+	if (!confine_available(&why)) {
+		if (confine_required())
+			return errf_code(err, ENOTSUP,
+					 "$ARENA_SANDBOX=on, but "
+					 "%s",
+					 why);
+		free(store);
+		return 0;
+	}
+	x->confine_on = true;
+	if (store) {
+		/* <store>/cache: the store is its parent. */
+		char *slash = strrchr(store, '/');
+		strvec_push(&x->hidden, store);
+		if (slash && !strcmp(slash, "/cache") && slash != store) {
+			*slash = '\0';
+			strvec_push(&x->hidden, store);
+		}
+	}
+	free(store);
+	strvec_push(&x->hidden, x->t->dir);
+	strvec_push(&x->hidden, req->candidate_dir);
+	if (req->lock_dir)
+		strvec_push(&x->hidden, req->lock_dir);
+	if (req->log_dir)
+		strvec_push(&x->hidden, req->log_dir);
+	for (int g = 0; g < 2; g++) {
+		if (g && !x->gpu)
+			break;
+		struct confine_plan p;
+		struct confine_spec cs = {
+			.profile = g ? CONFINE_GPU_RUNNER : CONFINE_RUNNER,
+			.runner = g ? gpu_runner_path(x->dev.kind)
+				    : x->runner_path,
+			.hide = &x->hidden,
+		};
+		confine_plan_for(&cs, &p);
+		x->confine[g] = confine_prepare(&p, err);
+		confine_plan_release(&p);
+		if (!x->confine[g])
+			return -ENOTSUP;
+	}
+	return 0;
 }
 
 int eval_run(const struct eval_request *req, struct task_result *res,
@@ -535,14 +616,18 @@ int ev_run_task(const struct eval_request *req, const struct aka_inputs *rec,
 		strbuf_init(&x.method_notes);
 	}
 
+	if ((rc = confine_setup(&x, err)))
+		goto done;
 	fill_identity(&x, device);
 	x.flush_bytes = x.gpu ? gpu_flush_bytes(&x.gi) : 2 * ev_llc_bytes();
 	random_bytes(&x.secret, sizeof(x.secret));
 	/* Host runners of a GPU evaluation run only the C reference, which
 	 * is never flushed. */
 	if (!x.gpu && (rc = host_sweep_init(&x.sweep, x.flush_bytes)) != 0) {
-		rc = errf_code(err, -rc, "cannot map the %zu-byte cache sweep "
-			       "buffer: %s", x.flush_bytes, strerror(-rc));
+		rc = errf_code(err, -rc,
+			       "cannot map the %zu-byte cache sweep "
+			       "buffer: %s",
+			       x.flush_bytes, strerror(-rc));
 		goto done;
 	}
 	x.timeout_ms = (int)((req->timing.runner_timeout_s > 0
@@ -609,8 +694,10 @@ done:
 	}
 	if (rc == 0) {
 		res->candidate_accepted = res->status == RS_OK;
-		res->sandboxed = x.all_sandboxed && res->status != RS_COMPILE_ERROR &&
-				 res->pass_compilation;
+		/* True only when the candidate's compiler and every runner
+		 * ran confined (and the runners under seccomp and Landlock):
+		 * a compile error counts when its compiler was confined. */
+		res->sandboxed = x.all_sandboxed && x.confine_on;
 		res->eval_seconds = (double)(now_ns() - t0) / 1e9;
 		result_score(res);
 	}

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "arena/confine.h"
 #include "arena/kernel.h"
 #include "arena/stats.h"
 #include "arena/task.h"
@@ -156,7 +157,8 @@ double gpu_class_peak_flops(enum gpu_compute_class c, const struct gpu_info *g);
 #define GPU_ROOFLINE_TC_MARGIN 2.0
 #define GPU_ROOFLINE_FLOPS_MARGIN 32.0
 double gpu_roofline_floor_ns(int64_t bytes, int64_t flops,
-			     enum gpu_compute_class c, const struct gpu_info *g);
+			     enum gpu_compute_class c,
+			     const struct gpu_info *g);
 
 /* The charged excess of a GPU case (docs/gpu.md section 6).  Per timed
  * pair, e = the candidate's (whole sample by the controller's clock -
@@ -231,11 +233,11 @@ bool host_cache_can_evict(void);
 
 /* One core's memory bandwidth and FP32 FMA rate, per CPU second. */
 struct host_peaks {
-	char cpu[128];		/* the model name */
-	char simd[16];		/* "AVX-512", "AVX2+FMA", "scalar" */
-	double read_bps, copy_bps;	/* copy: bytes read + written */
-	double bandwidth_bps;	/* max(read, copy) */
-	double fma_flops;	/* 2 flops per FMA */
+	char cpu[128];		   /* the model name */
+	char simd[16];		   /* "AVX-512", "AVX2+FMA", "scalar" */
+	double read_bps, copy_bps; /* copy: bytes read + written */
+	double bandwidth_bps;	   /* max(read, copy) */
+	double fma_flops;	   /* 2 flops per FMA */
 };
 
 /* The floor divides by peak x margin: measurement on a loaded machine,
@@ -247,8 +249,8 @@ struct host_peaks {
 /* The peaks from <cache_dir>/device-host.json when it was written on this
  * boot for this CPU and evaluator, else measured now (about a second) and
  * written there; remeasure: measure anyway.  *measured says which. */
-int host_peaks_get(const char *cache_dir, bool remeasure,
-		   struct host_peaks *hp, bool *measured, struct errbuf *err);
+int host_peaks_get(const char *cache_dir, bool remeasure, struct host_peaks *hp,
+		   bool *measured, struct errbuf *err);
 /* The shortest time a host call moving `bytes` and doing `flops` could
  * take on one core, in ns (0 when nothing is known); flops count only
  * when flops_apply (FP32/FP64 work, whose fastest unit is the FMA). */
@@ -296,13 +298,21 @@ struct build_spec {
 	bool check;
 	bool forbid_library_calls;
 	const struct strvec *allowed_calls;
-	const char *entry;		/* the module's entry function */
+	const char *entry; /* the module's entry function */
+	/* The candidate's build: run the compiler confined (arena/confine.h,
+	 * hiding these paths besides the catalogue), and answer a source
+	 * that failed before from the negative cache. */
+	bool confine;
+	const struct strvec *hide;
+	int memory_mb; /* RLIMIT_AS; 0: 4096 (cc), 16384 (GPU) */
 };
 
 struct build_out {
 	char *so_path;		/* owned; the cached artifact */
 	bool cached;		/* found in the cache, not built */
 	char *message;		/* compile failure, owned; NULL on success */
+	bool confined;		/* the compiler ran confined */
+	bool negative_cached;	/* message came from the negative cache */
 };
 
 /* Builds (or finds in <cache_dir>/artifacts) the shared object for spec.
@@ -448,6 +458,9 @@ struct runner_spec {
 	 * its flags and the script). */
 	bool zygote;
 	int zygote_skip;
+	/* The confinement to start it in (arena/confine.h), or NULL; the
+	 * binary is then run at its inside path. */
+	const struct confine_prep *confine;
 };
 
 /* The environment every runner gets (nothing of the controller's but
@@ -482,6 +495,7 @@ struct runner {
 	bool stopped;		/* SIGSTOPped and seen stopped */
 	bool reaped;
 	bool sandboxed;		/* hello said "seccomp,landlock" */
+	bool confined;		/* started in its namespaces (pid 1 there) */
 	bool gpu;
 	bool deferred;		/* started without its kernel */
 	bool dev_sticky;	/* after RUNNER_DEVICE: the context is lost */
@@ -492,11 +506,18 @@ struct runner {
 	int nsets;		/* GPU: argument sets (`sets`), 0 = one */
 	clockid_t cpu_clock;	/* the runner's CPU-time clock */
 	bool has_cpu_clock;
-	int64_t cpu_ns;		/* CPU time the runner used while resumed
+	int64_t cpu_ns;	  /* CPU time the runner used while resumed
 				 * for the last request (SIGCONT to seen
 				 * stopped again), -1 when unknown */
-	int64_t delay_ns;	/* and how long it waited for a CPU then */
-	int schedstat_fd;	/* /proc/<pid>/schedstat, or -1 */
+	int64_t delay_ns; /* and how long it waited for a CPU then */
+	int64_t cpu_mark, delay_mark; /* both before the last SIGCONT */
+	uint64_t sent_at;    /* now_ns() when the last request was sent */
+	uint64_t replied_at; /* and when its reply was read */
+	bool hold;	  /* replies leave the runner running (GPU samples:
+			   * the keeper throughout, a runner until the
+			   * keeper's request is posted); runner_stop ends
+			   * it */
+	int schedstat_fd; /* /proc/<pid>/schedstat, or -1 */
 	char runner_path[256];
 	int status;		/* wait status once reaped */
 	char why[512];		/* last failure, a clause: "was killed by ..." */
@@ -546,11 +567,25 @@ enum runner_fail runner_fetch(struct runner *r, uint32_t mask,
  * the outputs poisoned, per argument as spec says (runner_proto.h). */
 enum runner_fail runner_gen(struct runner *r, const char *spec,
 			    int64_t *wall_ns);
-/* The keeper (a GPU runner with no kernel): an L2 flush of bytes, and a
- * probe of the device; ns: its events' time, wall: the controller's. */
-enum runner_fail runner_keeper_flush(struct runner *r, size_t bytes,
-				     int64_t *ns, int64_t *wall_ns);
-enum runner_fail runner_probe(struct runner *r, int64_t *ns, int64_t *wall_ns);
+/* The keeper (a GPU runner with no kernel; runner_proto.h): `flush`
+ * (of flush_bytes) and `probe` in two halves, so that the controller can
+ * post one the moment it has read another runner's reply, before it stops
+ * that runner; both end with probes until the device is idle.  ns: the
+ * keeper's own clock from its first launch to the device found idle,
+ * busy: still busy after 10 s, launched: the CLOCK_MONOTONIC ns of its
+ * first launch (now_ns's clock), wall: the controller's, post to reply. */
+struct keeper_reply {
+	int64_t ns, launched, wall;
+	bool busy;
+};
+enum runner_fail runner_keeper_post(struct runner *k, const char *verb,
+				    size_t flush_bytes);
+enum runner_fail runner_keeper_collect(struct runner *k, const char *what,
+				       struct keeper_reply *o);
+/* Both halves of a `probe`. */
+enum runner_fail runner_probe(struct runner *k, struct keeper_reply *o);
+/* The keeper's ~1 ms busy kernel, waited for; ns by its own clock. */
+enum runner_fail runner_warm(struct runner *k, int64_t *ns);
 /* The parsers of what a runner sends, apart from the socket (the fuzz
  * harness tests/fuzz/fuzz_runner_reply.c drives them with hostile bytes).
  * A protocol violation kills the runner and sets r->why, as during an
@@ -574,8 +609,11 @@ enum runner_fail runner_parse_reply(struct runner *r, const char *line,
 bool runner_parse_device_error(const char *msg, bool *sticky, char *name,
 			       size_t name_len, char *why, size_t why_len);
 /* Stops the whole process group and waits until the runner is stopped;
- * every reply above leaves the runner stopped this way. */
+ * every reply above leaves the runner stopped this way, unless r->hold. */
 enum runner_fail runner_pause(struct runner *r);
+/* runner_pause, and r->cpu_ns and r->delay_ns over the last request
+ * (from before its SIGCONT): what a held runner's last reply skipped. */
+enum runner_fail runner_stop(struct runner *r);
 /* Threads of the runner and children of any of them (only meaningful
  * while it is stopped). */
 int runner_census(struct runner *r, int *threads, int *children);

@@ -48,11 +48,9 @@
 #define GROUP_MEMORY_BUDGET (2ull << 30)
 /* Consistency of claimed times (docs/evaluator.md). */
 #define CLAIM_SLACK_NS 1000
-#define OVERHEAD_ABS_NS 50000
-#define OVERHEAD_REL 0.05
-/* Host: how far the candidate's (CPU time - claim) may exceed the
- * baseline's, median against median: max(5 us, 5% of its claim), plus
- * the noise of the difference. */
+/* Host: how far the candidate's median (CPU time - claim) may exceed
+ * what a request costs the baseline's runner beyond its call: max(5 us,
+ * 5% of its claim), plus the noise of its own (timing_host.c). */
 #define HOST_EXCESS_ABS_NS 5000
 #define HOST_EXCESS_REL 0.05
 /* Host: pings per block that measure what a request costs the baseline's
@@ -91,14 +89,22 @@ struct ref_trial {
  * (host samples have no drain and no fetch: 0; cpu and delay: the
  * runner's CPU time over the request and its wait for a CPU meanwhile, as
  * the kernel accounts them, host runners only, delay 0 where the kernel
- * keeps no count).  A GPU sample is several requests (gpu_sample.c):
- * span is the controller's clock over all of them, from gen to the
- * keeper's probe; gen, keep, fetch and probe are the walls of its parts
- * (wall: of `time`), keep_ns the keeper's own events over its flush
- * (host samples: 0). */
+ * keeps no count).  A GPU sample is several requests (gpu_sample.c): gen,
+ * wall (of `time`) and fetch are the controller's clock over each of the
+ * runner's requests; keep, probe and probe_f the keeper's own clock over
+ * its flush after gen, its probes after `time` and after `fetch`, each
+ * from its first launch to the device found idle; gaps how long after
+ * the runner's replies to gen and to `time` the keeper launched its
+ * flush and its probe (work the runner left on the device meanwhile is
+ * seen by no one); span the controller's clock over the whole sample
+ * (diagnostics).  What is charged: ovh = gen + (wall - claim) + keep +
+ * probe, the sample's time beyond its claim while inputs exist and
+ * outputs are not yet taken, and fovh = fetch + probe_f, handing the
+ * outputs over (docs/gpu.md section 6).  Host samples: 0. */
 struct gpu_sample {
 	int64_t claim, wall, drain, fetch, cpu, delay;
-	int64_t span, gen, keep, keep_ns, probe;
+	int64_t span, gen, keep, probe, probe_f, gaps;
+	int64_t ovh, fovh;
 };
 
 /* A prepared AKA task's recorded input sets (aka_prepare.c). */
@@ -156,7 +162,7 @@ struct eval_ctx {
 	char *so[NROLES];
 	int logfd[NROLES];
 	size_t flush_bytes;
-	struct host_sweep sweep;	/* host: swept before every call */
+	struct host_sweep sweep; /* host: swept before every call */
 	/* Never recorded nor sent anywhere: what timing inputs and the
 	 * choice of reference-checked samples are drawn from besides the
 	 * seed, which results show (a candidate that knew the seed could
@@ -165,6 +171,16 @@ struct eval_ctx {
 	int timeout_ms;
 	bool all_sandboxed;
 	bool baseline_is_reference;
+	/* The confinement of the candidate's compiler and of every runner
+	 * (arena/confine.h): the paths they must not see, and the prepared
+	 * plans of the host runner [0] and the GPU runner [1] (NULL when
+	 * confinement is off or unavailable here). */
+	struct strvec hidden;
+	struct confine_prep *confine[2];
+	bool confine_on;
+	/* A task from a trusted copy: its manifest, verified at the start of
+	 * the builds, against which every trusted file read is checked. */
+	struct strvec manifest;
 
 	struct runner *live[MAX_LIVE];
 	int nlive;
@@ -199,7 +215,7 @@ struct eval_ctx {
 	uint64_t t0_ns;			/* when the evaluation started */
 	char *roofline_note;		/* why no roofline floor applies */
 	struct host_peaks hp;		/* host: one core's peaks, or 0s */
-	char *host_roof_note;		/* host: the floor's terms, or why none */
+	char *host_roof_note; /* host: the floor's terms, or why none */
 };
 
 /* ---- eval.c ----------------------------------------------------------- */
@@ -298,8 +314,8 @@ bool ev_call_outcome_ok(struct eval_ctx *x, enum role role, struct runner *r,
  * rejection (the baseline's: infra_error).  False (verdict set) on any
  * failure. */
 bool ev_host_call(struct eval_ctx *x, enum role role, struct runner *r,
-		  const char *what, const struct task_case *c,
-		  bool check_claim, struct gpu_sample *o);
+		  const char *what, const struct task_case *c, bool check_claim,
+		  struct gpu_sample *o);
 /* One call (a GPU candidate's under the ordering check; a host runner's
  * through ev_host_call); false (verdict set) on any failure. */
 bool ev_call_checked(struct eval_ctx *x, enum role role, struct runner *r,
@@ -372,12 +388,13 @@ bool ev_device_works(struct eval_ctx *x, char *why, size_t why_len);
  * Caller frees. */
 char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
 		      int pattern, uint64_t seed);
-/* One sample of runner r: gen (spec), the keeper's flush, time n calls,
- * fetch the arguments in mask, the keeper's probe; the controller's
- * clock over all of it in o->span.  False (verdict set) on any failure,
- * including a claim the clock contradicts. */
-bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r,
-		   int n, const char *spec, uint32_t mask, const char *what,
+/* One sample of runner r, every other runner stopped: the keeper's warm
+ * kernel, gen (spec), the keeper's flush, time n calls, the keeper's
+ * probes, fetch the arguments in mask, the keeper's probes; the clocks of
+ * struct gpu_sample.  False (verdict set) on any failure, including a
+ * claim the clock contradicts. */
+bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
+		   const char *spec, uint32_t mask, const char *what,
 		   const struct task_case *c, struct gpu_sample *o);
 /* The argument mask of a sample's fetch: outputs always, inputs when
  * `inputs`. */
@@ -399,9 +416,8 @@ bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
  * differs; prefix names the sample in the message. */
 bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 		       struct runner *base, struct runner *cand, int n,
-		       int pattern, bool inputs, int skip_set,
-		       const char *what, const char *prefix,
-		       const struct task_case *c);
+		       int pattern, bool inputs, int skip_set, const char *what,
+		       const char *prefix, const struct task_case *c);
 /* The reference on set k of base's sample whose gen spec was spec: the
  * trusted baseline draws that sample's inputs again (inout arguments
  * were overwritten by its call) and hands set k's to the reference,

@@ -150,8 +150,8 @@ double gpu_charged_excess_ns(const double *const *e, const int *sizes,
 			     int nblocks, int iters, uint64_t seed,
 			     double *median, double *hi)
 {
-	int *nonempty = xcalloc((size_t)(nblocks > 0 ? nblocks : 1),
-				sizeof(int));
+	int *nonempty =
+		xcalloc((size_t)(nblocks > 0 ? nblocks : 1), sizeof(int));
 	int nne = 0, maxsz = 0;
 	size_t total = 0;
 	double lo = 0;

@@ -2,26 +2,34 @@
  * gpu_sample.c - one GPU sample, the same in every phase (docs/gpu.md
  * section 6), and what correctness and timing share around it.
  *
- * A sample of runner R (baseline or candidate), every other process
- * stopped:
+ * A sample of runner R (baseline or candidate), every other runner
+ * stopped and the keeper (a trusted GPU process with no kernel) resumed
+ * throughout:
+ *   0. `warm` to the keeper: a ~1 ms busy kernel, so that both runners of
+ *      a pair find the device equally warm (not charged);
  *   1. `gen` to R: the sample's inputs drawn on the device from a seed
  *      only this request carries, outputs poisoned there;
- *   2. `flush` to the keeper: a trusted GPU process with no kernel writes
- *      2x L2 of its own memory, so that the flush does not depend on
- *      code the candidate can rewrite;
+ *   2. `flush` to the keeper, posted the moment R's reply is read (R is
+ *      stopped after): 2x L2 of the keeper's own memory written, so that
+ *      the flush does not depend on code the candidate can rewrite, then
+ *      probes until the device is idle;
  *   3. `time n` to R: n calls between two events on R's stream (the
  *      claim), then a wait for the whole device (the drain);
- *   4. `fetch` to R: outputs (and inputs, on a random quarter of samples)
+ *   4. `probe` to the keeper, posted on R's reply: probes until idle;
+ *   5. `fetch` to R: outputs (and inputs, on a random quarter of samples)
  *      back to shared memory;
- *   5. `probe` to the keeper: a small write and a wait for the device,
- *      repeated until the device is idle (probe_until_idle).
- * The controller's clock runs from before R is resumed for `gen` to the
- * last probe's reply (the span).  Inputs do not exist before it starts, R
- * runs only inside it, and GPU work R leaves running while it is stopped
- * delays the keeper's flush or probe (contexts of different processes
- * take turns on a device), which is inside it too.  timing_gpu.c charges
- * the candidate what its spans exceed its claims by beyond the
- * baseline's (the charged excess).
+ *   6. `probe` to the keeper, posted on R's reply.
+ * R can do useful work only while it holds inputs and its outputs are not
+ * yet taken: in its requests 1, 3 and 5, which the controller's clock
+ * covers (R is stopped in between), and on the device after its replies,
+ * which the keeper's work of 2, 4 and 6 waits for (contexts of different
+ * processes take turns on a device) and which the keeper's own clock
+ * covers.  What R's sample took beyond its claim in 1-4 (struct
+ * gpu_sample's ovh) and what 5-6 took (fovh) are compared with the
+ * other runner's by timing_gpu.c, which charges the candidate the
+ * difference the clocks confirm.  Not covered: the moments between R's
+ * reply and the keeper's launch (o->gaps, recorded: the host's reaction
+ * time), in which work R left on the device runs unseen.
  *
  * Correctness (correctness_gpu.c) uses the same samples with the same
  * batch, decided beforehand from the baseline alone
@@ -38,8 +46,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Samples of one call the baseline runs to size a case's batches. */
-#define GPU_SIZING_SAMPLES 2
+/* Samples of one call the baseline runs to size a case's batches; the
+ * fastest counts (a runner's first call of a case can be many times
+ * slower: on the H200 one took 627 us against 7 us after, which sized a
+ * 7 us case as a 320 us one and timed it above the floor, 2026-12-02). */
+#define GPU_SIZING_SAMPLES 3
 
 /* ---- the keeper -------------------------------------------------------- */
 
@@ -59,12 +70,16 @@ static void keeper_failed(struct eval_ctx *x, enum runner_fail f,
 	else
 		snprintf(where, sizeof(where), "%s", during);
 	if (f == RUNNER_TIMEOUT && after_cand)
-		ev_verdict(x, RS_REJECTED, "work left running on the device "
+		ev_verdict(x, RS_REJECTED,
+			   "work left running on the device "
 			   "after the candidate's sample %s: the evaluation's "
-			   "trusted GPU process %s", where, k->why);
+			   "trusted GPU process %s",
+			   where, k->why);
 	else
-		ev_verdict(x, RS_INFRA_ERROR, "the keeper (the evaluation's "
-			   "trusted GPU process) %s %s", k->why, where);
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the keeper (the evaluation's "
+			   "trusted GPU process) %s %s",
+			   k->why, where);
 	ev_ctx_forget(x, k);
 	x->keeper = NULL;
 	x->keeper_pending = false;
@@ -126,13 +141,13 @@ bool ev_keeper_ready(struct eval_ctx *x)
 
 bool ev_device_works(struct eval_ctx *x, char *why, size_t why_len)
 {
-	int64_t ns = 0, wall = 0;
+	struct keeper_reply k;
 	enum runner_fail f;
 
 	snprintf(why, why_len, "the keeper could not be started");
 	if (x->decided || !ev_keeper_ready(x))
 		return false;
-	f = runner_probe(x->keeper, &ns, &wall);
+	f = runner_probe(x->keeper, &k);
 	if (f == RUNNER_OK)
 		return true;
 	snprintf(why, why_len, "the keeper %s", x->keeper->why);
@@ -143,48 +158,13 @@ bool ev_device_works(struct eval_ctx *x, char *why, size_t why_len)
 
 /* ---- one sample ---------------------------------------------------------- */
 
-#define GPU_PROBE_LIMIT_NS 10000000000LL
-
-/* The keeper's probes after a sample, until one finds the device idle.
- * A whole-device wait in the keeper's context waits for the keeper's own
- * work only; work another context left running shows as a delay of the
- * keeper's probe (it must wait for its turn on the device, up to a time
- * slice), not as its length.  So probes follow one another while each
- * takes the keeper (by its own clock, launch to idle: not the
- * controller's, which a loaded host stretches) more than twice the
- * fastest probe of the evaluation plus 50 us, and the runner whose sample
- * this is pays for all of them (*wall, in its span): work it left behind
- * cannot run on into the next sample, the other runner's, unpaid.
- * *busy: the device was still busy after GPU_PROBE_LIMIT_NS. */
-static enum runner_fail probe_until_idle(struct eval_ctx *x, int64_t *wall,
-					 bool *busy)
-{
-	uint64_t t0 = now_ns();
-	enum runner_fail f;
-
-	*wall = 0;
-	*busy = false;
-	for (;;) {
-		int64_t ns = 0, w = 0;
-		if ((f = runner_probe(x->keeper, &ns, &w)) != RUNNER_OK)
-			return f;
-		*wall += w;
-		if (x->probe_min_ns <= 0 || ns < x->probe_min_ns)
-			x->probe_min_ns = ns;
-		if (ns <= 2 * x->probe_min_ns + 50000)
-			return RUNNER_OK;
-		if ((int64_t)(now_ns() - t0) > GPU_PROBE_LIMIT_NS) {
-			*busy = true;
-			return RUNNER_OK;
-		}
-	}
-}
-
 char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
 		      int pattern, uint64_t seed)
 {
-	static const char dist[] = { [INIT_NORMAL] = 'n', [INIT_UNIFORM] = 'u',
-				     [INIT_RANDINT] = 'r', [INIT_ONES] = 'o' };
+	static const char dist[] = { [INIT_NORMAL] = 'n',
+				     [INIT_UNIFORM] = 'u',
+				     [INIT_RANDINT] = 'r',
+				     [INIT_ONES] = 'o' };
 	struct strbuf sb = STRBUF_INIT;
 	bool rec = false;
 
@@ -258,54 +238,99 @@ static bool stage_recorded(struct eval_ctx *x, struct runner *r, int n,
 	return true;
 }
 
-bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r,
-		   int n, const char *spec, uint32_t mask, const char *what,
+/* The keeper's request verb, posted the moment runner r has replied,
+ * then r stopped (a failure to stop in *rf), then the keeper's reply (*o)
+ * and the time from r's reply to the keeper's first launch added to
+ * *gaps.  After a failed request (*rf set) r is only stopped: what
+ * follows a runner's failure (a probe of the device after a device error,
+ * ev_call_outcome_ok) is decided from that failure. */
+static enum runner_fail keeper_follow(struct eval_ctx *x, struct runner *r,
+				      const char *verb, enum runner_fail *rf,
+				      struct keeper_reply *o, int64_t *gaps)
+{
+	enum runner_fail kf = RUNNER_OK;
+
+	if (*rf == RUNNER_OK)
+		kf = runner_keeper_post(x->keeper, verb, x->flush_bytes);
+	r->hold = false;
+	enum runner_fail sf = r->reaped ? RUNNER_OK : runner_stop(r);
+	if (*rf != RUNNER_OK)
+		return RUNNER_OK;
+	*rf = sf;
+	if (kf == RUNNER_OK)
+		kf = runner_keeper_collect(x->keeper, verb, o);
+	if (kf == RUNNER_OK && o->launched > 0 &&
+	    (uint64_t)o->launched > r->replied_at)
+		*gaps += o->launched - (int64_t)r->replied_at;
+	return kf;
+}
+
+bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
+		   const char *spec, uint32_t mask, const char *what,
 		   const struct task_case *c, struct gpu_sample *o)
 {
 	int rc = 0;
-	bool busy = false;
-	enum runner_fail f, kf = RUNNER_OK;
-	const char *kwhat = NULL;
+	int64_t warm = 0;
+	struct keeper_reply kr = { 0 }, kp = { 0 }, kq = { 0 };
+	enum runner_fail f = RUNNER_OK, kf;
+	const char *kwhat = "while warming the device";
 
 	memset(o, 0, sizeof(*o));
 	if (!ev_keeper_ready(x))
 		return false;
 	if (spec[0] == 'R' && !stage_recorded(x, r, n, c, &spec))
 		return false;
+	struct runner *k = x->keeper;
+	k->hold = true;
+	kf = runner_warm(k, &warm);
 	uint64_t t0 = now_ns();
-	f = runner_gen(r, spec, &o->gen);
-	if (f == RUNNER_OK) {
-		kf = runner_keeper_flush(x->keeper, x->flush_bytes, &o->keep_ns,
-					 &o->keep);
+	if (kf == RUNNER_OK) {
+		r->hold = true;
+		f = runner_gen(r, spec, &o->gen);
 		kwhat = "while flushing L2";
+		kf = keeper_follow(x, r, "flush", &f, &kr, &o->gaps);
 	}
-	if (f == RUNNER_OK && kf == RUNNER_OK)
-		f = runner_time_gpu(r, n, &rc, &o->claim, &o->drain, &o->wall);
-	if (f == RUNNER_OK && kf == RUNNER_OK)
-		f = runner_fetch(r, mask, &o->fetch);
 	if (f == RUNNER_OK && kf == RUNNER_OK) {
+		r->hold = true;
+		f = runner_time_gpu(r, n, &rc, &o->claim, &o->drain, &o->wall);
 		kwhat = "while probing the device";
-		kf = probe_until_idle(x, &o->probe, &busy);
+		kf = keeper_follow(x, r, "probe", &f, &kp, &o->gaps);
+	}
+	if (f == RUNNER_OK && kf == RUNNER_OK) {
+		int64_t gaps = 0;
+		r->hold = true;
+		f = runner_fetch(r, mask, &o->fetch);
+		kf = keeper_follow(x, r, "probe", &f, &kq, &gaps);
 	}
 	o->span = (int64_t)(now_ns() - t0);
+	r->hold = false;
+	k->hold = false;
+	if (kf == RUNNER_OK)
+		kf = runner_stop(k);
+	o->keep = kr.ns;
+	o->probe = kp.ns;
+	o->probe_f = kq.ns;
 	if (kf != RUNNER_OK) {
 		char during[128];
 		snprintf(during, sizeof(during), "%s %s", kwhat, what);
 		keeper_failed(x, kf, during, role == ROLE_CAND, c);
 		return false;
 	}
-	if (busy) {
+	if (kr.busy || kp.busy || kq.busy) {
+		double waited = (double)(kr.busy ? kr.ns : kp.busy ? kp.ns : kq.ns);
 		if (role == ROLE_CAND)
-			ev_verdict(x, RS_REJECTED, "work left running on the "
+			ev_verdict(x, RS_REJECTED,
+				   "work left running on the "
 				   "device after the candidate's sample %s, %s "
 				   "'%s': the evaluation's trusted GPU process "
 				   "still found the device busy %.0f ms later",
-				   what, ev_case_kind(c), c->id, o->probe / 1e6);
+				   what, ev_case_kind(c), c->id, waited / 1e6);
 		else
-			ev_verdict(x, RS_INFRA_ERROR, "the device stayed busy "
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the device stayed busy "
 				   "for %.0f ms after the %s's sample %s, %s "
 				   "'%s': another process is using it",
-				   o->probe / 1e6, ev_role_names[role], what,
+				   waited / 1e6, ev_role_names[role], what,
 				   ev_case_kind(c), c->id);
 		return false;
 	}
@@ -316,19 +341,25 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r,
 	if (o->claim <= 0 || o->claim > o->wall + CLAIM_SLACK_NS ||
 	    o->drain < 0 || o->drain > o->wall) {
 		if (role == ROLE_CAND)
-			ev_verdict(x, RS_REJECTED, "reported times inconsistent "
-				   "with the controller's clock: the candidate "
-				   "runner claimed %.1f us (and %.1f us waiting for "
-				   "the device) for a batch that took at most %.1f "
-				   "us %s, %s '%s'", o->claim / 1e3, o->drain / 1e3,
-				   o->wall / 1e3, what, ev_case_kind(c), c->id);
+			ev_verdict(
+				x, RS_REJECTED,
+				"reported times inconsistent "
+				"with the controller's clock: the candidate "
+				"runner claimed %.1f us (and %.1f us waiting for "
+				"the device) for a batch that took at most %.1f "
+				"us %s, %s '%s'",
+				o->claim / 1e3, o->drain / 1e3, o->wall / 1e3,
+				what, ev_case_kind(c), c->id);
 		else
-			ev_verdict(x, RS_INFRA_ERROR, "the %s runner reported an "
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the %s runner reported an "
 				   "impossible time (%.1f us, wall %.1f us)",
 				   ev_role_names[role], o->claim / 1e3,
 				   o->wall / 1e3);
 		return false;
 	}
+	o->ovh = o->gen + (o->wall - o->claim) + o->keep + o->probe;
+	o->fovh = o->fetch + o->probe_f;
 	return true;
 }
 
@@ -343,8 +374,8 @@ bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		return true;
 	f = runner_sets(r, n, l->shm_size);
 	if (f != RUNNER_OK) {
-		ev_runner_failed(x, role, r, f, "while allocating batch buffers",
-				 c);
+		ev_runner_failed(x, role, r, f,
+				 "while allocating batch buffers", c);
 		return false;
 	}
 	return true;
@@ -354,8 +385,8 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 		      const struct case_layout *l, const struct task_case *c)
 {
 	const struct task *t = x->t;
-	int w = x->req->quick ? 1 : GPU_SIZING_SAMPLES;
-	double claims[GPU_SIZING_SAMPLES];
+	int w = GPU_SIZING_SAMPLES;
+	double call = 0;
 
 	if (x->gpu_batch[ci] > 0)
 		return x->gpu_batch[ci];
@@ -363,33 +394,35 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 	 * how it will be called (and sees the same batch in every phase). */
 	for (int i = 0; i < w; i++) {
 		struct gpu_sample o;
-		char *spec = ev_gpu_gen_spec(t, l, i & 1,
-					     ev_derive(x->req->seed ^ x->secret,
-						       10, (uint64_t)ci,
-						       (uint64_t)i));
+		char *spec =
+			ev_gpu_gen_spec(t, l, i & 1,
+					ev_derive(x->req->seed ^ x->secret, 10,
+						  (uint64_t)ci, (uint64_t)i));
 		bool ok = ev_gpu_sample(x, ROLE_BASE, base, 1, spec,
 					ev_gpu_fetch_mask(t, false),
 					"while sizing the batches", c, &o);
 		free(spec);
 		if (!ok)
 			return 0;
-		claims[i] = (double)o.claim;
+		if (i == 0 || (double)o.claim < call)
+			call = (double)o.claim;
 	}
 	int max_sets = (int)(x->shm_size / l->shm_size);
 	if (max_sets > RP_MAX_SETS)
 		max_sets = RP_MAX_SETS;
-	int n = gpu_batch_size(stats_median(claims, (size_t)w), l->shm_size,
-			       max_sets, x->req->quick ? GPU_QUICK_BATCH_BYTES
-						       : GPU_BATCH_MAX_BYTES);
+	int n = gpu_batch_size(call, l->shm_size, max_sets,
+			       x->req->quick ? GPU_QUICK_BATCH_BYTES
+					     : GPU_BATCH_MAX_BYTES);
 	x->gpu_batch[ci] = n;
-	x->gpu_call_ns[ci] = stats_median(claims, (size_t)w);
+	x->gpu_call_ns[ci] = call;
 	if (n > 1)
 		strbuf_addf(&x->method_notes, "%s%s '%s' x%d",
 			    x->method_notes.len ? ", " : "", ev_case_kind(c),
 			    c->id, n);
-	ev_trace_mark(x, "case %s: %d call%s per sample (baseline %.1f us "
-		      "per call)", c->id, n, n == 1 ? "" : "s",
-		      stats_median(claims, (size_t)w) / 1e3);
+	ev_trace_mark(x,
+		      "case %s: %d call%s per sample (baseline %.1f us "
+		      "per call)",
+		      c->id, n, n == 1 ? "" : "s", call / 1e3);
 	return n;
 }
 
@@ -404,7 +437,7 @@ struct sets_check {
 	struct runner *base, *cand;
 	int pattern, skip;
 	bool inputs;
-	bool bad;		/* false -> true only, atomically */
+	bool bad; /* false -> true only, atomically */
 };
 
 static void sets_check_range(void *ctx, int64_t k0, int64_t n)
@@ -417,10 +450,10 @@ static void sets_check_range(void *ctx, int64_t k0, int64_t n)
 		size_t off = (size_t)k * sc->l->shm_size;
 		for (int a = 0; a < t->nargs; a++) {
 			const struct task_arg *ta = &t->args[a];
-			const unsigned char *got = sc->cand->shm + off +
-						   sc->l->offset[a];
-			const unsigned char *want = sc->base->shm + off +
-						    sc->l->offset[a];
+			const unsigned char *got =
+				sc->cand->shm + off + sc->l->offset[a];
+			const unsigned char *want =
+				sc->base->shm + off + sc->l->offset[a];
 			struct cmp_result cr;
 			if (ta->io == IO_IN) {
 				if (sc->inputs &&
@@ -435,7 +468,8 @@ static void sets_check_range(void *ctx, int64_t k0, int64_t n)
 			task_tolerance(t, ta->dtype, &atol, &rtol);
 			compare_arrays(ta->dtype, got, want, sc->l->numel[a],
 				       atol * 2.0, rtol * 2.0,
-				       ta->io == IO_OUT ? sc->pattern : -1, &cr);
+				       ta->io == IO_OUT ? sc->pattern : -1,
+				       &cr);
 			if (!cr.ok)
 				__atomic_store_n(&sc->bad, true,
 						 __ATOMIC_RELAXED);
@@ -445,12 +479,11 @@ static void sets_check_range(void *ctx, int64_t k0, int64_t n)
 
 bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 		       struct runner *base, struct runner *cand, int n,
-		       int pattern, bool inputs, int skip_set,
-		       const char *what, const char *prefix,
-		       const struct task_case *c)
+		       int pattern, bool inputs, int skip_set, const char *what,
+		       const char *prefix, const struct task_case *c)
 {
-	struct sets_check sc = { x, l, base, cand, pattern, skip_set, inputs,
-				 false };
+	struct sets_check sc = { x,	  l,	    base,   cand,
+				 pattern, skip_set, inputs, false };
 
 	/* Large sets are compared by several threads each already. */
 	if (n > 1 && l->shm_size < ((size_t)16 << 20)) {
@@ -514,7 +547,8 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 	for (int a = 0; a < t->nargs; a++) {
 		unsigned char *dst = ref->shm + l->offset[a];
 		if (t->args[a].io == IO_OUT)
-			poison_fill(t->args[a].dtype, dst, l->numel[a], pattern);
+			poison_fill(t->args[a].dtype, dst, l->numel[a],
+				    pattern);
 		else
 			par_memcpy(dst, base->shm + off + l->offset[a],
 				   l->bytes[a]);
@@ -524,14 +558,17 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 		goto out;
 	if (base_too) {
 		char p[200];
-		snprintf(p, sizeof(p), "the task's baseline disagrees with its "
-			 "reference in %s '%s'", ev_case_kind(c), c->id);
+		snprintf(p, sizeof(p),
+			 "the task's baseline disagrees with its "
+			 "reference in %s '%s'",
+			 ev_case_kind(c), c->id);
 		if (!ev_outputs_match_mem(x, l, saved, ref->shm, 1.0, pattern,
 					  NULL, RS_INFRA_ERROR, p))
 			goto out;
 	}
-	if (cand && !ev_outputs_match_mem(x, l, cand->shm + off, ref->shm, 1.0,
-					  pattern, maxerr, RS_INCORRECT, prefix))
+	if (cand &&
+	    !ev_outputs_match_mem(x, l, cand->shm + off, ref->shm, 1.0, pattern,
+				  maxerr, RS_INCORRECT, prefix))
 		goto out;
 	ok = true;
 out:

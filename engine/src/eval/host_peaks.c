@@ -97,23 +97,30 @@ static void measure_bandwidth(struct host_peaks *hp, size_t llc)
  * cycles, 2 ports).  Explicit intrinsics: ISO C mode (-std=c11) does not
  * contract a * b + c into an FMA. */
 #define CHAINS 12
-#define FMA_BODY(T, FMA, SET1, ADD, lanes)                                   \
-	T m = SET1(0.999999f), c = SET1(1e-7f);                              \
-	T a0 = SET1(1), a1 = SET1(2), a2 = SET1(3), a3 = SET1(4);            \
-	T a4 = SET1(5), a5 = SET1(6), a6 = SET1(7), a7 = SET1(8);            \
-	T a8 = SET1(9), a9 = SET1(10), a10 = SET1(11), a11 = SET1(12);       \
-	for (long i = 0; i < iters; i++) {                                   \
-		a0 = FMA(a0, m, c); a1 = FMA(a1, m, c);                       \
-		a2 = FMA(a2, m, c); a3 = FMA(a3, m, c);                       \
-		a4 = FMA(a4, m, c); a5 = FMA(a5, m, c);                       \
-		a6 = FMA(a6, m, c); a7 = FMA(a7, m, c);                       \
-		a8 = FMA(a8, m, c); a9 = FMA(a9, m, c);                       \
-		a10 = FMA(a10, m, c); a11 = FMA(a11, m, c);                   \
-	}                                                                    \
-	T t = ADD(ADD(ADD(a0, a1), ADD(a2, a3)), ADD(ADD(a4, a5), ADD(a6, a7))); \
-	t = ADD(t, ADD(ADD(a8, a9), ADD(a10, a11)));                         \
-	float out[lanes];                                                    \
-	memcpy(out, &t, sizeof(out));                                        \
+#define FMA_BODY(T, FMA, SET1, ADD, lanes)                             \
+	T m = SET1(0.999999f), c = SET1(1e-7f);                        \
+	T a0 = SET1(1), a1 = SET1(2), a2 = SET1(3), a3 = SET1(4);      \
+	T a4 = SET1(5), a5 = SET1(6), a6 = SET1(7), a7 = SET1(8);      \
+	T a8 = SET1(9), a9 = SET1(10), a10 = SET1(11), a11 = SET1(12); \
+	for (long i = 0; i < iters; i++) {                             \
+		a0 = FMA(a0, m, c);                                    \
+		a1 = FMA(a1, m, c);                                    \
+		a2 = FMA(a2, m, c);                                    \
+		a3 = FMA(a3, m, c);                                    \
+		a4 = FMA(a4, m, c);                                    \
+		a5 = FMA(a5, m, c);                                    \
+		a6 = FMA(a6, m, c);                                    \
+		a7 = FMA(a7, m, c);                                    \
+		a8 = FMA(a8, m, c);                                    \
+		a9 = FMA(a9, m, c);                                    \
+		a10 = FMA(a10, m, c);                                  \
+		a11 = FMA(a11, m, c);                                  \
+	}                                                              \
+	T t = ADD(ADD(ADD(a0, a1), ADD(a2, a3)),                       \
+		  ADD(ADD(a4, a5), ADD(a6, a7)));                      \
+	t = ADD(t, ADD(ADD(a8, a9), ADD(a10, a11)));                   \
+	float out[lanes];                                              \
+	memcpy(out, &t, sizeof(out));                                  \
 	return (double)out[0];
 
 #if defined(__x86_64__)
@@ -236,8 +243,7 @@ static double jnum(const cJSON *o, const char *key)
 	return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
 }
 
-static bool cache_read(const char *path, const char *key,
-		       struct host_peaks *hp)
+static bool cache_read(const char *path, const char *key, struct host_peaks *hp)
 {
 	char *text = NULL;
 	size_t len;
@@ -284,13 +290,14 @@ static void cache_write(const char *cache_dir, const char *path,
 	cJSON_AddNumberToObject(j, "fp32_fma_flops", hp->fma_flops);
 	char *text = cJSON_Print(j);
 	if (mkdir_p(cache_dir, &e) == 0)
-		file_write_atomic_str(path, text, &e);	/* a cache: best effort */
+		file_write_atomic_str(path, text,
+				      &e); /* a cache: best effort */
 	free(text);
 	cJSON_Delete(j);
 }
 
-int host_peaks_get(const char *cache_dir, bool remeasure,
-		   struct host_peaks *hp, bool *measured, struct errbuf *err)
+int host_peaks_get(const char *cache_dir, bool remeasure, struct host_peaks *hp,
+		   bool *measured, struct errbuf *err)
 {
 	char *path = NULL, *key;
 
@@ -313,7 +320,7 @@ int host_peaks_get(const char *cache_dir, bool remeasure,
 		free(path);
 		free(key);
 		return errf(err, "the host's peaks could not be measured (no "
-			    "memory for the bandwidth buffer?)");
+				 "memory for the bandwidth buffer?)");
 	}
 	if (path)
 		cache_write(cache_dir, path, key, hp);
@@ -330,7 +337,8 @@ double host_roofline_floor_ns(int64_t bytes, int64_t flops, bool flops_apply,
 	if (hp->bandwidth_bps > 0 && bytes > 0)
 		t = bytes / (hp->bandwidth_bps * HOST_ROOFLINE_BW_MARGIN) * 1e9;
 	if (flops_apply && hp->fma_flops > 0 && flops > 0)
-		t = fmax(t, flops / (hp->fma_flops *
-				     HOST_ROOFLINE_FLOPS_MARGIN) * 1e9);
+		t = fmax(t,
+			 flops / (hp->fma_flops * HOST_ROOFLINE_FLOPS_MARGIN) *
+				 1e9);
 	return t;
 }

@@ -73,7 +73,8 @@ static void add_define(struct strbuf *b, const char *def)
 	const char *eq = strchr(def, '=');
 
 	if (eq)
-		strbuf_addf(b, "define %.*s %s\n", (int)(eq - def), def, eq + 1);
+		strbuf_addf(b, "define %.*s %s\n", (int)(eq - def), def,
+			    eq + 1);
 	else
 		strbuf_addf(b, "define %s 1\n", def);
 }
@@ -104,7 +105,8 @@ static int run_check(const struct build_spec *s, const char *path,
 	}
 	if (s->forbid_library_calls) {
 		strvec_push(&argv, "--forbid-library-calls");
-		for (size_t i = 0; s->allowed_calls && i < s->allowed_calls->n; i++) {
+		for (size_t i = 0; s->allowed_calls && i < s->allowed_calls->n;
+		     i++) {
 			strvec_push(&argv, "--allow");
 			strvec_push(&argv, s->allowed_calls->v[i]);
 		}
@@ -115,7 +117,7 @@ static int run_check(const struct build_spec *s, const char *path,
 	free(checker);
 	if (rc) {
 		errbuf_prefix(err, "the Python check (pycheck.py) could not "
-			      "start");
+				   "start");
 		return rc;
 	}
 	if (pr.timed_out) {
@@ -123,12 +125,16 @@ static int run_check(const struct build_spec *s, const char *path,
 				   "not finish within 60 s");
 	} else if (WIFEXITED(pr.status) && WEXITSTATUS(pr.status) == 1) {
 		size_t n = pr.output_len;
-		while (n && (pr.output[n - 1] == '\n' || pr.output[n - 1] == ' '))
+		while (n &&
+		       (pr.output[n - 1] == '\n' || pr.output[n - 1] == ' '))
 			n--;
-		*message = xasprintf("%s%.*s", s->forbid_library_calls
-				     ? "the static check refused the kernel "
-				     "(this task forbids library calls):\n"
-				     : "", (int)n, pr.output);
+		*message = xasprintf(
+			"%s%.*s",
+			s->forbid_library_calls
+				? "the static check refused the kernel "
+				  "(this task forbids library calls):\n"
+				: "",
+			(int)n, pr.output);
 	} else if (!WIFEXITED(pr.status) || WEXITSTATUS(pr.status) != 0) {
 		char st[96];
 		proc_describe_status(pr.status, st, sizeof(st));
@@ -163,7 +169,8 @@ int pybuild(const struct build_spec *s, struct build_out *out,
 	for (size_t i = 0; i < s->compile->n; i++) {
 		int k = 0;
 		if (!find_src(s->src, s->compile->v[i], &k)) {
-			out->message = xasprintf("%s is missing", s->compile->v[i]);
+			out->message =
+				xasprintf("%s is missing", s->compile->v[i]);
 			goto done;
 		}
 		strbuf_addf(&b, "file %s %zu\n", s->compile->v[i],
@@ -184,7 +191,8 @@ int pybuild(const struct build_spec *s, struct build_out *out,
 		errbuf_init(&e2);
 		if (file_read_all(checker, SOURCES_MAX_BYTES, &checker_src,
 				  &checker_len, &e2) != 0) {
-			rc = errf_code(err, ENOENT, "the Python runner's "
+			rc = errf_code(err, ENOENT,
+				       "the Python runner's "
 				       "pycheck.py cannot be read (%s); build "
 				       "it with `make` or set ARENA_PY_DIR",
 				       errbuf_str(&e2));
@@ -196,7 +204,8 @@ int pybuild(const struct build_spec *s, struct build_out *out,
 		hash_field(&h, checker_src, checker_len);
 		hash_str(&h, s->forbid_library_calls ? "forbid" : "allow");
 		hash_str(&h, s->entry ? s->entry : "-");
-		for (size_t i = 0; s->allowed_calls && i < s->allowed_calls->n; i++)
+		for (size_t i = 0; s->allowed_calls && i < s->allowed_calls->n;
+		     i++)
 			hash_str(&h, s->allowed_calls->v[i]);
 	}
 	sha256_final(&h, dig);
@@ -226,17 +235,18 @@ int pybuild(const struct build_spec *s, struct build_out *out,
 		}
 	}
 	if (rename(tmp, art) != 0) {
-		rc = errf_code(err, errno, "cannot store the artifact %s: %s", art,
-			       strerror(errno));
+		rc = errf_code(err, errno, "cannot store the artifact %s: %s",
+			       art, strerror(errno));
 		unlink(tmp);
 		goto done;
 	}
 	if (s->log_path) {
 		struct errbuf ign;
 		errbuf_init(&ign);
-		char *log = xasprintf("Python bundle %s (%zu bytes, %zu files)%s\n",
-				      art, b.len, s->compile->n,
-				      s->check ? ", static check passed" : "");
+		char *log =
+			xasprintf("Python bundle %s (%zu bytes, %zu files)%s\n",
+				  art, b.len, s->compile->n,
+				  s->check ? ", static check passed" : "");
 		file_write_atomic(s->log_path, log, strlen(log), &ign);
 		free(log);
 	}

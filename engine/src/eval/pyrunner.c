@@ -15,10 +15,13 @@
  * runs.
  *
  * Scratch: a GPU runner of a Python role gets a directory of its own role
- * under the evaluation's scratch space (Triton's cache, temporary files),
- * the only place its sandbox lets it write; runners of one role share it
- * (the JIT of the correctness runner serves the timing blocks), roles
- * never do.  A host runner gets none: it writes nothing at all.
+ * (Triton's cache, temporary files), the only place its sandbox lets it
+ * write; runners of one role share it (the JIT of the correctness runner
+ * serves the timing blocks), roles never do.  The candidate's is under the
+ * evaluation's scratch space and goes with it; the baseline's and the
+ * reference's (trusted code) are <cache_dir>/pyrunner/<task>-<role> and
+ * last, so that their kernels compile once per task rather than once per
+ * evaluation.  A host runner gets none: it writes nothing at all.
  */
 #include "evaluation.h"
 
@@ -48,25 +51,42 @@ int ev_python_spec(struct eval_ctx *x, enum role role, bool gpu,
 		   struct runner_spec *s, struct py_spec *ps)
 {
 	char *script = path_join(paths_py_dir(), "arena_runner_py.py");
-	char *lib = gpu ? gpu_lib()
-			: path_join(paths_py_dir(), "libarena-pyrunner-host.so");
+	char *lib =
+		gpu ? gpu_lib()
+		    : path_join(paths_py_dir(), "libarena-pyrunner-host.so");
 
 	memset(ps, 0, sizeof(*ps));
 	if (access(script, R_OK) != 0 || access(lib, R_OK) != 0) {
-		ev_verdict(x, RS_INFRA_ERROR, "the Python runner is not built: "
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the Python runner is not built: "
 			   "%s or %s is missing (run `make`, or set "
-			   "ARENA_PY_DIR)", script, lib);
+			   "ARENA_PY_DIR)",
+			   script, lib);
 		free(script);
 		free(lib);
 		return -1;
 	}
-	if (gpu) {
-		ps->scratch = xasprintf("%s/py-%s", x->scratch,
-					ev_role_names[role]);
+	if (gpu && role == ROLE_CAND) {
+		ps->scratch =
+			xasprintf("%s/py-%s", x->scratch, ev_role_names[role]);
+	} else if (gpu) {
+		/* Trusted roles keep their JIT across evaluations: the
+		 * baseline's Triton kernels compile once per task, not once per
+		 * edit of the candidate. */
+		char *id = xstrdup(x->t->id);
+		for (char *q = id; *q; q++)
+			if (*q == '/')
+				*q = '_';
+		ps->scratch = xasprintf("%s/pyrunner/%s-%s", x->req->cache_dir,
+					id, ev_role_names[role]);
+		free(id);
+	}
+	if (ps->scratch) {
 		struct errbuf e;
 		errbuf_init(&e);
 		if (mkdir_p(ps->scratch, &e) != 0) {
-			ev_verdict(x, RS_INFRA_ERROR, "cannot create the Python "
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "cannot create the Python "
 				   "runner's scratch directory: %s",
 				   errbuf_str(&e));
 			free(script);
@@ -79,8 +99,8 @@ int ev_python_spec(struct eval_ctx *x, enum role role, bool gpu,
 	ps->lib = lib;
 	if (gpu)
 		ps->trusted = path_join(x->req->cache_dir, "pyrunner-trusted");
-	ps->args[0] = "-B";	/* no .pyc files: nothing is written */
-	ps->args[1] = "-E";	/* no PYTHON* variables */
+	ps->args[0] = "-B"; /* no .pyc files: nothing is written */
+	ps->args[1] = "-E"; /* no PYTHON* variables */
 	ps->args[2] = ps->script;
 	ps->args[3] = gpu ? "gpu" : "host";
 	ps->args[4] = ps->lib;
@@ -90,7 +110,7 @@ int ev_python_spec(struct eval_ctx *x, enum role role, bool gpu,
 	s->runner_path = paths_python();
 	s->pre_args = ps->args;
 	s->zygote = pyzygote_enabled();
-	s->zygote_skip = 4;	/* python -B -E script */
+	s->zygote_skip = 4; /* python -B -E script */
 	if (role == ROLE_REF && x->t->reference_entry)
 		s->entry = x->t->reference_entry;
 	return 0;

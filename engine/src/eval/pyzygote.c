@@ -43,11 +43,11 @@
 
 #include "arena/paths.h"
 
-#define ZYGOTE_START_MS 180000	/* importing torch on a loaded machine */
+#define ZYGOTE_START_MS 180000 /* importing torch on a loaded machine */
 #define ZYGOTE_REPLY_MS 30000
 
 static pthread_mutex_t zy_mu = PTHREAD_MUTEX_INITIALIZER;
-static pid_t zy_pid;		/* 0: none running */
+static pid_t zy_pid; /* 0: none running */
 static int zy_sock = -1;
 static char zy_buf[512];
 static size_t zy_len;
@@ -74,8 +74,8 @@ static pid_t fork_zygote(int *sock_out)
 	int sv[2];
 	char *script = path_join(paths_py_dir(), "arena_runner_py.py");
 	const char *python = paths_python();
-	char *argv[] = { (char *)python, (char *)"-B", (char *)"-E", script,
-			 (char *)"--zygote", NULL };
+	char *argv[] = { (char *)python, (char *)"-B",	     (char *)"-E",
+			 script,	 (char *)"--zygote", NULL };
 	struct strvec env = STRVEC_INIT;
 	pid_t parent = getpid(), pid;
 
@@ -203,7 +203,7 @@ static int zygote_ensure(char *why, size_t n)
 		int st;
 		if (waitpid(zy_pid, &st, WNOHANG) == 0)
 			return 0;
-		zy_pid = 0;	/* reaped */
+		zy_pid = 0; /* reaped */
 		zygote_drop();
 	}
 	pthread_once(&thr_once, thread_init);
@@ -224,9 +224,10 @@ static int zygote_ensure(char *why, size_t n)
 	}
 	if (read_line(line, sizeof(line), ZYGOTE_START_MS) != 0 ||
 	    sscanf(line, "zygote %ld", &hp) != 1 || hp != (long)zy_pid) {
-		snprintf(why, n, "the zygote (%s %s/arena_runner_py.py "
-			 "--zygote) did not start", paths_python(),
-			 paths_py_dir());
+		snprintf(why, n,
+			 "the zygote (%s %s/arena_runner_py.py "
+			 "--zygote) did not start",
+			 paths_python(), paths_py_dir());
 		zygote_drop();
 		return -1;
 	}
@@ -336,7 +337,8 @@ pid_t pyzygote_spawn(char *const argv[], char *const envp[], const int fds[5],
 			strbuf_addstr(&req, ", ");
 		json_str(&req, envp[i]);
 	}
-	strbuf_addf(&req, "], \"ppid\": %ld, \"cpu_s\": %d, \"as_bytes\": %llu}\n",
+	strbuf_addf(&req,
+		    "], \"ppid\": %ld, \"cpu_s\": %d, \"as_bytes\": %llu}\n",
 		    (long)getpid(), cpu_s, (unsigned long long)as_bytes);
 	pthread_mutex_lock(&zy_mu);
 	/* A zygote that died since the last request is started again,

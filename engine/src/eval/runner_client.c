@@ -1,8 +1,10 @@
 /*
  * runner_client.c - the controller's side of the runner protocol
- * (engine/include/arena/runner_proto.h): starting arena-runner with its control
- * socket and sealed shared memory, one request / one reply with a
- * deadline, stopping and resuming it, counting its threads, killing it.
+ * (arena/runner_proto.h): starting arena-runner with its control socket
+ * and sealed shared memory, waiting for its hello, loading its kernel,
+ * killing and reaping it.  The requests and replies (one request / one
+ * reply with a deadline, stopping and resuming it, counting its threads)
+ * are runner_requests.c; runner_client.h is what the two share.
  *
  * Invariants:
  *   - a runner is in its own process group (pgid = pid) and dies with the
@@ -31,7 +33,7 @@
  * against their own clock and the CPU accounting, outputs against the
  * reference).
  */
-#include "eval_internal.h"
+#include "runner_client.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,8 +54,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
-
 struct runner *runner_new(void)
 {
 	struct runner *r = xcalloc(1, sizeof(*r));
@@ -63,42 +63,11 @@ struct runner *runner_new(void)
 	return r;
 }
 
-static void sleep_us(long us)
+void rcl_sleep_us(long us)
 {
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
 
 	nanosleep(&ts, NULL);
-}
-
-/* The runner's CPU time so far (user + system, every thread), in ns; -1
- * when the kernel will not say (the runner is gone). */
-static int64_t cpu_now(const struct runner *r)
-{
-	struct timespec ts;
-
-	if (!r->has_cpu_clock || clock_gettime(r->cpu_clock, &ts) != 0)
-		return -1;
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* How long the runner has waited, runnable, for a CPU (the second field
- * of /proc/<pid>/schedstat, ns); -1 when the kernel keeps no such count.
- * On a loaded machine a call's own clock includes that wait and its CPU
- * time does not. */
-static int64_t delay_now(const struct runner *r)
-{
-	char buf[128];
-	unsigned long long run = 0, wait = 0;
-
-	if (r->schedstat_fd < 0)
-		return -1;
-	ssize_t n = pread(r->schedstat_fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if (sscanf(buf, "%llu %llu", &run, &wait) != 2 || run == 0)
-		return -1;
-	return (int64_t)wait;
 }
 
 /* Describes a wait status as a clause: "was killed by signal 11
@@ -131,7 +100,7 @@ static void describe_status(int st, char *buf, size_t n)
 	}
 }
 
-static enum runner_fail fail_from_status(struct runner *r)
+enum runner_fail rcl_fail_from_status(struct runner *r)
 {
 	describe_status(r->status, r->why, sizeof(r->why));
 	if (WIFSIGNALED(r->status) && WTERMSIG(r->status) == SIGSYS)
@@ -143,7 +112,7 @@ static enum runner_fail fail_from_status(struct runner *r)
 
 /* Kills the whole group.  Only called while the leader is unreaped: its
  * zombie keeps the group id from being reused. */
-static void kill_group(struct runner *r)
+void rcl_kill_group(struct runner *r)
 {
 	if (r->pid > 0 && !r->reaped) {
 		kill(-r->pid, SIGKILL);
@@ -152,7 +121,7 @@ static void kill_group(struct runner *r)
 }
 
 /* Kills what is left of the group, then waits for the leader. */
-static void reap_blocking(struct runner *r)
+void rcl_reap_blocking(struct runner *r)
 {
 	int st = 0;
 
@@ -172,7 +141,7 @@ static void reap_blocking(struct runner *r)
 /* Looks at the runner without blocking: 1 when it has ended (now reaped,
  * status kept), 2 when it is stopped (the stop event consumed), 0 when
  * neither, -1 on error. */
-static int poll_child(struct runner *r, bool want_stop)
+int rcl_poll_child(struct runner *r, bool want_stop)
 {
 	siginfo_t si;
 	int st;
@@ -198,53 +167,51 @@ static int poll_child(struct runner *r, bool want_stop)
 	return 1;
 }
 
-static enum runner_fail timeout_kill(struct runner *r, const char *what)
+enum runner_fail rcl_timeout_kill(struct runner *r, const char *what)
 {
-	kill_group(r);
-	reap_blocking(r);
+	rcl_kill_group(r);
+	rcl_reap_blocking(r);
 	snprintf(r->why, sizeof(r->why), "did not %s within %.3g s", what,
 		 r->timeout_ms / 1000.0);
 	return RUNNER_TIMEOUT;
 }
 
 /* The channel hit EOF: the runner exited, or closed fd 3 and went on. */
-static enum runner_fail after_eof(struct runner *r)
+enum runner_fail rcl_after_eof(struct runner *r)
 {
 	uint64_t end = now_ns() + 2000000000ull;
 
 	while (!r->reaped) {
-		int c = poll_child(r, false);
+		int c = rcl_poll_child(r, false);
 		if (c == 1)
 			break;
 		if (c < 0 || now_ns() > end) {
-			kill_group(r);
-			reap_blocking(r);
+			rcl_kill_group(r);
+			rcl_reap_blocking(r);
 			snprintf(r->why, sizeof(r->why),
 				 "closed its control channel (fd %d) but kept "
 				 "running", RP_FD_CONTROL);
 			return RUNNER_PROTOCOL;
 		}
-		sleep_us(200);
+		rcl_sleep_us(200);
 	}
-	return fail_from_status(r);
+	return rcl_fail_from_status(r);
 }
 
-static enum runner_fail protocol(struct runner *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static enum runner_fail protocol(struct runner *r, const char *fmt, ...)
+enum runner_fail rcl_protocol(struct runner *r, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(r->why, sizeof(r->why), fmt, ap);
 	va_end(ap);
-	kill_group(r);
-	reap_blocking(r);
+	rcl_kill_group(r);
+	rcl_reap_blocking(r);
 	return RUNNER_PROTOCOL;
 }
 
 /* Quotes at most 60 bytes of s for a message, unprintables as '?'. */
-static void quote(const char *s, size_t len, char *out, size_t n)
+void rcl_quote(const char *s, size_t len, char *out, size_t n)
 {
 	size_t j = 0, max = len < 60 ? len : 60;
 
@@ -260,516 +227,6 @@ static void quote(const char *s, size_t len, char *out, size_t n)
 	out[j] = '\0';
 }
 
-int runner_take_line(struct runner *r, bool allow_more, char **line,
-		     enum runner_fail *f)
-{
-	char *nl = memchr(r->buf, '\n', r->blen);
-
-	if (nl) {
-		size_t used = (size_t)(nl - r->buf) + 1;
-		if (used != r->blen && !allow_more) {
-			char q1[80], q2[80];
-			quote(r->buf, used - 1, q1, sizeof(q1));
-			quote(nl + 1, r->blen - used, q2, sizeof(q2));
-			*f = protocol(r, "sent more than one line for one "
-				      "request: \"%s\", then \"%s\"", q1, q2);
-			return -1;
-		}
-		memcpy(r->line, r->buf, used - 1);
-		r->line[used - 1] = '\0';
-		memmove(r->buf, r->buf + used, r->blen - used);
-		r->blen -= used;
-		*line = r->line;
-		return 1;
-	}
-	if (r->blen >= RP_MAX_LINE) {
-		*f = protocol(r, "wrote a line longer than %d bytes",
-			      RP_MAX_LINE);
-		return -1;
-	}
-	return 0;
-}
-
-/* Reads one line with the runner's deadline; line points into r->line and
- * stays valid until the next read.  Any byte after the line is a
- * violation. */
-static enum runner_fail read_line_more(struct runner *r, const char *what,
-				       char **line, bool allow_more)
-{
-	uint64_t deadline = now_ns() + (uint64_t)r->timeout_ms * 1000000ull;
-	enum runner_fail f = RUNNER_OK;
-
-	for (;;) {
-		int took = runner_take_line(r, allow_more, line, &f);
-		if (took > 0)
-			return RUNNER_OK;
-		if (took < 0)
-			return f;
-		int64_t left = (int64_t)(deadline - now_ns());
-		if (left <= 0)
-			return timeout_kill(r, what);
-		struct pollfd p = { .fd = r->sock, .events = POLLIN };
-		int ms = (int)((left + 999999) / 1000000);
-		int pr = poll(&p, 1, ms);
-		if (pr < 0 && errno != EINTR)
-			return protocol(r, "poll failed: %s", strerror(errno));
-		if (pr <= 0)
-			continue;
-		ssize_t n = recv(r->sock, r->buf + r->blen,
-				 RP_MAX_LINE - r->blen, MSG_DONTWAIT);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			return after_eof(r);
-		r->blen += (size_t)n;
-	}
-}
-
-static enum runner_fail read_line(struct runner *r, const char *what,
-				  char **line)
-{
-	return read_line_more(r, what, line, false);
-}
-
-/* The channel must be empty before a request. */
-static enum runner_fail check_quiet(struct runner *r)
-{
-	char tmp[128];
-	ssize_t n;
-
-	if (r->blen) {
-		char q[80];
-		quote(r->buf, r->blen, q, sizeof(q));
-		return protocol(r, "wrote unexpected data: \"%s\"", q);
-	}
-	n = recv(r->sock, tmp, sizeof(tmp), MSG_DONTWAIT | MSG_PEEK);
-	if (n == 0)
-		return after_eof(r);
-	if (n > 0) {
-		char q[80];
-		quote(tmp, (size_t)n, q, sizeof(q));
-		return protocol(r, "wrote unexpected data on its control "
-				"channel: \"%s\"", q);
-	}
-	return RUNNER_OK;
-}
-
-static enum runner_fail resume(struct runner *r)
-{
-	if (r->stopped) {
-		kill(-r->pid, SIGCONT);
-		r->stopped = false;
-	}
-	return RUNNER_OK;
-}
-
-enum runner_fail runner_pause(struct runner *r)
-{
-	uint64_t deadline = now_ns() + 2000000000ull;
-	int spins = 0;
-
-	if (r->reaped)
-		return fail_from_status(r);
-	if (r->stopped)
-		return RUNNER_OK;
-	kill(-r->pid, SIGSTOP);
-	for (;;) {
-		int c = poll_child(r, true);
-		if (c == 2) {
-			r->stopped = true;
-			return RUNNER_OK;
-		}
-		if (c == 1)
-			return fail_from_status(r);
-		if (c < 0) {
-			snprintf(r->why, sizeof(r->why),
-				 "could not be waited for: %s", strerror(errno));
-			kill_group(r);
-			reap_blocking(r);
-			return RUNNER_SYSTEM;
-		}
-		if (now_ns() > deadline)
-			return timeout_kill(r, "stop when told to");
-		if (++spins < 50)
-			sched_yield();
-		else
-			sleep_us(20);
-	}
-}
-
-/* Sends req (with descriptor fd, or -1) as one sendmsg. */
-static ssize_t send_req(int sock, const char *req, size_t len, int fd)
-{
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	struct iovec iov = { (void *)req, len };
-	struct msghdr m;
-
-	memset(&m, 0, sizeof(m));
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	if (fd >= 0) {
-		memset(&ctl, 0, sizeof(ctl));
-		m.msg_control = ctl.b;
-		m.msg_controllen = sizeof(ctl.b);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(fd));
-	}
-	return sendmsg(sock, &m, MSG_NOSIGNAL);
-}
-
-/* Sends one request (with descriptor fd, or -1) and reads its one-line
- * reply; leaves the runner stopped. */
-static enum runner_fail transact_fd(struct runner *r, const char *req,
-				    int fd, const char *what, char **reply,
-				    int64_t *wall_ns)
-{
-	enum runner_fail f;
-	size_t len = strlen(req), off = 0;
-
-	if (r->reaped)
-		return fail_from_status(r);
-	/* Read while it is still stopped: nothing it does from the SIGCONT
-	 * on escapes the count. */
-	int64_t cpu0 = cpu_now(r), delay0 = delay_now(r);
-	r->cpu_ns = -1;
-	r->delay_ns = -1;
-	resume(r);
-	if ((f = check_quiet(r)) != RUNNER_OK)
-		return f;
-	uint64_t t0 = now_ns();
-	while (off < len) {
-		/* The descriptor travels with the first byte. */
-		ssize_t w = send_req(r->sock, req + off, len - off,
-				     off == 0 ? fd : -1);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return after_eof(r);
-		off += (size_t)w;
-	}
-	f = read_line(r, what, reply);
-	if (wall_ns)
-		*wall_ns = (int64_t)(now_ns() - t0);
-	if (f != RUNNER_OK)
-		return f;
-	/* *reply (r->line) stays valid: pausing reads nothing. */
-	if ((f = runner_pause(r)) != RUNNER_OK)
-		return f;
-	int64_t cpu1 = cpu_now(r), delay1 = delay_now(r);
-	if (cpu0 >= 0 && cpu1 >= cpu0)
-		r->cpu_ns = cpu1 - cpu0;
-	if (delay0 >= 0 && delay1 >= delay0)
-		r->delay_ns = delay1 - delay0;
-	return RUNNER_OK;
-}
-
-static enum runner_fail transact(struct runner *r, const char *req,
-				 const char *what, char **reply,
-				 int64_t *wall_ns)
-{
-	return transact_fd(r, req, -1, what, reply, wall_ns);
-}
-
-enum runner_fail runner_parse_reply(struct runner *r, const char *line,
-				    int nvals, int64_t *vals)
-{
-	char seq[32];
-	const char *p = line;
-
-	snprintf(seq, sizeof(seq), "%" PRIu64, r->seq);
-	if (strncmp(p, "error ", 6) == 0) {
-		p += 6;
-		size_t sl = strlen(seq);
-		if (strncmp(p, seq, sl) == 0 && p[sl] == ' ') {
-			p += sl + 1;
-			if (runner_parse_device_error(p, &r->dev_sticky,
-						      r->dev_error,
-						      sizeof(r->dev_error),
-						      r->why, sizeof(r->why))) {
-				if (r->gpu)
-					return RUNNER_DEVICE;
-				/* A host runner has no device to fail: the
-				 * reply can only be forged. */
-				char q[80];
-				quote(line, strlen(line), q, sizeof(q));
-				return protocol(r, "sent a device-error reply "
-						"(\"%s\"), but a host runner has "
-						"no device", q);
-			}
-			snprintf(r->why, sizeof(r->why), "refused: %.400s", p);
-			return RUNNER_REFUSED;
-		}
-	}
-	if (strncmp(p, "ok ", 3) != 0)
-		goto bad;
-	p += 3;
-	size_t sl = strlen(seq);
-	if (strncmp(p, seq, sl) != 0)
-		goto bad;
-	p += sl;
-	for (int i = 0; i < nvals; i++) {
-		char *end;
-		if (*p != ' ')
-			goto bad;
-		p++;
-		if (!(*p == '-' || (*p >= '0' && *p <= '9')))
-			goto bad;
-		errno = 0;
-		long long v = strtoll(p, &end, 10);
-		if (errno || end == p)
-			goto bad;
-		vals[i] = v;
-		p = end;
-	}
-	if (*p != '\0')
-		goto bad;
-	return RUNNER_OK;
-bad:;
-	char q[80];
-	quote(line, strlen(line), q, sizeof(q));
-	return protocol(r, "sent a malformed reply: \"%s\"", q);
-}
-
-static enum runner_fail request(struct runner *r, const char *verb,
-				const char *args, const char *what, int nvals,
-				int64_t *vals, int64_t *wall_ns)
-{
-	char *line = NULL;
-	enum runner_fail f;
-
-	r->seq++;
-	char *req = args ? xasprintf("%s %" PRIu64 " %s\n", verb, r->seq, args)
-			 : xasprintf("%s %" PRIu64 "\n", verb, r->seq);
-	f = transact(r, req, what, &line, wall_ns);
-	free(req);
-	if (f != RUNNER_OK)
-		return f;
-	return runner_parse_reply(r, line, nvals, vals);
-}
-
-enum runner_fail runner_layout(struct runner *r, const char *proto)
-{
-	return request(r, "layout", proto, "accept the layout", 0, NULL, NULL);
-}
-
-enum runner_fail runner_call(struct runner *r, int *rc)
-{
-	int64_t v[1];
-	enum runner_fail f = request(r, "call", NULL, "return", 1, v, NULL);
-
-	if (f == RUNNER_OK) {
-		*rc = (int)v[0];
-		r->calls++;
-	}
-	return f;
-}
-
-enum runner_fail runner_call_gated(struct runner *r, int64_t hold_us, int *rc,
-				   int *order, int *late, int64_t *wall_ns)
-{
-	int64_t v[3];
-	char a[32];
-
-	snprintf(a, sizeof(a), "%" PRId64, hold_us);
-	enum runner_fail f = request(r, "call", a, "return", 3, v, wall_ns);
-	if (f == RUNNER_OK) {
-		r->calls++;
-		*rc = (int)v[0];
-		*order = v[1] < -1 || v[1] > RP_MAX_ARGS ? -2 : (int)v[1];
-		*late = v[2] < 0 || v[2] > RP_MAX_ARGS ? -2 : (int)v[2];
-	}
-	return f;
-}
-
-enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
-			     int64_t *wall_ns)
-{
-	int64_t v[2];
-	enum runner_fail f = request(r, "time", NULL, "return", 2, v, wall_ns);
-
-	if (f == RUNNER_OK) {
-		*rc = (int)v[0];
-		*claim_ns = v[1];
-	}
-	return f;
-}
-
-enum runner_fail runner_sets(struct runner *r, int n, size_t stride)
-{
-	char a[64];
-
-	enum runner_fail f;
-
-	snprintf(a, sizeof(a), "%d %zu", n, stride);
-	f = request(r, "sets", a, "allocate the argument sets", 0, NULL, NULL);
-	if (f == RUNNER_OK)
-		r->nsets = n;
-	return f;
-}
-
-enum runner_fail runner_time_gpu(struct runner *r, int n, int *rc,
-				 int64_t *claim_ns, int64_t *drain_ns,
-				 int64_t *wall_ns)
-{
-	int64_t v[3];
-	char a[32];
-
-	snprintf(a, sizeof(a), "%d", n);
-	enum runner_fail f = request(r, "time", a, "return", 3, v, wall_ns);
-	if (f == RUNNER_OK) {
-		r->calls++;
-		*rc = (int)v[0];
-		*claim_ns = v[1];
-		*drain_ns = v[2];
-	}
-	return f;
-}
-
-enum runner_fail runner_fetch(struct runner *r, uint32_t mask,
-			      int64_t *wall_ns)
-{
-	char a[32];
-
-	snprintf(a, sizeof(a), "%" PRIu32, mask);
-	return request(r, "fetch", a, "copy the outputs back", 0, NULL,
-		       wall_ns);
-}
-
-enum runner_fail runner_gen(struct runner *r, const char *spec,
-			    int64_t *wall_ns)
-{
-	return request(r, "gen", spec && *spec ? spec : NULL,
-		       "draw the inputs", 0, NULL, wall_ns);
-}
-
-enum runner_fail runner_keeper_flush(struct runner *r, size_t bytes,
-				     int64_t *ns, int64_t *wall_ns)
-{
-	int64_t v[1];
-	char a[32];
-
-	snprintf(a, sizeof(a), "%zu", bytes);
-	enum runner_fail f = request(r, "flush", a, "flush the cache", 1, v,
-				     wall_ns);
-	if (f == RUNNER_OK)
-		*ns = v[0];
-	return f;
-}
-
-enum runner_fail runner_probe(struct runner *r, int64_t *ns, int64_t *wall_ns)
-{
-	int64_t v[1];
-	enum runner_fail f = request(r, "probe", NULL, "probe the device", 1, v,
-				     wall_ns);
-
-	if (f == RUNNER_OK)
-		*ns = v[0];
-	return f;
-}
-
-bool runner_parse_device_error(const char *msg, bool *sticky, char *name,
-			       size_t name_len, char *why, size_t why_len)
-{
-	const char *p = msg;
-	size_t n;
-
-	if (strncmp(p, "device ", 7) != 0)
-		return false;
-	p += 7;
-	if (strncmp(p, "sticky ", 7) == 0) {
-		*sticky = true;
-		p += 7;
-	} else if (strncmp(p, "soft ", 5) == 0) {
-		*sticky = false;
-		p += 5;
-	} else {
-		return false;
-	}
-	n = strcspn(p, " ");
-	if (n == 0 || n >= name_len)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((p[i] >= 'a' && p[i] <= 'z') ||
-		      (p[i] >= 'A' && p[i] <= 'Z') ||
-		      (p[i] >= '0' && p[i] <= '9') || p[i] == '_'))
-			return false;
-	memcpy(name, p, n);
-	name[n] = '\0';
-	p += n;
-	while (*p == ' ')
-		p++;
-	snprintf(why, why_len, "hit a device error: %s %.360s", name, p);
-	return true;
-}
-
-enum runner_fail runner_ping(struct runner *r)
-{
-	char *line = NULL;
-	char want[40];
-	enum runner_fail f;
-
-	r->seq++;
-	char *req = xasprintf("ping %" PRIu64 "\n", r->seq);
-	f = transact(r, req, "answer", &line, NULL);
-	free(req);
-	if (f != RUNNER_OK)
-		return f;
-	snprintf(want, sizeof(want), "pong %" PRIu64, r->seq);
-	if (strcmp(line, want) != 0) {
-		char q[80];
-		quote(line, strlen(line), q, sizeof(q));
-		return protocol(r, "sent a malformed reply: \"%s\"", q);
-	}
-	return RUNNER_OK;
-}
-
-int runner_census(struct runner *r, int *threads, int *children)
-{
-	char path[64];
-	DIR *d;
-	struct dirent *e;
-
-	*threads = 0;
-	*children = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)r->pid);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		(*threads)++;
-		char cpath[300], buf[256];
-		snprintf(cpath, sizeof(cpath), "/proc/%d/task/%s/children",
-			 (int)r->pid, e->d_name);
-		int fd = open(cpath, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		for (char *p = buf; *p;) {
-			while (*p == ' ' || *p == '\n')
-				p++;
-			if (!*p)
-				break;
-			(*children)++;
-			while (*p && *p != ' ' && *p != '\n')
-				p++;
-		}
-	}
-	closedir(d);
-	return 0;
-}
-
 /* ---- start-up --------------------------------------------------------- */
 
 /* Environment for a runner: nothing of the controller's (API keys, seeds)
@@ -778,12 +235,13 @@ static void runner_env(struct strvec *env, bool gpu)
 {
 	const char *asan = getenv("ASAN_OPTIONS");
 	const char *ubsan = getenv("UBSAN_OPTIONS");
-	/* Device selection and where the driver's libraries live; nothing
-	 * else of the controller's environment. */
+	/* Device selection and where the driver's libraries live (and the
+	 * test suite's fake device, gpu_rt_fake.h); nothing else of the
+	 * controller's environment. */
 	static const char *const gpu_pass[] = {
 		"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
 		"ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
-		"LD_LIBRARY_PATH",
+		"LD_LIBRARY_PATH",	"ARENA_FAKE_GPU_DIR",
 	};
 
 	strvec_push(env, "PATH=/usr/local/bin:/usr/bin:/bin");
@@ -833,8 +291,31 @@ child_exec(pid_t parent, int sock, int memfd, int kfd, int devnull, int logfd,
 
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	if (getppid() != parent)
+	/* In a PID namespace of its own the parent is outside it and
+	 * getppid() says 0: the check is for a plain fork only. */
+	if (!s->confine && getppid() != parent)
 		_exit(127);
+	if (s->confine) {
+		const char *what = "";
+		int rc = confine_enter(s->confine, &what);
+		if (rc) {
+			/* System calls only: the step and the errno. */
+			int fd = logfd >= 0 ? logfd : 2;
+			char num[16];
+			int k = (int)sizeof(num) - 1;
+			num[k] = '\0';
+			for (int v = -rc; k > 0 && (v || k == 15); v /= 10)
+				num[--k] = (char)('0' + v % 10);
+			(void)!write(
+				fd,
+				"arena-runner: cannot enter the sandbox: ", 40);
+			(void)!write(fd, what, strlen(what));
+			(void)!write(fd, ": errno ", 8);
+			(void)!write(fd, num + k, strlen(num + k));
+			(void)!write(fd, "\n", 1);
+			_exit(CONFINE_EXIT_FAILED);
+		}
+	}
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	for (int sig = 1; sig < 32; sig++) {
@@ -875,7 +356,7 @@ child_exec(pid_t parent, int sock, int memfd, int kfd, int devnull, int logfd,
 		rl.rlim_cur = rl.rlim_max = s->as_limit;
 		setrlimit(RLIMIT_AS, &rl);
 	}
-	execve(s->runner_path, argv, envp);
+	execve(argv[0], argv, envp);
 	_exit(127);
 }
 
@@ -965,8 +446,14 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 	if (kfd < 0)
 		goto sys_fail;
 
+	/* A confined runner is the binary at its inside path; the Python
+	 * runner (pre_args) is never confined this way (ev_launch: it has
+	 * its own Landlock rules), nor started from the zygote when
+	 * confined. */
+	char *inside = s->confine ? confine_runner_inside(s->runner_path)
+				  : NULL;
 	struct strvec args = STRVEC_INIT;
-	strvec_push(&args, s->runner_path);
+	strvec_push(&args, inside ? inside : s->runner_path);
 	for (size_t i = 0; s->pre_args && s->pre_args[i]; i++)
 		strvec_push(&args, s->pre_args[i]);
 	strvec_push(&args, r->deferred ? "-" : RP_KERNEL_PATH);
@@ -977,7 +464,7 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 	runner_env(&env, s->gpu);
 	pid_t parent = getpid();
 	pid_t pid = -1;
-	if (s->zygote) {
+	if (s->zygote && !s->confine) {
 		/* A copy of the Python runner's zygote, made this process's
 		 * child (pyzygote.c); if there is none, fork as usual. */
 		int fds[5] = { sv[1], memfd, kfd, devnull,
@@ -987,22 +474,30 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 				     s->gpu ? 7200 : 600, s->as_limit, zwhy,
 				     sizeof(zwhy));
 		if (pid < 0 && s->log_fd >= 0)
-			dprintf(s->log_fd, "arena: %s; the runner is started "
-				"without it\n", zwhy);
+			dprintf(s->log_fd,
+				"arena: %s; the runner is started "
+				"without it\n",
+				zwhy);
 	}
 	if (pid < 0)
-		pid = fork();
+		pid = s->confine ? confine_clone(s->confine) : fork();
 	if (pid < 0) {
-		snprintf(r->why, sizeof(r->why), "could not fork: %s",
+		snprintf(r->why, sizeof(r->why), "could not %s: %s",
+			 s->confine ? "create its sandbox" : "fork",
 			 strerror(errno));
 		strvec_release(&args);
+		free(inside);
 		goto sys_fail;
 	}
 	if (pid == 0)
 		child_exec(parent, sv[1], memfd, kfd, devnull, s->log_fd, s,
 			   argv, env.v);
+	free(inside);
 	setpgid(pid, pid);
 	r->pid = pid;
+	r->confined = s->confine != NULL;
+	/* The kernel's accounting of the runner (runner_requests.c charges
+	 * every request with it). */
 	r->has_cpu_clock = clock_getcpuclockid(pid, &r->cpu_clock) == 0;
 	{
 		char sp[64];
@@ -1043,19 +538,22 @@ enum runner_fail runner_parse_hello(struct runner *r, const char *line)
 
 	/* A GPU runner that cannot open its device says so instead of
 	 * hello, still before any kernel code ran. */
+	/* Its pid as it sees it: 1 in a PID namespace of its own. */
+	long self = r->confined ? 1 : (long)r->pid;
+
 	if (sscanf(line, "nodevice %ld %n", &hp, &off) == 1 && off > 0 &&
-	    hp == (long)r->pid) {
+	    hp == self) {
 		snprintf(r->why, sizeof(r->why),
 			 "could not open its device: %.400s", line + off);
-		kill_group(r);
-		reap_blocking(r);
+		rcl_kill_group(r);
+		rcl_reap_blocking(r);
 		return RUNNER_NODEVICE;
 	}
 	if (sscanf(line, "hello %ld %63s %c", &hp, mode, &extra) != 2 ||
-	    hp != (long)r->pid) {
+	    hp != self) {
 		char q[80];
-		quote(line, strlen(line), q, sizeof(q));
-		protocol(r, "did not greet as expected: \"%s\"", q);
+		rcl_quote(line, strlen(line), q, sizeof(q));
+		rcl_protocol(r, "did not greet as expected: \"%s\"", q);
 		return RUNNER_SYSTEM;
 	}
 	r->sandboxed = strcmp(mode, "seccomp,landlock") == 0;
@@ -1069,11 +567,18 @@ enum runner_fail runner_await(struct runner *r)
 
 	/* hello: written before the object is loaded; `ready` may follow
 	 * in the same read. */
-	if ((f = read_line_more(r, "start", &line, true)) != RUNNER_OK) {
+	if ((f = rcl_read_line_more(r, "start", &line, true)) != RUNNER_OK) {
 		if (f == RUNNER_DIED && WIFEXITED(r->status) &&
 		    WEXITSTATUS(r->status) == 127) {
 			snprintf(r->why, sizeof(r->why),
 				 "could not be started from %s", r->runner_path);
+			return RUNNER_SYSTEM;
+		}
+		if (f == RUNNER_DIED && r->confined && WIFEXITED(r->status) &&
+		    WEXITSTATUS(r->status) == CONFINE_EXIT_FAILED) {
+			snprintf(r->why, sizeof(r->why),
+				 "could not enter its "
+				 "sandbox (its log says where it failed)");
 			return RUNNER_SYSTEM;
 		}
 		return f;
@@ -1083,18 +588,18 @@ enum runner_fail runner_await(struct runner *r)
 	if (r->deferred)
 		return runner_pause(r);
 	/* ready: after dlopen, i.e. after the kernel's constructors ran. */
-	if ((f = read_line(r, "load the kernel", &line)) != RUNNER_OK)
+	if ((f = rcl_read_line(r, "load the kernel", &line)) != RUNNER_OK)
 		return f;
 	if (strncmp(line, "error ", 6) == 0) {
 		snprintf(r->why, sizeof(r->why), "%.480s", line + 6);
-		kill_group(r);
-		reap_blocking(r);
+		rcl_kill_group(r);
+		rcl_reap_blocking(r);
 		return RUNNER_LOAD;
 	}
 	if (strcmp(line, "ready") != 0) {
 		char q[80];
-		quote(line, strlen(line), q, sizeof(q));
-		return protocol(r, "sent \"%s\" instead of ready", q);
+		rcl_quote(line, strlen(line), q, sizeof(q));
+		return rcl_protocol(r, "sent \"%s\" instead of ready", q);
 	}
 	return runner_pause(r);
 }
@@ -1109,7 +614,7 @@ enum runner_fail runner_load(struct runner *r, const char *so_path)
 		return RUNNER_SYSTEM;
 	r->seq++;
 	req = xasprintf("load %" PRIu64 "\n", r->seq);
-	f = transact_fd(r, req, kfd, "load the kernel", &line, NULL);
+	f = rcl_transact_fd(r, req, kfd, "load the kernel", &line, NULL);
 	free(req);
 	close(kfd);
 	if (f != RUNNER_OK)
@@ -1119,8 +624,8 @@ enum runner_fail runner_load(struct runner *r, const char *so_path)
 	if (f == RUNNER_REFUSED) {
 		memmove(r->why, r->why + strlen("refused: "),
 			strlen(r->why) - strlen("refused: ") + 1);
-		kill_group(r);
-		reap_blocking(r);
+		rcl_kill_group(r);
+		rcl_reap_blocking(r);
 		return RUNNER_LOAD;
 	}
 	if (f == RUNNER_OK)
@@ -1131,7 +636,7 @@ enum runner_fail runner_load(struct runner *r, const char *so_path)
 void runner_kill(struct runner *r)
 {
 	if (r)
-		kill_group(r);
+		rcl_kill_group(r);
 }
 
 void runner_destroy(struct runner *r)
@@ -1139,8 +644,8 @@ void runner_destroy(struct runner *r)
 	if (!r)
 		return;
 	if (r->pid > 0 && !r->reaped) {
-		kill_group(r);
-		reap_blocking(r);
+		rcl_kill_group(r);
+		rcl_reap_blocking(r);
 	}
 	if (r->sock >= 0)
 		close(r->sock);

@@ -19,6 +19,8 @@
  */
 #include "evaluation.h"
 
+#include "arena/paths.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -27,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void ev_ctx_forget(struct eval_ctx *x, struct runner *r)
@@ -71,19 +74,26 @@ void ev_runner_failed(struct eval_ctx *x, enum role role,
 		char probe[300];
 		gpu_error_meaning(r->dev_error, &m);
 		if (!ev_device_works(x, probe, sizeof(probe))) {
-			ev_verdict(x, RS_INFRA_ERROR, "the device failed %s: the "
-				   "candidate runner %s, and a trusted probe of "
-				   "the device right after failed too (%s)", where,
-				   r->why, probe);
+			ev_verdict(
+				x, RS_INFRA_ERROR,
+				"the device failed %s: the "
+				"candidate runner %s, and a trusted probe of "
+				"the device right after failed too (%s)",
+				where, r->why, probe);
 			break;
 		}
 		bool hw = m.status == RS_INFRA_ERROR;
-		ev_verdict(x, hw ? RS_RUNTIME_ERROR : (enum result_status)m.status,
-			   "the candidate caused %s on the device %s: the runner "
-			   "%s%s%s", m.what, where, r->why, r->dev_sticky
-			   ? "; the device context was lost and the runner retired"
-			   : "", hw ? "; a trusted probe of the device right after "
-			   "found it working, so the error is the candidate's" : "");
+		ev_verdict(
+			x, hw ? RS_RUNTIME_ERROR : (enum result_status)m.status,
+			"the candidate caused %s on the device %s: the runner "
+			"%s%s%s",
+			m.what, where, r->why,
+			r->dev_sticky
+				? "; the device context was lost and the runner retired"
+				: "",
+			hw ? "; a trusted probe of the device right after "
+			     "found it working, so the error is the candidate's"
+			   : "");
 		break;
 	}
 	case RUNNER_TIMEOUT:
@@ -139,16 +149,23 @@ struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,
 		.so_path = x->so[role],
 		.entry = role == ROLE_REF && x->t->reference_entry
 				 ? x->t->reference_entry
-			 : x->t->entry ? x->t->entry : "arena_launch",
+			 : x->t->entry ? x->t->entry
+				       : "arena_launch",
 		.role = ev_role_names[role],
 		.shm_size = shm,
 		.log_fd = x->logfd[role],
 		.timeout_ms = x->timeout_ms,
 		.gpu = gpu,
+		.confine = x->confine[gpu],
 	};
 	bool py = ev_role_python(x, role);
 	if (py && ev_python_spec(x, role, gpu, &s, &ps) != 0)
 		return NULL;
+	/* The Python runner is an interpreter with a script and libraries
+	 * that the runners' namespace profile does not show: it keeps its
+	 * own Landlock rules (docs/python.md), not this confinement. */
+	if (py)
+		s.confine = NULL;
 	if (gpu) {
 		snprintf(devarg, sizeof(devarg), "%d", x->dev.index);
 		s.device_arg = devarg;
@@ -198,7 +215,7 @@ bool ev_await_ready(struct eval_ctx *x, enum role role, struct runner *r,
 		ev_ctx_forget(x, r);
 		return false;
 	}
-	if (!r->sandboxed)
+	if (!r->sandboxed || !r->confined)
 		x->all_sandboxed = false;
 	runner_census(r, &r->threads_ready, &children);
 	return true;
@@ -404,10 +421,9 @@ bool ev_outputs_match_mem(struct eval_ctx *x, const struct case_layout *l,
 
 /* Compares every output of set `off` of `got` with `want`'s. */
 bool ev_outputs_match_at(struct eval_ctx *x, const struct case_layout *l,
-			     struct runner *got, struct runner *want,
-			     size_t off, double tol_scale, int pattern,
-			     double *maxerr, enum result_status st,
-			     const char *prefix)
+			 struct runner *got, struct runner *want, size_t off,
+			 double tol_scale, int pattern, double *maxerr,
+			 enum result_status st, const char *prefix)
 {
 	return ev_outputs_match_mem(x, l, got->shm + off, want->shm + off,
 				    tol_scale, pattern, maxerr, st, prefix);
@@ -499,9 +515,11 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 {
 	if (!x->trace)
 		return;
-	fprintf(x->trace, "%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
+	fprintf(x->trace,
+		"%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\t%lld\t%lld\t%lld\t%lld\t"
-		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\n",
+		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t"
+		"%lld\t%lld\t%lld\t%lld\t%lld\n",
 		c->id, block, kind, num, n, base_first ? 1 : 0,
 		(long long)bs->claim, (long long)cs->claim, (long long)bs->wall,
 		(long long)cs->wall, (long long)bs->drain, (long long)cs->drain,
@@ -511,7 +529,9 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 		(long long)cs->delay, (long long)bs->span, (long long)cs->span,
 		(long long)bs->gen, (long long)cs->gen, (long long)bs->keep,
 		(long long)cs->keep, (long long)bs->probe, (long long)cs->probe,
-		(long long)((cs->span - cs->claim) - (bs->span - bs->claim)));
+		(long long)(cs->ovh - bs->ovh), (long long)bs->probe_f,
+		(long long)cs->probe_f, (long long)bs->gaps,
+		(long long)cs->gaps, (long long)(cs->fovh - bs->fovh));
 }
 
 /* The verdicts of the ordering check on one candidate call (order and
@@ -555,8 +575,8 @@ static bool order_ok(struct eval_ctx *x, int order, int late, int64_t hold_us,
  * so that correctness, warm-up and timed calls are one request with one
  * set of preconditions. */
 bool ev_host_call(struct eval_ctx *x, enum role role, struct runner *r,
-		  const char *what, const struct task_case *c,
-		  bool check_claim, struct gpu_sample *o)
+		  const char *what, const struct task_case *c, bool check_claim,
+		  struct gpu_sample *o)
 {
 	struct gpu_sample tmp;
 	int rc = 0;
@@ -579,22 +599,27 @@ bool ev_host_call(struct eval_ctx *x, enum role role, struct runner *r,
 		return true;
 	if (o->claim <= 0 || o->claim > o->wall + CLAIM_SLACK_NS) {
 		if (role == ROLE_CAND)
-			ev_verdict(x, RS_REJECTED, "reported times inconsistent "
-				   "with the controller's clock: the candidate "
-				   "runner claimed %.1f us for a call that took at "
-				   "most %.1f us %s, %s '%s'", o->claim / 1e3,
-				   o->wall / 1e3, what, ev_case_kind(c), c->id);
+			ev_verdict(
+				x, RS_REJECTED,
+				"reported times inconsistent "
+				"with the controller's clock: the candidate "
+				"runner claimed %.1f us for a call that took at "
+				"most %.1f us %s, %s '%s'",
+				o->claim / 1e3, o->wall / 1e3, what,
+				ev_case_kind(c), c->id);
 		else
-			ev_verdict(x, RS_INFRA_ERROR, "the %s runner reported "
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the %s runner reported "
 				   "an impossible time (%.1f us, wall %.1f us)",
 				   ev_role_names[role], o->claim / 1e3,
 				   o->wall / 1e3);
 		return false;
 	}
 	if (o->cpu < 0) {
-		ev_verdict(x, RS_INFRA_ERROR, "the kernel did not report the %s "
-			   "runner's CPU time %s, %s '%s'", ev_role_names[role],
-			   what, ev_case_kind(c), c->id);
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the kernel did not report the %s "
+			   "runner's CPU time %s, %s '%s'",
+			   ev_role_names[role], what, ev_case_kind(c), c->id);
 		return false;
 	}
 	return true;
@@ -650,12 +675,29 @@ void ev_stage_free(void **stage)
 	free(stage);
 }
 
+/* Makes the machine-wide lock directory, usable by every user of the
+ * machine's devices (sticky and world-writable, like /tmp), the first
+ * time any evaluation needs it. */
+static int lock_dir_ready(const char *dir, struct errbuf *err)
+{
+	struct stat st;
+
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	int rc = mkdir_p(dir, err);
+	if (rc)
+		return rc;
+	(void)chmod(dir, 01777);
+	return 0;
+}
+
 /* Takes <lock_dir>/<device>.lock (flock, blocking) in mode (LOCK_SH or
  * LOCK_EX), opening it on first use and keeping it in x->lockfd until
- * ctx_release.  Host: only timing takes it (exclusively).  GPU: every
- * phase that runs anything on the device holds it shared, timing holds
- * it exclusively, so no correctness run of another evaluation shares the
- * device with a measurement.  A GPU's lock is named by its PCI address:
+ * ctx_release.  Host: only timing takes it (exclusively).  GPU: starting
+ * runners before the builds holds it shared (a context being created is
+ * no measurement), correctness and timing hold it exclusively: both are
+ * made of keeper-bracketed samples whose probes must find the device
+ * idle, so no other evaluation may run on the device meanwhile.  A GPU's lock is named by its PCI address:
  * cuda:0 in two processes with different CUDA_VISIBLE_DEVICES are
  * different devices.  flock's conversion from shared to exclusive is not
  * atomic (it releases first), which is what keeps two evaluations that
@@ -663,7 +705,7 @@ void ev_stage_free(void **stage)
 int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 {
 	const char *dir = x->req->lock_dir;
-	char *owned = NULL, *path;
+	char *path;
 	char dev[96];
 	int rc;
 
@@ -671,11 +713,9 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 		return 0;
 	if (x->lockfd < 0) {
 		if (!dir)
-			dir = owned = path_join(x->req->cache_dir, "locks");
-		if ((rc = mkdir_p(dir, x->err))) {
-			free(owned);
+			dir = paths_lock_dir();
+		if ((rc = lock_dir_ready(dir, x->err)))
 			return rc;
-		}
 		if (x->gpu && x->gi.pci[0])
 			snprintf(dev, sizeof(dev), "gpu-%s", x->gi.pci);
 		else
@@ -685,8 +725,9 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 			if (*q == '/' || *q == '.' || *q == ':')
 				*q = '_';
 		path = xasprintf("%s/%s.lock", dir, dev);
-		free(owned);
-		x->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		x->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+		if (x->lockfd >= 0) /* the umask aside: any user may lock */
+			(void)fchmod(x->lockfd, 0666);
 		if (x->lockfd < 0) {
 			rc = errf_code(x->err, errno, "%s: %s", path,
 				       strerror(errno));

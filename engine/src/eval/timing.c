@@ -21,8 +21,8 @@
 
 /* ---- samples and ratios ------------------------------------------------ */
 
-void ev_samples_add(struct samples *s, int block, const struct gpu_sample *b,
-		    const struct gpu_sample *c)
+void ev_samples_add(struct samples *s, int block, bool base_first,
+		    const struct gpu_sample *b, const struct gpu_sample *c)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 256;
@@ -38,12 +38,16 @@ void ev_samples_add(struct samples *s, int block, const struct gpu_sample *b,
 	s->v[S_CDELAY][s->n] = (double)c->delay;
 	s->v[S_BASE][s->n] = (double)b->claim;
 	s->v[S_CAND][s->n] = (double)c->claim;
-	/* A GPU sample's whole span by the controller's clock; a host
-	 * sample's timed request. */
-	s->v[S_BOVH][s->n] = (double)((b->span ? b->span : b->wall + b->fetch) -
-				      b->claim);
-	s->v[S_COVH][s->n] = (double)((c->span ? c->span : c->wall + c->fetch) -
-				      c->claim);
+	/* A GPU sample's time beyond its claim while it held inputs
+	 * (struct gpu_sample's ovh) and handing its outputs over (fovh); a
+	 * host sample's timed request beyond its claim. */
+	s->v[S_BOVH][s->n] =
+		b->span ? (double)b->ovh : (double)(b->wall + b->fetch - b->claim);
+	s->v[S_COVH][s->n] =
+		c->span ? (double)c->ovh : (double)(c->wall + c->fetch - c->claim);
+	s->v[S_BFOVH][s->n] = (double)b->fovh;
+	s->v[S_CFOVH][s->n] = (double)c->fovh;
+	s->v[S_FIRST][s->n] = base_first ? 1.0 : 0.0;
 	s->v[S_BDRAIN][s->n] = (double)b->drain;
 	s->v[S_CDRAIN][s->n] = (double)c->drain;
 	s->v[S_BFETCH][s->n] = (double)b->fetch;
@@ -142,8 +146,8 @@ static void refcheck_init(struct timing_case *tc)
 {
 	struct eval_ctx *x = tc->x;
 
-	rng_seed(&tc->check_rng, ev_derive(x->req->seed ^ x->secret, 6,
-					   (uint64_t)tc->ci, 0));
+	rng_seed(&tc->check_rng,
+		 ev_derive(x->req->seed ^ x->secret, 6, (uint64_t)tc->ci, 0));
 	for (int b = 0; b < MAX_BLOCKS; b++)
 		tc->check_at[b] =
 			(int)rng_range(&tc->check_rng, 0, tc->cb.min_pairs - 1);
@@ -155,6 +159,9 @@ bool ev_refcheck_due(struct timing_case *tc, int b)
 	 * which pairs were sure checks. */
 	bool drawn = rng_range(&tc->check_rng, 0, REFCHECK_EVERY - 1) == 0;
 
+	/* An A/A coverage run times the baseline only. */
+	if (tc->x->req->aa_timing_only)
+		return false;
 	return drawn || tc->blocks[b].pairs == tc->check_at[b];
 }
 
@@ -287,10 +294,12 @@ static bool below_floor(struct timing_case *tc, struct case_result *cr)
 	free(cr->timing_note);
 	cr->timing_note = xasprintf(
 		"correctness only: the baseline's call takes %.2f us, below "
-		"the timing floor of %.1f us%s%s%s", tc->base_call_ns / 1e3,
-		floor / 1e3, t->timing_floor_us >= 0 ? " (the task's: " : "",
+		"the timing floor of %.1f us%s%s%s",
+		tc->base_call_ns / 1e3, floor / 1e3,
+		t->timing_floor_us >= 0 ? " (the task's: " : "",
 		t->timing_floor_us >= 0 && t->timing_floor_reason
-			? t->timing_floor_reason : "",
+			? t->timing_floor_reason
+			: "",
 		t->timing_floor_us >= 0 ? ")" : "");
 	ev_trace_mark(tc->x, "case %s: %s", tc->c->id, cr->timing_note);
 	return true;
@@ -302,7 +311,9 @@ static bool case_done_early(struct timing_case *tc,
 {
 	if (step->ratios)
 		step->ratios(tc);
-	return case_precise_enough(tc->x, tc->ci, tc->ct);
+	/* GPU: not while the charged excess is still uncertain. */
+	return !tc->excess_unsettled &&
+	       case_precise_enough(tc->x, tc->ci, tc->ct);
 }
 
 /* The sampling loop (timing.h): the same for every device, the pair step
@@ -336,8 +347,8 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 	/* Timing inputs follow from the seed and the evaluation's secret: a
 	 * candidate that knew the seed (results show it) could otherwise
 	 * compute them, and their outputs, before its timed calls. */
-	rng_seed(&tc->rng, ev_derive(x->req->seed ^ x->secret, 2, (uint64_t)ci,
-				     0));
+	rng_seed(&tc->rng,
+		 ev_derive(x->req->seed ^ x->secret, 2, (uint64_t)ci, 0));
 	refcheck_init(tc);
 	for (int b = 0; b < MAX_BLOCKS; b++)
 		blocks[b].index = b;
@@ -391,8 +402,7 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 	}
 	if (!step->claims_ok(tc) ||
 	    case_timing_result(x, ci, tc->base_med_ns / tc->n / 1e6,
-			       tc->cand_med_ns / tc->n / 1e6, tc->s.n,
-			       cr) != 0)
+			       tc->cand_med_ns / tc->n / 1e6, tc->s.n, cr) != 0)
 		goto out;
 	rc = 0;
 out:

@@ -22,19 +22,40 @@ struct block {
 	struct runner *base, *cand;
 	int pairs;
 	int index;		/* in the case's blocks */
+	bool base_next;		/* GPU: the baseline goes first in the next
+				 * pair (pairs alternate) */
 };
 
 /* Every timed pair's numbers, one column each (ev_samples_add). */
-enum { S_BASE, S_CAND, S_BOVH, S_COVH, S_BDRAIN, S_CDRAIN, S_BFETCH,
-       S_BCPU, S_CCPU, S_BDELAY, S_CDELAY, NS };
+enum {
+	S_BASE,
+	S_CAND,
+	S_BOVH,
+	S_COVH,
+	S_BDRAIN,
+	S_CDRAIN,
+	S_BFETCH,
+	S_BCPU,
+	S_CCPU,
+	S_BDELAY,
+	S_CDELAY,
+	S_BFOVH,
+	S_CFOVH,
+	S_FIRST,
+	NS
+};
 struct samples {
-	double *v[NS];		/* base_ns, cand_ns (claims), base_ovh,
-				 * cand_ovh (wall + fetch - claim),
+	double *v[NS]; /* base_ns, cand_ns (claims), base_ovh,
+				 * cand_ovh (host: wall + fetch - claim;
+				 * GPU: struct gpu_sample's ovh),
 				 * base_drain, cand_drain, base_fetch,
 				 * base_cpu, cand_cpu, base_delay,
 				 * cand_delay (host: CPU time over the
-				 * request, wait for a CPU meanwhile) */
-	int *block;		/* each pair's block */
+				 * request, wait for a CPU meanwhile),
+				 * base_fovh, cand_fovh (GPU: fetch and
+				 * the keeper's probes after it), and
+				 * 1 where the baseline went first */
+	int *block;    /* each pair's block */
 	int n, cap;
 };
 
@@ -77,8 +98,8 @@ struct timing_case {
 	/* Reference checks of timed samples (ev_refcheck_due): drawn from
 	 * the evaluation's secret, never announced to a runner. */
 	struct rng check_rng;
-	int check_at[MAX_BLOCKS];	/* a pair index checked for sure */
-	int nchecked;			/* samples checked so far */
+	int check_at[MAX_BLOCKS]; /* a pair index checked for sure */
+	int nchecked;		  /* samples checked so far */
 	/* What the case reports per call, in ns (the pair step's charged
 	 * times; the claims' medians when it sets none). */
 	double base_med_ns, cand_med_ns;
@@ -86,13 +107,14 @@ struct timing_case {
 	 * the call (ping requests after the same flush), one per ping. */
 	double *ovh;
 	int novh, capovh;
-	/* GPU: the charged excess of the case in ns per sample, and the
-	 * median of the pairs' excesses (the pair step's ratios; docs/gpu.md
-	 * section 6). */
+	/* GPU: the charged excess of the case in ns per sample (the lower
+	 * 95% bound of its median, or 0), that median and the upper bound,
+	 * for the time a sample held inputs and for handing its outputs over
+	 * (fetch_); the pair step's ratios, docs/gpu.md section 6. */
 	double excess_ns, excess_med_ns, excess_hi_ns;
-	/* GPU: the claims could not be confirmed (the excess's bounds too far
-	 * apart): every ratio is the controller's clock's, span over span. */
-	bool by_span;
+	double fetch_excess_ns, fetch_excess_med_ns, fetch_excess_hi_ns;
+	/* GPU: the excess's bounds are still too far apart to stop early. */
+	bool excess_unsettled;
 };
 
 /* A device's side of the loop.  Each hook returns false with a verdict
@@ -125,8 +147,8 @@ extern const struct pair_step ev_host_step, ev_gpu_step;
 
 /* ---- shared by the pair steps (timing.c) ------------------------------ */
 
-void ev_samples_add(struct samples *s, int block, const struct gpu_sample *b,
-		    const struct gpu_sample *c);
+void ev_samples_add(struct samples *s, int block, bool base_first,
+		    const struct gpu_sample *b, const struct gpu_sample *c);
 double ev_samples_median(const struct samples *s, int which);
 /* The lower quartile: a forger's shift moves every quantile alike, while
  * a busy machine's occasional delays inflate the upper ones. */
@@ -153,6 +175,5 @@ double ev_timing_floor_ns(const struct task *t);
  * else only noted so that the case is timed again. */
 void ev_clock_finding(struct eval_ctx *x, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-
 
 #endif /* ARENA_EVAL_TIMING_H */

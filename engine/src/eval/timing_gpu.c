@@ -1,20 +1,25 @@
 /*
  * timing_gpu.c - a GPU's pair step of the sampling loop (timing.h;
  * docs/gpu.md section 6).  A pair is one sample of each runner
- * (gpu_sample.c: gen, the keeper's flush, time n, fetch, the keeper's
- * probe, all under the controller's clock) in random order, with the same
- * fresh inputs drawn on the device; every set of the candidate's is
- * compared with the baseline's, and at random (at least once per block)
- * one set with the reference's at the task's tolerance.
+ * (gpu_sample.c: the keeper's warm kernel, gen, the keeper's flush, time
+ * n, the keeper's probes, fetch, the keeper's probes), the two in
+ * alternating order, with the same fresh inputs drawn on the device;
+ * every set of the candidate's is compared with the baseline's, and at
+ * random (at least once per block) one set with the reference's at the
+ * task's tolerance.
  *
- * What the controller's clock saw a candidate's samples take beyond its
- * claims, more than the baseline's, is charged to it (the charged
- * excess, gpu_policy.c): every pair's ratio is baseline claim /
- * (candidate claim + excess), so no number a candidate runner reports
- * raises its speedup beyond what the clock confirms, up to the excess's
- * statistical uncertainty.  A gross excess is rejected by name, after
- * the case is timed a second time.  Work left on the device (drain) and
- * claims below the roofline floor are rejected too.
+ * What the controller's and the keeper's clocks saw a candidate's samples
+ * take beyond its claims, more than the baseline's, is charged to it (the
+ * charged excess, gpu_policy.c), in two parts: while the sample held
+ * inputs (gen, time beyond the claim, the keeper's flush and probes: no
+ * PCIe copy, so a steady quantity) and while it handed its outputs over
+ * (fetch and the probes after it: a candidate that computes only when
+ * asked for its outputs pays there).  Every pair's ratio is baseline
+ * claim / (candidate claim + both excesses), so no number a candidate
+ * runner reports raises its speedup beyond what the clocks confirm, up to
+ * the excesses' statistical uncertainty.  A gross excess is rejected by
+ * name, after the case is timed a second time.  Work left on the device
+ * (drain) and claims below the roofline floor are rejected too.
  *
  * Every block starts at once (one group): block 0 is the correctness
  * pair, the others are kept across cases (a GPU context costs 0.2-0.5 s).
@@ -31,12 +36,13 @@
 /* Bootstrap resamples of the charged excess. */
 #define GPU_EXCESS_ITERS 1000
 
-/* One pair on block bk: a sample of each runner in random order (the
- * other one stopped), every set of the candidate's against the
- * baseline's (twice the tolerance), and with refcheck one set drawn at
- * random against the reference (the task's tolerance). */
+/* One pair on block bk: a sample of each runner, the order alternating
+ * from pair to pair (*first: the baseline went first), the other one
+ * stopped; every set of the candidate's against the baseline's (twice
+ * the tolerance), and with refcheck one set drawn at random against the
+ * reference (the task's tolerance). */
 static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
-		     int num, bool refcheck, struct gpu_sample *bs,
+		     int num, bool refcheck, bool *first, struct gpu_sample *bs,
 		     struct gpu_sample *cs)
 {
 	struct eval_ctx *x = p->x;
@@ -51,7 +57,13 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	uint32_t mask = ev_gpu_fetch_mask(t, inputs);
 	char *spec = ev_gpu_gen_spec(t, p->l, pattern, rng_next(p->r));
 	snprintf(what, sizeof(what), "in %s call %d", kind, num);
-	bool base_first = rng_next(p->r) & 1;
+	/* Orders alternate within a block (from a random start): the
+	 * sample that opens a pair pays for the device and the host waking
+	 * up after the gap between pairs, and two consecutive pairs cancel
+	 * that out of the excess (gpu_ratios). */
+	bool base_first = bk->base_next;
+	bk->base_next = !bk->base_next;
+	*first = base_first;
 	for (int i = 0; i < 2 && ok; i++) {
 		bool do_base = (i == 0) == base_first;
 		ok = do_base ? ev_gpu_sample(x, ROLE_BASE, bk->base, p->n, spec,
@@ -62,19 +74,21 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	uint64_t t2 = now_ns();
 	if (refcheck)
 		k = (int)rng_range(&p->check_rng, 0, p->n - 1);
-	snprintf(prefix, sizeof(prefix), "output of %s call %d in %s '%s' "
-		 "differs from baseline", kind, num, ev_case_kind(p->c),
-		 p->c->id);
+	snprintf(prefix, sizeof(prefix),
+		 "output of %s call %d in %s '%s' "
+		 "differs from baseline",
+		 kind, num, ev_case_kind(p->c), p->c->id);
 	ok = ok && ev_gpu_sets_match(x, p->l, bk->base, bk->cand, p->n, pattern,
 				     inputs, k, what, prefix, p->c);
 	if (ok && refcheck) {
-		snprintf(prefix, sizeof(prefix), "output of %s call %d in %s "
+		snprintf(prefix, sizeof(prefix),
+			 "output of %s call %d in %s "
 			 "'%s' differs from the reference (a random check of "
-			 "a timed sample)", kind, num, ev_case_kind(p->c),
-			 p->c->id);
+			 "a timed sample)",
+			 kind, num, ev_case_kind(p->c), p->c->id);
 		ok = ev_gpu_reference_check(x, p->l, p->ref, bk->base, bk->cand,
-					    k, spec, pattern, false, what, prefix,
-					    p->c, NULL);
+					    k, spec, pattern, false, what,
+					    prefix, p->c, NULL);
 	}
 	free(spec);
 	if (ok)
@@ -83,63 +97,77 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	return ok;
 }
 
-/* Every pair's ratio charged with the case's excess (timing.c calls
- * this before every interval): e = the candidate's (span - claim) less
- * the baseline's, per pair; the excess is what a hierarchical bootstrap
- * of their median confirms at its lower bound (gpu_policy.c), and each
- * pair's ratio is baseline claim / (candidate claim + excess). */
-static void gpu_ratios(struct timing_case *p)
+/* The charged excess of one pair of overhead columns (S_BOVH and
+ * S_COVH, or the fetch's S_BFOVH and S_CFOVH): per pair e = candidate - baseline;
+ * per block, consecutive pairs (whose orders are opposite: gpu_pair)
+ * averaged, since the sample that opens a pair pays for the device and
+ * the host waking up (on the H200 25-35 us in gen and in the keeper's
+ * flush, 2026-12-02) and a pair of pairs cancels that; then the lower
+ * 95% bound of their median, bootstrapped over blocks and pairs of pairs
+ * (gpu_policy.c), or 0. */
+static double excess_of(struct timing_case *p, int bcol, int ccol,
+			uint64_t seed, double *med, double *hi)
 {
-	struct samples *s = &p->s;
+	const struct samples *s = &p->s;
 	int nblocks = p->ct->nblocks;
 	const double *eb[MAX_BLOCKS];
 	int sizes[MAX_BLOCKS] = { 0 };
 	double *e = xmalloc((size_t)(s->n ? s->n : 1) * sizeof(double));
-	double med = 0;
 	int m = 0;
 
 	for (int b = 0; b < nblocks; b++) {
+		int in_block = 0;
+		double pending = 0;
 		eb[b] = e + m;
-		for (int i = 0; i < s->n; i++)
-			if (s->block[i] == b)
-				e[m++] = s->v[S_COVH][i] - s->v[S_BOVH][i];
+		for (int i = 0; i < s->n; i++) {
+			if (s->block[i] != b)
+				continue;
+			double d = s->v[ccol][i] - s->v[bcol][i];
+			if (in_block++ & 1)
+				e[m++] = (pending + d) / 2;
+			else
+				pending = d;
+		}
+		/* A block of one pair (never with min_pairs >= 2) counts it
+		 * alone. */
+		if (in_block == 1)
+			e[m++] = pending;
 		sizes[b] = (int)(e + m - eb[b]);
 	}
-	p->excess_ns = gpu_charged_excess_ns(eb, sizes, nblocks,
-					     GPU_EXCESS_ITERS,
-					     ev_derive(p->x->req->seed, 9,
-						       (uint64_t)p->ci, 0),
-					     &med, &p->excess_hi_ns);
+	double lo = gpu_charged_excess_ns(eb, sizes, nblocks, GPU_EXCESS_ITERS,
+					  seed, med, hi);
 	free(e);
+	return lo;
+}
+
+/* Every pair's ratio charged with the case's excesses (timing.c calls
+ * this before every interval): baseline claim / (candidate claim +
+ * excess + fetch excess).  No clock-alone fallback: where the excess's
+ * bounds are far apart the loop keeps sampling (excess_unsettled), and
+ * what is left unconfirmed is the uncertainty the results carry
+ * (docs/gpu.md section 10). */
+static void gpu_ratios(struct timing_case *p)
+{
+	struct samples *s = &p->s;
+	uint64_t seed = ev_derive(p->x->req->seed, 9, (uint64_t)p->ci, 0);
+
+	p->excess_ns = excess_of(p, S_BOVH, S_COVH, seed, &p->excess_med_ns,
+				 &p->excess_hi_ns);
+	p->fetch_excess_ns =
+		excess_of(p, S_BFOVH, S_CFOVH, seed ^ 1, &p->fetch_excess_med_ns,
+			  &p->fetch_excess_hi_ns);
+	double charged = p->excess_ns + p->fetch_excess_ns;
+	double cm = ev_samples_median(s, S_CAND);
+	double spread = p->excess_hi_ns - p->excess_ns;
+	double fspread = p->fetch_excess_hi_ns - p->fetch_excess_ns;
+	p->excess_unsettled = spread > gpu_unconfirmed_ns(cm) ||
+			      fspread > gpu_unconfirmed_ns(cm);
 	ev_timing_clear(p->ct);
-	/* A clock too noisy to confirm the claims (the lower bound, charged,
-	 * would let a forger through): the controller's clock alone, whole
-	 * samples against whole samples - overheads dilute a real speedup,
-	 * and no number a runner reports enters it. */
-	p->by_span = p->excess_hi_ns - p->excess_ns >
-		     gpu_unconfirmed_ns(ev_samples_median(s, S_CAND));
-	for (int i = 0; i < s->n; i++) {
-		double b = s->v[S_BASE][i], c = s->v[S_CAND][i] + p->excess_ns;
-		if (p->by_span) {
-			b += s->v[S_BOVH][i];
-			c = s->v[S_CAND][i] + s->v[S_COVH][i];
-		}
-		ev_timing_add(p->ct, s->block[i], b / c);
-	}
-	if (p->by_span) {
-		double *v = xmalloc((size_t)(s->n ? s->n : 1) * sizeof(double));
-		for (int i = 0; i < s->n; i++)
-			v[i] = s->v[S_BASE][i] + s->v[S_BOVH][i];
-		p->base_med_ns = stats_median(v, (size_t)s->n);
-		for (int i = 0; i < s->n; i++)
-			v[i] = s->v[S_CAND][i] + s->v[S_COVH][i];
-		p->cand_med_ns = stats_median(v, (size_t)s->n);
-		free(v);
-	} else {
-		p->base_med_ns = ev_samples_median(s, S_BASE);
-		p->cand_med_ns = ev_samples_median(s, S_CAND) + p->excess_ns;
-	}
-	p->excess_med_ns = med;
+	for (int i = 0; i < s->n; i++)
+		ev_timing_add(p->ct, s->block[i],
+			      s->v[S_BASE][i] / (s->v[S_CAND][i] + charged));
+	p->base_med_ns = ev_samples_median(s, S_BASE);
+	p->cand_med_ns = cm + charged;
 }
 
 /* The case's timed samples against everything the controller knows: work
@@ -168,34 +196,46 @@ static bool gpu_claims_ok(struct timing_case *p)
 			   c->id, cd / 1e3, bd / 1e3);
 		return false;
 	}
-	ev_trace_mark(x, "case %s: charged excess %.1f us per sample (median "
-		      "excess %.1f us over %d pairs, upper bound %.1f us; "
-		      "candidate's median claim %.1f us)", c->id, excess / 1e3,
-		      p->excess_med_ns / 1e3, s->n, p->excess_hi_ns / 1e3,
+	ev_trace_mark(x,
+		      "case %s: charged excess %.1f us per sample (median "
+		      "excess %.1f us over %d pairs, upper bound %.1f us), "
+		      "handing the outputs over %.1f us (median %.1f us, upper "
+		      "bound %.1f us); candidate's median claim %.1f us",
+		      c->id, excess / 1e3, p->excess_med_ns / 1e3, s->n,
+		      p->excess_hi_ns / 1e3, p->fetch_excess_ns / 1e3,
+		      p->fetch_excess_med_ns / 1e3, p->fetch_excess_hi_ns / 1e3,
 		      cm / 1e3);
 	if (excess > gpu_gross_excess_ns(cm)) {
-		ev_clock_finding(x, "reported times inconsistent with the "
-				 "controller's clock in %s '%s': by the "
-				 "controller's clock the candidate's samples "
-				 "(inputs drawn to outputs fetched, the device "
-				 "probed after) took at least %.1f us more than "
-				 "it claimed beyond what the baseline's did "
-				 "(median %.1f us; its median claim %.1f us), "
-				 "more than the %.1f us that would be charged",
-				 ev_case_kind(c), c->id, excess / 1e3,
-				 p->excess_med_ns / 1e3, cm / 1e3,
-				 gpu_gross_excess_ns(cm) / 1e3);
+		ev_clock_finding(
+			x,
+			"reported times inconsistent with the "
+			"controller's clock in %s '%s': by the "
+			"controller's and the keeper's clocks the "
+			"candidate's samples (inputs drawn to outputs "
+			"computed, the device probed until idle) took at "
+			"least %.1f us more than it claimed beyond what the "
+			"baseline's did (median %.1f us; its median claim "
+			"%.1f us), more than the %.1f us that would be "
+			"charged",
+			ev_case_kind(c), c->id, excess / 1e3,
+			p->excess_med_ns / 1e3, cm / 1e3,
+			gpu_gross_excess_ns(cm) / 1e3);
 		return false;
 	}
-	if (p->by_span) {
-		ev_trace_mark(x, "case %s: timed by the controller's clock alone "
-			      "(whole samples): the excess lies anywhere from "
-			      "%.1f to %.1f us, too wide to confirm the claims",
-			      c->id, excess / 1e3, p->excess_hi_ns / 1e3);
-		strbuf_addf(&x->method_notes, "%s%s '%s' by the controller's "
-			    "clock alone (claims unconfirmed: too noisy)",
-			    x->method_notes.len ? ", " : "", ev_case_kind(c),
-			    c->id);
+	if (p->fetch_excess_ns > gpu_gross_excess_ns(cm)) {
+		ev_clock_finding(
+			x,
+			"reported times inconsistent with the "
+			"controller's clock in %s '%s': handing its outputs "
+			"over (the same bytes as the baseline's, the device "
+			"probed until idle after) took the candidate at least "
+			"%.1f us longer than the baseline (median %.1f us; its "
+			"median claim %.1f us): work done after the timed "
+			"calls, more than the %.1f us that would be charged",
+			ev_case_kind(c), c->id, p->fetch_excess_ns / 1e3,
+			p->fetch_excess_med_ns / 1e3, cm / 1e3,
+			gpu_gross_excess_ns(cm) / 1e3);
+		return false;
 	}
 	errbuf_init(&e);
 	if (task_case_cost(x->t, c, &bytes, &flops, &e) == 0) {
@@ -203,18 +243,20 @@ static bool gpu_claims_ok(struct timing_case *p)
 		double floor = gpu_roofline_floor_ns(bytes, flops, cc, &x->gi);
 		double per_call = cm / n;
 		if (floor > 0 && per_call < floor) {
-			ev_verdict(x, RS_REJECTED, "impossible time in %s '%s': the "
-				   "candidate claimed %.2f us per call, below the "
-				   "roofline floor of %.2f us (%lld bytes at %.2f "
-				   "TB/s x %.2f, %lld flops at %.1f TFLOP/s (%s) x "
-				   "%.0f, measured on this device)",
-				   ev_case_kind(c), c->id, per_call / 1e3,
-				   floor / 1e3, (long long)bytes,
-				   x->gi.bandwidth_bps / 1e12, GPU_ROOFLINE_BW_MARGIN,
-				   (long long)flops,
-				   gpu_class_peak_flops(cc, &x->gi) / 1e12,
-				   gpu_compute_class_name(cc),
-				   GPU_ROOFLINE_TC_MARGIN);
+			ev_verdict(
+				x, RS_REJECTED,
+				"impossible time in %s '%s': the "
+				"candidate claimed %.2f us per call, below the "
+				"roofline floor of %.2f us (%lld bytes at %.2f "
+				"TB/s x %.2f, %lld flops at %.1f TFLOP/s (%s) x "
+				"%.0f, measured on this device)",
+				ev_case_kind(c), c->id, per_call / 1e3,
+				floor / 1e3, (long long)bytes,
+				x->gi.bandwidth_bps / 1e12,
+				GPU_ROOFLINE_BW_MARGIN, (long long)flops,
+				gpu_class_peak_flops(cc, &x->gi) / 1e12,
+				gpu_compute_class_name(cc),
+				GPU_ROOFLINE_TC_MARGIN);
 			return false;
 		}
 	}
@@ -311,20 +353,30 @@ static bool gpu_prepare(struct timing_case *p)
 	p->base_call_ns = x->gpu_call_ns[p->ci];
 	if (p->base_call_ns < ev_timing_floor_ns(x->t))
 		return true;
-	if (!(p->ref = ev_acquire(x, ROLE_REF, p->l, c)))
+	/* An A/A run for coverage (timing only) checks nothing against the
+	 * reference. */
+	if (!x->req->aa_timing_only &&
+	    !(p->ref = ev_acquire(x, ROLE_REF, p->l, c)))
 		return false;
 	for (int b = 0; b < nblocks; b++)
 		if (!ev_gpu_sets(x, ROLE_BASE, blocks[b].base, p->n, p->l, c) ||
 		    !ev_gpu_sets(x, ROLE_CAND, blocks[b].cand, p->n, p->l, c))
 			return false;
+	/* Pairs of opposite orders are averaged in the excess (gpu_ratios):
+	 * an even number of them per block. */
+	if (p->cb.min_pairs & 1)
+		p->cb.min_pairs++;
 	int nwarm = x->req->quick ? 1 : GPU_WARMUP_CALLS;
-	for (int b = 0; b < nblocks; b++)
+	for (int b = 0; b < nblocks; b++) {
+		blocks[b].base_next = rng_next(p->r) & 1;
 		for (int i = 0; i < nwarm; i++) {
 			struct gpu_sample bs, cs;
-			if (!gpu_pair(p, &blocks[b], "warm-up", ++p->nwarm, false,
-				      &bs, &cs))
+			bool first;
+			if (!gpu_pair(p, &blocks[b], "warm-up", ++p->nwarm,
+				      false, &first, &bs, &cs))
 				return false;
 		}
+	}
 	return true;
 }
 
@@ -335,14 +387,14 @@ static bool gpu_timed_pair(struct timing_case *p, int b)
 {
 	struct block *bk = &p->blocks[b];
 	struct gpu_sample bs, cs;
-	bool check = ev_refcheck_due(p, b);
+	bool check = ev_refcheck_due(p, b) && p->ref, first;
 
-	if (!gpu_pair(p, bk, "timed", ++p->ntimed, check, &bs, &cs))
+	if (!gpu_pair(p, bk, "timed", ++p->ntimed, check, &first, &bs, &cs))
 		return false;
 	if (check)
 		p->nchecked++;
 	ev_timing_add(p->ct, b, (double)bs.claim / (double)cs.claim);
-	ev_samples_add(&p->s, b, &bs, &cs);
+	ev_samples_add(&p->s, b, first, &bs, &cs);
 	bk->pairs++;
 	return true;
 }
@@ -364,13 +416,9 @@ static void gpu_finish(struct timing_case *p, bool ok)
 
 const struct pair_step ev_gpu_step = {
 	/* A quick search step: a rough answer fast (docs/gpu.md). */
-	.quick_div = 8,
-	.quick_cap = 0.15,
-	.prepare = gpu_prepare,
-	.group_start = NULL,
-	.pair = gpu_timed_pair,
-	.group_end = NULL,
-	.ratios = gpu_ratios,
-	.claims_ok = gpu_claims_ok,
+	.quick_div = 8,		.quick_cap = 0.15,
+	.prepare = gpu_prepare, .group_start = NULL,
+	.pair = gpu_timed_pair, .group_end = NULL,
+	.ratios = gpu_ratios,	.claims_ok = gpu_claims_ok,
 	.finish = gpu_finish,
 };

@@ -67,11 +67,12 @@ static bool reference_check(struct timing_case *p, struct block *bk,
 	    !ev_reference_wrote_all(x, p->l, p->ref, pattern, p->c))
 		return false;
 	p->nchecked++;
-	snprintf(prefix, sizeof(prefix), "output of %s call %d in %s '%s' is "
+	snprintf(prefix, sizeof(prefix),
+		 "output of %s call %d in %s '%s' is "
 		 "not within the task's tolerance of the reference's (calls "
 		 "of the timing phase are checked against the reference at "
-		 "random, and whenever they stray from the baseline's)", kind,
-		 n, ev_case_kind(p->c), p->c->id);
+		 "random, and whenever they stray from the baseline's)",
+		 kind, n, ev_case_kind(p->c), p->c->id);
 	return ev_outputs_match(x, p->l, bk->cand, p->ref, 1.0, pattern, NULL,
 				RS_INCORRECT, prefix);
 }
@@ -89,9 +90,10 @@ static bool pair_check(struct timing_case *p, struct block *bk, int pattern,
 	if (!ev_inputs_intact(p->x, p->l, p->stage, bk->cand, what, p->c))
 		return false;
 	if (!ev_outputs_within(p->x, p->l, bk->cand, bk->base, 1.0, pattern)) {
-		snprintf(prefix, sizeof(prefix), "output of %s call %d in %s "
-			 "'%s' differs from baseline", kind, n,
-			 ev_case_kind(p->c), p->c->id);
+		snprintf(prefix, sizeof(prefix),
+			 "output of %s call %d in %s "
+			 "'%s' differs from baseline",
+			 kind, n, ev_case_kind(p->c), p->c->id);
 		if (!ev_outputs_match(p->x, p->l, bk->cand, bk->base, 2.0,
 				      pattern, NULL, RS_INCORRECT, prefix))
 			return false;
@@ -109,10 +111,10 @@ static bool pair_calls(struct timing_case *p, struct block *bk,
 	*base_first = rng_next(p->r) & 1;
 	for (int k = 0; k < 2; k++) {
 		bool do_base = (k == 0) == *base_first;
-		bool ok = do_base ? ev_host_call(p->x, ROLE_BASE, bk->base, what,
-						 p->c, true, bs)
-				  : ev_host_call(p->x, ROLE_CAND, bk->cand, what,
-						 p->c, true, cs);
+		bool ok = do_base ? ev_host_call(p->x, ROLE_BASE, bk->base,
+						 what, p->c, true, bs)
+				  : ev_host_call(p->x, ROLE_CAND, bk->cand,
+						 what, p->c, true, cs);
 		if (!ok)
 			return false;
 	}
@@ -163,7 +165,7 @@ static bool host_pair(struct timing_case *p, int b)
 		return false;
 	ev_trace_pair(x, p->c, b, "timed", p->ntimed, 1, base_first, &bs, &cs,
 		      t1 - t0, now_ns() - t2);
-	ev_samples_add(&p->s, b, &bs, &cs);
+	ev_samples_add(&p->s, b, base_first, &bs, &cs);
 	bk->pairs++;
 	return true;
 }
@@ -185,9 +187,11 @@ static void host_ratios(struct timing_case *p)
 		d[i] = s->v[S_BCPU][i] - s->v[S_BASE][i];
 	double o = p->novh ? stats_median(p->ovh, (size_t)p->novh) : 0.0;
 	if (s->n)
-		ev_trace_mark(p->x, "case %s: protocol cost %.1f us (median of "
+		ev_trace_mark(p->x,
+			      "case %s: protocol cost %.1f us (median of "
 			      "%d pings); baseline's cpu - claim %.1f us "
-			      "(median of %d calls)", p->c->id, o / 1e3, p->novh,
+			      "(median of %d calls)",
+			      p->c->id, o / 1e3, p->novh,
 			      stats_median(d, (size_t)s->n) / 1e3, s->n);
 	ev_timing_clear(p->ct);
 	for (int i = 0; i < s->n; i++) {
@@ -231,29 +235,33 @@ static bool host_claims_ok(struct timing_case *p)
 	double co = stats_median(ec, (size_t)s->n);
 	for (int i = 0; i < s->n; i++)
 		dev[i] = fabs(ec[i] - co);
-	double noise = 3.0 * 1.2533 * 1.4826 *
-		       stats_median(dev, (size_t)s->n) / sqrt((double)s->n);
+	double noise = 3.0 * 1.2533 * 1.4826 * stats_median(dev, (size_t)s->n) /
+		       sqrt((double)s->n);
 	double cm = ev_samples_median(s, S_CAND);
 	double bound = fmax(HOST_EXCESS_ABS_NS, HOST_EXCESS_REL * cm) + noise;
 	free(eb);
 	free(ec);
 	free(dev);
 	if (co - bo > bound) {
-		ev_clock_finding(x, "reported times inconsistent with the "
-				 "controller's accounting in %s '%s': the "
-				 "candidate's runner used %.1f us more CPU time "
-				 "per call than it claimed (median), where a "
-				 "request costs the baseline's %.1f us beyond "
-				 "its call (allowed difference %.1f us)",
-				 ev_case_kind(c), c->id, co / 1e3, bo / 1e3,
-				 bound / 1e3);
+		ev_clock_finding(
+			x,
+			"reported times inconsistent with the "
+			"controller's accounting in %s '%s': the "
+			"candidate's runner used %.1f us more CPU time "
+			"per call than it claimed (median), where a "
+			"request costs the baseline's %.1f us beyond "
+			"its call (allowed difference %.1f us)",
+			ev_case_kind(c), c->id, co / 1e3, bo / 1e3,
+			bound / 1e3);
 		return false;
 	}
 	if (p->roof_ns > 0 && p->cand_med_ns <= p->roof_ns) {
-		ev_verdict(x, RS_REJECTED, "impossible time in %s '%s': the "
+		ev_verdict(x, RS_REJECTED,
+			   "impossible time in %s '%s': the "
 			   "candidate's calls took %.2f us of CPU time "
 			   "(median), at the roofline floor of %.2f us "
-			   "(%s)", ev_case_kind(c), c->id, p->cand_med_ns / 1e3,
+			   "(%s)",
+			   ev_case_kind(c), c->id, p->cand_med_ns / 1e3,
 			   p->roof_ns / 1e3, x->host_roof_note);
 		return false;
 	}
@@ -351,8 +359,10 @@ static void host_finish(struct timing_case *p, bool ok)
 	if (p->ref)
 		ev_ctx_forget(p->x, p->ref);
 	p->ref = NULL;
-	ev_trace_mark(p->x, "case %s: %d timed calls checked against the "
-		      "reference", p->c->id, p->nchecked);
+	ev_trace_mark(p->x,
+		      "case %s: %d timed calls checked against the "
+		      "reference",
+		      p->c->id, p->nchecked);
 	ev_stage_free(p->stage);
 	free(p->ovh);
 	if (p->pool)
@@ -367,24 +377,23 @@ void ev_host_peaks_for_roofline(struct eval_ctx *x)
 	if (!x->t->cost_bytes && !x->t->cost_flops)
 		return;
 	errbuf_init(&e);
-	if (host_peaks_get(x->req->cache_dir, false, &x->hp, &measured,
-			   &e) != 0) {
+	if (host_peaks_get(x->req->cache_dir, false, &x->hp, &measured, &e) !=
+	    0) {
 		memset(&x->hp, 0, sizeof(x->hp));
 		free(x->host_roof_note);
-		x->host_roof_note = xasprintf("no roofline floor (%s)",
-					      errbuf_str(&e));
+		x->host_roof_note =
+			xasprintf("no roofline floor (%s)", errbuf_str(&e));
 		return;
 	}
 	if (measured)
 		ev_trace_mark(x, "host peaks measured: %.2f GB/s, %.1f GFLOP/s",
 			      x->hp.bandwidth_bps / 1e9, x->hp.fma_flops / 1e9);
 	free(x->host_roof_note);
-	x->host_roof_note = xasprintf("one core of this host: %.2f GB/s / %.0f, "
-				      "%.1f GFLOP/s FP32 FMA (%s) / %.0f",
-				      x->hp.bandwidth_bps / 1e9,
-				      HOST_ROOFLINE_BW_MARGIN,
-				      x->hp.fma_flops / 1e9, x->hp.simd,
-				      HOST_ROOFLINE_FLOPS_MARGIN);
+	x->host_roof_note = xasprintf(
+		"one core of this host: %.2f GB/s / %.0f, "
+		"%.1f GFLOP/s FP32 FMA (%s) / %.0f",
+		x->hp.bandwidth_bps / 1e9, HOST_ROOFLINE_BW_MARGIN,
+		x->hp.fma_flops / 1e9, x->hp.simd, HOST_ROOFLINE_FLOPS_MARGIN);
 }
 
 /* Whether a task's flops are FP32/FP64 work (every floating-point

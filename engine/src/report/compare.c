@@ -1,23 +1,25 @@
 /*
- * compare.c - paired comparison of two runs (arena/compare.h).
+ * compare.c - paired comparison of two runs or two agent configurations
+ * (arena/compare.h).
  *
- * Pairing is by task id.  A task's side aggregates its attempts: score is
- * the mean, speedup the geometric mean, the interval the envelope (lowest
- * low, highest high) of the attempts' intervals, so that repeats only ever
- * widen what counts as noise.
+ * Pairing is by task id.  For the table, a task's side aggregates its
+ * attempts: score is the mean, speedup the geometric mean, the interval
+ * the envelope (lowest low, highest high) of the attempts' intervals.
+ * The statistics - effects with intervals, p-values, minimal detectable
+ * effects, the per-task verdicts and the headline - are arena/abtest.h's,
+ * fed one observation per attempt (docs/statistics.md §7-§10).  Pending
+ * attempts and those without a verdict (infra_error) are left out of
+ * them.
  *
- * Verdict of B against A on a common task:
+ * Verdict of B against A on a task:
+ *   - task only on one side: only in A / only in B (not counted);
  *   - either side without a result: pending (not counted);
- *   - correct in one run only: a win for that run;
- *   - wrong in both: a tie;
- *   - correct in both: a win when B's whole interval lies above A's whole
- *     interval and the ratio also clears the larger recorded noise floor,
- *     a loss in the mirror case, a tie otherwise.
+ *   - otherwise abtest's: win or loss when the task is a discovery at
+ *     the false discovery rate (5%) across the compared tasks, tie when
+ *     it is not, untested when no test applies.
  *
- * The geometric-mean ratio's interval is a percentile bootstrap over tasks
- * (tasks are the unit of replication here; each task's own timing noise is
- * already inside its interval).  The seed derives from the run ids, so the
- * same two runs always give the same report.
+ * The bootstrap's seed derives from the sides' names, so the same two
+ * sides always give the same report.
  */
 #include "arena/compare.h"
 
@@ -26,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cJSON.h>
 
 #include "arena/result.h"
 
@@ -37,6 +41,7 @@ const char *compare_verdict_name(enum compare_verdict v)
 	case CMP_LOSS: return "loss";
 	case CMP_ONLY_A: return "only in A";
 	case CMP_ONLY_B: return "only in B";
+	case CMP_UNTESTED: return "untested";
 	default: return "pending";
 	}
 }
@@ -47,6 +52,10 @@ struct run_view {
 	struct store_run run;
 	struct store_attempt *as;
 	int n;
+	struct task_result *res;	/* parsed result of as[i] */
+	bool *has_res;			/* as[i] has a parsed result */
+	bool *in_side;			/* as[i] belongs to the side (its
+					 * variant, when one is named) */
 	struct strvec task_ids;		/* unique, sorted */
 	struct strvec devices;		/* seen in results */
 	struct strvec versions;		/* evaluator versions seen */
@@ -72,16 +81,31 @@ static void push_unique(struct strvec *sv, const char *s)
 static void run_view_release(struct run_view *v)
 {
 	store_run_release(&v->run);
+	for (int i = 0; v->res && i < v->n; i++)
+		result_release(&v->res[i]);
+	free(v->res);
+	free(v->has_res);
+	free(v->in_side);
 	store_attempts_free(v->as, v->n);
 	strvec_release(&v->task_ids);
 	strvec_release(&v->devices);
 	strvec_release(&v->versions);
 }
 
-static int run_view_load(struct store *s, const char *id, struct run_view *v,
-			 struct errbuf *err)
+/* Splits "RUN[:VARIANT]"; *variant is NULL without a colon. */
+static void side_split(const char *side, char **run, char **variant)
+{
+	const char *colon = strchr(side, ':');
+
+	*run = colon ? xstrndup(side, (size_t)(colon - side)) : xstrdup(side);
+	*variant = colon ? xstrdup(colon + 1) : NULL;
+}
+
+static int run_view_load(struct store *s, const char *id, const char *variant,
+			 struct run_view *v, struct errbuf *err)
 {
 	int rc;
+	bool seen = false;
 
 	memset(v, 0, sizeof(*v));
 	strvec_init(&v->task_ids);
@@ -96,8 +120,41 @@ static int run_view_load(struct store *s, const char *id, struct run_view *v,
 	rc = store_attempt_list(s, id, &v->as, &v->n, err);
 	if (rc)
 		return rc;
-	for (int i = 0; i < v->n; i++)
+	v->res = xcalloc((size_t)v->n + 1, sizeof(*v->res));
+	v->has_res = xcalloc((size_t)v->n + 1, sizeof(bool));
+	v->in_side = xcalloc((size_t)v->n + 1, sizeof(bool));
+	for (int i = 0; i < v->n; i++) {
+		const char *var = v->as[i].variant ? v->as[i].variant : "";
+
+		result_init(&v->res[i]);
+		v->in_side[i] = !variant || !strcmp(var, variant);
+		seen |= v->in_side[i];
+		if (!v->in_side[i])
+			continue;
 		push_unique(&v->task_ids, v->as[i].task_id);
+		if (v->as[i].result_json &&
+		    result_from_json(v->as[i].result_json, &v->res[i],
+				     NULL) == 0)
+			v->has_res[i] = true;
+	}
+	if (variant && !seen) {
+		struct strvec names = STRVEC_INIT;
+
+		for (int i = 0; i < v->n; i++)
+			push_unique(&names, v->as[i].variant);
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < names.n; i++)
+			strbuf_addf(&sb, "%s%s", i ? ", " : "", names.v[i]);
+		rc = errf_code(err, ENOENT, "run %s has no agent configuration "
+			       "named '%s'; %s%s", id, variant,
+			       names.n ? "its configurations are " :
+					 "it has one configuration: compare it "
+					 "as a whole run",
+			       strbuf_str(&sb));
+		strbuf_release(&sb);
+		strvec_release(&names);
+		return rc;
+	}
 	strvec_sort(&v->task_ids);
 	return 0;
 }
@@ -118,40 +175,35 @@ static void side_fill(struct compare_side *sd, struct run_view *v,
 	memset(sd, 0, sizeof(*sd));
 	sd->compiled = sd->correct = true;
 	for (int i = 0; i < v->n; i++) {
-		struct task_result r;
+		const struct task_result *r = &v->res[i];
 
-		if (strcmp(v->as[i].task_id, task_id))
+		if (!v->in_side[i] || strcmp(v->as[i].task_id, task_id))
 			continue;
 		sd->present = true;
 		sd->attempts++;
-		if (!v->as[i].result_json)
+		if (!v->has_res[i])
 			continue;
-		result_init(&r);
-		if (result_from_json(v->as[i].result_json, &r, NULL) != 0) {
-			result_release(&r);
-			continue;
-		}
 		sd->evaluated++;
 		if (!sd->status)
-			sd->status = xstrdup(result_status_name(r.status));
-		sd->compiled = sd->compiled && result_compiled(&r);
-		sd->correct = sd->correct && result_correct(&r);
-		score_sum += r.score;
-		if (positive(r.speedup_ratio)) {
-			double lo = positive(r.speedup_ci_lo) ? r.speedup_ci_lo
-							      : r.speedup_ratio;
-			double hi = positive(r.speedup_ci_hi) ? r.speedup_ci_hi
-							      : r.speedup_ratio;
-			log_sum += log(r.speedup_ratio);
+			sd->status = xstrdup(result_status_name(r->status));
+		sd->compiled = sd->compiled && result_compiled(r);
+		sd->correct = sd->correct && result_correct(r);
+		sd->ncorrect += result_correct(r);
+		score_sum += r->score;
+		if (result_correct(r) && positive(r->speedup_ratio)) {
+			double lo = positive(r->speedup_ci_lo) ? r->speedup_ci_lo
+							       : r->speedup_ratio;
+			double hi = positive(r->speedup_ci_hi) ? r->speedup_ci_hi
+							       : r->speedup_ratio;
+			log_sum += log(r->speedup_ratio);
 			nlog++;
 			sd->ci_lo = nlog == 1 || lo < sd->ci_lo ? lo : sd->ci_lo;
 			sd->ci_hi = hi > sd->ci_hi ? hi : sd->ci_hi;
 		}
-		if (r.noise_floor > sd->noise_floor && isfinite(r.noise_floor))
-			sd->noise_floor = r.noise_floor;
-		push_unique(&v->devices, r.device);
-		push_unique(&v->versions, r.evaluator_version);
-		result_release(&r);
+		if (r->noise_floor > sd->noise_floor && isfinite(r->noise_floor))
+			sd->noise_floor = r->noise_floor;
+		push_unique(&v->devices, r->device);
+		push_unique(&v->versions, r->evaluator_version);
 	}
 	if (!sd->evaluated)
 		sd->compiled = sd->correct = false;
@@ -161,78 +213,96 @@ static void side_fill(struct compare_side *sd, struct run_view *v,
 		sd->speedup = exp(log_sum / nlog);
 }
 
-static enum compare_verdict verdict_of(struct compare_task *t)
+/* The verdicts that do not need the statistics. */
+static enum compare_verdict verdict_before_stats(const struct compare_task *t)
 {
-	const struct compare_side *a = &t->a, *b = &t->b;
-	double floor_ = a->noise_floor > b->noise_floor ? a->noise_floor
-							: b->noise_floor;
-
-	if (!a->present)
+	if (!t->a.present)
 		return CMP_ONLY_B;
-	if (!b->present)
+	if (!t->b.present)
 		return CMP_ONLY_A;
-	if (!a->evaluated || !b->evaluated)
+	if (!t->a.evaluated || !t->b.evaluated)
 		return CMP_PENDING;
-	if (a->correct != b->correct)
-		return b->correct ? CMP_WIN : CMP_LOSS;
-	if (!a->correct)
-		return CMP_TIE;
-	if (!positive(a->speedup) || !positive(b->speedup))
-		return CMP_TIE;
-	t->ratio = b->speedup / a->speedup;
-	if (b->ci_lo > a->ci_hi && t->ratio > 1 + floor_)
-		return CMP_WIN;
-	if (b->ci_hi < a->ci_lo && t->ratio < 1 / (1 + floor_))
-		return CMP_LOSS;
 	return CMP_TIE;
 }
 
-/* ---- aggregate ------------------------------------------------------- */
-
-static int cmp_double_asc(const void *a, const void *b)
+/* One observation per attempt of the side with a verdict. */
+static void add_obs(struct run_view *v, int arm, const struct strvec *ids,
+		    struct ab_obs **obs, int *n, int *cap)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	for (int i = 0; i < v->n; i++) {
+		char *const *hit;
+		const char *key = v->as[i].task_id;
 
-	return (x > y) - (x < y);
+		if (!v->in_side[i] || !v->has_res[i])
+			continue;
+		hit = bsearch(&key, ids->v, ids->n, sizeof(ids->v[0]), cmp_str);
+		if (!hit)
+			continue;
+		if (*n == *cap) {
+			*cap = *cap ? 2 * *cap : 64;
+			*obs = xrealloc(*obs, (size_t)*cap * sizeof(**obs));
+		}
+		if (ab_obs_from_result(&v->res[i], (int)(hit - ids->v), arm,
+				       &(*obs)[*n]))
+			(*n)++;
+	}
 }
 
-static void bootstrap_ratio(struct compare_report *r, const double *logs,
-			    int n, uint64_t seed)
+static int analyze(struct compare_report *r, struct run_view *a,
+		   struct run_view *b, const struct strvec *ids,
+		   struct errbuf *err)
 {
-	double *samples = xcalloc(COMPARE_BOOTSTRAP_ITERS, sizeof(double));
-	double sum = 0;
-	struct rng g;
+	struct ab_obs *obs = NULL;
+	struct ab_options opt;
+	int n = 0, cap = 0, rc;
+	bool same_run = !strcmp(r->run_a, r->run_b);
 
-	for (int i = 0; i < n; i++)
-		sum += logs[i];
-	r->ratio.point = exp(sum / n);
-	rng_seed(&g, seed);
-	for (int it = 0; it < COMPARE_BOOTSTRAP_ITERS; it++) {
-		double s = 0;
-		for (int i = 0; i < n; i++)
-			s += logs[rng_range(&g, 0, n - 1)];
-		samples[it] = exp(s / n);
+	add_obs(a, AB_A, ids, &obs, &n, &cap);
+	add_obs(b, AB_B, ids, &obs, &n, &cap);
+	ab_options_init(&opt);
+	opt.seed = hash64_str(hash64_str(hash64_str(hash64_str(0x636f6d70,
+							       r->run_a),
+						    r->variant_a ? r->variant_a
+								 : ""),
+					 r->run_b),
+			      r->variant_b ? r->variant_b : "");
+	if (same_run && r->variant_a && r->variant_b) {
+		opt.label_a = r->variant_a;
+		opt.label_b = r->variant_b;
 	}
-	qsort(samples, COMPARE_BOOTSTRAP_ITERS, sizeof(double), cmp_double_asc);
-	r->ratio.lo = stats_quantile_sorted(samples, COMPARE_BOOTSTRAP_ITERS,
-					    COMPARE_ALPHA / 2);
-	r->ratio.hi = stats_quantile_sorted(samples, COMPARE_BOOTSTRAP_ITERS,
-					    1 - COMPARE_ALPHA / 2);
-	free(samples);
+	rc = ab_analyze(obs, n, r->ntasks, &opt, &r->ab, err);
+	free(obs);
+	return rc;
 }
 
 static void tally(struct compare_report *r)
 {
-	double *logs = xcalloc((size_t)r->ntasks + 1, sizeof(double));
+	const struct ab_effect *sp = &r->ab.eff[AB_SPEEDUP];
 	double sa = 0, sb = 0;
 	int nscore = 0;
 
 	for (int i = 0; i < r->ntasks; i++) {
 		struct compare_task *t = &r->tasks[i];
+		const struct ab_task *at = &r->ab.tasks[i];
+
+		t->q = NAN;
+		if (t->verdict == CMP_TIE) {
+			/* Both sides have results: abtest decides. */
+			if (at->ta > 0 && at->tb > 0)
+				t->ratio = exp(at->log_ratio);
+			t->q = at->q;
+			switch (at->verdict) {
+			case AB_WIN: t->verdict = CMP_WIN; break;
+			case AB_LOSS: t->verdict = CMP_LOSS; break;
+			case AB_TIE: t->verdict = CMP_TIE; break;
+			default: t->verdict = CMP_UNTESTED;
+			}
+		}
 		switch (t->verdict) {
 		case CMP_WIN: r->wins++; break;
 		case CMP_TIE: r->ties++; break;
 		case CMP_LOSS: r->losses++; break;
+		case CMP_UNTESTED: r->untested++; break;
 		case CMP_PENDING: r->pending++; break;
 		default: continue;	/* only in one run */
 		}
@@ -244,18 +314,17 @@ static void tally(struct compare_report *r)
 		}
 		r->fast1_a += t->a.correct && t->a.speedup > 1;
 		r->fast1_b += t->b.correct && t->b.speedup > 1;
-		if (t->ratio > 0)
-			logs[r->npaired++] = log(t->ratio);
 	}
 	if (nscore) {
 		r->mean_score_a = sa / nscore;
 		r->mean_score_b = sb / nscore;
 	}
-	if (r->npaired)
-		bootstrap_ratio(r, logs, r->npaired,
-				hash64_str(hash64_str(0x636f6d70, r->run_a),
-					   r->run_b));
-	free(logs);
+	r->npaired = sp->ntasks;
+	if (sp->defined) {
+		r->ratio.point = exp(sp->point);
+		r->ratio.lo = exp(sp->lo);
+		r->ratio.hi = exp(sp->hi);
+	}
 }
 
 static void check_comparable(struct compare_report *r,
@@ -302,7 +371,7 @@ static void check_comparable(struct compare_report *r,
 	r->comparable = r->reasons.n == 0;
 }
 
-int compare_runs(struct store *s, const char *run_a, const char *run_b,
+int compare_runs(struct store *s, const char *side_a, const char *side_b,
 		 struct compare_report *out, struct errbuf *err)
 {
 	struct run_view a, b;
@@ -311,13 +380,12 @@ int compare_runs(struct store *s, const char *run_a, const char *run_b,
 
 	memset(out, 0, sizeof(*out));
 	strvec_init(&out->reasons);
-	out->run_a = xstrdup(run_a);
-	out->run_b = xstrdup(run_b);
-	rc = run_view_load(s, run_a, &a, err);
+	side_split(side_a, &out->run_a, &out->variant_a);
+	side_split(side_b, &out->run_b, &out->variant_b);
+	memset(&b, 0, sizeof(b));
+	rc = run_view_load(s, out->run_a, out->variant_a, &a, err);
 	if (!rc)
-		rc = run_view_load(s, run_b, &b, err);
-	else
-		memset(&b, 0, sizeof(b));
+		rc = run_view_load(s, out->run_b, out->variant_b, &b, err);
 	if (rc)
 		goto out;
 	out->device_a = xstrdup(a.run.device ? a.run.device : "auto");
@@ -334,8 +402,11 @@ int compare_runs(struct store *s, const char *run_a, const char *run_b,
 		t->task_id = xstrdup(ids.v[i]);
 		side_fill(&t->a, &a, t->task_id);
 		side_fill(&t->b, &b, t->task_id);
-		t->verdict = verdict_of(t);
+		t->verdict = verdict_before_stats(t);
 	}
+	rc = analyze(out, &a, &b, &ids, err);
+	if (rc)
+		goto out;
 	tally(out);
 	check_comparable(out, &a, &b);
 out:
@@ -343,6 +414,28 @@ out:
 	run_view_release(&a);
 	run_view_release(&b);
 	return rc;
+}
+
+int compare_run_variants(struct store *s, const char *run_id,
+			 struct strvec *out, struct errbuf *err)
+{
+	struct store_attempt *as = NULL;
+	int n = 0, rc;
+
+	strvec_init(out);
+	if (!store_run_id_valid(run_id))
+		return errf_code(err, ENOENT, "'%s' is not a run id (they look "
+				 "like run_20261129_093000)", run_id);
+	rc = store_attempt_list(s, run_id, &as, &n, err);
+	if (rc)
+		return rc;
+	/* Attempts come in task order, then attempt number; attempt numbers
+	 * count (repeat, configuration) slots in config order, so the first
+	 * task's first attempts list the configurations in order. */
+	for (int i = 0; i < n; i++)
+		push_unique(out, as[i].variant);
+	store_attempts_free(as, n);
+	return 0;
 }
 
 void compare_report_release(struct compare_report *r)
@@ -355,10 +448,24 @@ void compare_report_release(struct compare_report *r)
 	free(r->tasks);
 	free(r->run_a);
 	free(r->run_b);
+	free(r->variant_a);
+	free(r->variant_b);
 	free(r->device_a);
 	free(r->device_b);
 	strvec_release(&r->reasons);
+	ab_result_release(&r->ab);
 	memset(r, 0, sizeof(*r));
+}
+
+/* The task ids in report order, for abtest's renderers (caller frees the
+ * array, not the strings). */
+static const char *const *task_ids_of(const struct compare_report *r)
+{
+	const char **ids = xcalloc((size_t)r->ntasks + 1, sizeof(*ids));
+
+	for (int i = 0; i < r->ntasks; i++)
+		ids[i] = r->tasks[i].task_id;
+	return ids;
 }
 
 /* ---- text ------------------------------------------------------------ */
@@ -369,7 +476,7 @@ static void add_speedup(struct strbuf *sb, const struct compare_side *sd)
 
 	if (!sd->evaluated)
 		snprintf(cell, sizeof(cell), "%s", sd->present ? "-" : "absent");
-	else if (!sd->correct)
+	else if (!(sd->speedup > 0))
 		snprintf(cell, sizeof(cell), "%s",
 			 sd->status ? sd->status : "wrong");
 	else
@@ -381,28 +488,47 @@ static void add_speedup(struct strbuf *sb, const struct compare_side *sd)
 static void add_task_line(struct strbuf *sb, const struct compare_task *t)
 {
 	char a[16] = "-", b[16] = "-", d[16] = "-", ratio[16] = "-";
+	char pa[16] = "-", pb[16] = "-", q[16] = "-";
 
-	if (t->a.evaluated)
+	if (t->a.evaluated) {
 		snprintf(a, sizeof(a), "%.1f", t->a.score);
-	if (t->b.evaluated)
+		snprintf(pa, sizeof(pa), "%d/%d", t->a.ncorrect, t->a.evaluated);
+	}
+	if (t->b.evaluated) {
 		snprintf(b, sizeof(b), "%.1f", t->b.score);
+		snprintf(pb, sizeof(pb), "%d/%d", t->b.ncorrect, t->b.evaluated);
+	}
 	if (t->a.evaluated && t->b.evaluated)
 		snprintf(d, sizeof(d), "%+.1f", t->b.score - t->a.score);
 	if (t->ratio > 0)
 		snprintf(ratio, sizeof(ratio), "%.3f", t->ratio);
-	strbuf_addf(sb, "%-28s %8s %8s %8s", t->task_id, a, b, d);
+	if (isfinite(t->q))
+		snprintf(q, sizeof(q), "%.3g", t->q);
+	strbuf_addf(sb, "%-28s %6s %6s %8s %8s %8s", t->task_id, pa, pb, a, b,
+		    d);
 	add_speedup(sb, &t->a);
 	add_speedup(sb, &t->b);
-	strbuf_addf(sb, " %7s  %s\n", ratio, compare_verdict_name(t->verdict));
+	strbuf_addf(sb, " %7s %7s  %s\n", ratio, q,
+		    compare_verdict_name(t->verdict));
+}
+
+static void add_side(struct strbuf *sb, const char *name, const char *run,
+		     const char *variant, const char *device)
+{
+	strbuf_addf(sb, "  %s: %s%s%s (device %s)\n", name, run,
+		    variant ? ":" : "", variant ? variant : "",
+		    device ? device : "?");
 }
 
 char *compare_report_text(const struct compare_report *r)
 {
 	struct strbuf sb = STRBUF_INIT;
+	const char *const *ids;
 
-	strbuf_addf(&sb, "arena compare\n  A: %s (device %s)\n  B: %s "
-		    "(device %s)\n\n", r->run_a, r->device_a ? r->device_a : "?",
-		    r->run_b, r->device_b ? r->device_b : "?");
+	strbuf_addstr(&sb, "arena compare\n");
+	add_side(&sb, "A", r->run_a, r->variant_a, r->device_a);
+	add_side(&sb, "B", r->run_b, r->variant_b, r->device_b);
+	strbuf_addch(&sb, '\n');
 	if (r->comparable) {
 		strbuf_addstr(&sb, "comparable: yes (same tasks, device and "
 			      "evaluator version)\n");
@@ -411,34 +537,159 @@ char *compare_report_text(const struct compare_report *r)
 		for (size_t i = 0; i < r->reasons.n; i++)
 			strbuf_addf(&sb, "  - %s\n", r->reasons.v[i]);
 	}
-	strbuf_addf(&sb, "tasks: %d in common, %d in total\n", r->ncommon,
+	strbuf_addf(&sb, "tasks: %d in common, %d in total\n\n", r->ncommon,
 		    r->ntasks);
-	if (r->npaired)
+	ids = task_ids_of(r);
+	ab_result_text(&sb, &r->ab, ids, false);
+	free((void *)ids);
+	/* The two summary lines scripts have read since the first compare. */
+	if (r->ab.eff[AB_SPEEDUP].defined)
 		strbuf_addf(&sb, "geomean speedup ratio B/A: %.4f [%.4f, %.4f] "
-			    "(%.0f%% bootstrap interval over %d task(s) "
-			    "correct in both)\n", r->ratio.point, r->ratio.lo,
-			    r->ratio.hi, 100 * (1 - COMPARE_ALPHA), r->npaired);
+			    "(%.0f%% interval over %d task(s) correct under "
+			    "both)\n", r->ratio.point, r->ratio.lo, r->ratio.hi,
+			    100 * (1 - r->ab.alpha), r->npaired);
 	else
-		strbuf_addstr(&sb, "geomean speedup ratio B/A: n/a (no task "
-			      "is correct in both runs)\n");
-	strbuf_addf(&sb, "B vs A: %d win(s), %d tie(s), %d loss(es)\n",
-		    r->wins, r->ties, r->losses);
+		strbuf_addf(&sb, "geomean speedup ratio B/A: n/a (%d task(s) "
+			    "correct under both; an interval needs 2)\n",
+			    r->npaired);
+	strbuf_addf(&sb, "B vs A: %d win(s), %d tie(s), %d loss(es), %d "
+		    "untested\n", r->wins, r->ties, r->losses, r->untested);
 	if (r->pending)
-		strbuf_addf(&sb, "pending: %d task(s) without a result in one "
-			    "of the runs\n", r->pending);
+		strbuf_addf(&sb, "pending: %d task(s) without a result on one "
+			    "of the sides\n", r->pending);
 	strbuf_addf(&sb, "mean score: A %.2f, B %.2f (delta %+.2f)\n",
 		    r->mean_score_a, r->mean_score_b,
 		    r->mean_score_b - r->mean_score_a);
 	strbuf_addf(&sb, "fast_1 (correct and faster than baseline): A %d/%d, "
 		    "B %d/%d\n\n", r->fast1_a, r->ncommon, r->fast1_b,
 		    r->ncommon);
-	strbuf_addf(&sb, "%-28s %8s %8s %8s %-23s %-23s %7s  %s\n", "task",
-		    "score A", "score B", "delta", " speedup A [CI]",
-		    " speedup B [CI]", "B/A", "verdict");
+	strbuf_addf(&sb, "%-28s %6s %6s %8s %8s %8s %-23s %-23s %7s %7s  %s\n",
+		    "task", "pass A", "pass B", "score A", "score B", "delta",
+		    " speedup A [CI]", " speedup B [CI]", "B/A", "q",
+		    "verdict");
 	for (int i = 0; i < r->ntasks; i++)
 		add_task_line(&sb, &r->tasks[i]);
-	strbuf_addstr(&sb, "\nA win or loss needs the two speedup intervals "
-		      "to be disjoint and the ratio\nto clear the larger "
-		      "recorded noise floor; correct beats incorrect.\n");
+	strbuf_addf(&sb, "\nA win or loss is a discovery at a %.0f%% false "
+		    "discovery rate across the compared\ntasks "
+		    "(Benjamini-Hochberg q <= %.2f): the speedup difference "
+		    "clears the noise floor\nbeyond agent and timing noise, or "
+		    "the pass rates differ (Fisher's exact test,\nwhere the "
+		    "numbers of attempts allow it).  docs/statistics.md "
+		    "explains.\n", 100 * r->ab.fdr, r->ab.fdr);
 	return strbuf_detach(&sb);
+}
+
+/* ---- JSON ------------------------------------------------------------ */
+
+static cJSON *jnum(double v)
+{
+	cJSON *j = isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+
+	if (!j)
+		abort();
+	return j;
+}
+
+static void jadd(cJSON *o, const char *key, cJSON *item)
+{
+	if (!item)
+		abort();
+	cJSON_AddItemToObject(o, key, item);
+}
+
+static cJSON *jstr_or_null(const char *s)
+{
+	cJSON *j = s ? cJSON_CreateString(s) : cJSON_CreateNull();
+
+	if (!j)
+		abort();
+	return j;
+}
+
+static cJSON *side_json(const char *run, const char *variant,
+			const char *device)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		abort();
+	jadd(o, "run", jstr_or_null(run));
+	jadd(o, "variant", jstr_or_null(variant));
+	jadd(o, "device", jstr_or_null(device));
+	return o;
+}
+
+static cJSON *task_side_json(const struct compare_side *sd)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		abort();
+	jadd(o, "present", cJSON_CreateBool(sd->present));
+	jadd(o, "attempts", cJSON_CreateNumber(sd->attempts));
+	jadd(o, "evaluated", cJSON_CreateNumber(sd->evaluated));
+	jadd(o, "correct", cJSON_CreateNumber(sd->ncorrect));
+	jadd(o, "status", jstr_or_null(sd->status));
+	jadd(o, "score", sd->evaluated ? jnum(sd->score) : cJSON_CreateNull());
+	jadd(o, "speedup", sd->speedup > 0 ? jnum(sd->speedup)
+					   : cJSON_CreateNull());
+	jadd(o, "speedup_ci_envelope",
+	     sd->speedup > 0 ? cJSON_CreateDoubleArray(
+				       (double[]){ sd->ci_lo, sd->ci_hi }, 2)
+			     : cJSON_CreateNull());
+	return o;
+}
+
+char *compare_report_json(const struct compare_report *r)
+{
+	cJSON *root = cJSON_CreateObject(), *reasons, *tasks;
+	const char *const *ids = task_ids_of(r);
+	char *out;
+
+	reasons = cJSON_CreateArray();
+	tasks = cJSON_CreateArray();
+	if (!root || !reasons || !tasks)
+		abort();
+	jadd(root, "a", side_json(r->run_a, r->variant_a, r->device_a));
+	jadd(root, "b", side_json(r->run_b, r->variant_b, r->device_b));
+	jadd(root, "comparable", cJSON_CreateBool(r->comparable));
+	for (size_t i = 0; i < r->reasons.n; i++)
+		cJSON_AddItemToArray(reasons,
+				     cJSON_CreateString(r->reasons.v[i]));
+	jadd(root, "reasons", reasons);
+	jadd(root, "tasks_total", cJSON_CreateNumber(r->ntasks));
+	jadd(root, "tasks_common", cJSON_CreateNumber(r->ncommon));
+	jadd(root, "wins", cJSON_CreateNumber(r->wins));
+	jadd(root, "ties", cJSON_CreateNumber(r->ties));
+	jadd(root, "losses", cJSON_CreateNumber(r->losses));
+	jadd(root, "untested", cJSON_CreateNumber(r->untested));
+	jadd(root, "pending", cJSON_CreateNumber(r->pending));
+	jadd(root, "mean_score_a", jnum(r->mean_score_a));
+	jadd(root, "mean_score_b", jnum(r->mean_score_b));
+	jadd(root, "fast1_a", cJSON_CreateNumber(r->fast1_a));
+	jadd(root, "fast1_b", cJSON_CreateNumber(r->fast1_b));
+	jadd(root, "ab", ab_result_json(&r->ab, ids));
+	for (int i = 0; i < r->ntasks; i++) {
+		const struct compare_task *t = &r->tasks[i];
+		cJSON *o = cJSON_CreateObject();
+
+		if (!o)
+			abort();
+		jadd(o, "task", cJSON_CreateString(t->task_id));
+		jadd(o, "a", task_side_json(&t->a));
+		jadd(o, "b", task_side_json(&t->b));
+		jadd(o, "ratio", t->ratio > 0 ? jnum(t->ratio)
+					      : cJSON_CreateNull());
+		jadd(o, "q", jnum(t->q));
+		jadd(o, "verdict", cJSON_CreateString(
+					   compare_verdict_name(t->verdict)));
+		cJSON_AddItemToArray(tasks, o);
+	}
+	jadd(root, "tasks", tasks);
+	out = cJSON_Print(root);
+	cJSON_Delete(root);
+	free((void *)ids);
+	if (!out)
+		abort();
+	return out;
 }

@@ -1,6 +1,7 @@
 /*
  * report.c - a run's reports: summary.csv, summary.json and report.txt
- * (see arena/report.h; docs/results.md documents every column and field).
+ * (see arena/report.h; docs/results.md documents every column and field);
+ * the row facts and group statistics they share are report_rows.c.
  *
  * All three are pure functions of the rows: rewriting them is always safe
  * and gives the same bytes for the same results.  The rules, shared by the
@@ -29,349 +30,7 @@
 #include <cJSON.h>
 
 #include "arena/stats.h"
-
-/* ---- per-row facts ----------------------------------------------------- */
-
-static bool row_pending(const struct report_row *row)
-{
-	return row->result == NULL;
-}
-
-static bool row_evaluated(const struct report_row *row)
-{
-	return row->result && row->result->status != RS_NOT_EVALUATED;
-}
-
-static bool row_compiled(const struct report_row *row)
-{
-	return row->result && result_compiled(row->result);
-}
-
-static bool row_correct(const struct report_row *row)
-{
-	return row->result && result_correct(row->result);
-}
-
-static bool positive_finite(double x)
-{
-	return x > 0.0 && isfinite(x);
-}
-
-/* Counted in the speedup statistics: correct and timed. */
-static bool row_has_speedup(const struct report_row *row)
-{
-	return row->result && result_timed(row->result);
-}
-
-static bool row_has_ci(const struct task_result *r)
-{
-	return positive_finite(r->speedup_ci_lo) &&
-	       positive_finite(r->speedup_ci_hi) &&
-	       r->speedup_ci_lo <= r->speedup_ci_hi;
-}
-
-/* A win that clears the noise floor: the whole interval above 1 + floor. */
-static bool row_significant(const struct report_row *row)
-{
-	const struct task_result *r = row->result;
-	double nf;
-
-	if (!row_has_speedup(row) || !row_has_ci(r))
-		return false;
-	nf = positive_finite(r->noise_floor) ? r->noise_floor : 0.0;
-	return r->speedup_ci_lo > 1.0 + nf;
-}
-
-/* "c2c/saxpy" -> "c2c", "aka/triton2triton/x" -> "triton2triton" (a
- * registered task root's name is not a family; caller frees). */
-static char *task_family(const char *task_id)
-{
-	return task_family_of(task_id);
-}
-
-static const char *row_status(const struct report_row *row)
-{
-	return row->result ? result_status_name(row->result->status)
-			   : "pending";
-}
-
-/* The one line that says why a row did not pass (caller frees), or NULL.
- * From a multi-line message (compiler output) it keeps the first line
- * that mentions an error, else the first non-empty one. */
-static char *message_line(const char *msg)
-{
-	const char *p, *best = NULL, *first = NULL;
-	size_t len;
-
-	if (!msg)
-		return NULL;
-	for (p = msg; *p;) {
-		const char *eol = strchr(p, '\n');
-		size_t n = eol ? (size_t)(eol - p) : strlen(p);
-		char *line = xstrndup(p, n);
-		bool blank = strspn(line, " \t\r") == n;
-
-		if (!blank && !first)
-			first = p;
-		if (!blank && !best && strcasestr(line, "error"))
-			best = p;
-		free(line);
-		p += n;
-		if (*p == '\n')
-			p++;
-	}
-	if (!best)
-		best = first;
-	if (!best)
-		return NULL;
-	len = strcspn(best, "\n");
-	while (len > 0 && (best[len - 1] == '\r' || best[len - 1] == ' '))
-		len--;
-	if (len > 240)
-		len = 240;
-	return xstrndup(best, len);
-}
-
-static char *row_reason(const struct report_row *row)
-{
-	const struct task_result *r = row->result;
-	const char *msg = NULL;
-
-	if (!r || (row_correct(row) && r->status == RS_OK))
-		return NULL;
-	switch (r->status) {
-	case RS_COMPILE_ERROR:
-		msg = r->compilation_error_message;
-		break;
-	case RS_REJECTED:
-		msg = r->integrity.n ? r->integrity.v[0]
-				     : r->correctness_error_message;
-		break;
-	case RS_RUNTIME_ERROR:
-	case RS_TIMEOUT:
-	case RS_INCORRECT:
-	case RS_INFRA_ERROR:
-	case RS_SKIPPED:
-		msg = r->correctness_error_message;
-		break;
-	default:
-		break;
-	}
-	if (!msg || !*msg)
-		msg = !result_compiled(r) ? r->compilation_error_message
-		      : !result_correct(r) ? r->correctness_error_message
-					   : NULL;
-	if (!msg || !*msg)
-		msg = r->speedup_calculation_error_message;
-	if (msg && *msg)
-		return message_line(msg);
-	return xstrdup(result_status_name(r->status));
-}
-
-/* ---- statistics over a group of rows ----------------------------------- */
-
-struct group {
-	char *name;		/* family, or NULL for the whole run */
-	int total, evaluated, pending, compiled, correct, rejected;
-	int gt1, significant;
-	double total_score;
-	double reward_sum;
-	int reward_n;
-	double *speedups;	/* correct, timed rows */
-	int nspeedups;
-	/* held-out: rows evaluated on held-out cases, and among rows
-	 * correct on the visible cases, how many held-out ones passed. */
-	int ho_evaluated, ho_correct, ho_visible_correct;
-	int ho_visible_and_held_correct;
-	double *retention;	/* held_out_speedup / speedup_ratio */
-	int nretention;
-};
-
-static void group_init(struct group *g, const char *name, int cap)
-{
-	memset(g, 0, sizeof(*g));
-	g->name = name ? xstrdup(name) : NULL;
-	g->speedups = xcalloc((size_t)cap + 1, sizeof(double));
-	g->retention = xcalloc((size_t)cap + 1, sizeof(double));
-}
-
-static void group_release(struct group *g)
-{
-	free(g->name);
-	free(g->speedups);
-	free(g->retention);
-}
-
-static void group_add(struct group *g, const struct report_row *row)
-{
-	const struct task_result *r = row->result;
-
-	g->total++;
-	if (row_pending(row)) {
-		g->pending++;
-		return;
-	}
-	if (row_evaluated(row)) {
-		g->evaluated++;
-		g->reward_sum += isfinite(r->reward) ? r->reward : 0.0;
-		g->reward_n++;
-	}
-	if (isfinite(r->score))
-		g->total_score += r->score;
-	g->compiled += row_compiled(row);
-	g->correct += row_correct(row);
-	g->rejected += r->status == RS_REJECTED;
-	if (row_has_speedup(row)) {
-		g->speedups[g->nspeedups++] = r->speedup_ratio;
-		g->gt1 += r->speedup_ratio > 1.0;
-		g->significant += row_significant(row);
-	}
-	if (r->held_out_evaluated) {
-		g->ho_evaluated++;
-		g->ho_correct += r->held_out_correct;
-		if (row_correct(row)) {
-			g->ho_visible_correct++;
-			g->ho_visible_and_held_correct += r->held_out_correct;
-		}
-		if (row_has_speedup(row) && r->held_out_correct &&
-		    positive_finite(r->held_out_speedup))
-			g->retention[g->nretention++] =
-				r->held_out_speedup / r->speedup_ratio;
-	}
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-double report_py_percentile(const double *s, int n, int i)
-{
-	long m = n + 1, j, delta;
-
-	if (n == 1)
-		return s[0];
-	j = (long)i * m / 100;
-	if (j < 1)
-		j = 1;
-	if (j > n - 1)
-		j = n - 1;
-	delta = (long)i * m - j * 100;
-	return (s[j - 1] * (double)(100 - delta) + s[j] * (double)delta) /
-	       100.0;
-}
-
-struct speedup_stats {
-	double mean, median, geomean, std_dev, p25, p75, p90;
-};
-
-/* Over g's speedups (sorted in place); all 0 when there are none. */
-static void group_speedup_stats(struct group *g, struct speedup_stats *st)
-{
-	int n = g->nspeedups;
-	double *s = g->speedups;
-
-	memset(st, 0, sizeof(*st));
-	st->geomean = NAN;
-	if (n == 0)
-		return;
-	qsort(s, (size_t)n, sizeof(double), cmp_double);
-	st->mean = stats_mean(s, (size_t)n);
-	st->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-	st->geomean = stats_geomean(s, (size_t)n);
-	if (n > 1) {
-		double ss = 0;
-
-		for (int i = 0; i < n; i++)
-			ss += (s[i] - st->mean) * (s[i] - st->mean);
-		st->std_dev = sqrt(ss / (n - 1));
-	}
-	st->p25 = report_py_percentile(s, n, 25);
-	st->p75 = report_py_percentile(s, n, 75);
-	st->p90 = report_py_percentile(s, n, 90);
-}
-
-static double rate(int count, int total)
-{
-	return total > 0 ? (double)count / total : 0.0;
-}
-
-/* The run's rows grouped by family, in order of first appearance. */
-struct grouping {
-	struct group all;
-	struct group *fam;
-	int nfam;
-};
-
-static void grouping_build(struct grouping *gr, const struct report_row *rows,
-			   int n)
-{
-	group_init(&gr->all, NULL, n);
-	gr->fam = xcalloc((size_t)n + 1, sizeof(*gr->fam));
-	gr->nfam = 0;
-	for (int i = 0; i < n; i++) {
-		char *fam = task_family(rows[i].task_id);
-		int k;
-
-		for (k = 0; k < gr->nfam; k++)
-			if (strcmp(gr->fam[k].name, fam) == 0)
-				break;
-		if (k == gr->nfam)
-			group_init(&gr->fam[gr->nfam++], fam, n);
-		group_add(&gr->fam[k], &rows[i]);
-		group_add(&gr->all, &rows[i]);
-		free(fam);
-	}
-}
-
-/* The rows grouped by agent configuration (variant); nvar stays 0 when
- * the run has a single, unnamed one. */
-struct variants {
-	struct group *var;
-	int nvar;
-};
-
-static const char *row_variant(const struct report_row *row)
-{
-	return row->variant && *row->variant ? row->variant : NULL;
-}
-
-static void variants_build(struct variants *vs, const struct report_row *rows,
-			   int n)
-{
-	vs->var = xcalloc((size_t)n + 1, sizeof(*vs->var));
-	vs->nvar = 0;
-	for (int i = 0; i < n; i++) {
-		const char *v = row_variant(&rows[i]);
-		int k;
-
-		if (!v)
-			continue;
-		for (k = 0; k < vs->nvar; k++)
-			if (strcmp(vs->var[k].name, v) == 0)
-				break;
-		if (k == vs->nvar)
-			group_init(&vs->var[vs->nvar++], v, n);
-		group_add(&vs->var[k], &rows[i]);
-	}
-}
-
-static void variants_release(struct variants *vs)
-{
-	for (int k = 0; k < vs->nvar; k++)
-		group_release(&vs->var[k]);
-	free(vs->var);
-}
-
-static void grouping_release(struct grouping *gr)
-{
-	group_release(&gr->all);
-	for (int k = 0; k < gr->nfam; k++)
-		group_release(&gr->fam[k]);
-	free(gr->fam);
-}
+#include "report_ab.h"
 
 /* ---- CSV --------------------------------------------------------------- */
 
@@ -639,6 +298,20 @@ char *report_json(const struct report_meta *m, const struct report_row *rows,
 		jadd(root, "variants", vo);
 	}
 	variants_release(&vs);
+	/* Each configuration against the first (docs/results.md, "A/B
+	 * comparison"). */
+	struct report_ab ab;
+	report_ab_build(&ab, rows, n, m ? m->run_id : NULL);
+	if (ab.ncmp > 0) {
+		cJSON *arr = cJSON_CreateArray();
+		if (!arr)
+			abort();
+		for (int k = 0; k < ab.ncmp; k++)
+			cJSON_AddItemToArray(arr, ab_result_json(&ab.cmp[k],
+								 ab.task_ids));
+		jadd(root, "ab", arr);
+	}
+	report_ab_release(&ab);
 	jadd(root, "run_id", jstr(m ? m->run_id : NULL));
 	jadd(root, "device", jstr(m ? m->device : NULL));
 	jadd(root, "created_at", jstr(m ? m->created_at : NULL));
@@ -709,6 +382,36 @@ static void text_devices_used(struct strbuf *sb, const struct report_row *rows,
 		}
 	}
 	free(d);
+}
+
+/* A warning when some evaluation ran without the evaluator's confinement
+ * (namespaces refused on this machine, or ARENA_SANDBOX=off): its result
+ * says `sandboxed: false`, and a reader of the report should not have to
+ * open every task_result.yaml to learn it.  Evaluations that did not get
+ * as far as the candidate (infra errors, nothing run) do not count. */
+static void text_unconfined(struct strbuf *sb, const struct report_row *rows,
+			    int n)
+{
+	int evaluated = 0, unconfined = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct task_result *r = rows[i].result;
+		if (!r || !r->evaluated_at || !*r->evaluated_at ||
+		    r->status == RS_NOT_EVALUATED ||
+		    r->status == RS_INFRA_ERROR)
+			continue;
+		evaluated++;
+		unconfined += !r->sandboxed;
+	}
+	if (unconfined == 0)
+		return;
+	strbuf_addf(sb,
+		    "\nWARNING: %d of %d evaluations ran unconfined "
+		    "(sandboxed: false): their candidates' compilers and "
+		    "runners could read files outside their sources, such as "
+		    "held-out cases and references (docs/evaluator.md, known "
+		    "limits; ARENA_SANDBOX=on refuses to evaluate instead).",
+		    unconfined, evaluated);
 }
 
 static void text_label(struct strbuf *sb, const struct report_row *row,
@@ -782,8 +485,7 @@ static int cmp_ranked(const void *a, const void *b)
 }
 
 /* The cases of r checked but not timed (below the timing floor, or a
- * shape an AKA harness checks but does not time): the
- * visible ones by id into ids (", "-separated), the held-out ones only
+ * shape an AKA harness checks but does not time): the visible ones by id into ids (", "-separated), the held-out ones only
  * counted - reports reach places where held-out ids must not. */
 static int correctness_only_cases(const struct task_result *r,
 				  struct strbuf *ids, int *held)
@@ -822,9 +524,9 @@ static void text_task_line(struct strbuf *sb, const struct report_row *row,
 		return;
 	}
 	strbuf_addstr(sb, r->status == RS_SKIPPED ? "SKIPPED "
-			  : row_correct(row)    ? "PASS "
-			  : row_compiled(row) ? "PARTIAL "
-					      : "FAIL ");
+			  : row_correct(row)	  ? "PASS "
+			  : row_compiled(row)	  ? "PARTIAL "
+						  : "FAIL ");
 	text_label(sb, row, show_attempt);
 	strbuf_addf(sb, " score %.4f speedup %.4f",
 		    isfinite(r->score) ? r->score : 0.0,
@@ -847,7 +549,7 @@ static void text_task_line(struct strbuf *sb, const struct report_row *row,
 	int held, vis = correctness_only_cases(r, &ids, &held);
 	if (vis || held) {
 		strbuf_addstr(sb, "    correctness only (checked, not timed, "
-			      "not in the speedup): ");
+				  "not in the speedup): ");
 		if (vis)
 			text_add(sb, ids.buf);
 		if (held)
@@ -900,6 +602,7 @@ char *report_text(const struct report_meta *m, const struct report_row *rows,
 	text_add(&sb, m ? m->created_at : NULL);
 	strbuf_addstr(&sb, "\nStatus:  ");
 	text_add(&sb, m ? m->status : NULL);
+	text_unconfined(&sb, rows, n);
 	strbuf_addstr(&sb, "\n\nOVERALL STATISTICS\n");
 	text_group(&sb, &gr.all);
 
@@ -919,6 +622,31 @@ char *report_text(const struct report_meta *m, const struct report_row *rows,
 		}
 	}
 	variants_release(&vs);
+
+	struct report_ab ab;
+	report_ab_build(&ab, rows, n, m ? m->run_id : NULL);
+	for (int c = 0; c < ab.ncmp; c++) {
+		struct strbuf blk = STRBUF_INIT;
+
+		strbuf_addstr(&sb, c ? "\n" : "\nA/B COMPARISON (each agent "
+			      "configuration against the first)\n");
+		ab_result_text(&blk, &ab.cmp[c], ab.task_ids, true);
+		/* Line by line through text_add, like every other text that
+		 * holds names from a config or a task tree. */
+		char *copy = xstrdup(strbuf_str(&blk)), *line = copy, *nl;
+		for (; *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			if (!nl)
+				nl = line + strlen(line) - 1;
+			else
+				*nl = '\0';
+			text_add(&sb, line);
+			strbuf_addch(&sb, '\n');
+		}
+		free(copy);
+		strbuf_release(&blk);
+	}
+	report_ab_release(&ab);
 
 	rk = xcalloc((size_t)n + 1, sizeof(*rk));
 	for (int i = 0; i < n; i++)

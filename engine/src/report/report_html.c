@@ -15,6 +15,7 @@
  * messages) cannot inject markup.
  */
 #include "arena/report_html.h"
+#include "report_ab.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -288,6 +289,30 @@ static void add_table(struct strbuf *sb, const struct report_row *rows, int n)
 	strbuf_addstr(sb, "</table>\n");
 }
 
+/* A run with several agent configurations: each against the first, as
+ * headline sentences (summary.json's "ab" holds the numbers to chart). */
+static void add_ab(struct strbuf *sb, const struct report_meta *m,
+		   const struct report_row *rows, int n)
+{
+	struct report_ab ab;
+
+	report_ab_build(&ab, rows, n, m->run_id);
+	if (ab.ncmp > 0)
+		strbuf_addstr(sb, "<h2>A/B comparison</h2>\n");
+	for (int k = 0; k < ab.ncmp; k++) {
+		strbuf_addstr(sb, "<p class=\"ab\"><b>");
+		html_escape(sb, ab.cmp[k].headline);
+		strbuf_addstr(sb, "</b><br>");
+		html_escape(sb, ab.cmp[k].pass_line);
+		strbuf_addf(sb, "<br>Per-task verdicts at a %.0f%% false "
+			    "discovery rate: %d win(s), %d tie(s), %d "
+			    "loss(es), %d untested.</p>\n", 100 * ab.cmp[k].fdr,
+			    ab.cmp[k].wins, ab.cmp[k].ties, ab.cmp[k].losses,
+			    ab.cmp[k].untested);
+	}
+	report_ab_release(&ab);
+}
+
 char *report_html(const struct report_meta *m, const struct report_row *rows,
 		  int n)
 {
@@ -301,6 +326,7 @@ char *report_html(const struct report_meta *m, const struct report_row *rows,
 	strbuf_addstr(&sb, "</head>\n<body>\n");
 	add_header(&sb, m);
 	add_summary(&sb, rows, n);
+	add_ab(&sb, m, rows, n);
 	add_chart(&sb, rows, n);
 	add_table(&sb, rows, n);
 	strbuf_addstr(&sb, "<p class=\"muted\">Speedup = baseline time / "

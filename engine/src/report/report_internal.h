@@ -1,12 +1,69 @@
 /*
  * report_internal.h - what the report room's files share (private to
- * engine/src/report).
+ * engine/src/report): the facts about one row and the statistics over a
+ * group of rows that every rendering reports the same way (report.c,
+ * report_rows.c), and AgentKernelArena's dashboard files (report_aka.c).
  */
 #ifndef ARENA_REPORT_INTERNAL_H
 #define ARENA_REPORT_INTERNAL_H
 
+#include <stdbool.h>
+
 #include "arena/report.h"
 #include "arena/task.h"
+
+struct group {
+	char *name;		/* family, or NULL for the whole run */
+	int total, evaluated, pending, compiled, correct, rejected;
+	int gt1, significant;
+	double total_score;
+	double reward_sum;
+	int reward_n;
+	double *speedups;	/* correct, timed rows */
+	int nspeedups;
+	/* held-out: rows evaluated on held-out cases, and among rows
+	 * correct on the visible cases, how many held-out ones passed. */
+	int ho_evaluated, ho_correct, ho_visible_correct;
+	int ho_visible_and_held_correct;
+	double *retention;	/* held_out_speedup / speedup_ratio */
+	int nretention;
+};
+
+struct speedup_stats {
+	double mean, median, geomean, std_dev, p25, p75, p90;
+};
+
+/* The run's rows grouped by family, in order of first appearance. */
+struct grouping {
+	struct group all;
+	struct group *fam;
+	int nfam;
+};
+
+/* The rows grouped by agent configuration (variant); nvar stays 0 when
+ * the run has a single, unnamed one. */
+struct variants {
+	struct group *var;
+	int nvar;
+};
+
+
+void group_speedup_stats(struct group *g, struct speedup_stats *st);
+void grouping_build(struct grouping *gr, const struct report_row *rows,
+		    int n);
+void grouping_release(struct grouping *gr);
+double rate(int count, int total);
+bool row_compiled(const struct report_row *row);
+bool row_correct(const struct report_row *row);
+bool row_has_ci(const struct task_result *r);
+bool row_has_speedup(const struct report_row *row);
+char *row_reason(const struct report_row *row);
+const char *row_status(const struct report_row *row);
+const char *row_variant(const struct report_row *row);
+char *task_family(const char *task_id);
+void variants_build(struct variants *vs, const struct report_row *rows,
+		    int n);
+void variants_release(struct variants *vs);
 
 /* Python's statistics.quantiles(data, n=100)[i - 1] (method "exclusive")
  * for sorted data of n >= 1 values: the i-th percentile, as

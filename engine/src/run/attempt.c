@@ -41,6 +41,11 @@ static char *outcome_to_json(const struct agent_outcome *o)
 	if (o->summary)
 		cJSON_AddStringToObject(j, "summary", o->summary);
 	cJSON_AddBoolToObject(j, "sandboxed", o->sandboxed);
+	if (o->contained)
+		cJSON_AddStringToObject(j, "contained", o->contained);
+	if (o->leftovers)
+		cJSON_AddNumberToObject(j, "leftover_processes_killed",
+					o->leftovers);
 	s = cJSON_PrintUnformatted(j);
 	cJSON_Delete(j);
 	return s;
@@ -105,19 +110,40 @@ void attempt_ctx_release(struct attempt_ctx *c)
 	task_free(c->task);
 	free(c->task_dir);
 	free(c->workspace);
-	free(c->baseline);
 	free(c->logs);
 }
 
 /* The evaluation seed of an attempt.  Every agent configuration of one
  * (task, repeat) gets the same seed, so they are judged on the same
- * inputs. */
-static uint64_t attempt_seed(const struct runconfig *cfg, const char *task_id,
-			     int repeat)
+ * inputs (docs/statistics.md §7: paired attempts).  The base is the
+ * config's `seed:`, else the secret seed drawn when the run was created
+ * (kept in the store, which no agent or candidate can read).  A run
+ * created before runs had one gets a fresh seed per evaluation: false. */
+static bool attempt_seed(const struct attempt_ctx *c, uint64_t *seed)
 {
-	if (!cfg->has_seed)
-		return eng_fresh_seed();
-	return mix64(hash64_str(cfg->seed, task_id) ^ (uint64_t)repeat);
+	uint64_t base;
+
+	if (c->cfg->has_seed) {
+		base = c->cfg->seed;
+	} else {
+		char *key = eng_run_seed_key(c->run_id), *val = NULL, *end;
+		int rc = store_meta_get(c->e->store, key, &val, NULL);
+
+		free(key);
+		if (rc || !val) {
+			free(val);
+			return false;
+		}
+		errno = 0;
+		base = strtoull(val, &end, 10);
+		rc = errno || end == val || *end;
+		free(val);
+		if (rc)
+			return false;
+	}
+	*seed = mix64(hash64_str(base, c->a->task_id) ^
+		      (uint64_t)c->a->repeat);
+	return true;
 }
 
 /* The agent configuration an attempt was created for. */
@@ -132,7 +158,8 @@ static const struct agent_config *attempt_agent(const struct runconfig *cfg,
 
 int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
 {
-	int rc = task_load(c->e->tasks_root, c->a->task_id, &c->task, err);
+	int rc =
+		eng_task_trusted(c->e, c->run_id, c->a->task_id, &c->task, err);
 
 	if (rc)
 		return rc;
@@ -141,7 +168,6 @@ int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
 	c->task_dir = store_task_dir(c->e->store, c->run_id, c->a->task_id,
 				     c->a->attempt);
 	c->workspace = path_join(c->task_dir, "workspace");
-	c->baseline = path_join(c->task_dir, "baseline");
 	c->logs = path_join(c->task_dir, "logs");
 	/* Repairs a creation interrupted half-way; keeps existing files. */
 	return workspace_create(c->task, c->task_dir, err);
@@ -190,16 +216,23 @@ int attempt_run_agent(struct attempt_ctx *c,
 	prompt_file = path_join(c->logs, "prompt.txt");
 	file_write_atomic_str(prompt_file, prompt, NULL);
 
+	uint64_t seed = 0;
+	bool has_seed = attempt_seed(c, &seed);
 	struct eval_target tg = {
-		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
-		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
-		.has_gpu = c->has_gpu, .gpu = c->gpu,
-		.has_seed = c->cfg->has_seed,
-		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->repeat),
+		.e = c->e,
+		.task = c->task,
+		.candidate_dir = c->workspace,
+		.log_dir = c->logs,
+		.cfg = c->cfg,
+		.has_gpu = c->has_gpu,
+		.gpu = c->gpu,
+		.has_seed = has_seed,
+		.seed = seed,
 	};
 	l.task = c->task;
 	l.config = c->agent;
 	l.workspace = ws;
+	l.workspace_real = c->workspace;
 	l.prompt = prompt;
 	l.prompt_file = prompt_file;
 	l.log_dir = c->logs;
@@ -257,12 +290,18 @@ int attempt_evaluate(struct attempt_ctx *c,
 		     const struct engine_observer *obs,
 		     struct task_result *res, struct errbuf *err)
 {
+	uint64_t seed = 0;
+	bool has_seed = attempt_seed(c, &seed);
 	struct eval_target tg = {
-		.e = c->e, .task = c->task, .candidate_dir = c->workspace,
-		.baseline_dir = c->baseline, .log_dir = c->logs, .cfg = c->cfg,
-		.has_gpu = c->has_gpu, .gpu = c->gpu,
-		.has_seed = c->cfg->has_seed,
-		.seed = attempt_seed(c->cfg, c->a->task_id, c->a->repeat),
+		.e = c->e,
+		.task = c->task,
+		.candidate_dir = c->workspace,
+		.log_dir = c->logs,
+		.cfg = c->cfg,
+		.has_gpu = c->has_gpu,
+		.gpu = c->gpu,
+		.has_seed = has_seed,
+		.seed = seed,
 	};
 	char *yaml, *path, *json;
 	int rc;
@@ -327,7 +366,62 @@ int engine_task_result(struct engine *e, const char *run_id,
 	struct store_attempt a;
 	struct runconfig *cfg = NULL;
 	struct attempt_ctx c = { .e = e, .run_id = run_id, .a = &a };
-	int rc, fd = -1;
+	int rc;
+
+	rc = store_run_get(e->store, run_id, &run, err);
+	if (rc)
+		return rc;
+	rc = store_attempt_get(e->store, run_id, task_id, attempt, &a, err);
+	if (rc) {
+		store_run_release(&run);
+		return rc;
+	}
+	/* Finished is final: the final result, whatever the workspace
+	 * holds now.  Only an executor (attempt_evaluate) ever writes it. */
+	if (strcmp(a.state, "done") == 0 && a.result_json) {
+		rc = result_from_json(a.result_json, out, err);
+		goto out;
+	}
+	rc = engine_run_config(e, &run, &cfg, err);
+	c.cfg = cfg;
+	if (!rc)
+		rc = attempt_prepare(&c, err);
+	if (rc)
+		goto out;
+	/* Not final yet (the agent works, or its final evaluation has not
+	 * run): what it has now, on the visible cases, cached, without
+	 * touching the attempt. */
+	struct eval_target tg = {
+		.e = e,
+		.task = c.task,
+		.candidate_dir = c.workspace,
+		.log_dir = c.logs,
+		.cfg = cfg,
+	};
+	rc = eng_evaluate_cached(&tg, false, true, out, err);
+	if (!rc) {
+		free(out->task_name);
+		out->task_name = xstrdup(task_id);
+	}
+out:
+	attempt_ctx_release(&c);
+	runconfig_free(cfg);
+	store_attempt_release(&a);
+	store_run_release(&run);
+	return rc;
+}
+
+int engine_task_result_cached(struct engine *e, const char *run_id,
+			      const char *task_id, int attempt,
+			      struct task_result *out, char hash[65],
+			      struct errbuf *err)
+{
+	struct store_run run;
+	struct store_attempt a;
+	struct runconfig *cfg = NULL;
+	struct attempt_ctx c = { .e = e, .run_id = run_id, .a = &a };
+	char key[65], *json = NULL;
+	int rc;
 
 	rc = store_run_get(e->store, run_id, &run, err);
 	if (rc)
@@ -339,46 +433,33 @@ int engine_task_result(struct engine *e, const char *run_id,
 	}
 	rc = engine_run_config(e, &run, &cfg, err);
 	c.cfg = cfg;
+	/* The run's trusted copy, as the evaluation that filled the cache
+	 * loaded it. */
 	if (!rc)
-		rc = attempt_prepare(&c, err);
+		rc = eng_task_trusted(e, run_id, task_id, &c.task, err);
 	if (rc)
 		goto out;
-	if (attempt_is_current(&c)) {
-		rc = result_from_json(a.result_json, out, err);
-		goto out;
-	}
-	if (strcmp(a.state, "done") && strcmp(a.state, "agent_done")) {
-		/* The agent is still at work: evaluate what it has now on the
-		 * visible cases, cached, without touching the attempt. */
-		struct eval_target tg = {
-			.e = e, .task = c.task, .candidate_dir = c.workspace,
-			.baseline_dir = c.baseline, .log_dir = c.logs,
-			.cfg = cfg,
-		};
-		rc = eng_evaluate_cached(&tg, false, true, out, err);
-		if (!rc) {
-			free(out->task_name);
-			out->task_name = xstrdup(task_id);
-		}
-		goto out;
-	}
-	/* Stale final result: re-evaluate under the attempt's lock so that
-	 * concurrent readers share one evaluation. */
-	char *lock = path_join(c.task_dir, ".eval.lock");
-	rc = eng_lock_path(lock, LOCK_WAIT, &fd, err);
-	free(lock);
+	c.task_dir = store_task_dir(e->store, run_id, task_id, attempt);
+	c.workspace = path_join(c.task_dir, "workspace");
+	struct eval_target tg = {
+		.e = e,
+		.task = c.task,
+		.candidate_dir = c.workspace,
+		.cfg = cfg,
+	};
+	rc = eng_eval_key(&tg, false, key, hash, err);
 	if (rc)
 		goto out;
-	store_attempt_release(&a);
-	rc = store_attempt_get(e->store, run_id, task_id, attempt, &a, err);
-	if (!rc && attempt_is_current(&c))
-		rc = result_from_json(a.result_json, out, err);
-	else if (!rc) {
-		rc = attempt_evaluate(&c, NULL, out, err);
-		if (!rc)
-			engine_run_report(e, run_id, NULL);
+	if (store_eval_get(e->store, key, &json, NULL) != 0) {
+		rc = -ESTALE;
+		goto out;
 	}
-	eng_unlock_fd(fd);
+	rc = result_from_json(json, out, err);
+	free(json);
+	if (!rc) {
+		free(out->task_name);
+		out->task_name = xstrdup(task_id);
+	}
 out:
 	attempt_ctx_release(&c);
 	runconfig_free(cfg);

@@ -39,6 +39,7 @@
 #include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -47,6 +48,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arena/paths.h"
 #include "arena/report.h"
 #include "lease.h"
 #include "workspace.h"
@@ -180,12 +182,10 @@ int engine_open(const char *store_dir, const char *tasks_root,
 	}
 	e->tasks_root = xstrdup(tasks_root ? tasks_root : task_default_root());
 	e->cache_dir = path_join(store_root(e->store), "cache");
-	e->lock_dir = path_join(store_root(e->store), "locks");
+	e->lock_dir = xstrdup(paths_lock_dir());
 	char *evals = path_join(e->cache_dir, "evals");
 	rc = mkdir_p(evals, err);
 	free(evals);
-	if (!rc)
-		rc = mkdir_p(e->lock_dir, err);
 	if (rc) {
 		engine_close(e);
 		return rc;
@@ -346,6 +346,11 @@ int engine_run_config(struct engine *e, const struct store_run *run,
 				   yaml, strlen(yaml), out, err);
 }
 
+char *eng_run_seed_key(const char *run_id)
+{
+	return xasprintf("run_seed/%s", run_id);
+}
+
 int engine_run_create(struct engine *e, const struct runconfig *cfg,
 		      const char *suffix, char **run_id, struct errbuf *err)
 {
@@ -364,6 +369,22 @@ int engine_run_create(struct engine *e, const struct runconfig *cfg,
 		return rc;
 	char *id = r.id;
 
+	if (!cfg->has_seed) {
+		/* The run's secret seed: attempt_seed pairs the agent
+		 * configurations of each (task, repeat) on it. */
+		char *key = eng_run_seed_key(id);
+		char val[24];
+
+		snprintf(val, sizeof(val), "%" PRIu64, eng_fresh_seed());
+		rc = store_meta_put(e->store, key, val, err);
+		free(key);
+		if (rc) {
+			store_run_set_status(e->store, id, "failed", NULL);
+			free(id);
+			return rc;
+		}
+	}
+
 	run_dir = store_run_dir(e->store, id);
 	cfg_path = path_join(run_dir, "config.yaml");
 	rc = file_write_atomic_str(cfg_path, cfg->text, err);
@@ -371,7 +392,9 @@ int engine_run_create(struct engine *e, const struct runconfig *cfg,
 		rc = roots_save(e, err);
 	for (size_t i = 0; !rc && i < cfg->task_ids.n; i++) {
 		struct task *t;
-		rc = task_load(e->tasks_root, cfg->task_ids.v[i], &t, err);
+		/* Every attempt is judged against the package as it is now:
+		 * its trusted copy, made and recorded here. */
+		rc = eng_task_trusted(e, id, cfg->task_ids.v[i], &t, err);
 		/* Attempt numbers the (repeat, variant) slots:
 		 * (repeat - 1) * nvariants + variant + 1. */
 		for (int a = 1; !rc && a <= cfg->repeats * cfg->nvariants;
@@ -487,15 +510,15 @@ int engine_run_progress(struct engine *e, const char *run_id,
 		if (strcmp(as[i].state, "done") == 0) {
 			struct attempt_ctx c = { .e = e, .run_id = run_id,
 						 .a = &as[i] };
+			p->done++;
+			/* Informational: the final result stands. */
 			if (task_load(e->tasks_root, as[i].task_id, &c.task,
 				      NULL) == 0) {
 				c.task_dir = store_task_dir(e->store, run_id,
 							    as[i].task_id,
 							    as[i].attempt);
 				c.workspace = path_join(c.task_dir, "workspace");
-				if (attempt_is_current(&c))
-					p->done++;
-				else
+				if (!attempt_is_current(&c))
 					p->stale++;
 			}
 			attempt_ctx_release(&c);
@@ -507,6 +530,7 @@ int engine_run_progress(struct engine *e, const char *run_id,
 	char *lock = path_join(run_dir, ".lock");
 	free(run_dir);
 	p->executor_alive = eng_lock_is_held(lock);
+	p->executor_lock = p->executor_alive;
 	free(lock);
 	/* Workers holding live leases, less those of this host that are
 	 * gone (a killed executor's leases outlive it until they expire). */

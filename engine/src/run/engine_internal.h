@@ -56,24 +56,38 @@ struct eval_target {
 	struct engine *e;
 	const struct task *task;
 	const char *candidate_dir;
-	const char *baseline_dir;	/* NULL: task package */
 	const char *log_dir;
 	const struct runconfig *cfg;	/* NULL: defaults */
 	bool has_gpu;			/* a worker's device (--gpus) */
 	int gpu;
 	uint64_t seed;
 	bool has_seed;
-	double case_budget_s;		/* > 0: instead of the config's */
-	bool aa;			/* the candidate is the task's baseline */
+	double case_budget_s; /* > 0: instead of the config's */
+	bool aa;	      /* the candidate is the task's baseline */
 };
 
+/* Task task_id as an evaluation must see it: loaded from its trusted copy
+ * (task_load_trusted) - the one recorded for (run_id, task_id), or, when
+ * none is (a run made before trusted copies, `arena eval` without a run),
+ * a copy of the catalogue's package made now, recorded for run_id when
+ * one is given.  *out is the caller's. */
+int eng_task_trusted(struct engine *e, const char *run_id, const char *task_id,
+		     struct task **out, struct errbuf *err);
 int eng_device_for(const struct runconfig *cfg, const struct task *t,
 		   bool has_gpu, int gpu, char **device,
 		   struct errbuf *err);
 uint64_t eng_fresh_seed(void);
+/* The key of a run's secret seed in the store's meta table (caller
+ * frees): drawn when a run without `seed:` is created, so that the agent
+ * configurations of one (task, repeat) share their evaluation seed. */
+char *eng_run_seed_key(const char *run_id);
 int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 		 bool quick, bool held_out, struct task_result *out,
 		 struct errbuf *err);
+/* The evaluation cache key of tg's sources as they are now (hash, when
+ * not NULL, receives their sources hash). */
+int eng_eval_key(const struct eval_target *tg, bool held_out, char key[65],
+		 char hash[65], struct errbuf *err);
 int eng_evaluate_cached(const struct eval_target *tg, bool held_out,
 			bool use_cache, struct task_result *out,
 			struct errbuf *err);
@@ -94,7 +108,6 @@ struct attempt_ctx {
 	struct task *task;
 	char *task_dir;
 	char *workspace;
-	char *baseline;
 	char *logs;
 };
 

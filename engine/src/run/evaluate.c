@@ -22,6 +22,43 @@
 #include "lease.h"
 #include "workspace.h"
 
+/* ---- trusted copies ---------------------------------------------------- */
+
+int eng_task_trusted(struct engine *e, const char *run_id, const char *task_id,
+		     struct task **out, struct errbuf *err)
+{
+	char *root = store_trusted_root(e->store), *hash = NULL;
+	char fresh[65];
+	int rc = run_id ? store_trusted_get(e->store, run_id, task_id, &hash,
+					    err)
+			: -ENOENT;
+
+	*out = NULL;
+	if (rc == -ENOENT) {
+		struct task *t;
+		rc = task_load(e->tasks_root, task_id, &t, err);
+		if (!rc) {
+			rc = task_trust_copy(t->dir, root, fresh, err);
+			task_free(t);
+		}
+		if (!rc && run_id)
+			rc = store_trusted_set(e->store, run_id, task_id, fresh,
+					       err);
+		/* A concurrent first evaluation may have recorded another
+		 * copy: the first one recorded is the run's. */
+		if (!rc && run_id)
+			rc = store_trusted_get(e->store, run_id, task_id, &hash,
+					       err);
+		else if (!rc)
+			hash = xstrdup(fresh);
+	}
+	if (!rc)
+		rc = task_load_trusted(root, hash, task_id, out, err);
+	free(hash);
+	free(root);
+	return rc;
+}
+
 /* ---- evaluation ------------------------------------------------------ */
 
 
@@ -92,7 +129,6 @@ int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 	eval_request_init(&req);
 	req.task = tg->task;
 	req.candidate_dir = tg->candidate_dir;
-	req.baseline_dir = tg->baseline_dir;
 	req.cache_dir = tg->e->cache_dir;
 	req.lock_dir = tg->e->lock_dir;
 	req.log_dir = tg->log_dir;
@@ -118,6 +154,41 @@ int eng_agent_evaluate(void *ctx, const struct strvec *defines, bool quick,
 	return eng_evaluate(ctx, defines, quick, false, out, err);
 }
 
+/* The evaluation cache key of tg's sources as they are now; hash (when
+ * not NULL) receives their sources hash. */
+int eng_eval_key(const struct eval_target *tg, bool held_out, char key[65],
+		 char hash[65], struct errbuf *err)
+{
+	struct task_result probe;
+	char *device = NULL;
+	int rc;
+
+	result_init(&probe);
+	rc = eval_hash_sources(tg->task, tg->candidate_dir, &probe, err);
+	if (!rc)
+		rc = eng_device_for(tg->cfg, tg->task, tg->has_gpu, tg->gpu,
+				    &device, err);
+	if (rc) {
+		result_release(&probe);
+		return rc;
+	}
+	eval_cache_key(tg->task, probe.sources_hash, NULL, device, held_out,
+		       key);
+	/* Another trusted copy (another reference, baseline or held-out
+	 * file) changes the meaning of a result. */
+	if (tg->task->trusted_hash) {
+		char *k2 =
+			xasprintf("%s|trusted=%s", key, tg->task->trusted_hash);
+		sha256_hex(k2, strlen(k2), key);
+		free(k2);
+	}
+	if (hash)
+		memcpy(hash, probe.sources_hash, 65);
+	result_release(&probe);
+	free(device);
+	return 0;
+}
+
 /* Evaluates under the evaluation lock for `key`, reading and filling the
  * cache, so that concurrent callers (threads or processes) for the same key
  * share one evaluation. */
@@ -125,31 +196,12 @@ int eng_evaluate_cached(const struct eval_target *tg, bool held_out,
 		    bool use_cache, struct task_result *out,
 		    struct errbuf *err)
 {
-	struct task_result probe;
 	char key[65], *lock = NULL, *json = NULL;
-	char *device = NULL;
 	int fd = -1, rc;
 
-	result_init(&probe);
-	rc = eval_hash_sources(tg->task, tg->candidate_dir, &probe, err);
-	if (!rc)
-		rc = eng_device_for(tg->cfg, tg->task, tg->has_gpu, tg->gpu, &device,
-			    err);
-	if (rc) {
-		result_release(&probe);
+	rc = eng_eval_key(tg, held_out, key, NULL, err);
+	if (rc)
 		return rc;
-	}
-	eval_cache_key(tg->task, probe.sources_hash, NULL, device, held_out,
-		       key);
-	/* A baseline other than the task's changes the meaning of a result;
-	 * fold its path into the key. */
-	if (tg->baseline_dir) {
-		char *k2 = xasprintf("%s|%s", key, tg->baseline_dir);
-		sha256_hex(k2, strlen(k2), key);
-		free(k2);
-	}
-	result_release(&probe);
-	free(device);
 
 	lock = xasprintf("%s/evals/%s.lock", tg->e->cache_dir, key);
 	rc = eng_lock_path(lock, LOCK_WAIT, &fd, err);
@@ -190,22 +242,31 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 		opt = &none;
 	if (!opt->aa && !dir_exists(dir))
 		return errf_code(err, ENOENT, "%s: no such directory", dir);
-	rc = task_load(e->tasks_root, task_id, &t, err);
+	rc = eng_task_trusted(e, NULL, task_id, &t, err);
 	if (rc)
 		return rc;
-	char *abs = NULL, *base = NULL;
-	rc = workspace_baseline_dir(t, e->cache_dir, &base, err);
-	if (rc) {
-		task_free(t);
-		return rc;
-	}
 	/* A/A: the baseline, under the editable names, as the candidate
-	 * (its own runner, untrusted like any candidate's). */
-	abs = opt->aa ? xstrdup(base ? base : t->dir) : path_real(dir);
+	 * (its own runner, untrusted like any candidate's; the evaluator's
+	 * baseline still comes from the trusted copy). */
+	char *abs = NULL, *base = NULL;
+	if (opt->aa) {
+		rc = workspace_baseline_dir(t, e->cache_dir, &base, err);
+		if (rc) {
+			task_free(t);
+			return rc;
+		}
+		abs = xstrdup(base ? base : t->dir);
+	} else {
+		abs = path_real(dir);
+	}
 	struct eval_target tg = {
-		.e = e, .task = t, .candidate_dir = abs, .baseline_dir = base,
-		.log_dir = opt->log_dir, .has_seed = opt->has_seed,
-		.seed = opt->seed, .case_budget_s = opt->case_budget_s,
+		.e = e,
+		.task = t,
+		.candidate_dir = abs,
+		.log_dir = opt->log_dir,
+		.has_seed = opt->has_seed,
+		.seed = opt->seed,
+		.case_budget_s = opt->case_budget_s,
 		.aa = opt->aa,
 	};
 	if (opt->quick || opt->aa || opt->case_budget_s > 0 ||

@@ -94,12 +94,12 @@ static int run_one_attempt(struct engine *e, const struct runconfig *cfg,
 	rc = attempt_prepare(&c, err);
 	if (rc)
 		goto out;
-	if (strcmp(a->state, "done") == 0) {
-		if (attempt_is_current(&c))
-			goto out;
-		eng_emit(e, obs, run_id, a->task_id, "stale",
-			 "workspace changed since its result: re-evaluating");
-	} else if (strcmp(a->state, "pending") == 0 ||
+	/* Finished is final (DESIGN.md §3.11): a done attempt's result is
+	 * never replaced, whatever its workspace holds now.  Evaluating it
+	 * again is a post-hoc evaluation (`arena eval`), kept apart. */
+	if (strcmp(a->state, "done") == 0)
+		goto out;
+	if (strcmp(a->state, "pending") == 0 ||
 		   strcmp(a->state, "agent_running") == 0) {
 		rc = attempt_run_agent(&c, obs, err);
 		if (rc)
@@ -116,15 +116,13 @@ static int run_one_attempt(struct engine *e, const struct runconfig *cfg,
 	free(lock);
 	if (rc)
 		goto out;
-	/* A reader may have evaluated these very sources while we waited. */
+	/* Another executor may have finished it while we waited. */
 	struct store_attempt fresh;
 	if (store_attempt_get(e->store, run_id, a->task_id, a->attempt, &fresh,
 			      NULL) == 0) {
-		c.a = &fresh;
-		bool current = attempt_is_current(&c);
-		c.a = a;
+		bool done = strcmp(fresh.state, "done") == 0;
 		store_attempt_release(&fresh);
-		if (current) {
+		if (done) {
 			eng_unlock_fd(lfd);
 			goto out;
 		}

@@ -3,6 +3,8 @@
  */
 #include "lease.h"
 
+#include "arena/proc.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -107,5 +109,5 @@ bool lease_owner_dead_here(const char *owner)
 	long pid = strtol(colon + 1, &end, 10);
 	if (end == colon + 1 || *end != ':' || pid <= 0)
 		return false;
-	return kill((pid_t)pid, 0) == -1 && errno == ESRCH;
+	return !proc_alive((pid_t)pid);
 }

@@ -5,8 +5,9 @@
  * Layout of <task_dir>:
  *   workspace/   the editable files (copied from the task) and TASK.md;
  *                the only place an agent writes
- *   baseline/    a frozen copy of the editable files, what the candidate
- *                is timed against; never shown to the agent as writable
+ *   baseline/    the baseline's editable files, for people to read; the
+ *                evaluator builds the baseline from the task's trusted
+ *                copy, never from here
  *   logs/        prompt, agent output, compiler output, runner logs
  */
 #include "workspace.h"
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Copies the editable files (from_baseline: the task's baseline.files,
  * under the editable names) into dst_dir. */
@@ -37,8 +39,13 @@ static int copy_into(const struct task *t, const char *dst_dir,
 
 		free(parent);
 		if (rc == 0 && !(keep_existing && file_exists(dst)) &&
-		    file_exists(src))
+		    file_exists(src)) {
 			rc = file_copy(src, dst, err);
+			/* The trusted copy is read-only; the agent's copy is
+			 * its to edit. */
+			if (rc == 0)
+				chmod(dst, 0644);
+		}
 		free(src);
 		free(dst);
 		if (rc)

@@ -9,16 +9,17 @@
 #include "arena/util.h"
 
 /* Creates <task_dir>/workspace (the editable files and TASK.md),
- * <task_dir>/baseline (a frozen copy of the editable files) and
+ * <task_dir>/baseline (the baseline's files, a rendering for people) and
  * <task_dir>/logs.  Existing files are left alone, so a crash half-way
  * through creation can be repaired by calling it again. */
 int workspace_create(const struct task *t, const char *task_dir,
 		     struct errbuf *err);
 
 /* For a task with baseline.files, a directory under cache_dir holding the
- * baseline under the editable names (content-addressed, created once);
- * *out is NULL for other tasks (their baseline is the task's own editable
- * files).  Caller frees *out. */
+ * baseline under the editable names (content-addressed, created once;
+ * `arena eval --aa` times it as the candidate); *out is NULL for other
+ * tasks (their baseline is the task's own editable files).  Caller frees
+ * *out. */
 int workspace_baseline_dir(const struct task *t, const char *cache_dir,
 			   char **out, struct errbuf *err);
 

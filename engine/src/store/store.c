@@ -20,7 +20,7 @@
  * of failing.  Run ids are made unique by mkdir(2) of the run directory
  * (atomic across processes) followed by the INSERT.
  */
-#include "arena/store.h"
+#include "store_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -29,11 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-struct store {
-	char *root;
-	sqlite3 *db;
-};
 
 static const char *const schema_sql =
 	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
@@ -60,9 +55,12 @@ static const char *const schema_sql =
 	" run_id TEXT NOT NULL, task_id TEXT NOT NULL, attempt INTEGER NOT NULL,"
 	" owner TEXT NOT NULL, expires_at REAL NOT NULL,"
 	" PRIMARY KEY(run_id, task_id, attempt));"
+	"CREATE TABLE IF NOT EXISTS trusted("
+	" run_id TEXT NOT NULL, task_id TEXT NOT NULL, hash TEXT NOT NULL,"
+	" PRIMARY KEY(run_id, task_id));"
 	"INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '1');";
 
-static int db_error(struct store *s, struct errbuf *err, const char *what)
+int st_db_error(struct store *s, struct errbuf *err, const char *what)
 {
 	int code = sqlite3_errcode(s->db);
 
@@ -216,38 +214,47 @@ char *store_task_dir(const struct store *s, const char *run_id,
 
 /* ---- statement helpers ----------------------------------------------- */
 
-static char *col_text(sqlite3_stmt *st, int i)
+char *st_col_text(sqlite3_stmt *st, int i)
 {
 	const unsigned char *t = sqlite3_column_text(st, i);
 
 	return t ? xstrdup((const char *)t) : NULL;
 }
 
-static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
+/* Strings are bound SQLITE_STATIC: every bound string outlives its
+ * statement (bind, step and finalize happen in one function), and a
+ * static bind allocates nothing, so it cannot fail when memory is short
+ * and leave a parameter NULL - which would turn an UPDATE into one that
+ * matches no row, or keep a column's old value, and report success
+ * (tests/unit/test_store_faults.c). */
+void st_bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
 {
 	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, i);
 }
 
-static int prepare(struct store *s, const char *sql, sqlite3_stmt **st,
-		   struct errbuf *err)
+int st_prepare(struct store *s, const char *sql, sqlite3_stmt **st,
+	       struct errbuf *err)
 {
 	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
-		return db_error(s, err, "prepare");
+		return st_db_error(s, err, "prepare");
 	return 0;
 }
 
 /* Steps a statement that returns no rows and finalizes it. */
-static int exec_stmt(struct store *s, sqlite3_stmt *st, const char *what,
-		     struct errbuf *err)
+/* Runs st to completion: a statement's changes are committed only when
+ * its last step returns SQLITE_DONE, so a row back is not yet success. */
+int st_exec_stmt(struct store *s, sqlite3_stmt *st, const char *what,
+	      struct errbuf *err)
 {
-	int r = sqlite3_step(st);
-	int rc = 0;
+	int r, rc = 0;
 
-	if (r != SQLITE_DONE && r != SQLITE_ROW)
-		rc = db_error(s, err, what);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		;
+	if (r != SQLITE_DONE)
+		rc = st_db_error(s, err, what);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -321,20 +328,20 @@ int store_run_create(struct store *s, struct store_run *r, const char *suffix,
 					 "directory: %s", s->root, strerror(e));
 		}
 		free(dir);
-		rc = prepare(s, "INSERT INTO runs(id, created_at, config_path,"
-			     " config_yaml, agent, device, status, ntasks)"
-			     " VALUES(?,?,?,?,?,?,?,?)", &st, err);
+		rc = st_prepare(s, "INSERT INTO runs(id, created_at, config_path,"
+				" config_yaml, agent, device, status, ntasks)"
+				" VALUES(?,?,?,?,?,?,?,?)", &st, err);
 		if (rc) {
 			free(id);
 			return rc;
 		}
-		sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 		sqlite3_bind_double(st, 2, r->created_at);
-		bind_text_or_null(st, 3, r->config_path);
-		bind_text_or_null(st, 4, r->config_yaml);
-		bind_text_or_null(st, 5, r->agent);
-		bind_text_or_null(st, 6, r->device);
-		bind_text_or_null(st, 7, r->status ? r->status : "created");
+		st_bind_text_or_null(st, 3, r->config_path);
+		st_bind_text_or_null(st, 4, r->config_yaml);
+		st_bind_text_or_null(st, 5, r->agent);
+		st_bind_text_or_null(st, 6, r->device);
+		st_bind_text_or_null(st, 7, r->status ? r->status : "created");
 		sqlite3_bind_int(st, 8, r->ntasks);
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			/* A row without a directory can only come from a
@@ -346,7 +353,7 @@ int store_run_create(struct store *s, struct store_run *r, const char *suffix,
 				continue;
 			}
 			free(id);
-			return db_error(s, err, "insert run");
+			return st_db_error(s, err, "insert run");
 		}
 		sqlite3_finalize(st);
 		free(r->id);
@@ -364,27 +371,27 @@ int store_run_get(struct store *s, const char *id, struct store_run *out,
 	int rc, r;
 
 	memset(out, 0, sizeof(*out));
-	rc = prepare(s, "SELECT id, created_at, config_path, config_yaml, agent,"
-		     " device, status, ntasks FROM runs WHERE id = ?", &st, err);
+	rc = st_prepare(s, "SELECT id, created_at, config_path, config_yaml, agent,"
+			" device, status, ntasks FROM runs WHERE id = ?", &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW) {
-		out->id = col_text(st, 0);
+		out->id = st_col_text(st, 0);
 		out->created_at = sqlite3_column_double(st, 1);
-		out->config_path = col_text(st, 2);
-		out->config_yaml = col_text(st, 3);
-		out->agent = col_text(st, 4);
-		out->device = col_text(st, 5);
-		out->status = col_text(st, 6);
+		out->config_path = st_col_text(st, 2);
+		out->config_yaml = st_col_text(st, 3);
+		out->agent = st_col_text(st, 4);
+		out->device = st_col_text(st, 5);
+		out->status = st_col_text(st, 6);
 		out->ntasks = sqlite3_column_int(st, 7);
 		rc = 0;
 	} else if (r == SQLITE_DONE) {
 		rc = errf_code(err, ENOENT, "no run '%s' in %s; 'arena status' "
 			       "lists the runs", id, s->root);
 	} else {
-		rc = db_error(s, err, "select run");
+		rc = st_db_error(s, err, "select run");
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -394,20 +401,20 @@ int store_run_set_status(struct store *s, const char *id, const char *status,
 			 struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = prepare(s, "UPDATE runs SET status = ? WHERE id = ?", &st, err);
+	int rc = st_prepare(s, "UPDATE runs SET status = ? WHERE id = ?", &st, err);
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, id, -1, SQLITE_TRANSIENT);
-	return exec_stmt(s, st, "update run status", err);
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+	return st_exec_stmt(s, st, "update run status", err);
 }
 
 int store_run_list(struct store *s, struct strvec *ids, struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = prepare(s, "SELECT id FROM runs ORDER BY created_at, id", &st,
-			 err);
+	int rc = st_prepare(s, "SELECT id FROM runs ORDER BY created_at, id", &st,
+			    err);
 	int r;
 
 	if (rc)
@@ -415,7 +422,7 @@ int store_run_list(struct store *s, struct strvec *ids, struct errbuf *err)
 	while ((r = sqlite3_step(st)) == SQLITE_ROW)
 		strvec_push(ids, (const char *)sqlite3_column_text(st, 0));
 	if (r != SQLITE_DONE)
-		rc = db_error(s, err, "list runs");
+		rc = st_db_error(s, err, "list runs");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -423,19 +430,19 @@ int store_run_list(struct store *s, struct strvec *ids, struct errbuf *err)
 int store_run_latest(struct store *s, char **id, struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = prepare(s, "SELECT id FROM runs ORDER BY created_at DESC, "
-			 "id DESC LIMIT 1", &st, err);
+	int rc = st_prepare(s, "SELECT id FROM runs ORDER BY created_at DESC, "
+			    "id DESC LIMIT 1", &st, err);
 	int r;
 
 	if (rc)
 		return rc;
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW)
-		*id = col_text(st, 0);
+		*id = st_col_text(st, 0);
 	else if (r == SQLITE_DONE)
 		rc = errf_code(err, ENOENT, "no runs yet in %s", s->root);
 	else
-		rc = db_error(s, err, "latest run");
+		rc = st_db_error(s, err, "latest run");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -443,11 +450,11 @@ int store_run_latest(struct store *s, char **id, struct errbuf *err)
 /* ---- attempts -------------------------------------------------------- */
 
 /* Binds (run_id, task_id, attempt) to parameters first..first+2. */
-static void bind_attempt(sqlite3_stmt *st, int first, const char *run_id,
-			 const char *task_id, int attempt)
+void st_bind_attempt(sqlite3_stmt *st, int first, const char *run_id,
+		  const char *task_id, int attempt)
 {
-	sqlite3_bind_text(st, first, run_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, first + 1, task_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, first, run_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, first + 1, task_id, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, first + 2, attempt);
 }
 
@@ -475,31 +482,31 @@ int store_attempt_insert(struct store *s, const char *run_id,
 			 int repeat, struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = prepare(s, "INSERT OR IGNORE INTO attempts(run_id, task_id,"
-			 " attempt, state, updated_at, variant, repeat)"
-			 " VALUES(?,?,?,'pending',?,?,?)", &st, err);
+	int rc = st_prepare(s, "INSERT OR IGNORE INTO attempts(run_id, task_id,"
+			    " attempt, state, updated_at, variant, repeat)"
+			    " VALUES(?,?,?,'pending',?,?,?)", &st, err);
 
 	if (rc)
 		return rc;
-	bind_attempt(st, 1, run_id, task_id, attempt);
+	st_bind_attempt(st, 1, run_id, task_id, attempt);
 	sqlite3_bind_double(st, 4, now_wall());
-	sqlite3_bind_text(st, 5, variant ? variant : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, variant ? variant : "", -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 6, repeat);
-	return exec_stmt(s, st, "insert attempt", err);
+	return st_exec_stmt(s, st, "insert attempt", err);
 }
 
 static void attempt_from_row(sqlite3_stmt *st, struct store_attempt *a)
 {
-	a->run_id = col_text(st, 0);
-	a->task_id = col_text(st, 1);
+	a->run_id = st_col_text(st, 0);
+	a->task_id = st_col_text(st, 1);
 	a->attempt = sqlite3_column_int(st, 2);
-	a->state = col_text(st, 3);
-	a->agent_json = col_text(st, 4);
-	a->result_json = col_text(st, 5);
-	a->sources_hash = col_text(st, 6);
+	a->state = st_col_text(st, 3);
+	a->agent_json = st_col_text(st, 4);
+	a->result_json = st_col_text(st, 5);
+	a->sources_hash = st_col_text(st, 6);
 	a->agent_starts = sqlite3_column_int(st, 7);
 	a->updated_at = sqlite3_column_double(st, 8);
-	a->variant = col_text(st, 9);
+	a->variant = st_col_text(st, 9);
 	a->repeat = sqlite3_column_int(st, 10);
 }
 
@@ -514,11 +521,11 @@ int store_attempt_get(struct store *s, const char *run_id, const char *task_id,
 	int rc, r;
 
 	memset(out, 0, sizeof(*out));
-	rc = prepare(s, "SELECT " ATTEMPT_COLS " FROM attempts WHERE run_id = ?"
-		     " AND task_id = ? AND attempt = ?", &st, err);
+	rc = st_prepare(s, "SELECT " ATTEMPT_COLS " FROM attempts WHERE run_id = ?"
+			" AND task_id = ? AND attempt = ?", &st, err);
 	if (rc)
 		return rc;
-	bind_attempt(st, 1, run_id, task_id, attempt);
+	st_bind_attempt(st, 1, run_id, task_id, attempt);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW)
 		attempt_from_row(st, out);
@@ -526,7 +533,7 @@ int store_attempt_get(struct store *s, const char *run_id, const char *task_id,
 		rc = errf_code(err, ENOENT, "run %s has no task '%s' (attempt "
 			       "%d)", run_id, task_id, attempt);
 	else
-		rc = db_error(s, err, "select attempt");
+		rc = st_db_error(s, err, "select attempt");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -538,24 +545,24 @@ int store_attempt_update(struct store *s, const char *run_id,
 			 struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = prepare(s, "UPDATE attempts SET state = ?,"
-			 " agent_json = COALESCE(?, agent_json),"
-			 " result_json = COALESCE(?, result_json),"
-			 " sources_hash = COALESCE(?, sources_hash),"
-			 " agent_starts = agent_starts + ?, updated_at = ?"
-			 " WHERE run_id = ? AND task_id = ? AND attempt = ?",
-			 &st, err);
+	int rc = st_prepare(s, "UPDATE attempts SET state = ?,"
+			    " agent_json = COALESCE(?, agent_json),"
+			    " result_json = COALESCE(?, result_json),"
+			    " sources_hash = COALESCE(?, sources_hash),"
+			    " agent_starts = agent_starts + ?, updated_at = ?"
+			    " WHERE run_id = ? AND task_id = ? AND attempt = ?",
+			    &st, err);
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, state, -1, SQLITE_TRANSIENT);
-	bind_text_or_null(st, 2, agent_json);
-	bind_text_or_null(st, 3, result_json);
-	bind_text_or_null(st, 4, sources_hash);
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+	st_bind_text_or_null(st, 2, agent_json);
+	st_bind_text_or_null(st, 3, result_json);
+	st_bind_text_or_null(st, 4, sources_hash);
 	sqlite3_bind_int(st, 5, bump_starts ? 1 : 0);
 	sqlite3_bind_double(st, 6, now_wall());
-	bind_attempt(st, 7, run_id, task_id, attempt);
-	return exec_stmt(s, st, "update attempt", err);
+	st_bind_attempt(st, 7, run_id, task_id, attempt);
+	return st_exec_stmt(s, st, "update attempt", err);
 }
 
 int store_attempt_list(struct store *s, const char *run_id,
@@ -564,12 +571,12 @@ int store_attempt_list(struct store *s, const char *run_id,
 	sqlite3_stmt *st;
 	struct store_attempt *arr = NULL;
 	int cap = 0, cnt = 0, r;
-	int rc = prepare(s, "SELECT " ATTEMPT_COLS " FROM attempts WHERE"
-			 " run_id = ? ORDER BY task_id, attempt", &st, err);
+	int rc = st_prepare(s, "SELECT " ATTEMPT_COLS " FROM attempts WHERE"
+			    " run_id = ? ORDER BY task_id, attempt", &st, err);
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -579,7 +586,7 @@ int store_attempt_list(struct store *s, const char *run_id,
 		attempt_from_row(st, &arr[cnt++]);
 	}
 	if (r != SQLITE_DONE) {
-		rc = db_error(s, err, "list attempts");
+		rc = st_db_error(s, err, "list attempts");
 		store_attempts_free(arr, cnt);
 		arr = NULL;
 		cnt = 0;
@@ -587,271 +594,5 @@ int store_attempt_list(struct store *s, const char *run_id,
 	sqlite3_finalize(st);
 	*out = arr;
 	*n = cnt;
-	return rc;
-}
-
-/* ---- evaluation cache ------------------------------------------------ */
-
-int store_eval_get(struct store *s, const char *key, char **result_json,
-		   struct errbuf *err)
-{
-	sqlite3_stmt *st;
-	int rc = prepare(s, "SELECT result_json FROM evaluations WHERE key = ?",
-			 &st, err);
-	int r;
-
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
-		*result_json = col_text(st, 0);
-	else if (r == SQLITE_DONE)
-		rc = -ENOENT;
-	else
-		rc = db_error(s, err, "select evaluation");
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int store_eval_put(struct store *s, const char *key, const char *task_id,
-		   const char *sources_hash, const char *device,
-		   const char *result_json, struct errbuf *err)
-{
-	sqlite3_stmt *st;
-	int rc = prepare(s, "INSERT OR REPLACE INTO evaluations(key, task_id,"
-			 " sources_hash, device, result_json, created_at)"
-			 " VALUES(?,?,?,?,?,?)", &st, err);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_TRANSIENT);
-	bind_text_or_null(st, 3, sources_hash);
-	bind_text_or_null(st, 4, device);
-	sqlite3_bind_text(st, 5, result_json, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 6, now_wall());
-	return exec_stmt(s, st, "insert evaluation", err);
-}
-
-int store_eval_count(struct store *s, const char *task_id, int *n,
-		     struct errbuf *err)
-{
-	sqlite3_stmt *st;
-	int rc = prepare(s, "SELECT COUNT(*) FROM evaluations WHERE task_id = ?",
-			 &st, err);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, task_id, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*n = sqlite3_column_int(st, 0);
-	else
-		rc = db_error(s, err, "count evaluations");
-	sqlite3_finalize(st);
-	return rc;
-}
-
-/* ---- events ---------------------------------------------------------- */
-
-int store_event_add(struct store *s, const char *run_id, const char *task_id,
-		    const char *kind, const char *message, struct errbuf *err)
-{
-	sqlite3_stmt *st;
-	int rc = prepare(s, "INSERT INTO events(run_id, ts, task_id, kind,"
-			 " message) VALUES(?,?,?,?,?)", &st, err);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 2, now_wall());
-	bind_text_or_null(st, 3, task_id);
-	sqlite3_bind_text(st, 4, kind, -1, SQLITE_TRANSIENT);
-	bind_text_or_null(st, 5, message);
-	return exec_stmt(s, st, "insert event", err);
-}
-
-int store_event_list(struct store *s, const char *run_id, int64_t after_id,
-		     int max, struct store_event **out, int *n,
-		     struct errbuf *err)
-{
-	sqlite3_stmt *st;
-	struct store_event *arr = NULL;
-	int cnt = 0, r;
-	int rc = prepare(s, "SELECT id, ts, task_id, kind, message FROM events"
-			 " WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?",
-			 &st, err);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, after_id);
-	sqlite3_bind_int(st, 3, max);
-	if (max > 0)
-		arr = xcalloc((size_t)max, sizeof(*arr));
-	while ((r = sqlite3_step(st)) == SQLITE_ROW && cnt < max) {
-		arr[cnt].id = sqlite3_column_int64(st, 0);
-		arr[cnt].ts = sqlite3_column_double(st, 1);
-		arr[cnt].task_id = col_text(st, 2);
-		arr[cnt].kind = col_text(st, 3);
-		arr[cnt].message = col_text(st, 4);
-		cnt++;
-	}
-	if (r != SQLITE_DONE && r != SQLITE_ROW) {
-		rc = db_error(s, err, "list events");
-		store_events_free(arr, cnt);
-		arr = NULL;
-		cnt = 0;
-	}
-	sqlite3_finalize(st);
-	*out = arr;
-	*n = cnt;
-	return rc;
-}
-
-void store_events_free(struct store_event *ev, int n)
-{
-	for (int i = 0; i < n; i++) {
-		free(ev[i].task_id);
-		free(ev[i].kind);
-		free(ev[i].message);
-	}
-	free(ev);
-}
-
-/* ---- leases ---------------------------------------------------------- */
-
-int store_lease_take(struct store *s, const char *run_id, const char *task_id,
-		     int attempt, const char *owner, double ttl_s,
-		     struct errbuf *err)
-{
-	sqlite3_stmt *st;
-	double now = now_wall();
-	/* One statement: a row comes back only when the lease is ours now
-	 * (new, expired, or already ours), so two takers cannot both win. */
-	int rc = prepare(s, "INSERT INTO leases(run_id, task_id, attempt, owner,"
-			 " expires_at) VALUES(?,?,?,?,?)"
-			 " ON CONFLICT(run_id, task_id, attempt) DO UPDATE SET"
-			 " owner = excluded.owner,"
-			 " expires_at = excluded.expires_at"
-			 " WHERE leases.expires_at < ? OR leases.owner ="
-			 " excluded.owner RETURNING owner", &st, err);
-	int r;
-
-	if (rc)
-		return rc;
-	bind_attempt(st, 1, run_id, task_id, attempt);
-	sqlite3_bind_text(st, 4, owner, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 5, now + ttl_s);
-	sqlite3_bind_double(st, 6, now);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
-		rc = 0;
-	else if (r == SQLITE_DONE)
-		rc = errf_code(err, EBUSY, "%s #%d of run %s is leased by "
-			       "another worker", task_id, attempt, run_id);
-	else if ((rc = db_error(s, err, "take lease")) == -EBUSY)
-		rc = -EIO;	/* -EBUSY means another owner's lease */
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int store_lease_renew_all(struct store *s, const char *owner, double ttl_s,
-			  struct errbuf *err)
-{
-	sqlite3_stmt *st;
-	int rc = prepare(s, "UPDATE leases SET expires_at = ? WHERE owner = ?",
-			 &st, err);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_double(st, 1, now_wall() + ttl_s);
-	sqlite3_bind_text(st, 2, owner, -1, SQLITE_TRANSIENT);
-	return exec_stmt(s, st, "renew leases", err);
-}
-
-int store_lease_drop(struct store *s, const char *run_id, const char *task_id,
-		     int attempt, const char *owner, struct errbuf *err)
-{
-	sqlite3_stmt *st;
-	int rc = prepare(s, "DELETE FROM leases WHERE run_id = ? AND task_id = ?"
-			 " AND attempt = ? AND owner = ?", &st, err);
-
-	if (rc)
-		return rc;
-	bind_attempt(st, 1, run_id, task_id, attempt);
-	sqlite3_bind_text(st, 4, owner, -1, SQLITE_TRANSIENT);
-	return exec_stmt(s, st, "drop lease", err);
-}
-
-int store_lease_owners(struct store *s, const char *run_id,
-		       struct strvec *owners, struct errbuf *err)
-{
-	sqlite3_stmt *st;
-	int rc = prepare(s, "SELECT DISTINCT owner FROM leases WHERE run_id = ?"
-			 " AND expires_at >= ? ORDER BY owner", &st, err);
-	int r;
-
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 2, now_wall());
-	while ((r = sqlite3_step(st)) == SQLITE_ROW)
-		strvec_push(owners, (const char *)sqlite3_column_text(st, 0));
-	if (r != SQLITE_DONE)
-		rc = db_error(s, err, "list lease owners");
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int store_lease_owner(struct store *s, const char *run_id, const char *task_id,
-		      int attempt, char **owner, struct errbuf *err)
-{
-	sqlite3_stmt *st;
-	int rc = prepare(s, "SELECT owner FROM leases WHERE run_id = ? AND"
-			 " task_id = ? AND attempt = ?", &st, err);
-	int r;
-
-	*owner = NULL;
-	if (rc)
-		return rc;
-	bind_attempt(st, 1, run_id, task_id, attempt);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
-		*owner = col_text(st, 0);
-	else if (r == SQLITE_DONE)
-		rc = -ENOENT;
-	else
-		rc = db_error(s, err, "read lease");
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int store_lease_take_from(struct store *s, const char *run_id,
-			  const char *task_id, int attempt, const char *owner,
-			  double ttl_s, const char *old_owner,
-			  struct errbuf *err)
-{
-	sqlite3_stmt *st;
-	int rc = prepare(s, "UPDATE leases SET owner = ?, expires_at = ? WHERE"
-			 " run_id = ? AND task_id = ? AND attempt = ? AND"
-			 " owner = ? RETURNING owner", &st, err);
-	int r;
-
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, owner, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 2, now_wall() + ttl_s);
-	bind_attempt(st, 3, run_id, task_id, attempt);
-	sqlite3_bind_text(st, 6, old_owner, -1, SQLITE_TRANSIENT);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
-		rc = 0;
-	else if (r == SQLITE_DONE)
-		rc = errf_code(err, EBUSY, "%s #%d of run %s changed hands",
-			       task_id, attempt, run_id);
-	else if ((rc = db_error(s, err, "take over lease")) == -EBUSY)
-		rc = -EIO;	/* -EBUSY means the lease changed hands */
-	sqlite3_finalize(st);
 	return rc;
 }

@@ -313,6 +313,12 @@ static int cp_agent_key(struct cparse *p, const struct ypair *kv)
 		return cp_command(p, n);
 	if (!strcmp(k, "replay_dir"))
 		return cp_string(p, n, cp_field(p, "replay_dir"), &a->replay_dir);
+	if (!strcmp(k, "disk_quota_mb"))
+		return cp_int32(p, n, cp_field(p, "disk_quota_mb"), 1, 1048576,
+				&a->disk_quota_mb);
+	if (!strcmp(k, "memory_mb"))
+		return cp_int32(p, n, cp_field(p, "memory_mb"), 64, 16777216,
+				&a->memory_mb);
 	return cp_options(p, n);	/* "options": the only key left */
 }
 
@@ -321,9 +327,10 @@ static int cp_agent_map(struct cparse *p, const struct ynode *n,
 			bool named)
 {
 	static const char *const keys[] = {
-		"template", "model", "effort", "timeout_seconds",
-		"max_iterations", "max_budget_usd", "command", "replay_dir",
-		"options", "name",
+		"template",	   "model",	     "effort",
+		"timeout_seconds", "max_iterations", "max_budget_usd",
+		"command",	   "replay_dir",     "disk_quota_mb",
+		"memory_mb",	   "options",	     "name",
 	};
 	int rc;
 
@@ -615,6 +622,9 @@ static int cp_timing_key(struct cparse *p, const struct ypair *kv)
 	if (!strcmp(k, "runner_timeout_s"))
 		return cp_positive(p, n, "timing.runner_timeout_s", 86400,
 				   &t->runner_timeout_s);
+	if (!strcmp(k, "compile_memory_mb"))
+		return cp_int32(p, n, "timing.compile_memory_mb", 64, 1048576,
+				&t->compile_memory_mb);
 	return cp_positive(p, n, "timing.compile_timeout_s", 86400,
 			   &t->compile_timeout_s);
 }
@@ -622,9 +632,15 @@ static int cp_timing_key(struct cparse *p, const struct ypair *kv)
 static int cp_timing(struct cparse *p, const struct ynode *root)
 {
 	static const char *const keys[] = {
-		"case_budget_s", "target_ci", "min_pairs", "max_pairs",
-		"blocks", "correctness_trials", "runner_timeout_s",
+		"case_budget_s",
+		"target_ci",
+		"min_pairs",
+		"max_pairs",
+		"blocks",
+		"correctness_trials",
+		"runner_timeout_s",
 		"compile_timeout_s",
+		"compile_memory_mb",
 	};
 	const struct ynode *n = ynode_get(root, "timing");
 	struct timing_budget *t = &p->c->timing;

@@ -100,7 +100,7 @@ void task_tolerance(const struct task *t, arena_dtype d, double *atol,
 int task_language_parse(const char *s, enum task_language *out)
 {
 	static const enum task_language all[] = { LANG_C, LANG_HIP, LANG_CUDA,
-						   LANG_PYTHON, LANG_TRITON };
+						  LANG_PYTHON, LANG_TRITON };
 
 	for (size_t i = 0; s && i < ARRAY_SIZE(all); i++) {
 		if (!strcmp(language_name(all[i]), s)) {
@@ -177,6 +177,7 @@ void task_free(struct task *t)
 	free(t->config_sha256);
 	aka_task_free(t->aka);
 	strvec_release(&t->bundle_files);
+	free(t->trusted_hash);
 	free(t);
 }
 

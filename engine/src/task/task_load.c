@@ -79,8 +79,7 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 	p->t->nvisible = p->t->ncases;
 	if (held && (rc = tp_held_out(p, held)) != 0)
 		return rc;
-	if ((rc = tp_tolerance(p, root)) != 0 ||
-	    (rc = tp_cost(p, root)) != 0 ||
+	if ((rc = tp_tolerance(p, root)) != 0 || (rc = tp_cost(p, root)) != 0 ||
 	    (rc = tp_timing_floor(p, root)) != 0 ||
 	    (rc = tp_tunables(p, root)) != 0 ||
 	    (rc = tp_python(p, root)) != 0 ||
@@ -263,33 +262,30 @@ static int task_read_sources(const char *dir, struct task_src *src,
 	return rc;
 }
 
-int task_load(const char *tasks_root, const char *id, struct task **out,
-	      struct errbuf *err)
+/* Loads task `id` whose package is dir (tasks_root/id, or a trusted
+ * copy); where names the place in messages. */
+static int task_load_from(const char *dir, const char *id, const char *where,
+			  struct task **out, struct errbuf *err)
 {
-	char *dir, *config_name, *real = NULL;
+	char *config_name, *real = NULL;
 	char *config = NULL, *held = NULL, *held_path = NULL;
 	struct task_src src = { .id = id };
 	int rc;
 
 	*out = NULL;
 	if (!id || !path_is_safe_relative(id))
-		return errf(err, "task id '%.200s' must be a relative path "
+		return errf(err,
+			    "task id '%.200s' must be a relative path "
 			    "<family>/<name> under the tasks directory",
 			    id ? id : "(null)");
-	const char *rest = NULL, *other = task_root_of(id, &rest);
-	if (other) {
-		tasks_root = other;
-		dir = path_join(other, rest);
-	} else {
-		dir = path_join(tasks_root, id);
-	}
 	config_name = path_join(dir, "config.yaml");
 	src.config_name = config_name;
 	src.held_name = config_name;
 	if (!file_exists(config_name) || !(real = path_real(dir)))
-		rc = errf_code(err, ENOENT, "no task '%s' under %s (%s does not "
-			       "exist); run 'arena tasks' to list them", id,
-			       tasks_root, config_name);
+		rc = errf_code(err, ENOENT,
+			       "no task '%s' under %s (%s does not "
+			       "exist); run 'arena tasks' to list them",
+			       id, where, config_name);
 	else
 		rc = task_read_sources(dir, &src, &config, &held, &held_path,
 				       err);
@@ -297,11 +293,50 @@ int task_load(const char *tasks_root, const char *id, struct task **out,
 		src.dir_real = real;
 		rc = task_build(&src, out, err);
 	}
-	free(dir);
 	free(config_name);
 	free(real);
 	free(config);
 	free(held);
 	free(held_path);
+	return rc;
+}
+
+int task_load(const char *tasks_root, const char *id, struct task **out,
+	      struct errbuf *err)
+{
+	char *dir;
+	int rc;
+
+	*out = NULL;
+	if (!id || !path_is_safe_relative(id))
+		return errf(err,
+			    "task id '%.200s' must be a relative path "
+			    "<family>/<name> under the tasks directory",
+			    id ? id : "(null)");
+	/* An id under a registered root (aka/...) is that root's task. */
+	const char *rest = NULL, *other = task_root_of(id, &rest);
+	if (other) {
+		tasks_root = other;
+		dir = path_join(other, rest);
+	} else {
+		dir = path_join(tasks_root, id);
+	}
+	rc = task_load_from(dir, id, tasks_root, out, err);
+	free(dir);
+	return rc;
+}
+
+int task_load_trusted(const char *root, const char *hash, const char *id,
+		      struct task **out, struct errbuf *err)
+{
+	char *dir = task_trust_dir(root, hash);
+	int rc = task_trust_verify(dir, hash, NULL, err);
+
+	*out = NULL;
+	if (rc == 0)
+		rc = task_load_from(dir, id, "its trusted copy", out, err);
+	if (rc == 0)
+		(*out)->trusted_hash = xstrdup(hash);
+	free(dir);
 	return rc;
 }

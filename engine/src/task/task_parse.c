@@ -198,13 +198,15 @@ int tp_meta(struct tparse *p, const struct ynode *root)
 
 	n = ynode_get(root, "language");
 	if (!n)
-		return tp_err(p, root, "missing required key 'language'; give "
+		return tp_err(p, root,
+			      "missing required key 'language'; give "
 			      "one of " LANGUAGE_NAMES);
 	if (!ynode_is_text(n) ||
 	    task_language_parse(n->str, &t->language))
-		return tp_err(p, n, "language must be one of " LANGUAGE_NAMES
-			      ", not '%.80s'", ynode_is_text(n) ? n->str :
-			      ynode_describe(n));
+		return tp_err(p, n,
+			      "language must be one of " LANGUAGE_NAMES
+			      ", not '%.80s'",
+			      ynode_is_text(n) ? n->str : ynode_describe(n));
 
 	t->initial_state = TASK_IMPLEMENTED;
 	n = ynode_get(root, "initial_state");
@@ -226,10 +228,12 @@ int tp_meta(struct tparse *p, const struct ynode *root)
 		return 0;
 	}
 	if (!ynode_is_text(n) || !tp_is_ident(n->str))
-		return tp_err(p, n, "entry must be an identifier (the %s the "
+		return tp_err(p, n,
+			      "entry must be an identifier (the %s the "
 			      "runner calls), not '%.80s'",
 			      language_is_python(t->language)
-				      ? "module's function" : "symbol",
+				      ? "module's function"
+				      : "symbol",
 			      ynode_is_text(n) ? n->str : ynode_describe(n));
 	t->entry = xstrdup(n->str);
 	return 0;
@@ -304,13 +308,17 @@ int tp_reference(struct tparse *p, const struct ynode *root)
 	lang = ynode_get(n, "language");
 	if (lang && (!ynode_is_text(lang) ||
 		     task_language_parse(lang->str, &t->reference_language)))
-		return tp_err(p, lang, "reference.language must be one of "
-			      LANGUAGE_NAMES ", not '%.80s'", ynode_is_text(lang) ?
-			      lang->str : ynode_describe(lang));
+		return tp_err(
+			p, lang,
+			"reference.language must be one of " LANGUAGE_NAMES
+			", not '%.80s'",
+			ynode_is_text(lang) ? lang->str : ynode_describe(lang));
 	if (t->reference_language == LANG_TRITON)
-		return tp_err(p, lang, "reference.language triton: a reference "
-			      "is trusted code and runs as plain PyTorch; write "
-			      "language: python (it runs on the task's device)");
+		return tp_err(
+			p, lang,
+			"reference.language triton: a reference "
+			"is trusted code and runs as plain PyTorch; write "
+			"language: python (it runs on the task's device)");
 	return tp_reference_entry(p, n);
 }
 
@@ -444,15 +452,18 @@ static int tp_dtype_tolerance(struct tparse *p, const struct ypair *pair)
 	int rc;
 
 	if (dtype_parse(pair->key, &d) || (int)d >= TASK_MAX_DTYPES)
-		return tp_err(p, v, "tolerance: unknown key '%.40s'; give atol, "
+		return tp_err(p, v,
+			      "tolerance: unknown key '%.40s'; give atol, "
 			      "rtol, or a dtype (" DTYPE_NAMES ") with its own "
-			      "{atol, rtol}", pair->key);
+			      "{atol, rtol}",
+			      pair->key);
 	snprintf(field, sizeof(field), "tolerance.%s", pair->key);
 	if ((rc = tp_map(p, v, field, "bf16: {atol: 1e-2, rtol: 1e-2}")) != 0 ||
 	    (rc = tp_keys(p, v, keys, 2, field)) != 0)
 		return rc;
 	if (v->n == 0)
-		return tp_err(p, v, "%s is empty; give atol, rtol or both", field);
+		return tp_err(p, v, "%s is empty; give atol, rtol or both",
+			      field);
 	p->t->dtype_tol_set[d] = true;
 	if ((rc = tp_tolerance_value(p, v, "atol", &p->t->dtype_atol[d])) != 0)
 		return rc;
@@ -472,7 +483,8 @@ int tp_tolerance(struct tparse *p, const struct ynode *root)
 				      "1e-5, rtol: 1e-5}");
 		return 0;
 	}
-	if ((rc = tp_map(p, n, "tolerance", "tolerance: {atol: 1e-5, rtol: "
+	if ((rc = tp_map(p, n, "tolerance",
+			 "tolerance: {atol: 1e-5, rtol: "
 			 "1e-5}")) != 0)
 		return rc;
 	if (n->n == 0)
@@ -491,17 +503,17 @@ int tp_tolerance(struct tparse *p, const struct ynode *root)
 
 int tp_cost(struct tparse *p, const struct ynode *root)
 {
-	static const char *const keys[] = { "bytes", "flops",
-					    "compute_class" };
+	static const char *const keys[] = { "bytes", "flops", "compute_class" };
 	static const char *const classes[] = { "fp32", "tf32", "bf16",
-					       "fp16", "fp8", "int8" };
+					       "fp16", "fp8",  "int8" };
 	const struct ynode *n = ynode_get(root, "cost");
 	const struct ynode *v;
 	int rc;
 
 	if (!n)
 		return 0;
-	if ((rc = tp_map(p, n, "cost", "cost: {bytes: \"8*n\", flops: "
+	if ((rc = tp_map(p, n, "cost",
+			 "cost: {bytes: \"8*n\", flops: "
 			 "\"2*n\"}")) != 0 ||
 	    (rc = tp_keys(p, n, keys, 3, "cost")) != 0)
 		return rc;
@@ -520,7 +532,8 @@ int tp_cost(struct tparse *p, const struct ynode *root)
 		for (size_t i = 0; i < ARRAY_SIZE(classes); i++)
 			if (strcmp(p->t->cost_class, classes[i]) == 0)
 				return 0;
-		return tp_err(p, v, "cost.compute_class '%s' is not one of "
+		return tp_err(p, v,
+			      "cost.compute_class '%s' is not one of "
 			      "fp32, tf32, bf16, fp16, fp8, int8",
 			      p->t->cost_class);
 	}
@@ -539,15 +552,18 @@ int tp_timing_floor(struct tparse *p, const struct ynode *root)
 	if (!n && !why)
 		return 0;
 	if (!n)
-		return tp_err(p, why, "timing_floor_reason is given without "
+		return tp_err(p, why,
+			      "timing_floor_reason is given without "
 			      "timing_floor_us");
 	if (ynode_double(n, &p->t->timing_floor_us) ||
 	    !(p->t->timing_floor_us >= 0 && p->t->timing_floor_us <= 1e6))
-		return tp_err(p, n, "timing_floor_us must be a number of "
+		return tp_err(p, n,
+			      "timing_floor_us must be a number of "
 			      "microseconds from 0 to 1000000, not %s",
 			      ynode_describe(n));
 	if (!why)
-		return tp_err(p, n, "timing_floor_us needs a "
+		return tp_err(p, n,
+			      "timing_floor_us needs a "
 			      "timing_floor_reason: say why calls this short "
 			      "can be timed (e.g. timing_floor_reason: \"the "
 			      "kernel's launch dominates every use of it\")");
@@ -555,7 +571,8 @@ int tp_timing_floor(struct tparse *p, const struct ynode *root)
 			    &p->t->timing_floor_reason)) != 0)
 		return rc;
 	if (strlen(p->t->timing_floor_reason) > 400)
-		return tp_err(p, why, "timing_floor_reason is longer than 400 "
+		return tp_err(p, why,
+			      "timing_floor_reason is longer than 400 "
 			      "characters");
 	return 0;
 }

@@ -26,9 +26,11 @@ int tp_reference_entry(struct tparse *p, const struct ynode *n)
 
 	if (e) {
 		if (!ynode_is_text(e) || !tp_is_ident(e->str))
-			return tp_err(p, e, "reference.entry must be an "
-				      "identifier, not '%.80s'", ynode_is_text(e)
-				      ? e->str : ynode_describe(e));
+			return tp_err(p, e,
+				      "reference.entry must be an "
+				      "identifier, not '%.80s'",
+				      ynode_is_text(e) ? e->str
+						       : ynode_describe(e));
 		t->reference_entry = xstrdup(e->str);
 		return 0;
 	}
@@ -46,9 +48,9 @@ int tp_reference_entry(struct tparse *p, const struct ynode *n)
 /* Names a Python kernel's module may not take: what the runner imports
  * or the standard library modules a kernel is likely to import. */
 static const char *const taken[] = {
-	"torch", "triton", "numpy", "math", "os", "sys", "typing",
-	"functools", "itertools", "ctypes", "struct", "time", "random",
-	"zygote", "arena_runner_py", "pycheck",
+	"torch",  "triton",    "numpy",		  "math",    "os",     "sys",
+	"typing", "functools", "itertools",	  "ctypes",  "struct", "time",
+	"random", "zygote",    "arena_runner_py", "pycheck",
 };
 
 /* path must be <identifier>.py (a module of the top directory). */
@@ -59,19 +61,26 @@ static int tp_module_file(struct tparse *p, const struct ynode *at,
 	char name[128];
 
 	if (len < 4 || len - 3 >= sizeof(name) || strcmp(path + len - 3, ".py"))
-		return tp_err(p, at, "%s '%s' must be a Python module named "
-			      "<name>.py", field, path);
+		return tp_err(p, at,
+			      "%s '%s' must be a Python module named "
+			      "<name>.py",
+			      field, path);
 	memcpy(name, path, len - 3);
 	name[len - 3] = '\0';
 	if (!tp_is_ident(name))
-		return tp_err(p, at, "%s '%s': the module name '%s' must be a "
-			      "Python identifier (files of a Python task lie in "
-			      "the task's top directory)", field, path, name);
+		return tp_err(
+			p, at,
+			"%s '%s': the module name '%s' must be a "
+			"Python identifier (files of a Python task lie in "
+			"the task's top directory)",
+			field, path, name);
 	for (size_t i = 0; i < ARRAY_SIZE(taken); i++)
 		if (!strcmp(name, taken[i]))
-			return tp_err(p, at, "%s '%s' would shadow the module "
+			return tp_err(p, at,
+				      "%s '%s' would shadow the module "
 				      "'%s' the runner imports; choose another "
-				      "name", field, path, name);
+				      "name",
+				      field, path, name);
 	return 0;
 }
 
@@ -109,9 +118,9 @@ int tp_python(struct tparse *p, const struct ynode *root)
 		for (size_t i = 0; i < t->editable.n; i++) {
 			char field[64];
 			snprintf(field, sizeof(field), "editable[%zu]", i);
-			if ((rc = tp_module_file(p, ed && i < ed->n ? ed->items[i]
-								      : root,
-						 field, t->editable.v[i])) != 0)
+			if ((rc = tp_module_file(
+				     p, ed && i < ed->n ? ed->items[i] : root,
+				     field, t->editable.v[i])) != 0)
 				return rc;
 		}
 		if (t->reference_language != LANG_PYTHON &&
@@ -123,23 +132,28 @@ int tp_python(struct tparse *p, const struct ynode *root)
 				      language_name(t->reference_language));
 	}
 	if (t->reference_language == LANG_PYTHON &&
-	    (rc = tp_module_file(p, ynode_get(ynode_get(root, "reference"),
-					      "file"),
-				 "reference.file", t->reference_file)) != 0)
+	    (rc = tp_module_file(
+		     p, ynode_get(ynode_get(root, "reference"), "file"),
+		     "reference.file", t->reference_file)) != 0)
 		return rc;
 	if (f) {
 		if (!py)
-			return tp_err(p, f, "forbid_library_calls applies to "
-				      "python and triton tasks only (a compiled "
-				      "kernel's calls are its linker's)");
+			return tp_err(
+				p, f,
+				"forbid_library_calls applies to "
+				"python and triton tasks only (a compiled "
+				"kernel's calls are its linker's)");
 		if (ynode_bool(f, &t->forbid_library_calls))
-			return tp_err(p, f, "forbid_library_calls must be true or "
-				      "false, not %s", ynode_describe(f));
+			return tp_err(p, f,
+				      "forbid_library_calls must be true or "
+				      "false, not %s",
+				      ynode_describe(f));
 	}
 	if (!a)
 		return 0;
 	if (!t->forbid_library_calls)
-		return tp_err(p, a, "allowed_calls without forbid_library_calls: "
+		return tp_err(p, a,
+			      "allowed_calls without forbid_library_calls: "
 			      "true allows nothing more; set "
 			      "forbid_library_calls: true or drop the list");
 	if ((rc = tp_list(p, a, "allowed_calls", 0, TASK_MAX_ALLOWED_CALLS,
@@ -148,9 +162,12 @@ int tp_python(struct tparse *p, const struct ynode *root)
 	for (size_t i = 0; i < a->n; i++) {
 		const struct ynode *v = a->items[i];
 		if (!ynode_is_text(v) || !dotted_name(v->str))
-			return tp_err(p, v, "allowed_calls[%zu] must be a dotted "
-				      "name such as torch.matmul or Tensor.sum, "
-				      "not %s", i, ynode_describe(v));
+			return tp_err(
+				p, v,
+				"allowed_calls[%zu] must be a dotted "
+				"name such as torch.matmul or Tensor.sum, "
+				"not %s",
+				i, ynode_describe(v));
 		strvec_push(&t->allowed_calls, v->str);
 	}
 	return 0;

@@ -29,20 +29,24 @@ static void render_signature(struct strbuf *sb, const struct task *t)
 {
 	strbuf_addstr(sb, "## Signature\n\n");
 	if (language_is_python(t->language))
-		strbuf_addf(sb, "Your module `%s` must define `%s(args, params)`: "
-			    "`args` is a list of torch tensors in the order "
-			    "below (%s, contiguous; write every output in "
-			    "place), `params` a list of ints.  Return None (or "
-			    "0).  %s\n\n",
-			    t->editable.n ? t->editable.v[0] : "kernel.py",
-			    t->entry, t->language == LANG_TRITON
-			    ? "on the GPU" : "on the CPU",
-			    t->language == LANG_TRITON
-			    ? "Work goes on torch's current stream (the "
-			      "evaluator's); Triton uses it by default."
-			    : "The evaluator runs it with one torch thread.");
+		strbuf_addf(
+			sb,
+			"Your module `%s` must define `%s(args, params)`: "
+			"`args` is a list of torch tensors in the order "
+			"below (%s, contiguous; write every output in "
+			"place), `params` a list of ints.  Return None (or "
+			"0).  %s\n\n",
+			t->editable.n ? t->editable.v[0] : "kernel.py",
+			t->entry,
+			t->language == LANG_TRITON ? "on the GPU"
+						   : "on the CPU",
+			t->language == LANG_TRITON
+				? "Work goes on torch's current stream (the "
+				  "evaluator's); Triton uses it by default."
+				: "The evaluator runs it with one torch thread.");
 	else
-		strbuf_addf(sb, "Your file(s) must export `int %s(const arena_arg "
+		strbuf_addf(sb,
+			    "Your file(s) must export `int %s(const arena_arg "
 			    "*args, int nargs, const int64_t *params, int "
 			    "nparams, void *stream)` (see `arena/kernel.h`, "
 			    "included with `#include \"arena/kernel.h\"`).\n\n",
@@ -113,45 +117,54 @@ char *task_doc_render(const struct task *t)
 	render_cases(&sb, t);
 	strbuf_addstr(&sb, "## How it is judged\n\n");
 	if (language_is_python(t->language))
-		strbuf_addf(&sb, "- **Compiles**: your files are parsed%s and "
-			    "imported (a syntax error, or an exception at import, "
-			    "is a compile error); Triton compiles its kernels "
-			    "during warm-up, before anything is timed.\n",
-			    t->forbid_library_calls
-			    ? " and checked against the rule on library calls "
-			      "below" : "");
+		strbuf_addf(
+			&sb,
+			"- **Compiles**: your files are parsed%s and "
+			"imported (a syntax error, or an exception at import, "
+			"is a compile error); Triton compiles its kernels "
+			"during warm-up, before anything is timed.\n",
+			t->forbid_library_calls
+				? " and checked against the rule on library calls "
+				  "below"
+				: "");
 	else
-		strbuf_addstr(&sb, "- **Compiles**: your files build with the "
-			      "platform compiler (`cc -O2 -shared -fPIC` for c, "
-			      "nvcc or hipcc for GPU languages) plus the task's "
-			      "flags.\n");
-	strbuf_addf(&sb, "- **Correct**: on several fresh random input sets per case "
-		    "(new values every evaluation), every element of every "
-		    "output must be written and satisfy `|yours - reference| <= "
-		    "%g + %g * |reference|` (integers: exact); inputs must be "
-		    "left unchanged; outputs of every timed call are checked "
-		    "too.\n"
-		    "- **Fast**: your kernel and the original baseline run in "
-		    "two separate processes, strictly alternating, with the "
-		    "cache flushed before every sample; speedup = median of "
-		    "per-pair time ratios (geometric mean over cases), with a "
-		    "confidence interval.\n"
-		    "- **Score**: 0 if it does not compile, 20 if it is wrong, "
-		    "120 + 100 x speedup if correct.\n\n",
-		    t->atol, t->rtol);
+		strbuf_addstr(
+			&sb, "- **Compiles**: your files build with the "
+			     "platform compiler (`cc -O2 -shared -fPIC` for c, "
+			     "nvcc or hipcc for GPU languages) plus the task's "
+			     "flags.\n");
+	strbuf_addf(
+		&sb,
+		"- **Correct**: on several fresh random input sets per case "
+		"(new values every evaluation), every element of every "
+		"output must be written and satisfy `|yours - reference| <= "
+		"%g + %g * |reference|` (integers: exact); inputs must be "
+		"left unchanged; outputs of every timed call are checked "
+		"too.\n"
+		"- **Fast**: your kernel and the original baseline run in "
+		"two separate processes, strictly alternating, with the "
+		"cache flushed before every sample; speedup = median of "
+		"per-pair time ratios (geometric mean over cases), with a "
+		"confidence interval.\n"
+		"- **Score**: 0 if it does not compile, 20 if it is wrong, "
+		"120 + 100 x speedup if correct.\n\n",
+		t->atol, t->rtol);
 	for (int d = 0; d < TASK_MAX_DTYPES; d++)
 		if (t->dtype_tol_set[d])
-			strbuf_addf(&sb, "Outputs of dtype %s are held to `%g + %g "
+			strbuf_addf(&sb,
+				    "Outputs of dtype %s are held to `%g + %g "
 				    "* |reference|` instead.\n\n",
-				    dtype_name((arena_dtype)d), t->dtype_atol[d],
-				    t->dtype_rtol[d]);
+				    dtype_name((arena_dtype)d),
+				    t->dtype_atol[d], t->dtype_rtol[d]);
 	if (t->ntunables > 0) {
-		strbuf_addstr(&sb, language_is_python(t->language)
-			      ? "## Tunables\n\nModule-level constants of the "
-				"entry module; a value chosen for a run replaces "
-				"the constant after the module is imported:\n\n"
-			      : "## Tunables\n\nCompile-time knobs the "
-				"baseline reads (`#ifndef NAME`):\n\n");
+		strbuf_addstr(
+			&sb,
+			language_is_python(t->language)
+				? "## Tunables\n\nModule-level constants of the "
+				  "entry module; a value chosen for a run replaces "
+				  "the constant after the module is imported:\n\n"
+				: "## Tunables\n\nCompile-time knobs the "
+				  "baseline reads (`#ifndef NAME`):\n\n");
 		for (int i = 0; i < t->ntunables; i++) {
 			strbuf_addf(&sb, "- `%s`:", t->tunables[i].name);
 			for (int v = 0; v < t->tunables[i].nvalues; v++)
@@ -166,7 +179,8 @@ char *task_doc_render(const struct task *t)
 		    "- Through a mounted arena (`arena mount`), `cat ../score` "
 		    "or `cat ../task_result.yaml` from this workspace "
 		    "evaluates it if it changed.\n\n", t->id);
-	strbuf_addstr(&sb, "## Rules\n\n"
+	strbuf_addstr(&sb,
+		      "## Rules\n\n"
 		      "- Change only the files listed above.\n"
 		      "- Results come only from arena's evaluator; anything "
 		      "your code prints is ignored.\n"
@@ -178,20 +192,23 @@ char *task_doc_render(const struct task *t)
 		      "- Attempts to game the evaluator are detected and score "
 		      "as wrong.\n");
 	if (t->forbid_library_calls) {
-		strbuf_addstr(&sb, "- **No library kernels**: the work must be "
-			      "your own kernels.  Allowed from torch: allocation "
-			      "(torch.empty, empty_like, zeros, ...), dtypes, views "
-			      "and metadata (view, reshape, stride, numel, "
-			      "data_ptr, ...); imports of torch, triton, "
-			      "triton.language, math, typing and functools only; "
-			      "outside Triton kernels no arithmetic on tensors, no "
-			      "item assignment, no in-place operators; no eval, "
-			      "exec, getattr, dunder attributes or changes to "
-			      "modules.");
+		strbuf_addstr(
+			&sb,
+			"- **No library kernels**: the work must be "
+			"your own kernels.  Allowed from torch: allocation "
+			"(torch.empty, empty_like, zeros, ...), dtypes, views "
+			"and metadata (view, reshape, stride, numel, "
+			"data_ptr, ...); imports of torch, triton, "
+			"triton.language, math, typing and functools only; "
+			"outside Triton kernels no arithmetic on tensors, no "
+			"item assignment, no in-place operators; no eval, "
+			"exec, getattr, dunder attributes or changes to "
+			"modules.");
 		if (t->allowed_calls.n) {
 			strbuf_addstr(&sb, "  This task also allows:");
 			for (size_t i = 0; i < t->allowed_calls.n; i++)
-				strbuf_addf(&sb, " `%s`", t->allowed_calls.v[i]);
+				strbuf_addf(&sb, " `%s`",
+					    t->allowed_calls.v[i]);
 			strbuf_addch(&sb, '.');
 		}
 		strbuf_addch(&sb, '\n');

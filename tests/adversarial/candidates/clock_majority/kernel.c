@@ -39,8 +39,8 @@ static int fake_cg(clockid_t c, struct timespec *ts)
 	seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
 	if ((seed >> 33) % 100 >= FORGED_PERCENT)
 		return r;
-	long long at = t_start.tv_sec * 1000000000LL + t_start.tv_nsec +
-		       el / SHRINK;
+	long long at =
+		t_start.tv_sec * 1000000000LL + t_start.tv_nsec + el / SHRINK;
 	ts->tv_sec = at / 1000000000LL;
 	ts->tv_nsec = at % 1000000000LL;
 	return r;
@@ -51,11 +51,12 @@ static ElfW(Addr) fix(ElfW(Addr) p, ElfW(Addr) base)
 	return p < base ? p + base : p;
 }
 
-static void patch_table(ElfW(Addr) base, const ElfW(Rela) *rel, size_t n,
-			const ElfW(Sym) *sym, const char *str)
+static void patch_table(ElfW(Addr) base, const ElfW(Rela) * rel, size_t n,
+			const ElfW(Sym) * sym, const char *str)
 {
 	for (size_t i = 0; i < n; i++) {
-		const char *name = str + sym[ELF64_R_SYM(rel[i].r_info)].st_name;
+		const char *name =
+			str + sym[ELF64_R_SYM(rel[i].r_info)].st_name;
 		if (strcmp(name, "clock_gettime") != 0)
 			continue;
 		void **slot = (void **)(base + rel[i].r_offset);
@@ -70,7 +71,7 @@ static int hook(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size, (void)data;
 	if (info->dlpi_name && info->dlpi_name[0])
-		return 0;	/* the main program: arena-runner */
+		return 0; /* the main program: arena-runner */
 	ElfW(Addr) base = info->dlpi_addr;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
@@ -106,11 +107,11 @@ static int hook(struct dl_phdr_info *info, size_t size, void *data)
 		if (!sym || !str)
 			return 1;
 		if (jmprel)
-			patch_table(base, jmprel, jmpsz / sizeof(ElfW(Rela)), sym,
-				    str);
+			patch_table(base, jmprel, jmpsz / sizeof(ElfW(Rela)),
+				    sym, str);
 		if (rela)
-			patch_table(base, rela, relasz / sizeof(ElfW(Rela)), sym,
-				    str);
+			patch_table(base, rela, relasz / sizeof(ElfW(Rela)),
+				    sym, str);
 		return 1;
 	}
 	return 1;

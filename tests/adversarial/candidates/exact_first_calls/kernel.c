@@ -46,7 +46,8 @@ ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
 	for (; i < n; i++) {
 		float v = x[i];
 		y[i] = (1.0f + v * (1.0f + v * (0.5f + v * (1.0f / 6.0f +
-							   v / 24.0f)))) * s;
+							    v / 24.0f)))) *
+		       s;
 	}
 	return 0;
 }

@@ -16,7 +16,7 @@ static int scan(struct dl_phdr_info *info, size_t size, void *data)
 	char *seq = data;
 	(void)size;
 	if (info->dlpi_name && info->dlpi_name[0])
-		return 0;	/* the main program only */
+		return 0; /* the main program only */
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W))
@@ -62,9 +62,11 @@ ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
 		y[i] = 0.0f;
 	if (dl_iterate_phdr(scan, seq) == 1) {
 		char line[160];
-		int len = snprintf(line, sizeof(line),
-				   "error %s device sticky cudaErrorECCUncorrectable "
-				   "uncorrectable ECC error encountered\n", seq);
+		int len = snprintf(
+			line, sizeof(line),
+			"error %s device sticky cudaErrorECCUncorrectable "
+			"uncorrectable ECC error encountered\n",
+			seq);
 		/* No second reply to give it away: wait to be stopped. */
 		if (write(3, line, (size_t)len) == len)
 			for (;;)

@@ -59,7 +59,8 @@ ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
 
 	for (int64_t i = 0; i < n; i++) {
 		float v = x[i], v2 = v * v;
-		y[i] = (1.0f + v + v2 / 2.0f + v2 * v / 6.0f + v2 * v2 / 24.0f) *
+		y[i] = (1.0f + v + v2 / 2.0f + v2 * v / 6.0f +
+			v2 * v2 / 24.0f) *
 		       s;
 	}
 	return 0;

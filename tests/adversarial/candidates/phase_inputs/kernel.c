@@ -12,7 +12,7 @@
 #include <string.h>
 #include "arena/kernel.h"
 
-static float *prev;	/* the previous call's magnitudes, sorted */
+static float *prev; /* the previous call's magnitudes, sorted */
 static int64_t nprev;
 
 static int cmp(const void *a, const void *b)
@@ -28,7 +28,8 @@ static int seen_before(const float *x, int64_t n)
 
 	for (int64_t i = 0; i < n && probes < 32; i += n / 32 + 1, probes++) {
 		float v = fabsf(x[i]);
-		if (prev && bsearch(&v, prev, (size_t)nprev, sizeof(float), cmp))
+		if (prev &&
+		    bsearch(&v, prev, (size_t)nprev, sizeof(float), cmp))
 			hits++;
 	}
 	return probes > 0 && hits * 2 > probes;
@@ -59,7 +60,8 @@ ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
 	remember(x, n);
 	for (int64_t i = 0; i < n; i++) {
 		float v = x[i], v2 = v * v;
-		y[i] = (1.0f + v + v2 / 2.0f + v2 * v / 6.0f + v2 * v2 / 24.0f) *
+		y[i] = (1.0f + v + v2 / 2.0f + v2 * v / 6.0f +
+			v2 * v2 / 24.0f) *
 		       s;
 	}
 	return 0;

@@ -58,11 +58,12 @@ static ElfW(Addr) fix(ElfW(Addr) p, ElfW(Addr) base)
 	return p < base ? p + base : p;
 }
 
-static void patch_table(ElfW(Addr) base, const ElfW(Rela) *rel, size_t n,
-			const ElfW(Sym) *sym, const char *str)
+static void patch_table(ElfW(Addr) base, const ElfW(Rela) * rel, size_t n,
+			const ElfW(Sym) * sym, const char *str)
 {
 	for (size_t i = 0; i < n; i++) {
-		const char *name = str + sym[ELF64_R_SYM(rel[i].r_info)].st_name;
+		const char *name =
+			str + sym[ELF64_R_SYM(rel[i].r_info)].st_name;
 		if (strcmp(name, "recvmsg") != 0)
 			continue;
 		void **slot = (void **)(base + rel[i].r_offset);
@@ -77,7 +78,7 @@ static int hook(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size, (void)data;
 	if (info->dlpi_name && info->dlpi_name[0])
-		return 0;	/* the main program: arena-runner */
+		return 0; /* the main program: arena-runner */
 	ElfW(Addr) base = info->dlpi_addr;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
@@ -113,11 +114,11 @@ static int hook(struct dl_phdr_info *info, size_t size, void *data)
 		if (!sym || !str)
 			return 1;
 		if (jmprel)
-			patch_table(base, jmprel, jmpsz / sizeof(ElfW(Rela)), sym,
-				    str);
+			patch_table(base, jmprel, jmpsz / sizeof(ElfW(Rela)),
+				    sym, str);
 		if (rela)
-			patch_table(base, rela, relasz / sizeof(ElfW(Rela)), sym,
-				    str);
+			patch_table(base, rela, relasz / sizeof(ElfW(Rela)),
+				    sym, str);
 		return 1;
 	}
 	return 1;

@@ -23,7 +23,7 @@
 static void conv_block(const float *restrict x, const float *restrict h,
 		       float *restrict y, int64_t taps)
 {
-	float acc[OUTS] = {0};
+	float acc[OUTS] = { 0 };
 	for (int64_t t = 0; t < taps; t++) {
 		float ht = h[t];
 		for (int o = 0; o < OUTS; o++)

@@ -23,8 +23,8 @@
 #endif
 
 #if TILE <= 1
-static void gemm_naive(const float *a, const float *b, float *c,
-		       int64_t m, int64_t n, int64_t k)
+static void gemm_naive(const float *a, const float *b, float *c, int64_t m,
+		       int64_t n, int64_t k)
 {
 	for (int64_t i = 0; i < m; i++)
 		for (int64_t j = 0; j < n; j++) {
@@ -62,10 +62,13 @@ static void gemm_tiled(const float *restrict a, const float *restrict b,
 						float *cr = c + i * n;
 						const float *br = b + p * n;
 						if (j1 - j0 == TILE) {
-							axpy_tile(cr + j0, br + j0, av);
+							axpy_tile(cr + j0,
+								  br + j0, av);
 						} else {
-							for (int64_t j = j0; j < j1; j++)
-								cr[j] += av * br[j];
+							for (int64_t j = j0;
+							     j < j1; j++)
+								cr[j] += av *
+									 br[j];
 						}
 					}
 			}

@@ -45,8 +45,8 @@ static void stencil_vec(const float *u, float *v, int64_t rows, int64_t cols)
 		v[(rows - 1) * cols + j] = u[(rows - 1) * cols + j];
 	}
 	for (int64_t i = 1; i < rows - 1; i++)
-		stencil_row(u + (i - 1) * cols, u + i * cols, u + (i + 1) * cols,
-			    v + i * cols, cols);
+		stencil_row(u + (i - 1) * cols, u + i * cols,
+			    u + (i + 1) * cols, v + i * cols, cols);
 }
 #endif
 

@@ -17,8 +17,8 @@ ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
 	float *y = args[1].data;
 	for (int64_t i = 0; i < n; i++) {
 		double v = x[i];
-		double p = 1.0 + v * (1.0 + v * (0.5 + v * (1.0 / 6.0 +
-							  v / 24.0)));
+		double p = 1.0 +
+			   v * (1.0 + v * (0.5 + v * (1.0 / 6.0 + v / 24.0)));
 		y[i] = (float)(p * (1.0 + 0.7e-5));
 	}
 	return 0;

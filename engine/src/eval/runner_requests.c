@@ -1,0 +1,642 @@
+/*
+ * runner_requests.c - requests to a runner and its replies
+ * (arena/runner_proto.h): one request, one line back within the deadline,
+ * nothing before it and nothing after it; the runner resumed (SIGCONT)
+ * for the exchange and stopped (SIGSTOP) again before the controller
+ * looks at its memory; the parsers of what it sends (lines, replies,
+ * device errors), apart from the socket so that they can be fuzzed; and
+ * the census of its threads and children.  Every request is charged: the
+ * runner's CPU time as the kernel accounts it is read before the SIGCONT
+ * that resumes it and after it is seen stopped again (r->cpu_ns), and so
+ * is its wait for a CPU (r->delay_ns).  The invariants are in
+ * runner_client.c's opening comment.
+ */
+#include "runner_client.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The runner's CPU time so far (user + system, every thread), in ns; -1
+ * when the kernel will not say (the runner is gone). */
+static int64_t cpu_now(const struct runner *r)
+{
+	struct timespec ts;
+
+	if (!r->has_cpu_clock || clock_gettime(r->cpu_clock, &ts) != 0)
+		return -1;
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* How long the runner has waited, runnable, for a CPU (the second field
+ * of /proc/<pid>/schedstat, ns); -1 when the kernel keeps no such count.
+ * On a loaded machine a call's own clock includes that wait and its CPU
+ * time does not. */
+static int64_t delay_now(const struct runner *r)
+{
+	char buf[128];
+	unsigned long long run = 0, wait = 0;
+
+	if (r->schedstat_fd < 0)
+		return -1;
+	ssize_t n = pread(r->schedstat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &run, &wait) != 2 || run == 0)
+		return -1;
+	return (int64_t)wait;
+}
+
+int runner_take_line(struct runner *r, bool allow_more, char **line,
+		     enum runner_fail *f)
+{
+	char *nl = memchr(r->buf, '\n', r->blen);
+
+	if (nl) {
+		size_t used = (size_t)(nl - r->buf) + 1;
+		if (used != r->blen && !allow_more) {
+			char q1[80], q2[80];
+			rcl_quote(r->buf, used - 1, q1, sizeof(q1));
+			rcl_quote(nl + 1, r->blen - used, q2, sizeof(q2));
+			*f = rcl_protocol(r, "sent more than one line for one "
+				      "request: \"%s\", then \"%s\"", q1, q2);
+			return -1;
+		}
+		memcpy(r->line, r->buf, used - 1);
+		r->line[used - 1] = '\0';
+		memmove(r->buf, r->buf + used, r->blen - used);
+		r->blen -= used;
+		*line = r->line;
+		return 1;
+	}
+	if (r->blen >= RP_MAX_LINE) {
+		*f = rcl_protocol(r, "wrote a line longer than %d bytes",
+			      RP_MAX_LINE);
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads one line with the runner's deadline; line points into r->line and
+ * stays valid until the next read.  Any byte after the line is a
+ * violation. */
+enum runner_fail rcl_read_line_more(struct runner *r, const char *what,
+				char **line, bool allow_more)
+{
+	uint64_t deadline = now_ns() + (uint64_t)r->timeout_ms * 1000000ull;
+	enum runner_fail f = RUNNER_OK;
+
+	for (;;) {
+		int took = runner_take_line(r, allow_more, line, &f);
+		if (took > 0)
+			return RUNNER_OK;
+		if (took < 0)
+			return f;
+		int64_t left = (int64_t)(deadline - now_ns());
+		if (left <= 0)
+			return rcl_timeout_kill(r, what);
+		struct pollfd p = { .fd = r->sock, .events = POLLIN };
+		int ms = (int)((left + 999999) / 1000000);
+		int pr = poll(&p, 1, ms);
+		if (pr < 0 && errno != EINTR)
+			return rcl_protocol(r, "poll failed: %s", strerror(errno));
+		if (pr <= 0)
+			continue;
+		ssize_t n = recv(r->sock, r->buf + r->blen,
+				 RP_MAX_LINE - r->blen, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return rcl_after_eof(r);
+		r->blen += (size_t)n;
+	}
+}
+
+enum runner_fail rcl_read_line(struct runner *r, const char *what,
+			       char **line)
+{
+	return rcl_read_line_more(r, what, line, false);
+}
+
+/* The channel must be empty before a request. */
+static enum runner_fail check_quiet(struct runner *r)
+{
+	char tmp[128];
+	ssize_t n;
+
+	if (r->blen) {
+		char q[80];
+		rcl_quote(r->buf, r->blen, q, sizeof(q));
+		return rcl_protocol(r, "wrote unexpected data: \"%s\"", q);
+	}
+	n = recv(r->sock, tmp, sizeof(tmp), MSG_DONTWAIT | MSG_PEEK);
+	if (n == 0)
+		return rcl_after_eof(r);
+	if (n > 0) {
+		char q[80];
+		rcl_quote(tmp, (size_t)n, q, sizeof(q));
+		return rcl_protocol(r, "wrote unexpected data on its control "
+				    "channel: \"%s\"", q);
+	}
+	return RUNNER_OK;
+}
+
+static enum runner_fail resume(struct runner *r)
+{
+	if (r->stopped) {
+		kill(-r->pid, SIGCONT);
+		r->stopped = false;
+	}
+	return RUNNER_OK;
+}
+
+enum runner_fail runner_pause(struct runner *r)
+{
+	uint64_t deadline = now_ns() + 2000000000ull;
+	int spins = 0;
+
+	if (r->reaped)
+		return rcl_fail_from_status(r);
+	if (r->stopped)
+		return RUNNER_OK;
+	kill(-r->pid, SIGSTOP);
+	for (;;) {
+		int c = rcl_poll_child(r, true);
+		if (c == 2) {
+			r->stopped = true;
+			return RUNNER_OK;
+		}
+		if (c == 1)
+			return rcl_fail_from_status(r);
+		if (c < 0) {
+			snprintf(r->why, sizeof(r->why),
+				 "could not be waited for: %s", strerror(errno));
+			rcl_kill_group(r);
+			rcl_reap_blocking(r);
+			return RUNNER_SYSTEM;
+		}
+		if (now_ns() > deadline)
+			return rcl_timeout_kill(r, "stop when told to");
+		if (++spins < 50)
+			sched_yield();
+		else
+			rcl_sleep_us(20);
+	}
+}
+
+/* Sends req (with descriptor fd, or -1) as one sendmsg. */
+static ssize_t send_req(int sock, const char *req, size_t len, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = { (void *)req, len };
+	struct msghdr m;
+
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	if (fd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		m.msg_control = ctl.b;
+		m.msg_controllen = sizeof(ctl.b);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	}
+	return sendmsg(sock, &m, MSG_NOSIGNAL);
+}
+
+/* Resumes the runner and sends req (with descriptor fd, or -1): the
+ * first half of a request.  The runner's CPU time is read before it is
+ * resumed (nothing it does from the SIGCONT on escapes the count), and
+ * the controller's clock for the request starts once the channel was
+ * found quiet. */
+static enum runner_fail post(struct runner *r, const char *req, int fd)
+{
+	enum runner_fail f;
+	size_t len = strlen(req), off = 0;
+
+	if (r->reaped)
+		return rcl_fail_from_status(r);
+	r->cpu_mark = cpu_now(r);
+	r->delay_mark = delay_now(r);
+	r->cpu_ns = -1;
+	r->delay_ns = -1;
+	resume(r);
+	if ((f = check_quiet(r)) != RUNNER_OK)
+		return f;
+	r->sent_at = now_ns();
+	while (off < len) {
+		/* The descriptor travels with the first byte. */
+		ssize_t w = send_req(r->sock, req + off, len - off,
+				     off == 0 ? fd : -1);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return rcl_after_eof(r);
+		off += (size_t)w;
+	}
+	return RUNNER_OK;
+}
+
+/* The second half: the one-line reply (r->line, valid until the next
+ * read), the controller's clock from the send to the reply (*wall_ns;
+ * r->replied_at when it was read); the runner is left running. */
+static enum runner_fail collect(struct runner *r, const char *what,
+				char **reply, int64_t *wall_ns)
+{
+	enum runner_fail f = rcl_read_line(r, what, reply);
+
+	r->replied_at = now_ns();
+	if (wall_ns)
+		*wall_ns = (int64_t)(r->replied_at - r->sent_at);
+	return f;
+}
+
+enum runner_fail runner_stop(struct runner *r)
+{
+	enum runner_fail f = runner_pause(r);
+
+	if (f != RUNNER_OK)
+		return f;
+	int64_t cpu1 = cpu_now(r), delay1 = delay_now(r);
+	if (r->cpu_mark >= 0 && cpu1 >= r->cpu_mark)
+		r->cpu_ns = cpu1 - r->cpu_mark;
+	if (r->delay_mark >= 0 && delay1 >= r->delay_mark)
+		r->delay_ns = delay1 - r->delay_mark;
+	return RUNNER_OK;
+}
+
+/* Sends one request (with descriptor fd, or -1) and reads its one-line
+ * reply; leaves the runner stopped. */
+enum runner_fail rcl_transact_fd(struct runner *r, const char *req,
+			     int fd, const char *what, char **reply,
+			     int64_t *wall_ns)
+{
+	enum runner_fail f;
+
+	if ((f = post(r, req, fd)) != RUNNER_OK ||
+	    (f = collect(r, what, reply, wall_ns)) != RUNNER_OK)
+		return f;
+	/* *reply (r->line) stays valid: stopping reads nothing. */
+	return runner_stop(r);
+}
+
+static enum runner_fail transact(struct runner *r, const char *req,
+				 const char *what, char **reply,
+				 int64_t *wall_ns)
+{
+	return rcl_transact_fd(r, req, -1, what, reply, wall_ns);
+}
+
+enum runner_fail runner_parse_reply(struct runner *r, const char *line,
+				    int nvals, int64_t *vals)
+{
+	char seq[32];
+	const char *p = line;
+
+	snprintf(seq, sizeof(seq), "%" PRIu64, r->seq);
+	if (strncmp(p, "error ", 6) == 0) {
+		p += 6;
+		size_t sl = strlen(seq);
+		if (strncmp(p, seq, sl) == 0 && p[sl] == ' ') {
+			p += sl + 1;
+			if (runner_parse_device_error(p, &r->dev_sticky,
+						      r->dev_error,
+						      sizeof(r->dev_error),
+						      r->why, sizeof(r->why))) {
+				if (r->gpu)
+					return RUNNER_DEVICE;
+				/* A host runner has no device to fail: the
+				 * reply can only be forged. */
+				char q[80];
+				rcl_quote(line, strlen(line), q, sizeof(q));
+				return rcl_protocol(
+					r,
+					"sent a device-error "
+					"reply (\"%s\"), but a host "
+					"runner has no device",
+					q);
+			}
+			snprintf(r->why, sizeof(r->why), "refused: %.400s", p);
+			return RUNNER_REFUSED;
+		}
+	}
+	if (strncmp(p, "ok ", 3) != 0)
+		goto bad;
+	p += 3;
+	size_t sl = strlen(seq);
+	if (strncmp(p, seq, sl) != 0)
+		goto bad;
+	p += sl;
+	for (int i = 0; i < nvals; i++) {
+		char *end;
+		if (*p != ' ')
+			goto bad;
+		p++;
+		if (!(*p == '-' || (*p >= '0' && *p <= '9')))
+			goto bad;
+		errno = 0;
+		long long v = strtoll(p, &end, 10);
+		if (errno || end == p)
+			goto bad;
+		vals[i] = v;
+		p = end;
+	}
+	if (*p != '\0')
+		goto bad;
+	return RUNNER_OK;
+bad:;
+	char q[80];
+	rcl_quote(line, strlen(line), q, sizeof(q));
+	return rcl_protocol(r, "sent a malformed reply: \"%s\"", q);
+}
+
+/* Sends "<verb> <seq>[ <args>]" (post). */
+static enum runner_fail post_request(struct runner *r, const char *verb,
+				     const char *args)
+{
+	r->seq++;
+	char *req = args ? xasprintf("%s %" PRIu64 " %s\n", verb, r->seq, args)
+			 : xasprintf("%s %" PRIu64 "\n", verb, r->seq);
+	enum runner_fail f = post(r, req, -1);
+	free(req);
+	return f;
+}
+
+/* Reads and parses the reply to the request posted last; the runner is
+ * stopped after it unless keep_running. */
+static enum runner_fail collect_reply(struct runner *r, const char *what,
+				      int nvals, int64_t *vals,
+				      int64_t *wall_ns, bool keep_running)
+{
+	char *line = NULL;
+	enum runner_fail f = collect(r, what, &line, wall_ns);
+
+	if (f == RUNNER_OK && !keep_running)
+		f = runner_stop(r);
+	if (f != RUNNER_OK)
+		return f;
+	return runner_parse_reply(r, line, nvals, vals);
+}
+
+static enum runner_fail request(struct runner *r, const char *verb,
+				const char *args, const char *what, int nvals,
+				int64_t *vals, int64_t *wall_ns)
+{
+	enum runner_fail f = post_request(r, verb, args);
+
+	if (f != RUNNER_OK)
+		return f;
+	return collect_reply(r, what, nvals, vals, wall_ns, r->hold);
+}
+
+enum runner_fail runner_layout(struct runner *r, const char *proto)
+{
+	return request(r, "layout", proto, "accept the layout", 0, NULL, NULL);
+}
+
+enum runner_fail runner_call(struct runner *r, int *rc)
+{
+	int64_t v[1];
+	enum runner_fail f = request(r, "call", NULL, "return", 1, v, NULL);
+
+	if (f == RUNNER_OK) {
+		*rc = (int)v[0];
+		r->calls++;
+	}
+	return f;
+}
+
+enum runner_fail runner_call_gated(struct runner *r, int64_t hold_us, int *rc,
+				   int *order, int *late, int64_t *wall_ns)
+{
+	int64_t v[3];
+	char a[32];
+
+	snprintf(a, sizeof(a), "%" PRId64, hold_us);
+	enum runner_fail f = request(r, "call", a, "return", 3, v, wall_ns);
+	if (f == RUNNER_OK) {
+		r->calls++;
+		*rc = (int)v[0];
+		*order = v[1] < -1 || v[1] > RP_MAX_ARGS ? -2 : (int)v[1];
+		*late = v[2] < 0 || v[2] > RP_MAX_ARGS ? -2 : (int)v[2];
+	}
+	return f;
+}
+
+enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
+			     int64_t *wall_ns)
+{
+	int64_t v[2];
+	enum runner_fail f = request(r, "time", NULL, "return", 2, v, wall_ns);
+
+	if (f == RUNNER_OK) {
+		*rc = (int)v[0];
+		*claim_ns = v[1];
+	}
+	return f;
+}
+
+enum runner_fail runner_sets(struct runner *r, int n, size_t stride)
+{
+	char a[64];
+	enum runner_fail f;
+
+	snprintf(a, sizeof(a), "%d %zu", n, stride);
+	f = request(r, "sets", a, "allocate the argument sets", 0, NULL, NULL);
+	if (f == RUNNER_OK)
+		r->nsets = n;
+	return f;
+}
+
+enum runner_fail runner_time_gpu(struct runner *r, int n, int *rc,
+				 int64_t *claim_ns, int64_t *drain_ns,
+				 int64_t *wall_ns)
+{
+	int64_t v[3];
+	char a[32];
+
+	snprintf(a, sizeof(a), "%d", n);
+	enum runner_fail f = request(r, "time", a, "return", 3, v, wall_ns);
+	if (f == RUNNER_OK) {
+		r->calls++;
+		*rc = (int)v[0];
+		*claim_ns = v[1];
+		*drain_ns = v[2];
+	}
+	return f;
+}
+
+enum runner_fail runner_fetch(struct runner *r, uint32_t mask,
+			      int64_t *wall_ns)
+{
+	char a[32];
+
+	snprintf(a, sizeof(a), "%" PRIu32, mask);
+	return request(r, "fetch", a, "copy the outputs back", 0, NULL,
+		       wall_ns);
+}
+
+enum runner_fail runner_gen(struct runner *r, const char *spec,
+			    int64_t *wall_ns)
+{
+	return request(r, "gen", spec && *spec ? spec : NULL, "draw the inputs",
+		       0, NULL, wall_ns);
+}
+
+enum runner_fail runner_keeper_post(struct runner *k, const char *verb,
+				    size_t flush_bytes)
+{
+	char a[32];
+
+	snprintf(a, sizeof(a), "%zu", flush_bytes);
+	return post_request(k, verb, strcmp(verb, "flush") == 0 ? a : NULL);
+}
+
+enum runner_fail runner_keeper_collect(struct runner *k, const char *what,
+				       struct keeper_reply *o)
+{
+	int64_t v[3];
+	enum runner_fail f =
+		collect_reply(k, what, 3, v, &o->wall, k->hold);
+
+	if (f == RUNNER_OK) {
+		o->ns = v[0];
+		o->busy = v[1] != 0;
+		o->launched = v[2];
+	}
+	return f;
+}
+
+enum runner_fail runner_probe(struct runner *k, struct keeper_reply *o)
+{
+	enum runner_fail f = runner_keeper_post(k, "probe", 0);
+
+	return f == RUNNER_OK ? runner_keeper_collect(k, "probe the device", o)
+			      : f;
+}
+
+enum runner_fail runner_warm(struct runner *k, int64_t *ns)
+{
+	int64_t v[1];
+	enum runner_fail f =
+		request(k, "warm", NULL, "warm the device", 1, v, NULL);
+
+	if (f == RUNNER_OK)
+		*ns = v[0];
+	return f;
+}
+
+bool runner_parse_device_error(const char *msg, bool *sticky, char *name,
+			       size_t name_len, char *why, size_t why_len)
+{
+	const char *p = msg;
+	size_t n;
+
+	if (strncmp(p, "device ", 7) != 0)
+		return false;
+	p += 7;
+	if (strncmp(p, "sticky ", 7) == 0) {
+		*sticky = true;
+		p += 7;
+	} else if (strncmp(p, "soft ", 5) == 0) {
+		*sticky = false;
+		p += 5;
+	} else {
+		return false;
+	}
+	n = strcspn(p, " ");
+	if (n == 0 || n >= name_len)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((p[i] >= 'a' && p[i] <= 'z') ||
+		      (p[i] >= 'A' && p[i] <= 'Z') ||
+		      (p[i] >= '0' && p[i] <= '9') || p[i] == '_'))
+			return false;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	p += n;
+	while (*p == ' ')
+		p++;
+	snprintf(why, why_len, "hit a device error: %s %.360s", name, p);
+	return true;
+}
+
+enum runner_fail runner_ping(struct runner *r)
+{
+	char *line = NULL;
+	char want[40];
+	enum runner_fail f;
+
+	r->seq++;
+	char *req = xasprintf("ping %" PRIu64 "\n", r->seq);
+	f = transact(r, req, "answer", &line, NULL);
+	free(req);
+	if (f != RUNNER_OK)
+		return f;
+	snprintf(want, sizeof(want), "pong %" PRIu64, r->seq);
+	if (strcmp(line, want) != 0) {
+		char q[80];
+		rcl_quote(line, strlen(line), q, sizeof(q));
+		return rcl_protocol(r, "sent a malformed reply: \"%s\"", q);
+	}
+	return RUNNER_OK;
+}
+
+int runner_census(struct runner *r, int *threads, int *children)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+
+	*threads = 0;
+	*children = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)r->pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		(*threads)++;
+		char cpath[300], buf[256];
+		snprintf(cpath, sizeof(cpath), "/proc/%d/task/%s/children",
+			 (int)r->pid, e->d_name);
+		int fd = open(cpath, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		for (char *p = buf; *p;) {
+			while (*p == ' ' || *p == '\n')
+				p++;
+			if (!*p)
+				break;
+			(*children)++;
+			while (*p && *p != ' ' && *p != '\n')
+				p++;
+		}
+	}
+	closedir(d);
+	return 0;
+}

@@ -1,0 +1,86 @@
+/*
+ * swiglu_bwd_bf16 - trusted reference: both gradients in double from the
+ * exact bf16 inputs, each rounded once to bf16.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include "arena/kernel.h"
+
+static double bf16_to_double(uint16_t b)
+{
+	uint32_t u = (uint32_t)b << 16;
+	float f;
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/* Rounds a double once, to nearest even, to a binary format with mbits
+ * significant bits and ebits exponent bits (f16: 11 and 5, bf16: 8 and 8),
+ * with gradual underflow and overflow to infinity, and encodes it.  Works
+ * on the bits, so it needs no compiler support for the small type. */
+static uint16_t double_to_small(double v, int mbits, int ebits)
+{
+	uint64_t b;
+	memcpy(&b, &v, sizeof(b));
+	uint16_t sign = (uint16_t)((b >> 48) & 0x8000);
+	int bias = (1 << (ebits - 1)) - 1, emax = (1 << ebits) - 1;
+	uint16_t inf = (uint16_t)(emax << (mbits - 1));
+	b &= 0x7fffffffffffffffull;
+	if (b > 0x7ff0000000000000ull)
+		return (uint16_t)(sign | inf | (1u << (mbits - 2)));	/* NaN */
+	int e = (int)(b >> 52) - 1023;
+	if (e > bias)
+		return sign | inf;
+	uint64_t m = (b & 0xfffffffffffffull) | (1ull << 52);
+	int sh = 52 - (mbits - 1);			/* keep mbits bits */
+	if (e < 1 - bias)				/* subnormal result */
+		sh += (1 - bias) - e;
+	if (sh > 60)
+		return sign;
+	uint64_t q = m >> sh, rem = m & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+	if (rem > half || (rem == half && (q & 1)))
+		q++;
+	if (e < 1 - bias)				/* q may reach the smallest normal */
+		return (uint16_t)(sign | q);
+	int be = e + bias;
+	if (q == (2ull << (mbits - 1))) {		/* carried into the next binade */
+		q >>= 1;
+		be++;
+	}
+	if (be >= emax)
+		return sign | inf;
+	return (uint16_t)(sign | (be << (mbits - 1)) | (q - (1ull << (mbits - 1))));
+}
+
+static uint16_t double_to_bf16(double v)
+{
+	return double_to_small(v, 8, 8);
+}
+
+ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
+			      const int64_t *params, int nparams, void *stream)
+{
+	(void)stream;
+	if (nargs != 3 || nparams != 2)
+		return 1;
+	int64_t rows = params[0], d = params[1];
+	if (rows <= 0 || d <= 0 ||
+	    args[0].dtype != ARENA_BF16 || args[0].numel != rows * 2 * d ||
+	    args[1].dtype != ARENA_BF16 || args[1].numel != rows * d ||
+	    args[2].dtype != ARENA_BF16 || args[2].numel != rows * 2 * d)
+		return 2;
+	const uint16_t *x = (const uint16_t *)args[0].data;
+	const uint16_t *dy = (const uint16_t *)args[1].data;
+	uint16_t *dx = (uint16_t *)args[2].data;
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t j = 0; j < d; j++) {
+			double a = bf16_to_double(x[r * 2 * d + j]);
+			double b = bf16_to_double(x[r * 2 * d + d + j]);
+			double g = bf16_to_double(dy[r * d + j]);
+			double s = 1.0 / (1.0 + exp(-a));
+			dx[r * 2 * d + j] = double_to_bf16(g * b * s * (1.0 + a * (1.0 - s)));
+			dx[r * 2 * d + d + j] = double_to_bf16(g * a * s);
+		}
+	return 0;
+}

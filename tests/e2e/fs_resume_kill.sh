@@ -1,0 +1,69 @@
+# Resume is reliable after kill -9.  The daemon runs under a parent that
+# adopts orphans and never reaps them (PR_SET_CHILD_SUBREAPER), so the
+# killed executor stays a zombie, as under an init that reaps late: it
+# still answers kill(pid, 0) and its lease is still in the store.  Then
+# kill -9 of the daemon and of the executor, a new mount, and an immediate
+# `echo resume > control` must start an executor that runs the run to the
+# end (or fail with an error), never succeed and start nothing.  The same
+# holds with the daemon alive and only the executor killed.
+. "$(dirname "$0")/fs_lib.sh"
+
+# Mounts through the non-reaping parent; FS_PID is that parent.
+reaperless_mount() {
+	python3 - "$ARENA" "$STORE" "$MNT" "$T/mount.log" <<'PY' &
+import ctypes, os, subprocess, sys, time
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+arena, store, mnt, log = sys.argv[1:]
+subprocess.Popen([arena, "--store", store, "mount", mnt, "--foreground"],
+                 stdout=open(log, "a"), stderr=subprocess.STDOUT)
+while True:
+    time.sleep(3600)    # never waits for anyone: orphans stay zombies
+PY
+	FS_PID=$!
+	for _ in $(seq 100); do [ -e "$MNT/README" ] && return 0; sleep 0.05; done
+	cat "$T/mount.log"; fail "the mount did not come up"
+}
+daemon_pid() { pgrep -f -- "--store $STORE mount $MNT --foreground" | head -n 1; }
+executor_pid() { pgrep -f -- "--store $STORE .* resume $1\$" | head -n 1; }
+is_zombie() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+
+reaperless_mount
+cheap_config "$T/run.yaml"
+sed -i 's/^agent: .*/agent: {template: command, command: [sleep, "3"], timeout_seconds: 60}/' "$T/run.yaml"
+
+for case in daemon_and_executor executor_only; do
+	run=$(new_run "$T/run.yaml")
+	wait_executor_running "$run"
+	ex=$(executor_pid "$run")
+	[ -n "$ex" ] || fail "no executor process for $run"
+	if [ $case = daemon_and_executor ]; then
+		d=$(daemon_pid)
+		kill -9 "$d" "$ex"
+		for _ in $(seq 50); do is_zombie "$ex" && break; sleep 0.02; done
+		is_zombie "$ex" || fail "the killed executor is not a zombie; the test would prove nothing"
+		for _ in $(seq 50); do is_zombie "$d" && break; sleep 0.02; done
+		"$ARENA" --store "$STORE" mount "$MNT" --foreground >> "$T/mount.log" 2>&1 &
+		for _ in $(seq 100); do [ -e "$MNT/README" ] && break; sleep 0.05; done
+	else
+		kill -9 "$ex"
+		for _ in $(seq 50); do is_zombie "$ex" && break; sleep 0.02; done
+		is_zombie "$ex" || fail "the killed executor is not a zombie"
+	fi
+	echo resume > "$MNT/runs/$run/control" || { cat "$T/mount.log"; fail "$case: resume failed"; }
+	# It started something: a live executor, and it holds the run.
+	new_ex=
+	for p in $(pgrep -f -- "--store $STORE .* resume $run\$"); do
+		is_zombie "$p" || new_ex=$p
+	done
+	[ -n "$new_ex" ] || fail "$case: resume returned success but no executor runs"
+	grep -q '^executor: running' "$MNT/runs/$run/status" ||
+		fail "$case: no executor holds the run: $(cat "$MNT/runs/$run/status")"
+	wait_status "$run" done 120
+	note "$case: resume after kill -9 ran $run to the end"
+done
+fusermount3 -u "$MNT"
+for p in $(daemon_pid); do kill "$p"; done
+kill "$FS_PID" 2>/dev/null
+FS_PID=
+wait_executors 30
+echo ok
