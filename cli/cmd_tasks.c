@@ -44,7 +44,8 @@ static int tasks_check(struct cli *c, const char *sel, const char *device)
 		}
 		char *dev = NULL;
 		if (eval_resolve_device(device, t, &dev, &err) != 0 ||
-		    eval_aka_judge(t, dev, engine_cache_dir(e), &j, &err) != 0) {
+		    eval_aka_judge(t, dev, engine_cache_dir(e), &j, &err) !=
+			    0) {
 			printf("%s ERROR: %s\n", t->id, errbuf_str(&err));
 			flagged++;
 		} else if (j.skip_reason) {

@@ -33,7 +33,7 @@
 #include "arena/task.h"
 #include "arena/util.h"
 
-static char *aka_root;		/* tests/aka */
+static char *aka_root; /* tests/aka */
 static char cache_dir[] = "/tmp/arena-test-aka-eval-XXXXXX";
 static bool have_torch, have_fake;
 
@@ -62,8 +62,8 @@ static int group_teardown(void **state)
 }
 
 struct opts {
-	const char *task;	/* under tests/aka/tasks */
-	const char *cand;	/* under tests/aka/candidates, NULL: the task */
+	const char *task; /* under tests/aka/tasks */
+	const char *cand; /* under tests/aka/candidates, NULL: the task */
 	const char *device;
 	bool skip_timing;
 };
@@ -103,10 +103,10 @@ static void evaluate(const struct opts *o, struct task_result *r)
 static void expect(const struct task_result *r, enum result_status st,
 		   const char *phrase)
 {
-	const char *msg = r->correctness_error_message
-				  ? r->correctness_error_message
-				  : r->compilation_error_message
-					    ? r->compilation_error_message : "";
+	const char *msg =
+		r->correctness_error_message   ? r->correctness_error_message
+		: r->compilation_error_message ? r->compilation_error_message
+					       : "";
 	if (r->status != st)
 		fail_msg("status %s, expected %s: %s",
 			 result_status_name(r->status), result_status_name(st),
@@ -131,8 +131,8 @@ static void test_a_vllm_folder_is_prepared_and_its_own_kernel_accepted(void **s)
 	result_release(&r);
 }
 
-static void test_a_rocmbench_folder_times_its_benchmarks_and_checks_its_test_shapes(
-	void **s)
+static void
+test_a_rocmbench_folder_times_its_benchmarks_and_checks_its_test_shapes(void **s)
 {
 	struct opts o = { .task = "triton2triton/rocmbench_softmax" };
 	struct task_result r;
@@ -150,7 +150,8 @@ static void test_a_rocmbench_folder_times_its_benchmarks_and_checks_its_test_sha
 	result_release(&r);
 }
 
-static void test_a_geak_eval_folder_is_prepared_from_its_harness_configs(void **s)
+static void
+test_a_geak_eval_folder_is_prepared_from_its_harness_configs(void **s)
 {
 	struct opts o = { .task = "triton2triton/geak_scale" };
 	struct task_result r;
@@ -199,23 +200,26 @@ static void test_candidates_are_judged_with_their_stated_reasons(void **s)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		char cand[96];
 		struct opts o = { .task = "triton2triton/vllm_rmsnorm",
-				  .cand = cand, .skip_timing = true };
+				  .cand = cand,
+				  .skip_timing = true };
 		struct task_result r;
 		snprintf(cand, sizeof(cand), "vllm_rmsnorm/%s", cases[i].cand);
 		evaluate(&o, &r);
 		if (r.status != cases[i].st ||
-		    (cases[i].phrase && !strstr(r.correctness_error_message
-						? r.correctness_error_message
-						: r.compilation_error_message
-						? r.compilation_error_message : "",
-						cases[i].phrase)))
+		    (cases[i].phrase &&
+		     !strstr(r.correctness_error_message
+				     ? r.correctness_error_message
+			     : r.compilation_error_message
+				     ? r.compilation_error_message
+				     : "",
+			     cases[i].phrase)))
 			fail_msg("%s: %s: %s", cases[i].cand,
 				 result_status_name(r.status),
 				 r.correctness_error_message
 					 ? r.correctness_error_message
-					 : r.compilation_error_message
-						   ? r.compilation_error_message
-						   : "(no message)");
+				 : r.compilation_error_message
+					 ? r.compilation_error_message
+					 : "(no message)");
 		assert_true(r.score <= 20.0);
 		result_release(&r);
 	}
@@ -223,10 +227,11 @@ static void test_candidates_are_judged_with_their_stated_reasons(void **s)
 
 /* ---- harnesses that lie ------------------------------------------------------ */
 
-static void test_a_harness_that_exits_0_after_printing_fail_is_the_tasks_fault(
-	void **s)
+static void
+test_a_harness_that_exits_0_after_printing_fail_is_the_tasks_fault(void **s)
 {
-	struct opts o = { .task = "triton2triton/geak_lies", .skip_timing = true };
+	struct opts o = { .task = "triton2triton/geak_lies",
+			  .skip_timing = true };
 	struct task_result r;
 
 	(void)s;
@@ -236,10 +241,12 @@ static void test_a_harness_that_exits_0_after_printing_fail_is_the_tasks_fault(
 	result_release(&r);
 }
 
-static void test_a_harness_that_checks_nothing_still_gets_arenas_verdict(void **s)
+static void
+test_a_harness_that_checks_nothing_still_gets_arenas_verdict(void **s)
 {
 	struct opts o = { .task = "triton2triton/vllm_checks_nothing",
-			  .cand = "vllm_rmsnorm/wrong", .skip_timing = true };
+			  .cand = "vllm_rmsnorm/wrong",
+			  .skip_timing = true };
 	struct task_result r;
 	struct aka_judgement j;
 	struct task *t;
@@ -253,14 +260,15 @@ static void test_a_harness_that_checks_nothing_still_gets_arenas_verdict(void **
 	/* ... and the task checks flag the harness. */
 	errbuf_init(&err);
 	assert_int_equal(task_load(tasks, "triton2triton/vllm_checks_nothing",
-				   &t, &err), 0);
+				   &t, &err),
+			 0);
 	assert_int_equal(eval_aka_judge(t, "host", cache_dir, &j, &err), 0);
 	assert_true(j.baseline_passes);
 	assert_int_equal(j.catches_wrong, 0);
 	aka_judgement_release(&j);
 	task_free(t);
-	assert_int_equal(task_load(tasks, "triton2triton/vllm_rmsnorm", &t,
-				   &err), 0);
+	assert_int_equal(
+		task_load(tasks, "triton2triton/vllm_rmsnorm", &t, &err), 0);
 	assert_int_equal(eval_aka_judge(t, "host", cache_dir, &j, &err), 0);
 	assert_int_equal(j.catches_wrong, 1);
 	assert_int_equal(j.ncases, 3);
@@ -271,8 +279,8 @@ static void test_a_harness_that_checks_nothing_still_gets_arenas_verdict(void **
 
 /* ---- what cannot run here ------------------------------------------------------ */
 
-static void test_a_folder_marked_for_amd_is_skipped_without_running_anything(
-	void **s)
+static void
+test_a_folder_marked_for_amd_is_skipped_without_running_anything(void **s)
 {
 	struct opts o = { .task = "triton2triton/platform_skip",
 			  .cand = "vllm_rmsnorm/syntax_error" };
@@ -286,8 +294,8 @@ static void test_a_folder_marked_for_amd_is_skipped_without_running_anything(
 	result_release(&r);
 }
 
-static void test_a_harness_failing_on_an_amd_only_type_is_skipped_not_failed(
-	void **s)
+static void
+test_a_harness_failing_on_an_amd_only_type_is_skipped_not_failed(void **s)
 {
 	struct opts o = { .task = "triton2triton/vllm_fnuz" };
 	struct task_result r;
@@ -300,8 +308,8 @@ static void test_a_harness_failing_on_an_amd_only_type_is_skipped_not_failed(
 
 /* ---- the GPU path, on the emulation ------------------------------------------ */
 
-static void test_gpu_flavour_a_triton_folder_is_accepted_and_a_wrong_kernel_is_not(
-	void **s)
+static void
+test_gpu_flavour_a_triton_folder_is_accepted_and_a_wrong_kernel_is_not(void **s)
 {
 	struct opts o = { .task = "triton2triton/vllm_rmsnorm_gpu",
 			  .device = "cuda:0" };
@@ -341,16 +349,26 @@ int main(void)
 	setenv("ARENA_AKA_RECORD_DEVICE", "cpu", 1);
 
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_a_vllm_folder_is_prepared_and_its_own_kernel_accepted),
-		cmocka_unit_test(test_a_rocmbench_folder_times_its_benchmarks_and_checks_its_test_shapes),
-		cmocka_unit_test(test_a_geak_eval_folder_is_prepared_from_its_harness_configs),
-		cmocka_unit_test(test_an_optimized_kernel_is_accepted_and_faster),
-		cmocka_unit_test(test_candidates_are_judged_with_their_stated_reasons),
-		cmocka_unit_test(test_a_harness_that_exits_0_after_printing_fail_is_the_tasks_fault),
-		cmocka_unit_test(test_a_harness_that_checks_nothing_still_gets_arenas_verdict),
-		cmocka_unit_test(test_a_folder_marked_for_amd_is_skipped_without_running_anything),
-		cmocka_unit_test(test_a_harness_failing_on_an_amd_only_type_is_skipped_not_failed),
-		cmocka_unit_test(test_gpu_flavour_a_triton_folder_is_accepted_and_a_wrong_kernel_is_not),
+		cmocka_unit_test(
+			test_a_vllm_folder_is_prepared_and_its_own_kernel_accepted),
+		cmocka_unit_test(
+			test_a_rocmbench_folder_times_its_benchmarks_and_checks_its_test_shapes),
+		cmocka_unit_test(
+			test_a_geak_eval_folder_is_prepared_from_its_harness_configs),
+		cmocka_unit_test(
+			test_an_optimized_kernel_is_accepted_and_faster),
+		cmocka_unit_test(
+			test_candidates_are_judged_with_their_stated_reasons),
+		cmocka_unit_test(
+			test_a_harness_that_exits_0_after_printing_fail_is_the_tasks_fault),
+		cmocka_unit_test(
+			test_a_harness_that_checks_nothing_still_gets_arenas_verdict),
+		cmocka_unit_test(
+			test_a_folder_marked_for_amd_is_skipped_without_running_anything),
+		cmocka_unit_test(
+			test_a_harness_failing_on_an_amd_only_type_is_skipped_not_failed),
+		cmocka_unit_test(
+			test_gpu_flavour_a_triton_folder_is_accepted_and_a_wrong_kernel_is_not),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

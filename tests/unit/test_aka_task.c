@@ -19,7 +19,7 @@
 
 #include "arena/task.h"
 
-static char *root;	/* mkdtemp: <root>/tasks/<family>/... */
+static char *root; /* mkdtemp: <root>/tasks/<family>/... */
 
 static const char vllm_cfg[] =
 	"source_file_path:\n  - source/k.py\n"
@@ -68,7 +68,8 @@ static void vllm_folder(const char *id, const char *cfg, const char *src)
 	snprintf(p, sizeof(p), "tasks/%s/config.yaml", id);
 	put(p, cfg);
 	snprintf(p, sizeof(p), "tasks/%s/source/k.py", id);
-	put(p, src ? src : "import triton\n\ndef k(x):\n    _k_kernel[(1,)](x)\n");
+	put(p,
+	    src ? src : "import triton\n\ndef k(x):\n    _k_kernel[(1,)](x)\n");
 	snprintf(p, sizeof(p), "tasks/%s/scripts/task_runner.py", id);
 	put(p, "TEST_SHAPES = [(1, 2)]\n");
 }
@@ -94,8 +95,8 @@ static int teardown(void **state)
 
 /* ---- legacy keys -------------------------------------------------------- */
 
-static void test_a_vllm_folder_loads_with_its_style_harness_and_editable_file(
-	void **s)
+static void
+test_a_vllm_folder_loads_with_its_style_harness_and_editable_file(void **s)
 {
 	struct task *t;
 	struct errbuf e;
@@ -152,7 +153,8 @@ static void test_a_pytest_correctness_command_is_the_rocmbench_style(void **s)
 	task_free(t);
 }
 
-static void test_an_instruction_folder_without_sources_edits_the_file_defining_its_targets(
+static void
+test_an_instruction_folder_without_sources_edits_the_file_defining_its_targets(
 	void **s)
 {
 	struct task *t;
@@ -166,7 +168,8 @@ static void test_an_instruction_folder_without_sources_edits_the_file_defining_i
 	    "task_type: instruction2triton\n"
 	    "source_file_path: []\n"
 	    "target_kernel_functions:\n- add_kernel,sub_kernel\n");
-	put("tasks/instruction2triton/rocmbench/ad/helper.py", "def other():\n  pass\n");
+	put("tasks/instruction2triton/rocmbench/ad/helper.py",
+	    "def other():\n  pass\n");
 	put("tasks/instruction2triton/rocmbench/ad/ad.py",
 	    "import triton\n@triton.jit\ndef add_kernel(x):\n  pass\n\n"
 	    "@triton.jit\ndef sub_kernel(\n  x):\n  pass\n");
@@ -179,8 +182,8 @@ static void test_an_instruction_folder_without_sources_edits_the_file_defining_i
 	task_free(t);
 }
 
-static void test_target_file_path_is_the_editable_file_not_the_pytorch_module(
-	void **s)
+static void
+test_target_file_path_is_the_editable_file_not_the_pytorch_module(void **s)
 {
 	struct task *t;
 	struct errbuf e;
@@ -194,7 +197,8 @@ static void test_target_file_path_is_the_editable_file_not_the_pytorch_module(
 	    "performance_command: []\n"
 	    "target_file_path: hip/gelu.hip\ntask_type: torch2hip\n");
 	put("tasks/torch2hip/gpumode/gelu/hip/gelu.hip", "// hip\n");
-	put("tasks/torch2hip/gpumode/gelu/pytorch_code_module/py_gelu.py", "x = 1\n");
+	put("tasks/torch2hip/gpumode/gelu/pytorch_code_module/py_gelu.py",
+	    "x = 1\n");
 	assert_int_equal(load("torch2hip/gpumode/gelu", &t, &e), 0);
 	assert_int_equal(t->editable.n, 1);
 	assert_string_equal(t->editable.v[0], "hip/gelu.hip");
@@ -220,17 +224,19 @@ static void test_an_unknown_legacy_key_is_an_error_naming_it(void **s)
 	free(cfg);
 }
 
-static void test_a_command_written_as_a_string_is_an_error_showing_the_list(
-	void **s)
+static void
+test_a_command_written_as_a_string_is_an_error_showing_the_list(void **s)
 {
 	struct task *t;
 	struct errbuf e;
 
 	(void)s;
-	vllm_folder("triton2triton/vllm/bad2",
-		    "source_file_path: [source/k.py]\n"
-		    "correctness_command: python3 scripts/task_runner.py correctness\n"
-		    "task_type: triton2triton\n", NULL);
+	vllm_folder(
+		"triton2triton/vllm/bad2",
+		"source_file_path: [source/k.py]\n"
+		"correctness_command: python3 scripts/task_runner.py correctness\n"
+		"task_type: triton2triton\n",
+		NULL);
 	assert_int_not_equal(load("triton2triton/vllm/bad2", &t, &e), 0);
 	assert_non_null(strstr(errbuf_str(&e), "must be a list"));
 	assert_non_null(strstr(errbuf_str(&e), "correctness_command: ["));
@@ -242,11 +248,13 @@ static void test_a_folder_without_a_correctness_command_is_an_error(void **s)
 	struct errbuf e;
 
 	(void)s;
-	vllm_folder("triton2triton/vllm/bad3",
-		    "source_file_path: [source/k.py]\ntask_type: triton2triton\n",
-		    NULL);
+	vllm_folder(
+		"triton2triton/vllm/bad3",
+		"source_file_path: [source/k.py]\ntask_type: triton2triton\n",
+		NULL);
 	assert_int_not_equal(load("triton2triton/vllm/bad3", &t, &e), 0);
-	assert_non_null(strstr(errbuf_str(&e), "correctness_command is missing"));
+	assert_non_null(
+		strstr(errbuf_str(&e), "correctness_command is missing"));
 }
 
 static void test_a_missing_editable_file_is_an_error(void **s)
@@ -266,14 +274,14 @@ static void test_a_missing_editable_file_is_an_error(void **s)
 
 /* ---- what is skipped ------------------------------------------------------ */
 
-static void test_amd_only_folders_are_loaded_and_skipped_with_their_reason(
-	void **s)
+static void
+test_amd_only_folders_are_loaded_and_skipped_with_their_reason(void **s)
 {
 	static const struct {
 		const char *id, *extra, *src, *phrase;
 	} cases[] = {
-		{ "triton2triton/vllm/aiter", "", "import aiter\nimport triton\n",
-		  "aiter" },
+		{ "triton2triton/vllm/aiter", "",
+		  "import aiter\nimport triton\n", "aiter" },
 		{ "flydsl2flydsl/x/fly", "", "import flydsl\n", "FlyDSL" },
 		{ "triton2triton/vllm/plat",
 		  "platform_support:\n  status: skip\n  skip_reason: gfx950 only\n",
@@ -302,8 +310,8 @@ static void test_amd_only_folders_are_loaded_and_skipped_with_their_reason(
 	}
 }
 
-static void test_image_and_repository_tasks_are_skipped_even_without_their_sources(
-	void **s)
+static void
+test_image_and_repository_tasks_are_skipped_even_without_their_sources(void **s)
 {
 	struct task *t;
 	struct errbuf e;
@@ -353,12 +361,15 @@ static void test_schema_v2_errors_name_the_key_and_the_fix(void **s)
 	static const struct {
 		const char *from, *to, *phrase;
 	} cases[] = {
-		{ "schema_version: 2", "schema_version: 3", "must be the integer 2" },
+		{ "schema_version: 2", "schema_version: 3",
+		  "must be the integer 2" },
 		{ "runner: [python3, _arena_eval.py]", "runner: python3 x.py",
 		  "argv list" },
-		{ "description: RMS norm.", "descripton: RMS norm.", "descripton" },
+		{ "description: RMS norm.", "descripton: RMS norm.",
+		  "descripton" },
 		{ "  language: triton\n", "  lang: triton\n", "lang" },
-		{ "    - source/k.py\n", "    - {path: source/k.py, scope: line}\n",
+		{ "    - source/k.py\n",
+		  "    - {path: source/k.py, scope: line}\n",
 		  "file, symbols or tree" },
 	};
 
@@ -383,8 +394,8 @@ static void test_schema_v2_errors_name_the_key_and_the_fix(void **s)
 
 /* ---- roots and selectors ------------------------------------------------------ */
 
-static void test_an_aka_selector_registers_the_checkout_and_prefixes_ids(
-	void **s)
+static void
+test_an_aka_selector_registers_the_checkout_and_prefixes_ids(void **s)
 {
 	struct strvec ids = STRVEC_INIT;
 	struct errbuf e;
@@ -400,7 +411,8 @@ static void test_an_aka_selector_registers_the_checkout_and_prefixes_ids(
 	assert_true(strvec_contains(&ids, "aka/triton2triton/vllm/k1"));
 	assert_non_null(task_root_path("aka"));
 	assert_int_equal(task_load("/nonexistent", "aka/triton2triton/vllm/k1",
-				   &t, &e), 0);
+				   &t, &e),
+			 0);
 	assert_string_equal(t->family, "triton2triton");
 	assert_string_equal(t->id, "aka/triton2triton/vllm/k1");
 	task_free(t);
@@ -422,7 +434,7 @@ static void test_a_root_name_cannot_be_given_another_directory(void **s)
 	(void)s;
 	errbuf_init(&e);
 	assert_int_equal(task_root_add("mine", tr, &e), 0);
-	assert_int_equal(task_root_add("mine", tr, &e), 0);	/* same: fine */
+	assert_int_equal(task_root_add("mine", tr, &e), 0); /* same: fine */
 	errbuf_init(&e);
 	assert_int_not_equal(task_root_add("mine", "/tmp", &e), 0);
 	assert_non_null(strstr(errbuf_str(&e), "already"));
@@ -438,7 +450,8 @@ static void test_an_aka_selector_that_is_no_checkout_is_an_error(void **s)
 
 	(void)s;
 	errbuf_init(&e);
-	assert_int_not_equal(task_select("/x", "aka:/nonexistent/dir", &ids, &e), 0);
+	assert_int_not_equal(
+		task_select("/x", "aka:/nonexistent/dir", &ids, &e), 0);
 	assert_non_null(strstr(errbuf_str(&e), "not a directory"));
 	errbuf_init(&e);
 	assert_int_not_equal(task_select("/x", "aka:/usr", &ids, &e), 0);
@@ -447,7 +460,8 @@ static void test_an_aka_selector_that_is_no_checkout_is_an_error(void **s)
 
 /* ---- TASK.md ----------------------------------------------------------------- */
 
-static void test_task_md_of_an_aka_task_gives_its_prompt_commands_and_the_verdict_rules(
+static void
+test_task_md_of_an_aka_task_gives_its_prompt_commands_and_the_verdict_rules(
 	void **s)
 {
 	struct task *t;
@@ -458,7 +472,8 @@ static void test_task_md_of_an_aka_task_gives_its_prompt_commands_and_the_verdic
 	assert_int_equal(load("triton2triton/vllm/k1", &t, &e), 0);
 	char *doc = task_doc_render(t);
 	assert_non_null(strstr(doc, "Second line."));
-	assert_non_null(strstr(doc, "python3 scripts/task_runner.py correctness"));
+	assert_non_null(
+		strstr(doc, "python3 scripts/task_runner.py correctness"));
 	assert_non_null(strstr(doc, "`source/k.py`"));
 	assert_non_null(strstr(doc, "`_k_kernel`"));
 	assert_non_null(strstr(doc, "arena eval triton2triton/vllm/k1"));
@@ -480,24 +495,40 @@ static void test_aka_config_detection_tells_the_schemas_apart(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_a_vllm_folder_loads_with_its_style_harness_and_editable_file),
-		cmocka_unit_test(test_a_kernel_that_imports_no_triton_is_a_python_host_task),
-		cmocka_unit_test(test_a_pytest_correctness_command_is_the_rocmbench_style),
-		cmocka_unit_test(test_an_instruction_folder_without_sources_edits_the_file_defining_its_targets),
-		cmocka_unit_test(test_target_file_path_is_the_editable_file_not_the_pytorch_module),
-		cmocka_unit_test(test_an_unknown_legacy_key_is_an_error_naming_it),
-		cmocka_unit_test(test_a_command_written_as_a_string_is_an_error_showing_the_list),
-		cmocka_unit_test(test_a_folder_without_a_correctness_command_is_an_error),
+		cmocka_unit_test(
+			test_a_vllm_folder_loads_with_its_style_harness_and_editable_file),
+		cmocka_unit_test(
+			test_a_kernel_that_imports_no_triton_is_a_python_host_task),
+		cmocka_unit_test(
+			test_a_pytest_correctness_command_is_the_rocmbench_style),
+		cmocka_unit_test(
+			test_an_instruction_folder_without_sources_edits_the_file_defining_its_targets),
+		cmocka_unit_test(
+			test_target_file_path_is_the_editable_file_not_the_pytorch_module),
+		cmocka_unit_test(
+			test_an_unknown_legacy_key_is_an_error_naming_it),
+		cmocka_unit_test(
+			test_a_command_written_as_a_string_is_an_error_showing_the_list),
+		cmocka_unit_test(
+			test_a_folder_without_a_correctness_command_is_an_error),
 		cmocka_unit_test(test_a_missing_editable_file_is_an_error),
-		cmocka_unit_test(test_amd_only_folders_are_loaded_and_skipped_with_their_reason),
-		cmocka_unit_test(test_image_and_repository_tasks_are_skipped_even_without_their_sources),
+		cmocka_unit_test(
+			test_amd_only_folders_are_loaded_and_skipped_with_their_reason),
+		cmocka_unit_test(
+			test_image_and_repository_tasks_are_skipped_even_without_their_sources),
 		cmocka_unit_test(test_a_schema_v2_folder_loads_strictly),
-		cmocka_unit_test(test_schema_v2_errors_name_the_key_and_the_fix),
-		cmocka_unit_test(test_an_aka_selector_registers_the_checkout_and_prefixes_ids),
-		cmocka_unit_test(test_a_root_name_cannot_be_given_another_directory),
-		cmocka_unit_test(test_an_aka_selector_that_is_no_checkout_is_an_error),
-		cmocka_unit_test(test_task_md_of_an_aka_task_gives_its_prompt_commands_and_the_verdict_rules),
-		cmocka_unit_test(test_aka_config_detection_tells_the_schemas_apart),
+		cmocka_unit_test(
+			test_schema_v2_errors_name_the_key_and_the_fix),
+		cmocka_unit_test(
+			test_an_aka_selector_registers_the_checkout_and_prefixes_ids),
+		cmocka_unit_test(
+			test_a_root_name_cannot_be_given_another_directory),
+		cmocka_unit_test(
+			test_an_aka_selector_that_is_no_checkout_is_an_error),
+		cmocka_unit_test(
+			test_task_md_of_an_aka_task_gives_its_prompt_commands_and_the_verdict_rules),
+		cmocka_unit_test(
+			test_aka_config_detection_tells_the_schemas_apart),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -113,18 +113,18 @@ int eval_check_device_exists(const char *device, struct errbuf *err);
  * that does not checks nothing), and what arena records of it.  The task
  * is prepared for device (cached under cache_dir, as eval_run does). */
 struct aka_judgement {
-	const char *style;	/* vllm, rocmbench, geak_eval, gpumode, unknown */
-	char *skip_reason;	/* it cannot run here (AMD-only, ...), or NULL */
-	char *error;		/* it cannot be prepared, or NULL */
-	bool baseline_passes;	/* the harness's own check passes the kernel
+	const char *style;    /* vllm, rocmbench, geak_eval, gpumode, unknown */
+	char *skip_reason;    /* it cannot run here (AMD-only, ...), or NULL */
+	char *error;	      /* it cannot be prepared, or NULL */
+	bool baseline_passes; /* the harness's own check passes the kernel
 				 * as shipped (not merely exits 0) */
-	char *check_message;	/* what the harness said when it did not */
-	int catches_wrong;	/* 1: the harness fails a corrupted kernel;
+	char *check_message;  /* what the harness said when it did not */
+	int catches_wrong;    /* 1: the harness fails a corrupted kernel;
 				 * 0: it still passes it (checks nothing);
 				 * -1: not known */
-	int ncases;		/* cases arena records (timed + checked) */
-	int ncheck_only;	/* of which checked, not timed */
-	char *notes;		/* what the recording left out, or NULL */
+	int ncases;	      /* cases arena records (timed + checked) */
+	int ncheck_only;      /* of which checked, not timed */
+	char *notes;	      /* what the recording left out, or NULL */
 };
 
 /* 0 with j filled (release with aka_judgement_release), or a negative

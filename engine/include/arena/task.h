@@ -41,11 +41,11 @@ enum task_state { TASK_IMPLEMENTED = 1, TASK_UNIMPLEMENTED };
 enum arg_io { IO_IN = 1, IO_OUT, IO_INOUT };
 
 enum init_dist {
-	INIT_NORMAL = 1,	/* a = mean, b = std */
-	INIT_UNIFORM,		/* [a, b) */
-	INIT_RANDINT,		/* integers in [lo_expr, hi_expr] inclusive */
-	INIT_ONES,		/* for masks and scales; never for timing data */
-	INIT_RECORDED,		/* a prepared AKA task's recorded input sets
+	INIT_NORMAL = 1, /* a = mean, b = std */
+	INIT_UNIFORM,	 /* [a, b) */
+	INIT_RANDINT,	 /* integers in [lo_expr, hi_expr] inclusive */
+	INIT_ONES,	 /* for masks and scales; never for timing data */
+	INIT_RECORDED,	 /* a prepared AKA task's recorded input sets
 				 * (eval room, aka_prepare.c); never parsed */
 };
 
@@ -164,11 +164,11 @@ struct task {
  * its calls, inputs and tolerances. */
 enum aka_style {
 	AKA_STYLE_UNKNOWN = 0,
-	AKA_STYLE_VLLM,		/* scripts/task_runner.py compile|correctness|
+	AKA_STYLE_VLLM,	     /* scripts/task_runner.py compile|correctness|
 				 * performance, TEST_SHAPES */
-	AKA_STYLE_ROCMBENCH,	/* one pytest file holding kernel and tests */
-	AKA_STYLE_GEAK,		/* kernel.py + test_kernel_harness.py */
-	AKA_STYLE_GPUMODE,	/* eval_tools/ scripts, pytorch_code_module/,
+	AKA_STYLE_ROCMBENCH, /* one pytest file holding kernel and tests */
+	AKA_STYLE_GEAK,	     /* kernel.py + test_kernel_harness.py */
+	AKA_STYLE_GPUMODE,   /* eval_tools/ scripts, pytorch_code_module/,
 				 * hip/ sources (torch2hip, hip2hip) */
 };
 
@@ -177,20 +177,20 @@ enum aka_style {
 #define AKA_TIMEOUT_PERFORMANCE 2
 
 struct aka_task {
-	int schema_version;	/* 1: AKA's legacy keys; 2: schema_version 2 */
-	char *task_type;	/* task_type (legacy), else the id's family */
+	int schema_version; /* 1: AKA's legacy keys; 2: schema_version 2 */
+	char *task_type;    /* task_type (legacy), else the id's family */
 	enum aka_style style;
-	char *harness;		/* the file holding AKA's checks, relative */
-	struct strvec targets;	/* target_kernel_functions / entrypoints */
+	char *harness;	       /* the file holding AKA's checks, relative */
+	struct strvec targets; /* target_kernel_functions / entrypoints */
 	/* Legacy: shell command strings, run in the task folder. */
 	struct strvec compile_command, correctness_command, performance_command;
 	/* schema_version 2: evaluation.runner (argv); role and action are
 	 * appended by AKA's framework. */
 	struct strvec runner;
-	int timeout_s[3];	/* compile, correctness, performance */
-	char *instructions;	/* prompt.instructions / instructions files */
-	char *source_code;	/* prompt.source_code */
-	char *cheatsheet;	/* prompt.cheatsheet */
+	int timeout_s[3];   /* compile, correctness, performance */
+	char *instructions; /* prompt.instructions / instructions files */
+	char *source_code;  /* prompt.source_code */
+	char *cheatsheet;   /* prompt.cheatsheet */
 	/* Why this task cannot be evaluated here (AMD-only code, FlyDSL,
 	 * ROCm images, a style arena has no adapter for), or NULL. */
 	char *skip_reason;

@@ -46,7 +46,7 @@ int ev_aka_run(const struct eval_request *req, struct task_result *res,
 
 	if (!req->candidate_dir || !req->cache_dir)
 		return errf(err, "evaluation request without a candidate "
-			    "directory or a cache directory");
+				 "directory or a cache directory");
 	(void)eval_hash_sources(t, req->candidate_dir, res, err);
 	if (t->aka->skip_reason) {
 		no_verdict(req, res, RS_SKIPPED, t->aka->skip_reason);
@@ -60,7 +60,8 @@ int ev_aka_run(const struct eval_request *req, struct task_result *res,
 	}
 	rc = aka_prepare(t, device, req->cache_dir, req->log_dir, &p, err);
 	if (rc) {
-		errbuf_prefix(err, "%s: preparing the AgentKernelArena task", t->id);
+		errbuf_prefix(err, "%s: preparing the AgentKernelArena task",
+			      t->id);
 		return rc;
 	}
 	if (p.error) {

@@ -89,7 +89,8 @@ static void hash_tree(struct sha256 *h, const char *dir, const char *rel,
 			char *r = rel ? path_join(rel, nm) : xstrdup(nm);
 			char *a = path_join(dir, r);
 			struct stat st;
-			if (lstat(a, &st) == 0 && S_ISDIR(st.st_mode) && depth < 4) {
+			if (lstat(a, &st) == 0 && S_ISDIR(st.st_mode) &&
+			    depth < 4) {
 				hash_tree(h, dir, r, depth + 1);
 			} else if (lstat(a, &st) == 0 && S_ISREG(st.st_mode) &&
 				   st.st_size <= (8 << 20)) {
@@ -98,7 +99,8 @@ static void hash_tree(struct sha256 *h, const char *dir, const char *rel,
 				struct errbuf e;
 				errbuf_init(&e);
 				hash_str(h, r);
-				if (file_read_all(a, 8 << 20, &data, &len, &e) == 0)
+				if (file_read_all(a, 8 << 20, &data, &len,
+						  &e) == 0)
 					sha256_update(h, data, len);
 				free(data);
 			}
@@ -189,8 +191,10 @@ static int run_recorder(const struct task *t, const char *device,
 	/* ARENA_AKA_RECORD_DEVICE=cpu: the tests' GPU emulation, whose
 	 * "device" tensors are CPU tensors. */
 	const char *rd = getenv("ARENA_AKA_RECORD_DEVICE");
-	strvec_pushf(&argv, "--device=%s", rd && *rd ? rd
-					    : strcmp(device, "host") ? "cuda" : "cpu");
+	strvec_pushf(&argv, "--device=%s",
+		     rd && *rd		      ? rd
+		     : strcmp(device, "host") ? "cuda"
+					      : "cpu");
 	strvec_pushf(&argv, "--sets=%d", AKA_SETS);
 	if (a->correctness_command.n)
 		strvec_pushf(&argv, "--correctness-command=%s",
@@ -223,15 +227,17 @@ static int run_recorder(const struct task *t, const char *device,
 	free(home);
 	if (rc) {
 		errbuf_prefix(err, "the AKA recorder (aka_record.py) could not "
-			      "start");
+				   "start");
 		return rc;
 	}
 	if (log_path)
 		file_write_atomic(log_path, pr.output ? pr.output : "",
 				  pr.output_len, &e);
 	if (pr.timed_out)
-		rc = errf(err, "preparing the task did not finish within %d "
-			  "minutes", AKA_PREP_TIMEOUT_MS / 60000);
+		rc = errf(err,
+			  "preparing the task did not finish within %d "
+			  "minutes",
+			  AKA_PREP_TIMEOUT_MS / 60000);
 	else if (!WIFEXITED(pr.status) || WEXITSTATUS(pr.status) != 0) {
 		char st[96];
 		const char *o = pr.output ? pr.output : "";
@@ -253,7 +259,8 @@ static const cJSON *jget(const cJSON *o, const char *k)
 
 static bool jint(const cJSON *o, int64_t lo, int64_t hi, int64_t *v)
 {
-	if (!cJSON_IsNumber(o) || o->valuedouble != (double)(int64_t)o->valuedouble)
+	if (!cJSON_IsNumber(o) ||
+	    o->valuedouble != (double)(int64_t)o->valuedouble)
 		return false;
 	*v = (int64_t)o->valuedouble;
 	return *v >= lo && *v <= hi;
@@ -272,7 +279,8 @@ static void bundle_list(const char *dir, const char *rel, int depth,
 		char *r = rel ? path_join(rel, nm) : xstrdup(nm);
 		char *a = path_join(dir, r);
 		size_t len = strlen(nm);
-		if (nm[0] == '.' || !strcmp(nm, "sets") || !strcmp(nm, "__pycache__"))
+		if (nm[0] == '.' || !strcmp(nm, "sets") ||
+		    !strcmp(nm, "__pycache__"))
 			;
 		else if (dir_exists(a)) {
 			if (depth < 4)
@@ -345,7 +353,8 @@ static int prep_task(const struct task *t, const char *dir, const cJSON *m,
 	pt->nparams = pt->nargs + 1;
 	pt->params[0] = xstrdup("aka_case");
 	int a = 0;
-	cJSON_ArrayForEach(it, args) {
+	cJSON_ArrayForEach(it, args)
+	{
 		const cJSON *nm = jget(it, "name"), *io = jget(it, "io"),
 			    *dt = jget(it, "dtype");
 		struct task_arg *ta = &pt->args[a];
@@ -377,7 +386,8 @@ static int prep_task(const struct task *t, const char *dir, const cJSON *m,
 	in->ncases = cJSON_GetArraySize(cases);
 	in->c = xcalloc((size_t)in->ncases, sizeof(*in->c));
 	int k = 0;
-	cJSON_ArrayForEach(it, cases) {
+	cJSON_ArrayForEach(it, cases)
+	{
 		const cJSON *id = jget(it, "id"), *numel = jget(it, "numel"),
 			    *ns = jget(it, "nsets"), *sets = jget(it, "sets");
 		struct task_case *c = &pt->cases[k];
@@ -405,7 +415,8 @@ static int prep_task(const struct task *t, const char *dir, const cJSON *m,
 			if (pt->args[i].io == IO_OUT)
 				continue;
 			cs->arg_pos[i] = cs->set_len;
-			cs->set_len += (size_t)v * dtype_size(pt->args[i].dtype);
+			cs->set_len +=
+				(size_t)v * dtype_size(pt->args[i].dtype);
 		}
 		char *path = path_join(dir, sets->valuestring);
 		size_t len = 0;
@@ -413,16 +424,21 @@ static int prep_task(const struct task *t, const char *dir, const cJSON *m,
 		errbuf_init(&e);
 		total += cs->set_len * (size_t)cs->nsets;
 		if (total > AKA_INPUTS_MAX_BYTES)
-			rc = errf(err, "the recorded inputs take more than %zu "
-				  "GiB", AKA_INPUTS_MAX_BYTES >> 30);
-		else if (file_read_all(path, cs->set_len * (size_t)cs->nsets + 1,
+			rc = errf(err,
+				  "the recorded inputs take more than %zu "
+				  "GiB",
+				  AKA_INPUTS_MAX_BYTES >> 30);
+		else if (file_read_all(path,
+				       cs->set_len * (size_t)cs->nsets + 1,
 				       (char **)&cs->data, &len, &e) != 0)
-			rc = errf(err, "the recorded inputs %s cannot be read: %s",
+			rc = errf(err,
+				  "the recorded inputs %s cannot be read: %s",
 				  path, errbuf_str(&e));
 		else if (len != cs->set_len * (size_t)cs->nsets)
-			rc = errf(err, "the recorded inputs %s hold %zu bytes, not "
-				  "%d sets of %zu", path, len, cs->nsets,
-				  cs->set_len);
+			rc = errf(err,
+				  "the recorded inputs %s hold %zu bytes, not "
+				  "%d sets of %zu",
+				  path, len, cs->nsets, cs->set_len);
 		free(path);
 		if (rc)
 			goto fail;
@@ -435,10 +451,11 @@ static int prep_task(const struct task *t, const char *dir, const cJSON *m,
 	if (cJSON_IsTrue(jget(m, "exact"))) {
 		pt->atol = pt->rtol = 0;
 	} else if (cJSON_IsObject(tol)) {
-		cJSON_ArrayForEach(it, tol) {
+		cJSON_ArrayForEach(it, tol)
+		{
 			arena_dtype d;
-			if (dtype_parse(it->string, &d) != 0 || !cJSON_IsArray(it) ||
-			    cJSON_GetArraySize(it) != 2)
+			if (dtype_parse(it->string, &d) != 0 ||
+			    !cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2)
 				continue;
 			double at = cJSON_GetArrayItem(it, 0)->valuedouble;
 			double rt = cJSON_GetArrayItem(it, 1)->valuedouble;
@@ -500,27 +517,30 @@ int aka_prepare(const struct task *t, const char *device, const char *cache_dir,
 			rc = run_recorder(t, device, tmp, log, err);
 		if (rc == 0 && rename(tmp, dir) != 0 && errno != ENOTEMPTY &&
 		    errno != EEXIST)
-			rc = errf_code(err, errno, "cannot store the prepared task "
-				       "in %s: %s", dir, strerror(errno));
+			rc = errf_code(err, errno,
+				       "cannot store the prepared task "
+				       "in %s: %s",
+				       dir, strerror(errno));
 		(void)rm_rf(tmp);
 		free(tmp);
 	}
 	if (rc == 0)
-		rc = file_read_all(manifest, AKA_MANIFEST_MAX, &text, &len, err);
+		rc = file_read_all(manifest, AKA_MANIFEST_MAX, &text, &len,
+				   err);
 	if (rc == 0 && !(m = cJSON_ParseWithLength(text, len)))
 		rc = prep_fail(err, "not JSON");
 	if (rc == 0) {
 		const cJSON *e = jget(m, "error"), *amd = jget(m, "amd_only");
 		const cJSON *notes = jget(m, "notes"), *it;
 		struct strbuf sb = STRBUF_INIT;
-		cJSON_ArrayForEach(it, notes)
-			if (cJSON_IsString(it))
-				strbuf_addf(&sb, "%s%s", sb.len ? "; " : "",
-					    it->valuestring);
+		cJSON_ArrayForEach(it, notes) if (cJSON_IsString(it))
+			strbuf_addf(&sb, "%s%s", sb.len ? "; " : "",
+				    it->valuestring);
 		p->notes = sb.len ? strbuf_detach(&sb) : NULL;
 		strbuf_release(&sb);
 		const cJSON *ck = jget(m, "check");
-		const cJSON *cm = jget(ck, "message"), *cw = jget(ck, "catches_wrong");
+		const cJSON *cm = jget(ck, "message"),
+			    *cw = jget(ck, "catches_wrong");
 		p->check_passed = cJSON_IsTrue(jget(ck, "passed"));
 		p->check_message = cJSON_IsString(cm) ? xstrdup(cm->valuestring)
 						      : NULL;
@@ -558,8 +578,8 @@ int ev_aka_pick(const struct eval_ctx *x, int ci, uint64_t draw)
 	return (int)(draw % (uint64_t)n);
 }
 
-void ev_aka_fill(const struct eval_ctx *x, int ci,
-		 const struct case_layout *l, int set, void **stage)
+void ev_aka_fill(const struct eval_ctx *x, int ci, const struct case_layout *l,
+		 int set, void **stage)
 {
 	const struct aka_case_sets *cs = &x->rec->c[ci];
 	const unsigned char *base = cs->data + (size_t)set * cs->set_len;

@@ -219,15 +219,18 @@ static int bundle_sources(struct eval_ctx *x, const struct source_set *own,
 	if (t->bundle_files.n) {
 		errbuf_init(&e);
 		if (sources_read(t->dir, &t->bundle_files, &bs, &e) != 0) {
-			ev_verdict(x, RS_INFRA_ERROR, "the prepared task's files "
-				   "cannot be read: %s", errbuf_str(&e));
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the prepared task's files "
+				   "cannot be read: %s",
+				   errbuf_str(&e));
 			return -1;
 		}
 	}
 	if (own->n + bs.n > SOURCES_MAX_FILES) {
-		ev_verdict(x, RS_INFRA_ERROR, "the prepared task has %d source "
-			   "files, more than %d", own->n + bs.n,
-			   SOURCES_MAX_FILES);
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the prepared task has %d source "
+			   "files, more than %d",
+			   own->n + bs.n, SOURCES_MAX_FILES);
 		sources_release(&bs);
 		return -1;
 	}
@@ -378,9 +381,10 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 	else
 		strvec_push(&ref_files, t->reference_file);
 	if (sources_read(t->dir, &ref_files, &src, &e) != 0 || !src.data[0]) {
-		ev_verdict(x, RS_INFRA_ERROR, "the task's reference %s cannot be "
-			   "read: %s", ref_files.v[0],
-			   e.set ? errbuf_str(&e) : "missing");
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the task's reference %s cannot be "
+			   "read: %s",
+			   ref_files.v[0], e.set ? errbuf_str(&e) : "missing");
 		if (src.n)
 			sources_release(&src);
 		strvec_release(&ref_files);

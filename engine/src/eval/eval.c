@@ -467,9 +467,11 @@ timing:
 			if (ho == (pass == 1) && t->cases[ci].check_only) {
 				struct case_result *cr = CASE_RESULT(k);
 				cr->correctness_only = true;
-				ev_set_str(&cr->timing_note, "correctness only: a "
-					   "shape the task's harness checks but "
-					   "does not time");
+				ev_set_str(
+					&cr->timing_note,
+					"correctness only: a "
+					"shape the task's harness checks but "
+					"does not time");
 			} else if (ho == (pass == 1)) {
 				ev_time_case_confirmed(x, ci, CASE_RESULT(k));
 				ev_trace_mark(x, "case %s timed",

@@ -110,9 +110,9 @@ struct gpu_sample {
 /* A prepared AKA task's recorded input sets (aka_prepare.c). */
 struct aka_case_sets {
 	int nsets;
-	size_t set_len;		/* bytes of one set: every in/inout argument */
-	unsigned char *data;	/* nsets * set_len */
-	size_t arg_pos[TASK_MAX_ARGS];	/* argument a within a set, SIZE_MAX
+	size_t set_len;	     /* bytes of one set: every in/inout argument */
+	unsigned char *data; /* nsets * set_len */
+	size_t arg_pos[TASK_MAX_ARGS]; /* argument a within a set, SIZE_MAX
 					 * for outputs */
 };
 
@@ -479,8 +479,8 @@ void aka_inputs_release(struct aka_inputs *in);
 int ev_aka_pick(const struct eval_ctx *x, int ci, uint64_t draw);
 /* Set `set` of case ci into host buffers (per argument, outputs
  * untouched), or into one set of a runner's shared memory. */
-void ev_aka_fill(const struct eval_ctx *x, int ci,
-		 const struct case_layout *l, int set, void **stage);
+void ev_aka_fill(const struct eval_ctx *x, int ci, const struct case_layout *l,
+		 int set, void **stage);
 void ev_aka_fill_shm(const struct eval_ctx *x, int ci,
 		     const struct case_layout *l, int set, unsigned char *shm);
 /* eval_run for an AKA task (aka_eval.c). */

@@ -224,9 +224,11 @@ static bool stage_recorded(struct eval_ctx *x, struct runner *r, int n,
 
 	errbuf_init(&e);
 	if (!bar || !x->rec || layout_build(x->t, c, &l, &e) != 0) {
-		ev_verdict(x, RS_INFRA_ERROR, "recorded inputs of %s '%s' cannot "
-			   "be staged%s%s", ev_case_kind(c), c->id,
-			   e.set ? ": " : "", e.set ? errbuf_str(&e) : "");
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "recorded inputs of %s '%s' cannot "
+			   "be staged%s%s",
+			   ev_case_kind(c), c->id, e.set ? ": " : "",
+			   e.set ? errbuf_str(&e) : "");
 		return false;
 	}
 	rng_seed(&g, seed);
@@ -535,7 +537,8 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 			in_mask |= 1u << a;
 	/* Recorded inputs are staged again, as for the sample. */
 	if (spec[0] == 'R' &&
-	    !stage_recorded(x, base, base->nsets > 1 ? base->nsets : 1, c, &spec))
+	    !stage_recorded(x, base, base->nsets > 1 ? base->nsets : 1, c,
+			    &spec))
 		goto out;
 	f = runner_gen(base, spec, NULL);
 	if (f == RUNNER_OK)

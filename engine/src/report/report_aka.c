@@ -39,7 +39,7 @@ struct aka_row {
 };
 
 struct aka_group {
-	const char *type;	/* NULL: overall */
+	const char *type; /* NULL: overall */
 	int count, compiled, correct, gt1;
 	double total_score;
 	double *sp;
@@ -118,9 +118,11 @@ static cJSON *group_json(struct aka_group *g)
 	cJSON_AddNumberToObject(o, "average_score",
 				g->count ? g->total_score / g->count : 0.0);
 	cJSON_AddNumberToObject(o, "compilation_pass_count", g->compiled);
-	cJSON_AddNumberToObject(o, "compilation_pass_rate", pct(g->compiled, g->count));
+	cJSON_AddNumberToObject(o, "compilation_pass_rate",
+				pct(g->compiled, g->count));
 	cJSON_AddNumberToObject(o, "correctness_pass_count", g->correct);
-	cJSON_AddNumberToObject(o, "correctness_pass_rate", pct(g->correct, g->count));
+	cJSON_AddNumberToObject(o, "correctness_pass_rate",
+				pct(g->correct, g->count));
 	cJSON_AddNumberToObject(o, "speedup_gt_1_count", g->gt1);
 	cJSON_AddNumberToObject(o, "speedup_gt_1_rate", pct(g->gt1, g->count));
 	cJSON_AddNumberToObject(o, "average_speedup", st.avg);
@@ -166,7 +168,8 @@ static void text_group(struct strbuf *sb, struct aka_group *g, bool overall)
 
 	group_stats(g, &st);
 	if (overall) {
-		strbuf_addf(sb, "OVERALL STATISTICS:\n"
+		strbuf_addf(sb,
+			    "OVERALL STATISTICS:\n"
 			    "  Total Tasks:           %d\n"
 			    "  Total Score:           %.2f\n"
 			    "  Average Score:         %.2f\n"
@@ -192,7 +195,8 @@ static void text_group(struct strbuf *sb, struct aka_group *g, bool overall)
 			    st.median, st.sd, st.p25, st.p75, st.p90, g->nsp);
 		return;
 	}
-	strbuf_addf(sb, "  %s (%d tasks):\n"
+	strbuf_addf(sb,
+		    "  %s (%d tasks):\n"
 		    "    Average Speedup:     %.2fx\n"
 		    "    Median Speedup:      %.2fx\n"
 		    "    Std Dev Speedup:     %.2fx\n"
@@ -220,13 +224,15 @@ int report_write_aka(const char *dir, const struct report_meta *m,
 		     const struct report_row *rows, int n, struct errbuf *err)
 {
 	struct aka_row *ar = xcalloc((size_t)n + 1, sizeof(*ar));
-	struct aka_group all = { 0 }, *types = xcalloc((size_t)n + 1, sizeof(*types));
+	struct aka_group all = { 0 },
+			 *types = xcalloc((size_t)n + 1, sizeof(*types));
 	struct aka_group **sorted = xcalloc((size_t)n + 1, sizeof(*sorted));
 	struct strbuf csv = STRBUF_INIT, txt = STRBUF_INIT;
 	int na = 0, nt = 0, rc;
 	const char *stamp = m->run_id && !strncmp(m->run_id, "run_", 4)
-				    ? m->run_id + 4 : m->run_id ? m->run_id
-								: "unknown";
+				    ? m->run_id + 4
+			    : m->run_id ? m->run_id
+					: "unknown";
 	const char *agent = m->agent ? m->agent : "unknown";
 	const char *gpu = m->device ? m->device : "unknown";
 
@@ -246,10 +252,11 @@ int report_write_aka(const char *dir, const struct report_meta *m,
 			a->score = fin(r->score);
 			a->speedup = fin(r->speedup_ratio);
 			a->summary = r->optimization_summary;
-			const char *why = r->status == RS_OK ? NULL
-					  : r->correctness_error_message
-						  ? r->correctness_error_message
-						  : r->compilation_error_message;
+			const char *why =
+				r->status == RS_OK ? NULL
+				: r->correctness_error_message
+					? r->correctness_error_message
+					: r->compilation_error_message;
 			if (why)
 				a->error = one_line(why, 300);
 		} else {
@@ -275,7 +282,9 @@ int report_write_aka(const char *dir, const struct report_meta *m,
 	qsort(sorted, (size_t)nt, sizeof(*sorted), cmp_str);
 
 	/* overall_summary.csv */
-	strbuf_addstr(&csv, "Task Name,Task Type,Score,Speedup,Optimization_summary\r\n");
+	strbuf_addstr(
+		&csv,
+		"Task Name,Task Type,Score,Speedup,Optimization_summary\r\n");
 	for (int i = 0; i < na; i++) {
 		csv_field(&csv, ar[i].name);
 		strbuf_addch(&csv, ',');
@@ -292,17 +301,20 @@ int report_write_aka(const char *dir, const struct report_meta *m,
 	cJSON_AddStringToObject(root, "target_gpu", gpu);
 	cJSON_AddItemToObject(root, "overall", group_json(&all));
 	for (int k = 0; k < nt; k++)
-		cJSON_AddItemToObject(tt, sorted[k]->type, group_json(sorted[k]));
+		cJSON_AddItemToObject(tt, sorted[k]->type,
+				      group_json(sorted[k]));
 	cJSON_AddItemToObject(root, "task_types", tt);
 	char *json = cJSON_Print(root);
 	cJSON_Delete(root);
 
 	/* overall_report.txt */
-	static const char rule[] = "===================================="
-				   "============================================";
-	strbuf_addf(&txt, "%s\nAgentKernelArena Task Results Report\n%s\n"
-		    "Run: %s\nAgent: %s\nTarget GPU: %s\n%s\n", rule, rule, stamp,
-		    agent, gpu, rule);
+	static const char rule[] =
+		"===================================="
+		"============================================";
+	strbuf_addf(&txt,
+		    "%s\nAgentKernelArena Task Results Report\n%s\n"
+		    "Run: %s\nAgent: %s\nTarget GPU: %s\n%s\n",
+		    rule, rule, stamp, agent, gpu, rule);
 	text_group(&txt, &all, true);
 	if (nt) {
 		strbuf_addstr(&txt, "\nTASK TYPE BREAKDOWN:\n\n");
@@ -311,10 +323,11 @@ int report_write_aka(const char *dir, const struct report_meta *m,
 	}
 	struct aka_stats st;
 	group_stats(&all, &st);
-	strbuf_addf(&txt, "TOTAL PERFORMANCE SUMMARY:\n"
+	strbuf_addf(&txt,
+		    "TOTAL PERFORMANCE SUMMARY:\n"
 		    "  Overall Average Speedup:  %.2fx\n"
-		    "  Tasks with Speedup > 1.0: %d/%d (%.1f%%)\n", st.avg,
-		    all.gt1, all.count, pct(all.gt1, all.count));
+		    "  Tasks with Speedup > 1.0: %d/%d (%.1f%%)\n",
+		    st.avg, all.gt1, all.count, pct(all.gt1, all.count));
 	int best = -1, worst = -1;
 	for (int i = 0; i < na; i++) {
 		if (!(ar[i].compiled && ar[i].correct && ar[i].speedup > 0))
@@ -325,15 +338,18 @@ int report_write_aka(const char *dir, const struct report_meta *m,
 			worst = i;
 	}
 	if (best >= 0)
-		strbuf_addf(&txt, "  Best Speedup:            %.2fx (task: %s)\n"
+		strbuf_addf(&txt,
+			    "  Best Speedup:            %.2fx (task: %s)\n"
 			    "  Worst Speedup:           %.2fx (task: %s)\n",
 			    ar[best].speedup, ar[best].name, ar[worst].speedup,
 			    ar[worst].name);
-	strbuf_addstr(&txt, "\nTASK DETAILS:\n------------------------------"
+	strbuf_addstr(&txt,
+		      "\nTASK DETAILS:\n------------------------------"
 		      "--------------------------------------------------\n");
 	for (int i = 0; i < na; i++) {
-		const char *st_s = ar[i].correct ? "PASS"
-				   : ar[i].compiled ? "PARTIAL" : "FAIL";
+		const char *st_s = ar[i].correct    ? "PASS"
+				   : ar[i].compiled ? "PARTIAL"
+						    : "FAIL";
 		strbuf_addf(&txt, "%-8s %-40s Score: %6.1f  Speedup: %.2fx\n",
 			    st_s, ar[i].name, ar[i].score, ar[i].speedup);
 		if (ar[i].error)
@@ -343,7 +359,8 @@ int report_write_aka(const char *dir, const struct report_meta *m,
 
 	char *rdir = path_join(dir, "reports");
 	rc = mkdir_p(rdir, err);
-	const char *names[] = { "overall_summary.csv", "task_type_breakdown.json",
+	const char *names[] = { "overall_summary.csv",
+				"task_type_breakdown.json",
 				"overall_report.txt" };
 	const char *texts[] = { strbuf_str(&csv), json ? json : "{}",
 				strbuf_str(&txt) };

@@ -62,8 +62,8 @@ static int copy_into(const struct task *t, const char *dst_dir,
 #define AKA_WS_MAX_FILES 2000
 #define AKA_WS_MAX_BYTES ((size_t)64 << 20)
 
-static int copy_folder(const char *src, const char *dst, int depth,
-		       int *files, size_t *bytes, struct errbuf *err)
+static int copy_folder(const char *src, const char *dst, int depth, int *files,
+		       size_t *bytes, struct errbuf *err)
 {
 	struct dirent **names = NULL;
 	int n = scandir(src, &names, NULL, alphasort), rc = mkdir_p(dst, err);
@@ -75,16 +75,20 @@ static int copy_folder(const char *src, const char *dst, int depth,
 		if (rc == 0 && nm[0] != '.' && strcmp(nm, "build") &&
 		    strcmp(nm, "__pycache__") && lstat(s, &st) == 0) {
 			if (S_ISDIR(st.st_mode) && depth < 6) {
-				rc = copy_folder(s, d, depth + 1, files, bytes, err);
+				rc = copy_folder(s, d, depth + 1, files, bytes,
+						 err);
 			} else if (S_ISREG(st.st_mode) && !file_exists(d) &&
 				   *files < AKA_WS_MAX_FILES &&
-				   *bytes + (size_t)st.st_size <= AKA_WS_MAX_BYTES) {
+				   *bytes + (size_t)st.st_size <=
+					   AKA_WS_MAX_BYTES) {
 				char *from = xstrdup(s), *text = NULL;
 				size_t len = 0;
 				struct errbuf e;
 				errbuf_init(&e);
-				if (!strcmp(nm, "performance_utils_pytest.py") &&
-				    file_read_all(s, 1 << 20, &text, &len, &e) == 0 &&
+				if (!strcmp(nm,
+					    "performance_utils_pytest.py") &&
+				    file_read_all(s, 1 << 20, &text, &len,
+						  &e) == 0 &&
 				    !strstr(text, "PytestBenchmarker")) {
 					free(from);
 					from = path_join(paths_py_dir(),

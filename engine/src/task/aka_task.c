@@ -110,8 +110,10 @@ static int aka_strings(struct tparse *p, const struct ynode *root,
 	if (!n || ynode_is_null(n))
 		return 0;
 	if (n->kind == YNODE_SCALAR)
-		return tp_err(p, n, "%s must be a list, not a string; write "
-			      "%s: [\"%.60s\"]", key, key, n->str);
+		return tp_err(p, n,
+			      "%s must be a list, not a string; write "
+			      "%s: [\"%.60s\"]",
+			      key, key, n->str);
 	int rc = tp_list(p, n, key, 0, max, "[\"...\"]");
 	for (size_t i = 0; rc == 0 && i < n->n; i++) {
 		char field[96], *s = NULL;
@@ -125,8 +127,8 @@ static int aka_strings(struct tparse *p, const struct ynode *root,
 	return rc;
 }
 
-static int aka_text(struct tparse *p, const struct ynode *map,
-		    const char *key, const char *field, char **out)
+static int aka_text(struct tparse *p, const struct ynode *map, const char *key,
+		    const char *field, char **out)
 {
 	const struct ynode *n = ynode_get(map, key);
 
@@ -149,9 +151,10 @@ static int aka_timeout(struct tparse *p, const struct ynode *map,
 	if (!n || ynode_is_null(n))
 		return 0;
 	if (ynode_i64(n, &v) != 0 || v < 1 || v > 7 * 86400)
-		return tp_err(p, n, "%s must be a whole number of seconds "
-			      "between 1 and 604800, not %s", field,
-			      ynode_describe(n));
+		return tp_err(p, n,
+			      "%s must be a whole number of seconds "
+			      "between 1 and 604800, not %s",
+			      field, ynode_describe(n));
 	*out = (int)v;
 	return 0;
 }
@@ -205,7 +208,8 @@ static void aka_scan(const char *dir, const char *rel, int depth,
 	closedir(d);
 	qsort(names.v, names.n, sizeof(*names.v), aka_cmp);
 	for (size_t i = 0; i < names.n && out->n < AKA_SCAN_MAX_FILES; i++) {
-		char *r = rel ? path_join(rel, names.v[i]) : xstrdup(names.v[i]);
+		char *r = rel ? path_join(rel, names.v[i])
+			      : xstrdup(names.v[i]);
 		char *a = path_join(dir, r);
 		size_t len = strlen(r);
 		if (dir_exists(a)) {
@@ -340,7 +344,7 @@ static void aka_skip(struct task *t, const char *fmt, ...)
 	struct strbuf sb = STRBUF_INIT;
 
 	if (t->aka->skip_reason)
-		return;	/* the first reason found stands */
+		return; /* the first reason found stands */
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
@@ -385,17 +389,18 @@ static void aka_inspect(struct task *t, const char *dir,
 	if (aiter)
 		aka_skip(t, "the task imports AMD's aiter library");
 	if (hip)
-		aka_skip(t, "its HIP kernel is built and checked through "
+		aka_skip(t,
+			 "its HIP kernel is built and checked through "
 			 "ROCm PyTorch extensions (eval_tools); arena has no "
 			 "adapter for HIP task folders yet");
 	if (a->style == AKA_STYLE_UNKNOWN)
 		aka_skip(t, "arena has no adapter for this task's harness "
-			 "(its correctness command is not one of the vllm, "
-			 "rocmbench, geak_eval or gpumode styles)");
+			    "(its correctness command is not one of the vllm, "
+			    "rocmbench, geak_eval or gpumode styles)");
 	if (a->style == AKA_STYLE_GPUMODE)
 		aka_skip(t, "gpumode harnesses (eval_tools) build HIP through "
-			 "ROCm PyTorch extensions; arena has no adapter for "
-			 "them yet");
+			    "ROCm PyTorch extensions; arena has no adapter for "
+			    "them yet");
 	(void)files;
 }
 
@@ -428,23 +433,42 @@ static int aka_legacy(struct tparse *p, const struct ynode *root,
 		      struct strvec *sources, char **target_file)
 {
 	static const char *const keys[] = {
-		"task_type", "compile_command", "correctness_command",
-		"performance_command", "source_file_path",
-		"target_kernel_functions", "task_result_template", "prompt",
-		"target_file_path", "harness_path", "repository_language",
-		"repo_subdir", "repo_url", "post_clone_install",
-		"post_clone_install_mode", "image_repo_path",
-		"image_repo_exclude", "kernel_identity", "source_origin",
-		"platform_support", "supported_archs", "compile_timeout",
-		"correctness_timeout", "performance_timeout",
-		"editable_sources", "aiter_commit",
+		"task_type",
+		"compile_command",
+		"correctness_command",
+		"performance_command",
+		"source_file_path",
+		"target_kernel_functions",
+		"task_result_template",
+		"prompt",
+		"target_file_path",
+		"harness_path",
+		"repository_language",
+		"repo_subdir",
+		"repo_url",
+		"post_clone_install",
+		"post_clone_install_mode",
+		"image_repo_path",
+		"image_repo_exclude",
+		"kernel_identity",
+		"source_origin",
+		"platform_support",
+		"supported_archs",
+		"compile_timeout",
+		"correctness_timeout",
+		"performance_timeout",
+		"editable_sources",
+		"aiter_commit",
 	};
 	static const char *const prompt_keys[] = {
-		"instructions", "cheatsheet", "source_code", "task_type",
-		"output_format",
+		"instructions", "cheatsheet",	 "source_code",
+		"task_type",	"output_format",
 	};
 	static const char *const platform_keys[] = {
-		"status", "required_arch", "skip_reason", "runnable_on_gfx942",
+		"status",
+		"required_arch",
+		"skip_reason",
+		"runnable_on_gfx942",
 	};
 	struct aka_task *a = p->t->aka;
 	const struct ynode *prompt, *plat;
@@ -455,28 +479,27 @@ static int aka_legacy(struct tparse *p, const struct ynode *root,
 		return rc;
 	const struct ynode *tt = ynode_get(root, "task_type");
 	if (!tt || ynode_is_null(tt))
-		return tp_err(p, root, "task_type is missing; an "
+		return tp_err(p, root,
+			      "task_type is missing; an "
 			      "AgentKernelArena task names its type "
 			      "(triton2triton, hip2hip, torch2hip, ...)");
 	if ((rc = tp_string(p, tt, "task_type", &a->task_type)) != 0)
 		return rc;
 	if (!ynode_get(root, "correctness_command"))
-		return tp_err(p, root, "correctness_command is missing; an "
+		return tp_err(p, root,
+			      "correctness_command is missing; an "
 			      "AgentKernelArena task says how it is checked");
 	if ((rc = aka_strings(p, root, "compile_command", AKA_MAX_COMMANDS,
 			      false, &a->compile_command)) ||
-	    (rc = aka_strings(p, root, "correctness_command",
-			      AKA_MAX_COMMANDS, false,
-			      &a->correctness_command)) ||
-	    (rc = aka_strings(p, root, "performance_command",
-			      AKA_MAX_COMMANDS, false,
-			      &a->performance_command)) ||
+	    (rc = aka_strings(p, root, "correctness_command", AKA_MAX_COMMANDS,
+			      false, &a->correctness_command)) ||
+	    (rc = aka_strings(p, root, "performance_command", AKA_MAX_COMMANDS,
+			      false, &a->performance_command)) ||
 	    (rc = aka_strings(p, root, "target_kernel_functions", 64, false,
 			      &a->targets)) ||
 	    (rc = aka_strings(p, root, "source_file_path", 32, true,
 			      sources)) ||
-	    (rc = aka_strings(p, root, "editable_sources", 32, true,
-			      sources)))
+	    (rc = aka_strings(p, root, "editable_sources", 32, true, sources)))
 		return rc;
 	/* Some folders write several names in one entry ("a,b"). */
 	struct strvec split = STRVEC_INIT;
@@ -530,7 +553,8 @@ static int aka_legacy(struct tparse *p, const struct ynode *root,
 	if (plat) {
 		const struct ynode *st = ynode_get(plat, "status");
 		if (st && ynode_is_text(st) && !strcmp(st->str, "skip")) {
-			const struct ynode *why = ynode_get(plat, "skip_reason");
+			const struct ynode *why =
+				ynode_get(plat, "skip_reason");
 			aka_skip(p->t, "the task folder marks itself skip%s%s",
 				 ynode_is_text(why) ? ": " : "",
 				 ynode_is_text(why) ? why->str : "");
@@ -538,7 +562,7 @@ static int aka_legacy(struct tparse *p, const struct ynode *root,
 	}
 	if (ynode_get(root, "repo_url") || ynode_get(root, "image_repo_path"))
 		aka_skip(p->t, "the task clones a repository or copies its "
-			 "sources from a ROCm image");
+			       "sources from a ROCm image");
 	return 0;
 }
 
@@ -565,14 +589,16 @@ static int aka_v2_editable(struct tparse *p, const struct ynode *cand,
 			    strcmp(scope->str, "file") &&
 			    strcmp(scope->str, "symbols") &&
 			    strcmp(scope->str, "tree")) {
-				rc = tp_err(p, scope, "%s.scope must be file, "
+				rc = tp_err(p, scope,
+					    "%s.scope must be file, "
 					    "symbols or tree, not '%.40s'",
 					    field, scope->str);
 				break;
 			}
 			if (scope && ynode_is_text(scope) &&
 			    !strcmp(scope->str, "tree")) {
-				aka_skip(p->t, "an editable tree (%s) is not "
+				aka_skip(p->t,
+					 "an editable tree (%s) is not "
 					 "supported; arena snapshots files",
 					 field);
 			}
@@ -593,22 +619,25 @@ static int aka_v2(struct tparse *p, const struct ynode *root,
 		  struct strvec *sources)
 {
 	static const char *const keys[] = {
-		"schema_version", "description", "instructions",
-		"kernel_identity", "candidate", "baseline", "evaluation",
-		"workspace", "platform_support", "evaluation_profile",
-		"evaluation_tools", "exports",
+		"schema_version",     "description",	  "instructions",
+		"kernel_identity",    "candidate",	  "baseline",
+		"evaluation",	      "workspace",	  "platform_support",
+		"evaluation_profile", "evaluation_tools", "exports",
 	};
 	static const char *const cand_keys[] = {
-		"language", "initial_state", "initial_language", "editable",
-		"entrypoints",
+		"language", "initial_state", "initial_language",
+		"editable", "entrypoints",
 	};
 	static const char *const base_keys[] = {
-		"kind", "language", "source_files", "correctness_policy",
+		"kind",
+		"language",
+		"source_files",
+		"correctness_policy",
 		"diagnostic_reason",
 	};
 	static const char *const eval_keys[] = {
-		"runner", "workloads", "timeout_s", "task", "baseline",
-		"candidate",
+		"runner", "workloads", "timeout_s",
+		"task",	  "baseline",  "candidate",
 	};
 	static const char *const ep_keys[] = { "file", "kind", "symbol" };
 	static const char *const plat_keys[] = { "required_arch", "status",
@@ -623,9 +652,11 @@ static int aka_v2(struct tparse *p, const struct ynode *root,
 		return rc;
 	n = ynode_get(root, "schema_version");
 	if (ynode_i64(n, &v) != 0 || v != 2)
-		return tp_err(p, n, "schema_version must be the integer 2, not "
+		return tp_err(p, n,
+			      "schema_version must be the integer 2, not "
 			      "%s; legacy AgentKernelArena tasks have no "
-			      "schema_version", ynode_describe(n));
+			      "schema_version",
+			      ynode_describe(n));
 	if ((rc = aka_submap(p, root, "candidate", cand_keys,
 			     ARRAY_SIZE(cand_keys), &cand)) ||
 	    (rc = aka_submap(p, root, "baseline", base_keys,
@@ -636,11 +667,13 @@ static int aka_v2(struct tparse *p, const struct ynode *root,
 			     ARRAY_SIZE(plat_keys), &plat)))
 		return rc;
 	if (!cand)
-		return tp_err(p, root, "candidate is missing; a schema_version "
+		return tp_err(p, root,
+			      "candidate is missing; a schema_version "
 			      "2 task declares candidate.language and "
 			      "candidate.editable");
 	if (!ev)
-		return tp_err(p, root, "evaluation is missing; a "
+		return tp_err(p, root,
+			      "evaluation is missing; a "
 			      "schema_version 2 task declares "
 			      "evaluation.runner (or per-action commands)");
 	n = ynode_get(cand, "language");
@@ -653,9 +686,11 @@ static int aka_v2(struct tparse *p, const struct ynode *root,
 		if (!strcmp(n->str, "unimplemented"))
 			p->t->initial_state = TASK_UNIMPLEMENTED;
 		else if (strcmp(n->str, "implemented"))
-			return tp_err(p, n, "candidate.initial_state must be "
+			return tp_err(p, n,
+				      "candidate.initial_state must be "
 				      "implemented or unimplemented, not "
-				      "'%.40s'", n->str);
+				      "'%.40s'",
+				      n->str);
 	}
 	if ((rc = aka_v2_editable(p, cand, sources)) != 0)
 		return rc;
@@ -667,14 +702,16 @@ static int aka_v2(struct tparse *p, const struct ynode *root,
 			return rc;
 		for (size_t i = 0; i < n->n; i++) {
 			char field[64];
-			snprintf(field, sizeof(field), "candidate.entrypoints[%zu]",
-				 i);
-			if ((rc = tp_map(p, n->items[i], field, "{file, kind, "
+			snprintf(field, sizeof(field),
+				 "candidate.entrypoints[%zu]", i);
+			if ((rc = tp_map(p, n->items[i], field,
+					 "{file, kind, "
 					 "symbol}")) ||
 			    (rc = tp_keys(p, n->items[i], ep_keys,
 					  ARRAY_SIZE(ep_keys), field)))
 				return rc;
-			const struct ynode *sym = ynode_get(n->items[i], "symbol");
+			const struct ynode *sym =
+				ynode_get(n->items[i], "symbol");
 			if (ynode_is_text(sym))
 				strvec_push(&a->targets, sym->str);
 		}
@@ -682,7 +719,8 @@ static int aka_v2(struct tparse *p, const struct ynode *root,
 	n = ynode_get(ev, "runner");
 	if (n && !ynode_is_null(n)) {
 		if (n->kind == YNODE_SCALAR)
-			return tp_err(p, n, "evaluation.runner must be an argv "
+			return tp_err(p, n,
+				      "evaluation.runner must be an argv "
 				      "list, not a shell string; write runner: "
 				      "[python3, scripts/run.py]");
 		if ((rc = aka_strings(p, ev, "runner", 64, false, &a->runner)))
@@ -701,17 +739,20 @@ static int aka_v2(struct tparse *p, const struct ynode *root,
 	if (ins && !ynode_is_null(ins)) {
 		struct strvec files = STRVEC_INIT;
 		if ((rc = aka_strings(p, root, "instructions", 16, true,
-				      &files)) == 0 && p->dir) {
+				      &files)) == 0 &&
+		    p->dir) {
 			struct strbuf sb = STRBUF_INIT;
 			for (size_t i = 0; i < files.n; i++) {
 				char *text = aka_read(p->dir, files.v[i]);
 				if (!text) {
-					rc = tp_err(p, ins, "instructions file "
+					rc = tp_err(p, ins,
+						    "instructions file "
 						    "'%s' cannot be read in %s",
 						    files.v[i], p->dir);
 					break;
 				}
-				strbuf_addf(&sb, "%s%s", sb.len ? "\n" : "", text);
+				strbuf_addf(&sb, "%s%s", sb.len ? "\n" : "",
+					    text);
 				free(text);
 			}
 			a->instructions = strbuf_detach(&sb);
@@ -722,7 +763,8 @@ static int aka_v2(struct tparse *p, const struct ynode *root,
 	}
 	const struct ynode *ws = ynode_get(root, "workspace");
 	if (ws && ynode_get(ws, "sources"))
-		aka_skip(p->t, "the task materialises its workspace from a "
+		aka_skip(p->t,
+			 "the task materialises its workspace from a "
 			 "ROCm image or a git source (workspace.sources)");
 	if (plat) {
 		n = ynode_get(plat, "status");
@@ -748,19 +790,23 @@ int tp_aka(struct tparse *p, const struct ynode *root)
 	for (int i = 0; i < 3; i++)
 		t->aka->timeout_s[i] = AKA_DEFAULT_TIMEOUT_S;
 	if (!root || root->kind != YNODE_MAP)
-		return tp_err(p, root, "a task config must be a map of keys, "
-			      "not %s", ynode_describe(root));
-	rc = ynode_get(root, "schema_version") ? aka_v2(p, root, &sources)
-					       : aka_legacy(p, root, &sources,
-							    &target_file);
+		return tp_err(p, root,
+			      "a task config must be a map of keys, "
+			      "not %s",
+			      ynode_describe(root));
+	rc = ynode_get(root, "schema_version")
+		     ? aka_v2(p, root, &sources)
+		     : aka_legacy(p, root, &sources, &target_file);
 	if (rc)
 		goto out;
 	if (p->dir)
 		aka_scan(p->dir, NULL, 0, &files);
 	const char *tt = t->aka->task_type ? t->aka->task_type : "";
 	if (!strcmp(tt, "repository") || !strcmp(tt, "image_kernel"))
-		aka_skip(t, "%s tasks build kernels inside ROCm images or "
-			 "cloned AMD repositories", tt);
+		aka_skip(t,
+			 "%s tasks build kernels inside ROCm images or "
+			 "cloned AMD repositories",
+			 tt);
 	/* torch2hip: source_file_path is the PyTorch module the .hip file
 	 * is checked against; the .hip file is what the agent writes. */
 	if (target_file)
@@ -775,7 +821,8 @@ int tp_aka(struct tparse *p, const struct ynode *root)
 		free(f);
 	}
 	if (t->editable.n == 0 && !t->aka->skip_reason) {
-		rc = tp_err(p, root, "no editable file: source_file_path and "
+		rc = tp_err(p, root,
+			    "no editable file: source_file_path and "
 			    "target_file_path are empty and no .py file of the "
 			    "folder defines every target_kernel_functions "
 			    "entry");
@@ -784,8 +831,10 @@ int tp_aka(struct tparse *p, const struct ynode *root)
 	for (size_t i = 0; i < t->editable.n; i++) {
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(t->editable.v[i], t->editable.v[k])) {
-				rc = tp_err(p, root, "editable file '%s' is "
-					    "listed twice", t->editable.v[i]);
+				rc = tp_err(p, root,
+					    "editable file '%s' is "
+					    "listed twice",
+					    t->editable.v[i]);
 				goto out;
 			}
 		/* A skipped folder's sources may come from an image or a
@@ -796,8 +845,10 @@ int tp_aka(struct tparse *p, const struct ynode *root)
 		bool ok = file_exists(f);
 		free(f);
 		if (!ok) {
-			rc = tp_err(p, root, "editable file '%s' does not exist "
-				    "in %s", t->editable.v[i], p->dir);
+			rc = tp_err(p, root,
+				    "editable file '%s' does not exist "
+				    "in %s",
+				    t->editable.v[i], p->dir);
 			goto out;
 		}
 	}
@@ -812,8 +863,8 @@ int tp_aka(struct tparse *p, const struct ynode *root)
 					    : xstrdup(ins);
 		} else {
 			t->description = xasprintf("AgentKernelArena %s task "
-						   "%s", t->aka->task_type,
-						   t->name);
+						   "%s",
+						   t->aka->task_type, t->name);
 		}
 	}
 	aka_style_detect(t, &files);

@@ -93,7 +93,8 @@ static int task_select_in(const char *tasks_root, const char *prefix,
 	int rc = 0;
 
 	if (!tasks_root || !dir_exists(tasks_root))
-		return errf_code(err, ENOENT, "tasks directory %s does not "
+		return errf_code(err, ENOENT,
+				 "tasks directory %s does not "
 				 "exist; set ARENA_TASKS_DIR to the directory "
 				 "that holds the task families",
 				 tasks_root ? tasks_root : "(none)");
@@ -142,18 +143,20 @@ int task_select(const char *tasks_root, const char *selector,
 	}
 	sel = task_selector_clean(selector);
 	if (strcmp(sel, "all") != 0 && !path_is_safe_relative(sel)) {
-		rc = errf(err, "task selector '%.200s' is not a path under the "
+		rc = errf(err,
+			  "task selector '%.200s' is not a path under the "
 			  "tasks directory; use 'all', a family such as 'c2c' "
 			  "or a task id such as 'c2c/saxpy' (or aka:PATH for "
-			  "an AgentKernelArena checkout)", selector);
+			  "an AgentKernelArena checkout)",
+			  selector);
 		free(sel);
 		free(aka);
 		return rc;
 	}
 	const char *rest = NULL, *other = task_root_of(sel, &rest);
 	if (other) {
-		char *name = xstrndup(sel, (size_t)(rest - sel) -
-				      (*rest ? 1 : 0));
+		char *name =
+			xstrndup(sel, (size_t)(rest - sel) - (*rest ? 1 : 0));
 		rc = task_select_in(other, name, *rest ? rest : "all", selector,
 				    ids, err);
 		free(name);

@@ -33,8 +33,10 @@ static bool root_name_ok(const char *s)
 	if (n == 0 || n > TASK_ROOT_NAME_MAX)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-'))
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+		      s[i] == '-'))
 			return false;
 	return true;
 }
@@ -62,24 +64,30 @@ int task_root_add(const char *name, const char *path, struct errbuf *err)
 	int rc = 0;
 
 	if (!root_name_ok(name))
-		return errf(err, "task root name '%.60s' must be 1 to %d "
-			    "characters from [A-Za-z0-9_-]", name ? name : "",
-			    TASK_ROOT_NAME_MAX);
+		return errf(err,
+			    "task root name '%.60s' must be 1 to %d "
+			    "characters from [A-Za-z0-9_-]",
+			    name ? name : "", TASK_ROOT_NAME_MAX);
 	if (!strcmp(name, "all"))
 		return errf(err, "task root name 'all' is taken by the "
-			    "selector of every task; choose another name");
+				 "selector of every task; choose another name");
 	if (!path || !dir_exists(path))
-		return errf_code(err, ENOENT, "task root '%s': directory %.300s "
-				 "does not exist", name, path ? path : "(none)");
+		return errf_code(err, ENOENT,
+				 "task root '%s': directory %.300s "
+				 "does not exist",
+				 name, path ? path : "(none)");
 	if (!(real = root_tasks_dir(path)))
-		return errf_code(err, ENOENT, "task root '%s': cannot resolve "
-				 "%.300s", name, path);
+		return errf_code(err, ENOENT,
+				 "task root '%s': cannot resolve "
+				 "%.300s",
+				 name, path);
 	pthread_mutex_lock(&roots_lock);
 	for (int i = 0; i < nroots; i++) {
 		if (strcmp(root_name[i], name))
 			continue;
 		if (strcmp(root_path[i], real))
-			rc = errf(err, "task root '%s' is already %s; give this "
+			rc = errf(err,
+				  "task root '%s' is already %s; give this "
 				  "one (%s) another name under task_roots:",
 				  name, root_path[i], real);
 		pthread_mutex_unlock(&roots_lock);
@@ -158,19 +166,22 @@ char *task_family_of(const char *id)
 
 int task_aka_selector(const char *selector, char **sel, struct errbuf *err)
 {
-	const char *path = selector + 4;	/* after "aka:" */
+	const char *path = selector + 4; /* after "aka:" */
 	char *real, *tasks = NULL, *sub = NULL;
 	int rc;
 
 	*sel = NULL;
 	if (strncmp(selector, "aka:", 4) || !*path)
-		return errf(err, "'%.200s' is not an aka:PATH selector; write "
+		return errf(err,
+			    "'%.200s' is not an aka:PATH selector; write "
 			    "aka:/path/to/AgentKernelArena[/tasks/<subdir>]",
 			    selector);
 	if (!(real = path_real(path)) || !dir_exists(real)) {
 		free(real);
-		return errf_code(err, ENOENT, "aka selector '%.200s': %s is "
-				 "not a directory", selector, path);
+		return errf_code(err, ENOENT,
+				 "aka selector '%.200s': %s is "
+				 "not a directory",
+				 selector, path);
 	}
 	/* The tasks folder is the last path component named "tasks" (an
 	 * AKA checkout's tasks/), else real/tasks (the checkout itself). */
@@ -185,10 +196,12 @@ int task_aka_selector(const char *selector, char **sel, struct errbuf *err)
 		tasks = path_join(real, "tasks");
 		sub = xstrdup("");
 		if (!dir_exists(tasks)) {
-			rc = errf_code(err, ENOENT, "aka selector '%.200s': %s "
+			rc = errf_code(err, ENOENT,
+				       "aka selector '%.200s': %s "
 				       "has no tasks/ folder; name an "
 				       "AgentKernelArena checkout or a folder "
-				       "below its tasks/", selector, real);
+				       "below its tasks/",
+				       selector, real);
 			goto out;
 		}
 	}
