@@ -140,6 +140,13 @@ def main(argv):
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(os.path.realpath(a.task), work, symlinks=False,
                     ignore=shutil.ignore_patterns("build", "__pycache__", ".*"))
+    # A run's trusted copy is read-only (files 0444, folders 0555); the
+    # harness writes its reports into this copy.
+    for root, dirs, files in os.walk(work):
+        os.chmod(root, 0o755)
+        for f in files:
+            p = os.path.join(root, f)
+            os.chmod(p, os.stat(p).st_mode & 0o755 | 0o600)
     a.task = work
     manifest = {"version": 1, "style": a.style, "device": a.device,
                 "kernel": a.editable[0] if a.editable else None}

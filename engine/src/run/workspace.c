@@ -15,13 +15,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
-#include <sys/stat.h>
-
-#include "arena/paths.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "arena/paths.h"
 
 /* Copies the editable files (from_baseline: the task's baseline.files,
  * under the editable names) into dst_dir. */
@@ -96,6 +95,10 @@ static int copy_folder(const char *src, const char *dst, int depth, int *files,
 				}
 				free(text);
 				rc = file_copy(from, d, err);
+				/* The trusted copy is read-only; the
+				 * workspace is the agent's. */
+				if (rc == 0)
+					chmod(d, (st.st_mode & 0755) | 0600);
 				free(from);
 				(*files)++;
 				*bytes += (size_t)st.st_size;
