@@ -63,7 +63,7 @@ FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/tests/%)
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/tests/helpers/%)
 
 .PHONY: all test test-run test-unit test-e2e test-fuzz asan fuzz deps install \
-	install-agents quickstart clean help fmt fmt-check lint
+	uninstall man install-agents quickstart clean help fmt fmt-check lint
 
 all: $(B)/arena $(B)/arena-runner
 
@@ -163,6 +163,29 @@ install: all
 		install -D -m 644 $$d/agent_config.yaml \
 		$(DESTDIR)$(PREFIX)/share/arena/$$d/agent_config.yaml; done; true
 	[ ! -d agents/prompts ] || cp -R agents/prompts $(DESTDIR)$(PREFIX)/share/arena/agents/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+# The man pages are rendered from the command table (cli/commands.c) by
+# `arena help --man`; `make man` rewrites docs/man/ from it, and
+# tests/e2e/cli_convention.sh fails when the checked-in pages differ.
+man: $(B)/arena
+	@mkdir -p docs/man
+	$(B)/arena help --man > docs/man/arena.1
+	for c in $$($(B)/arena help --commands); do \
+		$(B)/arena help --man $$c > docs/man/arena-$$c.1 || exit 1; done
+
+# What `make install` puts under PREFIX, so that `make uninstall` removes
+# exactly that (and nothing else: PREFIX/share/arena and
+# PREFIX/lib/arena-python, the Python runner's files, are arena's own).
+INSTALLED_BINS = arena arena-runner arena-runner-cuda arena-runner-hip
+
+uninstall:
+	for f in $(INSTALLED_BINS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$f; done
+	rm -rf $(DESTDIR)$(PREFIX)/share/arena
+	rm -rf $(DESTDIR)$(PREFIX)/lib/arena-python
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/arena.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/arena-*.1
 
 install-agents:
 	@scripts/install-agents.sh
@@ -203,7 +226,9 @@ help:
 	@echo "make fuzz         libFuzzer binaries for the parsers (clang)"
 	@echo "make deps         install missing Debian packages (apt-get) and agent CLIs (npm)"
 	@echo "make quickstart   deps, build, run example_configs/quickstart_host.yaml"
-	@echo "make install      install to PREFIX (default /usr/local)"
+	@echo "make install      install to PREFIX (default /usr/local), man pages included"
+	@echo "make uninstall    remove what make install put under PREFIX"
+	@echo "make man          rewrite docs/man/ from the command table (arena help --man)"
 	@echo "make install-agents  the agent CLIs (claude, codex, gemini) at pinned versions"
 	@echo "make fmt          clang-format the lines changed since FMT_BASE (HEAD)"
 	@echo "make fmt-check    fail when those lines are not formatted"

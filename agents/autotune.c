@@ -59,6 +59,15 @@ static void try_config(struct tune_state *s, const int *choice)
 	result_init(&r);
 	defines_for(t, choice, &defs);
 	s->tried++;
+	if (s->l->progress) {
+		struct strbuf what = STRBUF_INIT;
+
+		strbuf_addf(&what, "agent turn %d: trying", s->tried);
+		for (size_t i = 0; i < defs.n; i++)
+			strbuf_addf(&what, " %s", defs.v[i]);
+		s->l->progress(s->l->progress_ctx, strbuf_str(&what));
+		strbuf_release(&what);
+	}
 	if (s->l->evaluate(s->l->evaluate_ctx, &defs, true, &r, &err) == 0 &&
 	    r.status == RS_OK) {
 		s->correct++;
@@ -237,6 +246,7 @@ static int autotune_launch(const struct agent_launch *l,
 		found |= s.best[i] >= 0;
 	out->duration_s = (double)(now_ns() - t0) / 1e9;
 	out->turns = s.tried;
+	out->cost_known = true; /* calls no model */
 	if (!found) {
 		out->status = xstrdup("completed");
 		out->summary = xasprintf("no configuration beat the baseline "

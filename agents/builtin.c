@@ -11,6 +11,7 @@ static int noop_launch(const struct agent_launch *l, struct agent_outcome *out,
 {
 	out->status = xstrdup("completed");
 	out->summary = xstrdup("no change (noop)");
+	out->cost_known = true; /* calls no model */
 	return 0;
 }
 

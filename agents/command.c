@@ -22,6 +22,11 @@
  *   - agent.disk_quota_mb caps its files and its workspace (stopped with a
  *     clear error when over, files other than the editable ones removed),
  *     agent.memory_mb each process's memory.
+ *
+ * What it did is traced like any agent (logs/trace.jsonl, bridge/trace.h):
+ * an episode_start with its argv, model and prompt, the tail of its output,
+ * and the outcome with its exit status; `arena export` adds the diff of
+ * the workspace against the baseline.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,6 +42,8 @@
 #include "bridge/eval_bridge.h"
 #include "bridge/trace.h"
 #include "sandbox/sandbox.h"
+
+#define COMMAND_OUTPUT_TAIL (16 * 1024) /* bytes of its log traced */
 
 enum { SB_AUTO, SB_ON, SB_OFF };
 
@@ -155,8 +162,16 @@ static void trace_start(struct trace *tr, const struct agent_launch *l,
 			const char *why)
 {
 	cJSON *ev = cJSON_CreateObject(), *a = cJSON_CreateArray();
+	unsigned char id[16];
+	char hex[33];
 
+	random_bytes(id, sizeof(id));
+	for (int i = 0; i < 16; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	cJSON_AddStringToObject(ev, "episode", hex);
 	cJSON_AddStringToObject(ev, "agent", "command");
+	if (l->config->model)
+		cJSON_AddStringToObject(ev, "model", l->config->model);
 	cJSON_AddStringToObject(ev, "task_id", l->task->id);
 	cJSON_AddStringToObject(ev, "workspace", l->workspace);
 	cJSON_AddBoolToObject(ev, "sandboxed", sandboxed);
@@ -166,7 +181,30 @@ static void trace_start(struct trace *tr, const struct agent_launch *l,
 		cJSON_AddItemToArray(a, cJSON_CreateString(argv->v[i]));
 	cJSON_AddItemToObject(ev, "argv", a);
 	cJSON_AddNumberToObject(ev, "timeout_s", l->timeout_s);
+	cJSON_AddStringToObject(ev, "prompt", l->prompt ? l->prompt : "");
 	trace_emit(tr, "episode_start", ev);
+}
+
+/* The last COMMAND_OUTPUT_TAIL bytes of what it printed (stdout and
+ * stderr both go to logs/agent.log). */
+static void trace_output(struct trace *tr, const char *log)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	if (file_read_all(log, (size_t)64 << 20, &text, &len, NULL) != 0)
+		return;
+	const char *from = len > COMMAND_OUTPUT_TAIL
+				   ? text + len - COMMAND_OUTPUT_TAIL
+				   : text;
+	char *clean = result_utf8_sanitize(from);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "stream", "logs/agent.log");
+	cJSON_AddBoolToObject(o, "truncated", from != text);
+	cJSON_AddStringToObject(o, "text", clean);
+	trace_emit(tr, "output", o);
+	free(clean);
+	free(text);
 }
 
 static void trace_end(struct trace *tr, const struct agent_outcome *o,
@@ -297,6 +335,7 @@ static int command_launch(const struct agent_launch *l,
 	eval_bridge_stop_accepting(bridge);
 	if (rc)
 		goto out;
+	trace_output(tr, log);
 	out->duration_s = res.seconds;
 	out->sandboxed = sandboxed;
 	out->contained = res.contained == PROC_CONTAINED_NS ? "pid_namespace"

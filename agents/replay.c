@@ -75,6 +75,7 @@ static int replay_launch(const struct agent_launch *l,
 		free(to);
 	}
 	out->status = xstrdup(out->error ? "failed" : "completed");
+	out->cost_known = true; /* calls no model */
 	out->summary = xasprintf("replayed %d file(s) from %s", copied, src);
 	free(src);
 	return 0;

@@ -15,12 +15,6 @@
 #include "arena/config.h"
 #include "cli.h"
 
-static void check_usage(void)
-{
-	fputs("usage: arena check-agents [CONFIG | --agents a,b | --all] "
-	      "[--json]\n", stderr);
-}
-
 /* Checks one agent; appends a JSON object to arr; true when ready. */
 static bool check_one(const char *name, const struct agent_config *cfg,
 		      cJSON *arr, bool json)
@@ -135,9 +129,14 @@ int cmd_check_agents(struct cli *c, int argc, char **argv)
 			}
 			strvec_push(&names, cfg->agent.template_name);
 		} else {
-			check_usage();
 			strvec_release(&names);
-			return 2;
+			if (cfg)
+				runconfig_free(cfg);
+			return cli_usage_error("check-agents",
+					       "unexpected "
+					       "argument or missing value: "
+					       "'%s'",
+					       argv[i]);
 		}
 	}
 	if (names.n == 0)

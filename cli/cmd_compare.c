@@ -4,7 +4,8 @@
  * compares the first two configurations of a run with `agents:`.  Prints
  * the report of engine/src/compare.c (headline, effects with intervals,
  * p-values and minimal detectable effects, per-task verdicts under FDR
- * control, the per-task table), or its JSON with --json.  The text is the
+ * control, the per-task table, costs), or its JSON with --json; --html
+ * FILE also writes the page (compare_report_html).  The text is the
  * mount's compare/<A>/<B>/report.txt.
  */
 #include <stdio.h>
@@ -13,34 +14,6 @@
 
 #include "arena/compare.h"
 #include "cli.h"
-
-static int compare_usage(FILE *f)
-{
-	fputs("usage: arena compare A B [--json]\n"
-	      "       arena compare RUN [--json]\n"
-	      "\n"
-	      "Is B better than A?  A and B are runs (run ids, as 'arena "
-	      "status' lists them)\nor agent configurations of a run with "
-	      "agents: (RUN:NAME).  With one RUN, its\nfirst two agent "
-	      "configurations are compared (A = the first).\n"
-	      "\n"
-	      "Reports the effect of B on the geomean speedup, the pass rate, "
-	      "the score and\nthe reward, each with a 95% interval (cluster "
-	      "bootstrap over tasks), a p-value\nand the smallest effect the "
-	      "comparison could detect with 80% power; per-task\nwins and "
-	      "losses at a 5% false discovery rate; and whether the sides are"
-	      "\ncomparable (same tasks, device, evaluator).  "
-	      "docs/statistics.md explains.\n"
-	      "\n"
-	      "  --json   the report as JSON (docs/results.md)\n"
-	      "\n"
-	      "Examples:\n"
-	      "  arena compare run_20261201_090000_base run_20261201_120000_mcp"
-	      "\n"
-	      "  arena compare run_20261201_090000:plain "
-	      "run_20261201_090000:with_tool\n", f);
-	return f == stdout ? 0 : 2;
-}
 
 static bool side_valid(const char *side)
 {
@@ -98,7 +71,7 @@ int cmd_compare(struct cli *c, int argc, char **argv)
 	struct compare_report rep;
 	struct engine *e;
 	struct errbuf err;
-	const char *pos[2];
+	const char *pos[2], *html = NULL;
 	char *side_a = NULL, *side_b = NULL, *text;
 	int npos = 0, rc = 0;
 	bool json = false;
@@ -106,31 +79,40 @@ int cmd_compare(struct cli *c, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			json = true;
-		} else if (!strcmp(argv[i], "-h") ||
-			   !strcmp(argv[i], "--help")) {
-			return compare_usage(stdout);
-		} else if (argv[i][0] == '-' || npos == 2) {
-			compare_usage(stderr);
-			return cli_fail("unexpected argument '%s'", argv[i]) + 1;
+		} else if (!strcmp(argv[i], "--html")) {
+			if (i + 1 >= argc)
+				return cli_usage_error("compare",
+						       "--html needs "
+						       "a file name");
+			html = argv[++i];
+		} else if (argv[i][0] == '-') {
+			return cli_usage_error("compare",
+					       "unknown option "
+					       "'%s'",
+					       argv[i]);
+		} else if (npos == 2) {
+			return cli_usage_error("compare",
+					       "two sides at most "
+					       "('%s' is a third)",
+					       argv[i]);
 		} else if (!side_valid(argv[i])) {
-			compare_usage(stderr);
-			return cli_fail("'%s' is not a run id or RUN:NAME (run "
-					"ids look like run_20261129_093000)",
-					argv[i]) + 1;
+			return cli_usage_error("compare",
+					       "'%s' is not a run id "
+					       "or RUN:NAME (run ids look like "
+					       "run_20261129_093000)",
+					       argv[i]);
 		} else {
 			pos[npos++] = argv[i];
 		}
 	}
-	if (npos == 0) {
-		compare_usage(stderr);
-		return cli_fail("name the runs or configurations to compare") +
-		       1;
-	}
-	if (npos == 1 && strchr(pos[0], ':')) {
-		compare_usage(stderr);
-		return cli_fail("'%s' is one side; name the other one too",
-				pos[0]) + 1;
-	}
+	if (npos == 0)
+		return cli_usage_error("compare", "name the runs or "
+						  "configurations to compare");
+	if (npos == 1 && strchr(pos[0], ':'))
+		return cli_usage_error("compare",
+				       "'%s' is one side; name the "
+				       "other one too",
+				       pos[0]);
 	if (cli_open(c, &e))
 		return 1;
 	if (npos == 1) {
@@ -153,6 +135,15 @@ int cmd_compare(struct cli *c, int argc, char **argv)
 		if (json)
 			fputc('\n', stdout);
 		free(text);
+		if (html) {
+			char *page = compare_report_html(&rep);
+
+			if (file_write_atomic_str(html, page, &err) != 0)
+				rc = cli_fail("%s", errbuf_str(&err));
+			else if (!json)
+				printf("\nwritten: %s\n", html);
+			free(page);
+		}
 	}
 	compare_report_release(&rep);
 	free(side_a);

@@ -8,21 +8,6 @@
 #include "arena/doctor.h"
 #include "cli.h"
 
-static int doctor_usage(FILE *f)
-{
-	fputs("usage: arena doctor [--no-measure | --remeasure]\n"
-	      "\n"
-	      "Compilers, runners, GPU drivers and devices, measured peaks "
-	      "(cached in the\nstore), sandboxing, and what is missing with "
-	      "the command that installs it.\n"
-	      "  --no-measure   do not measure device peaks that are not "
-	      "cached yet\n"
-	      "  --remeasure    measure device peaks again\n"
-	      "Exits 1 when something an evaluation on this machine needs is "
-	      "missing.\n", f);
-	return f == stdout ? 0 : 2;
-}
-
 int cmd_doctor(struct cli *c, int argc, char **argv)
 {
 	struct doctor_options o = { .store_dir = c->store_dir,
@@ -35,12 +20,11 @@ int cmd_doctor(struct cli *c, int argc, char **argv)
 			o.measure = false;
 		else if (!strcmp(argv[i], "--remeasure"))
 			o.remeasure = true;
-		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return doctor_usage(stdout);
-		else {
-			doctor_usage(stderr);
-			return cli_fail("unexpected argument '%s'", argv[i]) + 1;
-		}
+		else
+			return cli_usage_error("doctor",
+					       "unexpected argument "
+					       "'%s'",
+					       argv[i]);
 	}
 	problems = doctor_report(&o, &out);
 	fputs(strbuf_str(&out), stdout);

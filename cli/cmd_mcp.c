@@ -95,17 +95,6 @@ static int local_call(void *ctx, const char *name, const cJSON *args,
 	return rc;
 }
 
-static void mcp_usage(void)
-{
-	fputs("usage: arena mcp [--task ID] [--workspace DIR] [--run RUN "
-	      "[--attempt N]]\n"
-	      "       arena mcp call evaluate|show_task|last_result [--quick] "
-	      "[same options]\n"
-	      "       arena mcp tools\n"
-	      "Serves arena's evaluator as MCP tools on stdin/stdout "
-	      "(JSON-RPC, one message a line).\n", stderr);
-}
-
 int cmd_mcp(struct cli *c, int argc, char **argv)
 {
 	struct mcp_local m = { .c = c };
@@ -117,6 +106,11 @@ int cmd_mcp(struct cli *c, int argc, char **argv)
 	m.task_id = getenv("ARENA_TASK_ID");
 	m.workspace = getenv("ARENA_WORKSPACE");
 	if (argc > 1 && !strcmp(argv[1], "tools")) {
+		if (argc > 2)
+			return cli_usage_error("mcp",
+					       "'mcp tools' takes no "
+					       "argument ('%s')",
+					       argv[2]);
 		cJSON *t = mcp_tools_list();
 		char *s = cJSON_Print(t);
 		puts(s);
@@ -125,10 +119,10 @@ int cmd_mcp(struct cli *c, int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "call")) {
-		if (argc < 3) {
-			mcp_usage();
-			return 2;
-		}
+		if (argc < 3)
+			return cli_usage_error("mcp", "name the tool to call: "
+						      "evaluate, show_task or "
+						      "last_result");
 		call = true;
 		tool = argv[2];
 		i = 3;
@@ -140,14 +134,22 @@ int cmd_mcp(struct cli *c, int argc, char **argv)
 			m.workspace = argv[++i];
 		else if (!strcmp(argv[i], "--run") && i + 1 < argc)
 			m.run_id = argv[++i];
-		else if (!strcmp(argv[i], "--attempt") && i + 1 < argc)
-			m.attempt = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--quick") && call)
+		else if (!strcmp(argv[i], "--attempt") && i + 1 < argc) {
+			int64_t k;
+			if (parse_i64(argv[++i], &k) || k < 1 || k > 1000000)
+				return cli_usage_error("mcp",
+						       "--attempt needs "
+						       "a number from 1, got "
+						       "'%s'",
+						       argv[i]);
+			m.attempt = (int)k;
+		} else if (!strcmp(argv[i], "--quick") && call)
 			quick = true;
-		else {
-			mcp_usage();
-			return 2;
-		}
+		else
+			return cli_usage_error("mcp",
+					       "unexpected argument or "
+					       "missing value: '%s'",
+					       argv[i]);
 	}
 	if (!m.workspace)
 		m.workspace = ".";
@@ -167,9 +169,11 @@ int cmd_mcp(struct cli *c, int argc, char **argv)
 		rc = s.call(s.ctx, tool, args, &reply, &err);
 		cJSON_Delete(args);
 		if (rc == -ENOENT) {
-			rc = cli_fail("unknown tool '%s'; the tools are "
-				      "evaluate, show_task, last_result", tool)
-			     + 1;
+			rc = cli_usage_error("mcp",
+					     "unknown tool '%s'; the "
+					     "tools are evaluate, show_task, "
+					     "last_result",
+					     tool);
 		} else if (rc) {
 			rc = cli_fail("%s", errbuf_str(&err)) + 1;
 		} else {

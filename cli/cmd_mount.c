@@ -11,26 +11,6 @@
 #include "fsv.h"
 #include "cli.h"
 
-static int mount_usage(FILE *f)
-{
-	fputs("usage: arena mount MOUNTPOINT [--store DIR] [--foreground] "
-	      "[--debug]\n"
-	      "                   [--threads N] [--ws-timeout SECONDS]\n"
-	      "\n"
-	      "Presents the store as files (docs/fs-semantics.md).  Runs in "
-	      "the background\nunless --foreground; unmount with "
-	      "'fusermount3 -u MOUNTPOINT'.\n"
-	      "  --threads N          worker threads (default 16)\n"
-	      "  --ws-timeout S       seconds the kernel may cache workspace "
-	      "names and\n"
-	      "                       attributes; changes made behind the "
-	      "mount are\n"
-	      "                       reported through inotify (default "
-	      "3600; 0 = never)\n",
-	      f);
-	return f == stdout ? 0 : 2;
-}
-
 int cmd_mount(struct cli *c, int argc, char **argv)
 {
 	struct fsv_options o = {
@@ -58,27 +38,32 @@ int cmd_mount(struct cli *c, int argc, char **argv)
 		} else if (!strcmp(a, "--threads") && has_arg) {
 			int64_t n;
 			if (parse_i64(argv[++i], &n) || n < 2 || n > 256)
-				return cli_fail("--threads needs a number "
-						"from 2 to 256, got '%s'",
-						argv[i]);
+				return cli_usage_error("mount",
+						       "--threads needs "
+						       "a number from 2 to "
+						       "256, got '%s'",
+						       argv[i]);
 			o.threads = (int)n;
 		} else if (!strcmp(a, "--ws-timeout") && has_arg) {
 			double t;
 			if (parse_double(argv[++i], &t) || t < 0 || t > 86400)
-				return cli_fail("--ws-timeout needs seconds "
-						"from 0 to 86400, got '%s'",
-						argv[i]);
+				return cli_usage_error("mount",
+						       "--ws-timeout "
+						       "needs seconds from 0 "
+						       "to 86400, got '%s'",
+						       argv[i]);
 			o.ws_timeout = t;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			return mount_usage(stdout);
 		} else if (a[0] != '-' && !o.mountpoint) {
 			o.mountpoint = a;
 		} else {
-			mount_usage(stderr);
-			return cli_fail("unexpected argument '%s'", a);
+			return cli_usage_error("mount",
+					       "unexpected argument or "
+					       "missing value: '%s'",
+					       a);
 		}
 	}
 	if (!o.mountpoint)
-		return mount_usage(stderr);
+		return cli_usage_error("mount", "name the directory to mount "
+						"the store on");
 	return fsv_mount(&o);
 }

@@ -22,66 +22,17 @@
 
 #define PLAN_MAX_PAST 16
 
-static int plan_usage(FILE *f)
-{
-	fputs("usage: arena plan [SELECTOR...] [--config FILE] [--noise RUN] "
-	      "[--past RUN]...\n"
-	      "                  [--effect RATIO] [--pass-effect POINTS] "
-	      "[--repeats K,K,...]\n"
-	      "                  [--alpha A] [--power P] [--json] [component "
-	      "overrides]\n"
-	      "\n"
-	      "How many tasks and repeats an A/B comparison of two agent "
-	      "configurations needs\nto detect an effect on the geomean "
-	      "speedup and on the pass rate with the given\npower, and what "
-	      "the selected tasks can detect at each number of repeats.\n"
-	      "\n"
-	      "  SELECTOR          tasks, as in a run config (all, c2c, "
-	      "c2c/saxpy, ...);\n"
-	      "                    default: all\n"
-	      "  --config FILE     the tasks (and repeats) of a run config\n"
-	      "  --noise RUN       an A/A run (agent noop) that measured the "
-	      "timing noise\n"
-	      "  --past RUN        a finished run of the agent (repeats "
-	      "measure its spread\n"
-	      "                    between attempts; two configurations the "
-	      "spread of effects);\n"
-	      "                    may be given up to 16 times\n"
-	      "  --effect RATIO    geomean speedup to detect (default 1.05, "
-	      "5% faster)\n"
-	      "  --pass-effect P   pass-rate difference to detect, in points "
-	      "(default 10)\n"
-	      "  --repeats LIST    repeats per configuration to consider "
-	      "(default 1,2,3,5)\n"
-	      "  --alpha A         two-sided significance level (default "
-	      "0.05)\n"
-	      "  --power P         power to reach (default 0.8)\n"
-	      "  --json            the plan as JSON\n"
-	      "Component overrides (log-speedup standard deviations; they "
-	      "replace measured or\nassumed values): --timing-sd X, "
-	      "--agent-sd X, --effect-sd X, --pass-rate P,\n"
-	      "--pass-effect-sd P (a fraction).\n"
-	      "\n"
-	      "Example:\n"
-	      "  arena plan c2c hip2hip --noise run_20261201_080000_aa "
-	      "--past run_20261130_120000 \\\n"
-	      "             --effect 1.05 --pass-effect 10\n", f);
-	return f == stdout ? 0 : 2;
-}
-
 /* A usage error: the usage, then why, on stderr; exit status 2. */
 static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int bad(const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	plan_usage(stderr);
-	fputs("arena: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = cli_usage_verror("plan", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	return 2;
+	return rc;
 }
 
 static bool parse_num(const char *s, double lo, double hi, double *out)
@@ -178,10 +129,6 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 		const char *o = argv[i];
 		bool known = false;
 
-		if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-			plan_usage(stdout);
-			return -1;	/* done, exit 0 */
-		}
 		if (!strcmp(o, "--json")) {
 			a->json = true;
 			continue;
@@ -349,7 +296,7 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 
 	if (rc) {
 		strvec_release(&a.selectors);
-		return rc < 0 ? 0 : rc;
+		return rc;
 	}
 	plan_inputs_init(&in, 0);
 	if (a.repeats && !parse_repeats(a.repeats, &in)) {

@@ -12,7 +12,7 @@
 
 #include "cli.h"
 
-/* Prints the run's report.txt, then one line pointing at its files. */
+/* Prints the run's report.txt, then where its files are. */
 static void print_report(struct engine *e, const char *run_id,
 			 const char *footer)
 {
@@ -21,9 +21,8 @@ static void print_report(struct engine *e, const char *run_id,
 
 	if (file_read_all(path, (size_t)16 << 20, &text, NULL, NULL) == 0)
 		fputs(text, stdout);
-	printf("\n%s: %s/%s\n", footer, dir,
-	       strcmp(footer, "results") ? "{summary.csv,summary.json,"
-					   "report.txt}" : "summary.csv");
+	printf("\n%s: %s/{summary.csv,summary.json,report.txt,report.html}\n",
+	       footer, dir);
 	free(text);
 	free(path);
 	free(dir);
@@ -32,8 +31,9 @@ static void print_report(struct engine *e, const char *run_id,
 #define MAX_GPUS 64
 
 /* "--gpus 0,1,3": device indices as the runtime counts them (after
- * CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES), each once. */
-static int parse_gpus(const char *list, int *gpus, int *n)
+ * CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES), each once.  A malformed
+ * list is a usage error of cmd (exit 2). */
+static int parse_gpus(const char *cmd, const char *list, int *gpus, int *n)
 {
 	const char *p = list;
 
@@ -42,33 +42,44 @@ static int parse_gpus(const char *list, int *gpus, int *n)
 		char *end;
 		long v = strtol(p, &end, 10);
 		if (end == p || v < 0 || v > 1023 || (*end && *end != ','))
-			return cli_fail("--gpus '%s': give device indices "
-					"separated by commas, as in --gpus 0,1,3",
-					list);
+			return cli_usage_error(cmd,
+					       "--gpus '%s': give device "
+					       "indices separated by commas, "
+					       "as in --gpus 0,1,3",
+					       list);
 		for (int k = 0; k < *n; k++)
 			if (gpus[k] == (int)v)
-				return cli_fail("--gpus '%s': device %ld is "
-						"named twice", list, v);
+				return cli_usage_error(cmd,
+						       "--gpus '%s': "
+						       "device %ld is named "
+						       "twice",
+						       list, v);
 		if (*n == MAX_GPUS)
-			return cli_fail("--gpus '%s': at most %d devices",
-					list, MAX_GPUS);
+			return cli_usage_error(cmd,
+					       "--gpus '%s': at most %d "
+					       "devices",
+					       list, MAX_GPUS);
 		gpus[(*n)++] = (int)v;
 		p = *end ? end + 1 : end;
 	}
 	if (*n == 0)
-		return cli_fail("--gpus needs at least one device index, as in "
-				"--gpus 0,1");
+		return cli_usage_error(cmd, "--gpus needs at least one device "
+					    "index, as in --gpus 0,1");
 	return 0;
 }
 
-static int execute_and_report(struct engine *e, const char *run_id,
-			      const int *gpus, int ngpus)
+static int execute_and_report(struct cli *c, struct engine *e,
+			      const char *run_id, const int *gpus, int ngpus)
 {
-	struct engine_observer obs = { .event = cli_print_event };
+	struct engine_observer obs;
+	struct cli_progress *p = cli_progress_start(e, run_id, c->tty, &obs);
 	struct errbuf err;
+	int rc;
 
 	errbuf_init(&err);
-	if (engine_run_execute_on(e, run_id, gpus, ngpus, &obs, &err))
+	rc = engine_run_execute_on(e, run_id, gpus, ngpus, &obs, &err);
+	cli_progress_stop(p);
+	if (rc)
 		return cli_fail("%s", errbuf_str(&err));
 	fputs("\n", stdout);
 	print_report(e, run_id, "results");
@@ -85,23 +96,30 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	int rc, gpus[MAX_GPUS], ngpus = 0;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--run-suffix") && i + 1 < argc)
+		bool has = i + 1 < argc;
+
+		if (!strcmp(argv[i], "--run-suffix") && has)
 			suffix = argv[++i];
-		else if (!strcmp(argv[i], "--store") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--store") && has)
 			c->store_dir = argv[++i];
-		else if (!strcmp(argv[i], "--gpus") && i + 1 < argc) {
-			if (parse_gpus(argv[++i], gpus, &ngpus))
-				return 1;
+		else if (!strcmp(argv[i], "--gpus") && has) {
+			if ((rc = parse_gpus("run", argv[++i], gpus, &ngpus)))
+				return rc;
 		} else if (argv[i][0] != '-' && !config)
 			config = argv[i];
+		else if (argv[i][0] != '-')
+			return cli_usage_error("run",
+					       "one config at a time "
+					       "('%s' is a second one)",
+					       argv[i]);
 		else
-			return cli_fail("usage: arena run CONFIG "
-					"[--run-suffix NAME] [--store DIR] "
-					"[--gpus 0,1,...]");
+			return cli_usage_error("run",
+					       "unknown option or "
+					       "missing value: '%s'",
+					       argv[i]);
 	}
 	if (!config)
-		return cli_fail("usage: arena run CONFIG [--run-suffix NAME] "
-				"[--store DIR] [--gpus 0,1,...]");
+		return cli_usage_error("run", "name the run config to run");
 	if (cli_open(c, &e))
 		return 1;
 	errbuf_init(&err);
@@ -131,56 +149,97 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	}
 	printf("run %s (store %s)\n", run_id, store_root(engine_store(e)));
 	fflush(stdout);
-	rc = execute_and_report(e, run_id, gpus, ngpus);
+	rc = execute_and_report(c, e, run_id, gpus, ngpus);
 	free(run_id);
 	engine_close(e);
 	return rc;
 }
 
-/* RUN argument or --latest into an id (caller frees). */
-static int pick_run(struct engine *e, int argc, char **argv, char **id)
+/* The RUN argument of resume, status, report and cancel, checked before
+ * anything is opened: a run id, or --latest (*latest set).  Options other
+ * commands allow are given in extra (as "--gpus", which takes a value);
+ * anything else is a usage error.  *id stays NULL when required is false
+ * and no run is named. */
+static int parse_run_arg(const char *cmd, int argc, char **argv, bool required,
+			 const char **id, bool *latest)
+{
+	*id = NULL;
+	*latest = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--gpus") && !strcmp(cmd, "resume")) {
+			i++; /* parsed by cmd_resume */
+		} else if (!strcmp(argv[i], "--latest") && !*id && !*latest) {
+			*latest = true;
+		} else if (argv[i][0] == '-') {
+			return cli_usage_error(cmd,
+					       "unknown option or missing "
+					       "value: '%s'",
+					       argv[i]);
+		} else if (*id || *latest) {
+			return cli_usage_error(cmd,
+					       "one run at a time ('%s' "
+					       "is a second one)",
+					       argv[i]);
+		} else if (!store_run_id_valid(argv[i])) {
+			return cli_usage_error(cmd,
+					       "'%s' is not a run id "
+					       "(they look like "
+					       "run_20261129_093000)",
+					       argv[i]);
+		} else {
+			*id = argv[i];
+		}
+	}
+	if (required && !*id && !*latest)
+		return cli_usage_error(cmd, "name a run (or --latest); 'arena "
+					    "status' lists them");
+	return 0;
+}
+
+/* The parsed run argument as an id (caller frees): --latest asks the
+ * store. */
+static int resolve_run(struct engine *e, const char *id, bool latest,
+		       char **out)
 {
 	struct errbuf err;
 
 	errbuf_init(&err);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--gpus")) {
-			i++;	/* its list is not a run id */
-			continue;
-		}
-		if (!strcmp(argv[i], "--latest")) {
-			if (store_run_latest(engine_store(e), id, &err))
-				return cli_fail("%s", errbuf_str(&err));
-			return 0;
-		}
-		if (argv[i][0] != '-') {
-			if (!store_run_id_valid(argv[i]))
-				return cli_fail("'%s' is not a run id (they look "
-						"like run_20261129_093000)",
-						argv[i]);
-			*id = xstrdup(argv[i]);
-			return 0;
-		}
+	if (!latest) {
+		*out = xstrdup(id);
+		return 0;
 	}
-	return cli_fail("name a run (or --latest); 'arena status' lists them");
+	if (store_run_latest(engine_store(e), out, &err))
+		return cli_fail("%s", errbuf_str(&err));
+	return 0;
 }
 
 int cmd_resume(struct cli *c, int argc, char **argv)
 {
 	struct engine *e;
+	const char *arg;
+	bool latest;
 	char *id = NULL;
 	int rc, gpus[MAX_GPUS], ngpus = 0;
 
-	for (int i = 1; i + 1 < argc; i++)
-		if (!strcmp(argv[i], "--gpus") &&
-		    parse_gpus(argv[i + 1], gpus, &ngpus))
-			return 1;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--gpus")) {
+			if (i + 1 >= argc)
+				return cli_usage_error("resume",
+						       "--gpus needs "
+						       "a list, as in --gpus "
+						       "0,1");
+			if ((rc = parse_gpus("resume", argv[++i], gpus,
+					     &ngpus)))
+				return rc;
+		}
+	if ((rc = parse_run_arg("resume", argc, argv, true, &arg, &latest)))
+		return rc;
 	if (cli_open(c, &e))
 		return 1;
-	rc = pick_run(e, argc, argv, &id);
+	rc = resolve_run(e, arg, latest, &id);
 	if (!rc) {
 		printf("resuming %s\n", id);
-		rc = execute_and_report(e, id, gpus, ngpus);
+		rc = execute_and_report(c, e, id, gpus, ngpus);
 	}
 	free(id);
 	engine_close(e);
@@ -240,14 +299,18 @@ int cmd_status(struct cli *c, int argc, char **argv)
 	struct engine *e;
 	struct strvec ids = STRVEC_INIT;
 	struct errbuf err;
-	int rc = 0;
+	const char *arg;
+	bool latest;
+	int rc;
 
+	if ((rc = parse_run_arg("status", argc, argv, false, &arg, &latest)))
+		return rc;
 	if (cli_open(c, &e))
 		return 1;
 	errbuf_init(&err);
-	if (argc > 1) {
+	if (arg || latest) {
 		char *id = NULL;
-		rc = pick_run(e, argc, argv, &id);
+		rc = resolve_run(e, arg, latest, &id);
 		if (!rc)
 			rc = status_one(c, e, id, false);
 		free(id);
@@ -265,16 +328,81 @@ int cmd_status(struct cli *c, int argc, char **argv)
 	return rc;
 }
 
-int cmd_report(struct cli *c, int argc, char **argv)
+/* `arena report --index [--html FILE]`: the page across every run. */
+static int report_index(struct cli *c, const char *html_path)
 {
 	struct engine *e;
 	struct errbuf err;
-	char *id = NULL;
+	char *html = NULL, *path;
 	int rc;
 
 	if (cli_open(c, &e))
 		return 1;
-	rc = pick_run(e, argc, argv, &id);
+	errbuf_init(&err);
+	path = html_path ? xstrdup(html_path)
+			 : path_join(store_root(engine_store(e)), "index.html");
+	rc = engine_index_html(e, &html, &err);
+	if (!rc)
+		rc = file_write_atomic_str(path, html, &err);
+	if (rc)
+		rc = cli_fail("%s", errbuf_str(&err));
+	else
+		printf("%s\n", path);
+	free(html);
+	free(path);
+	engine_close(e);
+	return rc;
+}
+
+int cmd_report(struct cli *c, int argc, char **argv)
+{
+	struct engine *e;
+	struct errbuf err;
+	const char *arg, *html = NULL;
+	bool latest, index = false;
+	char *id = NULL;
+	int rc, nargs = 0;
+	char **args = xcalloc((size_t)argc + 1, sizeof(*args));
+
+	/* --index and --html are this command's; the rest is a run. */
+	for (int i = 0; i < argc; i++) {
+		if (i > 0 && !strcmp(argv[i], "--index")) {
+			index = true;
+		} else if (i > 0 && !strcmp(argv[i], "--html")) {
+			if (i + 1 >= argc) {
+				free(args);
+				return cli_usage_error("report", "--html needs "
+								 "a file name");
+			}
+			html = argv[++i];
+		} else {
+			args[nargs++] = argv[i];
+		}
+	}
+	if (index) {
+		rc = nargs > 1 ? cli_usage_error("report",
+						 "--index covers "
+						 "every run; name no run "
+						 "('%s')",
+						 args[1])
+			       : report_index(c, html);
+		free(args);
+		return rc;
+	}
+	if (html) {
+		free(args);
+		return cli_usage_error("report",
+				       "--html goes with --index (a "
+				       "run's report.html is written in its "
+				       "directory)");
+	}
+	rc = parse_run_arg("report", nargs, args, true, &arg, &latest);
+	free(args);
+	if (rc)
+		return rc;
+	if (cli_open(c, &e))
+		return 1;
+	rc = resolve_run(e, arg, latest, &id);
 	errbuf_init(&err);
 	if (!rc && engine_run_report(e, id, &err) != 0)
 		rc = cli_fail("%s", errbuf_str(&err));
@@ -289,12 +417,16 @@ int cmd_cancel(struct cli *c, int argc, char **argv)
 {
 	struct engine *e;
 	struct errbuf err;
+	const char *arg;
+	bool latest;
 	char *id = NULL;
 	int rc;
 
+	if ((rc = parse_run_arg("cancel", argc, argv, true, &arg, &latest)))
+		return rc;
 	if (cli_open(c, &e))
 		return 1;
-	rc = pick_run(e, argc, argv, &id);
+	rc = resolve_run(e, arg, latest, &id);
 	errbuf_init(&err);
 	if (!rc && engine_run_cancel(e, id, &err) != 0)
 		rc = cli_fail("%s", errbuf_str(&err));

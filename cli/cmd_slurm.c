@@ -10,24 +10,24 @@
 
 #include "cli.h"
 
-static int parse_count(const char *opt, const char *v, int lo, int *out)
+static int parse_count(const char *cmd, const char *opt, const char *v, int lo,
+		       int *out)
 {
 	int64_t n;
 
 	if (parse_i64(v, &n) || n < lo || n > 1000000)
-		return cli_fail("%s '%s': give a whole number of at least %d",
-				opt, v, lo);
+		return cli_usage_error(cmd,
+				       "%s '%s': give a whole number of "
+				       "at least %d",
+				       opt, v, lo);
 	*out = (int)n;
 	return 0;
 }
 
-#define WORKER_USAGE "usage: arena worker RUN [--index K] [--gpu N] " \
-		     "[--lease-seconds S]"
-
 int cmd_worker(struct cli *c, int argc, char **argv)
 {
 	struct engine_work w = { .only = -1 };
-	struct engine_observer obs = { .event = cli_print_event };
+	struct engine_observer obs;
 	const char *run_id = NULL;
 	struct engine *e;
 	struct errbuf err;
@@ -35,42 +35,48 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--index") && i + 1 < argc) {
-			if (parse_count("--index", argv[++i], 0, &w.only))
-				return 1;
+			if (parse_count("worker", "--index", argv[++i], 0,
+					&w.only))
+				return 2;
 		} else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) {
-			if (parse_count("--gpu", argv[++i], 0, &w.gpu))
-				return 1;
+			if (parse_count("worker", "--gpu", argv[++i], 0,
+					&w.gpu))
+				return 2;
 			w.has_gpu = true;
 		} else if (!strcmp(argv[i], "--lease-seconds") &&
 			   i + 1 < argc) {
 			int s = 0;
-			if (parse_count("--lease-seconds", argv[++i], 1, &s))
-				return 1;
+			if (parse_count("worker", "--lease-seconds", argv[++i],
+					1, &s))
+				return 2;
 			w.lease_s = s;
 		} else if (argv[i][0] != '-' && !run_id) {
 			run_id = argv[i];
 		} else {
-			return cli_fail(WORKER_USAGE);
+			return cli_usage_error("worker",
+					       "unexpected argument "
+					       "or missing value: '%s'",
+					       argv[i]);
 		}
 	}
 	if (!run_id)
-		return cli_fail(WORKER_USAGE);
+		return cli_usage_error("worker", "name the run to work on");
 	if (!store_run_id_valid(run_id))
-		return cli_fail("'%s' is not a run id (they look like "
-				"run_20261129_093000)", run_id);
+		return cli_usage_error("worker",
+				       "'%s' is not a run id (they "
+				       "look like run_20261129_093000)",
+				       run_id);
 	if (cli_open(c, &e))
 		return 1;
 	errbuf_init(&err);
+	struct cli_progress *p = cli_progress_start(e, run_id, c->tty, &obs);
 	rc = engine_run_work(e, run_id, &w, &obs, &err);
+	cli_progress_stop(p);
 	if (rc)
 		cli_fail("%s", errbuf_str(&err));
 	engine_close(e);
 	return rc ? 1 : 0;
 }
-
-#define SLURM_USAGE "usage: arena slurm CONFIG|RUN [--run-suffix NAME] " \
-		    "[--partition P] [--time MINUTES] [--max-parallel N] " \
-		    "[--sbatch PATH] [--sbatch-arg ARG]... [--dry-run]"
 
 int cmd_slurm(struct cli *c, int argc, char **argv)
 {
@@ -98,21 +104,30 @@ int cmd_slurm(struct cli *c, int argc, char **argv)
 		else if (!strcmp(a, "--dry-run"))
 			o.dry_run = true;
 		else if (!strcmp(a, "--time") && has) {
-			if (parse_count("--time", argv[++i], 1, &o.time_min))
+			if (parse_count("slurm", "--time", argv[++i], 1,
+					&o.time_min)) {
+				rc = 2;
 				goto done;
+			}
 		} else if (!strcmp(a, "--max-parallel") && has) {
-			if (parse_count("--max-parallel", argv[++i], 1,
-					&o.max_parallel))
+			if (parse_count("slurm", "--max-parallel", argv[++i], 1,
+					&o.max_parallel)) {
+				rc = 2;
 				goto done;
+			}
 		} else if (a[0] != '-' && !what) {
 			what = a;
 		} else {
-			cli_fail(SLURM_USAGE);
+			rc = cli_usage_error("slurm",
+					     "unexpected argument or "
+					     "missing value: '%s'",
+					     a);
 			goto done;
 		}
 	}
 	if (!what) {
-		cli_fail(SLURM_USAGE);
+		rc = cli_usage_error("slurm", "name a run config (or a "
+					      "created run)");
 		goto done;
 	}
 	if (cli_open(c, &e))

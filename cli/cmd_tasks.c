@@ -77,23 +77,40 @@ static int tasks_check(struct cli *c, const char *sel, const char *device)
 int cmd_tasks(struct cli *c, int argc, char **argv)
 {
 	const char *root = c->tasks_dir ? c->tasks_dir : task_default_root();
-	const char *sel = argc > 1 ? argv[1] : "all";
-
-	if (argc > 1 && !strcmp(argv[1], "--check")) {
-		const char *device = NULL;
-		sel = "all";
-		for (int i = 2; i < argc; i++) {
-			if (!strcmp(argv[i], "--device") && i + 1 < argc)
-				device = argv[++i];
-			else
-				sel = argv[i];
-		}
-		return tasks_check(c, sel, device);
-	}
+	const char *sel = "all", *device = NULL;
+	bool check = false, have_sel = false;
 	struct strvec ids = STRVEC_INIT;
 	struct errbuf err;
 	int bad = 0;
 
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--check")) {
+			check = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--device")) {
+			if (i + 1 >= argc)
+				return cli_usage_error("tasks",
+						       "--device needs a device "
+						       "(cuda:0, hip:0, host)");
+			device = argv[++i];
+			continue;
+		}
+		if (argv[i][0] == '-')
+			return cli_usage_error("tasks", "unknown option '%s'",
+					       argv[i]);
+		if (have_sel)
+			return cli_usage_error("tasks",
+					       "one selector at a "
+					       "time ('%s' is a second one)",
+					       argv[i]);
+		sel = argv[i];
+		have_sel = true;
+	}
+	if (device && !check)
+		return cli_usage_error("tasks", "--device goes with --check");
+	if (check)
+		return tasks_check(c, sel, device);
 	errbuf_init(&err);
 	if (task_select(root, sel, &ids, &err) != 0)
 		return cli_fail("%s", errbuf_str(&err));
@@ -136,18 +153,6 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 	}
 	strvec_release(&ids);
 	return bad ? 1 : 0;
-}
-
-static void eval_usage(void)
-{
-	fputs("usage: arena eval TASK --workspace DIR [--quick] [--held-out] "
-	      "[--no-cache]\n                  [--seed N] [-D NAME=VALUE]... "
-	      "[--logs DIR] [--case-budget S]\n"
-	      "       arena eval TASK --aa [--quick] [--held-out] [--seed N] "
-	      "[--logs DIR] [--case-budget S]\n"
-	      "         (A/A: the task's baseline timed against itself; its "
-	      "speedup_ci\n          should contain 1.0)\n",
-	      stderr);
 }
 
 /* Inside an agent's sandbox the store is invisible; the launch's
@@ -203,32 +208,41 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 			opt.case_budget_s = strtod(argv[++i], &end);
 			if (*end || !(opt.case_budget_s > 0 &&
 				      opt.case_budget_s <= 3600))
-				return cli_fail("--case-budget needs seconds "
-						"(0 to 3600), got '%s'",
-						argv[i]);
+				return cli_usage_error("eval",
+						       "--case-budget "
+						       "needs seconds (0 to "
+						       "3600), got '%s'",
+						       argv[i]);
 		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
 			int64_t s;
 			if (parse_i64(argv[++i], &s) != 0 || s < 0)
-				return cli_fail("--seed needs a non-negative "
-						"integer, got '%s'", argv[i]);
+				return cli_usage_error("eval",
+						       "--seed needs a "
+						       "non-negative integer, "
+						       "got '%s'",
+						       argv[i]);
 			opt.has_seed = true;
 			opt.seed = (uint64_t)s;
 		} else if (!strcmp(argv[i], "-D") && i + 1 < argc)
 			strvec_push(&defines, argv[++i]);
 		else if (argv[i][0] != '-' && !task)
 			task = argv[i];
-		else {
-			eval_usage();
-			return cli_fail("unexpected argument '%s'", argv[i]);
-		}
+		else
+			return cli_usage_error("eval",
+					       "unexpected argument or "
+					       "missing value: '%s'",
+					       argv[i]);
 	}
 	const char *sock = getenv("ARENA_EVAL_SOCKET");
 	if (sock && *sock)
 		return eval_through_bridge(sock, opt.quick);
-	if (!task || (!ws && !opt.aa) || (ws && opt.aa)) {
-		eval_usage();
-		return 2;
-	}
+	if (!task || (!ws && !opt.aa) || (ws && opt.aa))
+		return cli_usage_error(
+			"eval", "%s",
+			!task	 ? "name the task to evaluate against"
+			: opt.aa ? "--aa times the task's baseline "
+				   "against itself: no --workspace"
+				 : "--workspace DIR names the candidate");
 	opt.defines = &defines;
 	if (cli_open(c, &e))
 		return 1;

@@ -37,6 +37,7 @@ hip|hipcc libamdhip64-dev|the HIP compile checks (e2e/gpu_builds.sh)
 python|python3|the tree checks (tests/tree/*.py) and tests/gpu's scripts
 torch|python3-numpy python3-torch|the Python kernel runner's tests
 chromium|chromium|the headless-browser report test
+pandas|python3-pandas|reading summary.csv and episodes with pandas in the dtype tests (they fall back to the csv module)
 microhttpd|libmicrohttpd-dev|arena serve and its tests
 slurm|slurmctld slurmd slurm-client munge|the Slurm tests (e2e/slurm.sh)
 EOF

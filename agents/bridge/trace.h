@@ -6,8 +6,9 @@
  * "ts" (ISO 8601 UTC with milliseconds), "seq" (from 1 within an episode)
  * and "type".  A launch writes, in order:
  *
- *   episode_start  {episode, agent, cli, cli_version, model, effort,
- *                   task_id, workspace, sandboxed, mcp, argv, prompt}
+ *   episode_start  {episode, agent, cli, cli_version (installed),
+ *                   cli_version_tested, model, effort, task_id, workspace,
+ *                   sandboxed, mcp, argv, prompt}
  *   message        {role: "assistant"|"user", text}
  *   reasoning      {text}
  *   tool_call      {id, name, input}
@@ -17,6 +18,7 @@
  *                   cost_usd}                       (as the CLI reports)
  *   evaluation     {via, quick, status, compiled, correct, speedup,
  *                   score, reward}                  (arena's own verdict)
+ *   output         {stream, truncated, text}   (a command agent's log tail)
  *   error          {message}
  *   outcome        {status, error, duration_s, turns, input_tokens,
  *                   output_tokens, cost_usd, sandboxed, exit}

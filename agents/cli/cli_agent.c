@@ -589,6 +589,10 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 	cJSON_AddStringToObject(start, "episode", episode);
 	cJSON_AddStringToObject(start, "agent", a->name);
 	cJSON_AddStringToObject(start, "cli", r.bin);
+	char *installed = cli_version_cached(r.bin);
+	if (installed)
+		cJSON_AddStringToObject(start, "cli_version", installed);
+	free(installed);
 	if (r.set.cli_version)
 		cJSON_AddStringToObject(start, "cli_version_tested",
 					r.set.cli_version);

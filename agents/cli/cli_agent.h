@@ -140,6 +140,9 @@ const char *cli_agents_dir(void);
 char *cli_find_bin(const struct cli_agent *a);
 /* "2.1.332" from `CLI --version` (caller frees), or NULL. */
 char *cli_version_of(const char *bin, struct errbuf *err);
+/* The same, asked once per binary (path, size, mtime) in this process;
+ * NULL when it cannot be told.  Caller frees. */
+char *cli_version_cached(const char *bin);
 /* Whether credentials are present: an auth variable or auth file. *how
  * (borrowed) names it. */
 bool cli_authenticated(const struct cli_agent *a, const char **how);

@@ -88,8 +88,17 @@ void cli_process_line(struct cli_run *r)
 		return;
 	}
 	r->json_lines++;
+	int turns = r->turns;
 	r->agent->parse_event(r, ev);
 	cJSON_Delete(ev);
+	/* A status line follows the agent's turns (arena run on a
+	 * terminal). */
+	if (r->turns != turns && r->l->progress) {
+		char what[48];
+
+		snprintf(what, sizeof(what), "agent turn %d", r->turns);
+		r->l->progress(r->l->progress_ctx, what);
+	}
 }
 
 void cli_feed_stdout(void *ctx, const char *data, size_t n)
@@ -168,6 +177,9 @@ void cli_classify(struct cli_run *r, const struct proc_spawn_result *res,
 	out->turns = r->turns;
 	out->input_tokens = r->input_tokens;
 	out->output_tokens = r->output_tokens;
+	out->cached_tokens = r->cached_tokens;
+	out->cost_known = r->cost_reported || r->set.price_input > 0 ||
+			  r->set.price_output > 0;
 	if (!r->cost_reported && (r->set.price_input > 0 ||
 				  r->set.price_output > 0)) {
 		double cached_price = r->set.price_cached_input > 0

@@ -444,6 +444,53 @@ char *cli_version_of(const char *bin, struct errbuf *err)
 	return v;
 }
 
+/* Versions already asked, by binary (path, size, mtime): a run launches
+ * the same CLI for every attempt, and `gemini --version` alone takes
+ * seconds. */
+#define VERSION_CACHE 16
+static pthread_mutex_t version_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	char *path, *version;
+	off_t size;
+	struct timespec mtime;
+} versions[VERSION_CACHE];
+static int nversions;
+
+char *cli_version_cached(const char *bin)
+{
+	struct stat st;
+	char *v = NULL;
+	int k;
+
+	if (stat(bin, &st) != 0)
+		return NULL;
+	pthread_mutex_lock(&version_lock);
+	for (k = 0; k < nversions; k++)
+		if (!strcmp(versions[k].path, bin) &&
+		    versions[k].size == st.st_size &&
+		    versions[k].mtime.tv_sec == st.st_mtim.tv_sec &&
+		    versions[k].mtime.tv_nsec == st.st_mtim.tv_nsec) {
+			v = versions[k].version ? xstrdup(versions[k].version)
+						: NULL;
+			pthread_mutex_unlock(&version_lock);
+			return v;
+		}
+	pthread_mutex_unlock(&version_lock);
+	v = cli_version_of(bin, NULL);
+	pthread_mutex_lock(&version_lock);
+	k = nversions < VERSION_CACHE ? nversions++ : 0;
+	if (k == 0 && nversions == VERSION_CACHE) {
+		free(versions[0].path);
+		free(versions[0].version);
+	}
+	versions[k].path = xstrdup(bin);
+	versions[k].version = v ? xstrdup(v) : NULL;
+	versions[k].size = st.st_size;
+	versions[k].mtime = st.st_mtim;
+	pthread_mutex_unlock(&version_lock);
+	return v;
+}
+
 bool cli_authenticated(const struct cli_agent *a, const char **how)
 {
 	for (int i = 0; a->auth_env && a->auth_env[i]; i++) {

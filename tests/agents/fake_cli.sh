@@ -16,6 +16,11 @@
 # "FAKE key: value" lines: argv, cwd, uid, selected environment (secrets
 # only as set/unset), the prompt's size and first line, and for `ok` the
 # evaluator's verdict.  stdout carries only the replayed events.
+# `--version` (arena records the installed version of a CLI at launch).
+if [ "${1:-}" = --version ]; then
+	echo "9.9.9 (fake ${FAKE_CLI:-claude})"
+	exit 0
+fi
 cli=${FAKE_CLI:-claude}
 scenario=${FAKE_SCENARIO:-ok}
 # FAKE_PLAN="c2c/saxpy=ok c2c/dot=is_error": a scenario per task.

@@ -63,7 +63,7 @@ grep -q "no agent configuration named 'zzz'; its configurations are a, b" "$T/e.
 "$ARENA" --store "$STORE" compare > /dev/null 2>&1; [ $? -eq 2 ] || fail "compare without arguments should exit 2"
 "$ARENA" --store "$STORE" compare "$run:a" > /dev/null 2>&1; [ $? -eq 2 ] || fail "compare with one side should exit 2"
 "$ARENA" --store "$STORE" compare --help > "$T/h.txt" || fail "compare --help should exit 0"
-grep -q 'Examples:' "$T/h.txt" || fail "compare --help has no example"
+grep -q '^Example:' "$T/h.txt" || fail "compare --help has no example"
 
 # The run's own reports.
 grep -q '^A/B COMPARISON' "$dir/report.txt" || fail "report.txt has no A/B section"

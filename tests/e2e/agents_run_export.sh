@@ -26,10 +26,16 @@ grep -q '"type":"evaluation","via":"bridge","quick":true,"status":"' "$d/c2c_sax
 "$ARENA" --store "$STORE" export "$run" --format jsonl -o "$T/ep.jsonl" || fail "export failed"
 [ "$(wc -l < "$T/ep.jsonl")" -eq 2 ] || fail "export: two episodes expected"
 grep '"task_id":"c2c/saxpy"' "$T/ep.jsonl" > "$T/ep1"
-grep -q '"schema":"arena.episode/1"' "$T/ep1" && grep -q '"reward":' "$T/ep1" &&
+grep -q '"schema":"arena.episode/2"' "$T/ep1" && grep -q '"reward":' "$T/ep1" &&
 	grep -q '"score":' "$T/ep1" && grep -q '"type":"tool_call"' "$T/ep1" &&
 	grep -q '"agent_execution":{"status":"completed"' "$T/ep1" &&
 	grep -q '"prompt":"' "$T/ep1" || fail "export: saxpy episode: $(cut -c1-600 "$T/ep1")"
+# The installed CLI's version (the fake answers --version with 9.9.9), the
+# final sources and their diff against the baseline, and no local path.
+grep -q '"cli_version":"9.9.9"' "$T/ep1" || fail "export: no installed CLI version: $(cut -c1-600 "$T/ep1")"
+grep -q '"final_sources":{"kernel.c":"' "$T/ep1" || fail "export: no final sources"
+grep -q '"diff":"--- a/kernel.c' "$T/ep1" || fail "export: no diff against the baseline"
+if grep -q "$STORE" "$T/ep.jsonl"; then fail "export: absolute paths of the store: $(grep -o "$STORE[^\"]*" "$T/ep.jsonl" | head -n 3)"; fi
 "$ARENA" --store "$STORE" export "$run" --format csv > /dev/null 2>&1 && fail "export accepted an unknown format"
 
 # arena mcp on stdio, evaluating with the engine (no bridge).

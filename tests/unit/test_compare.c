@@ -16,8 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cJSON.h>
+
 #include "arena/compare.h"
 #include "arena/result.h"
+#include "html_check.h"
 
 struct fixture {
 	char *dir;
@@ -91,6 +94,13 @@ static void attempt_n(struct fixture *f, const char *run, const char *task,
 	r.device = xstrdup(device);
 	r.evaluator_version = xstrdup("arena-eval/1");
 	r.task_name = xstrdup(task);
+	/* What the agent spent: known only in run B. */
+	r.agent_turns = n;
+	r.agent_input_tokens = 100 * n;
+	r.agent_output_tokens = 10 * n;
+	r.agent_cost_known = !strcmp(run, f->b);
+	r.agent_cost_usd = r.agent_cost_known ? 0.5 * n : 0;
+	r.agent_duration_s = 10.0 * n;
 	result_hash_sources(&r);
 	result_score(&r);
 	json = result_to_json(&r);
@@ -303,6 +313,54 @@ static void a_missing_run_is_named(void **state)
 	compare_report_release(&r);
 }
 
+/* What each side spent is summed over its attempts with a result, in
+ * the text, the JSON and the page; every number the page tags is the
+ * JSON's; and names from runs cannot inject markup into the page. */
+static void costs_are_compared_and_the_page_matches_the_json(void **state)
+{
+	struct fixture *f = *state;
+	struct compare_report r;
+	struct errbuf err;
+	int tags;
+
+	three(f, f->a, "c2c/<b>x", 1.0);
+	three(f, f->b, "c2c/<b>x", 2.0);
+	three(f, f->a, "c2c/y", 1.0);
+	three(f, f->b, "c2c/y", 1.0);
+	attempt(f, f->a, "c2c/z", 0, 0, 0, "host");
+	attempt(f, f->b, "c2c/z", 1.0, 0.98, 1.02, "host");
+	errbuf_init(&err);
+	assert_int_equal(compare_runs(f->s, f->a, f->b, &r, &err), 0);
+	assert_int_equal(r.costs_a.attempts, 7);
+	assert_int_equal(r.costs_a.turns, 1 + 2 + 3 + 1 + 2 + 3 + 1);
+	assert_int_equal(r.costs_a.cost_known, 0);
+	assert_int_equal(r.costs_b.cost_known, 7);
+	assert_true(fabs(r.costs_b.cost_usd - 0.5 * 13) < 1e-9);
+	assert_true(fabs(r.costs_b.agent_s - 130) < 1e-9);
+	char *text = compare_report_text(&r);
+	assert_non_null(strstr(text, "costs A: 7 attempt(s), 13 turns, 1300 "
+				     "input tokens (0 cached), 130 output "
+				     "tokens, cost not reported, agent time "
+				     "130.0 s\n"));
+	assert_non_null(strstr(text, "costs B: 7 attempt(s), 13 turns, 1300 "
+				     "input tokens (0 cached), 130 output "
+				     "tokens, $6.5000, agent time 130.0 s\n"));
+	free(text);
+	char *json = compare_report_json(&r);
+	char *html = compare_report_html(&r);
+	assert_int_equal(check_tags(html, json, &tags), 0);
+	assert_true(tags > 40);
+	assert_non_null(strstr(html, "data-k=\"/costs/b/cost_usd\""));
+	assert_non_null(strstr(html, "data-k=\"/ab/effects/speedup/ratio\""));
+	assert_non_null(strstr(html, "data-k=\"/tasks/0/b/speedup\""));
+	assert_null(strstr(html, "<b>x"));
+	assert_non_null(strstr(html, "c2c/&lt;b&gt;x"));
+	assert_null(strstr(html, "<script"));
+	free(json);
+	free(html);
+	compare_report_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +376,9 @@ int main(void)
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(a_missing_run_is_named, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			costs_are_compared_and_the_page_matches_the_json, setup,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,6 +59,14 @@ static void run5_make(struct run5 *f)
 	f->res[0].held_out_evaluated = true;
 	f->res[0].held_out_correct = true;
 	f->res[0].held_out_speedup = 1.8;
+	f->res[0].agent_turns = 7;
+	f->res[0].agent_input_tokens = 1000;
+	f->res[0].agent_cached_tokens = 400;
+	f->res[0].agent_output_tokens = 300;
+	f->res[0].agent_cost_usd = 0.25;
+	f->res[0].agent_cost_known = true;
+	f->res[0].agent_duration_s = 61.5;
+	f->res[0].eval_seconds = 4.25;
 	make_ok(&f->res[1], "c2c/b", 0.5, 0.45, 0.55);
 
 	c = &f->res[2];
@@ -175,10 +183,30 @@ static void csv_free(struct csv *c)
 static void csv_has_aka_columns_then_arenas(void **state)
 {
 	static const char *const header[] = {
-		"Task Name", "Task Type", "Score", "Speedup",
-		"Optimization_summary", "Status", "Compiled", "Correct",
-		"Speedup CI Low", "Speedup CI High", "Reward", "Pairs",
-		"Held-out Correct", "Agent Status", "Attempt", "Variant",
+		"Task Name",
+		"Task Type",
+		"Score",
+		"Speedup",
+		"Optimization_summary",
+		"Status",
+		"Compiled",
+		"Correct",
+		"Speedup CI Low",
+		"Speedup CI High",
+		"Reward",
+		"Pairs",
+		"Held-out Correct",
+		"Agent Status",
+		"Attempt",
+		"Variant",
+		"Versus Baseline",
+		"Turns",
+		"Input Tokens",
+		"Cached Input Tokens",
+		"Output Tokens",
+		"Cost USD",
+		"Agent Seconds",
+		"Eval Seconds",
 	};
 	struct run5 f;
 	struct csv c;
@@ -189,8 +217,8 @@ static void csv_has_aka_columns_then_arenas(void **state)
 	assert_int_equal(csv_parse(s, &c), 0);
 	assert_int_equal(c.nrec, 6);
 	for (int i = 0; i < c.nrec; i++)
-		assert_int_equal(c.nfield[i], 16);
-	for (int j = 0; j < 16; j++)
+		assert_int_equal(c.nfield[i], (int)ARRAY_SIZE(header));
+	for (size_t j = 0; j < ARRAY_SIZE(header); j++)
 		assert_string_equal(c.rec[0][j], header[j]);
 
 	/* c2c/a: quoted summary comes back intact. */
@@ -209,6 +237,19 @@ static void csv_has_aka_columns_then_arenas(void **state)
 	assert_string_equal(c.rec[1][12], "true");
 	assert_string_equal(c.rec[1][13], "completed");
 	assert_string_equal(c.rec[1][14], "1");
+	assert_string_equal(c.rec[1][15], "");
+	assert_string_equal(c.rec[1][16], "faster");
+	assert_string_equal(c.rec[1][17], "7");
+	assert_string_equal(c.rec[1][18], "1000");
+	assert_string_equal(c.rec[1][19], "400");
+	assert_string_equal(c.rec[1][20], "300");
+	assert_string_equal(c.rec[1][21], "0.2500");
+	assert_string_equal(c.rec[1][22], "61.5000");
+	assert_string_equal(c.rec[1][23], "4.2500");
+	/* c2c/b: slower beyond noise; its agent reported no cost: empty. */
+	assert_string_equal(c.rec[2][16], "slower");
+	assert_string_equal(c.rec[2][17], "0");
+	assert_string_equal(c.rec[2][21], "");
 
 	/* hip/c: compile error. */
 	assert_string_equal(c.rec[3][2], "0.0000");
@@ -218,13 +259,14 @@ static void csv_has_aka_columns_then_arenas(void **state)
 	assert_string_equal(c.rec[3][8], "");
 	assert_string_equal(c.rec[3][10], "-1.0000");
 	assert_string_equal(c.rec[3][12], "");
+	assert_string_equal(c.rec[3][16], ""); /* not timed */
 
 	/* hip/d: pending, numbers empty. */
 	assert_string_equal(c.rec[4][0], "hip/d");
 	assert_string_equal(c.rec[4][1], "hip");
 	assert_string_equal(c.rec[4][5], "pending");
-	for (int j = 2; j <= 13; j++)
-		if (j != 5)
+	for (int j = 2; j < (int)ARRAY_SIZE(header); j++)
+		if (j != 5 && j != 14)
 			assert_string_equal(c.rec[4][j], "");
 	assert_string_equal(c.rec[4][14], "1");
 
@@ -258,7 +300,7 @@ static void csv_quotes_commas_quotes_newlines_and_edge_spaces(void **state)
 	assert_int_equal(csv_parse(s, &c), 0);
 	assert_int_equal(c.nrec, (int)ARRAY_SIZE(summaries) + 1);
 	for (size_t i = 0; i < ARRAY_SIZE(summaries); i++) {
-		assert_int_equal(c.nfield[i + 1], 16);
+		assert_int_equal(c.nfield[i + 1], 24);
 		assert_string_equal(c.rec[i + 1][0], "fam/t,x");
 		assert_string_equal(c.rec[i + 1][4], summaries[i]);
 		result_release(&r[i]);
@@ -277,7 +319,10 @@ static void csv_of_an_empty_run_is_the_header(void **state)
 	assert_string_equal(s, "Task Name,Task Type,Score,Speedup,"
 			       "Optimization_summary,Status,Compiled,Correct,"
 			       "Speedup CI Low,Speedup CI High,Reward,Pairs,"
-			       "Held-out Correct,Agent Status,Attempt,Variant\n");
+			       "Held-out Correct,Agent Status,Attempt,Variant,"
+			       "Versus Baseline,Turns,Input Tokens,"
+			       "Cached Input Tokens,Output Tokens,Cost USD,"
+			       "Agent Seconds,Eval Seconds\n");
 	free(s);
 }
 
@@ -393,6 +438,77 @@ static void json_overall_and_family_values(void **state)
 }
 
 /* No NaN or Inf anywhere: every number in the tree is finite. */
+/* What the agents spent, summed per group only over the attempts whose
+ * cost is known; the verdicts against the baseline beyond noise; and the
+ * per-case detail of an attempt, held-out cases left out. */
+static void json_costs_verdicts_and_visible_cases(void **state)
+{
+	struct run5 f;
+	cJSON *root, *o, *c, *t, *cases;
+	char *s;
+
+	run5_make(&f);
+	result_add_case(&f.res[0], "small", false)->timed = true;
+	f.res[0].cases[0].speedup = 2.5;
+	f.res[0].cases[0].ci_lo = 2.4;
+	f.res[0].cases[0].ci_hi = 2.6;
+	result_add_case(&f.res[0], "secret_shape", true)->timed = true;
+	f.res[1].agent_turns = 3;
+	f.res[1].agent_cost_known = false;
+	f.res[1].agent_cost_usd = 0;
+	s = report_json(&f.meta, f.rows, 5);
+	root = cJSON_Parse(s);
+	assert_non_null(root);
+	o = cJSON_GetObjectItem(root, "overall");
+	assert_near(jget(o, "significant_speedup_count"), 1);
+	assert_near(jget(o, "slower_beyond_noise_count"), 1);
+	assert_near(jget(o, "within_noise_count"), 0);
+	c = cJSON_GetObjectItem(o, "costs");
+	assert_near(jget(c, "attempts"), 4);
+	assert_near(jget(c, "turns"), 10);
+	assert_near(jget(c, "input_tokens"), 1000);
+	assert_near(jget(c, "cached_input_tokens"), 400);
+	assert_near(jget(c, "output_tokens"), 300);
+	assert_near(jget(c, "cost_usd"), 0.25);
+	assert_near(jget(c, "cost_known_attempts"), 1);
+	assert_near(jget(c, "agent_seconds"), 61.5);
+	c = cJSON_GetObjectItem(o, "verdicts");
+	assert_near(jget(c, "ok"), 2);
+	assert_near(jget(c, "compile_error"), 1);
+	assert_near(jget(c, "rejected"), 1);
+	assert_near(jget(c, "pending"), 1);
+	assert_near(jget(c, "incorrect"), 0);
+	/* hip (a compile error, a pending row): no cost known. */
+	c = cJSON_GetObjectItem(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(root, "task_types"),
+				    "hip"),
+		"costs");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(c, "cost_usd")));
+	t = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "tasks"), 0);
+	assert_string_equal(
+		cJSON_GetObjectItem(t, "versus_baseline")->valuestring,
+		"faster");
+	assert_near(jget(cJSON_GetObjectItem(t, "costs"), "cost_usd"), 0.25);
+	cases = cJSON_GetObjectItem(t, "cases");
+	assert_int_equal(cJSON_GetArraySize(cases), 1);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(cases, 0),
+						"id")
+				    ->valuestring,
+			    "small");
+	assert_near(jget(cJSON_GetArrayItem(cases, 0), "speedup"), 2.5);
+	assert_null(strstr(s, "secret_shape"));
+	t = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "tasks"), 1);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(t, "costs"), "cost_usd")));
+	t = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "tasks"), 3);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(t, "costs")));
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(t, "cases")),
+			 0);
+	cJSON_Delete(root);
+	free(s);
+	run5_free(&f);
+}
+
 static void assert_all_finite(const cJSON *j)
 {
 	for (const cJSON *c = j; c; c = c->next) {
@@ -410,8 +526,10 @@ static void json_of_an_empty_run_has_no_nan(void **state)
 	cJSON *root = cJSON_Parse(s), *o;
 
 	assert_non_null(root);
-	assert_null(strstr(s, "nan"));
-	assert_null(strstr(s, "inf"));
+	/* As values (a key such as "infra_error" may hold the letters). */
+	assert_null(strstr(s, ": nan"));
+	assert_null(strstr(s, ": inf"));
+	assert_null(strstr(s, ": -inf"));
 	assert_all_finite(root);
 	o = cJSON_GetObjectItem(root, "overall");
 	assert_near(jget(o, "total_tasks"), 0);
@@ -468,9 +586,19 @@ static void text_has_header_stats_and_one_line_per_task(void **state)
 	assert_non_null(strstr(s, "BEST SPEEDUPS\n  c2c/a 2.0000x\n"
 				  "  c2c/b 0.5000x\n"));
 	assert_non_null(strstr(s, "\nPASS c2c/a score 320.0000 speedup 2.0000 "
-				  "[1.9000, 2.1000] held-out ok\n"));
+				  "[1.9000, 2.1000] faster beyond noise "
+				  "held-out ok | agent 7 turns, 1000+300 "
+				  "tokens, $0.2500, 1m02s\n"));
 	assert_non_null(strstr(s, "\nPASS c2c/b score 170.0000 speedup 0.5000 "
-				  "[0.4500, 0.5500]\n"));
+				  "[0.4500, 0.5500] slower beyond noise\n"));
+	/* Headlines count against the noise, not against 1. */
+	assert_non_null(strstr(s, "Faster beyond noise:   1/5 (20.0%)\n"));
+	assert_non_null(strstr(s, "Slower beyond noise:   1/5 (20.0%)\n"));
+	assert_null(strstr(s, "Speedup > 1"));
+	assert_non_null(strstr(s, "Agent costs:           7 turns, 1000 input "
+				  "tokens (400 cached), 300 output tokens, "
+				  "$0.2500 (known for 1 of 4 attempts), agent "
+				  "time 1m02s, evaluation time 4.2s\n"));
 	/* The reason is the error line, with the escape byte defused. */
 	assert_non_null(strstr(s, "\nFAIL hip/c score 0.0000 speedup 0.0000\n"
 				  "    compile_error: kernel.hip:3:5: error: "
@@ -567,12 +695,13 @@ static void text_of_an_empty_run(void **state)
 
 /* ---- files ------------------------------------------------------------- */
 
-static void write_all_writes_the_three_files(void **state)
+static void write_all_writes_the_four_files(void **state)
 {
 	struct run5 f;
 	char dir[] = "/tmp/test_report_XXXXXX";
-	const char *names[] = { "summary.csv", "summary.json", "report.txt" };
-	char *want[3];
+	const char *names[] = { "summary.csv", "summary.json", "report.txt",
+				"report.html" };
+	char *want[4];
 	struct errbuf err;
 
 	run5_make(&f);
@@ -582,7 +711,8 @@ static void write_all_writes_the_three_files(void **state)
 	want[0] = report_csv(f.rows, 5);
 	want[1] = report_json(&f.meta, f.rows, 5);
 	want[2] = report_text(&f.meta, f.rows, 5);
-	for (int i = 0; i < 3; i++) {
+	want[3] = report_html(&f.meta, f.rows, 5);
+	for (int i = 0; i < 4; i++) {
 		char *path = path_join(dir, names[i]), *got;
 		size_t len;
 
@@ -614,8 +744,8 @@ static void variants_are_grouped_in_csv_json_and_text(void **state)
 	rows[0] = (struct report_row){ "c2c/t", 1, &r[0], "base" };
 	rows[1] = (struct report_row){ "c2c/t", 2, &r[1], "tuned" };
 	csv = report_csv(rows, 2);
-	assert_non_null(strstr(csv, ",1,base\n"));
-	assert_non_null(strstr(csv, ",2,tuned\n"));
+	assert_non_null(strstr(csv, ",1,base,"));
+	assert_non_null(strstr(csv, ",2,tuned,"));
 	json = report_json(&m, rows, 2);
 	assert_non_null(strstr(json, "\"variants\""));
 	assert_non_null(strstr(json, "\"tuned\""));
@@ -711,7 +841,12 @@ static void two_configurations_get_an_ab_comparison(void **state)
 	assert_non_null(strstr(text, "tuned is faster than base: "));
 	assert_non_null(strstr(text, "  win  c2c/t7  "));
 	html = report_html(&m, rows, n);
-	assert_non_null(strstr(html, "<h2>A/B comparison</h2>"));
+	assert_non_null(strstr(html, "<h2>A/B comparison of the agent "
+				     "configurations</h2>"));
+	/* Drawn from the same numbers, tagged with where summary.json
+	 * holds them. */
+	assert_non_null(strstr(html, "<span data-k=\"/ab/0/effects/speedup/"
+				     "ratio\">"));
 	assert_non_null(strstr(html, "tuned is faster than base"));
 	free(json);
 	free(text);
@@ -751,7 +886,8 @@ int main(void)
 		cmocka_unit_test(text_labels_attempts_when_a_run_repeats),
 		cmocka_unit_test(text_warns_of_unconfined_evaluations),
 		cmocka_unit_test(text_of_an_empty_run),
-		cmocka_unit_test(write_all_writes_the_three_files),
+		cmocka_unit_test(write_all_writes_the_four_files),
+		cmocka_unit_test(json_costs_verdicts_and_visible_cases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,6 +47,12 @@ struct agent_launch {
 	const char *store_dir;		/* to hide from a sandbox */
 	const char *tasks_root;		/* likewise */
 	const char *device;		/* resolved: "host", "cuda:0", ... */
+	/* What the agent does now, for a status line (may be NULL): one
+	 * short phrase, "agent turn 14".  Agents whose CLI streams its turns
+	 * call it as they happen; it returns at once and may be called from
+	 * any thread. */
+	void (*progress)(void *ctx, const char *what);
+	void *progress_ctx;
 };
 
 struct agent_outcome {
@@ -54,9 +60,14 @@ struct agent_outcome {
 	char *error;		/* one sentence, or NULL */
 	double duration_s;
 	int turns;
-	int64_t input_tokens;
+	int64_t input_tokens; /* all input, cached included */
 	int64_t output_tokens;
+	int64_t cached_tokens; /* of input_tokens, read from a cache */
 	double cost_usd;
+	bool cost_known;	/* cost_usd is what the CLI reported or the
+				 * configured prices give, or the agent calls
+				 * no model (0); false: not known (and
+				 * cost_usd is 0) */
 	char *summary;		/* what it did, one line, or NULL */
 	bool sandboxed;		/* ran inside the agent sandbox (bwrap) */
 	/* How its processes were made to end with it ("pid_namespace",

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include "arena/abtest.h"
+#include "arena/report.h"
 #include "arena/stats.h"
 #include "arena/store.h"
 #include "arena/util.h"
@@ -42,6 +43,7 @@ struct compare_side {
 	double ci_lo, ci_hi;	/* envelope of the attempts' intervals */
 	double noise_floor;	/* largest recorded, relative (0.01 = 1%) */
 	char *status;		/* status of the first evaluated attempt */
+	struct report_costs costs; /* what its attempts' agents spent */
 };
 
 enum compare_verdict {
@@ -89,6 +91,8 @@ struct compare_report {
 					 * each */
 	struct ab_result ab;		/* the A/B statistics; ab.tasks[i]
 					 * is tasks[i] */
+	struct report_costs costs_a, costs_b; /* every attempt of each side
+						 * with a result */
 };
 
 /* Builds the comparison of side b against side a from the store; a side
@@ -109,5 +113,9 @@ char *compare_report_text(const struct compare_report *r);
 /* The report as JSON (docs/results.md, "arena compare --json"; caller
  * frees). */
 char *compare_report_json(const struct compare_report *r);
+/* The report as a self-contained HTML page (arena/report_html.h's
+ * conventions; numbers tagged with pointers into compare_report_json's
+ * JSON).  Caller frees. */
+char *compare_report_html(const struct compare_report *r);
 
 #endif /* ARENA_COMPARE_H */

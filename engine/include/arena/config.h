@@ -74,8 +74,8 @@ struct runconfig {
 	struct strvec selectors;	/* as written */
 	struct strvec task_ids;		/* expanded, sorted, unique */
 	char *target_gpu_model;	/* optional */
-	char *log_directory;	/* accepted for compatibility */
-	char *workspace_directory_prefix;
+	char *log_directory;	/* AKA's: where the run's log goes */
+	char *workspace_directory_prefix; /* AKA's: a link to the workspaces */
 	char *device;		/* "auto" | "host" | "cuda:0" ... */
 	int gpus[RUNCONFIG_MAX_GPUS];	/* `gpus:` one worker per device */
 	int ngpus;		/* 0: one worker on `device` */

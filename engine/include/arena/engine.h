@@ -62,11 +62,18 @@ int engine_run_config(struct engine *e, const struct store_run *run,
 int engine_run_create(struct engine *e, const struct runconfig *cfg,
 		      const char *suffix, char **run_id, struct errbuf *err);
 
-/* Called for every event a run records (may be NULL). */
+/* Called for every event a run records (may be NULL).  progress (may be
+ * NULL) hears what an attempt does between events - "agent started",
+ * "agent turn 3", "evaluating: timing" - which is not recorded: a status
+ * line's business; what is NULL when the attempt stops running in this
+ * process (done, failed or cancelled).  Both are called from the
+ * workers' threads. */
 struct engine_observer {
 	void (*event)(void *ctx, const char *run_id, const char *task_id,
 		      const char *kind, const char *message);
 	void *ctx;
+	void (*progress)(void *ctx, const char *run_id, const char *task_id,
+			 int attempt, const char *what);
 };
 
 /* Executes or resumes a run until every attempt is done or the run is
@@ -148,9 +155,14 @@ int engine_run_rows(struct engine *e, const char *run_id, struct run_rows *rr,
 		    struct errbuf *err);
 void run_rows_release(struct run_rows *rr);
 
-/* Re-writes summary.csv, summary.json and report.txt of a run. */
+/* Re-writes summary.csv, summary.json, report.txt and report.html of a
+ * run. */
 int engine_run_report(struct engine *e, const char *run_id,
 		      struct errbuf *err);
+
+/* The page across every run of the store, newest first (`arena report
+ * --index`; report_index_html).  Caller frees *html. */
+int engine_index_html(struct engine *e, char **html, struct errbuf *err);
 
 /* Progress of a run. */
 struct run_progress {

@@ -25,6 +25,7 @@
 #define ARENA_EVAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "arena/config.h"
 #include "arena/result.h"
@@ -32,6 +33,39 @@
 #include "arena/util.h"
 
 #define ARENA_EVALUATOR_VERSION "arena-eval/2"
+
+/* Reference outputs shared by the evaluations of one process: the inputs
+ * of a correctness trial and what the trusted reference computed for
+ * them, keyed by the reference artifact's content-addressed name, the
+ * task's definition (config and held-out cases), the case's layout, the
+ * seed and the trial; and the fact that the task's baseline agreed with
+ * them.  A cached trial gives the candidate the same inputs and the same
+ * reference bytes as a reference run would: every check of the candidate
+ * is made as without the cache (timing's reference checks run the
+ * reference as before).  Host evaluations only.  In this process's memory
+ * only (never a file: no process that runs candidate code can read or
+ * write it); every entry's bytes are verified against the SHA-256 taken
+ * when it was put, and a damaged entry is dropped and recomputed; least
+ * recently used entries are evicted beyond budget_bytes.  Thread-safe:
+ * give the same cache to concurrent eval_run calls through
+ * eval_request.refcache.  docs/evaluator.md ("Reuse across evaluations")
+ * says why the reuse is safe. */
+struct eval_refcache;
+struct eval_refcache *eval_refcache_new(size_t budget_bytes);
+/* Only once no evaluation uses it. */
+void eval_refcache_free(struct eval_refcache *c);
+struct eval_refcache_stats {
+	uint64_t hits, misses, evictions;
+	uint64_t corrupt; /* entries found damaged, dropped */
+	uint64_t entries;
+	size_t bytes, budget;
+};
+void eval_refcache_stats(struct eval_refcache *c,
+			 struct eval_refcache_stats *out);
+/* Fault injection for tests: damages the reference bytes of the nth
+ * entry (most recently used first) that holds a trial's.  0, or
+ * -ENOENT. */
+int eval_refcache_corrupt(struct eval_refcache *c, int nth);
 
 struct eval_request {
 	const struct task *task;
@@ -59,6 +93,13 @@ struct eval_request {
 	 * set for anything but the baseline: nothing would be checked. */
 	bool aa_timing_only;
 	struct timing_budget timing;
+	struct eval_refcache *refcache; /* shared reference outputs, or
+					 * NULL: the reference runs */
+	/* Hears each step of the evaluation ("building", "case small
+	 * checked", "timing", ...) as it is reached, for a status line; may
+	 * be NULL.  Called from the evaluating thread. */
+	void (*progress)(void *ctx, const char *step);
+	void *progress_ctx;
 };
 
 void eval_request_init(struct eval_request *req);
@@ -69,6 +110,17 @@ void eval_request_init(struct eval_request *req);
  * take place (missing runner binary, unwritable cache); err says why. */
 int eval_run(const struct eval_request *req, struct task_result *res,
 	     struct errbuf *err);
+
+/* Evaluates reqs[0..n) with up to in_flight of them at once, on threads
+ * of this process: while one holds the device lock for its timing (the
+ * exclusive phase), the others build and run correctness, so that the
+ * device is timed back to back.  Timing stays exclusive: eval_run takes
+ * the device lock for it whatever calls it.  Requests are started in
+ * order.  For each i: res[i] initialised and filled, rcs[i] eval_run's
+ * return, errs[i] (when errs is not NULL, initialised by the caller) its
+ * message.  in_flight 1 is eval_run one after another. */
+void eval_run_many(const struct eval_request *reqs, int n, int in_flight,
+		   struct task_result *res, int *rcs, struct errbuf *errs);
 
 /* Hashes the candidate's editable files in dir into res->sources and
  * res->sources_hash.  A missing editable file is hashed as absent

@@ -84,7 +84,9 @@ struct task_result {
 	int agent_turns;
 	int64_t agent_input_tokens;
 	int64_t agent_output_tokens;
+	int64_t agent_cached_tokens; /* of the input tokens, cached */
 	double agent_cost_usd;
+	bool agent_cost_known; /* false: the cost is not known (0) */
 	int agent_restarts;
 	bool agent_sandboxed;	/* the agent ran inside its sandbox */
 	char *agent_variant;	/* agent configuration name, "" if one */

@@ -159,6 +159,53 @@ void ev_reference_ahead(struct eval_ctx *x)
 		}
 }
 
+/* The shared reference cache's key of one fact about case ci
+ * (docs/evaluator.md, "Reuse across evaluations"): "trial" (the inputs
+ * drawn from draw_seed and the reference's outputs on them) or "baseline
+ * agrees" (the baseline's outputs on them were within tolerance).  It
+ * covers what the fact is a function of: the evaluator's input
+ * generation (its version; the cache lives in one process, so one
+ * build of it), the reference artifact and, for the second, the
+ * baseline artifact (each named by the hash of everything that built
+ * it: compile.c), the task's definition (config and held-out cases), the
+ * case's layout and integer bounds, and the seed the inputs are drawn
+ * from. */
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static void refcache_key(const struct eval_ctx *x, const char *fact,
+			 const struct task_case *c, const struct case_layout *l,
+			 uint64_t draw_seed, unsigned char key[32])
+{
+	const struct task *t = x->t;
+	struct sha256 h;
+	unsigned char le[8];
+
+	sha256_init(&h);
+#define FIELD(s) sha256_update(&h, (s), strlen(s) + 1)
+	FIELD("arena-refcache/1");
+	FIELD(ARENA_EVALUATOR_VERSION);
+	FIELD(fact);
+	FIELD(base_name(x->so[ROLE_REF]));
+	if (!strcmp(fact, "baseline agrees"))
+		FIELD(base_name(x->so[ROLE_BASE]));
+	FIELD(t->id);
+	FIELD(t->config_sha256);
+	FIELD(c->id);
+	FIELD(l->proto);
+#undef FIELD
+	sha256_update(&h, l->lo, sizeof(l->lo[0]) * (size_t)t->nargs);
+	sha256_update(&h, l->hi, sizeof(l->hi[0]) * (size_t)t->nargs);
+	for (int i = 0; i < 8; i++)
+		le[i] = (unsigned char)(draw_seed >> (8 * i));
+	sha256_update(&h, le, 8);
+	sha256_final(&h, key);
+}
+
 int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 {
 	const struct task *t = x->t;
@@ -169,6 +216,12 @@ int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 	struct errbuf e;
 	int trials = ev_correctness_trials(x);
 	bool ok = false;
+	/* The shared reference cache (host evaluations: a GPU's trusted
+	 * runners also bound what a candidate's runner may start). */
+	struct eval_refcache *rc = x->gpu ? NULL : x->req->refcache;
+	const struct ev_refentry *hit[64] = { 0 };
+	unsigned char tkey[64][32], bkey[32];
+	bool all_hit = false, base_known = false;
 
 	/* On a GPU, the samples timing uses (correctness_gpu.c); a task
 	 * with nothing on the device to time against is never timed, and
@@ -181,52 +234,93 @@ int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		return -1;
 	}
 	stage = ev_stage_alloc(t, &l);
-	if (!(ref = ev_acquire(x, ROLE_REF, &l, c)) ||
+	if (trials > 64)
+		rc = NULL;
+	all_hit = rc != NULL;
+	for (int trial = 0; rc && trial < trials; trial++) {
+		refcache_key(x, "trial", c, &l,
+			     ev_derive(x->req->seed, 1, (uint64_t)ci,
+				       (uint64_t)trial),
+			     tkey[trial]);
+		hit[trial] = ev_refcache_get(rc, tkey[trial]);
+		all_hit = all_hit && hit[trial] != NULL;
+	}
+	if (rc && !x->baseline_is_reference) {
+		refcache_key(x, "baseline agrees", c, &l,
+			     ev_derive(x->req->seed, 1, (uint64_t)ci, 0), bkey);
+		base_known = ev_refcache_has(rc, bkey);
+	}
+	/* Runners only for what the cache does not know. */
+	if ((!all_hit && !(ref = ev_acquire(x, ROLE_REF, &l, c))) ||
 	    !(cand = ev_acquire(x, ROLE_CAND, &l, c)))
 		goto out;
-	if (!x->baseline_is_reference && !(base = ev_acquire(x, ROLE_BASE, &l, c)))
+	if (!x->baseline_is_reference && !base_known &&
+	    !(base = ev_acquire(x, ROLE_BASE, &l, c)))
 		goto out;
+	if (all_hit)
+		ev_trace_mark(x,
+			      "case %s: reference outputs of every trial "
+			      "from the shared cache",
+			      c->id);
 
 	for (int trial = 0; trial < trials; trial++) {
 		struct ref_trial *rt = ahead_trial(x, ci, trial);
+		void *const *in = stage;
+		const unsigned char *want;
 		char what[64], prefix[160];
 		int pattern = trial & 1;
 
 		snprintf(what, sizeof(what), "in correctness trial %d", trial + 1);
-		if (rt) {
-			for (int a = 0; a < t->nargs; a++)
-				if (t->args[a].io != IO_OUT)
-					memcpy(stage[a], rt->in[a], l.bytes[a]);
-			memcpy(ref->shm, rt->shm, l.shm_size);
-		} else if (!reference_trial(x, ci, trial, &l, stage, ref, what)) {
-			goto out;
+		if (hit[trial]) {
+			/* Read in place: the entry is immutable and pinned. */
+			in = ev_refentry_inputs(hit[trial]);
+			want = ev_refentry_shm(hit[trial]);
+		} else {
+			if (rt) {
+				for (int a = 0; a < t->nargs; a++)
+					if (t->args[a].io != IO_OUT)
+						memcpy(stage[a], rt->in[a],
+						       l.bytes[a]);
+				memcpy(ref->shm, rt->shm, l.shm_size);
+			} else if (!reference_trial(x, ci, trial, &l, stage,
+						    ref, what)) {
+				goto out;
+			}
+			if (rc)
+				ev_refcache_put(rc, tkey[trial], t, &l, stage,
+						ref->shm);
+			want = ref->shm;
 		}
-		ev_stage_into(t, &l, stage, cand, pattern);
+		ev_stage_into(t, &l, in, cand, pattern);
 		/* The baseline before the candidate: a broken task is the
 		 * task's fault whatever the candidate does, and on a GPU the
 		 * trusted runner's thread count is the candidate's bound. */
 		if (trial == 0 && base) {
-			ev_stage_into(t, &l, stage, base, pattern);
+			ev_stage_into(t, &l, in, base, pattern);
 			if (!ev_call_checked(x, ROLE_BASE, base, what, c))
 				goto out;
 			snprintf(prefix, sizeof(prefix), "the task's baseline "
 				 "disagrees with its reference in %s '%s'",
 				 ev_case_kind(c), c->id);
-			if (!ev_outputs_match(x, &l, base, ref, 1.0, pattern, NULL,
-					      RS_INFRA_ERROR, prefix))
+			if (!ev_outputs_match_mem(x, &l, base->shm, want, 1.0,
+						  pattern, NULL, RS_INFRA_ERROR,
+						  prefix))
 				goto out;
+			if (rc)
+				ev_refcache_mark(rc, bkey);
 		}
-		ev_trace_mark(x, "case %s trial %d: reference done", c->id,
-			      trial + 1);
+		ev_trace_mark(x, "case %s trial %d: reference done%s", c->id,
+			      trial + 1, hit[trial] ? " (cached)" : "");
 		if (!ev_call_checked(x, ROLE_CAND, cand, what, c) ||
-		    !ev_inputs_intact(x, &l, stage, cand, what, c))
+		    !ev_inputs_intact(x, &l, in, cand, what, c))
 			goto out;
 		ev_trace_mark(x, "case %s trial %d: candidate done", c->id,
 			      trial + 1);
 		snprintf(prefix, sizeof(prefix), "%s '%s', correctness trial %d",
 			 ev_case_kind(c), c->id, trial + 1);
-		if (!ev_outputs_match(x, &l, cand, ref, 1.0, pattern,
-				      &cr->max_abs_err, RS_INCORRECT, prefix)) {
+		if (!ev_outputs_match_mem(x, &l, cand->shm, want, 1.0, pattern,
+					  &cr->max_abs_err, RS_INCORRECT,
+					  prefix)) {
 			free(cr->error);
 			cr->error = xstrdup(x->res->correctness_error_message);
 			goto out;
@@ -242,6 +336,8 @@ int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 	ok = true;
 	cr->correct = true;
 out:
+	for (int trial = 0; rc && trial < trials; trial++)
+		ev_refcache_unpin(rc, hit[trial]);
 	if (!ok && !cr->error && x->decided &&
 	    x->res->correctness_error_message)
 		cr->error = xstrdup(x->res->correctness_error_message);
@@ -249,9 +345,11 @@ out:
 	 * runner (the other held-out cases are still checked); anything
 	 * else ends it. */
 	bool keep_cand = ok || (x->decided && x->res->status == RS_INCORRECT);
-	ev_release(x, &x->keep[ROLE_REF], ref, ok || keep_cand);
+	if (ref)
+		ev_release(x, &x->keep[ROLE_REF], ref, ok || keep_cand);
 	ev_release(x, &x->keep[ROLE_CAND], cand, keep_cand);
-	ev_release(x, &x->keep[ROLE_BASE], base, ok || keep_cand);
+	if (base)
+		ev_release(x, &x->keep[ROLE_BASE], base, ok || keep_cand);
 	ev_stage_free(stage);
 	layout_release(&l);
 	return ok ? 0 : -1;

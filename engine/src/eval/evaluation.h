@@ -358,6 +358,29 @@ bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
  * verdict otherwise. */
 int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr);
 
+/* ---- refcache.c ------------------------------------------------------- */
+
+/* One trial's entry of the shared reference cache (struct eval_refcache):
+ * pinned by get (NULL when absent), released by unpin. */
+struct ev_refentry;
+const struct ev_refentry *ev_refcache_get(struct eval_refcache *c,
+					  const unsigned char key[32]);
+void ev_refcache_unpin(struct eval_refcache *c, const struct ev_refentry *en);
+/* The entry's inputs per argument (io in/inout; NULL for io out), as a
+ * stage (ev_stage_into, ev_inputs_intact), and the reference runner's
+ * memory after its call, laid out as the case's layout
+ * (ev_outputs_match_mem).  Borrowed: valid while pinned. */
+void *const *ev_refentry_inputs(const struct ev_refentry *en);
+const unsigned char *ev_refentry_shm(const struct ev_refentry *en);
+/* Keeps a trial: its staged inputs and the reference runner's memory
+ * after its call (copied). */
+void ev_refcache_put(struct eval_refcache *c, const unsigned char key[32],
+		     const struct task *t, const struct case_layout *l,
+		     void *const *stage, const unsigned char *ref_shm);
+/* A fact without bytes (the baseline agreed with a trial). */
+void ev_refcache_mark(struct eval_refcache *c, const unsigned char key[32]);
+bool ev_refcache_has(struct eval_refcache *c, const unsigned char key[32]);
+
 /* ---- timing.c --------------------------------------------------------- */
 
 void ev_timing_release(struct case_timing *ct);

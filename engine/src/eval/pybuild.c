@@ -157,6 +157,9 @@ int pybuild(const struct build_spec *s, struct build_out *out,
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
+	/* Nothing of the candidate runs here (a bundle, and pycheck.py only
+	 * parses it): there is no compiler to confine. */
+	out->confined = true;
 	if (s->compile->n == 0) {
 		out->message = xasprintf("there is no Python source file (.py) "
 					 "to load");

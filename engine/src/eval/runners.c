@@ -215,7 +215,10 @@ bool ev_await_ready(struct eval_ctx *x, enum role role, struct runner *r,
 		ev_ctx_forget(x, r);
 		return false;
 	}
-	if (!r->sandboxed || !r->confined)
+	/* Sandboxed: seccomp and Landlock, and the namespace confinement;
+	 * a Python runner's Landlock read allow-list stands for the latter
+	 * (ev_launch). */
+	if (!r->sandboxed || (!r->confined && !ev_role_python(x, role)))
 		x->all_sandboxed = false;
 	runner_census(r, &r->threads_ready, &children);
 	return true;
@@ -488,15 +491,20 @@ bool ev_call_outcome_ok(struct eval_ctx *x, enum role role,
  * happened (where an evaluation's seconds go). */
 void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
-	if (!x->trace)
+	if (!x->trace && !x->req->progress)
 		return;
-	fprintf(x->trace, "# %.1f ms: ", (double)(now_ns() - x->t0_ns) / 1e6);
 	va_start(ap, fmt);
-	vfprintf(x->trace, fmt, ap);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	fputc('\n', x->trace);
+	if (x->trace)
+		fprintf(x->trace, "# %.1f ms: %s\n",
+			(double)(now_ns() - x->t0_ns) / 1e6, strbuf_str(&sb));
+	if (x->req->progress)
+		x->req->progress(x->req->progress_ctx, strbuf_str(&sb));
+	strbuf_release(&sb);
 }
 
 /* One line of <log_dir>/timing.tsv per timed pair (and GPU warm-up

@@ -24,6 +24,7 @@
 #include "arena/compare.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +190,7 @@ static void side_fill(struct compare_side *sd, struct run_view *v,
 		sd->compiled = sd->compiled && result_compiled(r);
 		sd->correct = sd->correct && result_correct(r);
 		sd->ncorrect += result_correct(r);
+		report_costs_add(&sd->costs, r);
 		score_sum += r->score;
 		if (result_correct(r) && positive(r->speedup_ratio)) {
 			double lo = positive(r->speedup_ci_lo) ? r->speedup_ci_lo
@@ -275,6 +277,19 @@ static int analyze(struct compare_report *r, struct run_view *a,
 	return rc;
 }
 
+static void costs_sum(struct report_costs *to, const struct report_costs *c)
+{
+	to->attempts += c->attempts;
+	to->turns += c->turns;
+	to->input_tokens += c->input_tokens;
+	to->cached_tokens += c->cached_tokens;
+	to->output_tokens += c->output_tokens;
+	to->cost_usd += c->cost_usd;
+	to->cost_known += c->cost_known;
+	to->agent_s += c->agent_s;
+	to->eval_s += c->eval_s;
+}
+
 static void tally(struct compare_report *r)
 {
 	const struct ab_effect *sp = &r->ab.eff[AB_SPEEDUP];
@@ -314,6 +329,10 @@ static void tally(struct compare_report *r)
 		}
 		r->fast1_a += t->a.correct && t->a.speedup > 1;
 		r->fast1_b += t->b.correct && t->b.speedup > 1;
+	}
+	for (int i = 0; i < r->ntasks; i++) {
+		costs_sum(&r->costs_a, &r->tasks[i].a.costs);
+		costs_sum(&r->costs_b, &r->tasks[i].b.costs);
 	}
 	if (nscore) {
 		r->mean_score_a = sa / nscore;
@@ -520,6 +539,26 @@ static void add_side(struct strbuf *sb, const char *name, const char *run,
 		    device ? device : "?");
 }
 
+/* "costs A: 12 attempts, 340 turns, ... $1.2345, agent time 1234.5 s". */
+static void costs_text(struct strbuf *sb, const char *side,
+		       const struct report_costs *c)
+{
+	strbuf_addf(sb,
+		    "costs %s: %d attempt(s), %" PRId64 " turns, %" PRId64
+		    " input tokens (%" PRId64 " cached), %" PRId64 " output "
+		    "tokens, ",
+		    side, c->attempts, c->turns, c->input_tokens,
+		    c->cached_tokens, c->output_tokens);
+	if (!c->cost_known)
+		strbuf_addstr(sb, "cost not reported");
+	else
+		strbuf_addf(sb, "$%.4f%s", c->cost_usd,
+			    c->cost_known < c->attempts ? " (not all attempts "
+							  "reported one)"
+							: "");
+	strbuf_addf(sb, ", agent time %.1f s\n", c->agent_s);
+}
+
 char *compare_report_text(const struct compare_report *r)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -560,9 +599,13 @@ char *compare_report_text(const struct compare_report *r)
 	strbuf_addf(&sb, "mean score: A %.2f, B %.2f (delta %+.2f)\n",
 		    r->mean_score_a, r->mean_score_b,
 		    r->mean_score_b - r->mean_score_a);
-	strbuf_addf(&sb, "fast_1 (correct and faster than baseline): A %d/%d, "
-		    "B %d/%d\n\n", r->fast1_a, r->ncommon, r->fast1_b,
-		    r->ncommon);
+	strbuf_addf(&sb,
+		    "fast_1 (correct and faster than baseline): A %d/%d, "
+		    "B %d/%d\n",
+		    r->fast1_a, r->ncommon, r->fast1_b, r->ncommon);
+	costs_text(&sb, "A", &r->costs_a);
+	costs_text(&sb, "B", &r->costs_b);
+	strbuf_addch(&sb, '\n');
 	strbuf_addf(&sb, "%-28s %6s %6s %8s %8s %8s %-23s %-23s %7s %7s  %s\n",
 		    "task", "pass A", "pass B", "score A", "score B", "delta",
 		    " speedup A [CI]", " speedup B [CI]", "B/A", "q",
@@ -637,6 +680,7 @@ static cJSON *task_side_json(const struct compare_side *sd)
 	     sd->speedup > 0 ? cJSON_CreateDoubleArray(
 				       (double[]){ sd->ci_lo, sd->ci_hi }, 2)
 			     : cJSON_CreateNull());
+	jadd(o, "costs", report_costs_json(&sd->costs));
 	return o;
 }
 
@@ -668,6 +712,12 @@ char *compare_report_json(const struct compare_report *r)
 	jadd(root, "mean_score_b", jnum(r->mean_score_b));
 	jadd(root, "fast1_a", cJSON_CreateNumber(r->fast1_a));
 	jadd(root, "fast1_b", cJSON_CreateNumber(r->fast1_b));
+	cJSON *costs = cJSON_CreateObject();
+	if (!costs)
+		abort();
+	jadd(costs, "a", report_costs_json(&r->costs_a));
+	jadd(costs, "b", report_costs_json(&r->costs_b));
+	jadd(root, "costs", costs);
 	jadd(root, "ab", ab_result_json(&r->ab, ids));
 	for (int i = 0; i < r->ntasks; i++) {
 		const struct compare_task *t = &r->tasks[i];

@@ -1,7 +1,8 @@
 /*
  * report.c - a run's reports: summary.csv, summary.json and report.txt
- * (see arena/report.h; docs/results.md documents every column and field);
- * the row facts and group statistics they share are report_rows.c.
+ * (see arena/report.h; docs/results.md documents every column and field),
+ * and the writing of the four files, report.html (report_html.c) among
+ * them; the row facts and group statistics they share are report_rows.c.
  *
  * All three are pure functions of the rows: rewriting them is always safe
  * and gives the same bytes for the same results.  The rules, shared by the
@@ -22,6 +23,7 @@
 #include "report_internal.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@
 
 #include <cJSON.h>
 
+#include "arena/report_html.h"
 #include "arena/stats.h"
 #include "report_ab.h"
 
@@ -72,7 +75,10 @@ char *report_csv(const struct report_row *rows, int n)
 	strbuf_addstr(&sb, "Task Name,Task Type,Score,Speedup,"
 			   "Optimization_summary,Status,Compiled,Correct,"
 			   "Speedup CI Low,Speedup CI High,Reward,Pairs,"
-			   "Held-out Correct,Agent Status,Attempt,Variant\n");
+			   "Held-out Correct,Agent Status,Attempt,Variant,"
+			   "Versus Baseline,Turns,Input Tokens,"
+			   "Cached Input Tokens,Output Tokens,Cost USD,"
+			   "Agent Seconds,Eval Seconds\n");
 	for (int i = 0; i < n; i++) {
 		const struct report_row *row = &rows[i];
 		const struct task_result *r = row->result;
@@ -111,6 +117,22 @@ char *report_csv(const struct report_row *rows, int n)
 		strbuf_addch(&sb, ',');
 		strbuf_addf(&sb, "%d,", row->attempt);
 		csv_field(&sb, row_variant(row));
+		strbuf_addch(&sb, ',');
+		csv_field(&sb, versus_name(row_versus(row)));
+		if (r)
+			strbuf_addf(&sb,
+				    ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",",
+				    r->agent_turns, r->agent_input_tokens,
+				    r->agent_cached_tokens,
+				    r->agent_output_tokens);
+		else
+			strbuf_addstr(&sb, ",,,,,");
+		csv_num(&sb, r ? r->agent_cost_usd : 0,
+			r && r->agent_cost_known);
+		strbuf_addch(&sb, ',');
+		csv_num(&sb, r ? r->agent_duration_s : 0, r != NULL);
+		strbuf_addch(&sb, ',');
+		csv_num(&sb, r ? r->eval_seconds : 0, r != NULL);
 		strbuf_addch(&sb, '\n');
 		free(fam);
 	}
@@ -143,6 +165,26 @@ static cJSON *jstr(const char *s)
 	j = cJSON_CreateString(clean);
 	free(clean);
 	return j;
+}
+
+cJSON *report_costs_json(const struct report_costs *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		abort();
+	jadd(o, "attempts", cJSON_CreateNumber(c->attempts));
+	jadd(o, "turns", cJSON_CreateNumber((double)c->turns));
+	jadd(o, "input_tokens", cJSON_CreateNumber((double)c->input_tokens));
+	jadd(o, "cached_input_tokens",
+	     cJSON_CreateNumber((double)c->cached_tokens));
+	jadd(o, "output_tokens", cJSON_CreateNumber((double)c->output_tokens));
+	jadd(o, "cost_usd",
+	     c->cost_known ? jnum(c->cost_usd) : cJSON_CreateNull());
+	jadd(o, "cost_known_attempts", cJSON_CreateNumber(c->cost_known));
+	jadd(o, "agent_seconds", jnum(c->agent_s));
+	jadd(o, "eval_seconds", jnum(c->eval_s));
+	return o;
 }
 
 static cJSON *group_json(struct group *g, bool with_count)
@@ -180,6 +222,8 @@ static cJSON *group_json(struct group *g, bool with_count)
 	jadd(o, "significant_speedup_count",
 	     cJSON_CreateNumber(g->significant));
 	jadd(o, "significant_speedup_rate", jnum(rate(g->significant, T)));
+	jadd(o, "slower_beyond_noise_count", cJSON_CreateNumber(g->slower));
+	jadd(o, "within_noise_count", cJSON_CreateNumber(g->within));
 	jadd(o, "geomean_speedup", jnum(st.geomean));
 	jadd(o, "average_reward",
 	     jnum(g->reward_n ? g->reward_sum / g->reward_n : NAN));
@@ -195,7 +239,66 @@ static cJSON *group_json(struct group *g, bool with_count)
 	     jnum(g->nretention ? stats_geomean(g->retention,
 						(size_t)g->nretention)
 				: NAN));
+	jadd(o, "costs", report_costs_json(&g->costs));
+	cJSON *vd = cJSON_CreateObject();
+	if (!vd)
+		abort();
+	for (int s = RS_OK; s >= RS_NOT_EVALUATED; s--)
+		jadd(vd, result_status_name((enum result_status)s),
+		     cJSON_CreateNumber(g->verdicts[s]));
+	jadd(vd, result_status_name(RS_INFRA_ERROR),
+	     cJSON_CreateNumber(g->verdicts[RS_INFRA_ERROR]));
+	jadd(vd, "pending", cJSON_CreateNumber(g->pending));
+	jadd(o, "verdicts", vd);
 	return o;
+}
+
+/* The visible cases of a result (held-out ones stay out of the reports:
+ * their ids and sizes are what an agent must not learn). */
+static cJSON *cases_json(const struct task_result *r)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	if (!arr)
+		abort();
+	for (int i = 0; i < r->ncases; i++) {
+		const struct case_result *c = &r->cases[i];
+		cJSON *o;
+
+		if (c->held_out)
+			continue;
+		o = cJSON_CreateObject();
+		if (!o)
+			abort();
+		jadd(o, "id", jstr(c->id));
+		jadd(o, "correct", cJSON_CreateBool(c->correct));
+		jadd(o, "timed", cJSON_CreateBool(c->timed));
+		jadd(o, "speedup",
+		     c->timed ? jnum(c->speedup) : cJSON_CreateNull());
+		if (c->timed && c->ci_lo > 0 && c->ci_hi >= c->ci_lo &&
+		    isfinite(c->ci_hi)) {
+			cJSON *ci = cJSON_CreateArray();
+			if (!ci)
+				abort();
+			cJSON_AddItemToArray(ci, jnum(c->ci_lo));
+			cJSON_AddItemToArray(ci, jnum(c->ci_hi));
+			jadd(o, "speedup_ci", ci);
+		} else {
+			jadd(o, "speedup_ci", cJSON_CreateNull());
+		}
+		jadd(o, "base_ms",
+		     c->timed ? jnum(c->base_ms) : cJSON_CreateNull());
+		jadd(o, "cand_ms",
+		     c->timed ? jnum(c->cand_ms) : cJSON_CreateNull());
+		jadd(o, "pairs", cJSON_CreateNumber(c->pairs));
+		jadd(o, "blocks", cJSON_CreateNumber(c->blocks));
+		jadd(o, "correctness_only",
+		     cJSON_CreateBool(c->correctness_only));
+		jadd(o, "timing_note", jstr(c->timing_note));
+		jadd(o, "error", jstr(c->error));
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
 }
 
 static cJSON *task_json(const struct report_row *row)
@@ -209,6 +312,7 @@ static cJSON *task_json(const struct report_row *row)
 	jadd(o, "task", jstr(row->task_id));
 	jadd(o, "task_type", jstr(fam));
 	jadd(o, "attempt", cJSON_CreateNumber(row->attempt));
+	jadd(o, "variant", jstr(row_variant(row)));
 	jadd(o, "status", jstr(row_status(row)));
 	if (!r) {
 		jadd(o, "compiled", cJSON_CreateNull());
@@ -221,6 +325,10 @@ static cJSON *task_json(const struct report_row *row)
 		jadd(o, "held_out_correct", cJSON_CreateNull());
 		jadd(o, "agent_status", cJSON_CreateNull());
 		jadd(o, "reason", cJSON_CreateNull());
+		jadd(o, "versus_baseline", cJSON_CreateNull());
+		jadd(o, "noise_floor", cJSON_CreateNull());
+		jadd(o, "costs", cJSON_CreateNull());
+		jadd(o, "cases", cJSON_CreateArray());
 	} else {
 		jadd(o, "compiled", cJSON_CreateBool(row_compiled(row)));
 		jadd(o, "correct", cJSON_CreateBool(row_correct(row)));
@@ -243,11 +351,21 @@ static cJSON *task_json(const struct report_row *row)
 					   : cJSON_CreateNull());
 		jadd(o, "agent_status", jstr(r->agent_status));
 		jadd(o, "reason", jstr(reason));
+		jadd(o, "versus_baseline", jstr(versus_name(row_versus(row))));
+		jadd(o, "noise_floor", jnum(r->noise_floor));
+		struct report_costs c = { 0 };
+		report_costs_add(&c, r);
+		cJSON *co = report_costs_json(&c);
+		cJSON_DeleteItemFromObjectCaseSensitive(co, "attempts");
+		cJSON_DeleteItemFromObjectCaseSensitive(co,
+							"cost_known_attempts");
+		jadd(o, "costs", co);
+		jadd(o, "cases", cases_json(r));
 		/* Visible cases checked but not timed; held-out ones only
 		 * counted. */
-		cJSON *co = cJSON_CreateArray();
+		cJSON *only = cJSON_CreateArray();
 		int held = 0;
-		if (!co)
+		if (!only)
 			abort();
 		for (int i = 0; i < r->ncases; i++)
 			if (r->cases[i].correctness_only) {
@@ -255,9 +373,9 @@ static cJSON *task_json(const struct report_row *row)
 					held++;
 				else
 					cJSON_AddItemToArray(
-						co, jstr(r->cases[i].id));
+						only, jstr(r->cases[i].id));
 			}
-		jadd(o, "correctness_only_cases", co);
+		jadd(o, "correctness_only_cases", only);
 		jadd(o, "held_out_correctness_only", cJSON_CreateNumber(held));
 	}
 	free(fam);
@@ -432,6 +550,45 @@ static void text_count(struct strbuf *sb, const char *what, int k, int total)
 		    100.0 * rate(k, total));
 }
 
+/* "1h02m03s", "4m05s", "12.3s". */
+static void text_duration(struct strbuf *sb, double s)
+{
+	long t = (long)(s + 0.5);
+
+	if (s < 60)
+		strbuf_addf(sb, "%.1fs", s);
+	else if (t < 3600)
+		strbuf_addf(sb, "%ldm%02lds", t / 60, t % 60);
+	else
+		strbuf_addf(sb, "%ldh%02ldm%02lds", t / 3600, t / 60 % 60,
+			    t % 60);
+}
+
+/* One line of what the agents spent, then the costs' known share. */
+static void text_costs(struct strbuf *sb, const char *label,
+		       const struct report_costs *c)
+{
+	if (!c->attempts)
+		return;
+	strbuf_addf(sb,
+		    "  %-22s %" PRId64 " turns, %" PRId64 " input tokens "
+		    "(%" PRId64 " cached), %" PRId64 " output tokens, ",
+		    label, c->turns, c->input_tokens, c->cached_tokens,
+		    c->output_tokens);
+	if (c->cost_known == c->attempts)
+		strbuf_addf(sb, "$%.4f", c->cost_usd);
+	else if (c->cost_known)
+		strbuf_addf(sb, "$%.4f (known for %d of %d attempts)",
+			    c->cost_usd, c->cost_known, c->attempts);
+	else
+		strbuf_addstr(sb, "cost not reported");
+	strbuf_addstr(sb, ", agent time ");
+	text_duration(sb, c->agent_s);
+	strbuf_addstr(sb, ", evaluation time ");
+	text_duration(sb, c->eval_s);
+	strbuf_addch(sb, '\n');
+}
+
 static void text_group(struct strbuf *sb, struct group *g)
 {
 	struct speedup_stats st;
@@ -444,8 +601,12 @@ static void text_group(struct strbuf *sb, struct group *g)
 		    g->total ? g->total_score / g->total : 0.0);
 	text_count(sb, "Compiled:", g->compiled, g->total);
 	text_count(sb, "Correct:", g->correct, g->total);
-	text_count(sb, "Speedup > 1:", g->gt1, g->total);
-	text_count(sb, "Beyond noise floor:", g->significant, g->total);
+	/* Against the baseline, beyond the measured noise (a point speedup
+	 * above 1 is half the time noise: summary.json keeps AKA's
+	 * speedup_gt_1 for the tools that read it). */
+	text_count(sb, "Faster beyond noise:", g->significant, g->total);
+	text_count(sb, "Slower beyond noise:", g->slower, g->total);
+	text_count(sb, "Within noise:", g->within, g->total);
 	if (g->rejected)
 		strbuf_addf(sb, "  %-22s %d\n", "Rejected:", g->rejected);
 	if (g->nspeedups) {
@@ -466,6 +627,7 @@ static void text_group(struct strbuf *sb, struct group *g)
 	if (g->ho_evaluated)
 		strbuf_addf(sb, "  %-22s %d/%d correct on held-out cases\n",
 			    "Held-out:", g->ho_correct, g->ho_evaluated);
+	text_costs(sb, "Agent costs:", &g->costs);
 }
 
 /* Rows with speedups, for the best/worst lists. */
@@ -484,11 +646,8 @@ static int cmp_ranked(const void *a, const void *b)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
-/* The cases of r checked but not timed (below the timing floor, or a
- * shape an AKA harness checks but does not time): the visible ones by id into ids (", "-separated), the held-out ones only
- * counted - reports reach places where held-out ids must not. */
-static int correctness_only_cases(const struct task_result *r,
-				  struct strbuf *ids, int *held)
+int report_correctness_only(const struct task_result *r, struct strbuf *ids,
+			    int *held)
 {
 	int n = 0;
 
@@ -534,9 +693,34 @@ static void text_task_line(struct strbuf *sb, const struct report_row *row,
 	if (row_has_ci(r))
 		strbuf_addf(sb, " [%.4f, %.4f]", r->speedup_ci_lo,
 			    r->speedup_ci_hi);
+	switch (row_versus(row)) {
+	case VS_FASTER:
+		strbuf_addstr(sb, " faster beyond noise");
+		break;
+	case VS_SLOWER:
+		strbuf_addstr(sb, " slower beyond noise");
+		break;
+	case VS_SAME:
+		strbuf_addstr(sb, " within noise");
+		break;
+	default:
+		break;
+	}
 	if (r->held_out_evaluated)
 		strbuf_addstr(sb, r->held_out_correct ? " held-out ok"
 						      : " held-out FAIL");
+	/* What the agent spent, when it says anything. */
+	if (r->agent_turns > 0 || r->agent_input_tokens > 0 ||
+	    (r->agent_cost_known && r->agent_cost_usd > 0)) {
+		strbuf_addf(sb,
+			    " | agent %d turns, %" PRId64 "+%" PRId64 " tokens",
+			    r->agent_turns, r->agent_input_tokens,
+			    r->agent_output_tokens);
+		if (r->agent_cost_known)
+			strbuf_addf(sb, ", $%.4f", r->agent_cost_usd);
+		strbuf_addstr(sb, ", ");
+		text_duration(sb, r->agent_duration_s);
+	}
 	strbuf_addch(sb, '\n');
 	reason = row_reason(row);
 	if (reason) {
@@ -546,7 +730,7 @@ static void text_task_line(struct strbuf *sb, const struct report_row *row,
 	}
 	free(reason);
 	struct strbuf ids = STRBUF_INIT;
-	int held, vis = correctness_only_cases(r, &ids, &held);
+	int held, vis = report_correctness_only(r, &ids, &held);
 	if (vis || held) {
 		strbuf_addstr(sb, "    correctness only (checked, not timed, "
 				  "not in the speedup): ");
@@ -569,9 +753,11 @@ static void text_group_line(struct strbuf *sb, struct group *g,
 	group_speedup_stats(g, &st);
 	strbuf_addstr(sb, "  ");
 	text_add(sb, g->name);
-	strbuf_addf(sb, ": %d %s, compiled %d, correct %d, speedup>1 %d, "
-		    "avg score %.4f", g->total, noun, g->compiled, g->correct,
-		    g->gt1, g->total ? g->total_score / g->total : 0.0);
+	strbuf_addf(sb,
+		    ": %d %s, compiled %d, correct %d, faster beyond "
+		    "noise %d, slower %d, avg score %.4f",
+		    g->total, noun, g->compiled, g->correct, g->significant,
+		    g->slower, g->total ? g->total_score / g->total : 0.0);
 	if (g->nspeedups)
 		strbuf_addf(sb, ", geomean %.4fx", st.geomean);
 	strbuf_addch(sb, '\n');
@@ -619,6 +805,15 @@ char *report_text(const struct report_meta *m, const struct report_row *rows,
 		strbuf_addstr(&sb, "\nBY AGENT CONFIGURATION\n");
 		for (int v = 0; v < vs.nvar; v++) {
 			text_group_line(&sb, &vs.var[v], "attempts");
+		}
+		strbuf_addstr(&sb, "\nCOSTS BY AGENT CONFIGURATION\n");
+		for (int v = 0; v < vs.nvar; v++) {
+			struct strbuf name = STRBUF_INIT;
+
+			text_add(&name, vs.var[v].name);
+			strbuf_addch(&name, ':');
+			text_costs(&sb, strbuf_str(&name), &vs.var[v].costs);
+			strbuf_release(&name);
 		}
 	}
 	variants_release(&vs);
@@ -690,24 +885,25 @@ int report_write_all(const char *dir, const struct report_meta *m,
 		     const struct report_row *rows, int n, struct errbuf *err)
 {
 	static const char *const names[] = { "summary.csv", "summary.json",
-					     "report.txt" };
-	char *texts[3];
+					     "report.txt", "report.html" };
+	char *texts[4];
 	int rc = 0;
 
 	texts[0] = report_csv(rows, n);
 	texts[1] = report_json(m, rows, n);
 	texts[2] = report_text(m, rows, n);
+	texts[3] = report_html(m, rows, n);
 	/* Each file is replaced atomically; a reader sees an old or a new
 	 * report, never a torn one.  (The three are not one transaction:
 	 * they are pure functions of the results, so a crash between them
 	 * is repaired by the next rewrite.) */
-	for (int i = 0; i < 3 && rc == 0; i++) {
+	for (int i = 0; i < 4 && rc == 0; i++) {
 		char *path = path_join(dir, names[i]);
 
 		rc = file_write_atomic_str(path, texts[i], err);
 		free(path);
 	}
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		free(texts[i]);
 	/* AgentKernelArena's dashboard files, in reports/ (report_aka.c). */
 	if (rc == 0)

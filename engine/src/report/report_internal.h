@@ -8,6 +8,7 @@
 #define ARENA_REPORT_INTERNAL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "arena/report.h"
 #include "arena/task.h"
@@ -15,7 +16,10 @@
 struct group {
 	char *name;		/* family, or NULL for the whole run */
 	int total, evaluated, pending, compiled, correct, rejected;
-	int gt1, significant;
+	int gt1, significant, slower, within; /* faster beyond noise,
+						 * slower beyond it, neither */
+	struct report_costs costs;
+	int verdicts[RS_INFRA_ERROR + 1]; /* rows by result status */
 	double total_score;
 	double reward_sum;
 	int reward_n;
@@ -53,6 +57,12 @@ void grouping_build(struct grouping *gr, const struct report_row *rows,
 		    int n);
 void grouping_release(struct grouping *gr);
 double rate(int count, int total);
+/* A timed row against its baseline, beyond the measured noise: its
+ * interval wholly above 1 + noise_floor (faster), wholly below
+ * 1 - noise_floor (slower), or neither (same). */
+enum versus { VS_NONE = 0, VS_FASTER, VS_SLOWER, VS_SAME };
+enum versus row_versus(const struct report_row *row);
+const char *versus_name(enum versus v); /* "faster", ...; NULL: none */
 bool row_compiled(const struct report_row *row);
 bool row_correct(const struct report_row *row);
 bool row_has_ci(const struct task_result *r);
@@ -61,6 +71,12 @@ char *row_reason(const struct report_row *row);
 const char *row_status(const struct report_row *row);
 const char *row_variant(const struct report_row *row);
 char *task_family(const char *task_id);
+/* The cases of r checked but not timed (below the timing floor, or a
+ * shape an AKA harness checks but does not time): the visible ones by id appended to ids (", "-separated; ids may be NULL),
+ * the held-out ones only counted in *held - reports reach places where
+ * held-out ids must not.  Returns the number of visible ones. */
+int report_correctness_only(const struct task_result *r, struct strbuf *ids,
+			    int *held);
 void variants_build(struct variants *vs, const struct report_row *rows,
 		    int n);
 void variants_release(struct variants *vs);

@@ -54,16 +54,33 @@ bool row_has_ci(const struct task_result *r)
 	       r->speedup_ci_lo <= r->speedup_ci_hi;
 }
 
-/* A win that clears the noise floor: the whole interval above 1 + floor. */
-static bool row_significant(const struct report_row *row)
+enum versus row_versus(const struct report_row *row)
 {
 	const struct task_result *r = row->result;
 	double nf;
 
 	if (!row_has_speedup(row) || !row_has_ci(r))
-		return false;
+		return VS_NONE;
 	nf = positive_finite(r->noise_floor) ? r->noise_floor : 0.0;
-	return r->speedup_ci_lo > 1.0 + nf;
+	if (r->speedup_ci_lo > 1.0 + nf)
+		return VS_FASTER;
+	if (r->speedup_ci_hi < 1.0 - nf)
+		return VS_SLOWER;
+	return VS_SAME;
+}
+
+const char *versus_name(enum versus v)
+{
+	switch (v) {
+	case VS_FASTER:
+		return "faster";
+	case VS_SLOWER:
+		return "slower";
+	case VS_SAME:
+		return "same";
+	default:
+		return NULL;
+	}
 }
 
 /* "c2c/saxpy" -> "c2c", "aka/triton2triton/x" -> "triton2triton" (a
@@ -170,6 +187,29 @@ static void group_release(struct group *g)
 	free(g->retention);
 }
 
+static double finite_or_0(double x)
+{
+	return isfinite(x) && x > 0 ? x : 0.0;
+}
+
+void report_costs_add(struct report_costs *c, const struct task_result *r)
+{
+	c->attempts++;
+	c->turns += r->agent_turns > 0 ? r->agent_turns : 0;
+	c->input_tokens += r->agent_input_tokens > 0 ? r->agent_input_tokens
+						     : 0;
+	c->cached_tokens += r->agent_cached_tokens > 0 ? r->agent_cached_tokens
+						       : 0;
+	c->output_tokens += r->agent_output_tokens > 0 ? r->agent_output_tokens
+						       : 0;
+	if (r->agent_cost_known) {
+		c->cost_usd += finite_or_0(r->agent_cost_usd);
+		c->cost_known++;
+	}
+	c->agent_s += finite_or_0(r->agent_duration_s);
+	c->eval_s += finite_or_0(r->eval_seconds);
+}
+
 static void group_add(struct group *g, const struct report_row *row)
 {
 	const struct task_result *r = row->result;
@@ -186,13 +226,20 @@ static void group_add(struct group *g, const struct report_row *row)
 	}
 	if (isfinite(r->score))
 		g->total_score += r->score;
+	report_costs_add(&g->costs, r);
+	if ((int)r->status >= 0 && r->status <= RS_INFRA_ERROR)
+		g->verdicts[r->status]++;
 	g->compiled += row_compiled(row);
 	g->correct += row_correct(row);
 	g->rejected += r->status == RS_REJECTED;
 	if (row_has_speedup(row)) {
+		enum versus vs = row_versus(row);
+
 		g->speedups[g->nspeedups++] = r->speedup_ratio;
 		g->gt1 += r->speedup_ratio > 1.0;
-		g->significant += row_significant(row);
+		g->significant += vs == VS_FASTER;
+		g->slower += vs == VS_SLOWER;
+		g->within += vs == VS_SAME;
 	}
 	if (r->held_out_evaluated) {
 		g->ho_evaluated++;

@@ -353,7 +353,10 @@ static int jr_result(const cJSON *root, struct task_result *r,
 			      JSON_INT_MAX, &r->agent_input_tokens, err));
 		JTRY(jr_int64(o, "output_tokens", p, -JSON_INT_MAX,
 			      JSON_INT_MAX, &r->agent_output_tokens, err));
+		JTRY(jr_int64(o, "cached_input_tokens", p, -JSON_INT_MAX,
+			      JSON_INT_MAX, &r->agent_cached_tokens, err));
 		JTRY(jr_num(o, "cost_usd", p, &r->agent_cost_usd, err));
+		JTRY(jr_bool(o, "cost_known", p, &r->agent_cost_known, err));
 		JTRY(jr_int(o, "restarts", p, &r->agent_restarts, err));
 		JTRY(jr_bool(o, "sandboxed", p, &r->agent_sandboxed, err));
 		JTRY(jr_str(o, "variant", p, &r->agent_variant, err));

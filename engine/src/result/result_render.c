@@ -126,7 +126,9 @@ static void result_walk(const struct task_result *r, const struct sink *s)
 	s->integer(x, "turns", r->agent_turns);
 	s->integer(x, "input_tokens", r->agent_input_tokens);
 	s->integer(x, "output_tokens", r->agent_output_tokens);
+	s->integer(x, "cached_input_tokens", r->agent_cached_tokens);
 	s->num(x, "cost_usd", r->agent_cost_usd);
+	s->boolean(x, "cost_known", r->agent_cost_known);
 	s->integer(x, "restarts", r->agent_restarts);
 	s->boolean(x, "sandboxed", r->agent_sandboxed);
 	s->str(x, "variant", r->agent_variant);

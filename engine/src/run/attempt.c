@@ -37,7 +37,10 @@ static char *outcome_to_json(const struct agent_outcome *o)
 	cJSON_AddNumberToObject(j, "turns", o->turns);
 	cJSON_AddNumberToObject(j, "input_tokens", (double)o->input_tokens);
 	cJSON_AddNumberToObject(j, "output_tokens", (double)o->output_tokens);
+	cJSON_AddNumberToObject(j, "cached_input_tokens",
+				(double)o->cached_tokens);
 	cJSON_AddNumberToObject(j, "cost_usd", o->cost_usd);
+	cJSON_AddBoolToObject(j, "cost_known", o->cost_known);
 	if (o->summary)
 		cJSON_AddStringToObject(j, "summary", o->summary);
 	cJSON_AddBoolToObject(j, "sandboxed", o->sandboxed);
@@ -85,7 +88,11 @@ static void result_apply_agent(struct task_result *r, const char *agent_json,
 		r->agent_turns = (int)json_num(j, "turns");
 		r->agent_input_tokens = (int64_t)json_num(j, "input_tokens");
 		r->agent_output_tokens = (int64_t)json_num(j, "output_tokens");
+		r->agent_cached_tokens =
+			(int64_t)json_num(j, "cached_input_tokens");
 		r->agent_cost_usd = json_num(j, "cost_usd");
+		r->agent_cost_known = cJSON_IsTrue(
+			cJSON_GetObjectItemCaseSensitive(j, "cost_known"));
 		r->agent_sandboxed = cJSON_IsTrue(
 			cJSON_GetObjectItemCaseSensitive(j, "sandboxed"));
 		summary = json_str(j, "summary");
@@ -189,6 +196,14 @@ static char *agent_workspace(const struct attempt_ctx *c)
 	return xstrdup(c->workspace);
 }
 
+/* agent_launch.progress: the agent's own words ("agent turn 3"). */
+static void agent_progress(void *ctx, const char *what)
+{
+	const struct eval_target *tg = ctx;
+
+	eng_progress(tg->obs, tg->run_id, tg->task_id, tg->attempt, what);
+}
+
 int attempt_run_agent(struct attempt_ctx *c,
 		      const struct engine_observer *obs,
 		      struct errbuf *err)
@@ -205,6 +220,8 @@ int attempt_run_agent(struct attempt_ctx *c,
 				  NULL, true, err);
 	if (rc)
 		return rc;
+	eng_progress(obs, c->run_id, c->a->task_id, c->a->attempt,
+		     "agent started");
 	eng_emit(c->e, obs, c->run_id, c->a->task_id, "agent_start",
 		 "agent %s%s%s started%s", ops->name,
 		 c->a->variant && *c->a->variant ? " as " : "",
@@ -228,6 +245,10 @@ int attempt_run_agent(struct attempt_ctx *c,
 		.gpu = c->gpu,
 		.has_seed = has_seed,
 		.seed = seed,
+		.obs = obs,
+		.run_id = c->run_id,
+		.task_id = c->a->task_id,
+		.attempt = c->a->attempt,
 	};
 	l.task = c->task;
 	l.config = c->agent;
@@ -240,6 +261,10 @@ int attempt_run_agent(struct attempt_ctx *c,
 			      ? c->agent->timeout_seconds : 3600;
 	l.evaluate = eng_agent_evaluate;
 	l.evaluate_ctx = &tg;
+	if (obs && obs->progress) {
+		l.progress = agent_progress;
+		l.progress_ctx = &tg;
+	}
 	l.run_id = c->run_id;
 	l.attempt = c->a->attempt;
 	l.store_dir = store_root(c->e->store);
@@ -302,12 +327,18 @@ int attempt_evaluate(struct attempt_ctx *c,
 		.gpu = c->gpu,
 		.has_seed = has_seed,
 		.seed = seed,
+		.obs = obs,
+		.run_id = c->run_id,
+		.task_id = c->a->task_id,
+		.attempt = c->a->attempt,
 	};
 	char *yaml, *path, *json;
 	int rc;
 
 	eng_emit(c->e, obs, c->run_id, c->a->task_id, "eval_start",
 		 "final evaluation started");
+	eng_progress(obs, c->run_id, c->a->task_id, c->a->attempt,
+		     "evaluating");
 	rc = eng_evaluate(&tg, NULL, false, true, res, err);
 	if (rc)
 		return rc;
@@ -330,14 +361,20 @@ int attempt_evaluate(struct attempt_ctx *c,
 				  c->a->attempt, "done", NULL, json,
 				  res->sources_hash, false, err);
 	free(json);
+	/* "ok: score 320.00, speedup 2.000 [1.950, 2.050]", then "; " and
+	 * why it failed, when it did, or why nothing was timed (every case
+	 * below the timing floor: correctness only). */
+	const char *why = res->correctness_error_message
+				  ? res->correctness_error_message
+			  : res->compilation_error_message ? "compile error"
+			  : res->speedup_ratio <= 0
+				  ? res->speedup_calculation_error_message
+				  : NULL;
 	eng_emit(c->e, obs, c->run_id, c->a->task_id, "eval_end",
 		 "%s: score %.2f, speedup %.3f [%.3f, %.3f]%s%s",
-		 result_status_name(res->status), res->score, res->speedup_ratio,
-		 res->speedup_ci_lo, res->speedup_ci_hi,
-		 res->correctness_error_message ? "; " : "",
-		 res->correctness_error_message ? res->correctness_error_message
-					    : res->compilation_error_message
-						      ? "compile error" : "");
+		 result_status_name(res->status), res->score,
+		 res->speedup_ratio, res->speedup_ci_lo, res->speedup_ci_hi,
+		 why ? "; " : "", why ? why : "");
 	return rc;
 }
 

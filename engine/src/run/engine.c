@@ -113,6 +113,7 @@ void eng_emit(struct engine *e, const struct engine_observer *obs,
 	va_end(ap);
 	/* Events are a log: a failure to record one must not stop a run. */
 	store_event_add(e->store, run_id, task_id, kind, strbuf_str(&sb), NULL);
+	eng_runlog_append(e, run_id, task_id, kind, strbuf_str(&sb));
 	if (obs && obs->event)
 		obs->event(obs->ctx, run_id, task_id, kind, strbuf_str(&sb));
 	strbuf_release(&sb);
@@ -390,6 +391,8 @@ int engine_run_create(struct engine *e, const struct runconfig *cfg,
 	rc = file_write_atomic_str(cfg_path, cfg->text, err);
 	if (!rc)
 		rc = roots_save(e, err);
+	if (!rc)
+		rc = eng_places_create(e, cfg, id, err);
 	for (size_t i = 0; !rc && i < cfg->task_ids.n; i++) {
 		struct task *t;
 		/* Every attempt is judged against the package as it is now:

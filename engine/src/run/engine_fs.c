@@ -91,6 +91,36 @@ int engine_task_result_stored(struct engine *e, const char *run_id,
 	return rc;
 }
 
+int engine_index_html(struct engine *e, char **html, struct errbuf *err)
+{
+	struct strvec ids = STRVEC_INIT;
+	struct run_rows *rr;
+	struct report_index_run *runs;
+	int rc = store_run_list(engine_store(e), &ids, err), n = 0;
+
+	if (rc)
+		return rc;
+	rr = xcalloc(ids.n + 1, sizeof(*rr));
+	runs = xcalloc(ids.n + 1, sizeof(*runs));
+	/* Newest first; a run that cannot be read (removed meanwhile) is
+	 * left out rather than failing the page. */
+	for (size_t i = ids.n; i-- > 0;) {
+		if (engine_run_rows(e, ids.v[i], &rr[n], NULL) != 0)
+			continue;
+		runs[n].meta = &rr[n].meta;
+		runs[n].rows = rr[n].rows;
+		runs[n].n = rr[n].n;
+		n++;
+	}
+	*html = report_index_html(runs, n);
+	for (int i = 0; i < n; i++)
+		run_rows_release(&rr[i]);
+	free(rr);
+	free(runs);
+	strvec_release(&ids);
+	return 0;
+}
+
 int engine_run_html(struct engine *e, const char *run_id, char **html,
 		    struct errbuf *err)
 {

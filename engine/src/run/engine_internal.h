@@ -43,6 +43,18 @@ int eng_lock_path(const char *path, int mode, int *fd_out,
 		  struct errbuf *err);
 bool eng_lock_is_held(const char *path);
 void eng_unlock_fd(int fd);
+/* ---- run_places.c -------------------------------------------------------- */
+
+/* AgentKernelArena's log_directory and workspace_directory_prefix for a
+ * run being created: the log's path kept in the run directory, the link
+ * to its workspaces made. */
+int eng_places_create(struct engine *e, const struct runconfig *cfg,
+		      const char *run_id, struct errbuf *err);
+/* Appends an event to the run's log_directory log, when it has one. */
+void eng_runlog_append(struct engine *e, const char *run_id,
+		       const char *task_id, const char *kind,
+		       const char *message);
+
 void eng_emit(struct engine *e, const struct engine_observer *obs,
 	      const char *run_id, const char *task_id, const char *kind,
 	      const char *fmt, ...)
@@ -62,9 +74,19 @@ struct eval_target {
 	int gpu;
 	uint64_t seed;
 	bool has_seed;
+	/* Who hears the evaluation's steps (may be NULL), and about which
+	 * attempt. */
+	const struct engine_observer *obs;
+	const char *run_id, *task_id;
+	int attempt;
 	double case_budget_s; /* > 0: instead of the config's */
 	bool aa;	      /* the candidate is the task's baseline */
 };
+
+/* Tells obs (when it listens) what an attempt does now: "agent turn 3",
+ * "evaluating: timing". */
+void eng_progress(const struct engine_observer *obs, const char *run_id,
+		  const char *task_id, int attempt, const char *what);
 
 /* Task task_id as an evaluation must see it: loaded from its trusted copy
  * (task_load_trusted) - the one recorded for (run_id, task_id), or, when

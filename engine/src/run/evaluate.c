@@ -115,6 +115,24 @@ uint64_t eng_fresh_seed(void)
 	return s;
 }
 
+void eng_progress(const struct engine_observer *obs, const char *run_id,
+		  const char *task_id, int attempt, const char *what)
+{
+	if (obs && obs->progress)
+		obs->progress(obs->ctx, run_id, task_id, attempt, what);
+}
+
+/* eval_request.progress: "evaluating: <step>" (or "trying: <step>" for
+ * an agent's own quick evaluations, which autotune runs). */
+static void eval_progress(void *ctx, const char *step)
+{
+	const struct eval_target *tg = ctx;
+	char *what = xasprintf("evaluating: %s", step);
+
+	eng_progress(tg->obs, tg->run_id, tg->task_id, tg->attempt, what);
+	free(what);
+}
+
 int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 		 bool quick, bool held_out, struct task_result *out,
 		 struct errbuf *err)
@@ -140,6 +158,10 @@ int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 	req.candidate_is_baseline = tg->aa;
 	if (tg->cfg)
 		req.timing = tg->cfg->timing;
+	if (tg->obs && tg->obs->progress) {
+		req.progress = eval_progress;
+		req.progress_ctx = (void *)tg;
+	}
 	if (tg->case_budget_s > 0)
 		req.timing.case_budget_s = tg->case_budget_s;
 	rc = eval_run(&req, out, err);

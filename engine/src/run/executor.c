@@ -196,6 +196,7 @@ static void run_leased(struct run_queue *q, struct store_attempt *a,
 		rc = run_one_attempt(q->e, q->cfg, q->run_id, &fresh, has_gpu,
 				     gpu, q->obs, &aerr);
 		store_attempt_release(&fresh);
+		eng_progress(q->obs, q->run_id, a->task_id, a->attempt, NULL);
 	}
 	(void)store_lease_drop(q->e->store, q->run_id, a->task_id, a->attempt,
 			       q->lease->owner, NULL);

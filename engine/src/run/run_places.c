@@ -1,0 +1,143 @@
+/*
+ * run_places.c - AgentKernelArena's `log_directory` and
+ * `workspace_directory_prefix`, honoured (docs/config.md).
+ *
+ * AKA writes a run's log to <log_directory>/<GPU>_<agent>_<timestamp>
+ * [_<suffix>].log and its workspaces under <prefix>_<GPU>_<agent>/.  An
+ * AKA config run by arena gets the same places:
+ *   - log_directory: every event of the run (the lines `arena run` prints
+ *     when not on a terminal, with the full date) is appended to
+ *     <log_directory>/<GPU>_<agent>_<stamp>[_<suffix>].log, by whichever
+ *     process executes it (arena run, resume, worker, the mount);
+ *   - workspace_directory_prefix: <prefix>_<GPU>_<agent>/<run id> is a
+ *     symbolic link to the run's tasks/ in the store, where each
+ *     attempt's workspace is (the store stays the one copy).
+ * <GPU> is target_gpu_model, else the configured device; <agent> the
+ * (first) agent's template; <stamp> the run id without "run_".  A relative
+ * directory is relative to the current directory of the process that
+ * creates the run from a file (as AKA, which runs from its repository),
+ * and to the store for a config written to the mount's runs/new.  The
+ * resolved log path is kept in the run directory (log_path), so later
+ * executions append to the same file wherever they run from.
+ */
+#include "engine_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* dir made absolute by the rule above (caller frees). */
+static char *place_dir(struct engine *e, const struct runconfig *cfg,
+		       const char *dir)
+{
+	char cwd[4096];
+
+	if (dir[0] == '/')
+		return xstrdup(dir);
+	if (cfg->path && cfg->path[0] != '<' && getcwd(cwd, sizeof(cwd)))
+		return path_join(cwd, dir);
+	return path_join(store_root(e->store), dir);
+}
+
+/* "<GPU>_<agent>", with '/' made '_' (caller frees). */
+static char *place_label(const struct runconfig *cfg)
+{
+	char *s = xasprintf("%s_%s",
+			    cfg->target_gpu_model ? cfg->target_gpu_model
+			    : cfg->device	  ? cfg->device
+						  : "auto",
+			    cfg->agent.template_name);
+
+	for (char *p = s; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	return s;
+}
+
+int eng_places_create(struct engine *e, const struct runconfig *cfg,
+		      const char *run_id, struct errbuf *err)
+{
+	char *label = place_label(cfg),
+	     *run_dir = store_run_dir(e->store, run_id);
+	const char *stamp = !strncmp(run_id, "run_", 4) ? run_id + 4 : run_id;
+	int rc = 0;
+
+	if (cfg->log_directory) {
+		char *dir = place_dir(e, cfg, cfg->log_directory);
+		char *log = xasprintf("%s/%s_%s.log", dir, label, stamp);
+		char *keep = path_join(run_dir, "log_path");
+
+		rc = mkdir_p(dir, err);
+		if (rc)
+			errbuf_prefix(err, "log_directory '%s'",
+				      cfg->log_directory);
+		if (!rc)
+			rc = file_write_atomic_str(keep, log, err);
+		free(keep);
+		free(log);
+		free(dir);
+	}
+	if (!rc && cfg->workspace_directory_prefix) {
+		char *root = place_dir(e, cfg, cfg->workspace_directory_prefix);
+		char *dir = xasprintf("%s_%s", root, label);
+		char *link = path_join(dir, run_id);
+		char *target = path_join(run_dir, "tasks");
+
+		rc = mkdir_p(dir, err);
+		if (!rc && symlink(target, link) != 0 && errno != EEXIST)
+			rc = errf_code(err, errno,
+				       "workspace_directory_prefix: "
+				       "cannot link %s to the run's workspaces "
+				       "(%s): %s",
+				       link, target, strerror(errno));
+		else if (rc)
+			errbuf_prefix(err, "workspace_directory_prefix '%s'",
+				      cfg->workspace_directory_prefix);
+		free(target);
+		free(link);
+		free(dir);
+		free(root);
+	}
+	free(run_dir);
+	free(label);
+	return rc;
+}
+
+void eng_runlog_append(struct engine *e, const char *run_id,
+		       const char *task_id, const char *kind,
+		       const char *message)
+{
+	char *run_dir, *keep, *log = NULL, ts[32];
+	struct strbuf line = STRBUF_INIT;
+	int fd;
+
+	if (!run_id || !store_run_id_valid(run_id))
+		return;
+	run_dir = store_run_dir(e->store, run_id);
+	keep = path_join(run_dir, "log_path");
+	free(run_dir);
+	if (file_read_all(keep, 4096, &log, NULL, NULL) != 0 || !*log) {
+		free(keep);
+		free(log);
+		return;
+	}
+	free(keep);
+	time_stamp_iso(ts, now_wall());
+	strbuf_addf(&line, "%s %-11s %-24s %s\n", ts, kind,
+		    task_id ? task_id : "-", message);
+	/* One write on an O_APPEND descriptor: lines from several
+	 * processes never interleave.  A log that cannot be written does
+	 * not stop a run (events are also in the store). */
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		if (write(fd, strbuf_str(&line), line.len) < 0) {
+			/* nothing to do: see above */
+		}
+		close(fd);
+	}
+	strbuf_release(&line);
+	free(log);
+}

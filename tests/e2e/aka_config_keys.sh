@@ -1,0 +1,50 @@
+#!/bin/sh
+# tests/e2e/aka_config_keys.sh - AgentKernelArena's run-config keys that
+# arena accepts do what they do in AKA (docs/config.md): log_directory
+# gets the run's events in <dir>/<GPU>_<agent>_<stamp>.log, appended by
+# later executions from anywhere; workspace_directory_prefix gets
+# <prefix>_<GPU>_<agent>/<run> linking to the run's workspaces; a
+# directory that cannot be made stops the run's creation with the reason;
+# AKA keys arena does not take are refused, naming the ones it takes.
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$T/cwd" "$T/elsewhere"
+cd "$T/cwd" || exit 1
+write_config "$T/c.yaml" "{template: noop}" "[c2c/saxpy]" \
+	"log_directory: logs
+workspace_directory_prefix: ws"
+"$ARENA" --store "$STORE" run "$T/c.yaml" >"$T/run.log" 2>&1 || fail "run: $(tail -n 20 "$T/run.log")"
+run=$(latest_run)
+stamp=${run#run_}
+log="$T/cwd/logs/host_noop_$stamp.log"
+[ -f "$log" ] || fail "no log at $log: $(ls -R "$T/cwd")"
+for kind in created started agent_start agent_end eval_start eval_end done; do
+	grep -q "^20[0-9-]*T[0-9:]*Z $kind " "$log" || fail "the log has no $kind line: $(cat "$log")"
+done
+grep -q "eval_end    c2c/saxpy " "$log" || fail "the log does not name the task"
+link="$T/cwd/ws_host_noop/$run"
+[ -L "$link" ] || fail "no workspace link at $link"
+[ -f "$link/c2c_saxpy/workspace/kernel.c" ] || fail "the link does not reach the workspaces: $(ls -l "$link")"
+note "log_directory and workspace_directory_prefix, relative to the current directory"
+
+# A later execution from elsewhere appends to the same log.
+lines=$(wc -l < "$log")
+( cd "$T/elsewhere" && "$ARENA" --store "$STORE" resume "$run" >/dev/null 2>&1 ) || fail "resume failed"
+[ "$(wc -l < "$log")" -gt "$lines" ] || fail "resume did not append to the run's log"
+[ ! -e "$T/elsewhere/logs" ] || fail "resume from elsewhere made a second log directory"
+note "a resume from another directory appends to the same log"
+
+# A log directory that cannot be made: the run is not created, the
+# reason is given.
+touch "$T/cwd/blocked"
+write_config "$T/b.yaml" "{template: noop}" "[c2c/saxpy]" "log_directory: blocked/logs"
+"$ARENA" --store "$STORE" run "$T/b.yaml" >"$T/b.log" 2>&1 && fail "a log directory under a file was accepted"
+grep -q "log_directory 'blocked/logs'" "$T/b.log" || fail "the error does not name log_directory: $(cat "$T/b.log")"
+
+# AKA keys arena does not take are refused with the list of those it takes.
+write_config "$T/g.yaml" "{template: noop}" "[c2c/saxpy]" "gpu_ids: [0, 1]"
+"$ARENA" --store "$STORE" run "$T/g.yaml" >"$T/g.log" 2>&1 && fail "gpu_ids was accepted"
+grep -q "gpu_ids" "$T/g.log" && grep -q "log_directory" "$T/g.log" ||
+	fail "the refusal does not name the key and the allowed ones: $(cat "$T/g.log")"
+note "what cannot be honoured is refused with the reason"
+echo "PASS aka_config_keys"
