@@ -90,9 +90,9 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--device")) {
 			if (i + 1 >= argc)
-				return cli_usage_error("tasks",
-						       "--device needs a device "
-						       "(cuda:0, hip:0, host)");
+				return cli_usage_error(
+					"tasks", "--device needs a device "
+						 "(cuda:0, hip:0, host)");
 			device = argv[++i];
 			continue;
 		}

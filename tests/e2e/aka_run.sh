@@ -82,6 +82,10 @@ ws="$dir/tasks/aka_triton2triton_rocmbench_softmax/workspace"
 [ -f "$ws/softmax.py" ] && [ -f "$ws/TASK.md" ] || fail "workspace lacks the folder"
 grep -q PytestBenchmarker "$ws/performance_utils_pytest.py" ||
 	fail "the helper stub was not replaced by arena's stand-in"
+# Copied from the run's read-only trusted copy, yet the agent's to write.
+case $(stat -c %A "$ws/performance_utils_pytest.py") in -rw*) ;; *)
+	fail "workspace files are not writable: $(stat -c %A "$ws/performance_utils_pytest.py")" ;;
+esac
 
 note "AKA's dashboard files, in AKA's formats"
 r="$dir/reports"
