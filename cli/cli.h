@@ -88,5 +88,6 @@ int cmd_worker(struct cli *c, int argc, char **argv);
 int cmd_slurm(struct cli *c, int argc, char **argv);
 int cmd_help(struct cli *c, int argc, char **argv);
 int cmd_version(struct cli *c, int argc, char **argv);
+int cmd_check_tasks(struct cli *c, int argc, char **argv);
 
 #endif /* ARENA_CLI_H */

@@ -12,88 +12,92 @@
 #include "arena/eval.h"
 #include "cli.h"
 
-/* `arena tasks --check SELECTOR [--device D]`: what arena finds of each
- * AgentKernelArena task (eval_aka_judge): one line each; exit 1 when a
- * task is flagged (its harness fails the kernel as shipped, says nothing
- * about a corrupted one, or arena cannot record it). */
-static int tasks_check(struct cli *c, const char *sel, const char *device)
+/* `arena tasks --suites`: every suite, validated; exit 1 when one is not
+ * valid. */
+static int list_suites(const char *root)
 {
-	const char *root = c->tasks_dir ? c->tasks_dir : task_default_root();
-	struct strvec ids = STRVEC_INIT;
-	struct engine *e;
+	struct strvec names = STRVEC_INIT;
 	struct errbuf err;
-	int flagged = 0;
+	int bad = 0;
 
 	errbuf_init(&err);
-	if (task_select(root, sel, &ids, &err) != 0)
+	if (task_suite_list(root, &names, &err) != 0)
 		return cli_fail("%s", errbuf_str(&err));
-	if (cli_open(c, &e))
-		return 1;
-	for (size_t i = 0; i < ids.n; i++) {
-		struct task *t;
-		struct aka_judgement j;
+	printf("%-16s %-6s %s\n", "SUITE", "TASKS", "PURPOSE");
+	for (size_t i = 0; i < names.n; i++) {
+		struct task_suite s;
 		errbuf_init(&err);
-		if (task_load(root, ids.v[i], &t, &err) != 0) {
-			printf("%s INVALID: %s\n", ids.v[i], errbuf_str(&err));
-			flagged++;
+		if (task_suite_load(root, names.v[i], &s, &err) != 0) {
+			printf("%-16s INVALID: %s\n", names.v[i],
+			       errbuf_str(&err));
+			bad++;
 			continue;
 		}
-		if (!t->aka) {
-			task_free(t);
-			continue;
-		}
-		char *dev = NULL;
-		if (eval_resolve_device(device, t, &dev, &err) != 0 ||
-		    eval_aka_judge(t, dev, engine_cache_dir(e), &j, &err) !=
-			    0) {
-			printf("%s ERROR: %s\n", t->id, errbuf_str(&err));
-			flagged++;
-		} else if (j.skip_reason) {
-			printf("%s SKIPPED: %s\n", t->id, j.skip_reason);
-		} else if (j.error) {
-			printf("%s FLAGGED: %s\n", t->id, j.error);
-			flagged++;
-		} else if (j.catches_wrong == 0) {
-			printf("%s FLAGGED: its correctness check passes a "
-			       "corrupted kernel too (it checks nothing); arena "
-			       "checks candidates against the kernel as shipped\n",
-			       t->id);
-			flagged++;
-		} else {
-			printf("%s OK: %s harness, %d cases (%d checked only)%s%s\n",
-			       t->id, j.style, j.ncases, j.ncheck_only,
-			       j.notes ? "; " : "", j.notes ? j.notes : "");
-		}
-		if (dev)
-			aka_judgement_release(&j);
-		free(dev);
-		task_free(t);
+		const char *nl = strchr(s.purpose, '\n');
+		int plen = nl ? (int)(nl - s.purpose) : (int)strlen(s.purpose);
+		printf("%-16s %-6zu %.*s%s\n", names.v[i], s.ids.n,
+		       plen > 70 ? 70 : plen, s.purpose,
+		       plen > 70 ? "..." : "");
+		task_suite_release(&s);
 	}
-	strvec_release(&ids);
-	engine_close(e);
-	return flagged ? 1 : 0;
+	if (names.n == 0)
+		printf("(no suites under %s/suites)\n", root);
+	strvec_release(&names);
+	return bad ? 1 : 0;
+}
+
+/* The task's difficulty as measured.yaml records it: the baseline's
+ * fraction of the roofline on the device the task targets (the host for
+ * c tasks, else the first GPU recorded), e.g. "12% H200"; "-" when none
+ * is recorded. */
+static void difficulty(const struct task *t, char *buf, size_t n)
+{
+	struct task_measured m;
+	struct errbuf err;
+
+	snprintf(buf, n, "-");
+	errbuf_init(&err);
+	if (task_measured_read(t->dir, &m, &err) != 0) {
+		snprintf(buf, n, "invalid");
+		return;
+	}
+	for (int i = 0; i < m.n; i++) {
+		const char *d = m.v[i].device;
+		bool host = str_starts_with(d, "host");
+		if (host != (t->language == LANG_C) || !(m.v[i].fraction > 0))
+			continue;
+		/* "NVIDIA H200 (sm_90)" -> "H200", "AMD Instinct MI300X
+		 * (gfx942)" -> "MI300X": the model's last word. */
+		char word[24] = "host";
+		if (!host) {
+			size_t end = strcspn(d, "(");
+			while (end > 0 && d[end - 1] == ' ')
+				end--;
+			size_t start = end;
+			while (start > 0 && d[start - 1] != ' ')
+				start--;
+			snprintf(word, sizeof(word), "%.*s", (int)(end - start),
+				 d + start);
+		}
+		const char *w = word;
+		snprintf(buf, n, "%.3g%% %s", 100 * m.v[i].fraction, w);
+		break;
+	}
+	task_measured_release(&m);
 }
 
 int cmd_tasks(struct cli *c, int argc, char **argv)
 {
 	const char *root = c->tasks_dir ? c->tasks_dir : task_default_root();
-	const char *sel = "all", *device = NULL;
-	bool check = false, have_sel = false;
+	const char *sel = "all";
+	bool have_sel = false, suites = false;
 	struct strvec ids = STRVEC_INIT;
 	struct errbuf err;
 	int bad = 0;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--check")) {
-			check = true;
-			continue;
-		}
-		if (!strcmp(argv[i], "--device")) {
-			if (i + 1 >= argc)
-				return cli_usage_error(
-					"tasks", "--device needs a device "
-						 "(cuda:0, hip:0, host)");
-			device = argv[++i];
+		if (!strcmp(argv[i], "--suites")) {
+			suites = true;
 			continue;
 		}
 		if (argv[i][0] == '-')
@@ -107,26 +111,26 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 		sel = argv[i];
 		have_sel = true;
 	}
-	if (device && !check)
-		return cli_usage_error("tasks", "--device goes with --check");
-	if (check)
-		return tasks_check(c, sel, device);
+	if (suites)
+		return list_suites(root);
 	errbuf_init(&err);
 	if (task_select(root, sel, &ids, &err) != 0)
 		return cli_fail("%s", errbuf_str(&err));
-	printf("%-28s %-10s %-5s %-13s %s\n", "TASK", "FAMILY", "LANG",
-	       "CASES(+HELD)", "DESCRIPTION");
+	printf("%-34s %-10s %-5s %-13s %-12s %s\n", "TASK", "FAMILY", "LANG",
+	       "CASES(+HELD)", "ROOFLINE", "DESCRIPTION");
 	for (size_t i = 0; i < ids.n; i++) {
 		struct task *t;
 		errbuf_init(&err);
 		if (task_load(root, ids.v[i], &t, &err) != 0) {
-			printf("%-28s INVALID: %s\n", ids.v[i], errbuf_str(&err));
+			printf("%-34s INVALID: %s\n", ids.v[i],
+			       errbuf_str(&err));
 			bad++;
 			continue;
 		}
-		char cases[32];
+		char cases[32], roof[48];
 		snprintf(cases, sizeof(cases), "%d(+%d)", t->nvisible,
 			 t->ncases - t->nvisible);
+		difficulty(t, roof, sizeof(roof));
 		/* An AgentKernelArena folder: its cases come from its own
 		 * harness when it is evaluated; say its style, or why it
 		 * cannot run here. */
@@ -134,9 +138,9 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 			snprintf(cases, sizeof(cases), "aka:%s",
 				 aka_style_name(t->aka->style));
 			if (t->aka->skip_reason) {
-				printf("%-28s %-10s %-5s %-13s SKIPPED: %s\n",
+				printf("%-34s %-10s %-5s %-13s %-12s SKIPPED: %s\n",
 				       t->id, t->family,
-				       language_name(t->language), cases,
+				       language_name(t->language), cases, roof,
 				       t->aka->skip_reason);
 				task_free(t);
 				continue;
@@ -145,10 +149,11 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 		const char *nl = strchr(t->description, '\n');
 		int dlen = nl ? (int)(nl - t->description)
 			      : (int)strlen(t->description);
-		if (dlen > 60)
-			dlen = 60;
-		printf("%-28s %-10s %-5s %-13s %.*s\n", t->id, t->family,
-		       language_name(t->language), cases, dlen, t->description);
+		if (dlen > 50)
+			dlen = 50;
+		printf("%-34s %-10s %-5s %-13s %-12s %.*s\n", t->id, t->family,
+		       language_name(t->language), cases, roof, dlen,
+		       t->description);
 		task_free(t);
 	}
 	strvec_release(&ids);

@@ -21,26 +21,65 @@
 /* clang-format off */
 const struct cli_command cli_commands[] = {
 {
+	.name = "check-tasks", .fn = cmd_check_tasks,
+	.synopsis = "arena check-tasks [SELECTOR...] [--json] [--static] "
+		    "[--device DEV]\n"
+		    "           [--seeds N] [--seed N] [--aa-quick] "
+		    "[--case-budget S] [--no-aa] [--record]",
+	.summary = "check that tasks are fit to measure agents with",
+	.description =
+		"Checks every selected task (default: all, and every suite): "
+		"schema and files,\nthe baseline against the reference on "
+		"every visible and held-out case over\nseveral seeds, output "
+		"mutants each caught by the task's comparison, held-out\n"
+		"coverage, an A/A (arena eval --aa) within its noise and above "
+		"the timing floor,\nand the baseline's fraction of the "
+		"roofline.  A report per task; exit 1 when\nany check failed "
+		"(docs/tasks.md, \"Checking a task\").  An AgentKernelArena "
+		"folder\n(aka:PATH) is checked by preparing it on the device: "
+		"its harness must pass\nthe kernel as shipped and fail a "
+		"corrupted one (docs/aka.md, \"Checking\").",
+	.options =
+		"SELECTOR\tall (default), a family, a directory, a task id, "
+		"suite:NAME,\n\taka:PATH (an AgentKernelArena checkout or a "
+		"folder below its tasks/)\n"
+		"--json\tone JSON document\n"
+		"--static\tonly the checks that need no device\n"
+		"--device DEV\tthe device to check on (default: the task's)\n"
+		"--seeds N\tbaseline-against-reference evaluations (default "
+		"3)\n"
+		"--seed N\tthe first seed\n"
+		"--aa-quick\ta short A/A (CI)\n"
+		"--case-budget S\tthe A/A's timing per case\n"
+		"--no-aa\tno A/A, timing floor or difficulty\n"
+		"--record\twrite each task's difficulty to its measured.yaml",
+	.examples = "arena check-tasks c2c --aa-quick\n"
+		    "arena check-tasks suite:smoke --json\n"
+		    "arena check-tasks aka:/src/AgentKernelArena/tasks/triton2triton "
+		    "--device cuda:0",
+},
+{
 	.name = "tasks", .fn = cmd_tasks,
-	.synopsis = "arena tasks [SELECTOR]\n"
-		    "arena tasks --check [SELECTOR] [--device D]",
+	.synopsis = "arena tasks [SELECTOR] [--suites]",
 	.summary = "list tasks (family, language, cases)",
 	.description =
 		"Lists the tasks a selector matches (default: all): id, "
-		"family, language,\nvisible (+held-out) cases and the first "
-		"line of the description.  A task\nthat does not load is "
+		"family, language,\nvisible (+held-out) cases, the baseline's "
+		"fraction of the roofline that\nmeasured.yaml records, and the "
+		"first line of the description.  A task\nthat does not load is "
 		"listed as INVALID with the reason, and the exit status\n"
-		"is then 1.  aka:PATH selects AgentKernelArena task folders "
-		"(docs/aka.md);\na folder that cannot run here is listed as "
-		"SKIPPED with the reason.\n\n"
-		"--check prepares each AgentKernelArena task of the "
-		"selection (on device D)\nand prints one line each: OK, "
-		"SKIPPED, FLAGGED (its harness fails the kernel\nas shipped, "
-		"cannot be recorded, or passes a corrupted kernel) or ERROR;\n"
-		"the exit status is 1 when any task is flagged.",
+		"is then 1.  An AgentKernelArena folder (aka:PATH, docs/aka.md) "
+		"is listed\nwith its harness style; one that cannot run here "
+		"as SKIPPED with the reason.\n'arena check-tasks' checks "
+		"them.",
+	.options =
+		"SELECTOR\tall (default), a family, a directory, a task id, "
+		"suite:NAME,\n\taka:PATH (an AgentKernelArena checkout or a "
+		"folder below its tasks/)\n"
+		"--suites\tlist the suites, validating each",
 	.examples = "arena tasks\narena tasks c2c\narena tasks c2c/saxpy\n"
-		    "arena tasks aka:/src/AgentKernelArena/tasks/triton2triton\n"
-		    "arena tasks --check aka:/src/AgentKernelArena --device cuda:0",
+		    "arena tasks --suites\n"
+		    "arena tasks aka:/src/AgentKernelArena/tasks/triton2triton",
 },
 {
 	.name = "eval", .fn = cmd_eval,

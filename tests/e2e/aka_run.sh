@@ -6,7 +6,8 @@
 # gives each its verdict, writes AKA's dashboard files (reports/) in AKA's
 # formats beside arena's own, and a later `arena status`/report in another
 # process still finds the tasks (the store remembers the root); `arena
-# eval` evaluates a workspace; `arena tasks --check` flags lying harnesses.
+# eval` evaluates a workspace; `arena check-tasks` flags lying harnesses
+# and passes an honest one.
 # The fixtures are tests/aka/tasks (PyTorch on the CPU).  Skips without
 # torch.
 . "$(dirname "$0")/lib.sh"
@@ -73,7 +74,7 @@ done
 grep -q "^    skipped: fp8 'fnuz' types are AMD-only: " "$dir/report.txt" ||
 	fail "report.txt does not give vllm_fnuz's reason once: $(cat "$dir/report.txt")"
 # A harness that checks nothing does not decide arena's verdict: the
-# kernel as shipped is checked against itself (arena tasks --check flags
+# kernel as shipped is checked against itself (arena check-tasks flags
 # the harness, below).
 [ "$(csv_field "$sum" aka/triton2triton/vllm_checks_nothing 6)" = ok ] ||
 	fail "vllm_checks_nothing: its own kernel is not accepted"
@@ -133,11 +134,24 @@ write_aka_config "$T/roots.yaml" "[aka/triton2triton/platform_skip]" \
 	aka/triton2triton/platform_skip 6)" = skipped ] ||
 	fail "task_roots: did not select the checkout's platform_skip"
 
-note "arena eval of a workspace and arena tasks --check"
+note "arena eval of a workspace and arena check-tasks"
 out=$("$ARENA" --store "$STORE" eval aka/triton2triton/vllm_rmsnorm \
 	--workspace "$ROOT/tests/aka/candidates/vllm_rmsnorm/wrong" --quick 2>&1)
 echo "$out" | grep -q '^status: incorrect' || fail "eval of a wrong kernel: $out"
-out=$("$ARENA" --store "$STORE" tasks --check "aka:$CO/tasks/triton2triton/vllm_checks_nothing" 2>&1)
-echo "$out" | grep -q 'FLAGGED: its correctness check passes a corrupted kernel' ||
+out=$("$ARENA" --store "$STORE" check-tasks "aka:$CO/tasks/triton2triton/vllm_checks_nothing" 2>&1) &&
+	fail "check-tasks passed a harness that checks nothing: $out"
+echo "$out" | grep -q '^aka/triton2triton/vllm_checks_nothing: FAIL' &&
+	echo "$out" | grep -q '^  aka  *FAIL its correctness check passes a corrupted kernel' ||
 	fail "a harness that checks nothing is not flagged: $out"
+out=$("$ARENA" --store "$STORE" check-tasks "aka:$CO/tasks/triton2triton/vllm_rmsnorm" \
+	"aka:$CO/tasks/triton2triton/platform_skip" 2>&1) ||
+	fail "check-tasks failed an honest AKA folder or a skipped one: $out"
+echo "$out" | grep -q '^  aka  *ok   vllm harness: the kernel as shipped passes its check and a corrupted one fails it' ||
+	fail "check-tasks does not pass vllm_rmsnorm's harness: $out"
+echo "$out" | grep -q '^  aka  *skip the task folder marks itself skip: needs the gfx950' ||
+	fail "check-tasks does not skip platform_skip with its reason: $out"
+out=$("$ARENA" --store "$STORE" check-tasks --static "aka:$CO/tasks/triton2triton/vllm_rmsnorm" 2>&1) ||
+	fail "check-tasks --static on an AKA folder: $out"
+echo "$out" | grep -q '^  aka  *skip .*not with --static' ||
+	fail "check-tasks --static does not say why the AKA check is skipped: $out"
 echo "ok"

@@ -4,7 +4,18 @@
 # of a stopped run starts a detached executor.
 . "$(dirname "$0")/fs_lib.sh"
 fs_mount
-executors() { pgrep -f -- "--store $STORE .*(resume|--resume-waiter) $1" | wc -l; }
+# Executors of run $1: matching processes whose parent is not one (an
+# agent's holder is a fork of the executor, pid 1 of the agent's PID
+# namespace, with the executor's command line).
+executors() {
+	pids=$(pgrep -f -- "--store $STORE .*(resume|--resume-waiter) $1")
+	n=0
+	for p in $pids; do
+		pp=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null)
+		case " $(echo $pids) " in *" $pp "*) ;; *) [ -n "$pp" ] && n=$((n + 1)) ;; esac
+	done
+	echo $n
+}
 
 cheap_config "$T/run.yaml"
 sed -i 's/^agent: .*/agent: {template: command, command: [sleep, "2"], timeout_seconds: 60}/' "$T/run.yaml"

@@ -2,7 +2,7 @@
 # tests/gpu/aka.sh - AgentKernelArena's real Triton tasks on a GPU (issue
 # 13, docs/aka.md): per task, AKA's own verdict (its compile and
 # correctness commands run unchanged, judged by AKA's rules) beside
-# arena's (`arena tasks --check`: can the task be prepared, does its
+# arena's (`arena check-tasks`: can the task be prepared, does its
 # harness pass the kernel as shipped and catch a corrupted one; then
 # `arena run` with the noop agent: the verdict and the A/A speedup with
 # its interval), in one call of at most about nine minutes.
@@ -112,7 +112,7 @@ one_own() {
 }
 one_check() {
 	n=$(left_until "$t_a"); [ "$n" -gt 5 ] || return 0
-	timeout -k 5 "$n" "$ARENA" --store "$STORE" tasks --check \
+	timeout -k 5 "$n" "$ARENA" --store "$STORE" check-tasks \
 		"aka:$AKA_DIR/tasks/${1#aka/}" --device "$DEVICE" \
 		> "$W/check/$(safe "$1").txt" 2>&1
 }
@@ -133,7 +133,9 @@ pool one_check &
 pid_check=$!
 wait $pid_own $pid_check
 cat "$W"/own/*/line > "$W/own.tsv" 2>/dev/null
-cat "$W"/check/*.txt > "$W/check.txt" 2>/dev/null
+cat "$W"/check/*.txt > "$W/check-tasks.txt" 2>/dev/null
+# One line per task, "ID OK|SKIPPED|FLAGGED|INVALID|ERROR: DETAIL".
+"$PY" "$ROOT/tests/gpu/aka_side.py" checks "$W/check-tasks.txt" > "$W/check.txt"
 note "phase A (AKA's commands and arena's checks, $jobs + $jobs at a time): $(elapsed "$t0") s; AKA's commands ran on $(grep -c . "$W/own.tsv") tasks, arena checked $(grep -cE '^aka/[^ ]+ (OK|SKIPPED|FLAGGED|ERROR)' "$W/check.txt")"
 gpu_procs=$(nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null | grep -c .)
 note "processes on the GPU before timing: $gpu_procs"

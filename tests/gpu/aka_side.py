@@ -18,9 +18,16 @@ for tests/gpu/aka.sh (docs/aka.md).
         compile<TAB>correctness<TAB>verdict<TAB>seconds<TAB>perf_seconds<TAB>note
       and keeps the commands' output in WORK_DIR/log.
 
+  aka_side.py checks CHECK_OUTPUT
+      The reports of `arena check-tasks` (text, any number of tasks) as
+      one line per task: "ID STATUS: DETAIL", STATUS from the task's
+      `aka` check: OK (ok), SKIPPED (skip: it cannot run here), FLAGGED
+      (FAIL: its harness fails the kernel as shipped, cannot be recorded
+      or checks nothing), else INVALID (it does not load) or ERROR.
+
   aka_side.py table OWN.tsv CHECK.txt SUMMARY.csv TASKS.txt OUT.tsv
       Joins, per task of TASKS.txt, AKA's own verdict (OWN.tsv: id then the
-      `own` line), arena's task check (lines of `arena tasks --check`) and
+      `own` line), arena's task check (lines of `checks` above) and
       arena's run verdict (the run's summary.csv) into OUT.tsv, and prints
       the summary: counts, agreements and disagreements, and the noop A/A
       over the tasks arena timed (speedups within 1.00 +- 0.02, intervals
@@ -137,6 +144,34 @@ def own(task_dir, work, timeout, perf, aka_root):
         st, _ = run("performance_command")
         perf_s = "%.1f%s" % (time.time() - t1, "" if st == "PASS" else " " + st)
     print("\t".join([comp, corr, verdict, "%.1f" % secs, perf_s, note]))
+
+
+def checks(path):
+    status = {"ok": "OK", "skip": "SKIPPED", "FAIL": "FLAGGED"}
+    tasks, cur = {}, None
+    for line in open(path, errors="replace"):
+        line = line.rstrip("\n")
+        m = re.match(r"^(aka/\S+): (FAIL|ok)", line)
+        if m:
+            cur = m.group(1)
+            tasks[cur] = {}
+            continue
+        m = re.match(r"^  (\w+) +(ok|FAIL|skip) (.*)$", line)
+        if m and cur:
+            tasks[cur][m.group(1)] = (m.group(2), m.group(3).strip())
+            continue
+        m = re.match(r"^arena: (aka/[^:]+): (.*)$", line)
+        if m:  # check-tasks could not check it at all
+            tasks.setdefault(m.group(1), {})["error"] = ("FAIL", m.group(2))
+    for i, items in tasks.items():
+        if "aka" in items:
+            st, detail = status[items["aka"][0]], items["aka"][1]
+        elif "load" in items and items["load"][0] == "FAIL":
+            st, detail = "INVALID", items["load"][1]
+        else:
+            st = "ERROR"
+            detail = items.get("error", ("", "no aka check reported"))[1]
+        print("%s %s: %s" % (i, st, detail))
 
 
 def table(own_tsv, check_txt, summary_csv, tasks_txt, out_tsv):
@@ -259,6 +294,8 @@ def main(argv):
             else:
                 sys.exit("aka_side.py own: unknown option " + rest[0])
         own(argv[1], argv[2], timeout, perf, aka_root)
+    elif len(argv) == 2 and argv[0] == "checks":
+        checks(argv[1])
     elif len(argv) == 6 and argv[0] == "table":
         table(*argv[1:])
     else:

@@ -12,6 +12,8 @@
 #                held-out cases (also an A/A)           -> baselines.txt/.csv
 #   noop         `arena run` with the noop agent over the GPU suite (A/A)
 #                                                       -> noop.txt, noop-summary.csv
+#   check_tasks  `arena check-tasks` on every GPU task (not a default
+#                step: one family per call)             -> check_tasks.md
 # usage: tests/gpu/run.sh [STEP...] [-- SELECTOR...]
 #   default steps: doctor adversarial confine reeval baselines noop; selectors
 #   (tasks for baselines and noop) default to each script's own.
@@ -36,7 +38,7 @@ for s in $steps; do
 	doctor)
 		"$ARENA" --store "$STORE" doctor > "$OUT/doctor.txt" 2>&1
 		rc=$? ;;
-	adversarial|confine|reeval|baselines|noop)
+	adversarial|confine|reeval|baselines|noop|check_tasks)
 		case $s in adversarial|confine|reeval) sh "$here/$s.sh" ;; *) sh "$here/$s.sh" "$@" ;; esac
 		rc=$? ;;
 	*)

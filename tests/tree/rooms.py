@@ -71,6 +71,7 @@ PUBLIC = {
     "report.h": "report", "report_html.h": "report", "compare.h": "report",
     "abtest.h": "report", "plan.h": "report",
     "engine.h": "run", "engine_fs.h": "run", "agent.h": "run",
+    "check.h": "run",
     "kernel.h": "abi", "fp16.h": "abi", "runner_proto.h": "abi",
 }
 

@@ -100,6 +100,7 @@ struct opts {
 	const char *cache;	/* another cache dir (device file) */
 	const struct task *task;	/* another task than fakepoly */
 	const char *device;		/* another device than cuda:0 */
+	struct eval_mutants *mutants;	/* req.mutants (check-tasks) */
 };
 
 static void evaluate(const char *cand, const struct opts *o,
@@ -123,6 +124,7 @@ static void evaluate(const char *cand, const struct opts *o,
 	req.include_held_out = o->held_out;
 	req.skip_timing = o->skip_timing;
 	req.quick = o->quick;
+	req.mutants = o->mutants;
 	req.timing.case_budget_s = 0.3;
 	req.timing.blocks = o->blocks > 0 ? o->blocks : 2;
 	req.timing.min_pairs = 5;
@@ -148,6 +150,32 @@ static void test_baseline_copy_is_accepted_through_the_gpu_path(void **s)
 	assert_non_null(strstr(r.benchmark_method, "'tiny_batched' x"));
 	assert_true(r.speedup_ratio > 0.5 && r.speedup_ratio < 2.0);
 	assert_true(r.sandboxed);
+	result_release(&r);
+}
+
+/* arena check-tasks on a GPU task: the output mutants go through the
+ * GPU path's own comparison (correctness_gpu.c, set k of each trial's
+ * samples against the reference), every one of them on fakepoly's
+ * float32 output, each caught with where and why. */
+static void test_output_mutants_are_probed_on_the_gpu_path(void **s)
+{
+	struct eval_mutants m = { 0 };
+	struct opts o = { .held_out = true,
+			  .skip_timing = true,
+			  .mutants = &m };
+	struct task_result r;
+
+	(void)s;
+	evaluate("task/fakepoly", &o, &r);
+	expect(&r, RS_OK, "");
+	assert_int_equal(m.n, EVAL_MUT_COUNT);
+	for (int i = 0; i < m.n; i++) {
+		assert_true(m.v[i].changed > 0);
+		assert_true(m.v[i].caught);
+		assert_non_null(strstr(m.v[i].where, "correctness trial"));
+		assert_non_null(m.v[i].detail);
+	}
+	eval_mutants_release(&m);
 	result_release(&r);
 }
 
@@ -470,6 +498,8 @@ int main(void)
 		cmocka_unit_test(
 			test_quick_evaluation_reuses_the_correctness_runners),
 		cmocka_unit_test(test_unwritten_gpu_output_is_incorrect),
+		cmocka_unit_test(
+			test_output_mutants_are_probed_on_the_gpu_path),
 		cmocka_unit_test(
 			test_unwritten_timed_output_is_caught_by_device_poison),
 		cmocka_unit_test(

@@ -196,6 +196,7 @@ struct eval_options {
 				 * its interval should contain 1.0 */
 	double case_budget_s;	/* > 0: timing budget per case instead of
 				 * the default (never cached) */
+	const char *device;	/* NULL: the task's default device */
 };
 int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 		    const struct eval_options *opt, struct task_result *out,

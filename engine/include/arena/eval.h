@@ -66,6 +66,49 @@ void eval_refcache_stats(struct eval_refcache *c,
  * entry (most recently used first) that holds a trial's.  0, or
  * -ENOENT. */
 int eval_refcache_corrupt(struct eval_refcache *c, int nth);
+/* Output mutants (`arena check-tasks`, engine/src/eval/mutants.c): after
+ * every correctness call of the candidate, copies of its outputs are
+ * changed the way a wrong kernel would leave them and put through the
+ * task's own comparison with the reference, so that a task whose
+ * comparison lets one of them pass can be called too weak.  They work on
+ * the bytes the controller compares, whatever language wrote them, and
+ * never change the evaluation's verdict. */
+enum eval_mutant_kind {
+	/* nothing written: the poison (out), the initial values (inout) */
+	EVAL_MUT_NO_WRITE,
+	EVAL_MUT_ZEROS,	  /* every element 0 */
+	EVAL_MUT_PARTIAL, /* the last element left unwritten */
+	EVAL_MUT_STALE,	  /* the previous trial's output (other inputs) */
+	EVAL_MUT_SHIFT,	  /* off by one: element i holds element i+1 */
+	/* rounded to 8 significant bits (bf16's; bf16 outputs: 5) */
+	EVAL_MUT_PRECISION,
+	/* three elements negated, the largest in magnitude among them
+	 * (unsigned: complemented) */
+	EVAL_MUT_SIGN,
+	EVAL_MUT_COUNT
+};
+
+/* "no_write", "zeros", ... and what the mutant does, in words. */
+const char *eval_mutant_name(enum eval_mutant_kind k);
+const char *eval_mutant_what(enum eval_mutant_kind k);
+
+/* One mutant of one output argument over a whole evaluation. */
+struct eval_mutant_outcome {
+	enum eval_mutant_kind kind;
+	int arg;      /* index into the task's args */
+	int changed;  /* calls on which it changed the output */
+	bool caught;  /* the comparison failed it on some call */
+	char *where;  /* "case 'small', trial 2" (owned) or NULL */
+	char *detail; /* the comparison's finding (owned) or NULL */
+};
+
+struct eval_mutants {
+	int n;			       /* one per (output argument, kind) */
+	struct eval_mutant_outcome *v; /* owned */
+};
+
+/* Frees what an evaluation put into m and empties it. */
+void eval_mutants_release(struct eval_mutants *m);
 
 struct eval_request {
 	const struct task *task;
@@ -100,6 +143,10 @@ struct eval_request {
 	 * be NULL.  Called from the evaluating thread. */
 	void (*progress)(void *ctx, const char *step);
 	void *progress_ctx;
+	/* Non-NULL: filled with the outcome of every output mutant of the
+	 * candidate's correctness calls (an empty struct eval_mutants the
+	 * caller releases with eval_mutants_release). */
+	struct eval_mutants *mutants;
 };
 
 void eval_request_init(struct eval_request *req);

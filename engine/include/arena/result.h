@@ -51,6 +51,8 @@ struct case_result {
 	double ci_lo, ci_hi;
 	int pairs;
 	int blocks;
+	double roofline_ms; /* one call at the device's measured peaks
+				 * (cost / peak, no margin), 0 unknown */
 };
 
 struct source_hash {

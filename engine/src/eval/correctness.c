@@ -325,6 +325,10 @@ int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 			cr->error = xstrdup(x->res->correctness_error_message);
 			goto out;
 		}
+		/* The trial's inputs and reference bytes, cached or not (a
+		 * cache hit starts no reference runner). */
+		ev_mutants_probe(x, ci, trial, &l, in, cand->shm, want,
+				 pattern);
 	}
 	/* A last exchange: a reply forged during the final call would
 	 * otherwise still be waiting, unread, when the runner is killed. */

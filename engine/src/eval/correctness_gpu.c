@@ -120,6 +120,17 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 					    pattern, trial == 0, what, prefix,
 					    c, &cr->max_abs_err))
 			goto out;
+		/* The output mutants of the call the reference checked: set
+		 * k, whose inputs the baseline drew again into its own set k
+		 * (an inout's initial values). */
+		if (x->req->mutants) {
+			size_t off = (size_t)k * l.shm_size;
+			void *in[TASK_MAX_ARGS];
+			for (int a = 0; a < t->nargs; a++)
+				in[a] = base->shm + off + l.offset[a];
+			ev_mutants_probe(x, ci, trial, &l, in, cand->shm + off,
+					 ref->shm, pattern);
+		}
 		ev_trace_mark(x,
 			      "case %s trial %d: checked (%d call%s per "
 			      "sample, call %d against the reference)",

@@ -137,29 +137,20 @@ static void runners(struct report *r, bool nvidia, bool amd)
 
 /* Holds the device's timing lock (as evaluations name it) while peaks
  * are measured, so that no timing phase runs meanwhile. */
-static int lock_gpu(const char *store_dir, const struct gpu_info *g)
+static int lock_gpu(const struct gpu_info *g)
 {
-	char *dir, *path;
 	char name[64];
+	struct errbuf e;
 	int fd;
 
-	if (!store_dir || !g->pci[0])
+	if (!g->pci[0])
 		return -1;
 	snprintf(name, sizeof(name), "gpu-%s", g->pci);
-	for (char *q = name; *q; q++)
-		if (*q == '/' || *q == '.' || *q == ':')
-			*q = '_';
-	dir = path_join(store_dir, "locks");
-	path = xasprintf("%s/%s.lock", dir, name);
-	struct errbuf e;
 	errbuf_init(&e);
-	mkdir_p(dir, &e);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd >= 0)
-		while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
-			;
-	free(dir);
-	free(path);
+	if (ev_device_lock_open(NULL, name, &fd, &e) != 0)
+		return -1;
+	while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+		;
 	return fd;
 }
 
@@ -252,7 +243,7 @@ static int devices_of(struct report *r, enum dev_kind kind,
 			     "doctor` without --no-measure)");
 			continue;
 		}
-		int fd = lock_gpu(o->store_dir, g);
+		int fd = lock_gpu(g);
 		c = *g;
 		errbuf_init(&e);
 		if (gpu_measure_peaks(&d, cache, &c, &e) == 0)
@@ -290,18 +281,10 @@ static void host_device(struct report *r, const struct doctor_options *o,
 			"without --no-measure)");
 		return;
 	}
-	if (o->store_dir) {
-		char *dir = path_join(o->store_dir, "locks");
-		char *path = path_join(dir, "host.lock");
-		errbuf_init(&e);
-		mkdir_p(dir, &e);
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-		if (fd >= 0)
-			while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
-				;
-		free(dir);
-		free(path);
-	}
+	errbuf_init(&e);
+	if (ev_device_lock_open(NULL, "host", &fd, &e) == 0)
+		while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+			;
 	errbuf_init(&e);
 	if (host_peaks_get(cache, o->remeasure, &hp, &measured, &e) == 0)
 		line(r,

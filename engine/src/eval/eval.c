@@ -232,6 +232,7 @@ static void ctx_release(struct eval_ctx *x)
 	free(x->roofline_note);
 	free(x->host_roof_note);
 	free(x->clock_finding);
+	ev_mutants_release(x);
 }
 
 /* Keeps other processes of the same user - a candidate runner above all -
@@ -474,6 +475,9 @@ timing:
 					"does not time");
 			} else if (ho == (pass == 1)) {
 				ev_time_case_confirmed(x, ci, CASE_RESULT(k));
+				CASE_RESULT(k)->roofline_ms =
+					ev_roofline_ideal_ns(x, &t->cases[ci]) /
+					1e6;
 				ev_trace_mark(x, "case %s timed",
 					      t->cases[ci].id);
 			}

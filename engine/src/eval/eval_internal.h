@@ -242,8 +242,12 @@ struct host_peaks {
 
 /* The floor divides by peak x margin: measurement on a loaded machine,
  * stores that skip the cache and generous cost formulas must not put it
- * above an honest kernel. */
-#define HOST_ROOFLINE_BW_MARGIN 4.0
+ * above an honest kernel.  4 was not enough: an honest autotuned saxpy
+ * ran at exactly 4x the 16 GB/s measured under load on a small held-out
+ * case and was rejected (make quickstart, 2026-12-02); work moved out of
+ * the call is the CPU accounting's to catch, the floor only names the
+ * impossible. */
+#define HOST_ROOFLINE_BW_MARGIN 16.0
 #define HOST_ROOFLINE_FLOPS_MARGIN 2.0
 
 /* The peaks from <cache_dir>/device-host.json when it was written on this

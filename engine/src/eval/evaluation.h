@@ -20,6 +20,8 @@
  *                  excess, drain and roofline checks)
  *   device.c       the device an evaluation runs on: checks, the host's
  *                  last-level cache, a GPU evaluation's shared memory
+ *   mutants.c      output mutants put through the task's comparison
+ *                  (req->mutants: arena check-tasks)
  *
  * Private to the eval room.  Names shared between these files carry the
  * prefix ev_; the modules they build on (compile, inputs, comparison,
@@ -216,6 +218,7 @@ struct eval_ctx {
 	char *roofline_note;		/* why no roofline floor applies */
 	struct host_peaks hp;		/* host: one core's peaks, or 0s */
 	char *host_roof_note; /* host: the floor's terms, or why none */
+	struct mutant_state *mut; /* req->mutants' working state */
 };
 
 /* ---- eval.c ----------------------------------------------------------- */
@@ -330,6 +333,12 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
 		   const char *kind, int num, int n, bool base_first,
 		   const struct gpu_sample *bs, const struct gpu_sample *cs,
 		   uint64_t stage_ns, uint64_t check_ns);
+/* Opens <dir>/<device>.lock (dir NULL: paths_lock_dir(), the
+ * machine-wide one every evaluation and `arena doctor` use), made if
+ * missing; device "host", "cuda:0" or "gpu-<pci>" ('/', '.', ':' become
+ * '_'). */
+int ev_device_lock_open(const char *dir, const char *device, int *fd,
+			struct errbuf *err);
 /* Takes the device's lock in mode (LOCK_SH or LOCK_EX; see runners.c). */
 int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock);
 /* ev_lock_device with its failure turned into a verdict. */
@@ -380,6 +389,19 @@ void ev_refcache_put(struct eval_refcache *c, const unsigned char key[32],
 /* A fact without bytes (the baseline agreed with a trial). */
 void ev_refcache_mark(struct eval_refcache *c, const unsigned char key[32]);
 bool ev_refcache_has(struct eval_refcache *c, const unsigned char key[32]);
+/* ---- mutants.c -------------------------------------------------------- */
+
+/* With req->mutants: puts every output mutant of the candidate's call
+ * (case ci, trial; its outputs already passed) through the task's
+ * comparison with the reference's outputs and records the outcome.
+ * cand_mem and ref_mem are the call's argument sets as l lays them out
+ * (a runner's shm, or set k of a GPU sample's); stage holds the call's
+ * inputs (an inout's initial values). */
+void ev_mutants_probe(struct eval_ctx *x, int ci, int trial,
+		      const struct case_layout *l, void *const *stage,
+		      const unsigned char *cand_mem,
+		      const unsigned char *ref_mem, int pattern);
+void ev_mutants_release(struct eval_ctx *x);
 
 /* ---- timing.c --------------------------------------------------------- */
 
@@ -395,6 +417,17 @@ void ev_gpu_peaks_for_roofline(struct eval_ctx *x);
  * the floor of one call of case c in ns (0: none applies). */
 void ev_host_peaks_for_roofline(struct eval_ctx *x);
 double ev_host_roofline_ns(struct eval_ctx *x, const struct task_case *c);
+/* Whether a task's flops are FP32/FP64 work (every floating-point
+ * argument f32 or f64), which the measured FMA peak bounds. */
+bool ev_flops_are_fp32(const struct task *t);
+/* The roofline time of one call of case c on the evaluation's device, in
+ * ns, from its measured peaks without the floor's safety margins:
+ * max(bytes / bandwidth, flops / FP32 FMA rate), the flops term only for
+ * FP32/FP64 work (lower precisions have faster units the peaks do not
+ * measure); 0 when the task has no cost or the peaks are unknown.  What
+ * a case's roofline_ms reports (timing_host.c). */
+double ev_roofline_ideal_ns(const struct eval_ctx *x,
+			    const struct task_case *c);
 
 /* ---- gpu_sample.c (GPU evaluations) ----------------------------------- */
 

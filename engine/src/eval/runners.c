@@ -685,7 +685,7 @@ void ev_stage_free(void **stage)
 
 /* Makes the machine-wide lock directory, usable by every user of the
  * machine's devices (sticky and world-writable, like /tmp), the first
- * time any evaluation needs it. */
+ * time anything needs it. */
 static int lock_dir_ready(const char *dir, struct errbuf *err)
 {
 	struct stat st;
@@ -699,50 +699,61 @@ static int lock_dir_ready(const char *dir, struct errbuf *err)
 	return 0;
 }
 
+int ev_device_lock_open(const char *dir, const char *device, int *fd,
+			struct errbuf *err)
+{
+	char name[96];
+	int rc;
+
+	*fd = -1;
+	if (!dir)
+		dir = paths_lock_dir();
+	if ((rc = lock_dir_ready(dir, err)))
+		return rc;
+	snprintf(name, sizeof(name), "%s", device);
+	for (char *q = name; *q; q++)
+		if (*q == '/' || *q == '.' || *q == ':')
+			*q = '_';
+	char *path = xasprintf("%s/%s.lock", dir, name);
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (*fd < 0) {
+		rc = errf_code(err, errno, "%s: %s", path, strerror(errno));
+		free(path);
+		return rc;
+	}
+	(void)fchmod(*fd, 0666); /* the umask aside: any user may lock */
+	free(path);
+	return 0;
+}
+
 /* Takes <lock_dir>/<device>.lock (flock, blocking) in mode (LOCK_SH or
  * LOCK_EX), opening it on first use and keeping it in x->lockfd until
  * ctx_release.  Host: only timing takes it (exclusively).  GPU: starting
  * runners before the builds holds it shared (a context being created is
  * no measurement), correctness and timing hold it exclusively: both are
  * made of keeper-bracketed samples whose probes must find the device
- * idle, so no other evaluation may run on the device meanwhile.  A GPU's lock is named by its PCI address:
+ * idle, so no other evaluation may run on the device meanwhile.  A
+ * GPU's lock is named by its PCI address:
  * cuda:0 in two processes with different CUDA_VISIBLE_DEVICES are
  * different devices.  flock's conversion from shared to exclusive is not
  * atomic (it releases first), which is what keeps two evaluations that
  * both hold it shared from waiting for each other. */
 int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 {
-	const char *dir = x->req->lock_dir;
-	char *path;
 	char dev[96];
 	int rc;
 
 	if (x->lockfd >= 0 && x->lockmode == mode)
 		return 0;
 	if (x->lockfd < 0) {
-		if (!dir)
-			dir = paths_lock_dir();
-		if ((rc = lock_dir_ready(dir, x->err)))
-			return rc;
 		if (x->gpu && x->gi.pci[0])
 			snprintf(dev, sizeof(dev), "gpu-%s", x->gi.pci);
 		else
 			snprintf(dev, sizeof(dev), "%s",
 				 x->req->device ? x->req->device : "host");
-		for (char *q = dev; *q; q++)
-			if (*q == '/' || *q == '.' || *q == ':')
-				*q = '_';
-		path = xasprintf("%s/%s.lock", dir, dev);
-		x->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-		if (x->lockfd >= 0) /* the umask aside: any user may lock */
-			(void)fchmod(x->lockfd, 0666);
-		if (x->lockfd < 0) {
-			rc = errf_code(x->err, errno, "%s: %s", path,
-				       strerror(errno));
-			free(path);
+		if ((rc = ev_device_lock_open(x->req->lock_dir, dev, &x->lockfd,
+					      x->err)))
 			return rc;
-		}
-		free(path);
 	}
 	while (flock(x->lockfd, mode | (nonblock ? LOCK_NB : 0)) != 0) {
 		if (errno == EWOULDBLOCK && nonblock)

@@ -399,7 +399,7 @@ void ev_host_peaks_for_roofline(struct eval_ctx *x)
 /* Whether a task's flops are FP32/FP64 work (every floating-point
  * argument f32 or f64): lower precisions have faster units (bf16 dot
  * products, AMX) than the FMA the peak measures. */
-static bool flops_are_fp32(const struct task *t)
+bool ev_flops_are_fp32(const struct task *t)
 {
 	bool any = false;
 
@@ -423,8 +423,26 @@ double ev_host_roofline_ns(struct eval_ctx *x, const struct task_case *c)
 	if (!(x->hp.bandwidth_bps > 0) ||
 	    task_case_cost(x->t, c, &bytes, &flops, &e) != 0)
 		return 0;
-	return host_roofline_floor_ns(bytes, flops, flops_are_fp32(x->t),
+	return host_roofline_floor_ns(bytes, flops, ev_flops_are_fp32(x->t),
 				      &x->hp);
+}
+
+double ev_roofline_ideal_ns(const struct eval_ctx *x, const struct task_case *c)
+{
+	double bw = x->gpu ? x->gi.bandwidth_bps : x->hp.bandwidth_bps;
+	double fl = x->gpu ? x->gi.fma_flops : x->hp.fma_flops;
+	int64_t bytes = 0, flops = 0;
+	double t = 0;
+	struct errbuf e;
+
+	errbuf_init(&e);
+	if (task_case_cost(x->t, c, &bytes, &flops, &e) != 0)
+		return 0;
+	if (bw > 0 && bytes > 0)
+		t = (double)bytes / bw;
+	if (fl > 0 && flops > 0 && ev_flops_are_fp32(x->t))
+		t = fmax(t, (double)flops / fl);
+	return t * 1e9;
 }
 
 const struct pair_step ev_host_step = {

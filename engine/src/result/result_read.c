@@ -263,6 +263,7 @@ static int jr_case(const cJSON *o, int idx, struct task_result *r,
 	n = c->blocks;
 	JTRY(jr_int64(o, "blocks", pre, 0, INT_MAX, &n, err));
 	c->blocks = (int)n;
+	JTRY(jr_num(o, "roofline_ms", pre, &c->roofline_ms, err));
 	return 0;
 }
 

@@ -89,6 +89,8 @@ static void walk_case(const struct sink *s, const struct case_result *c)
 	walk_pair(s, "speedup_ci", c->ci_lo, c->ci_hi);
 	s->integer(x, "pairs", c->pairs);
 	s->integer(x, "blocks", c->blocks);
+	if (c->roofline_ms > 0)
+		s->num(x, "roofline_ms", c->roofline_ms);
 	s->close(x);
 }
 

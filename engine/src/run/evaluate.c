@@ -138,9 +138,10 @@ int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 		 struct errbuf *err)
 {
 	struct eval_request req;
-	char *device = NULL;
-	int rc = eng_device_for(tg->cfg, tg->task, tg->has_gpu, tg->gpu, &device,
-				err);
+	char *device = tg->device ? xstrdup(tg->device) : NULL;
+	int rc = device ? 0
+			: eng_device_for(tg->cfg, tg->task, tg->has_gpu,
+					 tg->gpu, &device, err);
 
 	if (rc)
 		return rc;
@@ -290,8 +291,9 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 		.seed = opt->seed,
 		.case_budget_s = opt->case_budget_s,
 		.aa = opt->aa,
+		.device = opt->device,
 	};
-	if (opt->quick || opt->aa || opt->case_budget_s > 0 ||
+	if (opt->quick || opt->aa || opt->case_budget_s > 0 || opt->device ||
 	    (opt->defines && opt->defines->n))
 		rc = eng_evaluate(&tg, opt->defines, opt->quick, opt->held_out, out,
 			      err);

@@ -163,8 +163,11 @@ void task_free(struct task *t)
 		free(a->init.lo_expr);
 		free(a->init.hi_expr);
 	}
-	for (int i = 0; i < TASK_MAX_CASES; i++)
+	for (int i = 0; i < TASK_MAX_CASES; i++) {
 		free(t->cases[i].id);
+		free(t->cases[i].rule);
+	}
+	strvec_release(&t->rule_notes);
 	free(t->cost_bytes);
 	free(t->cost_flops);
 	free(t->cost_class);

@@ -1,7 +1,10 @@
 /*
  * task_catalogue.c - the task catalogue: expanding a selector ("all",
- * "c2c", "c2c/saxpy", any parent directory) into the sorted task ids under
- * a tasks root, and the default root (arena/paths.h knows the layout).
+ * "c2c", "c2c/saxpy", any parent directory, "suite:<name>": suites.c,
+ * "aka:PATH": an AgentKernelArena checkout registered as task root `aka`)
+ * into the sorted task ids under a tasks root or a registered root (ids
+ * prefixed with the root's name), and the default root (arena/paths.h
+ * knows the layout).
  * The walk is bounded (TASK_SELECT_MAX_DEPTH, TASK_SELECT_MAX_TASKS), so a
  * hostile tree cannot make it run away.
  */
@@ -135,6 +138,15 @@ int task_select(const char *tasks_root, const char *selector,
 
 	if (!selector)
 		return errf(err, "missing task selector");
+	/* suite:NAME: a suite of the tasks root (suites.c). */
+	if (str_starts_with(selector, "suite:")) {
+		struct task_suite s;
+		rc = task_suite_load(tasks_root, selector + 6, &s, err);
+		for (size_t i = 0; rc == 0 && i < s.ids.n; i++)
+			strvec_push(ids, s.ids.v[i]);
+		task_suite_release(&s);
+		return rc;
+	}
 	/* aka:PATH registers an AgentKernelArena checkout as root `aka`. */
 	if (!strncmp(selector, "aka:", 4)) {
 		if ((rc = task_aka_selector(selector, &aka, err)) != 0)

@@ -51,11 +51,27 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 		       const struct ynode *held)
 {
 	static const char *const keys[] = {
-		"schema", "description", "language", "initial_state",
-		"editable", "entry", "reference", "readme", "compile_flags",
-		"signature", "cases", "tolerance", "cost", "tunables",
-		"held_out", "baseline", "timing_floor_us",
-		"timing_floor_reason", "forbid_library_calls", "allowed_calls",
+		"schema",
+		"description",
+		"language",
+		"initial_state",
+		"editable",
+		"entry",
+		"reference",
+		"readme",
+		"compile_flags",
+		"signature",
+		"cases",
+		"tolerance",
+		"cost",
+		"tunables",
+		"held_out",
+		"baseline",
+		"timing_floor_us",
+		"timing_floor_reason",
+		"forbid_library_calls",
+		"allowed_calls",
+		"held_out_rules",
 	};
 	int rc;
 
@@ -81,6 +97,7 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 		return rc;
 	if ((rc = tp_tolerance(p, root)) != 0 || (rc = tp_cost(p, root)) != 0 ||
 	    (rc = tp_timing_floor(p, root)) != 0 ||
+	    (rc = tp_held_out_rules(p, root)) != 0 ||
 	    (rc = tp_tunables(p, root)) != 0 ||
 	    (rc = tp_python(p, root)) != 0 ||
 	    (rc = tp_check_files(p, root)) != 0)
@@ -115,6 +132,24 @@ static void task_hash(struct task *t, const struct task_src *src)
 	sha256_final(&s, d);
 	sha256_to_hex(d, hex);
 	t->config_sha256 = xstrdup(hex);
+}
+
+/* The seed of held_out_rules' choices: the held-out file's bytes when
+ * there is one (an agent never sees them), else config.yaml's. */
+static uint64_t rule_seed(const struct task_src *src)
+{
+	struct sha256 s;
+	unsigned char d[32];
+	uint64_t seed;
+
+	sha256_init(&s);
+	if (src->held_text)
+		sha256_update(&s, src->held_text, src->held_len);
+	else
+		sha256_update(&s, src->config_text, src->config_len);
+	sha256_final(&s, d);
+	memcpy(&seed, d, sizeof(seed));
+	return seed;
 }
 
 /* Parses the YAML of src and validates it into a new task. */
@@ -156,6 +191,8 @@ static int task_build(const struct task_src *src, struct task **out,
 	if (rc == 0 && src->held_text && !held.root && !aka)
 		rc = ynode_errf(err, src->held_name, NULL, "the file is empty; "
 				"give cases: [...] or delete it");
+	if (rc == 0)
+		tp_rule_cases(&p, rule_seed(src));
 	ydoc_release(&cfg);
 	ydoc_release(&held);
 	if (rc) {

@@ -89,6 +89,12 @@ int tp_reference_entry(struct tparse *p, const struct ynode *n);
 /* forbid_library_calls and allowed_calls; the rules Python files obey
  * (editable and reference files named *.py, module names). */
 int tp_python(struct tparse *p, const struct ynode *root);
+/* ---- held_out_rules.c --------------------------------------------------- */
+
+int tp_held_out_rules(struct tparse *p, const struct ynode *root);
+/* Appends the held-out cases of the task's rules (after every written
+ * case is loaded and checked); seed fixes the choices inside each rule. */
+void tp_rule_cases(struct tparse *p, uint64_t seed);
 
 /* ---- aka_task.c: AgentKernelArena task folders (docs/aka.md) --------- */
 
