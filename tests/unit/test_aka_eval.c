@@ -9,7 +9,8 @@
  * (a patched torch.allclose, printed PASS lines and latencies) each with
  * its stated reason; a harness that exits 0 after printing FAIL refused
  * as the task's fault; one that checks nothing still yields arena's
- * verdict; a skipped folder never runs the candidate.  The triton fixture
+ * verdict; a skipped folder never runs the candidate; a prepared entry
+ * changed in the cache is recorded again, not trusted.  The triton fixture
  * runs on the GPU runner's host emulation (as test_python_eval.c).
  *
  * Skipped (77) where /usr/bin/python3 (or $ARENA_PYTHON) cannot import
@@ -24,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,6 +69,8 @@ struct opts {
 	const char *cand; /* under tests/aka/candidates, NULL: the task */
 	const char *device;
 	bool skip_timing;
+	const char *cache;   /* NULL: the group's */
+	const char *log_dir; /* NULL: none */
 };
 
 static void evaluate(const struct opts *o, struct task_result *r)
@@ -85,8 +90,9 @@ static void evaluate(const struct opts *o, struct task_result *r)
 	eval_request_init(&req);
 	req.task = t;
 	req.candidate_dir = cand;
-	req.cache_dir = cache_dir;
+	req.cache_dir = o->cache ? o->cache : cache_dir;
 	req.lock_dir = cache_dir;
+	req.log_dir = o->log_dir;
 	req.device = o->device ? o->device : "host";
 	req.seed = 1234;
 	req.quick = true;
@@ -277,6 +283,107 @@ test_a_harness_that_checks_nothing_still_gets_arenas_verdict(void **s)
 	free(tasks);
 }
 
+/* ---- the prepared entry is trusted like a trusted copy ----------------------- */
+
+/* The one prepared entry under cache/aka: <cache>/aka/<key>/<hash>. */
+static char *only_entry(const char *cache)
+{
+	char *aka = path_join(cache, "aka"), *entry = NULL;
+	struct dirent **keys = NULL, **hashes = NULL;
+	int nk = scandir(aka, &keys, NULL, alphasort), nh = 0;
+
+	for (int i = 0; i < nk; i++) {
+		if (keys[i]->d_name[0] != '.' && !entry) {
+			char *kd = path_join(aka, keys[i]->d_name);
+			nh = scandir(kd, &hashes, NULL, alphasort);
+			for (int j = 0; j < nh; j++) {
+				if (hashes[j]->d_name[0] != '.' && !entry)
+					entry = path_join(kd,
+							  hashes[j]->d_name);
+				free(hashes[j]);
+			}
+			free(hashes);
+			free(kd);
+		}
+		free(keys[i]);
+	}
+	free(keys);
+	free(aka);
+	assert_non_null(entry);
+	return entry;
+}
+
+static void
+test_a_changed_prepared_entry_is_recorded_again_not_trusted(void **s)
+{
+	char cache[] = "/tmp/arena-test-aka-tamper-XXXXXX";
+	struct opts o = { .task = "triton2triton/vllm_rmsnorm",
+			  .skip_timing = true,
+			  .cache = cache };
+	struct task_result r;
+	struct errbuf err;
+
+	(void)s;
+	if (!have_torch)
+		skip();
+	assert_non_null(mkdtemp(cache));
+	evaluate(&o, &r);
+	expect(&r, RS_OK, NULL);
+	result_release(&r);
+	/* Whoever can write the cache loosens the recorded tolerance so far
+	 * that any output passes (a kernel that skips the normalization,
+	 * below, would then be accepted). */
+	char *entry = only_entry(cache);
+	char *man = path_join(entry, "manifest.json"), *text = NULL;
+	size_t len = 0;
+	errbuf_init(&err);
+	assert_int_equal(file_read_all(man, 1 << 20, &text, &len, &err), 0);
+	char *tol = strstr(text, "\"tolerance\"");
+	assert_non_null(tol);
+	char *end = strchr(tol, '}');
+	assert_non_null(end);
+	char *forged = xasprintf(
+		"%.*s\"tolerance\": {\"f32\": [999, 999], \"f64\": [999, 999]%s",
+		(int)(tol - text), text, end);
+	assert_int_equal(chmod(entry, 0755), 0);
+	assert_int_equal(chmod(man, 0644), 0);
+	assert_int_equal(file_write_atomic(man, forged, strlen(forged), &err),
+			 0);
+	/* The next evaluation does not use it: it records the task again,
+	 * says so in its log, and the wrong kernel is wrong. */
+	char logs[] = "/tmp/arena-test-aka-tamper-log-XXXXXX";
+	assert_non_null(mkdtemp(logs));
+	o.cand = "vllm_rmsnorm/wrong";
+	o.log_dir = logs;
+	evaluate(&o, &r);
+	expect(&r, RS_INCORRECT, "elements are wrong");
+	result_release(&r);
+	char *log = path_join(logs, "aka-prepare.log"), *ltext = NULL;
+	assert_int_equal(file_read_all(log, 1 << 20, &ltext, &len, &err), 0);
+	if (!strstr(ltext,
+		    "manifest.json no longer matches its recorded hash") ||
+	    !strstr(ltext, "it was recorded again"))
+		fail_msg("the log does not say why the entry was recorded "
+			 "again: %s",
+			 ltext);
+	/* The entry now in the cache is a sealed, verified one. */
+	char *again = only_entry(cache);
+	struct strvec seal = STRVEC_INIT;
+	assert_int_equal(task_trust_verify(again, strrchr(again, '/') + 1,
+					   &seal, &err),
+			 0);
+	strvec_release(&seal);
+	free(again);
+	free(ltext);
+	free(log);
+	rm_rf(logs);
+	free(forged);
+	free(text);
+	free(man);
+	free(entry);
+	rm_rf(cache);
+}
+
 /* ---- what cannot run here ------------------------------------------------------ */
 
 static void
@@ -363,6 +470,8 @@ int main(void)
 			test_a_harness_that_exits_0_after_printing_fail_is_the_tasks_fault),
 		cmocka_unit_test(
 			test_a_harness_that_checks_nothing_still_gets_arenas_verdict),
+		cmocka_unit_test(
+			test_a_changed_prepared_entry_is_recorded_again_not_trusted),
 		cmocka_unit_test(
 			test_a_folder_marked_for_amd_is_skipped_without_running_anything),
 		cmocka_unit_test(

@@ -293,6 +293,13 @@ int task_trust_copy(const char *src_dir, const char *root, char hash[65],
 		    struct errbuf *err);
 /* <root>/<hash> (caller frees). */
 char *task_trust_dir(const char *root, const char *hash);
+/* Seals, where they are, the files that trusted code wrote into dir (a
+ * prepared AgentKernelArena task, eval/aka_prepare.c): writes dir's
+ * manifest (files up to 5 GiB in all), makes it read-only, and puts the
+ * manifest's hash into hash.  The caller names the directory by it, or
+ * keeps it, so that task_trust_verify checks it as it checks a copy.
+ * -EEXIST when dir is sealed already. */
+int task_trust_seal(const char *dir, char hash[65], struct errbuf *err);
 /* Re-hashes every file of the copy in dir against its manifest and the
  * manifest against hash: 0, or -EBADMSG with a sentence naming the file
  * that changed, appeared or went missing.  When manifest is not NULL it

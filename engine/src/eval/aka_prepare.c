@@ -21,9 +21,19 @@
  *      arena's own, unchanged: runners, poisoned outputs, unchanged
  *      inputs, paired timing, the controller's clock.
  *
- * Prepared tasks are cached under <cache>/aka/<key>/ (the key covers the
- * task's files, the recorder and shim, the device and the interpreter),
- * so a task is recorded once per machine.  A task that cannot be prepared
+ * Prepared tasks are cached under <cache>/aka/<key>/<hash>/ (the key
+ * covers the task's files, the recorder and shim, the device and the
+ * interpreter), so a task is recorded once per machine.  The recording
+ * stands for the reference (its shim, its inputs, its tolerances), so it
+ * is trusted the way a task's trusted copy is (DESIGN.md §3.10): sealed
+ * when recorded (task_trust_seal: a manifest of every file's SHA-256,
+ * read-only) and named by the manifest's hash; verified whole before it
+ * is used, the manifest and the inputs checked again as they are read,
+ * and, through the prepared task's trusted_hash, verified again before
+ * every build like any trusted copy.  An entry that fails verification
+ * (changed, added or missing files; an entry of an older layout) is
+ * removed and recorded again from the trusted task directory, once; the
+ * preparation's log (aka-prepare.log) says so.  A task that cannot be prepared
  * is `skipped` when the reason is a feature NVIDIA GPUs lack (fp8 "fnuz",
  * waves_per_eu, aiter, ...; aka_record.py says which), else `infra_error`
  * naming the reason: neither is the candidate's fault.
@@ -48,7 +58,7 @@
 #include "arena/paths.h"
 #include "arena/proc.h"
 
-#define AKA_PREP_VERSION "aka-prep/1"
+#define AKA_PREP_VERSION "aka-prep/2"
 #define AKA_SETS 8
 #define AKA_PREP_TIMEOUT_MS (20 * 60 * 1000)
 #define AKA_LOG_MAX (256 * 1024)
@@ -156,22 +166,22 @@ static char *prep_key(const struct task *t, const char *device)
 
 /* ---- running the recorder ---------------------------------------------- */
 
+/* Records t into out (a new directory); home is the recorder's scratch
+ * (HOME, TMPDIR, Triton's cache), outside what is sealed. */
 static int run_recorder(const struct task *t, const char *device,
-			const char *out, const char *log_path,
+			const char *out, const char *home, const char *log_path,
 			struct errbuf *err)
 {
 	const struct aka_task *a = t->aka;
 	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
 	struct proc_result pr;
 	char *rec = path_join(paths_py_dir(), "aka_record.py");
-	char *home = path_join(out, ".home");
 	int idx = 0, rc;
 	struct errbuf e;
 
 	errbuf_init(&e);
 	if (mkdir_p(home, &e) != 0) {
 		free(rec);
-		free(home);
 		return errf(err, "%s", errbuf_str(&e));
 	}
 	if (!strncmp(device, "cuda:", 5) || !strncmp(device, "hip:", 4))
@@ -224,7 +234,6 @@ static int run_recorder(const struct task *t, const char *device,
 	strvec_release(&argv);
 	strvec_release(&env);
 	free(rec);
-	free(home);
 	if (rc) {
 		errbuf_prefix(err, "the AKA recorder (aka_record.py) could not "
 				   "start");
@@ -304,8 +313,29 @@ static int prep_fail(struct errbuf *err, const char *what)
 	return errf(err, "the prepared task's manifest is malformed: %s", what);
 }
 
-/* The prepared task and its input sets from manifest m in dir. */
-static int prep_task(const struct task *t, const char *dir, const cJSON *m,
+/* Whether data (read from rel in the sealed entry) holds the bytes its
+ * seal recorded: the entry was verified whole before it was read; this
+ * closes the window since. */
+static int sealed_bytes(const struct strvec *seal, const char *dir,
+			const char *rel, const void *data, size_t len,
+			struct errbuf *err)
+{
+	const char *want = task_trust_lookup(seal, rel);
+	char got[65];
+
+	sha256_hex(data, len, got);
+	if (!want || strcmp(want, got))
+		return errf_code(err, EBADMSG,
+				 "the prepared task %s changed while it was "
+				 "read: %s is not the file it was sealed with",
+				 dir, rel);
+	return 0;
+}
+
+/* The prepared task and its input sets from manifest m in the sealed
+ * entry dir (seal: its verified manifest entries, hash: its name). */
+static int prep_task(const struct task *t, const char *dir, const char *hash,
+		     const struct strvec *seal, const cJSON *m,
 		     struct task **out, struct aka_inputs *in,
 		     struct errbuf *err)
 {
@@ -328,6 +358,8 @@ static int prep_task(const struct task *t, const char *dir, const cJSON *m,
 	pt->family = xstrdup(t->family);
 	pt->name = xstrdup(t->name);
 	pt->dir = xstrdup(dir);
+	/* Verified before every build, like a trusted copy (build.c). */
+	pt->trusted_hash = xstrdup(hash);
 	pt->description = xstrdup(t->description ? t->description : t->id);
 	pt->language = t->language;
 	pt->initial_state = TASK_IMPLEMENTED;
@@ -439,6 +471,9 @@ static int prep_task(const struct task *t, const char *dir, const cJSON *m,
 				  "the recorded inputs %s hold %zu bytes, not "
 				  "%d sets of %zu",
 				  path, len, cs->nsets, cs->set_len);
+		else
+			rc = sealed_bytes(seal, dir, sets->valuestring,
+					  cs->data, len, err);
 		free(path);
 		if (rc)
 			goto fail;
@@ -491,42 +526,144 @@ void aka_prep_release(struct aka_prep *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* The hash that names the one sealed entry under keydir (a directory
+ * named by 64 hex digits), into hash; -ENOENT when there is none or more
+ * than one. */
+static int entry_hash(const char *keydir, char hash[65])
+{
+	struct dirent **names = NULL;
+	int n = scandir(keydir, &names, NULL, alphasort), found = 0;
+
+	for (int i = 0; i < n; i++) {
+		const char *nm = names[i]->d_name;
+		if (strlen(nm) == 64 && strspn(nm, "0123456789abcdef") == 64) {
+			memcpy(hash, nm, 65);
+			found++;
+		}
+		free(names[i]);
+	}
+	free(names);
+	return found == 1 ? 0 : -ENOENT;
+}
+
+/* Records t and seals the recording: <root>/<key>/<hash>/ appears whole
+ * or not at all.  Concurrent preparations of one task each record; the
+ * first rename wins and the others use its entry. */
+static int record_entry(const struct task *t, const char *device,
+			const char *root, const char *key, const char *log,
+			struct errbuf *err)
+{
+	char *tmp = xasprintf("%s/.%s.%ld", root, key, (long)getpid());
+	char *rec = path_join(tmp, "rec");
+	char *home = path_join(tmp, "home");
+	char *keydir = path_join(root, key);
+	char hash[65];
+	int rc;
+
+	(void)rm_rf(tmp);
+	rc = mkdir_p(rec, err);
+	if (rc == 0)
+		rc = run_recorder(t, device, rec, home, log, err);
+	(void)rm_rf(home);
+	if (rc == 0 && (rc = task_trust_seal(rec, hash, err)) != 0)
+		errbuf_prefix(err, "sealing the prepared task");
+	if (rc == 0) {
+		char *named = path_join(tmp, hash);
+		if (rename(rec, named) != 0)
+			rc = errf_code(err, errno, "cannot rename %s: %s", rec,
+				       strerror(errno));
+		free(named);
+	}
+	if (rc == 0 && rename(tmp, keydir) != 0 && errno != ENOTEMPTY &&
+	    errno != EEXIST)
+		rc = errf_code(err, errno,
+			       "cannot store the prepared task in %s: %s",
+			       keydir, strerror(errno));
+	(void)rm_rf(tmp);
+	free(tmp);
+	free(rec);
+	free(home);
+	free(keydir);
+	return rc;
+}
+
+/* Appends a line to the preparation's log (log may be NULL). */
+static void log_line(const char *log, const char *line)
+{
+	FILE *f = log ? fopen(log, "a") : NULL;
+
+	if (f) {
+		fprintf(f, "%s\n", line);
+		fclose(f);
+	}
+}
+
 int aka_prepare(const struct task *t, const char *device, const char *cache_dir,
 		const char *log_dir, struct aka_prep *p, struct errbuf *err)
 {
 	char *key = prep_key(t, device);
 	char *root = path_join(cache_dir, "aka");
-	char *dir = path_join(root, key);
-	char *manifest = path_join(dir, "manifest.json");
+	char *keydir = path_join(root, key);
 	char *log = log_dir ? path_join(log_dir, "aka-prepare.log") : NULL;
-	char *text = NULL;
+	char *dir = NULL, *text = NULL, *why = NULL, hash[65];
+	struct strvec seal = STRVEC_INIT;
 	size_t len = 0;
 	cJSON *m = NULL;
+	bool recorded = false;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
 	rc = mkdir_p(root, err);
-	if (rc == 0 && !file_exists(manifest)) {
-		/* Recorded into a directory of its own, renamed into place
-		 * when complete: concurrent evaluations of one task each
-		 * record, the first rename wins. */
-		char *tmp = xasprintf("%s/.%s.%ld", root, key, (long)getpid());
-		(void)rm_rf(tmp);
-		rc = mkdir_p(tmp, err);
-		if (rc == 0)
-			rc = run_recorder(t, device, tmp, log, err);
-		if (rc == 0 && rename(tmp, dir) != 0 && errno != ENOTEMPTY &&
-		    errno != EEXIST)
-			rc = errf_code(err, errno,
-				       "cannot store the prepared task "
-				       "in %s: %s",
-				       dir, strerror(errno));
-		(void)rm_rf(tmp);
-		free(tmp);
+	/* The entry, verified whole against its name; one that fails is
+	 * recorded again (once: a second failure is an error). */
+	while (rc == 0) {
+		struct errbuf e;
+		if (!dir_exists(keydir)) {
+			rc = record_entry(t, device, root, key, log, err);
+			recorded = true;
+			if (rc)
+				break;
+		}
+		errbuf_init(&e);
+		if (entry_hash(keydir, hash) != 0)
+			errf(&e, "%s holds no sealed prepared task", keydir);
+		else {
+			free(dir);
+			dir = path_join(keydir, hash);
+			strvec_release(&seal);
+			if (task_trust_verify(dir, hash, &seal, &e) == 0)
+				break;
+		}
+		if (recorded) {
+			rc = errf_code(err, EBADMSG,
+				       "the prepared task does not verify "
+				       "right after it was recorded: %s",
+				       errbuf_str(&e));
+			break;
+		}
+		/* Said after the recording, whose output the log gets. */
+		why = xasprintf("the cached prepared task was not used: %s; "
+				"it was recorded again",
+				errbuf_str(&e));
+		if (rm_rf(keydir) != 0) {
+			rc = errf(err, "cannot remove the prepared task %s",
+				  keydir);
+			break;
+		}
 	}
-	if (rc == 0)
+	if (why) {
+		log_line(log, why);
+		free(why);
+	}
+	if (rc == 0) {
+		char *manifest = path_join(dir, "manifest.json");
 		rc = file_read_all(manifest, AKA_MANIFEST_MAX, &text, &len,
 				   err);
+		if (rc == 0)
+			rc = sealed_bytes(&seal, dir, "manifest.json", text,
+					  len, err);
+		free(manifest);
+	}
 	if (rc == 0 && !(m = cJSON_ParseWithLength(text, len)))
 		rc = prep_fail(err, "not JSON");
 	if (rc == 0) {
@@ -554,17 +691,19 @@ int aka_prepare(const struct task *t, const char *device, const char *cache_dir,
 						     e->valuestring);
 			}
 		} else {
-			rc = prep_task(t, dir, m, &p->t, &p->in, err);
+			rc = prep_task(t, dir, hash, &seal, m, &p->t, &p->in,
+				       err);
 		}
 	}
 	if (rc == 0)
 		p->dir = xstrdup(dir);
 	cJSON_Delete(m);
+	strvec_release(&seal);
 	free(text);
 	free(key);
 	free(root);
+	free(keydir);
 	free(dir);
-	free(manifest);
 	free(log);
 	return rc;
 }
