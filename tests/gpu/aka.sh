@@ -110,11 +110,19 @@ one_own() {
 	printf '%s\t%s\n' "$1" "$line" > "$d/line"
 	rm -rf "$d/ws"
 }
+# A check that met the store's database still being initialised by
+# another (arena.db "database is locked": the store's open does not wait
+# for that) is run again, up to twice.
 one_check() {
-	n=$(left_until "$t_a"); [ "$n" -gt 5 ] || return 0
-	timeout -k 5 "$n" "$ARENA" --store "$STORE" check-tasks \
-		"aka:$AKA_DIR/tasks/${1#aka/}" --device "$DEVICE" \
-		> "$W/check/$(safe "$1").txt" 2>&1
+	for try in 1 2 3; do
+		n=$(left_until "$t_a"); [ "$n" -gt 5 ] || return 0
+		timeout -k 5 "$n" "$ARENA" --store "$STORE" check-tasks \
+			"aka:$AKA_DIR/tasks/${1#aka/}" --device "$DEVICE" \
+			> "$W/check/$(safe "$1").txt" 2>&1
+		grep -q 'arena.db: cannot initialise: database is locked' \
+			"$W/check/$(safe "$1").txt" || return 0
+		sleep "$try"
+	done
 }
 pool() {	# FUNCTION: runs it on each task of tasks.txt, $jobs at a time
 	running=0
