@@ -8,12 +8,20 @@
 # process still finds the tasks (the store remembers the root); `arena
 # eval` evaluates a workspace; `arena check-tasks` flags lying harnesses
 # and passes an honest one.
-# The fixtures are tests/aka/tasks (PyTorch on the CPU).  Skips without
-# torch.
+# The fixtures are tests/aka/tasks (PyTorch on the CPU).  arena is given
+# the interpreter checked here (ARENA_PYTHON, else the first of PATH's
+# python3 and /usr/bin/python3 that imports torch); skips without torch.
 . "$(dirname "$0")/lib.sh"
 AKA="$ROOT/tests/aka/tasks"
-PY=${ARENA_PYTHON:-/usr/bin/python3}
-$PY -c 'import torch' 2>/dev/null || { echo "no torch for $PY"; exit 77; }
+PY=${ARENA_PYTHON:-}
+if [ -z "$PY" ]; then
+	for p in "$(command -v python3)" /usr/bin/python3; do
+		[ -n "$p" ] && "$p" -c 'import torch' 2>/dev/null && { PY=$p; break; }
+	done
+fi
+[ -n "$PY" ] && "$PY" -c 'import torch' 2>/dev/null ||
+	{ echo "no python3 with torch"; exit 77; }
+export ARENA_PYTHON="$PY"
 
 note "arena tasks lists AKA folders with their family and skip reasons"
 out=$("$ARENA" tasks "aka:$AKA/triton2triton") || fail "arena tasks: $out"

@@ -40,17 +40,29 @@ static char *aka_root; /* tests/aka */
 static char cache_dir[] = "/tmp/arena-test-aka-eval-XXXXXX";
 static bool have_torch, have_fake;
 
+static bool imports_torch(const char *python)
+{
+	char *cmd = xasprintf("%s -c 'import torch' >/dev/null 2>&1", python);
+	int st = system(cmd);
+
+	free(cmd);
+	return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 static int group_setup(void **state)
 {
 	const char *src = getenv("ARENA_SOURCE_DIR");
+	const char *env = getenv("ARENA_PYTHON");
 
 	(void)state;
 	aka_root = src ? path_join(src, "tests/aka") : xstrdup("tests/aka");
-	char *cmd = xasprintf("%s -c 'import torch' >/dev/null 2>&1",
-			      paths_python());
-	int st = system(cmd);
-	free(cmd);
-	have_torch = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	/* arena's interpreter is $ARENA_PYTHON, else PATH's python3: where
+	 * that one has no torch and /usr/bin/python3 does, the tests use
+	 * that one (paths_python reads the variable on first use). */
+	if (!(env && *env) && !imports_torch("python3") &&
+	    imports_torch("/usr/bin/python3"))
+		setenv("ARENA_PYTHON", "/usr/bin/python3", 1);
+	have_torch = imports_torch(paths_python());
 	if (!mkdtemp(cache_dir))
 		return -1;
 	return 0;
