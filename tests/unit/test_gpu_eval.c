@@ -183,6 +183,43 @@ static void test_output_mutants_are_probed_on_the_gpu_path(void **s)
 	result_release(&r);
 }
 
+/* The precision mutant of fakepoly's y, under a task tolerance of rtol
+ * 1e-2 (which lets bf16 rounding through) with y's own tolerance own_rtol
+ * (0: none): whether the GPU path's comparison caught it. */
+static bool gpu_precision_mutant_caught(double own_rtol)
+{
+	struct eval_mutants m = { 0 };
+	struct opts o = { .skip_timing = true, .mutants = &m };
+	struct task_result r;
+	double atol = task->atol, rtol = task->rtol;
+	bool caught = false;
+
+	task->rtol = 1e-2;
+	task->args[1].tol_set = own_rtol > 0;
+	task->args[1].atol = 1e-5;
+	task->args[1].rtol = own_rtol;
+	evaluate("task/fakepoly", &o, &r);
+	task->atol = atol;
+	task->rtol = rtol;
+	task->args[1].tol_set = false;
+	expect(&r, RS_OK, "");
+	for (int i = 0; i < m.n; i++)
+		if (m.v[i].kind == EVAL_MUT_PRECISION) {
+			assert_true(m.v[i].changed > 0);
+			caught = m.v[i].caught;
+		}
+	eval_mutants_release(&m);
+	result_release(&r);
+	return caught;
+}
+
+static void test_an_outputs_own_tolerance_holds_on_the_gpu_path(void **s)
+{
+	(void)s;
+	assert_false(gpu_precision_mutant_caught(0));
+	assert_true(gpu_precision_mutant_caught(1e-5));
+}
+
 static void test_quick_evaluation_reuses_the_correctness_runners(void **s)
 {
 	struct opts o = { .quick = true };
@@ -591,6 +628,8 @@ int main(void)
 		cmocka_unit_test(test_unwritten_gpu_output_is_incorrect),
 		cmocka_unit_test(
 			test_output_mutants_are_probed_on_the_gpu_path),
+		cmocka_unit_test(
+			test_an_outputs_own_tolerance_holds_on_the_gpu_path),
 		cmocka_unit_test(
 			test_unwritten_timed_output_is_caught_by_device_poison),
 		cmocka_unit_test(

@@ -63,6 +63,11 @@ struct task_arg {
 	int rank;
 	char *shape[ARENA_MAX_RANK];	/* expressions, owned */
 	struct arg_init init;		/* inputs and inouts only */
+	/* The output's own `tolerance: {atol, rtol}` (floating-point outs
+	 * and inouts only): used for it instead of the task's or its
+	 * dtype's (task_tolerance). */
+	bool tol_set;
+	double atol, rtol;
 };
 
 struct task_case {
@@ -332,9 +337,12 @@ const char *language_name(enum task_language l);
 /* Python and Triton kernels are modules loaded by the Python runner;
  * the other languages compile to shared objects. */
 bool language_is_python(enum task_language l);
-/* The tolerance an output of dtype d is compared with. */
-void task_tolerance(const struct task *t, arena_dtype d, double *atol,
-		    double *rtol);
+/* The tolerance output a (one of t->args) is compared with: its own when
+ * it has one, else its dtype's (tolerance.<dtype>), else the task's.
+ * Every comparison of outputs asks this, so that none can hold an output
+ * to another tolerance than the verdict does. */
+void task_tolerance(const struct task *t, const struct task_arg *a,
+		    double *atol, double *rtol);
 
 /* TASK.md for t (caller frees): objective, editable files, signature,
  * visible cases, tolerance, how it is judged, how to evaluate, rules, and

@@ -943,12 +943,13 @@ static void serve(void)
  * must happen before the sandbox closes, as for the first allocation
  * above.  Without this the baselines of moe_align_block_size and
  * radix_sort_pass failed their cudaMallocAsync in every runner on the
- * H200 (2026-12-02) while a plain program on the same device succeeded;
- * `--selftest` checks the pool under the sandbox.  A failure here only
+ * H200 (2026-12-02) while a plain program on the same device succeeded
+ * (tests/gpu/bench/pool_probe.cu: Landlock alone is enough to make the
+ * pool's creation fail); `--selftest` checks the pool under the sandbox.  A failure here only
  * leaves the pool cold (the kernel's own call then reports it): a
  * device without pools is no reason to refuse the runner.  The keeper
- * never runs a kernel and skips it.  The pool's memory goes back to the
- * device at the next synchronisation (release threshold 0).
+ * never runs a kernel and skips it.  The pool keeps the memory freed
+ * into it (release threshold: all of it), below.
  */
 static void warm_pool(int dev)
 {
@@ -961,6 +962,18 @@ static void warm_pool(int dev)
 		(void)GPU(GetLastError)();
 		return;
 	}
+	/* The pool keeps what is freed into it, as a framework's caching
+	 * allocator does: with the default threshold of 0 every
+	 * synchronisation hands the memory back, and a kernel that takes
+	 * scratch per call pays for mapping it again each time, on the host,
+	 * outside its stream's events (on the H200 an honest dot with
+	 * per-call scratch ran 90 us per sample beyond its claims and was
+	 * rejected as inconsistent with the controller's clock). */
+	gpu_pool pool;
+	unsigned long long keep = ~0ull;
+	if (GPU(DeviceGetDefaultMemPool)(&pool, dev) == GPU(Success))
+		(void)GPU(MemPoolSetAttribute)(pool, GPU_POOL_RELEASE_THRESHOLD,
+					       &keep);
 	if (GPU(MallocAsync)(&p, (size_t)1 << 20, stream) == GPU(Success)) {
 		(void)GPU(MemsetAsync)(p, 0, (size_t)1 << 20, stream);
 		(void)GPU(FreeAsync)(p, stream);

@@ -75,6 +75,7 @@
 #define GPU_ATTR_L2 1
 #define GPU_ATTR_SMS 2
 #define GPU_ATTR_POOLS 3
+#define GPU_POOL_RELEASE_THRESHOLD 1
 #define GPU_HAS_PERSISTING_L2 0
 
 typedef int fakeError_t;
@@ -394,6 +395,17 @@ static inline fakeError_t fakeMallocAsync(void **p, size_t n, fakeStream_t)
 static inline fakeError_t fakeFreeAsync(void *p, fakeStream_t)
 {
 	return fakeFree(p);
+}
+/* The fake's stream-ordered allocations are plain ones: no pool to keep. */
+typedef void *fakeMemPool_t;
+static inline fakeError_t fakeDeviceGetDefaultMemPool(fakeMemPool_t *pool, int)
+{
+	*pool = NULL;
+	return fakeSuccess;
+}
+static inline fakeError_t fakeMemPoolSetAttribute(fakeMemPool_t, int, void *)
+{
+	return fakeSuccess;
 }
 static inline fakeError_t fakeMemcpyAsync(void *d, const void *s, size_t n,
 					  int, fakeStream_t)

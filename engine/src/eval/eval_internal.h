@@ -396,6 +396,8 @@ void poison_fill(arena_dtype d, void *dst, int64_t numel, int pattern);
  * element's width (returned); what a GPU runner fills outputs with. */
 int poison_bits(arena_dtype d, int pattern, uint64_t *bits);
 bool poison_is(arena_dtype d, const void *elem, int pattern);
+/* Elements of an integer output that may hold the poison by chance. */
+int64_t poison_chance_allowance(arena_dtype d, int64_t numel);
 
 /* Conversions for 16-bit floating point. */
 float half_to_float(uint16_t h);

@@ -470,7 +470,7 @@ static void sets_check_range(void *ctx, int64_t k0, int64_t n)
 			if (k == sc->skip)
 				continue;
 			double atol, rtol;
-			task_tolerance(t, ta->dtype, &atol, &rtol);
+			task_tolerance(t, ta, &atol, &rtol);
 			compare_arrays(ta->dtype, got, want, sc->l->numel[a],
 				       atol * 2.0, rtol * 2.0,
 				       ta->io == IO_OUT ? sc->pattern : -1,

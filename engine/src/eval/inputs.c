@@ -700,6 +700,34 @@ int poison_bits(arena_dtype d, int pattern, uint64_t *bits)
 	return w;
 }
 
+/* How many elements of an output of numel integers may hold a pattern's
+ * poison by chance, not because nothing wrote them: the largest count
+ * that uniformly random values reach with probability above 1e-9
+ * (Poisson, mean numel / 2^bits).  Integers have no value outside their
+ * range to poison with: 32 M random u32 keys (cuda2cuda/radix_sort_pass)
+ * hold 0xa5a5a5a5 about once in 130 calls.  Floats' poison is a NaN, and
+ * 8-byte integers' chance is 2^-64 per element: 0 for both, as for an
+ * output of a few elements. */
+int64_t poison_chance_allowance(arena_dtype d, int64_t numel)
+{
+	size_t sz = dtype_size(d);
+
+	if (dtype_is_float(d) || sz >= 8 || numel <= 0)
+		return 0;
+	double mean = ldexp((double)numel, -8 * (int)sz);
+	if (mean > 100) /* normal; exp(-mean) would underflow */
+		return (int64_t)ceil(mean + 7 * sqrt(mean));
+	double term = exp(-mean), below = term; /* P(X = k), P(X <= k) */
+	int64_t k = 0;
+
+	while (1.0 - below > 1e-9 && k < numel) {
+		k++;
+		term *= mean / (double)k;
+		below += term;
+	}
+	return k;
+}
+
 bool poison_is(arena_dtype d, const void *elem, int pattern)
 {
 	int k = pattern & 1;

@@ -403,7 +403,7 @@ bool ev_outputs_match_mem(struct eval_ctx *x, const struct case_layout *l,
 		if (ta->io == IO_IN)
 			continue;
 		double atol, rtol;
-		task_tolerance(x->t, ta->dtype, &atol, &rtol);
+		task_tolerance(x->t, ta, &atol, &rtol);
 		compare_arrays(ta->dtype, got + l->offset[a],
 			       want + l->offset[a], l->numel[a],
 			       atol * tol_scale, rtol * tol_scale,
@@ -451,7 +451,7 @@ bool ev_outputs_within(const struct eval_ctx *x, const struct case_layout *l,
 		if (ta->io == IO_IN)
 			continue;
 		double atol, rtol;
-		task_tolerance(x->t, ta->dtype, &atol, &rtol);
+		task_tolerance(x->t, ta, &atol, &rtol);
 		compare_arrays(ta->dtype, got->shm + l->offset[a],
 			       want->shm + l->offset[a], l->numel[a],
 			       atol * tol_scale, rtol * tol_scale,

@@ -73,6 +73,11 @@ int tp_reference(struct tparse *p, const struct ynode *root);
 int tp_baseline(struct tparse *p, const struct ynode *root);
 int tp_compile_flags(struct tparse *p, const struct ynode *root);
 int tp_optional_paths(struct tparse *p, const struct ynode *root);
+/* A {atol, rtol} map at v (the top level's, a dtype's or an output's):
+ * atol and/or rtol, each a finite number >= 0 (a key left out is 0). */
+int tp_tolerance_pair(struct tparse *p, const struct ynode *v,
+		      const char *field, const char *example, double *atol,
+		      double *rtol);
 int tp_tolerance(struct tparse *p, const struct ynode *root);
 int tp_cost(struct tparse *p, const struct ynode *root);
 int tp_timing_floor(struct tparse *p, const struct ynode *root);

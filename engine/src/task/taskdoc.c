@@ -156,6 +156,13 @@ char *task_doc_render(const struct task *t)
 				    "* |reference|` instead.\n\n",
 				    dtype_name((arena_dtype)d),
 				    t->dtype_atol[d], t->dtype_rtol[d]);
+	for (int a = 0; a < t->nargs; a++)
+		if (t->args[a].tol_set)
+			strbuf_addf(&sb,
+				    "Output `%s` is held to `%g + %g * "
+				    "|reference|` instead.\n\n",
+				    t->args[a].name, t->args[a].atol,
+				    t->args[a].rtol);
 	if (t->ntunables > 0) {
 		strbuf_addstr(
 			&sb,
