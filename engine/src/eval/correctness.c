@@ -36,9 +36,14 @@ static bool reference_trial(struct eval_ctx *x, int ci, int trial,
 	struct rng r;
 
 	rng_seed(&r, ev_derive(x->req->seed, 1, (uint64_t)ci, (uint64_t)trial));
-	for (int a = 0; a < t->nargs; a++)
-		if (t->args[a].io != IO_OUT)
-			inputs_fill(t, l, a, &r, stage[a]);
+	if (x->rec) /* an AKA task: trial 1 gets the harness's own inputs */
+		ev_aka_fill(x, ci, l,
+			    trial ? ev_aka_pick(x, ci, rng_next(&r)) : 0,
+			    stage);
+	else
+		for (int a = 0; a < t->nargs; a++)
+			if (t->args[a].io != IO_OUT)
+				inputs_fill(t, l, a, &r, stage[a]);
 	ev_stage_into(t, l, stage, ref, pattern);
 	return ev_call_checked(x, ROLE_REF, ref, what, c) &&
 	       ev_reference_wrote_all(x, l, ref, pattern, c);

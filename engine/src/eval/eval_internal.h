@@ -513,6 +513,7 @@ struct runner {
 	int threads_ready;	/* threads when it first stopped after ready */
 	int calls;		/* `call`, host `time` and GPU `time`
 				 * requests answered */
+	int nsets;		/* GPU: argument sets (`sets`), 0 = one */
 	clockid_t cpu_clock;	/* the runner's CPU-time clock */
 	bool has_cpu_clock;
 	int64_t cpu_ns;	  /* CPU time the runner used while resumed

@@ -246,6 +246,8 @@ static double draw(const struct task_arg *ta, const struct case_layout *l,
 		return (double)rng_range(r, l->lo[a], l->hi[a]);
 	case INIT_ONES:
 		return 1.0;
+	case INIT_RECORDED: /* staged from recorded sets, never drawn */
+		return 0.0;
 	}
 	return rng_normal(r);
 }

@@ -185,6 +185,8 @@ void task_free(struct task *t)
 			free(t->tunables[i].values[v]);
 	}
 	free(t->config_sha256);
+	aka_task_free(t->aka);
+	strvec_release(&t->bundle_files);
 	free(t->trusted_hash);
 	free(t);
 }

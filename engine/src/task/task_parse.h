@@ -101,6 +101,19 @@ int tp_held_out_rules(struct tparse *p, const struct ynode *root);
  * case is loaded and checked); seed fixes the choices inside each rule. */
 void tp_rule_cases(struct tparse *p, uint64_t seed);
 
+/* ---- aka_task.c: AgentKernelArena task folders (docs/aka.md) --------- */
+
+/* Fills p->t from an AKA config (legacy keys or schema_version 2). */
+int tp_aka(struct tparse *p, const struct ynode *root);
+/* TASK.md of an AKA task (aka_doc.c; caller frees). */
+char *aka_doc_render(const struct task *t);
+
+/* ---- task_roots.c --------------------------------------------------------- */
+
+/* The directory of the registered root an id starts with, *rest after
+ * its name; NULL when the id is the tasks root's. */
+const char *task_root_of(const char *id, const char **rest);
+
 /* ---- task_signature.c --------------------------------------------------- */
 
 int tp_signature(struct tparse *p, const struct ynode *root);

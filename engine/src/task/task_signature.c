@@ -133,6 +133,8 @@ static int tp_init_map(struct tparse *p, const struct ynode *n,
 	}
 	case INIT_ONES:
 		return tp_keys(p, n, ones_keys, 1, field);
+	case INIT_RECORDED: /* never parsed: tp_init_dist has no name */
+		break;
 	}
 	return 0;
 }
