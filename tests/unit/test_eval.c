@@ -231,8 +231,8 @@ static void test_byte_outputs_equal_to_the_poison_count_as_written(
  * result, but a reference that leaves its last element unwritten is still
  * refused (task/wordmap: both poison words written on purpose; its
  * held-out case leaves the last element out). */
-static void test_word_outputs_may_equal_the_poison_but_a_hole_is_refused(
-	void **state)
+static void
+test_word_outputs_may_equal_the_poison_but_a_hole_is_refused(void **state)
 {
 	struct task *words;
 	struct errbuf err;
@@ -254,7 +254,8 @@ static void test_word_outputs_may_equal_the_poison_but_a_hole_is_refused(
 		req.timing.runner_timeout_s = 10;
 		eval_checked(&req, dir, &res);
 		if (held_out)
-			expect(&res, RS_INFRA_ERROR, "the reference did not "
+			expect(&res, RS_INFRA_ERROR,
+			       "the reference did not "
 			       "write output 'y' element 65535 in held-out "
 			       "case 'hole'");
 		else

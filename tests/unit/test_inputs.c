@@ -442,7 +442,8 @@ int main(void)
 		cmocka_unit_test(test_inputs_are_deterministic_in_the_seed),
 		cmocka_unit_test(test_inputs_respect_their_distributions),
 		cmocka_unit_test(test_pool_draws_are_fresh_and_in_range),
-		cmocka_unit_test(test_poison_patterns_differ_and_are_recognised),
+		cmocka_unit_test(
+			test_poison_patterns_differ_and_are_recognised),
 		cmocka_unit_test(
 			test_integer_outputs_may_hold_the_poison_by_chance),
 		cmocka_unit_test(test_half_and_bf16_round_trip),
@@ -452,8 +453,10 @@ int main(void)
 		cmocka_unit_test(test_compare_treats_nan_and_inf_strictly),
 		cmocka_unit_test(test_compare_requires_exact_integers),
 		cmocka_unit_test(test_format_index_unravels_row_major),
-		cmocka_unit_test(test_large_arrays_are_drawn_in_parallel_reproducibly),
-		cmocka_unit_test(test_large_comparisons_find_the_first_bad_element),
+		cmocka_unit_test(
+			test_large_arrays_are_drawn_in_parallel_reproducibly),
+		cmocka_unit_test(
+			test_large_comparisons_find_the_first_bad_element),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

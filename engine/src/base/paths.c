@@ -184,10 +184,11 @@ static bool python_has_torch(const char *py)
 	struct proc_result res = { 0 };
 	struct errbuf err;
 	bool yes;
+	int rc;
 
 	errbuf_init(&err);
-	yes = proc_run_capture(argv, NULL, NULL, 10000, 4096, &res, &err) == 0 &&
-	      !res.timed_out && WIFEXITED(res.status) &&
+	rc = proc_run_capture(argv, NULL, NULL, 10000, 4096, &res, &err);
+	yes = rc == 0 && !res.timed_out && WIFEXITED(res.status) &&
 	      WEXITSTATUS(res.status) == 0;
 	proc_result_release(&res);
 	return yes;

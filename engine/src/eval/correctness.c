@@ -71,7 +71,8 @@ bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
 		if (ta->io != IO_OUT || sz == 1)
 			continue;
 		const unsigned char *p = ref->shm + l->offset[a];
-		int64_t allowed = poison_chance_allowance(ta->dtype, l->numel[a]);
+		int64_t allowed =
+			poison_chance_allowance(ta->dtype, l->numel[a]);
 		int64_t seen = 0, prev = -2;
 		for (int64_t i = 0; i < l->numel[a]; i++) {
 			if (!poison_is(ta->dtype, p + (size_t)i * sz, pattern))
@@ -81,10 +82,12 @@ bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
 				prev = i;
 				continue;
 			}
-			ev_verdict(x, RS_INFRA_ERROR, "the reference did "
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the reference did "
 				   "not write output '%s' element %lld in "
-				   "%s '%s'", ta->name, (long long)i,
-				   ev_case_kind(c), c->id);
+				   "%s '%s'",
+				   ta->name, (long long)i, ev_case_kind(c),
+				   c->id);
 			return false;
 		}
 	}
