@@ -112,6 +112,33 @@ static int store_migrate(struct store *s, struct errbuf *err)
 	return 0;
 }
 
+/* WAL mode and the schema.  Several processes opening one new store at
+ * once (the workers of an A/A, concurrent `arena check-tasks`) can meet
+ * SQLITE_BUSY here that the busy handler does not wait out: the switch to
+ * WAL needs the database alone, and a schema transaction that began as a
+ * reader cannot wait to become a writer.  Both are retried for up to 30 s. */
+static int store_init_db(sqlite3 *db, char **errmsg)
+{
+	int rc = SQLITE_BUSY;
+
+	for (int tries = 0; tries < 1500; tries++) {
+		sqlite3_free(*errmsg);
+		*errmsg = NULL;
+		rc = sqlite3_exec(db,
+				  "PRAGMA journal_mode=WAL;"
+				  "PRAGMA synchronous=NORMAL;",
+				  NULL, NULL, errmsg);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(db, schema_sql, NULL, NULL, errmsg);
+		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+			return rc;
+		if (sqlite3_get_autocommit(db) == 0)
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_sleep(20);
+	}
+	return rc;
+}
+
 int store_open(const char *dir, struct store **out, struct errbuf *err)
 {
 	struct store *s;
@@ -148,10 +175,7 @@ int store_open(const char *dir, struct store **out, struct errbuf *err)
 	}
 	free(dbpath);
 	sqlite3_busy_timeout(s->db, 30000);
-	if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL;"
-			 "PRAGMA synchronous=NORMAL;", NULL, NULL,
-			 &errmsg) != SQLITE_OK ||
-	    sqlite3_exec(s->db, schema_sql, NULL, NULL, &errmsg) != SQLITE_OK) {
+	if (store_init_db(s->db, &errmsg) != SQLITE_OK) {
 		rc = errf_code(err, EIO, "%s/arena.db: cannot initialise: %s",
 			       s->root, errmsg ? errmsg : "unknown error");
 		sqlite3_free(errmsg);
