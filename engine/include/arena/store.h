@@ -212,6 +212,14 @@ int store_serve_get(struct store *s, const char *id,
  * the batch does not exist. */
 int store_serve_batch(struct store *s, const char *batch_id,
 		      struct store_serve_req **out, int *n, struct errbuf *err);
+/* The answered requests of a batch whose place in the order of answers
+ * is after `after` (done_seq), in that order, results included; *total
+ * gets the batch's size.  -ENOENT when the batch does not exist.  A
+ * reader that saw answer N has seen every answer numbered N (twins
+ * answered together share their number). */
+int store_serve_batch_done_since(struct store *s, const char *batch_id,
+				 int64_t after, struct store_serve_req **out,
+				 int *n, int *total, struct errbuf *err);
 /* Requests not done, and of those how many run. */
 int store_serve_counts(struct store *s, int *pending, int *running,
 		       struct errbuf *err);

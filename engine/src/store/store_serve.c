@@ -481,3 +481,58 @@ int store_serve_batch(struct store *s, const char *batch_id,
 	*n = k;
 	return 0;
 }
+
+int store_serve_batch_done_since(struct store *s, const char *batch_id,
+				 int64_t after, struct store_serve_req **out,
+				 int *n, int *total, struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	struct store_serve_req *v = NULL;
+	int cap = 0, k = 0, r, rc;
+
+	*out = NULL;
+	*n = 0;
+	*total = 0;
+	/* One read transaction, so the count and the rows agree. */
+	if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return st_db_error(s, err, "begin a read");
+	rc = st_prepare(s, "SELECT COUNT(*) FROM serve_requests WHERE"
+			" batch_id = ?", &st, err);
+	if (rc == 0) {
+		sqlite3_bind_text(st, 1, batch_id, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			*total = sqlite3_column_int(st, 0);
+		else
+			rc = st_db_error(s, err, "count a batch");
+		sqlite3_finalize(st);
+	}
+	if (rc == 0 && *total == 0)
+		rc = -ENOENT;
+	if (rc == 0)
+		rc = st_prepare(s, "SELECT " REQ_COLS " FROM serve_requests"
+				" WHERE batch_id = ? AND state = 'done' AND"
+				" done_seq > ? ORDER BY done_seq, idx", &st,
+				err);
+	if (rc == 0) {
+		sqlite3_bind_text(st, 1, batch_id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, after);
+		while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+			if (k == cap) {
+				cap = cap ? 2 * cap : 16;
+				v = xrealloc(v, (size_t)cap * sizeof(*v));
+			}
+			req_from_row(st, 0, &v[k++]);
+		}
+		if (r != SQLITE_DONE)
+			rc = st_db_error(s, err, "read a batch's answers");
+		sqlite3_finalize(st);
+	}
+	sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	if (rc) {
+		store_serve_reqs_free(v, k);
+		return rc;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
