@@ -390,7 +390,7 @@ static int unix_listener(const char *path, struct errbuf *err)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return errf_code(err, errno, "socket: %s", strerror(errno));
-	mode_t old = umask(077);
+	mode_t old = umask(0177);
 	int b = bind(fd, (struct sockaddr *)&a, sizeof(a));
 	umask(old);
 	if (b || listen(fd, 128)) {

@@ -9,6 +9,7 @@ SERVE_URL=""
 
 serve_start() {	# log file, then arena serve options
 	_log=$1; shift
+	: >"$_log"
 	"$ARENA" --store "$STORE" serve "$@" >"$_log" 2>&1 &
 	SERVE_PID=$!
 	_i=0
