@@ -138,6 +138,10 @@ int cmd_serve(struct cli *c, int argc, char **argv)
 						 &o.ngpus)))
 				return rc;
 			o.gpus = gpus;
+		} else if (!strcmp(a, "--per-gpu") && has) {
+			if ((rc = parse_int(a, argv[++i], 1, 16, &v)))
+				return rc;
+			o.per_gpu = (int)v;
 		} else if (!strcmp(a, "--max-queue") && has) {
 			if ((rc = parse_int(a, argv[++i], 1, 10000000, &v)))
 				return rc;
@@ -195,7 +199,9 @@ int cmd_serve(struct cli *c, int argc, char **argv)
 		return cli_fail("%s", errbuf_str(&err));
 	}
 	printf("arena serve: listening on %s (%d %s, store %s)\n",
-	       serve_url(s), o.ngpus > 0 ? o.ngpus : o.workers,
+	       serve_url(s),
+	       o.ngpus > 0 ? o.ngpus * (o.per_gpu > 0 ? o.per_gpu : 1)
+			   : o.workers,
 	       o.ngpus > 0 ? "GPU workers" : "host workers", c->store_dir);
 	fflush(stdout);
 

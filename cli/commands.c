@@ -346,7 +346,7 @@ const struct cli_command cli_commands[] = {
 	.name = "serve", .fn = cmd_serve,
 	.synopsis = "arena serve [--listen ADDR:PORT | --socket PATH] "
 		    "[--token-file F]\n"
-		    "[--workers N | --gpus LIST] [--max-queue N] "
+		    "[--workers N | --gpus LIST [--per-gpu K]] [--max-queue N]\n"
 		    "[--max-body-mb M] [--lease-seconds S]",
 	.summary = "evaluation service over HTTP for trainers and agents",
 	.description =
@@ -369,6 +369,9 @@ const struct cli_command cli_commands[] = {
 		"--workers N\thost workers (default 1)\n"
 		"--gpus LIST\tone worker per GPU index instead, as in "
 		"--gpus 0,1\n"
+		"--per-gpu K\tK evaluations in flight per GPU (default 1): "
+		"while one holds\n\tthe device lock for its timing, the "
+		"others build and check\n"
 		"--max-queue N\trequests waiting before 429 (default 10000)\n"
 		"--max-body-mb M\trequest body cap in MiB (default 64)\n"
 		"--lease-seconds S\ta worker's claim on a request (default 60)",

@@ -204,14 +204,16 @@ int serve_workers_start(struct serve *s, struct errbuf *err)
 
 	host_name(host, sizeof(host));
 	random_bytes(&nonce, sizeof(nonce));
-	s->nworkers = s->o.ngpus > 0 ? s->o.ngpus : s->o.workers;
+	int per = s->o.per_gpu > 0 ? s->o.per_gpu : 1;
+
+	s->nworkers = s->o.ngpus > 0 ? s->o.ngpus * per : s->o.workers;
 	s->workers = xcalloc((size_t)s->nworkers, sizeof(*s->workers));
 	for (int k = 0; k < s->nworkers; k++) {
 		struct serve_worker *w = &s->workers[k];
 		w->s = s;
 		w->k = k;
 		w->has_gpu = s->o.ngpus > 0;
-		w->gpu = w->has_gpu ? s->gpus[k] : 0;
+		w->gpu = w->has_gpu ? s->gpus[k % s->o.ngpus] : 0;
 		snprintf(w->owner, sizeof(w->owner), "%s:%d:%08x:w%d", host,
 			 (int)getpid(), nonce, k);
 	}
