@@ -63,7 +63,8 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		else if (!strcmp(argv[i], "--store") && has)
 			c->store_dir = argv[++i];
 		else if (!strcmp(argv[i], "--gpus") && has) {
-			if ((rc = cli_parse_gpus("run", argv[++i], gpus, &ngpus)))
+			if ((rc = cli_parse_gpus("run", argv[++i], gpus,
+						 &ngpus)))
 				return rc;
 		} else if (argv[i][0] != '-' && !config)
 			config = argv[i];
@@ -189,7 +190,7 @@ int cmd_resume(struct cli *c, int argc, char **argv)
 						       "a list, as in --gpus "
 						       "0,1");
 			if ((rc = cli_parse_gpus("resume", argv[++i], gpus,
-					     &ngpus)))
+						 &ngpus)))
 				return rc;
 		}
 	if ((rc = parse_run_arg("resume", argc, argv, true, &arg, &latest)))

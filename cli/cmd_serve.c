@@ -39,8 +39,8 @@ static int read_token(const char *path, char **out)
 		return cli_fail("%s: %s", path, strerror(errno));
 	if (sb.st_mode & 077)
 		return cli_fail("%s: the token file may be read by others "
-				"(mode %03o); chmod 600 it", path,
-				(unsigned)(sb.st_mode & 0777));
+				"(mode %03o); chmod 600 it",
+				path, (unsigned)(sb.st_mode & 0777));
 	if (file_read_all(path, TOKEN_MAX, &t, &len, &err))
 		return cli_fail("%s", errbuf_str(&err));
 	char *nl = strpbrk(t, "\r\n");
@@ -53,7 +53,8 @@ static int read_token(const char *path, char **out)
 		free(t);
 		return cli_fail("%s: the token must be at least 16 "
 				"characters (e.g. head -c 32 /dev/urandom "
-				"| base64)", path);
+				"| base64)",
+				path);
 	}
 	*out = t;
 	return 0;
@@ -66,13 +67,16 @@ static int parse_listen(const char *v, char **host, int *port)
 	long p;
 
 	if (!colon || colon == v)
-		return cli_usage_error("serve", "--listen '%s': give "
+		return cli_usage_error("serve",
+				       "--listen '%s': give "
 				       "ADDRESS:PORT, as in 127.0.0.1:8080",
 				       v);
 	p = strtol(colon + 1, &end, 10);
 	if (end == colon + 1 || *end || p < 0 || p > 65535)
-		return cli_usage_error("serve", "--listen '%s': the port must "
-				       "be 0 to 65535", v);
+		return cli_usage_error("serve",
+				       "--listen '%s': the port must "
+				       "be 0 to 65535",
+				       v);
 	*host = xstrndup(v, (size_t)(colon - v));
 	*port = (int)p;
 	return 0;
@@ -85,8 +89,10 @@ static int parse_int(const char *opt, const char *v, long lo, long hi,
 	long x = strtol(v, &end, 10);
 
 	if (end == v || *end || x < lo || x > hi)
-		return cli_usage_error("serve", "%s '%s': give a whole number "
-				       "from %ld to %ld", opt, v, lo, hi);
+		return cli_usage_error("serve",
+				       "%s '%s': give a whole number "
+				       "from %ld to %ld",
+				       opt, v, lo, hi);
 	*out = x;
 	return 0;
 }
@@ -156,14 +162,16 @@ int cmd_serve(struct cli *c, int argc, char **argv)
 			o.lease_s = (double)v;
 		} else {
 			free(host);
-			return cli_usage_error("serve", "unexpected argument or "
-					       "missing value: '%s'", a);
+			return cli_usage_error("serve",
+					       "unexpected argument or "
+					       "missing value: '%s'",
+					       a);
 		}
 	}
 	if (host && o.socket_path) {
 		free(host);
 		return cli_usage_error("serve", "give --listen or --socket, "
-				       "not both");
+						"not both");
 	}
 	o.host = host ? host : "127.0.0.1";
 	if (o.port == 0 && !host)
@@ -198,8 +206,7 @@ int cmd_serve(struct cli *c, int argc, char **argv)
 		free(token);
 		return cli_fail("%s", errbuf_str(&err));
 	}
-	printf("arena serve: listening on %s (%d %s, store %s)\n",
-	       serve_url(s),
+	printf("arena serve: listening on %s (%d %s, store %s)\n", serve_url(s),
 	       o.ngpus > 0 ? o.ngpus * (o.per_gpu > 0 ? o.per_gpu : 1)
 			   : o.workers,
 	       o.ngpus > 0 ? "GPU workers" : "host workers", c->store_dir);
@@ -226,7 +233,8 @@ int cmd_serve(struct cli *c, int argc, char **argv)
 	}
 	pthread_join(th, NULL);
 	printf("arena serve: drained (%d answered during the drain); "
-	       "queued requests wait in the store\n", d.answered);
+	       "queued requests wait in the store\n",
+	       d.answered);
 	serve_free(s);
 	free(host);
 	free(token);

@@ -44,8 +44,7 @@ void serve_store_put(struct serve *s, struct store *st)
 
 bool serve_host_is_loopback(const char *host)
 {
-	return !host || !strcmp(host, "localhost") ||
-	       !strncmp(host, "127.", 4);
+	return !host || !strcmp(host, "localhost") || !strncmp(host, "127.", 4);
 }
 
 static char *dup_or_null(const char *v)
@@ -62,9 +61,11 @@ int serve_start(const struct serve_opts *o, struct serve **out,
 	*out = NULL;
 	if (!o->socket_path && !serve_host_is_loopback(o->host) &&
 	    (!o->token || !*o->token))
-		return errf(err, "listening on %s, beyond loopback, needs a "
+		return errf(err,
+			    "listening on %s, beyond loopback, needs a "
 			    "token: give --token-file FILE (clients send "
-			    "'Authorization: Bearer <token>')", o->host);
+			    "'Authorization: Bearer <token>')",
+			    o->host);
 	if (o->ngpus <= 0 && o->workers < 1)
 		return errf(err, "--workers must be at least 1");
 	s = xcalloc(1, sizeof(*s));
@@ -72,11 +73,13 @@ int serve_start(const struct serve_opts *o, struct serve **out,
 	s->store_dir = path_real(o->store_dir);
 	if (!s->store_dir) {
 		free(s);
-		return errf_code(err, ENOENT, "%s: the store directory does "
-				 "not exist", o->store_dir);
+		return errf_code(err, ENOENT,
+				 "%s: the store directory does "
+				 "not exist",
+				 o->store_dir);
 	}
-	s->tasks_root = xstrdup(o->tasks_root ? o->tasks_root
-					      : task_default_root());
+	s->tasks_root =
+		xstrdup(o->tasks_root ? o->tasks_root : task_default_root());
 	s->host = xstrdup(o->host ? o->host : "127.0.0.1");
 	s->socket_path = dup_or_null(o->socket_path);
 	s->token = o->token && *o->token ? xstrdup(o->token) : NULL;

@@ -29,12 +29,12 @@ struct serve_opts {
 	int workers;		 /* host workers when ngpus is 0 (>= 1) */
 	const int *gpus;	 /* per_gpu workers per device index */
 	int ngpus;
-	int per_gpu;		 /* evaluations in flight per GPU (<= 0: 1):
+	int per_gpu;	 /* evaluations in flight per GPU (<= 0: 1):
 				  * while one holds the device lock for its
 				  * timing, the others build and check */
-	int max_queue;		 /* requests not done before 429s; 0: 10000 */
-	size_t max_body;	 /* request body cap; 0: 64 MiB */
-	double lease_s;		 /* a worker's claim; <= 0: 60 s */
+	int max_queue;	 /* requests not done before 429s; 0: 10000 */
+	size_t max_body; /* request body cap; 0: 64 MiB */
+	double lease_s;	 /* a worker's claim; <= 0: 60 s */
 };
 
 struct serve;

@@ -160,17 +160,16 @@ static bool check_item(struct serve *s, struct task_memo *m, int i,
 			serve_reply_error(r, 400, field,
 					  "the editable file '%s' of task %s "
 					  "is missing; give the text of every "
-					  "editable file", t->editable.v[j],
-					  t->id);
+					  "editable file",
+					  t->editable.v[j], t->id);
 			return false;
 		}
 	}
 	return true;
 }
 
-static void reply_receipt(struct serve_reply *r, int status,
-			  const char *batch, struct store_serve_req *q, int n,
-			  bool existing)
+static void reply_receipt(struct serve_reply *r, int status, const char *batch,
+			  struct store_serve_req *q, int n, bool existing)
 {
 	cJSON *o = cJSON_CreateObject(), *ids = cJSON_CreateArray();
 
@@ -196,7 +195,8 @@ void serve_api_submit(struct serve *s, const char *body, size_t len,
 
 	errbuf_init(&err);
 	if (s->draining) {
-		serve_reply_error(r, 503, NULL, "the service is shutting down; "
+		serve_reply_error(r, 503, NULL,
+				  "the service is shutting down; "
 				  "submit again once it is back");
 		r->retry_after = SERVE_RETRY_AFTER_S;
 		return;
@@ -302,8 +302,10 @@ void serve_api_batch(struct serve *s, const char *id, struct serve_reply *r)
 
 	errbuf_init(&err);
 	if (!serve_id_valid(id, 'b')) {
-		serve_reply_error(r, 404, "batch", "'%.40s' is not a batch id "
-				  "(b_ and 16 hex digits)", id);
+		serve_reply_error(r, 404, "batch",
+				  "'%.40s' is not a batch id "
+				  "(b_ and 16 hex digits)",
+				  id);
 		return;
 	}
 	if ((rc = serve_store_take(s, &st, &err)) == 0) {
@@ -340,8 +342,10 @@ void serve_api_result(struct serve *s, const char *id, struct serve_reply *r)
 
 	errbuf_init(&err);
 	if (!serve_id_valid(id, 'r')) {
-		serve_reply_error(r, 404, "id", "'%.40s' is not a request id "
-				  "(r_ and 16 hex digits)", id);
+		serve_reply_error(r, 404, "id",
+				  "'%.40s' is not a request id "
+				  "(r_ and 16 hex digits)",
+				  id);
 		return;
 	}
 	if ((rc = serve_store_take(s, &st, &err)) == 0) {

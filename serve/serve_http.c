@@ -45,7 +45,7 @@ static atomic_bool http_stopping;
 struct conn {
 	struct strbuf body;
 	bool too_big;
-	bool refused;	/* a response was queued on the first call */
+	bool refused; /* a response was queued on the first call */
 };
 
 static enum MHD_Result send_reply(struct MHD_Connection *c,
@@ -99,7 +99,7 @@ static bool authorized(struct serve *s, struct MHD_Connection *c)
 struct sse {
 	struct serve *s;
 	char id[19];
-	int64_t seen;	/* the last answer's done_seq sent */
+	int64_t seen; /* the last answer's done_seq sent */
 	int sent, total;
 	struct strbuf out;
 	size_t off;
@@ -168,7 +168,8 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 		if (e->ended)
 			return MHD_CONTENT_READER_END_OF_STREAM;
 		if (http_stopping) {
-			strbuf_addstr(&e->out, "event: end\ndata: "
+			strbuf_addstr(&e->out,
+				      "event: end\ndata: "
 				      "{\"reason\": \"the service is "
 				      "shutting down; poll or reconnect "
 				      "later\"}\n\n");
@@ -178,9 +179,10 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 		if (!sse_poll(e))
 			return MHD_CONTENT_READER_END_WITH_ERROR;
 		if (e->sent >= e->total) {
-			strbuf_addf(&e->out, "event: end\ndata: {\"batch\": "
-				    "\"%s\", \"total\": %d}\n\n", e->id,
-				    e->total);
+			strbuf_addf(&e->out,
+				    "event: end\ndata: {\"batch\": "
+				    "\"%s\", \"total\": %d}\n\n",
+				    e->id, e->total);
 			e->ended = true;
 			continue;
 		}
@@ -216,8 +218,10 @@ static enum MHD_Result events(struct serve *s, struct MHD_Connection *c,
 
 	errbuf_init(&err);
 	if (!serve_id_valid(id, 'b')) {
-		serve_reply_error(&r, 404, "batch", "'%.40s' is not a batch "
-				  "id (b_ and 16 hex digits)", id);
+		serve_reply_error(&r, 404, "batch",
+				  "'%.40s' is not a batch "
+				  "id (b_ and 16 hex digits)",
+				  id);
 		return send_reply(c, &r);
 	}
 	if ((rc = serve_store_take(s, &st, &err)) == 0) {
@@ -262,20 +266,25 @@ static enum MHD_Result route(struct serve *s, struct MHD_Connection *c,
 		if (get)
 			serve_api_health(s, &r);
 		else
-			serve_reply_error(&r, 405, NULL, "/v1/health takes "
+			serve_reply_error(&r, 405, NULL,
+					  "/v1/health takes "
 					  "GET");
 	} else if (!authorized(s, c)) {
-		serve_reply_error(&r, 401, "Authorization", "this service "
+		serve_reply_error(&r, 401, "Authorization",
+				  "this service "
 				  "needs 'Authorization: Bearer <token>' "
 				  "with the token it was started with");
 	} else if (!strcmp(url, "/v1/batches")) {
 		if (!post)
-			serve_reply_error(&r, 405, NULL, "/v1/batches takes "
+			serve_reply_error(&r, 405, NULL,
+					  "/v1/batches takes "
 					  "POST");
 		else if (cn->too_big)
-			serve_reply_error(&r, 413, NULL, "the body is over "
+			serve_reply_error(&r, 413, NULL,
+					  "the body is over "
 					  "%zu bytes, the most this service "
-					  "accepts", s->o.max_body);
+					  "accepts",
+					  s->o.max_body);
 		else
 			serve_api_submit(s, cn->body.buf, cn->body.len, &r);
 	} else if (!strncmp(url, "/v1/batches/", 12)) {
@@ -290,8 +299,10 @@ static enum MHD_Result route(struct serve *s, struct MHD_Connection *c,
 			snprintf(id, sizeof(id), "%.*s", (int)(slash - p), p);
 			return events(s, c, id);
 		} else {
-			serve_reply_error(&r, 404, NULL, "no such endpoint: "
-					  "%.200s", url);
+			serve_reply_error(&r, 404, NULL,
+					  "no such endpoint: "
+					  "%.200s",
+					  url);
 		}
 	} else if (!strncmp(url, "/v1/results/", 12)) {
 		if (get)
@@ -299,8 +310,10 @@ static enum MHD_Result route(struct serve *s, struct MHD_Connection *c,
 		else
 			serve_reply_error(&r, 405, NULL, "%s takes GET", url);
 	} else {
-		serve_reply_error(&r, 404, NULL, "no such endpoint: %.200s; "
-				  "the API is under /v1 (docs/serve.md)", url);
+		serve_reply_error(&r, 404, NULL,
+				  "no such endpoint: %.200s; "
+				  "the API is under /v1 (docs/serve.md)",
+				  url);
 	}
 	return send_reply(c, &r);
 }
@@ -331,7 +344,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 						  "<token>' with the token it "
 						  "was started with");
 			else if (cl && strtoull(cl, NULL, 10) > s->o.max_body)
-				serve_reply_error(&r, 413, NULL, "the body is "
+				serve_reply_error(&r, 413, NULL,
+						  "the body is "
 						  "over %zu bytes, the most "
 						  "this service accepts",
 						  s->o.max_body);
@@ -382,8 +396,10 @@ static int unix_listener(const char *path, struct errbuf *err)
 	 * the path is not touched. */
 	if (lstat(path, &sb) == 0) {
 		if (!S_ISSOCK(sb.st_mode))
-			return errf_code(err, EEXIST, "%s exists and is not a "
-					 "socket", path);
+			return errf_code(err, EEXIST,
+					 "%s exists and is not a "
+					 "socket",
+					 path);
 		unlink(path);
 	}
 	memcpy(a.sun_path, path, strlen(path) + 1);
@@ -425,9 +441,10 @@ int serve_http_start(struct serve *s, struct errbuf *err)
 		snprintf(s->url, sizeof(s->url), "unix:%s", s->socket_path);
 	} else {
 		const char *h = strcmp(s->host, "localhost") ? s->host
-							      : "127.0.0.1";
+							     : "127.0.0.1";
 		if (inet_pton(AF_INET, h, &a.sin_addr) != 1)
-			return errf(err, "'%s' is not an IPv4 address to "
+			return errf(err,
+				    "'%s' is not an IPv4 address to "
 				    "listen on (e.g. 127.0.0.1 or 0.0.0.0)",
 				    s->host);
 		a.sin_port = htons((uint16_t)s->o.port);
@@ -441,10 +458,11 @@ int serve_http_start(struct serve *s, struct errbuf *err)
 				     (unsigned)120, MHD_OPTION_END);
 	}
 	if (!d)
-		return errf_code(err, EADDRINUSE, "cannot listen on %s:%d "
+		return errf_code(err, EADDRINUSE,
+				 "cannot listen on %s:%d "
 				 "(in use, or not an address of this "
-				 "machine)", s->socket_path ? s->socket_path
-							    : s->host,
+				 "machine)",
+				 s->socket_path ? s->socket_path : s->host,
 				 s->o.port);
 	s->daemon = d;
 	if (!s->socket_path) {
@@ -475,7 +493,8 @@ void serve_http_stop(struct serve *s)
 int serve_http_start(struct serve *s, struct errbuf *err)
 {
 	(void)s;
-	return errf_code(err, ENOTSUP, "this arena was built without "
+	return errf_code(err, ENOTSUP,
+			 "this arena was built without "
 			 "libmicrohttpd, so `arena serve` cannot listen; "
 			 "install libmicrohttpd-dev (scripts/deps.sh does) "
 			 "and rebuild");

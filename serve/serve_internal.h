@@ -29,20 +29,20 @@
 struct serve_worker;
 
 struct serve {
-	struct serve_opts o;	 /* strings below are owned copies */
+	struct serve_opts o; /* strings below are owned copies */
 	char *store_dir, *tasks_root, *host, *socket_path, *token;
 	int *gpus;
 	char url[300];
-	void *daemon;		 /* struct MHD_Daemon */
-	int listen_fd;		 /* the Unix socket, or -1 */
+	void *daemon;  /* struct MHD_Daemon */
+	int listen_fd; /* the Unix socket, or -1 */
 
 	pthread_mutex_t mu;
-	pthread_cond_t wake;	 /* a batch arrived, or stop */
-	atomic_bool draining;	 /* refuse new batches */
-	atomic_bool stop;	 /* workers take nothing new */
-	atomic_bool hb_stop;	 /* the heartbeat ends (after the workers) */
-	atomic_int answered;	 /* by this process's workers */
-	atomic_int busy;	 /* workers evaluating now */
+	pthread_cond_t wake;  /* a batch arrived, or stop */
+	atomic_bool draining; /* refuse new batches */
+	atomic_bool stop;     /* workers take nothing new */
+	atomic_bool hb_stop;  /* the heartbeat ends (after the workers) */
+	atomic_int answered;  /* by this process's workers */
+	atomic_int busy;      /* workers evaluating now */
 
 	struct store *pool[SERVE_POOL_MAX];
 	int npool;
@@ -59,14 +59,15 @@ void serve_store_put(struct serve *s, struct store *st);
 
 /* ---- the API (serve_api.c) ---- */
 struct serve_reply {
-	int status;		/* HTTP status */
-	char *body;		/* JSON, owned */
-	int retry_after;	/* > 0: a Retry-After header */
+	int status;	 /* HTTP status */
+	char *body;	 /* JSON, owned */
+	int retry_after; /* > 0: a Retry-After header */
 };
 void serve_reply_release(struct serve_reply *r);
 /* {"error": {"field": F, "message": M}} with status. */
 void serve_reply_error(struct serve_reply *r, int status, const char *field,
-		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+		       const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 void serve_api_submit(struct serve *s, const char *body, size_t len,
 		      struct serve_reply *r);
 void serve_api_batch(struct serve *s, const char *id, struct serve_reply *r);

@@ -24,8 +24,8 @@ void serve_error_init(struct serve_error *e)
 	errbuf_init(&e->err);
 }
 
-static int bad(struct serve_error *e, const char *field, const char *fmt,
-	       ...) __attribute__((format(printf, 3, 4)));
+static int bad(struct serve_error *e, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static int bad(struct serve_error *e, const char *field, const char *fmt, ...)
 {
@@ -85,15 +85,19 @@ static int parse_sources(const cJSON *src, const char *path,
 	int n = 0;
 
 	if (!cJSON_IsObject(src))
-		return bad(e, path, "sources must be an object mapping each "
+		return bad(e, path,
+			   "sources must be an object mapping each "
 			   "editable file's name to its text");
 	cJSON_ArrayForEach(f, src) n++;
 	if (n == 0)
-		return bad(e, path, "sources is empty; give the text of every "
+		return bad(e, path,
+			   "sources is empty; give the text of every "
 			   "editable file of the task");
 	if (n > SERVE_MAX_FILES)
-		return bad(e, path, "sources has %d files; at most %d are "
-			   "accepted", n, SERVE_MAX_FILES);
+		return bad(e, path,
+			   "sources has %d files; at most %d are "
+			   "accepted",
+			   n, SERVE_MAX_FILES);
 	it->files = xcalloc((size_t)n, sizeof(*it->files));
 	cJSON_ArrayForEach(f, src)
 	{
@@ -102,22 +106,27 @@ static int parse_sources(const cJSON *src, const char *path,
 		snprintf(field, sizeof(field), "%s.%.100s", path, name);
 		if (nl == 0 || nl > SERVE_MAX_NAME ||
 		    !path_is_safe_relative(name))
-			return bad(e, field, "'%.100s' is not a file name a "
+			return bad(e, field,
+				   "'%.100s' is not a file name a "
 				   "task can have (a relative path without "
-				   "'..', at most %d bytes)", name,
-				   SERVE_MAX_NAME);
+				   "'..', at most %d bytes)",
+				   name, SERVE_MAX_NAME);
 		if (!cJSON_IsString(f) || !f->valuestring)
-			return bad(e, field, "the text of a source file must "
+			return bad(e, field,
+				   "the text of a source file must "
 				   "be a string");
 		size_t len = strlen(f->valuestring);
 		if (len > SERVE_MAX_FILE_BYTES)
-			return bad(e, field, "the file is %zu bytes; at most "
-				   "%d are accepted", len,
-				   SERVE_MAX_FILE_BYTES);
+			return bad(e, field,
+				   "the file is %zu bytes; at most "
+				   "%d are accepted",
+				   len, SERVE_MAX_FILE_BYTES);
 		for (int k = 0; k < it->nfiles; k++)
 			if (!strcmp(it->files[k].name, name))
-				return bad(e, field, "the file '%.100s' is "
-					   "given twice", name);
+				return bad(e, field,
+					   "the file '%.100s' is "
+					   "given twice",
+					   name);
 		it->files[it->nfiles].name = xstrdup(name);
 		it->files[it->nfiles].data = xstrndup(f->valuestring, len);
 		it->files[it->nfiles].len = len;
@@ -136,7 +145,8 @@ static int parse_item(const cJSON *o, int i, struct serve_item *it,
 
 	snprintf(path, sizeof(path), "items[%d]", i);
 	if (!cJSON_IsObject(o))
-		return bad(e, path, "each item must be an object with task "
+		return bad(e, path,
+			   "each item must be an object with task "
 			   "and sources");
 	cJSON_ArrayForEach(m, o)
 	{
@@ -148,15 +158,17 @@ static int parse_item(const cJSON *o, int i, struct serve_item *it,
 			has_task = true;
 			if (!cJSON_IsString(m) || !m->valuestring ||
 			    !*m->valuestring)
-				return bad(e, field, "task must be a task id "
+				return bad(e, field,
+					   "task must be a task id "
 					   "such as \"c2c/saxpy\"");
 			if (strlen(m->valuestring) > SERVE_MAX_NAME ||
 			    !path_is_safe_relative(m->valuestring))
-				return bad(e, field, "'%.100s' is not a task "
+				return bad(e, field,
+					   "'%.100s' is not a task "
 					   "id (a relative path under the "
 					   "tasks directory, at most %d "
-					   "bytes)", m->valuestring,
-					   SERVE_MAX_NAME);
+					   "bytes)",
+					   m->valuestring, SERVE_MAX_NAME);
 			it->task_id = xstrdup(m->valuestring);
 		} else if (!strcmp(k, "sources")) {
 			if (has_sources)
@@ -171,19 +183,24 @@ static int parse_item(const cJSON *o, int i, struct serve_item *it,
 			 * is undefined. */
 			if (!cJSON_IsNumber(m) || !(v >= -SERVE_MAX_PRIORITY) ||
 			    !(v <= SERVE_MAX_PRIORITY) || v != (double)(int)v)
-				return bad(e, field, "priority must be an "
+				return bad(e, field,
+					   "priority must be an "
 					   "integer from %d to %d (higher "
-					   "first)", -SERVE_MAX_PRIORITY,
+					   "first)",
+					   -SERVE_MAX_PRIORITY,
 					   SERVE_MAX_PRIORITY);
 			it->priority = (int)v;
 		} else if (!strcmp(k, "quick")) {
 			if (!cJSON_IsBool(m))
-				return bad(e, field, "quick must be true or "
+				return bad(e, field,
+					   "quick must be true or "
 					   "false");
 			it->quick = cJSON_IsTrue(m);
 		} else {
-			return bad(e, field, "unknown key '%.40s'; an item "
-				   "has task, sources, priority and quick", k);
+			return bad(e, field,
+				   "unknown key '%.40s'; an item "
+				   "has task, sources, priority and quick",
+				   k);
 		}
 	}
 	if (!has_task) {
@@ -206,10 +223,12 @@ int serve_request_parse(const char *body, size_t len,
 
 	memset(out, 0, sizeof(*out));
 	if (!body || len == 0)
-		return bad(e, "", "the body is empty; send a JSON object "
+		return bad(e, "",
+			   "the body is empty; send a JSON object "
 			   "{\"items\": [...]}");
 	if (holds_escaped_nul(body, len))
-		return bad(e, "", "a string holds \\u0000; sources and ids "
+		return bad(e, "",
+			   "a string holds \\u0000; sources and ids "
 			   "are text without NUL characters");
 	root = cJSON_ParseWithLength(body, len);
 	if (!root)
@@ -217,7 +236,8 @@ int serve_request_parse(const char *body, size_t len,
 			   cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - body
 					       : (ptrdiff_t)0);
 	if (!cJSON_IsObject(root)) {
-		rc = bad(e, "", "the body must be a JSON object {\"items\": "
+		rc = bad(e, "",
+			 "the body must be a JSON object {\"items\": "
 			 "[...]}");
 		goto out;
 	}
@@ -234,21 +254,26 @@ int serve_request_parse(const char *body, size_t len,
 			for (size_t i = 0; ok && i < kl; i++)
 				ok = key_char_ok(v[i]);
 			if (!ok) {
-				rc = bad(e, "client_key", "client_key must be "
+				rc = bad(e, "client_key",
+					 "client_key must be "
 					 "1 to %d characters of A-Z a-z 0-9 "
-					 "'.' '_' '-'", SERVE_MAX_CLIENT_KEY);
+					 "'.' '_' '-'",
+					 SERVE_MAX_CLIENT_KEY);
 				goto out;
 			}
 			out->client_key = xstrdup(v);
 		} else {
-			rc = bad(e, k, "unknown or repeated key '%.40s'; a "
+			rc = bad(e, k,
+				 "unknown or repeated key '%.40s'; a "
 				 "batch has items and, optionally, "
-				 "client_key", k);
+				 "client_key",
+				 k);
 			goto out;
 		}
 	}
 	if (!items) {
-		rc = bad(e, "items", "items is missing; send {\"items\": "
+		rc = bad(e, "items",
+			 "items is missing; send {\"items\": "
 			 "[{\"task\": ..., \"sources\": {...}}]}");
 		goto out;
 	}
@@ -258,8 +283,10 @@ int serve_request_parse(const char *body, size_t len,
 	}
 	n = cJSON_GetArraySize(items);
 	if (n == 0 || n > SERVE_MAX_ITEMS) {
-		rc = bad(e, "items", "items has %d requests; a batch holds "
-			 "1 to %d", n, SERVE_MAX_ITEMS);
+		rc = bad(e, "items",
+			 "items has %d requests; a batch holds "
+			 "1 to %d",
+			 n, SERVE_MAX_ITEMS);
 		goto out;
 	}
 	out->items = xcalloc((size_t)n, sizeof(*out->items));
@@ -299,7 +326,7 @@ int serve_sources_from_json(const char *json, struct serve_item *it,
 	serve_error_init(&e);
 	if (!o)
 		return errf(err, "a queued request's sources are not valid "
-			    "JSON");
+				 "JSON");
 	rc = parse_sources(o, "sources", it, &e);
 	cJSON_Delete(o);
 	if (rc)
@@ -320,8 +347,8 @@ void serve_item_key(const struct serve_item *it, char key[65])
 	sha256_update(&h, &q, 1);
 	for (int k = 0; k < it->nfiles; k++) {
 		char lenbuf[24];
-		int l = snprintf(lenbuf, sizeof(lenbuf), "%zu:",
-				 it->files[k].len);
+		int l = snprintf(lenbuf, sizeof(lenbuf),
+				 "%zu:", it->files[k].len);
 		sha256_update(&h, it->files[k].name,
 			      strlen(it->files[k].name) + 1);
 		sha256_update(&h, lenbuf, (size_t)l);

@@ -17,29 +17,29 @@
 
 #include "arena/util.h"
 
-#define SERVE_MAX_ITEMS 1000		  /* requests in one batch */
-#define SERVE_MAX_FILES 64		  /* source files of one request */
+#define SERVE_MAX_ITEMS 1000		   /* requests in one batch */
+#define SERVE_MAX_FILES 64		   /* source files of one request */
 #define SERVE_MAX_FILE_BYTES (1024 * 1024) /* one source file */
-#define SERVE_MAX_NAME 255		  /* a file name, a task id */
+#define SERVE_MAX_NAME 255		   /* a file name, a task id */
 #define SERVE_MAX_CLIENT_KEY 128
-#define SERVE_MAX_PRIORITY 1000		  /* |priority| */
+#define SERVE_MAX_PRIORITY 1000 /* |priority| */
 
 struct serve_file {
-	char *name;	/* a relative path, checked by path_is_safe_relative */
-	char *data;	/* NUL-terminated; sources never hold NUL */
+	char *name; /* a relative path, checked by path_is_safe_relative */
+	char *data; /* NUL-terminated; sources never hold NUL */
 	size_t len;
 };
 
 struct serve_item {
 	char *task_id;
-	struct serve_file *files;	/* sorted by name */
+	struct serve_file *files; /* sorted by name */
 	int nfiles;
-	int priority;	/* higher first; default 0 */
-	bool quick;	/* one timing block: never shared with twins */
+	int priority; /* higher first; default 0 */
+	bool quick;   /* one timing block: never shared with twins */
 };
 
 struct serve_batch_req {
-	char *client_key;	/* or NULL */
+	char *client_key; /* or NULL */
 	struct serve_item *items;
 	int n;
 };

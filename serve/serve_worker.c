@@ -92,12 +92,12 @@ static int write_sources(const char *dir, const char *sources_json,
 
 /* Evaluates one claimed request: *json (a task_result) or *error. */
 static void evaluate(struct serve_worker *w, struct engine *e,
-		     const struct store_serve_req *q, char **json,
-		     char **error, bool *cacheable)
+		     const struct store_serve_req *q, char **json, char **error,
+		     bool *cacheable)
 {
-	struct eval_options opt = {
-		.quick = q->quick, .has_gpu = w->has_gpu, .gpu = w->gpu
-	};
+	struct eval_options opt = { .quick = q->quick,
+				    .has_gpu = w->has_gpu,
+				    .gpu = w->gpu };
 	struct task_result res;
 	struct errbuf err;
 	char *dir = xasprintf("%s/serve/work/%s", w->s->store_dir, q->id);
@@ -135,7 +135,8 @@ static void *worker_main(void *arg)
 
 	errbuf_init(&err);
 	while (!s->stop && engine_open(s->store_dir, s->tasks_root, &e, &err))
-		wait_ms(s, 1000, &s->stop); /* a store busy at start: try again */
+		wait_ms(s, 1000,
+			&s->stop); /* a store busy at start: try again */
 	while (e && !s->stop) {
 		struct store_serve_req q;
 		int rc = store_serve_claim(engine_store(e), w->owner,
@@ -151,9 +152,9 @@ static void *worker_main(void *arg)
 		int also = 0;
 		evaluate(w, e, &q, &json, &error, &cacheable);
 		do {
-			rc = store_serve_finish(engine_store(e), q.id,
-						w->owner, json, error,
-						cacheable, &also, &err);
+			rc = store_serve_finish(engine_store(e), q.id, w->owner,
+						json, error, cacheable, &also,
+						&err);
 		} while (rc == -EBUSY);
 		if (rc == 0)
 			s->answered += 1 + also;
@@ -220,12 +221,15 @@ int serve_workers_start(struct serve *s, struct errbuf *err)
 	for (int k = 0; k < s->nworkers; k++) {
 		if (pthread_create(&s->workers[k].th, NULL, worker_main,
 				   &s->workers[k]))
-			return errf_code(err, EAGAIN, "cannot start worker "
-					 "thread %d", k);
+			return errf_code(err, EAGAIN,
+					 "cannot start worker "
+					 "thread %d",
+					 k);
 		s->workers[k].started = true;
 	}
 	if (pthread_create(&s->heartbeat, NULL, heartbeat_main, s))
-		return errf_code(err, EAGAIN, "cannot start the lease "
+		return errf_code(err, EAGAIN,
+				 "cannot start the lease "
 				 "heartbeat thread");
 	s->heartbeat_started = true;
 	return 0;

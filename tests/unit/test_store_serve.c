@@ -48,8 +48,8 @@ static int add_batch(struct store *s, const char *batch, int n,
 		r[i].eval_key = keys ? xstrdup(keys[i])
 				     : xasprintf("key-%s-%d", batch, i);
 	}
-	rc = store_serve_batch_add(s, batch, client_key, r, n, max_pending,
-				   &ex, &err);
+	rc = store_serve_batch_add(s, batch, client_key, r, n, max_pending, &ex,
+				   &err);
 	if (existing)
 		*existing = ex;
 	else
@@ -123,7 +123,8 @@ static void test_finish_answers_once_and_only_for_the_lease_owner(void **state)
 	free(dir);
 }
 
-static void test_expired_lease_is_claimed_again_and_old_owner_loses(void **state)
+static void
+test_expired_lease_is_claimed_again_and_old_owner_loses(void **state)
 {
 	char *dir = tmp_store();
 	struct store *s;
@@ -150,7 +151,8 @@ static void test_expired_lease_is_claimed_again_and_old_owner_loses(void **state
 	free(dir);
 }
 
-static void test_twins_wait_for_one_evaluation_and_share_its_answer(void **state)
+static void
+test_twins_wait_for_one_evaluation_and_share_its_answer(void **state)
 {
 	char *dir = tmp_store();
 	struct store *s;
@@ -331,7 +333,8 @@ static void *drain(void *arg)
 	return NULL;
 }
 
-static void test_concurrent_workers_answer_each_request_exactly_once(void **state)
+static void
+test_concurrent_workers_answer_each_request_exactly_once(void **state)
 {
 	char *dir = tmp_store();
 	struct store *s;
@@ -343,8 +346,7 @@ static void test_concurrent_workers_answer_each_request_exactly_once(void **stat
 
 	errbuf_init(&err);
 	assert_int_equal(store_open(dir, &s, &err), 0);
-	assert_int_equal(add_batch(s, "b_1", 200, NULL, NULL, NULL, 1000,
-				   NULL),
+	assert_int_equal(add_batch(s, "b_1", 200, NULL, NULL, NULL, 1000, NULL),
 			 0);
 	for (int i = 0; i < 4; i++) {
 		d[i].dir = dir;

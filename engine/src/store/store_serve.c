@@ -28,9 +28,9 @@
 #include <string.h>
 
 /* The columns every read takes, in this order (req_from_row). */
-#define REQ_COLS                                                            \
-	"id, batch_id, idx, task_id, priority, quick, eval_key, state, "       \
-	"owner, created_at, started_at, finished_at, result_json, error, "     \
+#define REQ_COLS                                                           \
+	"id, batch_id, idx, task_id, priority, quick, eval_key, state, "   \
+	"owner, created_at, started_at, finished_at, result_json, error, " \
 	"answers, done_seq, cached"
 
 void store_serve_req_release(struct store_serve_req *r)
@@ -56,8 +56,7 @@ void store_serve_reqs_free(struct store_serve_req *r, int n)
 	free(r);
 }
 
-static void req_from_row(sqlite3_stmt *st, int first,
-			 struct store_serve_req *r)
+static void req_from_row(sqlite3_stmt *st, int first, struct store_serve_req *r)
 {
 	int c = first;
 
@@ -104,7 +103,8 @@ static int count_pending(struct store *s, int *pending, int *running,
 			 struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "SELECT COUNT(*), COALESCE(SUM(state = 'running'),"
+	int rc = st_prepare(s,
+			    "SELECT COUNT(*), COALESCE(SUM(state = 'running'),"
 			    " 0) FROM serve_requests WHERE state != 'done'",
 			    &st, err);
 
@@ -133,8 +133,10 @@ static int batch_of_key(struct store *s, const char *key, char **id,
 			struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "SELECT batch_id FROM serve_requests WHERE "
-			    "client_key = ? LIMIT 1", &st, err);
+	int rc = st_prepare(s,
+			    "SELECT batch_id FROM serve_requests WHERE "
+			    "client_key = ? LIMIT 1",
+			    &st, err);
 	int r;
 
 	if (rc)
@@ -156,8 +158,10 @@ static int batch_of_key(struct store *s, const char *key, char **id,
 static int next_done_seq(struct store *s, int64_t *seq, struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "SELECT COALESCE(MAX(done_seq), 0) + 1 FROM "
-			    "serve_requests", &st, err);
+	int rc = st_prepare(s,
+			    "SELECT COALESCE(MAX(done_seq), 0) + 1 FROM "
+			    "serve_requests",
+			    &st, err);
 
 	if (rc)
 		return rc;
@@ -175,12 +179,14 @@ static int insert_req(struct store *s, const char *batch_id,
 {
 	sqlite3_stmt *st;
 	bool done = q->state && !strcmp(q->state, "done");
-	int rc = st_prepare(s, "INSERT INTO serve_requests(id, batch_id, idx,"
+	int rc = st_prepare(s,
+			    "INSERT INTO serve_requests(id, batch_id, idx,"
 			    " client_key, task_id, priority, quick,"
 			    " sources_json, eval_key, state, created_at,"
 			    " finished_at, result_json, error, answers,"
 			    " done_seq, cached) VALUES(?,?,?,?,?,?,?,?,?,?,?,"
-			    "?,?,?,?,?,?)", &st, err);
+			    "?,?,?,?,?,?)",
+			    &st, err);
 
 	if (rc)
 		return rc;
@@ -232,15 +238,16 @@ int store_serve_batch_add(struct store *s, const char *batch_id,
 			queued++;
 	if ((rc = tx_begin(s, err)) != 0)
 		return rc;
-	if (client_key && (rc = batch_of_key(s, client_key, existing, err)) !=
-				  -ENOENT) {
+	if (client_key &&
+	    (rc = batch_of_key(s, client_key, existing, err)) != -ENOENT) {
 		if (rc == 0)
 			rc = -EEXIST;
 		return tx_end(s, rc, err);
 	}
 	rc = count_pending(s, &pending, NULL, err);
 	if (rc == 0 && queued > 0 && pending + queued > max_pending)
-		rc = errf_code(err, EAGAIN, "the queue is full: %d requests "
+		rc = errf_code(err, EAGAIN,
+			       "the queue is full: %d requests "
 			       "wait, at most %d may; try again later",
 			       pending, max_pending);
 	for (int i = 0; i < n && rc == 0; i++)
@@ -256,7 +263,8 @@ int store_serve_claim(struct store *s, const char *owner, double ttl_s,
 	double now = now_wall();
 	/* One statement: the inner SELECT and the UPDATE see the same
 	 * snapshot under the write lock, so a row is claimed once. */
-	int rc = st_prepare(s,
+	int rc = st_prepare(
+		s,
 		"UPDATE serve_requests SET state = 'running', owner = ?1,"
 		" expires_at = ?2, started_at = ?3 WHERE seq = ("
 		"  SELECT q.seq FROM serve_requests q WHERE"
@@ -266,7 +274,8 @@ int store_serve_claim(struct store *s, const char *owner, double ttl_s,
 		"   AND r.state = 'running' AND r.expires_at >= ?3"
 		"   AND r.seq != q.seq)"
 		"  ORDER BY q.priority DESC, q.seq LIMIT 1)"
-		" RETURNING " REQ_COLS ", sources_json", &st, err);
+		" RETURNING " REQ_COLS ", sources_json",
+		&st, err);
 	int r;
 
 	if (rc)
@@ -309,7 +318,8 @@ int store_serve_finish(struct store *s, const char *id, const char *owner,
 		return rc;
 	if ((rc = next_done_seq(s, &seq, err)) != 0)
 		return tx_end(s, rc, err);
-	rc = st_prepare(s, "UPDATE serve_requests SET state = 'done',"
+	rc = st_prepare(s,
+			"UPDATE serve_requests SET state = 'done',"
 			" result_json = ?, error = ?, answers = answers + 1,"
 			" finished_at = ?, done_seq = ?, sources_json = NULL,"
 			" owner = NULL, expires_at = NULL WHERE id = ? AND"
@@ -331,22 +341,27 @@ int store_serve_finish(struct store *s, const char *id, const char *owner,
 	if (r != SQLITE_DONE)
 		rc = st_db_error(s, err, "answer a request");
 	else if (!key)
-		rc = errf_code(err, ESTALE, "request %s is no longer held by "
+		rc = errf_code(err, ESTALE,
+			       "request %s is no longer held by "
 			       "this worker (its lease expired and another "
-			       "worker took it)", id);
+			       "worker took it)",
+			       id);
 	sqlite3_finalize(st);
 	if (rc == 0 && cacheable && result_json) {
 		/* The queued twins of this key: answered now, in the same
 		 * place of the order of answers (they become visible in the
 		 * same commit, so a reader that has seen done_seq N has
 		 * seen every answer numbered N). */
-		rc = st_prepare(s, "UPDATE serve_requests SET state = 'done',"
+		rc = st_prepare(s,
+				"UPDATE serve_requests SET state = 'done',"
 				" result_json = ?1, answers = answers + 1,"
 				" cached = 1, finished_at = ?2, done_seq = ?3,"
 				" sources_json = NULL WHERE eval_key = ?4 AND"
-				" state = 'queued'", &st, err);
+				" state = 'queued'",
+				&st, err);
 		if (rc == 0) {
-			sqlite3_bind_text(st, 1, result_json, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 1, result_json, -1,
+					  SQLITE_STATIC);
 			sqlite3_bind_double(st, 2, now);
 			sqlite3_bind_int64(st, 3, seq);
 			sqlite3_bind_text(st, 4, key, -1, SQLITE_STATIC);
@@ -363,9 +378,11 @@ int store_serve_requeue(struct store *s, const char *id, const char *owner,
 			struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "UPDATE serve_requests SET state = 'queued',"
+	int rc = st_prepare(s,
+			    "UPDATE serve_requests SET state = 'queued',"
 			    " owner = NULL, expires_at = NULL WHERE id = ? AND"
-			    " state = 'running' AND owner = ?", &st, err);
+			    " state = 'running' AND owner = ?",
+			    &st, err);
 
 	if (rc)
 		return rc;
@@ -378,9 +395,11 @@ int store_serve_requeue_owner(struct store *s, const char *owner, int *n,
 			      struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "UPDATE serve_requests SET state = 'queued',"
+	int rc = st_prepare(s,
+			    "UPDATE serve_requests SET state = 'queued',"
 			    " owner = NULL, expires_at = NULL WHERE"
-			    " state = 'running' AND owner = ?", &st, err);
+			    " state = 'running' AND owner = ?",
+			    &st, err);
 
 	if (rc)
 		return rc;
@@ -395,9 +414,11 @@ int store_serve_owners(struct store *s, struct strvec *owners,
 		       struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "SELECT DISTINCT owner FROM serve_requests WHERE"
+	int rc = st_prepare(s,
+			    "SELECT DISTINCT owner FROM serve_requests WHERE"
 			    " state = 'running' AND owner IS NOT NULL ORDER BY"
-			    " owner", &st, err);
+			    " owner",
+			    &st, err);
 	int r;
 
 	if (rc)
@@ -414,8 +435,10 @@ int store_serve_renew(struct store *s, const char *owner, double ttl_s,
 		      struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "UPDATE serve_requests SET expires_at = ? WHERE"
-			    " state = 'running' AND owner = ?", &st, err);
+	int rc = st_prepare(s,
+			    "UPDATE serve_requests SET expires_at = ? WHERE"
+			    " state = 'running' AND owner = ?",
+			    &st, err);
 
 	if (rc)
 		return rc;
@@ -428,8 +451,10 @@ int store_serve_get(struct store *s, const char *id,
 		    struct store_serve_req *out, struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "SELECT " REQ_COLS " FROM serve_requests WHERE"
-			    " id = ?", &st, err);
+	int rc = st_prepare(s,
+			    "SELECT " REQ_COLS " FROM serve_requests WHERE"
+			    " id = ?",
+			    &st, err);
 	int r;
 
 	if (rc)
@@ -447,14 +472,15 @@ int store_serve_get(struct store *s, const char *id,
 }
 
 int store_serve_batch(struct store *s, const char *batch_id,
-		      struct store_serve_req **out, int *n,
-		      struct errbuf *err)
+		      struct store_serve_req **out, int *n, struct errbuf *err)
 {
 	sqlite3_stmt *st;
 	struct store_serve_req *v = NULL;
 	int cap = 0, k = 0, r;
-	int rc = st_prepare(s, "SELECT " REQ_COLS " FROM serve_requests WHERE"
-			    " batch_id = ? ORDER BY idx", &st, err);
+	int rc = st_prepare(s,
+			    "SELECT " REQ_COLS " FROM serve_requests WHERE"
+			    " batch_id = ? ORDER BY idx",
+			    &st, err);
 
 	*out = NULL;
 	*n = 0;
@@ -496,8 +522,10 @@ int store_serve_batch_done_since(struct store *s, const char *batch_id,
 	/* One read transaction, so the count and the rows agree. */
 	if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 		return st_db_error(s, err, "begin a read");
-	rc = st_prepare(s, "SELECT COUNT(*) FROM serve_requests WHERE"
-			" batch_id = ?", &st, err);
+	rc = st_prepare(s,
+			"SELECT COUNT(*) FROM serve_requests WHERE"
+			" batch_id = ?",
+			&st, err);
 	if (rc == 0) {
 		sqlite3_bind_text(st, 1, batch_id, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) == SQLITE_ROW)
@@ -509,10 +537,11 @@ int store_serve_batch_done_since(struct store *s, const char *batch_id,
 	if (rc == 0 && *total == 0)
 		rc = -ENOENT;
 	if (rc == 0)
-		rc = st_prepare(s, "SELECT " REQ_COLS " FROM serve_requests"
+		rc = st_prepare(s,
+				"SELECT " REQ_COLS " FROM serve_requests"
 				" WHERE batch_id = ? AND state = 'done' AND"
-				" done_seq > ? ORDER BY done_seq, idx", &st,
-				err);
+				" done_seq > ? ORDER BY done_seq, idx",
+				&st, err);
 	if (rc == 0) {
 		sqlite3_bind_text(st, 1, batch_id, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 2, after);
