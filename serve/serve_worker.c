@@ -158,6 +158,12 @@ static void *worker_main(void *arg)
 		} while (rc == -EBUSY);
 		if (rc == 0)
 			s->answered += 1 + also;
+		else if (rc != -ESTALE)
+			/* The store failed to take the answer: the request
+			 * goes back to the queue rather than stay running
+			 * under a lease the heartbeat keeps alive. */
+			store_serve_requeue(engine_store(e), q.id, w->owner,
+					    &err);
 		s->busy--;
 		free(json);
 		free(error);
