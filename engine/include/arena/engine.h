@@ -31,6 +31,8 @@ int engine_open(const char *store_dir, const char *tasks_root,
 void engine_close(struct engine *e);
 struct store *engine_store(struct engine *e);
 const char *engine_tasks_root(const struct engine *e);
+/* The store's cache directory (compiled artifacts, prepared AKA tasks). */
+const char *engine_cache_dir(const struct engine *e);
 
 /* How agents are shown their workspace.  The front end may set a view:
  * fn(ctx, run_id, task_dirname) returns the path (caller frees) through

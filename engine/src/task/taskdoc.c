@@ -7,7 +7,7 @@
  * TASK.md shows only what the agent may know: the visible cases, never the
  * held-out ones, never the reference source.
  */
-#include "arena/task.h"
+#include "task_parse.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +94,9 @@ static void render_cases(struct strbuf *sb, const struct task *t)
 
 char *task_doc_render(const struct task *t)
 {
+	if (t->aka)
+		return aka_doc_render(t);
+
 	struct strbuf sb = STRBUF_INIT;
 	char *readme_path = t->readme ? path_join(t->dir, t->readme) : NULL;
 	char *readme = NULL;
@@ -153,6 +156,13 @@ char *task_doc_render(const struct task *t)
 				    "* |reference|` instead.\n\n",
 				    dtype_name((arena_dtype)d),
 				    t->dtype_atol[d], t->dtype_rtol[d]);
+	for (int a = 0; a < t->nargs; a++)
+		if (t->args[a].tol_set)
+			strbuf_addf(&sb,
+				    "Output `%s` is held to `%g + %g * "
+				    "|reference|` instead.\n\n",
+				    t->args[a].name, t->args[a].atol,
+				    t->args[a].rtol);
 	if (t->ntunables > 0) {
 		strbuf_addstr(
 			&sb,
