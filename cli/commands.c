@@ -360,6 +360,43 @@ const struct cli_command cli_commands[] = {
 		    "arena check-agents --agents claude_code,codex --json",
 },
 {
+	.name = "serve", .fn = cmd_serve,
+	.synopsis = "arena serve [--listen ADDR:PORT | --socket PATH] "
+		    "[--token-file F]\n"
+		    "[--workers N | --gpus LIST [--per-gpu K]] [--max-queue N]\n"
+		    "[--max-body-mb M] [--lease-seconds S]",
+	.summary = "evaluation service over HTTP for trainers and agents",
+	.description =
+		"Serves the evaluator as a JSON API over HTTP (docs/serve.md):"
+		" POST\n/v1/batches submits {task, sources} requests, GET "
+		"/v1/batches/ID, /v1/results/ID\nand /v1/batches/ID/events "
+		"(server-sent events) give the answers.  Each\nrequest is "
+		"evaluated exactly as `arena eval` would (full evaluations are"
+		"\ncached by content hash).  The queue lives in the store: "
+		"SIGTERM drains\n(evaluations in hand finish, exit 0) and a "
+		"restart answers what was left,\neach request exactly once.  "
+		"Beyond loopback a bearer token is required.",
+	.options =
+		"--listen ADDR:PORT\tIPv4 address and port (default "
+		"127.0.0.1:8080; port 0: any)\n"
+		"--socket PATH\ta Unix socket (mode 0600) instead\n"
+		"--token-file F\tclients must send 'Authorization: Bearer "
+		"<token>' (the\n\tfile's first line, >= 16 characters, mode "
+		"600); required beyond\n\tloopback\n"
+		"--workers N\thost workers (default 1)\n"
+		"--gpus LIST\tone worker per GPU index instead, as in "
+		"--gpus 0,1\n"
+		"--per-gpu K\tK evaluations in flight per GPU (default 1): "
+		"while one holds\n\tthe device lock for its timing, the "
+		"others build and check\n"
+		"--max-queue N\trequests waiting before 429 (default 10000)\n"
+		"--max-body-mb M\trequest body cap in MiB (default 64)\n"
+		"--lease-seconds S\ta worker's claim on a request (default 60)",
+	.examples = "arena serve --workers 2\n"
+		    "arena serve --listen 0.0.0.0:8080 --token-file ~/.arena-token "
+		    "--gpus 0,1",
+},
+{
 	.name = "mcp", .fn = cmd_mcp,
 	.synopsis = "arena mcp [--task ID] [--workspace DIR] [--run RUN "
 		    "[--attempt N]]\n"

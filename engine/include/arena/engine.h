@@ -197,6 +197,10 @@ struct eval_options {
 	double case_budget_s;	/* > 0: timing budget per case instead of
 				 * the default (never cached) */
 	const char *device;	/* NULL: the task's default device */
+	bool has_gpu;		/* a GPU task runs on device index gpu of
+				 * its kind (as `arena run --gpus`); cached
+				 * like any evaluation, under that device */
+	int gpu;
 };
 int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 		    const struct eval_options *opt, struct task_result *out,
