@@ -488,7 +488,9 @@ bool ev_call_outcome_ok(struct eval_ctx *x, enum role role,
 }
 
 /* A comment line in timing.tsv: how far into the evaluation what
- * happened (where an evaluation's seconds go). */
+ * happened (where an evaluation's seconds go).  Flushed at once, pair
+ * lines before it included, so that the file shows a running
+ * evaluation's phase (tests/e2e/device_lock_*.sh watch it). */
 void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -499,9 +501,11 @@ void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	if (x->trace)
+	if (x->trace) {
 		fprintf(x->trace, "# %.1f ms: %s\n",
 			(double)(now_ns() - x->t0_ns) / 1e6, strbuf_str(&sb));
+		fflush(x->trace);
+	}
 	if (x->req->progress)
 		x->req->progress(x->req->progress_ctx, strbuf_str(&sb));
 	strbuf_release(&sb);
@@ -755,14 +759,28 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 					      x->err)))
 			return rc;
 	}
-	while (flock(x->lockfd, mode | (nonblock ? LOCK_NB : 0)) != 0) {
+	/* A first try that does not block, so that timing.tsv says when
+	 * an evaluation waited for another's device phase, and for how long. */
+	uint64_t asked = now_ns();
+	bool waited = false;
+	int how = LOCK_NB;
+	while (flock(x->lockfd, mode | how) != 0) {
 		if (errno == EWOULDBLOCK && nonblock)
 			return -EWOULDBLOCK;
-		if (errno != EINTR)
+		if (errno == EWOULDBLOCK && !waited) {
+			ev_trace_mark(x, "waiting for the device lock: another "
+					 "evaluation is using the device");
+			waited = true;
+			how = 0;
+		} else if (errno != EINTR && errno != EWOULDBLOCK) {
 			return errf_code(x->err, errno, "cannot lock the device: "
 					 "%s", strerror(errno));
+		}
 	}
 	x->lockmode = mode;
+	ev_trace_mark(x, "device lock taken %s after waiting %.1f ms",
+		      mode == LOCK_EX ? "exclusively" : "shared",
+		      waited ? (double)(now_ns() - asked) / 1e6 : 0.0);
 	return 0;
 }
 
