@@ -30,7 +30,7 @@
 #include "arena/util.h"
 #include "eval_check.h"
 
-static struct task *task, *task_unimpl, *task_heavy;
+static struct task *task, *task_unimpl, *task_heavy, *task_place;
 static char *fake_root;		/* tests/gpu/fake */
 static char cache_dir[] = "/tmp/arena-test-gpu-eval-XXXXXX";
 /* The fake device every runner of this process shares (gpu_rt_fake.h),
@@ -70,7 +70,8 @@ static int group_setup(void **state)
 		return -1;
 	}
 	if (task_load(fake_root, "task/fakepoly_unimpl", &task_unimpl, &err) ||
-	    task_load(fake_root, "task/fakeheavy", &task_heavy, &err)) {
+	    task_load(fake_root, "task/fakeheavy", &task_heavy, &err) ||
+	    task_load(fake_root, "task/fakeplace", &task_place, &err)) {
 		fprintf(stderr, "cannot load the test task: %s\n",
 			errbuf_str(&err));
 		return -1;
@@ -86,6 +87,7 @@ static int group_teardown(void **state)
 	task_free(task);
 	task_free(task_unimpl);
 	task_free(task_heavy);
+	task_free(task_place);
 	free(fake_root);
 	rm_rf(cache_dir);
 	rm_rf(device_dir);
@@ -102,6 +104,7 @@ struct opts {
 	const struct task *task;	/* another task than fakepoly */
 	const char *device;		/* another device than cuda:0 */
 	struct eval_mutants *mutants;	/* req.mutants (check-tasks) */
+	const char *log_dir;		/* req.log_dir: runner logs kept */
 };
 
 static void evaluate(const char *cand, const struct opts *o,
@@ -126,6 +129,7 @@ static void evaluate(const char *cand, const struct opts *o,
 	req.skip_timing = o->skip_timing;
 	req.quick = o->quick;
 	req.mutants = o->mutants;
+	req.log_dir = o->log_dir;
 	req.timing.case_budget_s = 0.3;
 	req.timing.blocks = o->blocks > 0 ? o->blocks : 2;
 	req.timing.min_pairs = o->min_pairs > 0 ? o->min_pairs : 5;
@@ -397,6 +401,93 @@ static void test_honest_closed_form_is_accepted_with_its_speedup(void **s)
 	result_release(&r);
 }
 
+/* ---- placement: both roles alike ---- */
+
+struct place_line {
+	unsigned bits;
+	unsigned long x, y;
+};
+
+/* The "place" lines task/fakeplace's kernel wrote to a runner log. */
+static int read_places(const char *dir, const char *name,
+		       struct place_line **out)
+{
+	char *path = path_join(dir, name), line[256];
+	FILE *f = fopen(path, "r");
+	int n = 0, cap = 0;
+	struct place_line *v = NULL, p;
+
+	free(path);
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "place %x %lu %lu", &p.bits, &p.x, &p.y) ==
+		    3) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 1024;
+				v = xrealloc(v, (size_t)cap * sizeof(*v));
+			}
+			v[n++] = p;
+		}
+	fclose(f);
+	*out = v;
+	return n;
+}
+
+/* Where a buffer lies can change a kernel's speed (an atomics-bound dot
+ * on the H200: 487 or 515 us by runner process), so the two runners of a
+ * pair must place every argument alike, and the placement must change
+ * from sample to sample rather than stay one per process
+ * (arena_runner_gpu.cpp, "Placement").  Each candidate call is matched to
+ * the baseline's calls on the same inputs (x[0] names a sample's set);
+ * the one call per case under the ordering check, which puts a trial's
+ * set into set 0, is the only one allowed to differ. */
+static void test_both_runners_of_a_pair_place_buffers_alike(void **s)
+{
+	struct opts o = { .task = NULL };
+	struct task_result r;
+	char dir[] = "/tmp/arena-test-gpu-place-XXXXXX";
+	struct place_line *b = NULL, *c = NULL;
+	unsigned long seen[64];
+	int nseen = 0, matched = 0, unmatched = 0;
+
+	(void)s;
+	assert_non_null(mkdtemp(dir));
+	o.task = task_place;
+	o.log_dir = dir;
+	evaluate("task/fakeplace", &o, &r);
+	expect(&r, RS_OK, "");
+	int nb = read_places(dir, "runner-baseline.log", &b);
+	int nc = read_places(dir, "runner-candidate.log", &c);
+	for (int i = 0; i < nc; i++) {
+		bool same = false, found = false;
+		for (int j = 0; j < nb && !same; j++)
+			if (b[j].bits == c[i].bits) {
+				found = true;
+				same = b[j].x == c[i].x && b[j].y == c[i].y;
+			}
+		if (found && same)
+			matched++;
+		else
+			unmatched++;
+		bool known = false;
+		for (int k = 0; k < nseen; k++)
+			known |= seen[k] == c[i].y;
+		if (!known && nseen < 64)
+			seen[nseen++] = c[i].y;
+	}
+	fprintf(stderr,
+		"  placement: %d candidate calls, %d matched, %d not, "
+		"%d distinct offsets of y\n",
+		nc, matched, unmatched, nseen);
+	assert_true(matched >= 20);
+	assert_true(unmatched <= 1);
+	assert_true(nseen >= 4);
+	free(b);
+	free(c);
+	result_release(&r);
+	rm_rf(dir);
+}
+
 static void test_work_done_while_the_runner_draws_inputs_is_rejected(void **s)
 {
 	struct opts o = { .task = NULL };
@@ -532,6 +623,8 @@ int main(void)
 			test_heavy_baseline_against_itself_is_accepted),
 		cmocka_unit_test(
 			test_honest_closed_form_is_accepted_with_its_speedup),
+		cmocka_unit_test(
+			test_both_runners_of_a_pair_place_buffers_alike),
 		cmocka_unit_test(
 			test_work_done_while_the_runner_draws_inputs_is_rejected),
 		cmocka_unit_test(

@@ -26,6 +26,7 @@
 #define GPU_BACKEND "hip"
 #define GPU_ATTR_L2 hipDeviceAttributeL2CacheSize
 #define GPU_ATTR_SMS hipDeviceAttributeMultiprocessorCount
+#define GPU_ATTR_POOLS hipDeviceAttributeMemoryPoolsSupported
 #define GPU_HAS_PERSISTING_L2 0
 typedef hipDeviceProp_t gpu_prop;
 #else
@@ -35,6 +36,7 @@ typedef hipDeviceProp_t gpu_prop;
 #define GPU_BACKEND "cuda"
 #define GPU_ATTR_L2 cudaDevAttrL2CacheSize
 #define GPU_ATTR_SMS cudaDevAttrMultiProcessorCount
+#define GPU_ATTR_POOLS cudaDevAttrMemoryPoolsSupported
 #define GPU_HAS_PERSISTING_L2 1
 typedef cudaDeviceProp gpu_prop;
 #endif

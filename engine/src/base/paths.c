@@ -180,12 +180,14 @@ static void py_init(void)
 	char *dir = xstrdup(paths_runner());
 	char *slash = strrchr(dir, '/');
 
+	/* PATH's python3 first: torch and triton usually live in a virtual
+	 * environment put on PATH (the H200's /opt/torch/.venv), not in the
+	 * system interpreter. */
 	if (env && *env)
 		python = xstrdup(env);
-	else if (path_is_executable("/usr/bin/python3"))
-		python = xstrdup("/usr/bin/python3");
 	else if (!(python = path_search("python3", NULL)))
-		python = xstrdup("python3");
+		python = xstrdup(path_is_executable("/usr/bin/python3") ?
+				 "/usr/bin/python3" : "python3");
 	if (slash)
 		slash[1] = '\0';
 	else

@@ -107,6 +107,9 @@ struct gpu_sample {
 	int64_t claim, wall, drain, fetch, cpu, delay;
 	int64_t span, gen, keep, probe, probe_f, gaps;
 	int64_t ovh, fovh;
+	/* Outside the span, for the pace's accounting (timing.tsv): the
+	 * keeper's warm kernel before it, stopping the keeper after it. */
+	int64_t warm, tail;
 };
 
 struct eval_ctx {
@@ -177,6 +180,9 @@ struct eval_ctx {
 	struct strbuf method_notes;	/* batches, for benchmark_method */
 	double gate_prev_ns;		/* the last gated call, by our clock */
 	FILE *trace;			/* <log_dir>/timing.tsv, or NULL */
+	/* A GPU pair's start (0: none; set by the pair step) and the end of
+	 * the last traced pair: timing.tsv's pair_ns and loop_ns. */
+	uint64_t pair_t0_ns, pair_end_ns;
 	struct ref_trial *ahead;	/* [case][trial], run ahead, or NULL */
 	uint64_t t0_ns;			/* when the evaluation started */
 	char *roofline_note;		/* why no roofline floor applies */

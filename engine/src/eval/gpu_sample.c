@@ -237,8 +237,10 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		return false;
 	struct runner *k = x->keeper;
 	k->hold = true;
+	uint64_t tw = now_ns();
 	kf = runner_warm(k, &warm);
 	uint64_t t0 = now_ns();
+	o->warm = (int64_t)(t0 - tw);
 	if (kf == RUNNER_OK) {
 		r->hold = true;
 		f = runner_gen(r, spec, &o->gen);
@@ -262,6 +264,7 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	k->hold = false;
 	if (kf == RUNNER_OK)
 		kf = runner_stop(k);
+	o->tail = (int64_t)(now_ns() - t0) - o->span;
 	o->keep = kr.ns;
 	o->probe = kp.ns;
 	o->probe_f = kq.ns;

@@ -572,6 +572,30 @@ static const uint16_t poison_f16[2] = { 0x7ea5, 0xfe5a };
 static const uint16_t poison_bf16[2] = { 0x7fa5, 0xffda };
 static const unsigned char poison_byte[2] = { 0xa5, 0x5a };
 
+struct eq_job {
+	const unsigned char *a, *b;
+	bool differ; /* false -> true only, atomically */
+};
+
+static void eq_chunk(void *ctx, int64_t i0, int64_t n)
+{
+	struct eq_job *j = ctx;
+
+	if (!__atomic_load_n(&j->differ, __ATOMIC_RELAXED) &&
+	    memcmp(j->a + i0, j->b + i0, (size_t)n) != 0)
+		__atomic_store_n(&j->differ, true, __ATOMIC_RELAXED);
+}
+
+bool par_memeq(const void *a, const void *b, size_t n)
+{
+	struct eq_job j = { a, b, false };
+
+	if (n < ((size_t)16 << 20))
+		return memcmp(a, b, n) == 0;
+	par_for((int64_t)n, (int64_t)4 << 20, eq_chunk, &j);
+	return !j.differ;
+}
+
 static void poison_range(arena_dtype d, void *dst, int64_t numel, int pattern);
 
 struct poison_job {

@@ -364,7 +364,7 @@ bool ev_inputs_intact_at(struct eval_ctx *x, const struct case_layout *l,
 		if (ta->io != IO_IN)
 			continue;
 		const unsigned char *got = r->shm + off + l->offset[a];
-		if (memcmp(got, stage[a], l->bytes[a]) == 0)
+		if (par_memeq(got, stage[a], l->bytes[a]))
 			continue;
 		size_t sz = dtype_size(ta->dtype), i = 0;
 		const unsigned char *want = stage[a];
@@ -517,21 +517,34 @@ void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
  * runner over its request and its wait for a CPU meanwhile, so that
  * noise can be traced to its source; then (GPU pairs) each sample's span
  * and its parts, and the pair's excess e (docs/gpu.md section 6).
- * docs/evaluator.md; host pairs have no drain, fetch, span or parts, GPU
- * pairs no CPU time: 0. */
+ * Last (GPU pairs, the pace's accounting): each sample's keeper warm-up
+ * before its span and the keeper's stop after it, the whole pair from its
+ * first request to its checks' end (pair_ns), and the controller's own
+ * work since the previous pair ended (loop_ns: intervals, the adaptive
+ * stop).  docs/evaluator.md; host pairs have no drain, fetch, span, parts
+ * or pace columns, GPU pairs no CPU time: 0. */
 void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 		       int block, const char *kind, int num, int n,
 		       bool base_first, const struct gpu_sample *bs,
 		       const struct gpu_sample *cs, uint64_t stage_ns,
 		       uint64_t check_ns)
 {
+	uint64_t now = now_ns(), t0 = x->pair_t0_ns;
+	long long pair = t0 && now > t0 ? (long long)(now - t0) : 0;
+	long long loop = t0 && x->pair_end_ns && t0 > x->pair_end_ns
+				 ? (long long)(t0 - x->pair_end_ns)
+				 : 0;
+
+	x->pair_t0_ns = 0;
+	x->pair_end_ns = now;
 	if (!x->trace)
 		return;
 	fprintf(x->trace,
 		"%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t"
-		"%lld\t%lld\t%lld\t%lld\t%lld\n",
+		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t"
+		"%lld\t%lld\n",
 		c->id, block, kind, num, n, base_first ? 1 : 0,
 		(long long)bs->claim, (long long)cs->claim, (long long)bs->wall,
 		(long long)cs->wall, (long long)bs->drain, (long long)cs->drain,
@@ -543,7 +556,9 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 		(long long)cs->keep, (long long)bs->probe, (long long)cs->probe,
 		(long long)(cs->ovh - bs->ovh), (long long)bs->probe_f,
 		(long long)cs->probe_f, (long long)bs->gaps,
-		(long long)cs->gaps, (long long)(cs->fovh - bs->fovh));
+		(long long)cs->gaps, (long long)(cs->fovh - bs->fovh),
+		(long long)bs->warm, (long long)cs->warm, (long long)bs->tail,
+		(long long)cs->tail, pair, loop);
 }
 
 /* The verdicts of the ordering check on one candidate call (order and
