@@ -108,8 +108,9 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 			waited = true;
 			how = 0;
 		} else if (errno != EINTR && errno != EWOULDBLOCK) {
-			return errf_code(x->err, errno, "cannot lock the device: "
-					 "%s", strerror(errno));
+			return errf_code(x->err, errno,
+					 "cannot lock the device: %s",
+					 strerror(errno));
 		}
 	}
 	x->lockmode = mode;
