@@ -207,6 +207,11 @@ static void ctx_release(struct eval_ctx *x)
 		if (x->logfd[i] >= 0)
 			close(x->logfd[i]);
 	}
+	/* Every runner is gone: nothing of this evaluation uses the device
+	 * any more, and the lock goes with the descriptor below. */
+	if (x->trace && x->lockfd >= 0 && x->lockmode)
+		fprintf(x->trace, "# %.1f ms: device lock released\n",
+			(double)(now_ns() - x->t0_ns) / 1e6);
 	if (x->trace)
 		fclose(x->trace);
 	strvec_release(&x->hidden);
@@ -297,6 +302,14 @@ static int open_logs(struct eval_ctx *x)
 	char *tp = path_join(x->log_dir, "timing.tsv");
 	x->trace = fopen(tp, "we");
 	free(tp);
+	/* The marks' origin on the machine's monotonic clock, so that the
+	 * traces of two evaluations (two processes, two stores) can be laid
+	 * side by side: which held the device when. */
+	if (x->trace)
+		fprintf(x->trace,
+			"# t0 %llu ns CLOCK_MONOTONIC: the marks below "
+			"are ms after it\n",
+			(unsigned long long)x->t0_ns);
 	if (x->trace)
 		fputs("case\tblock\tkind\tnum\tbatch\tbase_first\t"
 		      "base_claim_ns\tcand_claim_ns\tbase_wall_ns\t"

@@ -6,8 +6,8 @@
  *                  the correctness runners (GPU runners start early)
  *   runners.c      the runners an evaluation owns: start, reuse, end;
  *                  each call's checks (return code, threads, inputs
- *                  unchanged, outputs compared); the device lock; the
- *                  timing trace
+ *                  unchanged, outputs compared); the timing trace
+ *   device_lock.c  the machine-wide device lock (flock), its marks
  *   correctness.c  correctness trials per case, the reference run ahead
  *   correctness_gpu.c  the same on a GPU, with the samples timing uses
  *   gpu_sample.c   one GPU sample (gen, keeper flush, time, fetch, probe)
@@ -339,13 +339,16 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
 		   const char *kind, int num, int n, bool base_first,
 		   const struct gpu_sample *bs, const struct gpu_sample *cs,
 		   uint64_t stage_ns, uint64_t check_ns);
+/* ---- device_lock.c ---------------------------------------------------- */
+
 /* Opens <dir>/<device>.lock (dir NULL: paths_lock_dir(), the
  * machine-wide one every evaluation and `arena doctor` use), made if
  * missing; device "host", "cuda:0" or "gpu-<pci>" ('/', '.', ':' become
  * '_'). */
 int ev_device_lock_open(const char *dir, const char *device, int *fd,
 			struct errbuf *err);
-/* Takes the device's lock in mode (LOCK_SH or LOCK_EX; see runners.c). */
+/* Takes the device's lock in mode (LOCK_SH or LOCK_EX; see
+ * device_lock.c). */
 int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock);
 /* ev_lock_device with its failure turned into a verdict. */
 bool ev_lock_or_verdict(struct eval_ctx *x, int mode);
