@@ -401,6 +401,28 @@ static void test_an_outputs_own_tolerance_replaces_the_tasks_for_it(void **s)
 	free(c1);
 }
 
+/* With every floating-point output held to its own tolerance, TASK.md
+ * states no task-level one (it would read "0 + 0"). */
+static void test_task_doc_names_no_task_tolerance_when_none_applies(void **s)
+{
+	char *c1 = with(base_cfg,
+			"{name: c, dtype: f32, shape: [m, n], io: out}",
+			"{name: c, dtype: f32, shape: [m, n], io: out, "
+			"tolerance: {rtol: 2e-6}}");
+	char *c2 = with(c1, "tolerance: {atol: 1e-4, rtol: 1e-3}\n", "");
+	struct task *t = parse_ok(c2, NULL);
+	char *md = task_doc_render(t);
+
+	(void)s;
+	assert_non_null(strstr(md, "satisfy its tolerance below"));
+	assert_null(strstr(md, "<= 0 + 0 *"));
+	assert_non_null(strstr(md, "Output `c` is held to"));
+	free(md);
+	task_free(t);
+	free(c1);
+	free(c2);
+}
+
 static void test_an_outputs_tolerance_beats_its_dtypes(void **s)
 {
 	char *c1 = with(base_cfg,
@@ -1661,6 +1683,8 @@ int main(void)
 		cmocka_unit_test(
 			test_an_outputs_own_tolerance_replaces_the_tasks_for_it),
 		cmocka_unit_test(test_an_outputs_tolerance_beats_its_dtypes),
+		cmocka_unit_test(
+			test_task_doc_names_no_task_tolerance_when_none_applies),
 		cmocka_unit_test(
 			test_outputs_with_their_own_tolerance_need_no_tasks),
 		cmocka_unit_test(test_missing_schema_is_rejected),
