@@ -104,7 +104,9 @@ done
 head -n 1 "$r/overall_summary.csv" | tr -d '\r' |
 	grep -qx 'Task Name,Task Type,Score,Speedup,Optimization_summary' ||
 	fail "overall_summary.csv header is not AKA's"
-grep -q '^triton2triton/vllm_rmsnorm,triton2triton,2[0-9][0-9]\.[0-9]\{4\},[0-9]\.[0-9]\{4\},' \
+# The format, not the figures: a noop A/A under CI's load can come out
+# at 0.79 (score 198.6), so the score is any number with four decimals.
+grep -q '^triton2triton/vllm_rmsnorm,triton2triton,[0-9]\{1,3\}\.[0-9]\{4\},[0-9]\.[0-9]\{4\},' \
 	"$r/overall_summary.csv" || fail "overall_summary.csv row: $(cat "$r/overall_summary.csv")"
 grep -q 'platform_skip\|vllm_fnuz' "$r/overall_summary.csv" &&
 	fail "a skipped task is in AKA's summary (AKA filters them out)"
