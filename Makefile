@@ -20,6 +20,11 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
 FUSE_LIBS   := $(shell pkg-config --libs fuse3 2>/dev/null)
+# libmicrohttpd: `arena serve` listens only where it is installed (elsewhere
+# the command says so); serve/ alone compiles against it.
+HAVE_MHD := $(shell pkg-config --exists libmicrohttpd 2>/dev/null && echo y)
+MHD_CFLAGS := $(if $(HAVE_MHD),$(shell pkg-config --cflags libmicrohttpd) -DARENA_HAVE_MHD,)
+MHD_LIBS   := $(if $(HAVE_MHD),$(shell pkg-config --libs libmicrohttpd),)
 
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wmissing-prototypes -Wpointer-arith -Wcast-align -Wwrite-strings \
@@ -28,7 +33,7 @@ CFLAGS   ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(WERROR) \
 	-Iengine/include $(PKG_CFLAGS) $(FUSE_CFLAGS) $(CFLAGS) \
 	$(SANITIZE) -MMD -MP
-LDLIBS_ALL := $(PKG_LIBS) $(FUSE_LIBS) -lpthread -ldl -lm
+LDLIBS_ALL := $(PKG_LIBS) $(FUSE_LIBS) $(MHD_LIBS) -lpthread -ldl -lm
 
 # Include paths are narrowed per area, so that the compiler refuses a reach
 # into another room's private header (docs/architecture.md):
@@ -38,14 +43,16 @@ LDLIBS_ALL := $(PKG_LIBS) $(FUSE_LIBS) -lpthread -ldl -lm
 #                       and runner_proto.h of it; tests/e2e/rooms.sh checks)
 #   agents/             engine/include and agents/ ("cli/cli_agent.h")
 #   fs/                 engine/include
-#   cli/                engine/include, agents/ and fs/ (the front end
-#                       registers the agents and mounts the filesystem)
+#   serve/              engine/include (`arena serve`, docs/serve.md)
+#   cli/                engine/include, agents/, fs/ and serve/ (the front
+#                       end registers the agents, mounts the filesystem,
+#                       starts the service)
 # Unit tests are white-box and see every room's private headers.
 ENGINE_SRCS := $(sort $(wildcard engine/src/*/*.c))
 ENGINE_ROOMS := $(sort $(dir $(ENGINE_SRCS)))
 RUNNER_SRCS := $(sort $(wildcard engine/runner/*.c))
 CLI_SRCS    := $(sort $(wildcard cli/*.c) $(wildcard agents/*.c) \
-	$(wildcard agents/*/*.c) $(wildcard fs/*.c))
+	$(wildcard agents/*/*.c) $(wildcard fs/*.c) $(wildcard serve/*.c))
 UNIT_SRCS   := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRCS   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 # Stand-alone test programs that e2e scripts drive (tests/helpers: e.g.
@@ -69,8 +76,9 @@ all: $(B)/arena $(B)/arena-runner
 
 AREA_INC :=
 $(B)/agents/%.o: AREA_INC := -Iagents
-$(B)/cli/%.o: AREA_INC := -Iagents -Ifs
-TEST_INC := $(addprefix -I,$(ENGINE_ROOMS)) -Iagents -Ifs
+$(B)/serve/%.o: AREA_INC := $(MHD_CFLAGS)
+$(B)/cli/%.o: AREA_INC := -Iagents -Ifs -Iserve
+TEST_INC := $(addprefix -I,$(ENGINE_ROOMS)) -Iagents -Ifs -Iserve
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -210,8 +218,8 @@ fmt-check:
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-		--std=c11 -Iengine/include -Iagents -Ifs -I/usr/include/cjson \
-		-I/usr/include/fuse3 engine cli agents fs
+		--std=c11 -Iengine/include -Iagents -Ifs -Iserve -I/usr/include/cjson \
+		-I/usr/include/fuse3 engine cli agents fs serve
 
 clean:
 	rm -rf build build-asan

@@ -70,6 +70,13 @@ struct cli_progress *cli_progress_start(struct engine *e, const char *run_id,
 					bool tty, struct engine_observer *obs);
 void cli_progress_stop(struct cli_progress *p);
 
+#define CLI_MAX_GPUS 64
+
+/* "--gpus 0,1,3": device indices as the runtime counts them (after
+ * CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES), each once.  A malformed
+ * list is a usage error of cmd (returns 2). */
+int cli_parse_gpus(const char *cmd, const char *list, int *gpus, int *n);
+
 int cmd_tasks(struct cli *c, int argc, char **argv);
 int cmd_eval(struct cli *c, int argc, char **argv);
 int cmd_run(struct cli *c, int argc, char **argv);
@@ -89,5 +96,6 @@ int cmd_slurm(struct cli *c, int argc, char **argv);
 int cmd_help(struct cli *c, int argc, char **argv);
 int cmd_version(struct cli *c, int argc, char **argv);
 int cmd_check_tasks(struct cli *c, int argc, char **argv);
+int cmd_serve(struct cli *c, int argc, char **argv);
 
 #endif /* ARENA_CLI_H */

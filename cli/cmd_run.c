@@ -28,46 +28,6 @@ static void print_report(struct engine *e, const char *run_id,
 	free(dir);
 }
 
-#define MAX_GPUS 64
-
-/* "--gpus 0,1,3": device indices as the runtime counts them (after
- * CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES), each once.  A malformed
- * list is a usage error of cmd (exit 2). */
-static int parse_gpus(const char *cmd, const char *list, int *gpus, int *n)
-{
-	const char *p = list;
-
-	*n = 0;
-	while (*p) {
-		char *end;
-		long v = strtol(p, &end, 10);
-		if (end == p || v < 0 || v > 1023 || (*end && *end != ','))
-			return cli_usage_error(cmd,
-					       "--gpus '%s': give device "
-					       "indices separated by commas, "
-					       "as in --gpus 0,1,3",
-					       list);
-		for (int k = 0; k < *n; k++)
-			if (gpus[k] == (int)v)
-				return cli_usage_error(cmd,
-						       "--gpus '%s': "
-						       "device %ld is named "
-						       "twice",
-						       list, v);
-		if (*n == MAX_GPUS)
-			return cli_usage_error(cmd,
-					       "--gpus '%s': at most %d "
-					       "devices",
-					       list, MAX_GPUS);
-		gpus[(*n)++] = (int)v;
-		p = *end ? end + 1 : end;
-	}
-	if (*n == 0)
-		return cli_usage_error(cmd, "--gpus needs at least one device "
-					    "index, as in --gpus 0,1");
-	return 0;
-}
-
 static int execute_and_report(struct cli *c, struct engine *e,
 			      const char *run_id, const int *gpus, int ngpus)
 {
@@ -93,7 +53,7 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	struct engine *e;
 	struct errbuf err;
 	char *run_id = NULL;
-	int rc, gpus[MAX_GPUS], ngpus = 0;
+	int rc, gpus[CLI_MAX_GPUS], ngpus = 0;
 
 	for (int i = 1; i < argc; i++) {
 		bool has = i + 1 < argc;
@@ -103,7 +63,8 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		else if (!strcmp(argv[i], "--store") && has)
 			c->store_dir = argv[++i];
 		else if (!strcmp(argv[i], "--gpus") && has) {
-			if ((rc = parse_gpus("run", argv[++i], gpus, &ngpus)))
+			if ((rc = cli_parse_gpus("run", argv[++i], gpus,
+						 &ngpus)))
 				return rc;
 		} else if (argv[i][0] != '-' && !config)
 			config = argv[i];
@@ -219,7 +180,7 @@ int cmd_resume(struct cli *c, int argc, char **argv)
 	const char *arg;
 	bool latest;
 	char *id = NULL;
-	int rc, gpus[MAX_GPUS], ngpus = 0;
+	int rc, gpus[CLI_MAX_GPUS], ngpus = 0;
 
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--gpus")) {
@@ -228,8 +189,8 @@ int cmd_resume(struct cli *c, int argc, char **argv)
 						       "--gpus needs "
 						       "a list, as in --gpus "
 						       "0,1");
-			if ((rc = parse_gpus("resume", argv[++i], gpus,
-					     &ngpus)))
+			if ((rc = cli_parse_gpus("resume", argv[++i], gpus,
+						 &ngpus)))
 				return rc;
 		}
 	if ((rc = parse_run_arg("resume", argc, argv, true, &arg, &latest)))

@@ -90,11 +90,10 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 {
 	const char *root = c->tasks_dir ? c->tasks_dir : task_default_root();
 	const char *sel = "all";
+	bool have_sel = false, suites = false;
 	struct strvec ids = STRVEC_INIT;
 	struct errbuf err;
 	int bad = 0;
-
-	bool suites = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--suites")) {
@@ -104,12 +103,13 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 		if (argv[i][0] == '-')
 			return cli_usage_error("tasks", "unknown option '%s'",
 					       argv[i]);
-		if (strcmp(sel, "all"))
+		if (have_sel)
 			return cli_usage_error("tasks",
 					       "one selector at a "
 					       "time ('%s' is a second one)",
 					       argv[i]);
 		sel = argv[i];
+		have_sel = true;
 	}
 	if (suites)
 		return list_suites(root);
@@ -131,6 +131,21 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 		snprintf(cases, sizeof(cases), "%d(+%d)", t->nvisible,
 			 t->ncases - t->nvisible);
 		difficulty(t, roof, sizeof(roof));
+		/* An AgentKernelArena folder: its cases come from its own
+		 * harness when it is evaluated; say its style, or why it
+		 * cannot run here. */
+		if (t->aka) {
+			snprintf(cases, sizeof(cases), "aka:%s",
+				 aka_style_name(t->aka->style));
+			if (t->aka->skip_reason) {
+				printf("%-34s %-10s %-5s %-13s %-12s SKIPPED: %s\n",
+				       t->id, t->family,
+				       language_name(t->language), cases, roof,
+				       t->aka->skip_reason);
+				task_free(t);
+				continue;
+			}
+		}
 		const char *nl = strchr(t->description, '\n');
 		int dlen = nl ? (int)(nl - t->description)
 			      : (int)strlen(t->description);

@@ -35,10 +35,14 @@ const struct cli_command cli_commands[] = {
 		"coverage, an A/A (arena eval --aa) within its noise and above "
 		"the timing floor,\nand the baseline's fraction of the "
 		"roofline.  A report per task; exit 1 when\nany check failed "
-		"(docs/tasks.md, \"Checking a task\").",
+		"(docs/tasks.md, \"Checking a task\").  An AgentKernelArena "
+		"folder\n(aka:PATH) is checked by preparing it on the device: "
+		"its harness must pass\nthe kernel as shipped and fail a "
+		"corrupted one (docs/aka.md, \"Checking\").",
 	.options =
 		"SELECTOR\tall (default), a family, a directory, a task id, "
-		"suite:NAME\n"
+		"suite:NAME,\n\taka:PATH (an AgentKernelArena checkout or a "
+		"folder below its tasks/)\n"
 		"--json\tone JSON document\n"
 		"--static\tonly the checks that need no device\n"
 		"--device DEV\tthe device to check on (default: the task's)\n"
@@ -50,7 +54,9 @@ const struct cli_command cli_commands[] = {
 		"--no-aa\tno A/A, timing floor or difficulty\n"
 		"--record\twrite each task's difficulty to its measured.yaml",
 	.examples = "arena check-tasks c2c --aa-quick\n"
-		    "arena check-tasks suite:smoke --json",
+		    "arena check-tasks suite:smoke --json\n"
+		    "arena check-tasks aka:/src/AgentKernelArena/tasks/triton2triton "
+		    "--device cuda:0",
 },
 {
 	.name = "tasks", .fn = cmd_tasks,
@@ -58,11 +64,22 @@ const struct cli_command cli_commands[] = {
 	.summary = "list tasks (family, language, cases)",
 	.description =
 		"Lists the tasks a selector matches (default: all): id, "
-		"family, language,\nvisible (+held-out) cases and the first "
-		"line of the description.  A task\nthat does not load is "
+		"family, language,\nvisible (+held-out) cases, the baseline's "
+		"fraction of the roofline that\nmeasured.yaml records, and the "
+		"first line of the description.  A task\nthat does not load is "
 		"listed as INVALID with the reason, and the exit status\n"
-		"is then 1.",
-	.examples = "arena tasks\narena tasks c2c\narena tasks c2c/saxpy",
+		"is then 1.  An AgentKernelArena folder (aka:PATH, docs/aka.md) "
+		"is listed\nwith its harness style; one that cannot run here "
+		"as SKIPPED with the reason.\n'arena check-tasks' checks "
+		"them.",
+	.options =
+		"SELECTOR\tall (default), a family, a directory, a task id, "
+		"suite:NAME,\n\taka:PATH (an AgentKernelArena checkout or a "
+		"folder below its tasks/)\n"
+		"--suites\tlist the suites, validating each",
+	.examples = "arena tasks\narena tasks c2c\narena tasks c2c/saxpy\n"
+		    "arena tasks --suites\n"
+		    "arena tasks aka:/src/AgentKernelArena/tasks/triton2triton",
 },
 {
 	.name = "eval", .fn = cmd_eval,
@@ -341,6 +358,43 @@ const struct cli_command cli_commands[] = {
 		   "--json\tthe answer as JSON",
 	.examples = "arena check-agents\n"
 		    "arena check-agents --agents claude_code,codex --json",
+},
+{
+	.name = "serve", .fn = cmd_serve,
+	.synopsis = "arena serve [--listen ADDR:PORT | --socket PATH] "
+		    "[--token-file F]\n"
+		    "[--workers N | --gpus LIST [--per-gpu K]] [--max-queue N]\n"
+		    "[--max-body-mb M] [--lease-seconds S]",
+	.summary = "evaluation service over HTTP for trainers and agents",
+	.description =
+		"Serves the evaluator as a JSON API over HTTP (docs/serve.md):"
+		" POST\n/v1/batches submits {task, sources} requests, GET "
+		"/v1/batches/ID, /v1/results/ID\nand /v1/batches/ID/events "
+		"(server-sent events) give the answers.  Each\nrequest is "
+		"evaluated exactly as `arena eval` would (full evaluations are"
+		"\ncached by content hash).  The queue lives in the store: "
+		"SIGTERM drains\n(evaluations in hand finish, exit 0) and a "
+		"restart answers what was left,\neach request exactly once.  "
+		"Beyond loopback a bearer token is required.",
+	.options =
+		"--listen ADDR:PORT\tIPv4 address and port (default "
+		"127.0.0.1:8080; port 0: any)\n"
+		"--socket PATH\ta Unix socket (mode 0600) instead\n"
+		"--token-file F\tclients must send 'Authorization: Bearer "
+		"<token>' (the\n\tfile's first line, >= 16 characters, mode "
+		"600); required beyond\n\tloopback\n"
+		"--workers N\thost workers (default 1)\n"
+		"--gpus LIST\tone worker per GPU index instead, as in "
+		"--gpus 0,1\n"
+		"--per-gpu K\tK evaluations in flight per GPU (default 1): "
+		"while one holds\n\tthe device lock for its timing, the "
+		"others build and check\n"
+		"--max-queue N\trequests waiting before 429 (default 10000)\n"
+		"--max-body-mb M\trequest body cap in MiB (default 64)\n"
+		"--lease-seconds S\ta worker's claim on a request (default 60)",
+	.examples = "arena serve --workers 2\n"
+		    "arena serve --listen 0.0.0.0:8080 --token-file ~/.arena-token "
+		    "--gpus 0,1",
 },
 {
 	.name = "mcp", .fn = cmd_mcp,

@@ -52,3 +52,38 @@ void cli_print_event(void *ctx, const char *run_id, const char *task_id,
 	       message);
 	fflush(stdout);
 }
+
+int cli_parse_gpus(const char *cmd, const char *list, int *gpus, int *n)
+{
+	const char *p = list;
+
+	*n = 0;
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || v < 0 || v > 1023 || (*end && *end != ','))
+			return cli_usage_error(cmd,
+					       "--gpus '%s': give device "
+					       "indices separated by commas, "
+					       "as in --gpus 0,1,3",
+					       list);
+		for (int k = 0; k < *n; k++)
+			if (gpus[k] == (int)v)
+				return cli_usage_error(cmd,
+						       "--gpus '%s': "
+						       "device %ld is named "
+						       "twice",
+						       list, v);
+		if (*n == CLI_MAX_GPUS)
+			return cli_usage_error(cmd,
+					       "--gpus '%s': at most %d "
+					       "devices",
+					       list, CLI_MAX_GPUS);
+		gpus[(*n)++] = (int)v;
+		p = *end ? end + 1 : end;
+	}
+	if (*n == 0)
+		return cli_usage_error(cmd, "--gpus needs at least one device "
+					    "index, as in --gpus 0,1");
+	return 0;
+}

@@ -8,6 +8,10 @@
 #   3. the JSON form of one task parses and says what the text says.
 # Replaces c2c_baselines.sh, whose checks (baseline correct with held-out
 # cases, A/A near 1) are the baseline and aa checks here.
+# About 125 s alone on an idle 2-core machine, all of it CPU; beside
+# another test and other jobs (load 4-7, 2026-12-02) it ran past
+# run.sh's default 600 s, so it gets more.
+# test-timeout: 1500
 . "$(dirname "$0")/lib.sh"
 
 out=$("$ARENA" --store "$STORE" check-tasks --static 2>&1) ||

@@ -4,7 +4,7 @@ banned.
 
   1. Calling any of them after #include "arena/util.h" does not compile,
      and the error names the function (sorry_<name>_is_a_banned_function).
-  2. No object of the build - engine, runners, agents, fs, cli, including
+  2. No object of the build - engine, runners, agents, fs, serve, cli, including
      sources that do not include util.h - refers to one of them (nm).
 
 usage: B=build python3 tests/tree/banned.py
@@ -57,7 +57,7 @@ def main():
                 bad.append("%s: a call compiles after arena/util.h, or the "
                            "error does not name it" % name)
     objs = []
-    for top in ("engine", "agents", "fs", "cli"):
+    for top in ("engine", "agents", "fs", "serve", "cli"):
         for dp, _, fs in os.walk(os.path.join(ROOT, B, top)):
             objs += [os.path.join(dp, f) for f in fs if f.endswith(".o")]
     if not objs:

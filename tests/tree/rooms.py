@@ -50,12 +50,14 @@ ALLOWED = {
     "agents": {"base", "task", "result", "store", "eval", "run",
                "agents/cli", "agents/bridge", "agents/sandbox"},
     "fs": {"base", "task", "result", "store", "eval", "report", "run"},
+    "serve": {"base", "task", "result", "store", "run"},
     "cli": {"base", "task", "result", "store", "eval", "report", "run",
-            "agents", "agents/cli", "agents/bridge", "agents/sandbox", "fs"},
+            "agents", "agents/cli", "agents/bridge", "agents/sandbox", "fs",
+            "serve"},
 }
 ENGINE = {"base", "task", "result", "store", "eval", "report", "run"}
 FRONT = {"agents", "agents/cli", "agents/bridge", "agents/sandbox", "fs",
-         "cli"}
+         "serve", "cli"}
 
 # The public headers (engine/include/arena/) and the room that implements
 # each.  A new public header must be added here: an unknown one fails.
@@ -76,7 +78,7 @@ PUBLIC = {
 }
 
 SRC_DIRS = ["engine/src", "engine/runner", "engine/include", "agents", "fs",
-            "cli"]
+            "serve", "cli"]
 EXTS = (".c", ".h", ".cpp")
 
 
@@ -95,7 +97,7 @@ def room_of(path):
         if len(p) >= 3 and p[1] in ("cli", "bridge", "sandbox"):
             return "agents/" + p[1]
         return "agents"
-    if p[0] in ("fs", "cli"):
+    if p[0] in ("fs", "serve", "cli"):
         return p[0]
     return None
 
@@ -108,7 +110,7 @@ def include_dirs(path):
     if r and r.startswith("agents"):
         dirs.append("agents")
     if r == "cli":
-        dirs += ["agents", "fs"]
+        dirs += ["agents", "fs", "serve"]
     if r == "runner":
         dirs.append("engine/runner")	# the GPU runner's "gpu/..." and
     return dirs				# "runner_io.h"
@@ -210,7 +212,8 @@ def nm(paths, defined):
 def objects():
     """Every object of the build with its source path and room."""
     out = []
-    for top in ["engine/src", "engine/runner", "agents", "fs", "cli"]:
+    for top in ["engine/src", "engine/runner", "agents", "fs", "serve",
+                "cli"]:
         for dp, _, fs in os.walk(os.path.join(ROOT, B, top)):
             for f in fs:
                 if not f.endswith(".o"):

@@ -225,6 +225,124 @@ test_a_huge_atol_lets_wrong_values_through_but_not_poison(void **state)
 	task_check_release(&c);
 }
 
+/* Task t/<name> with two float32 outputs of x: s = 1.5 x (a statistic
+ * held to its own tolerance) and q = x^2 (under the task's), and a
+ * baseline that is off by 1e-3 relative in s (s_err) and in q (q_err). */
+static void make_two_output_task(struct fixture *f, const char *name,
+				 double s_err, double q_err)
+{
+	static const char *const ref =
+		"#include \"arena/kernel.h\"\n"
+		"ARENA_EXPORT int arena_launch(const arena_arg *a, int na,\n"
+		"    const int64_t *p, int np, void *stream)\n"
+		"{\n"
+		"	(void)stream;\n"
+		"	if (na != 3 || np != 1)\n"
+		"		return 1;\n"
+		"	const float *x = a[0].data;\n"
+		"	float *s = a[1].data, *q = a[2].data;\n"
+		"	for (int64_t i = 0; i < p[0]; i++) {\n"
+		"		s[i] = (float)(1.5 * (double)x[i]);\n"
+		"		q[i] = (float)((double)x[i] * x[i]);\n"
+		"	}\n"
+		"	return 0;\n"
+		"}\n";
+	char *rel = xasprintf("t/%s", name), *dir = path_join(f->root, rel);
+	struct errbuf err;
+
+	errbuf_init(&err);
+	if (mkdir_p(dir, &err) != 0)
+		fail_msg("%s", errbuf_str(&err));
+	write_file(dir, "reference.c", ref);
+	char *kernel = xasprintf(
+		"#include \"arena/kernel.h\"\n"
+		"ARENA_EXPORT int arena_launch(const arena_arg *a, int na,\n"
+		"    const int64_t *p, int np, void *stream)\n"
+		"{\n"
+		"	(void)stream;\n"
+		"	if (na != 3 || np != 1)\n"
+		"		return 1;\n"
+		"	const float *x = a[0].data;\n"
+		"	float *s = a[1].data, *q = a[2].data;\n"
+		"	for (int64_t i = 0; i < p[0]; i++) {\n"
+		"		s[i] = 1.5f * x[i] * (1.0f + (float)%.17g);\n"
+		"		q[i] = x[i] * x[i] * (1.0f + (float)%.17g);\n"
+		"	}\n"
+		"	return 0;\n"
+		"}\n",
+		s_err, q_err);
+	write_file(dir, "kernel.c", kernel);
+	write_file(
+		dir, "config.yaml",
+		"schema: arena/1\n"
+		"description: s = 1.5 x and q = x squared.\n"
+		"language: c\n"
+		"editable: [kernel.c]\n"
+		"reference: {file: reference.c, language: c}\n"
+		"signature:\n"
+		"  params: [n]\n"
+		"  args:\n"
+		"    - {name: x, dtype: f32, shape: [n], io: in, init: normal}\n"
+		"    - {name: s, dtype: f32, shape: [n], io: out,\n"
+		"       tolerance: {atol: 1e-6, rtol: 1e-5}}\n"
+		"    - {name: q, dtype: f32, shape: [n], io: out}\n"
+		"cases:\n"
+		"  - {id: small, n: 65536}\n"
+		"  - {id: large, n: 262144}\n"
+		"cost: {bytes: \"12*n\", flops: \"3*n\"}\n"
+		"tolerance: {atol: 1e-5, rtol: 1e-2}\n");
+	write_file(dir, "held_out.yaml", GOOD_HELD);
+	free(kernel);
+	free(dir);
+	free(rel);
+}
+
+static const struct check_mutant *mutant_of(const struct task_check *c,
+					    const char *arg, const char *kind)
+{
+	for (int i = 0; i < c->nmutants; i++)
+		if (!strcmp(c->mutants[i].kind, kind) &&
+		    !strcmp(c->mutants[i].arg, arg))
+			return &c->mutants[i];
+	fail_msg("no mutant '%s' of output '%s'", kind, arg);
+	return NULL;
+}
+
+static void
+test_an_outputs_own_tolerance_catches_what_the_tasks_lets_through(void **state)
+{
+	struct fixture *f = *state;
+	struct task_check c;
+
+	/* q is off by 1e-3: inside the task's rtol 1e-2, which it keeps. */
+	make_two_output_task(f, "stats", 0, 1e-3);
+	check(f, "stats", &correctness_only, &c);
+	assert_int_equal(item(&c, "baseline")->status, CHECK_OK);
+	/* The mutants are held to each output's own tolerance: bf16
+	 * rounding is caught on s (rtol 1e-5), not on q (rtol 1e-2). */
+	assert_string_equal(mutant_of(&c, "s", "precision")->outcome, "caught");
+	assert_string_equal(mutant_of(&c, "q", "precision")->outcome,
+			    "too_weak");
+	assert_int_equal(item(&c, "mutants")->status, CHECK_FAIL);
+	assert_null(strstr(item(&c, "mutants")->detail, "'s'"));
+	task_check_release(&c);
+}
+
+static void test_an_output_off_by_its_own_tolerance_is_incorrect(void **state)
+{
+	struct fixture *f = *state;
+	struct task_check c;
+
+	/* The same 1e-3 on s breaks its rtol 1e-5, though the task's 1e-2
+	 * would have let it through. */
+	make_two_output_task(f, "bad_stats", 1e-3, 0);
+	check(f, "bad_stats", &correctness_only, &c);
+	assert_true(c.failed);
+	assert_int_equal(item(&c, "baseline")->status, CHECK_FAIL);
+	assert_non_null(strstr(item(&c, "baseline")->detail, "output 's'"));
+	task_check_release(&c);
+}
+
 static void test_a_readme_that_names_a_held_out_size_is_a_leak(void **state)
 {
 	struct fixture *f = *state;
@@ -406,6 +524,12 @@ int main(void)
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_a_huge_atol_lets_wrong_values_through_but_not_poison,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_an_outputs_own_tolerance_catches_what_the_tasks_lets_through,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_an_output_off_by_its_own_tolerance_is_incorrect,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_a_readme_that_names_a_held_out_size_is_a_leak,

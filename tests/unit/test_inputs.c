@@ -411,6 +411,29 @@ static void test_large_comparisons_find_the_first_bad_element(void **state)
 	free(fw);
 }
 
+/* A random integer output holds the poison by chance now and then (32 M
+ * random u32 keys: about once in 130 calls): a few isolated hits are
+ * allowed; floats, 8-byte integers and outputs of a few elements none. */
+static void test_integer_outputs_may_hold_the_poison_by_chance(void **state)
+{
+	(void)state;
+	int64_t m32 = 32ll << 20;
+
+	assert_int_equal(poison_chance_allowance(ARENA_F32, m32), 0);
+	assert_int_equal(poison_chance_allowance(ARENA_F16, m32), 0);
+	assert_int_equal(poison_chance_allowance(ARENA_I64, m32), 0);
+	assert_int_equal(poison_chance_allowance(ARENA_U32, 1), 0);
+	assert_int_equal(poison_chance_allowance(ARENA_U32, 4), 0);
+	/* mean 2.3e-7: one hit is likelier than 1e-9, two are not */
+	assert_int_equal(poison_chance_allowance(ARENA_U32, 1000), 1);
+	/* mean 32 M / 2^32 = 0.0078: P(X > 3) = 1.6e-10, P(X > 2) = 8e-8 */
+	assert_int_equal(poison_chance_allowance(ARENA_U32, m32), 3);
+	assert_int_equal(poison_chance_allowance(ARENA_I32, m32), 3);
+	/* bytes (mean 131072 hits): well above the mean, far below all */
+	int64_t a8 = poison_chance_allowance(ARENA_U8, m32);
+	assert_true(a8 > 131072 + 3 * 362 && a8 < 131072 + 12 * 362);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,7 +442,10 @@ int main(void)
 		cmocka_unit_test(test_inputs_are_deterministic_in_the_seed),
 		cmocka_unit_test(test_inputs_respect_their_distributions),
 		cmocka_unit_test(test_pool_draws_are_fresh_and_in_range),
-		cmocka_unit_test(test_poison_patterns_differ_and_are_recognised),
+		cmocka_unit_test(
+			test_poison_patterns_differ_and_are_recognised),
+		cmocka_unit_test(
+			test_integer_outputs_may_hold_the_poison_by_chance),
 		cmocka_unit_test(test_half_and_bf16_round_trip),
 		cmocka_unit_test(test_compare_accepts_within_tolerance),
 		cmocka_unit_test(test_compare_names_the_first_wrong_element),
@@ -427,8 +453,10 @@ int main(void)
 		cmocka_unit_test(test_compare_treats_nan_and_inf_strictly),
 		cmocka_unit_test(test_compare_requires_exact_integers),
 		cmocka_unit_test(test_format_index_unravels_row_major),
-		cmocka_unit_test(test_large_arrays_are_drawn_in_parallel_reproducibly),
-		cmocka_unit_test(test_large_comparisons_find_the_first_bad_element),
+		cmocka_unit_test(
+			test_large_arrays_are_drawn_in_parallel_reproducibly),
+		cmocka_unit_test(
+			test_large_comparisons_find_the_first_bad_element),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -775,8 +775,8 @@ static void correctness_only_cases_are_listed_without_held_out_ids(
 	c = result_add_case(&r, "secret_seven", true);
 	c->correctness_only = true;
 	txt = report_text(NULL, &row, 1);
-	assert_non_null(strstr(txt, "    correctness only (below the timing "
-				    "floor, not in the speedup): tiny; 1 "
+	assert_non_null(strstr(txt, "    correctness only (checked, not timed, "
+				    "not in the speedup): tiny; 1 "
 				    "held-out case\n"));
 	assert_null(strstr(txt, "secret_seven"));
 	js = report_json(NULL, &row, 1);

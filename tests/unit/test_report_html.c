@@ -253,8 +253,8 @@ static void correctness_only_cases_and_timing_notes_are_shown(void **state)
 
 	assert_int_equal(check_tags(html, json, &tags), 0);
 	assert_non_null(strstr(html, "data-k=\"/tasks/0/cases/0/blocks\">6<"));
-	assert_non_null(strstr(html, "correctness only (below the timing "
-				     "floor, not in the speedup): tiny; 1 "
+	assert_non_null(strstr(html, "correctness only (checked, not timed, "
+				     "not in the speedup): tiny; 1 "
 				     "held-out case"));
 	assert_non_null(strstr(html, "below &lt;b&gt;20.0 us&lt;/b&gt;"));
 	assert_null(strstr(html, "<b>20.0"));

@@ -109,6 +109,44 @@ static void test_concurrent_processes_get_distinct_runs(void **state)
 	free(dir);
 }
 
+/* Processes that open one new store at the same moment all get it (the
+ * switch to WAL and the schema meet each other's locks; the workers of
+ * an A/A and concurrent check-tasks did).  40 rounds of 32: without the
+ * retries at least one open failed in every run here. */
+static void test_processes_opening_a_new_store_at_once_all_succeed(void **state)
+{
+	enum { ROUNDS = 40, N = 32 };
+
+	(void)state;
+	for (int round = 0; round < ROUNDS; round++) {
+		char *dir = tmp_store();
+		int go[2];
+		assert_int_equal(pipe(go), 0);
+		for (int i = 0; i < N; i++) {
+			if (fork() == 0) {
+				struct store *cs;
+				char c;
+				close(go[1]);
+				/* all start when the pipe closes */
+				(void)!read(go[0], &c, 1);
+				if (store_open(dir, &cs, NULL))
+					_exit(1);
+				store_close(cs);
+				_exit(0);
+			}
+		}
+		close(go[0]);
+		close(go[1]);
+		for (int i = 0; i < N; i++) {
+			int st;
+			wait(&st);
+			assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		}
+		rm_rf(dir);
+		free(dir);
+	}
+}
+
 static void test_bad_suffix_is_rejected_with_reason(void **state)
 {
 	char *dir = tmp_store();
@@ -355,6 +393,8 @@ int main(void)
 		cmocka_unit_test(test_open_creates_db_and_runs_dir),
 		cmocka_unit_test(test_run_ids_are_unique_within_one_second),
 		cmocka_unit_test(test_concurrent_processes_get_distinct_runs),
+		cmocka_unit_test(
+			test_processes_opening_a_new_store_at_once_all_succeed),
 		cmocka_unit_test(test_bad_suffix_is_rejected_with_reason),
 		cmocka_unit_test(test_attempt_state_and_fields_persist),
 		cmocka_unit_test(test_eval_cache_roundtrip_and_count),

@@ -375,6 +375,93 @@ static void test_tolerance_key_left_out_defaults_to_zero(void **state)
 	free(cfg);
 }
 
+static void test_an_outputs_own_tolerance_replaces_the_tasks_for_it(void **s)
+{
+	char *c1 = with(base_cfg,
+			"{name: c, dtype: f32, shape: [m, n], io: out}",
+			"{name: c, dtype: f32, shape: [m, n], io: out, "
+			"tolerance: {rtol: 2e-6}}\n"
+			"    - {name: d, dtype: f32, shape: [m], io: out}");
+	struct task *t = parse_ok(c1, NULL);
+	double atol, rtol;
+
+	(void)s;
+	task_tolerance(t, &t->args[2], &atol, &rtol);
+	assert_true(atol == 0 && rtol == 2e-6);
+	/* The output without one keeps the task's. */
+	task_tolerance(t, &t->args[3], &atol, &rtol);
+	assert_true(atol == 1e-4 && rtol == 1e-3);
+	/* TASK.md tells the agent. */
+	char *md = task_doc_render(t);
+	assert_non_null(strstr(md, "Output `c` is held to `0 + 2e-06 * "
+				   "|reference|` instead"));
+	assert_null(strstr(md, "Output `d` is held"));
+	free(md);
+	task_free(t);
+	free(c1);
+}
+
+/* With every floating-point output held to its own tolerance, TASK.md
+ * states no task-level one (it would read "0 + 0"). */
+static void test_task_doc_names_no_task_tolerance_when_none_applies(void **s)
+{
+	char *c1 = with(base_cfg,
+			"{name: c, dtype: f32, shape: [m, n], io: out}",
+			"{name: c, dtype: f32, shape: [m, n], io: out, "
+			"tolerance: {rtol: 2e-6}}");
+	char *c2 = with(c1, "tolerance: {atol: 1e-4, rtol: 1e-3}\n", "");
+	struct task *t = parse_ok(c2, NULL);
+	char *md = task_doc_render(t);
+
+	(void)s;
+	assert_non_null(strstr(md, "satisfy its tolerance below"));
+	assert_null(strstr(md, "<= 0 + 0 *"));
+	assert_non_null(strstr(md, "Output `c` is held to"));
+	free(md);
+	task_free(t);
+	free(c1);
+	free(c2);
+}
+
+static void test_an_outputs_tolerance_beats_its_dtypes(void **s)
+{
+	char *c1 = with(base_cfg,
+			"{name: c, dtype: f32, shape: [m, n], io: out}",
+			"{name: c, dtype: bf16, shape: [m, n], io: out, "
+			"tolerance: {atol: 0, rtol: 4e-3}}\n"
+			"    - {name: d, dtype: bf16, shape: [m], io: out}");
+	char *c2 =
+		with(c1, "tolerance: {atol: 1e-4, rtol: 1e-3}",
+		     "tolerance: {atol: 1e-4, rtol: 1e-3, bf16: {rtol: 1e-2}}");
+	struct task *t = parse_ok(c2, NULL);
+	double atol, rtol;
+
+	(void)s;
+	task_tolerance(t, &t->args[2], &atol, &rtol);
+	assert_true(atol == 0 && rtol == 4e-3);
+	task_tolerance(t, &t->args[3], &atol, &rtol);
+	assert_true(atol == 0 && rtol == 1e-2);
+	task_free(t);
+	free(c1);
+	free(c2);
+}
+
+static void test_outputs_with_their_own_tolerance_need_no_tasks(void **s)
+{
+	char *c1 = with(base_cfg, "shape: [m, n], io: out}",
+			"shape: [m, n], io: out, tolerance: {atol: 1e-6}}");
+	char *c2 = with(c1, "tolerance: {atol: 1e-4, rtol: 1e-3}\n", "");
+	struct task *t = parse_ok(c2, NULL);
+	double atol, rtol;
+
+	(void)s;
+	task_tolerance(t, &t->args[2], &atol, &rtol);
+	assert_true(atol == 1e-6 && rtol == 0);
+	task_free(t);
+	free(c1);
+	free(c2);
+}
+
 /* ---- rejections: structure and keys ------------------------------------ */
 
 static void test_missing_schema_is_rejected(void **state)
@@ -389,10 +476,14 @@ static void test_other_schema_is_rejected(void **state)
 			   "schema must be 'arena/1', not 'arena/2'", NULL);
 }
 
+/* A config with schema_version is AgentKernelArena's (docs/aka.md), read
+ * strictly by AKA's schema 2: arena's own keys are unknown there. */
 static void test_aka_schema_version_task_is_named_as_such(void **state)
 {
 	expect_variant_err("schema: arena/1", "schema_version: 2",
-			   "AgentKernelArena schema_version task", NULL);
+			   "unknown top-level key 'language'; allowed keys are "
+			   "schema_version, description, instructions",
+			   NULL);
 }
 
 static void test_unknown_top_level_key_is_rejected_listing_allowed(void **s)
@@ -860,14 +951,16 @@ static void test_missing_tolerance_with_float_output_is_rejected(void **s)
 static void test_negative_tolerance_is_rejected(void **state)
 {
 	expect_variant_err("atol: 1e-4", "atol: -1",
-			   "tolerance.atol must be a number >= 0", NULL);
+			   "tolerance.atol must be a finite number >= 0", NULL);
 }
 
 static void test_tolerance_that_is_not_a_number_is_rejected(void **state)
 {
-	expect_variant_err("atol: 1e-4", "atol: tight",
-			   "tolerance.atol must be a number >= 0 such as 1e-5, "
-			   "not a string 'tight'", NULL);
+	expect_variant_err(
+		"atol: 1e-4", "atol: tight",
+		"tolerance.atol must be a finite number >= 0 such as 1e-5, "
+		"not a string 'tight'",
+		NULL);
 	expect_variant_err("atol: 1e-4", "atol: .inf", "tolerance.atol", NULL);
 }
 
@@ -875,6 +968,51 @@ static void test_empty_tolerance_is_rejected(void **state)
 {
 	expect_variant_err("{atol: 1e-4, rtol: 1e-3}", "{}",
 			   "tolerance is empty", NULL);
+}
+
+static void test_an_outputs_tolerance_is_checked_and_named(void **s)
+{
+	(void)s;
+	expect_variant_err("shape: [m, n], io: out}",
+			   "shape: [m, n], io: out, tolerance: {rtol: -1e-3}}",
+			   "config.yaml",
+			   "signature.args[2] ('c').tolerance.rtol "
+			   "must be a finite number >= 0",
+			   NULL);
+	expect_variant_err("shape: [m, n], io: out}",
+			   "shape: [m, n], io: out, tolerance: {rtol: 1e999}}",
+			   "signature.args[2] ('c').tolerance.rtol must be a "
+			   "finite number",
+			   NULL);
+	expect_variant_err("shape: [m, n], io: out}",
+			   "shape: [m, n], io: out, tolerance: {rtol: .nan}}",
+			   "signature.args[2] ('c').tolerance.rtol", NULL);
+	expect_variant_err("shape: [m, n], io: out}",
+			   "shape: [m, n], io: out, tolerance: {}}",
+			   "signature.args[2] ('c').tolerance is empty", NULL);
+	expect_variant_err("shape: [m, n], io: out}",
+			   "shape: [m, n], io: out, tolerance: {rtl: 1e-3}}",
+			   "signature.args[2] ('c').tolerance", "'rtl'", NULL);
+	expect_variant_err("shape: [m, n], io: out}",
+			   "shape: [m, n], io: out, tolerance: 1e-3}",
+			   "signature.args[2] ('c').tolerance", NULL);
+}
+
+static void test_a_tolerance_on_an_input_or_integer_is_rejected(void **s)
+{
+	(void)s;
+	expect_variant_err("shape: [m, k], io: in}",
+			   "shape: [m, k], io: in, tolerance: {rtol: 1e-3}}",
+			   "signature.args[0] ('a').tolerance: a tolerance "
+			   "applies to outputs only",
+			   NULL);
+	expect_variant_err(
+		"{name: c, dtype: f32, shape: [m, n], io: out}",
+		"{name: c, dtype: i32, shape: [m, n], io: out, "
+		"tolerance: {atol: 1}}",
+		"signature.args[2] ('c').tolerance: i32 outputs must "
+		"match exactly",
+		NULL);
 }
 
 static void test_bad_tunable_name_is_rejected(void **state)
@@ -1533,30 +1671,45 @@ int main(void)
 		cmocka_unit_test(test_valid_task_parses_every_field),
 		cmocka_unit_test(test_defaults_fill_entry_state_and_float_init),
 		cmocka_unit_test(test_optional_keys_are_parsed),
-		cmocka_unit_test(test_integer_input_defaults_to_randint_0_to_100),
+		cmocka_unit_test(
+			test_integer_input_defaults_to_randint_0_to_100),
 		cmocka_unit_test(test_init_forms_scalar_and_map_are_accepted),
-		cmocka_unit_test(test_randint_bounds_are_expressions_over_params),
-		cmocka_unit_test(test_scalar_argument_has_rank_zero_and_one_element),
+		cmocka_unit_test(
+			test_randint_bounds_are_expressions_over_params),
+		cmocka_unit_test(
+			test_scalar_argument_has_rank_zero_and_one_element),
 		cmocka_unit_test(test_integer_outputs_need_no_tolerance),
 		cmocka_unit_test(test_tolerance_key_left_out_defaults_to_zero),
+		cmocka_unit_test(
+			test_an_outputs_own_tolerance_replaces_the_tasks_for_it),
+		cmocka_unit_test(test_an_outputs_tolerance_beats_its_dtypes),
+		cmocka_unit_test(
+			test_task_doc_names_no_task_tolerance_when_none_applies),
+		cmocka_unit_test(
+			test_outputs_with_their_own_tolerance_need_no_tasks),
 		cmocka_unit_test(test_missing_schema_is_rejected),
 		cmocka_unit_test(test_other_schema_is_rejected),
 		cmocka_unit_test(test_aka_schema_version_task_is_named_as_such),
-		cmocka_unit_test(test_unknown_top_level_key_is_rejected_listing_allowed),
-		cmocka_unit_test(test_unknown_key_in_arg_is_rejected_naming_the_arg),
+		cmocka_unit_test(
+			test_unknown_top_level_key_is_rejected_listing_allowed),
+		cmocka_unit_test(
+			test_unknown_key_in_arg_is_rejected_naming_the_arg),
 		cmocka_unit_test(test_config_that_is_not_a_map_is_rejected),
 		cmocka_unit_test(test_empty_config_is_rejected),
 		cmocka_unit_test(test_yaml_syntax_error_names_file_and_line),
-		cmocka_unit_test(test_duplicate_yaml_keys_are_rejected_with_both_lines),
+		cmocka_unit_test(
+			test_duplicate_yaml_keys_are_rejected_with_both_lines),
 		cmocka_unit_test(test_yaml_anchors_and_aliases_are_rejected),
 		cmocka_unit_test(test_yaml_tags_are_rejected),
 		cmocka_unit_test(test_yaml_nested_too_deep_is_rejected),
 		cmocka_unit_test(test_second_yaml_document_is_rejected),
 		cmocka_unit_test(test_description_must_be_text),
-		cmocka_unit_test(test_unknown_language_is_rejected_listing_languages),
+		cmocka_unit_test(
+			test_unknown_language_is_rejected_listing_languages),
 		cmocka_unit_test(test_bad_initial_state_is_rejected),
 		cmocka_unit_test(test_entry_must_be_a_c_identifier),
-		cmocka_unit_test(test_editable_as_a_string_is_rejected_with_list_hint),
+		cmocka_unit_test(
+			test_editable_as_a_string_is_rejected_with_list_hint),
 		cmocka_unit_test(test_unsafe_editable_paths_are_rejected),
 		cmocka_unit_test(test_editable_listed_twice_is_rejected),
 		cmocka_unit_test(test_config_yaml_cannot_be_editable),
@@ -1564,28 +1717,35 @@ int main(void)
 		cmocka_unit_test(test_reference_that_is_editable_is_rejected),
 		cmocka_unit_test(test_reference_without_file_is_rejected),
 		cmocka_unit_test(test_unsafe_reference_path_is_rejected),
-		cmocka_unit_test(test_compile_flag_must_be_an_option_and_not_output),
+		cmocka_unit_test(
+			test_compile_flag_must_be_an_option_and_not_output),
 		cmocka_unit_test(test_unsafe_held_out_path_is_rejected),
 		cmocka_unit_test(test_bad_dtype_is_rejected_listing_dtypes),
 		cmocka_unit_test(test_bad_io_is_rejected),
 		cmocka_unit_test(test_missing_io_is_rejected),
 		cmocka_unit_test(test_unknown_init_distribution_is_rejected),
-		cmocka_unit_test(test_init_key_not_of_its_distribution_is_rejected),
-		cmocka_unit_test(test_uniform_with_low_not_below_high_is_rejected),
+		cmocka_unit_test(
+			test_init_key_not_of_its_distribution_is_rejected),
+		cmocka_unit_test(
+			test_uniform_with_low_not_below_high_is_rejected),
 		cmocka_unit_test(test_normal_with_nonpositive_std_is_rejected),
 		cmocka_unit_test(test_init_on_an_output_is_rejected),
 		cmocka_unit_test(test_normal_init_on_integer_dtype_is_rejected),
 		cmocka_unit_test(test_shape_naming_unknown_param_is_rejected),
 		cmocka_unit_test(test_shape_with_bad_syntax_is_rejected),
-		cmocka_unit_test(test_shape_with_too_many_dimensions_is_rejected),
+		cmocka_unit_test(
+			test_shape_with_too_many_dimensions_is_rejected),
 		cmocka_unit_test(test_shape_entry_that_is_a_list_is_rejected),
-		cmocka_unit_test(test_argument_without_name_or_dtype_is_rejected),
+		cmocka_unit_test(
+			test_argument_without_name_or_dtype_is_rejected),
 		cmocka_unit_test(test_duplicate_argument_names_are_rejected),
 		cmocka_unit_test(test_duplicate_params_are_rejected),
-		cmocka_unit_test(test_param_that_is_not_an_identifier_is_rejected),
+		cmocka_unit_test(
+			test_param_that_is_not_an_identifier_is_rejected),
 		cmocka_unit_test(test_more_than_max_args_is_rejected),
 		cmocka_unit_test(test_more_than_max_params_is_rejected),
-		cmocka_unit_test(test_case_missing_param_is_rejected_with_field_name),
+		cmocka_unit_test(
+			test_case_missing_param_is_rejected_with_field_name),
 		cmocka_unit_test(test_case_with_extra_key_is_rejected),
 		cmocka_unit_test(test_case_param_must_be_a_plain_integer),
 		cmocka_unit_test(test_case_without_id_is_rejected),
@@ -1595,44 +1755,60 @@ int main(void)
 		cmocka_unit_test(test_more_than_max_cases_is_rejected),
 		cmocka_unit_test(test_nonpositive_shape_for_a_case_is_rejected),
 		cmocka_unit_test(test_shape_overflow_for_a_case_is_rejected),
-		cmocka_unit_test(test_element_count_overflow_for_a_case_is_rejected),
+		cmocka_unit_test(
+			test_element_count_overflow_for_a_case_is_rejected),
 		cmocka_unit_test(test_division_by_zero_for_a_case_is_rejected),
 		cmocka_unit_test(test_randint_bound_outside_dtype_is_rejected),
 		cmocka_unit_test(test_randint_low_above_high_is_rejected),
-		cmocka_unit_test(test_randint_bound_naming_unknown_param_is_rejected),
+		cmocka_unit_test(
+			test_randint_bound_naming_unknown_param_is_rejected),
 		cmocka_unit_test(test_negative_cost_for_a_case_is_rejected),
 		cmocka_unit_test(test_cost_naming_unknown_param_is_rejected),
-		cmocka_unit_test(test_missing_tolerance_with_float_output_is_rejected),
+		cmocka_unit_test(
+			test_missing_tolerance_with_float_output_is_rejected),
 		cmocka_unit_test(test_negative_tolerance_is_rejected),
-		cmocka_unit_test(test_tolerance_that_is_not_a_number_is_rejected),
+		cmocka_unit_test(
+			test_tolerance_that_is_not_a_number_is_rejected),
 		cmocka_unit_test(test_empty_tolerance_is_rejected),
+		cmocka_unit_test(
+			test_an_outputs_tolerance_is_checked_and_named),
+		cmocka_unit_test(
+			test_a_tolerance_on_an_input_or_integer_is_rejected),
 		cmocka_unit_test(test_bad_tunable_name_is_rejected),
 		cmocka_unit_test(test_tunable_with_no_values_is_rejected),
-		cmocka_unit_test(test_tunable_value_that_is_not_a_token_is_rejected),
+		cmocka_unit_test(
+			test_tunable_value_that_is_not_a_token_is_rejected),
 		cmocka_unit_test(test_too_many_tunables_are_rejected),
-		cmocka_unit_test(test_held_out_cases_follow_visible_and_are_marked),
+		cmocka_unit_test(
+			test_held_out_cases_follow_visible_and_are_marked),
 		cmocka_unit_test(test_held_out_id_equal_to_visible_is_rejected),
 		cmocka_unit_test(test_held_out_with_other_keys_is_rejected),
-		cmocka_unit_test(test_held_out_case_with_bad_shape_names_held_out_file),
+		cmocka_unit_test(
+			test_held_out_case_with_bad_shape_names_held_out_file),
 		cmocka_unit_test(test_empty_held_out_file_is_rejected),
 		cmocka_unit_test(test_visible_and_held_out_together_are_capped),
-		cmocka_unit_test(test_config_sha256_covers_config_then_held_out),
+		cmocka_unit_test(
+			test_config_sha256_covers_config_then_held_out),
 		cmocka_unit_test(test_arg_shape_and_numel_follow_the_case),
 		cmocka_unit_test(test_case_cost_evaluates_formulas),
 		cmocka_unit_test(test_case_cost_is_zero_without_formulas),
 		cmocka_unit_test(test_timing_floor_defaults_to_the_evaluators),
 		cmocka_unit_test(test_timing_floor_with_a_reason_is_parsed),
-		cmocka_unit_test(test_timing_floor_without_a_reason_is_rejected),
+		cmocka_unit_test(
+			test_timing_floor_without_a_reason_is_rejected),
 		cmocka_unit_test(test_timing_floor_must_be_a_sane_number),
 		cmocka_unit_test(test_find_case_finds_visible_and_held_out_ids),
 		cmocka_unit_test(test_dtype_names_sizes_and_kinds_round_trip),
 		cmocka_unit_test(test_language_names),
 		cmocka_unit_test(test_task_id_must_be_family_slash_name),
-		cmocka_unit_test(test_deeper_ids_take_first_and_last_components),
-		cmocka_unit_test(test_load_sets_absolute_dir_and_reads_held_out),
+		cmocka_unit_test(
+			test_deeper_ids_take_first_and_last_components),
+		cmocka_unit_test(
+			test_load_sets_absolute_dir_and_reads_held_out),
 		cmocka_unit_test(test_load_reads_the_file_named_by_held_out),
 		cmocka_unit_test(test_load_rejects_missing_named_held_out_file),
-		cmocka_unit_test(test_load_reports_held_out_errors_in_that_file),
+		cmocka_unit_test(
+			test_load_reports_held_out_errors_in_that_file),
 		cmocka_unit_test(test_load_reports_missing_editable_file),
 		cmocka_unit_test(test_load_reports_missing_reference_file),
 		cmocka_unit_test(test_load_reports_missing_named_readme),
@@ -1640,14 +1816,16 @@ int main(void)
 		cmocka_unit_test(test_load_rejects_symlink_leaving_task_dir),
 		cmocka_unit_test(test_load_of_unknown_task_names_it),
 		cmocka_unit_test(test_load_refuses_config_over_size_cap),
-		cmocka_unit_test(test_load_hash_is_config_bytes_then_held_out_bytes),
+		cmocka_unit_test(
+			test_load_hash_is_config_bytes_then_held_out_bytes),
 		cmocka_unit_test(test_parse_with_dir_checks_files),
 		cmocka_unit_test(test_select_all_lists_every_task_sorted),
 		cmocka_unit_test(test_select_family_lists_its_tasks_only),
 		cmocka_unit_test(test_select_task_id_gives_that_task),
 		cmocka_unit_test(test_select_does_not_descend_into_a_task),
 		cmocka_unit_test(test_select_appends_to_the_callers_list),
-		cmocka_unit_test(test_select_matching_nothing_names_selector_and_fix),
+		cmocka_unit_test(
+			test_select_matching_nothing_names_selector_and_fix),
 		cmocka_unit_test(test_select_refuses_unsafe_selectors),
 		cmocka_unit_test(test_select_under_missing_root_is_rejected),
 		cmocka_unit_test(test_default_root_honours_environment),
@@ -1656,7 +1834,8 @@ int main(void)
 		cmocka_unit_test(test_baseline_files_map_onto_editable),
 		cmocka_unit_test(test_baseline_files_count_must_match_editable),
 		cmocka_unit_test(test_baseline_file_cannot_be_editable),
-		cmocka_unit_test(test_missing_baseline_file_is_reported_on_load),
+		cmocka_unit_test(
+			test_missing_baseline_file_is_reported_on_load),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

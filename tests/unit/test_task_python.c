@@ -109,9 +109,10 @@ static void test_a_dtype_tolerance_applies_to_its_outputs_only(void **s)
 	double atol, rtol;
 
 	(void)s;
-	task_tolerance(t, ARENA_BF16, &atol, &rtol);
+	assert_int_equal(t->args[2].dtype, ARENA_BF16);
+	task_tolerance(t, &t->args[2], &atol, &rtol);
 	assert_true(atol == 1e-2 && rtol == 2e-2);
-	task_tolerance(t, ARENA_F32, &atol, &rtol);
+	task_tolerance(t, &t->args[3], &atol, &rtol);
 	assert_true(atol == 1e-5 && rtol == 1e-5);
 	task_free(t);
 }

@@ -2,7 +2,8 @@
  * test_task_trusted.c - trusted copies of task packages (arena/task.h,
  * DESIGN.md §3.10): a copy is named by what it holds, made once, sealed,
  * and any change to it - a file edited, added or removed - is found and
- * named; a task loaded from it keeps its held-out cases and its hash.
+ * named; a task loaded from it keeps its held-out cases and its hash; a
+ * directory sealed in place (task_trust_seal) is verified the same way.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -211,6 +212,49 @@ static void test_task_loaded_from_a_copy_keeps_held_out_cases(void **state)
 	free(d);
 }
 
+/* A directory trusted code wrote (a prepared AgentKernelArena task) is
+ * sealed where it is, once, and verified like a copy. */
+static void
+test_a_sealed_directory_verifies_and_its_changes_are_named(void **state)
+{
+	char h[65], h2[65];
+	struct errbuf err;
+	char *d = path_join(dir, "sealed"), *sets = path_join(d, "sets/c0.bin");
+	char *shim = path_join(d, "_arena_aka.py");
+
+	(void)state;
+	errbuf_init(&err);
+	char *sd = path_join(d, "sets");
+	struct stat st;
+	assert_int_equal(mkdir_p(sd, NULL), 0);
+	assert_int_equal(
+		file_write_atomic_str(shim, "def launch(): pass\n", NULL), 0);
+	assert_int_equal(file_write_atomic_str(sets, "0123456789", NULL), 0);
+	assert_int_equal(task_trust_seal(d, h, &err), 0);
+	assert_int_equal(stat(shim, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0444);
+	struct strvec man = STRVEC_INIT;
+	assert_int_equal(task_trust_verify(d, h, &man, &err), 0);
+	assert_non_null(task_trust_lookup(&man, "sets/c0.bin"));
+	strvec_release(&man);
+	/* Sealed once: sealing again is refused, not a new name. */
+	assert_int_equal(task_trust_seal(d, h2, &err), -EEXIST);
+	/* An input changed in place is named. */
+	chmod(d, 0755);
+	chmod(sd, 0755);
+	chmod(sets, 0644);
+	assert_int_equal(file_write_atomic_str(sets, "0123456780", NULL), 0);
+	errbuf_init(&err);
+	assert_int_equal(task_trust_verify(d, h, NULL, &err), -EBADMSG);
+	if (!strstr(errbuf_str(&err),
+		    "sets/c0.bin no longer matches its recorded hash"))
+		fail_msg("unexpected: %s", errbuf_str(&err));
+	free(sd);
+	free(shim);
+	free(sets);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +264,8 @@ int main(void)
 			test_added_and_removed_files_are_found_and_named),
 		cmocka_unit_test(
 			test_task_loaded_from_a_copy_keeps_held_out_cases),
+		cmocka_unit_test(
+			test_a_sealed_directory_verifies_and_its_changes_are_named),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -17,6 +17,13 @@
  * every visible case is above the timing floor; and the baseline's
  * fraction of the roofline (the task's difficulty), which --record keeps
  * in the task's measured.yaml.
+ *
+ * An AgentKernelArena folder (docs/aka.md) gets other checks: it loads;
+ * the static checks do not apply (item "static" skipped: its cases come
+ * from its own harness); on the device it is prepared, and item "aka"
+ * fails when its harness fails the kernel as shipped, cannot be recorded,
+ * or passes a corrupted kernel, and is skipped with the reason where the
+ * folder cannot run here.
  */
 #ifndef ARENA_CHECK_H
 #define ARENA_CHECK_H
@@ -32,7 +39,8 @@ enum check_status { CHECK_OK = 0, CHECK_FAIL, CHECK_SKIP };
 const char *check_status_name(enum check_status s); /* "ok", ... */
 
 /* One check's outcome: name is static ("load", "task_md", "held_out",
- * "rules", "cost", "baseline", "mutants", "aa", "floor", "difficulty"),
+ * "rules", "cost", "baseline", "mutants", "aa", "floor", "difficulty";
+ * "static" and "aka" for AgentKernelArena folders),
  * detail one or more sentences (owned). */
 struct check_item {
 	const char *name;

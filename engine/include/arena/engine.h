@@ -31,6 +31,8 @@ int engine_open(const char *store_dir, const char *tasks_root,
 void engine_close(struct engine *e);
 struct store *engine_store(struct engine *e);
 const char *engine_tasks_root(const struct engine *e);
+/* The store's cache directory (compiled artifacts, prepared AKA tasks). */
+const char *engine_cache_dir(const struct engine *e);
 
 /* How agents are shown their workspace.  The front end may set a view:
  * fn(ctx, run_id, task_dirname) returns the path (caller frees) through
@@ -195,6 +197,10 @@ struct eval_options {
 	double case_budget_s;	/* > 0: timing budget per case instead of
 				 * the default (never cached) */
 	const char *device;	/* NULL: the task's default device */
+	bool has_gpu;		/* a GPU task runs on device index gpu of
+				 * its kind (as `arena run --gpus`); cached
+				 * like any evaluation, under that device */
+	int gpu;
 };
 int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 		    const struct eval_options *opt, struct task_result *out,

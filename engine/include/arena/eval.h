@@ -206,4 +206,31 @@ int eval_check_gpu_model(const char *device, const char *model,
  * devices (0-1)".  Starts the GPU runner's --query (once per process). */
 int eval_check_device_exists(const char *device, struct errbuf *err);
 
+/* What arena finds of an AgentKernelArena task folder (docs/aka.md), for
+ * task checks: whether it can run here, whether its own harness passes
+ * the kernel as shipped, whether it notices a corrupted kernel (a harness
+ * that does not checks nothing), and what arena records of it.  The task
+ * is prepared for device (cached under cache_dir, as eval_run does). */
+struct aka_judgement {
+	const char *style;    /* vllm, rocmbench, geak_eval, gpumode, unknown */
+	char *skip_reason;    /* it cannot run here (AMD-only, ...), or NULL */
+	char *error;	      /* it cannot be prepared, or NULL */
+	bool baseline_passes; /* the harness's own check passes the kernel
+				 * as shipped (not merely exits 0) */
+	char *check_message;  /* what the harness said when it did not */
+	int catches_wrong;    /* 1: the harness fails a corrupted kernel;
+				 * 0: it still passes it (checks nothing);
+				 * -1: not known */
+	int ncases;	      /* cases arena records (timed + checked) */
+	int ncheck_only;      /* of which checked, not timed */
+	char *notes;	      /* what the recording left out, or NULL */
+};
+
+/* 0 with j filled (release with aka_judgement_release), or a negative
+ * errno when preparing could not run at all. */
+int eval_aka_judge(const struct task *t, const char *device,
+		   const char *cache_dir, struct aka_judgement *j,
+		   struct errbuf *err);
+void aka_judgement_release(struct aka_judgement *j);
+
 #endif /* ARENA_EVAL_H */

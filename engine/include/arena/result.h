@@ -18,16 +18,19 @@
 
 /* Why an evaluation ended where it did.  Order matters: later stages. */
 enum result_status {
-	RS_NOT_EVALUATED = 0,	/* nothing ran yet */
-	RS_COMPILE_ERROR,	/* the candidate did not compile */
-	RS_RUNTIME_ERROR,	/* crashed, exited, killed, OOM, returned != 0 */
-	RS_TIMEOUT,		/* a runner missed its deadline */
-	RS_INCORRECT,		/* wrong, unwritten or NaN outputs */
-	RS_REJECTED,		/* integrity finding: input modified, forged
+	RS_NOT_EVALUATED = 0, /* nothing ran yet */
+	RS_COMPILE_ERROR,     /* the candidate did not compile */
+	RS_RUNTIME_ERROR,     /* crashed, exited, killed, OOM, returned != 0 */
+	RS_TIMEOUT,	      /* a runner missed its deadline */
+	RS_INCORRECT,	      /* wrong, unwritten or NaN outputs */
+	RS_REJECTED,	      /* integrity finding: input modified, forged
 				 * time, work left running, protocol abuse */
-	RS_OK,			/* correct and timed */
-	RS_INFRA_ERROR,		/* baseline/reference/evaluator failed: not
+	RS_OK,		      /* correct and timed */
+	RS_INFRA_ERROR,	      /* baseline/reference/evaluator failed: not
 				 * the candidate's fault */
+	RS_SKIPPED,	      /* the task cannot run on this machine (an
+				 * AgentKernelArena task needing an AMD GPU,
+				 * FlyDSL, ...): no verdict, no score */
 };
 
 const char *result_status_name(enum result_status s);

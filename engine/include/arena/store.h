@@ -129,6 +129,101 @@ int store_eval_put(struct store *s, const char *key, const char *task_id,
 int store_eval_count(struct store *s, const char *task_id, int *n,
 		     struct errbuf *err);
 
+/* ---- evaluation requests of `arena serve` ----------------------------- */
+
+/* The queue of `arena serve` (docs/serve.md): requests arrive in batches,
+ * wait as `queued`, are claimed by a worker (`running`, under a lease like
+ * an attempt's: owner "host:pid:nonce" and an expiry the worker renews)
+ * and end `done` with a result or an error, exactly once: the transition
+ * to done is made only by the worker that holds the lease, and only from
+ * running.  Requests that share an evaluation key are evaluated once: the
+ * queue hands out none while another of the same key runs, and a finish
+ * answers the queued ones of its key with the same result.
+ *
+ * Functions marked (tx) run a transaction of several statements: call them
+ * on a handle that no other thread uses meanwhile (serve gives each of its
+ * threads a connection of its own). */
+struct store_serve_req {
+	char *id;	/* "r_..." */
+	char *batch_id; /* "b_..." */
+	int idx;	/* position in its batch */
+	char *task_id;
+	int priority; /* higher first */
+	bool quick;
+	char *sources_json; /* {"name": "contents", ...}; NULL once done */
+	char *eval_key;	    /* what the evaluation cache knows it by */
+	char *state;	    /* queued | running | done */
+	char *owner;	    /* while running */
+	double created_at, started_at, finished_at;
+	char *result_json; /* done: the task_result, or NULL */
+	char *error;	   /* done without a verdict: why */
+	int answers;	   /* times it was answered: 1 once done */
+	int64_t done_seq;  /* order of answers across the store */
+	bool cached;	   /* answered from the evaluation cache */
+};
+
+void store_serve_req_release(struct store_serve_req *r);
+void store_serve_reqs_free(struct store_serve_req *r, int n);
+
+/* (tx) Adds a batch of n requests, each with id, idx, task_id, priority,
+ * quick, sources_json and eval_key set; a request whose state is
+ * "done" (a cache hit found by the caller) is stored answered, with its
+ * result_json.  client_key (or NULL) names the batch for the client: a
+ * second batch with the same key is not added, *existing gets the first
+ * one's id and -EEXIST is returned.  -EAGAIN (nothing added) when the
+ * queue would then hold more than max_pending requests not done. */
+int store_serve_batch_add(struct store *s, const char *batch_id,
+			  const char *client_key, struct store_serve_req *reqs,
+			  int n, int max_pending, char **existing,
+			  struct errbuf *err);
+/* Claims the queued request of highest priority (oldest first among
+ * equals), or a running one whose lease expired, skipping keys another
+ * live lease is evaluating: *out filled and 0, or -ENOENT when there is
+ * none.  One statement: two workers never claim the same request. */
+int store_serve_claim(struct store *s, const char *owner, double ttl_s,
+		      struct store_serve_req *out, struct errbuf *err);
+/* (tx) Answers a request that owner holds: done, with result_json (or
+ * error when no verdict was reached), answers + 1.  Queued requests of
+ * the same evaluation key (cacheable results only: result_json set) are
+ * answered with the same result, marked cached; *also (or NULL) gets how
+ * many.  -ESTALE when owner no longer holds it (its lease expired and
+ * another worker took it): nothing changes. */
+int store_serve_finish(struct store *s, const char *id, const char *owner,
+		       const char *result_json, const char *error,
+		       bool cacheable, int *also, struct errbuf *err);
+/* Puts a running request of owner back in the queue (a worker that
+ * stops before finishing it). */
+int store_serve_requeue(struct store *s, const char *id, const char *owner,
+			struct errbuf *err);
+/* Every request a given owner runs goes back to the queue (the owner is
+ * known dead); *n (or NULL) gets how many. */
+int store_serve_requeue_owner(struct store *s, const char *owner, int *n,
+			      struct errbuf *err);
+/* Distinct owners of running requests, appended to owners. */
+int store_serve_owners(struct store *s, struct strvec *owners,
+		       struct errbuf *err);
+/* Extends the leases of every request owner runs. */
+int store_serve_renew(struct store *s, const char *owner, double ttl_s,
+		      struct errbuf *err);
+/* One request by id; -ENOENT when absent. */
+int store_serve_get(struct store *s, const char *id,
+		    struct store_serve_req *out, struct errbuf *err);
+/* The requests of a batch in order (sources_json left out); -ENOENT when
+ * the batch does not exist. */
+int store_serve_batch(struct store *s, const char *batch_id,
+		      struct store_serve_req **out, int *n, struct errbuf *err);
+/* The answered requests of a batch whose place in the order of answers
+ * is after `after` (done_seq), in that order, results included; *total
+ * gets the batch's size.  -ENOENT when the batch does not exist.  A
+ * reader that saw answer N has seen every answer numbered N (twins
+ * answered together share their number). */
+int store_serve_batch_done_since(struct store *s, const char *batch_id,
+				 int64_t after, struct store_serve_req **out,
+				 int *n, int *total, struct errbuf *err);
+/* Requests not done, and of those how many run. */
+int store_serve_counts(struct store *s, int *pending, int *running,
+		       struct errbuf *err);
+
 /* ---- store-private values --------------------------------------------- */
 
 /* A key-value table for what only the controller may know (a run's secret

@@ -83,7 +83,12 @@ static size_t shm_size;
 static size_t registered;		/* page-locked bytes from shm_base */
 static int nsets;			/* device copies of the layout */
 static size_t set_stride;
+/* Each argument's allocation, and where in it the argument lies for the
+ * current sample (place_sets): dbuf[k][a] = dalloc[k][a] + an offset
+ * within window[a]. */
+static void *dalloc[RP_MAX_SETS][RP_MAX_ARGS];
 static void *dbuf[RP_MAX_SETS][RP_MAX_ARGS];
+static size_t window[RP_MAX_ARGS];
 
 static gpu_stream stream;
 static gpu_event ev_start, ev_end;
@@ -139,35 +144,102 @@ static void device_error(const char *seq, gpu_err e, const char *during)
 static void free_sets(void)
 {
 	for (int k = 0; k < RP_MAX_SETS; k++)
-		for (int a = 0; a < RP_MAX_ARGS; a++)
-			if (dbuf[k][a]) {
-				(void)GPU(Free)(dbuf[k][a]);
-				dbuf[k][a] = NULL;
-			}
+		for (int a = 0; a < RP_MAX_ARGS; a++) {
+			if (dalloc[k][a])
+				(void)GPU(Free)(dalloc[k][a]);
+			dalloc[k][a] = dbuf[k][a] = NULL;
+		}
 	nsets = 0;
+}
+
+/*
+ * Placement.  Where a buffer lies in device memory can change a kernel's
+ * speed by several percent: on the H200 the baseline of cuda2cuda/dot
+ * (one float64 atomicAdd per block into an 8-byte result) ran at 487 us
+ * in some runner processes and 515 us in others, steadily for the whole
+ * evaluation and across its cases (2026-12-02).  Small buffers are
+ * sub-allocated from memory the runtime set aside when the process
+ * started, so each process kept one placement of its result, and A/A
+ * evaluations came out at 0.97-0.98 with intervals that missed 1: a
+ * whole block is one placement per role.  So every argument smaller than
+ * PLACE_SMALL gets an allocation of its own with a window of slack, and
+ * each sample puts it at an offset in that window drawn from the
+ * sample's seed (place_sets): both runners of a pair use the same
+ * offsets, and a block's samples spread over many placements, in both
+ * roles alike.  Offsets are multiples of 256 bytes, the alignment
+ * cudaMalloc and hipMalloc promise.  Larger arguments span many pages
+ * already and stay at offset 0.
+ */
+#define PLACE_SMALL ((size_t)2 << 20)
+#define PLACE_WINDOW_MAX ((size_t)8 << 20)
+#define PLACE_WINDOW_MIN ((size_t)64 << 10)
+#define PLACE_BUDGET ((size_t)64 << 20) /* all windows of a runner */
+#define PLACE_ALIGN ((size_t)256)
+
+static size_t place_window(int n)
+{
+	int small = 0;
+
+	for (int a = 0; a < lay.nargs; a++)
+		small += lay.bytes[a] < PLACE_SMALL;
+	if (!small)
+		return 0;
+	size_t w = PLACE_BUDGET / ((size_t)n * (size_t)small);
+	if (w > PLACE_WINDOW_MAX)
+		w = PLACE_WINDOW_MAX;
+	if (w < PLACE_WINDOW_MIN)
+		w = PLACE_WINDOW_MIN;
+	return w / PLACE_ALIGN * PLACE_ALIGN;
 }
 
 static gpu_err alloc_sets(int n)
 {
+	size_t w = place_window(n);
+
+	for (int a = 0; a < lay.nargs; a++)
+		window[a] = lay.bytes[a] < PLACE_SMALL ? w : 0;
 	for (int k = 0; k < n; k++)
 		for (int a = 0; a < lay.nargs; a++) {
 			size_t b = lay.bytes[a] ? lay.bytes[a] : 256;
-			gpu_err e = GPU(Malloc)(&dbuf[k][a], b);
+			b = (b + PLACE_ALIGN - 1) / PLACE_ALIGN * PLACE_ALIGN;
+			gpu_err e = GPU(Malloc)(&dalloc[k][a], b + window[a]);
 			if (e != GPU(Success)) {
-				dbuf[k][a] = NULL;
+				dalloc[k][a] = NULL;
 				free_sets();
 				return e;
 			}
+			dbuf[k][a] = dalloc[k][a];
 		}
 	nsets = n;
 	return GPU(Success);
 }
 
+/* Puts every argument of every set at its offset for the sample whose
+ * seed is `seed` (the same in both runners of a pair). */
+static void place_sets(unsigned long long seed)
+{
+	for (int k = 0; k < nsets; k++)
+		for (int a = 0; a < lay.nargs; a++) {
+			size_t slots = window[a] / PLACE_ALIGN + 1;
+			unsigned long long h = gen_mix(
+				seed ^ gen_mix(((unsigned long long)k << 8 |
+						(unsigned long long)a) +
+					       0x9e3779b97f4a7c15ULL));
+			dbuf[k][a] = (unsigned char *)dalloc[k][a] +
+				     (size_t)(h % slots) * PLACE_ALIGN;
+		}
+}
+
 /* Page-locks the first `used` bytes of the shared memory (for copies at
- * full speed) when they are 1 MiB or more; failure only costs speed. */
+ * full speed) when they are 1 MiB or more; failure only costs speed.
+ * Grows only: a case's `layout` (one set) and `sets` (n) and a later
+ * smaller case keep what is locked already, since locking costs about
+ * as much as copying the bytes once (a case of 32 Mi floats in batches
+ * of two locked 256 MiB and then 512 MiB again in each of its thirteen
+ * runners). */
 static void lock_host(size_t used)
 {
-	if (registered == used)
+	if (used <= registered)
 		return;
 	if (registered) {
 		(void)GPU(HostUnregister)(shm_base);
@@ -521,6 +593,13 @@ static void do_gen(const char *seq, char **save)
 		}
 		fill_w[a] = (int)w;
 	}
+	/* Every generated argument carries the sample's seed: the first
+	 * places the buffers (a gen that draws nothing keeps them). */
+	for (int a = 0; a < lay.nargs; a++)
+		if (generate >> a & 1) {
+			place_sets(gen[a].seed);
+			break;
+		}
 	for (int k = 0; k < nsets; k++) {
 		CHECK(seq, copy_set(k, true, upload),
 		      "copying the inputs to the device");
@@ -856,6 +935,53 @@ static void serve(void)
 
 /* ---- start-up --------------------------------------------------------- */
 
+/*
+ * Stream-ordered allocation (cudaMallocAsync / hipMallocAsync), which a
+ * kernel may use for scratch (cuda2cuda/moe_align_block_size,
+ * radix_sort_pass, splitk_gemm): the runtime creates the device's default
+ * memory pool on first use, and whatever it opens or starts for it then
+ * must happen before the sandbox closes, as for the first allocation
+ * above.  Without this the baselines of moe_align_block_size and
+ * radix_sort_pass failed their cudaMallocAsync in every runner on the
+ * H200 (2026-12-02) while a plain program on the same device succeeded
+ * (tests/gpu/bench/pool_probe.cu: Landlock alone is enough to make the
+ * pool's creation fail); `--selftest` checks the pool under the sandbox.  A failure here only
+ * leaves the pool cold (the kernel's own call then reports it): a
+ * device without pools is no reason to refuse the runner.  The keeper
+ * never runs a kernel and skips it.  The pool keeps the memory freed
+ * into it (release threshold: all of it), below.
+ */
+static void warm_pool(int dev)
+{
+	int pools = 0;
+	void *p = NULL;
+
+	if (keeper ||
+	    GPU(DeviceGetAttribute)(&pools, GPU_ATTR_POOLS, dev) != GPU(Success) ||
+	    !pools) {
+		(void)GPU(GetLastError)();
+		return;
+	}
+	/* The pool keeps what is freed into it, as a framework's caching
+	 * allocator does: with the default threshold of 0 every
+	 * synchronisation hands the memory back, and a kernel that takes
+	 * scratch per call pays for mapping it again each time, on the host,
+	 * outside its stream's events (on the H200 an honest dot with
+	 * per-call scratch ran 90 us per sample beyond its claims and was
+	 * rejected as inconsistent with the controller's clock). */
+	gpu_pool pool;
+	unsigned long long keep = ~0ull;
+	if (GPU(DeviceGetDefaultMemPool)(&pool, dev) == GPU(Success))
+		(void)GPU(MemPoolSetAttribute)(pool, GPU_POOL_RELEASE_THRESHOLD,
+					       &keep);
+	if (GPU(MallocAsync)(&p, (size_t)1 << 20, stream) == GPU(Success)) {
+		(void)GPU(MemsetAsync)(p, 0, (size_t)1 << 20, stream);
+		(void)GPU(FreeAsync)(p, stream);
+	}
+	(void)GPU(StreamSynchronize)(stream);
+	(void)GPU(GetLastError)();
+}
+
 /* Opens the device and everything the requests need, before the sandbox:
  * the driver opens its device files read-write and starts threads here. */
 static gpu_err open_device(int dev, const char **during)
@@ -899,6 +1025,7 @@ static gpu_err open_device(int dev, const char **during)
 	    (e = GPU(DeviceSynchronize)()) != GPU(Success))
 		return e;
 	(void)GPU(Free)(probe);
+	warm_pool(dev);
 	return GPU(Success);
 }
 

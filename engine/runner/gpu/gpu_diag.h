@@ -404,6 +404,24 @@ static int selftest(int dev)
 	STEP("create a stream (as a kernel may)",
 	     GPU(StreamCreateWithFlags)(&s2, GPU(StreamNonBlocking)));
 	STEP("wait for the device", GPU(DeviceSynchronize)());
+	int pools = 0;
+	(void)GPU(DeviceGetAttribute)(&pools, GPU_ATTR_POOLS, dev);
+	if (pools) {
+		/* cudaMallocAsync, as a kernel's scratch may be (the pool was
+		 * set up before the sandbox: warm_pool). */
+		void *small = NULL, *big = NULL;
+		STEP("stream-ordered allocation of 2 KiB",
+		     GPU(MallocAsync)(&small, 2048, stream));
+		STEP("stream-ordered allocation of 64 MiB",
+		     GPU(MallocAsync)(&big, bytes, stream));
+		STEP("memset of it", GPU(MemsetAsync)(big, 3, bytes, stream));
+		STEP("stream-ordered free", GPU(FreeAsync)(small, stream));
+		STEP("stream-ordered free", GPU(FreeAsync)(big, stream));
+		STEP("wait for the stream", GPU(StreamSynchronize)(stream));
+	} else {
+		printf("step stream-ordered allocation: the device has no "
+		       "memory pools\n");
+	}
 	STEP("unlock host memory", GPU(HostUnregister)(host));
 	STEP("free", GPU(Free)(buf));
 	selftest_step = "start a thread (driver threads must stay possible)";

@@ -26,6 +26,8 @@
 #define GPU_BACKEND "hip"
 #define GPU_ATTR_L2 hipDeviceAttributeL2CacheSize
 #define GPU_ATTR_SMS hipDeviceAttributeMultiprocessorCount
+#define GPU_ATTR_POOLS hipDeviceAttributeMemoryPoolsSupported
+#define GPU_POOL_RELEASE_THRESHOLD hipMemPoolAttrReleaseThreshold
 #define GPU_HAS_PERSISTING_L2 0
 typedef hipDeviceProp_t gpu_prop;
 #else
@@ -35,6 +37,8 @@ typedef hipDeviceProp_t gpu_prop;
 #define GPU_BACKEND "cuda"
 #define GPU_ATTR_L2 cudaDevAttrL2CacheSize
 #define GPU_ATTR_SMS cudaDevAttrMultiProcessorCount
+#define GPU_ATTR_POOLS cudaDevAttrMemoryPoolsSupported
+#define GPU_POOL_RELEASE_THRESHOLD cudaMemPoolAttrReleaseThreshold
 #define GPU_HAS_PERSISTING_L2 1
 typedef cudaDeviceProp gpu_prop;
 #endif
@@ -42,6 +46,7 @@ typedef cudaDeviceProp gpu_prop;
 typedef GPU(Error_t) gpu_err;
 typedef GPU(Stream_t) gpu_stream;
 typedef GPU(Event_t) gpu_event;
+typedef GPU(MemPool_t) gpu_pool;
 
 static inline const char *gpu_err_name(gpu_err e)
 {

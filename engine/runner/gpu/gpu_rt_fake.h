@@ -49,6 +49,9 @@
  *   arena_fake_gpu_write_late(p, byte, n)
  *                                       the same "after the given stream
  *                                       had finished": work never joined
+ *   arena_fake_gpu_alloc_base(p)        the start of the allocation p
+ *                                       points into (the runner places
+ *                                       arguments at an offset in theirs)
  * Never part of a real build.
  */
 #ifndef ARENA_GPU_RT_FAKE_H
@@ -71,6 +74,8 @@
 #define GPU_BACKEND "cuda"
 #define GPU_ATTR_L2 1
 #define GPU_ATTR_SMS 2
+#define GPU_ATTR_POOLS 3
+#define GPU_POOL_RELEASE_THRESHOLD 1
 #define GPU_HAS_PERSISTING_L2 0
 
 typedef int fakeError_t;
@@ -327,16 +332,79 @@ static inline fakeError_t fakeSetDevice(int d)
 	fake_dev_open(d);
 	return fake_status();
 }
+/* "Device" memory: zeroed pages of its own mapping, 2 MiB aligned as a
+ * GPU's large allocations are, so that a test kernel sees where in its
+ * allocation the runner placed an argument (p % 2 MiB: the runner's
+ * placement window, arena_runner_gpu.cpp).  The mapping's base and
+ * length sit in the page before the pointer; pages are only touched when
+ * used. */
+#define FAKE_ALLOC_ALIGN ((size_t)2 << 20)
+#define FAKE_ALLOC_MAGIC ((size_t)0x617265616d656d31ULL)
 static inline fakeError_t fakeMalloc(void **p, size_t n)
 {
 	if (fake_status())
 		return fake_sticky;
-	*p = calloc(1, n ? n : 1);
-	return *p ? fakeSuccess : fakeErrorMemoryAllocation;
+	size_t len = (n ? n : 1) + 2 * FAKE_ALLOC_ALIGN;
+	unsigned char *m =
+		(unsigned char *)mmap(NULL, len, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		*p = NULL;
+		return fakeErrorMemoryAllocation;
+	}
+	uintptr_t at =
+		((uintptr_t)m + FAKE_ALLOC_ALIGN + FAKE_ALLOC_ALIGN - 1) &
+		~(uintptr_t)(FAKE_ALLOC_ALIGN - 1);
+	size_t *hdr = (size_t *)(at - 4096);
+	hdr[0] = (size_t)(uintptr_t)m;
+	hdr[1] = len;
+	hdr[2] = FAKE_ALLOC_MAGIC;
+	hdr[3] = (size_t)at;
+	*p = (void *)at;
+	return fakeSuccess;
+}
+/* The start of the allocation p points into (cuPointerGetAttribute's
+ * range start on a GPU), for test kernels that recognise a buffer
+ * whatever offset the runner placed it at; NULL when none is found
+ * within 64 MiB below p. */
+extern "C" __attribute__((visibility("default"))) void *
+arena_fake_gpu_alloc_base(const void *p)
+{
+	uintptr_t q = (uintptr_t)p & ~(uintptr_t)(FAKE_ALLOC_ALIGN - 1);
+
+	for (int i = 0; i < 32 && q > FAKE_ALLOC_ALIGN; i++) {
+		const size_t *hdr = (const size_t *)(q - 4096);
+		if (hdr[2] == FAKE_ALLOC_MAGIC && hdr[3] == (size_t)q)
+			return (void *)q;
+		q -= FAKE_ALLOC_ALIGN;
+	}
+	return NULL;
 }
 static inline fakeError_t fakeFree(void *p)
 {
-	free(p);
+	if (p) {
+		const size_t *hdr = (const size_t *)((uintptr_t)p - 4096);
+		munmap((void *)(uintptr_t)hdr[0], hdr[1]);
+	}
+	return fakeSuccess;
+}
+static inline fakeError_t fakeMallocAsync(void **p, size_t n, fakeStream_t)
+{
+	return fakeMalloc(p, n);
+}
+static inline fakeError_t fakeFreeAsync(void *p, fakeStream_t)
+{
+	return fakeFree(p);
+}
+/* The fake's stream-ordered allocations are plain ones: no pool to keep. */
+typedef void *fakeMemPool_t;
+static inline fakeError_t fakeDeviceGetDefaultMemPool(fakeMemPool_t *pool, int)
+{
+	*pool = NULL;
+	return fakeSuccess;
+}
+static inline fakeError_t fakeMemPoolSetAttribute(fakeMemPool_t, int, void *)
+{
 	return fakeSuccess;
 }
 static inline fakeError_t fakeMemcpyAsync(void *d, const void *s, size_t n,

@@ -13,8 +13,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "arena/proc.h"
 #include "arena/util.h"
 
 char *paths_self(void)
@@ -171,6 +173,51 @@ const char *paths_gpu_runner(const char *runtime)
 	return NULL;
 }
 
+/* Whether interpreter py finds torch (importlib's find_spec: no import,
+ * tens of milliseconds). */
+static bool python_has_torch(const char *py)
+{
+	static char dash_c[] = "-c";
+	static char probe[] = "import importlib.util as u, sys; "
+			      "sys.exit(u.find_spec('torch') is None)";
+	char *argv[] = { (char *)py, dash_c, probe, NULL };
+	struct proc_result res = { 0 };
+	struct errbuf err;
+	bool yes;
+	int rc;
+
+	errbuf_init(&err);
+	rc = proc_run_capture(argv, NULL, NULL, 10000, 4096, &res, &err);
+	yes = rc == 0 && !res.timed_out && WIFEXITED(res.status) &&
+	      WEXITSTATUS(res.status) == 0;
+	proc_result_release(&res);
+	return yes;
+}
+
+/* The interpreter when $ARENA_PYTHON is not set: the first of PATH's
+ * python3 and /usr/bin/python3 that finds torch, else the first that
+ * exists.  Torch lives where it was installed: a virtual environment put
+ * on PATH (the H200's /opt/torch/.venv; its system python3 has none), or
+ * Debian's python3-torch under /usr/bin/python3 while PATH starts with a
+ * pyenv shim that has none (this project's build machines). */
+static char *python_choose(void)
+{
+	char *cand[2] = { path_search("python3", NULL), NULL };
+	char *pick = NULL;
+
+	if (path_is_executable("/usr/bin/python3"))
+		cand[1] = xstrdup("/usr/bin/python3");
+	for (int i = 0; i < 2 && !pick; i++)
+		if (cand[i] && python_has_torch(cand[i]))
+			pick = cand[i];
+	for (int i = 0; i < 2 && !pick; i++)
+		pick = cand[i];
+	pick = xstrdup(pick ? pick : "python3");
+	free(cand[0]);
+	free(cand[1]);
+	return pick;
+}
+
 static char *python, *py_dir;
 static pthread_once_t py_once = PTHREAD_ONCE_INIT;
 
@@ -182,10 +229,8 @@ static void py_init(void)
 
 	if (env && *env)
 		python = xstrdup(env);
-	else if (path_is_executable("/usr/bin/python3"))
-		python = xstrdup("/usr/bin/python3");
-	else if (!(python = path_search("python3", NULL)))
-		python = xstrdup("python3");
+	else
+		python = python_choose();
 	if (slash)
 		slash[1] = '\0';
 	else

@@ -184,6 +184,67 @@ static int task_baseline_sources(struct eval_ctx *x, struct source_set *out)
 	return 0;
 }
 
+static void source_copy_one(struct source_set *out, struct strvec *files,
+			    const struct source_set *from, int i)
+{
+	int k = out->n++;
+
+	out->path[k] = xstrdup(from->path[i]);
+	out->len[k] = from->len[i];
+	memcpy(out->sha256[k], from->sha256[i], 65);
+	if (from->data[i]) {
+		out->data[k] = xmalloc(from->len[i] + 1);
+		memcpy(out->data[k], from->data[i], from->len[i]);
+		out->data[k][from->len[i]] = '\0';
+	}
+	strvec_push(files, from->path[i]);
+}
+
+/* A Python role's sources with the task's bundle files (a prepared AKA
+ * task: its call shim and the modules its kernel imports, docs/aka.md),
+ * read from the task directory, which is trusted: the first bundle file
+ * (the entry module when bundle_entry), then the role's own files, then
+ * the other bundle files.  Without bundle files, a copy of own.  0, or -1
+ * with a verdict when a bundle file cannot be read. */
+static int bundle_sources(struct eval_ctx *x, const struct source_set *own,
+			  struct source_set *out, struct strvec *files)
+{
+	const struct task *t = x->t;
+	struct source_set bs;
+	struct errbuf e;
+
+	memset(out, 0, sizeof(*out));
+	strvec_init(files);
+	memset(&bs, 0, sizeof(bs));
+	if (t->bundle_files.n) {
+		errbuf_init(&e);
+		if (sources_read(t->dir, &t->bundle_files, &bs, &e) != 0) {
+			ev_verdict(x, RS_INFRA_ERROR,
+				   "the prepared task's files "
+				   "cannot be read: %s",
+				   errbuf_str(&e));
+			return -1;
+		}
+	}
+	if (own->n + bs.n > SOURCES_MAX_FILES) {
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the prepared task has %d source "
+			   "files, more than %d",
+			   own->n + bs.n, SOURCES_MAX_FILES);
+		sources_release(&bs);
+		return -1;
+	}
+	int first = t->bundle_entry && bs.n ? 1 : 0;
+	for (int i = 0; i < first; i++)
+		source_copy_one(out, files, &bs, i);
+	for (int i = 0; i < own->n; i++)
+		source_copy_one(out, files, own, i);
+	for (int i = first; i < bs.n; i++)
+		source_copy_one(out, files, &bs, i);
+	sources_release(&bs);
+	return 0;
+}
+
 /* Timing blocks of this evaluation (block 0 is the correctness pair). */
 static int timing_blocks(const struct eval_ctx *x)
 {
@@ -311,13 +372,19 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 		return 0;
 	}
 
-	/* Reference: its file from the task directory. */
+	/* Reference: its file from the task directory (a prepared AKA
+	 * task's reference is its kernel as shipped, with the bundle). */
 	errbuf_init(&e);
-	strvec_push(&ref_files, t->reference_file);
+	if (t->reference_is_baseline)
+		for (size_t i = 0; i < t->editable.n; i++)
+			strvec_push(&ref_files, t->editable.v[i]);
+	else
+		strvec_push(&ref_files, t->reference_file);
 	if (sources_read(t->dir, &ref_files, &src, &e) != 0 || !src.data[0]) {
-		ev_verdict(x, RS_INFRA_ERROR, "the task's reference %s cannot be "
-			   "read: %s", t->reference_file,
-			   e.set ? errbuf_str(&e) : "missing");
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the task's reference %s cannot be "
+			   "read: %s",
+			   ref_files.v[0], e.set ? errbuf_str(&e) : "missing");
 		if (src.n)
 			sources_release(&src);
 		strvec_release(&ref_files);
@@ -329,6 +396,16 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 		return 0;
 	}
 	prelaunch_gpu(x);
+	if (t->bundle_files.n) {
+		struct source_set all;
+		strvec_release(&ref_files);
+		if (bundle_sources(x, &src, &all, &ref_files) != 0) {
+			sources_release(&src);
+			return 0;
+		}
+		sources_release(&src);
+		src = all;
+	}
 	rc = build_role(x, ROLE_REF, &src, &ref_files, t->dir, NULL);
 	sources_release(&src);
 	strvec_release(&ref_files);
@@ -361,8 +438,16 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 		have = 1;
 	}
 	if (have) {
-		rc = build_role(x, ROLE_BASE, &src, &t->editable, t->dir, NULL);
+		struct source_set all;
+		struct strvec files;
+		if (bundle_sources(x, &src, &all, &files) != 0) {
+			sources_release(&src);
+			return 0;
+		}
 		sources_release(&src);
+		rc = build_role(x, ROLE_BASE, &all, &files, t->dir, NULL);
+		sources_release(&all);
+		strvec_release(&files);
 		if (rc || x->decided)
 			return rc;
 	} else {
@@ -380,7 +465,11 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 	 * its inputs from the baseline's samples (correctness_gpu.c). */
 	struct build_job job;
 	pthread_t th;
-	build_prepare(x, ROLE_CAND, cand_src, &t->editable, NULL,
+	struct source_set cand_all;
+	struct strvec cand_files;
+	if (bundle_sources(x, cand_src, &cand_all, &cand_files) != 0)
+		return 0;
+	build_prepare(x, ROLE_CAND, &cand_all, &cand_files, NULL,
 		      x->req->defines, &job);
 	bool ahead = x->gpu && x->no_gpu_baseline &&
 		     !ev_role_gpu(x, ROLE_REF) &&
@@ -392,6 +481,8 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 		build_run(&job);
 	}
 	rc = build_finish(&job);
+	sources_release(&cand_all);
+	strvec_release(&cand_files);
 	if (rc == 0 && !x->decided) {
 		start_correctness_runners(x);
 		ev_trace_mark(x, "runners ready");

@@ -207,6 +207,11 @@ static void ctx_release(struct eval_ctx *x)
 		if (x->logfd[i] >= 0)
 			close(x->logfd[i]);
 	}
+	/* Every runner is gone: nothing of this evaluation uses the device
+	 * any more, and the lock goes with the descriptor below. */
+	if (x->trace && x->lockfd >= 0 && x->lockmode)
+		fprintf(x->trace, "# %.1f ms: device lock released\n",
+			(double)(now_ns() - x->t0_ns) / 1e6);
 	if (x->trace)
 		fclose(x->trace);
 	strvec_release(&x->hidden);
@@ -297,6 +302,14 @@ static int open_logs(struct eval_ctx *x)
 	char *tp = path_join(x->log_dir, "timing.tsv");
 	x->trace = fopen(tp, "we");
 	free(tp);
+	/* The marks' origin on the machine's monotonic clock, so that the
+	 * traces of two evaluations (two processes, two stores) can be laid
+	 * side by side: which held the device when. */
+	if (x->trace)
+		fprintf(x->trace,
+			"# t0 %llu ns CLOCK_MONOTONIC: the marks below "
+			"are ms after it\n",
+			(unsigned long long)x->t0_ns);
 	if (x->trace)
 		fputs("case\tblock\tkind\tnum\tbatch\tbase_first\t"
 		      "base_claim_ns\tcand_claim_ns\tbase_wall_ns\t"
@@ -307,7 +320,9 @@ static int open_logs(struct eval_ctx *x)
 		      "base_gen_ns\tcand_gen_ns\tbase_keeper_ns\t"
 		      "cand_keeper_ns\tbase_probe_ns\tcand_probe_ns\t"
 		      "excess_ns\tbase_probe_fetch_ns\tcand_probe_fetch_ns\t"
-		      "base_gaps_ns\tcand_gaps_ns\tfetch_excess_ns\n",
+		      "base_gaps_ns\tcand_gaps_ns\tfetch_excess_ns\t"
+		      "base_warm_ns\tcand_warm_ns\tbase_tail_ns\t"
+		      "cand_tail_ns\tpair_ns\tloop_ns\n",
 		      x->trace);
 	for (int i = 0; i < NROLES; i++) {
 		char *p = path_join(x->log_dir, names[i]);
@@ -409,7 +424,7 @@ static void run_phases(struct eval_ctx *x)
 		ev_trace_mark(x, "case %s checked", t->cases[ci].id);
 		k++;
 	}
-	if (!x->decided && req->include_held_out) {
+	if (!x->decided && req->include_held_out && t->ncases > t->nvisible) {
 		bool all = true;
 		int kk = k;
 		res->held_out_evaluated = true;
@@ -465,7 +480,15 @@ timing:
 			bool ho = t->cases[ci].held_out;
 			if (ho && !req->include_held_out)
 				continue;
-			if (ho == (pass == 1)) {
+			if (ho == (pass == 1) && t->cases[ci].check_only) {
+				struct case_result *cr = CASE_RESULT(k);
+				cr->correctness_only = true;
+				ev_set_str(
+					&cr->timing_note,
+					"correctness only: a "
+					"shape the task's harness checks but "
+					"does not time");
+			} else if (ho == (pass == 1)) {
 				ev_time_case_confirmed(x, ci, CASE_RESULT(k));
 				CASE_RESULT(k)->roofline_ms =
 					ev_roofline_ideal_ns(x, &t->cases[ci]) /
@@ -550,6 +573,14 @@ static int confine_setup(struct eval_ctx *x, struct errbuf *err)
 int eval_run(const struct eval_request *req, struct task_result *res,
 	     struct errbuf *err)
 {
+	if (req->task && req->task->aka)
+		return ev_aka_run(req, res, err);
+	return ev_run_task(req, NULL, res, err);
+}
+
+int ev_run_task(const struct eval_request *req, const struct aka_inputs *rec,
+		struct task_result *res, struct errbuf *err)
+{
 	const struct task *t = req->task;
 	struct eval_ctx x;
 	struct source_set cand_src;
@@ -563,6 +594,7 @@ int eval_run(const struct eval_request *req, struct task_result *res,
 	for (int i = 0; i < NROLES; i++)
 		x.logfd[i] = -1;
 	x.req = req;
+	x.rec = rec;
 	x.t = t;
 	x.res = res;
 	x.err = err;

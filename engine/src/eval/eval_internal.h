@@ -384,6 +384,10 @@ void par_for(int64_t n, int64_t chunk,
 	     void (*fn)(void *ctx, int64_t i0, int64_t n), void *ctx);
 /* memcpy, by several threads from 16 MiB up. */
 void par_memcpy(void *dst, const void *src, size_t n);
+/* Whether n bytes at a and b are equal (memcmp == 0), by several threads
+ * from 16 MiB up: a GPU case's inputs of 256 MiB took the controller
+ * about 100 ms to compare on one thread, on every quarter of the pairs. */
+bool par_memeq(const void *a, const void *b, size_t n);
 
 /* Output poison: pattern 0 and 1 differ in every byte (NaNs with distinct
  * payloads for floating point, 0xA5 / 0x5A bytes for integers). */
@@ -392,6 +396,8 @@ void poison_fill(arena_dtype d, void *dst, int64_t numel, int pattern);
  * element's width (returned); what a GPU runner fills outputs with. */
 int poison_bits(arena_dtype d, int pattern, uint64_t *bits);
 bool poison_is(arena_dtype d, const void *elem, int pattern);
+/* Elements of an integer output that may hold the poison by chance. */
+int64_t poison_chance_allowance(arena_dtype d, int64_t numel);
 
 /* Conversions for 16-bit floating point. */
 float half_to_float(uint16_t h);
@@ -507,6 +513,7 @@ struct runner {
 	int threads_ready;	/* threads when it first stopped after ready */
 	int calls;		/* `call`, host `time` and GPU `time`
 				 * requests answered */
+	int nsets;		/* GPU: argument sets (`sets`), 0 = one */
 	clockid_t cpu_clock;	/* the runner's CPU-time clock */
 	bool has_cpu_clock;
 	int64_t cpu_ns;	  /* CPU time the runner used while resumed

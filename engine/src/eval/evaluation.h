@@ -6,8 +6,8 @@
  *                  the correctness runners (GPU runners start early)
  *   runners.c      the runners an evaluation owns: start, reuse, end;
  *                  each call's checks (return code, threads, inputs
- *                  unchanged, outputs compared); the device lock; the
- *                  timing trace
+ *                  unchanged, outputs compared); the timing trace
+ *   device_lock.c  the machine-wide device lock (flock), its marks
  *   correctness.c  correctness trials per case, the reference run ahead
  *   correctness_gpu.c  the same on a GPU, with the samples timing uses
  *   gpu_sample.c   one GPU sample (gen, keeper flush, time, fetch, probe)
@@ -107,10 +107,49 @@ struct gpu_sample {
 	int64_t claim, wall, drain, fetch, cpu, delay;
 	int64_t span, gen, keep, probe, probe_f, gaps;
 	int64_t ovh, fovh;
+	/* Outside the span, for the pace's accounting (timing.tsv): the
+	 * keeper's warm kernel before it, stopping the keeper after it. */
+	int64_t warm, tail;
+};
+
+/* A prepared AKA task's recorded input sets (aka_prepare.c). */
+struct aka_case_sets {
+	int nsets;
+	size_t set_len;	     /* bytes of one set: every in/inout argument */
+	unsigned char *data; /* nsets * set_len */
+	size_t arg_pos[TASK_MAX_ARGS]; /* argument a within a set, SIZE_MAX
+					 * for outputs */
+};
+
+struct aka_inputs {
+	int ncases;
+	struct aka_case_sets *c;
+};
+
+/* An AKA task prepared for evaluation: the task arena evaluates (its
+ * packed arguments, recorded cases, shim bundle) and its input sets; or
+ * why it cannot be (error; amd_only: because of a feature NVIDIA GPUs
+ * lack). */
+struct aka_prep {
+	struct task *t;
+	struct aka_inputs in;
+	char *dir;
+	char *error;
+	bool amd_only;
+	char *notes;
+	/* The harness's own check of the kernel as shipped, and of it
+	 * corrupted (catches_wrong: 1 it failed, 0 it still passed, -1 not
+	 * run). */
+	bool check_passed;
+	char *check_message;
+	int catches_wrong;
 };
 
 struct eval_ctx {
 	const struct eval_request *req;
+	/* The recorded inputs of a prepared AKA task, or NULL: arguments
+	 * whose init is INIT_RECORDED take their values from here. */
+	const struct aka_inputs *rec;
 	const struct task *t;
 	struct task_result *res;
 	struct errbuf *err;
@@ -177,6 +216,9 @@ struct eval_ctx {
 	struct strbuf method_notes;	/* batches, for benchmark_method */
 	double gate_prev_ns;		/* the last gated call, by our clock */
 	FILE *trace;			/* <log_dir>/timing.tsv, or NULL */
+	/* A GPU pair's start (0: none; set by the pair step) and the end of
+	 * the last traced pair: timing.tsv's pair_ns and loop_ns. */
+	uint64_t pair_t0_ns, pair_end_ns;
 	struct ref_trial *ahead;	/* [case][trial], run ahead, or NULL */
 	uint64_t t0_ns;			/* when the evaluation started */
 	char *roofline_note;		/* why no roofline floor applies */
@@ -297,13 +339,16 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
 		   const char *kind, int num, int n, bool base_first,
 		   const struct gpu_sample *bs, const struct gpu_sample *cs,
 		   uint64_t stage_ns, uint64_t check_ns);
+/* ---- device_lock.c ---------------------------------------------------- */
+
 /* Opens <dir>/<device>.lock (dir NULL: paths_lock_dir(), the
  * machine-wide one every evaluation and `arena doctor` use), made if
  * missing; device "host", "cuda:0" or "gpu-<pci>" ('/', '.', ':' become
  * '_'). */
 int ev_device_lock_open(const char *dir, const char *device, int *fd,
 			struct errbuf *err);
-/* Takes the device's lock in mode (LOCK_SH or LOCK_EX; see runners.c). */
+/* Takes the device's lock in mode (LOCK_SH or LOCK_EX; see
+ * device_lock.c). */
 int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock);
 /* ev_lock_device with its failure turned into a verdict. */
 bool ev_lock_or_verdict(struct eval_ctx *x, int mode);
@@ -485,5 +530,29 @@ bool ev_role_python(const struct eval_ctx *x, enum role role);
 int ev_python_spec(struct eval_ctx *x, enum role role, bool gpu,
 		   struct runner_spec *s, struct py_spec *ps);
 void py_spec_release(struct py_spec *ps);
+
+/* ---- aka_prepare.c: AgentKernelArena tasks ----------------------------- */
+
+/* Prepares AKA task t for device (cached under cache_dir/aka): 0 with p
+ * filled (p->t the task to evaluate, or p->error why there is none), or
+ * a negative errno when preparing could not run. */
+int aka_prepare(const struct task *t, const char *device, const char *cache_dir,
+		const char *log_dir, struct aka_prep *p, struct errbuf *err);
+void aka_prep_release(struct aka_prep *p);
+void aka_inputs_release(struct aka_inputs *in);
+/* The set a call of case ci gets for the controller's draw. */
+int ev_aka_pick(const struct eval_ctx *x, int ci, uint64_t draw);
+/* Set `set` of case ci into host buffers (per argument, outputs
+ * untouched), or into one set of a runner's shared memory. */
+void ev_aka_fill(const struct eval_ctx *x, int ci, const struct case_layout *l,
+		 int set, void **stage);
+void ev_aka_fill_shm(const struct eval_ctx *x, int ci,
+		     const struct case_layout *l, int set, unsigned char *shm);
+/* eval_run for an AKA task (aka_eval.c). */
+int ev_aka_run(const struct eval_request *req, struct task_result *res,
+	       struct errbuf *err);
+/* eval_run's body, for a task whose recorded inputs are rec (or NULL). */
+int ev_run_task(const struct eval_request *req, const struct aka_inputs *rec,
+		struct task_result *res, struct errbuf *err);
 
 #endif /* ARENA_EVALUATION_H */

@@ -166,12 +166,25 @@ char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
 				     [INIT_RANDINT] = 'r',
 				     [INIT_ONES] = 'o' };
 	struct strbuf sb = STRBUF_INIT;
+	bool rec = false;
 
+	for (int a = 0; a < t->nargs; a++)
+		rec |= t->args[a].io != IO_OUT &&
+		       t->args[a].init.dist == INIT_RECORDED;
+	/* Recorded inputs (an AKA task) are written into every set by the
+	 * controller before `gen` copies them ("u"): the seed that picks
+	 * the sets travels in a prefix ev_gpu_sample() strips. */
+	if (rec)
+		strbuf_addf(&sb, "R%llx|", (unsigned long long)seed);
 	for (int a = 0; a < t->nargs; a++) {
 		const struct task_arg *ta = &t->args[a];
 		uint64_t bits;
 		if (a)
 			strbuf_addch(&sb, ' ');
+		if (ta->io != IO_OUT && ta->init.dist == INIT_RECORDED) {
+			strbuf_addch(&sb, 'u');
+			continue;
+		}
 		if (ta->io != IO_OUT) {
 			strbuf_addf(&sb, "g:%c:%.17g:%.17g:%lld:%lld:%llx",
 				    dist[ta->init.dist], ta->init.a, ta->init.b,
@@ -193,6 +206,38 @@ uint32_t ev_gpu_fetch_mask(const struct task *t, bool inputs)
 		if (t->args[a].io != IO_IN || inputs)
 			mask |= 1u << a;
 	return mask;
+}
+
+/* The recorded inputs of a sample (an AKA task): set k of the batch gets
+ * the recorded set the spec's seed picks for it, written while the runner
+ * is stopped; *spec is moved past the prefix.  False (infra_error) when
+ * the case has no layout. */
+static bool stage_recorded(struct eval_ctx *x, struct runner *r, int n,
+			   const struct task_case *c, const char **spec)
+{
+	const char *bar = strchr(*spec, '|');
+	uint64_t seed = strtoull(*spec + 1, NULL, 16);
+	int ci = (int)(c - x->t->cases);
+	struct case_layout l;
+	struct errbuf e;
+	struct rng g;
+
+	errbuf_init(&e);
+	if (!bar || !x->rec || layout_build(x->t, c, &l, &e) != 0) {
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "recorded inputs of %s '%s' cannot "
+			   "be staged%s%s",
+			   ev_case_kind(c), c->id, e.set ? ": " : "",
+			   e.set ? errbuf_str(&e) : "");
+		return false;
+	}
+	rng_seed(&g, seed);
+	for (int k = 0; k < n; k++)
+		ev_aka_fill_shm(x, ci, &l, ev_aka_pick(x, ci, rng_next(&g)),
+				r->shm + (size_t)k * l.shm_size);
+	layout_release(&l);
+	*spec = bar + 1;
+	return true;
 }
 
 /* The keeper's request verb, posted the moment runner r has replied,
@@ -235,10 +280,14 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	memset(o, 0, sizeof(*o));
 	if (!ev_keeper_ready(x))
 		return false;
+	if (spec[0] == 'R' && !stage_recorded(x, r, n, c, &spec))
+		return false;
 	struct runner *k = x->keeper;
 	k->hold = true;
+	uint64_t tw = now_ns();
 	kf = runner_warm(k, &warm);
 	uint64_t t0 = now_ns();
+	o->warm = (int64_t)(t0 - tw);
 	if (kf == RUNNER_OK) {
 		r->hold = true;
 		f = runner_gen(r, spec, &o->gen);
@@ -262,6 +311,7 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	k->hold = false;
 	if (kf == RUNNER_OK)
 		kf = runner_stop(k);
+	o->tail = (int64_t)(now_ns() - t0) - o->span;
 	o->keep = kr.ns;
 	o->probe = kp.ns;
 	o->probe_f = kq.ns;
@@ -420,7 +470,7 @@ static void sets_check_range(void *ctx, int64_t k0, int64_t n)
 			if (k == sc->skip)
 				continue;
 			double atol, rtol;
-			task_tolerance(t, ta->dtype, &atol, &rtol);
+			task_tolerance(t, ta, &atol, &rtol);
 			compare_arrays(ta->dtype, got, want, sc->l->numel[a],
 				       atol * 2.0, rtol * 2.0,
 				       ta->io == IO_OUT ? sc->pattern : -1,
@@ -488,6 +538,11 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 	for (int a = 0; a < t->nargs; a++)
 		if (t->args[a].io != IO_OUT)
 			in_mask |= 1u << a;
+	/* Recorded inputs are staged again, as for the sample. */
+	if (spec[0] == 'R' &&
+	    !stage_recorded(x, base, base->nsets > 1 ? base->nsets : 1, c,
+			    &spec))
+		goto out;
 	f = runner_gen(base, spec, NULL);
 	if (f == RUNNER_OK)
 		f = runner_fetch(base, in_mask, NULL);

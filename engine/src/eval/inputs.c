@@ -246,6 +246,8 @@ static double draw(const struct task_arg *ta, const struct case_layout *l,
 		return (double)rng_range(r, l->lo[a], l->hi[a]);
 	case INIT_ONES:
 		return 1.0;
+	case INIT_RECORDED: /* staged from recorded sets, never drawn */
+		return 0.0;
 	}
 	return rng_normal(r);
 }
@@ -572,6 +574,30 @@ static const uint16_t poison_f16[2] = { 0x7ea5, 0xfe5a };
 static const uint16_t poison_bf16[2] = { 0x7fa5, 0xffda };
 static const unsigned char poison_byte[2] = { 0xa5, 0x5a };
 
+struct eq_job {
+	const unsigned char *a, *b;
+	bool differ; /* false -> true only, atomically */
+};
+
+static void eq_chunk(void *ctx, int64_t i0, int64_t n)
+{
+	struct eq_job *j = ctx;
+
+	if (!__atomic_load_n(&j->differ, __ATOMIC_RELAXED) &&
+	    memcmp(j->a + i0, j->b + i0, (size_t)n) != 0)
+		__atomic_store_n(&j->differ, true, __ATOMIC_RELAXED);
+}
+
+bool par_memeq(const void *a, const void *b, size_t n)
+{
+	struct eq_job j = { a, b, false };
+
+	if (n < ((size_t)16 << 20))
+		return memcmp(a, b, n) == 0;
+	par_for((int64_t)n, (int64_t)4 << 20, eq_chunk, &j);
+	return !j.differ;
+}
+
 static void poison_range(arena_dtype d, void *dst, int64_t numel, int pattern);
 
 struct poison_job {
@@ -672,6 +698,34 @@ int poison_bits(arena_dtype d, int pattern, uint64_t *bits)
 			*bits |= (uint64_t)poison_byte[k] << (8 * i);
 	}
 	return w;
+}
+
+/* How many elements of an output of numel integers may hold a pattern's
+ * poison by chance, not because nothing wrote them: the largest count
+ * that uniformly random values reach with probability above 1e-9
+ * (Poisson, mean numel / 2^bits).  Integers have no value outside their
+ * range to poison with: 32 M random u32 keys (cuda2cuda/radix_sort_pass)
+ * hold 0xa5a5a5a5 about once in 130 calls.  Floats' poison is a NaN, and
+ * 8-byte integers' chance is 2^-64 per element: 0 for both, as for an
+ * output of a few elements. */
+int64_t poison_chance_allowance(arena_dtype d, int64_t numel)
+{
+	size_t sz = dtype_size(d);
+
+	if (dtype_is_float(d) || sz >= 8 || numel <= 0)
+		return 0;
+	double mean = ldexp((double)numel, -8 * (int)sz);
+	if (mean > 100) /* normal; exp(-mean) would underflow */
+		return (int64_t)ceil(mean + 7 * sqrt(mean));
+	double term = exp(-mean), below = term; /* P(X = k), P(X <= k) */
+	int64_t k = 0;
+
+	while (1.0 - below > 1e-9 && k < numel) {
+		k++;
+		term *= mean / (double)k;
+		below += term;
+	}
+	return k;
 }
 
 bool poison_is(arena_dtype d, const void *elem, int pattern)

@@ -457,10 +457,13 @@ enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
 enum runner_fail runner_sets(struct runner *r, int n, size_t stride)
 {
 	char a[64];
+	enum runner_fail f;
 
 	snprintf(a, sizeof(a), "%d %zu", n, stride);
-	return request(r, "sets", a, "allocate the argument sets", 0, NULL,
-		       NULL);
+	f = request(r, "sets", a, "allocate the argument sets", 0, NULL, NULL);
+	if (f == RUNNER_OK)
+		r->nsets = n;
+	return f;
 }
 
 enum runner_fail runner_time_gpu(struct runner *r, int n, int *rc,

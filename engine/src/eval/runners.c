@@ -14,22 +14,17 @@
  * (host: one thread; GPU: no more than a trusted runner of the same
  * device), a GPU candidate's call is checked for work not ordered on its
  * stream, inputs must be unchanged and outputs are compared
- * (ev_outputs_match).  Also here: the device lock and the timing trace
- * (<log_dir>/timing.tsv).
+ * (ev_outputs_match).  Also here: the timing trace
+ * (<log_dir>/timing.tsv); the device lock is device_lock.c's.
  */
 #include "evaluation.h"
 
-#include "arena/paths.h"
-
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 void ev_ctx_forget(struct eval_ctx *x, struct runner *r)
@@ -364,7 +359,7 @@ bool ev_inputs_intact_at(struct eval_ctx *x, const struct case_layout *l,
 		if (ta->io != IO_IN)
 			continue;
 		const unsigned char *got = r->shm + off + l->offset[a];
-		if (memcmp(got, stage[a], l->bytes[a]) == 0)
+		if (par_memeq(got, stage[a], l->bytes[a]))
 			continue;
 		size_t sz = dtype_size(ta->dtype), i = 0;
 		const unsigned char *want = stage[a];
@@ -403,7 +398,7 @@ bool ev_outputs_match_mem(struct eval_ctx *x, const struct case_layout *l,
 		if (ta->io == IO_IN)
 			continue;
 		double atol, rtol;
-		task_tolerance(x->t, ta->dtype, &atol, &rtol);
+		task_tolerance(x->t, ta, &atol, &rtol);
 		compare_arrays(ta->dtype, got + l->offset[a],
 			       want + l->offset[a], l->numel[a],
 			       atol * tol_scale, rtol * tol_scale,
@@ -451,7 +446,7 @@ bool ev_outputs_within(const struct eval_ctx *x, const struct case_layout *l,
 		if (ta->io == IO_IN)
 			continue;
 		double atol, rtol;
-		task_tolerance(x->t, ta->dtype, &atol, &rtol);
+		task_tolerance(x->t, ta, &atol, &rtol);
 		compare_arrays(ta->dtype, got->shm + l->offset[a],
 			       want->shm + l->offset[a], l->numel[a],
 			       atol * tol_scale, rtol * tol_scale,
@@ -488,7 +483,9 @@ bool ev_call_outcome_ok(struct eval_ctx *x, enum role role,
 }
 
 /* A comment line in timing.tsv: how far into the evaluation what
- * happened (where an evaluation's seconds go). */
+ * happened (where an evaluation's seconds go).  Flushed at once, pair
+ * lines before it included, so that the file shows a running
+ * evaluation's phase (tests/e2e/device_lock_*.sh watch it). */
 void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -499,9 +496,11 @@ void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	if (x->trace)
+	if (x->trace) {
 		fprintf(x->trace, "# %.1f ms: %s\n",
 			(double)(now_ns() - x->t0_ns) / 1e6, strbuf_str(&sb));
+		fflush(x->trace);
+	}
 	if (x->req->progress)
 		x->req->progress(x->req->progress_ctx, strbuf_str(&sb));
 	strbuf_release(&sb);
@@ -513,21 +512,34 @@ void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
  * runner over its request and its wait for a CPU meanwhile, so that
  * noise can be traced to its source; then (GPU pairs) each sample's span
  * and its parts, and the pair's excess e (docs/gpu.md section 6).
- * docs/evaluator.md; host pairs have no drain, fetch, span or parts, GPU
- * pairs no CPU time: 0. */
+ * Last (GPU pairs, the pace's accounting): each sample's keeper warm-up
+ * before its span and the keeper's stop after it, the whole pair from its
+ * first request to its checks' end (pair_ns), and the controller's own
+ * work since the previous pair ended (loop_ns: intervals, the adaptive
+ * stop).  docs/evaluator.md; host pairs have no drain, fetch, span, parts
+ * or pace columns, GPU pairs no CPU time: 0. */
 void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 		       int block, const char *kind, int num, int n,
 		       bool base_first, const struct gpu_sample *bs,
 		       const struct gpu_sample *cs, uint64_t stage_ns,
 		       uint64_t check_ns)
 {
+	uint64_t now = now_ns(), t0 = x->pair_t0_ns;
+	long long pair = t0 && now > t0 ? (long long)(now - t0) : 0;
+	long long loop = t0 && x->pair_end_ns && t0 > x->pair_end_ns
+				 ? (long long)(t0 - x->pair_end_ns)
+				 : 0;
+
+	x->pair_t0_ns = 0;
+	x->pair_end_ns = now;
 	if (!x->trace)
 		return;
 	fprintf(x->trace,
 		"%s\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t"
-		"%lld\t%lld\t%lld\t%lld\t%lld\n",
+		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t"
+		"%lld\t%lld\n",
 		c->id, block, kind, num, n, base_first ? 1 : 0,
 		(long long)bs->claim, (long long)cs->claim, (long long)bs->wall,
 		(long long)cs->wall, (long long)bs->drain, (long long)cs->drain,
@@ -539,7 +551,9 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 		(long long)cs->keep, (long long)bs->probe, (long long)cs->probe,
 		(long long)(cs->ovh - bs->ovh), (long long)bs->probe_f,
 		(long long)cs->probe_f, (long long)bs->gaps,
-		(long long)cs->gaps, (long long)(cs->fovh - bs->fovh));
+		(long long)cs->gaps, (long long)(cs->fovh - bs->fovh),
+		(long long)bs->warm, (long long)cs->warm, (long long)bs->tail,
+		(long long)cs->tail, pair, loop);
 }
 
 /* The verdicts of the ordering check on one candidate call (order and
@@ -681,103 +695,4 @@ void ev_stage_free(void **stage)
 	for (int a = 0; a < TASK_MAX_ARGS; a++)
 		free(stage[a]);
 	free(stage);
-}
-
-/* Makes the machine-wide lock directory, usable by every user of the
- * machine's devices (sticky and world-writable, like /tmp), the first
- * time anything needs it. */
-static int lock_dir_ready(const char *dir, struct errbuf *err)
-{
-	struct stat st;
-
-	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-		return 0;
-	int rc = mkdir_p(dir, err);
-	if (rc)
-		return rc;
-	(void)chmod(dir, 01777);
-	return 0;
-}
-
-int ev_device_lock_open(const char *dir, const char *device, int *fd,
-			struct errbuf *err)
-{
-	char name[96];
-	int rc;
-
-	*fd = -1;
-	if (!dir)
-		dir = paths_lock_dir();
-	if ((rc = lock_dir_ready(dir, err)))
-		return rc;
-	snprintf(name, sizeof(name), "%s", device);
-	for (char *q = name; *q; q++)
-		if (*q == '/' || *q == '.' || *q == ':')
-			*q = '_';
-	char *path = xasprintf("%s/%s.lock", dir, name);
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (*fd < 0) {
-		rc = errf_code(err, errno, "%s: %s", path, strerror(errno));
-		free(path);
-		return rc;
-	}
-	(void)fchmod(*fd, 0666); /* the umask aside: any user may lock */
-	free(path);
-	return 0;
-}
-
-/* Takes <lock_dir>/<device>.lock (flock, blocking) in mode (LOCK_SH or
- * LOCK_EX), opening it on first use and keeping it in x->lockfd until
- * ctx_release.  Host: only timing takes it (exclusively).  GPU: starting
- * runners before the builds holds it shared (a context being created is
- * no measurement), correctness and timing hold it exclusively: both are
- * made of keeper-bracketed samples whose probes must find the device
- * idle, so no other evaluation may run on the device meanwhile.  A
- * GPU's lock is named by its PCI address:
- * cuda:0 in two processes with different CUDA_VISIBLE_DEVICES are
- * different devices.  flock's conversion from shared to exclusive is not
- * atomic (it releases first), which is what keeps two evaluations that
- * both hold it shared from waiting for each other. */
-int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
-{
-	char dev[96];
-	int rc;
-
-	if (x->lockfd >= 0 && x->lockmode == mode)
-		return 0;
-	if (x->lockfd < 0) {
-		if (x->gpu && x->gi.pci[0])
-			snprintf(dev, sizeof(dev), "gpu-%s", x->gi.pci);
-		else
-			snprintf(dev, sizeof(dev), "%s",
-				 x->req->device ? x->req->device : "host");
-		if ((rc = ev_device_lock_open(x->req->lock_dir, dev, &x->lockfd,
-					      x->err)))
-			return rc;
-	}
-	while (flock(x->lockfd, mode | (nonblock ? LOCK_NB : 0)) != 0) {
-		if (errno == EWOULDBLOCK && nonblock)
-			return -EWOULDBLOCK;
-		if (errno != EINTR)
-			return errf_code(x->err, errno, "cannot lock the device: "
-					 "%s", strerror(errno));
-	}
-	x->lockmode = mode;
-	return 0;
-}
-
-/* lock_device with its failure turned into a verdict. */
-bool ev_lock_or_verdict(struct eval_ctx *x, int mode)
-{
-	struct errbuf *saved = x->err;
-	struct errbuf le;
-	int rc;
-
-	errbuf_init(&le);
-	x->err = &le;
-	rc = ev_lock_device(x, mode, false);
-	x->err = saved;
-	if (rc)
-		ev_verdict(x, RS_INFRA_ERROR, "%s", errbuf_str(&le));
-	return rc == 0;
 }

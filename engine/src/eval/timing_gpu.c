@@ -53,6 +53,7 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 
 	/* Inputs come back on a random quarter of samples, in every phase
 	 * alike (a kernel that writes its inputs cannot know when). */
+	x->pair_t0_ns = now_ns();
 	bool inputs = (rng_next(p->r) & 3) == 0;
 	uint32_t mask = ev_gpu_fetch_mask(t, inputs);
 	char *spec = ev_gpu_gen_spec(t, p->l, pattern, rng_next(p->r));
@@ -347,6 +348,8 @@ static bool gpu_prepare(struct timing_case *p)
 	p->group = nblocks;
 	if (!gpu_blocks_start(x, blocks, nblocks, p->l, c))
 		return false;
+	ev_trace_mark(x, "case %s: %d pairs of runners ready and laid out",
+		      c->id, nblocks);
 	p->ct->nblocks = nblocks;
 	if ((p->n = ev_gpu_case_batch(x, p->ci, blocks[0].base, p->l, c)) < 1)
 		return false;
@@ -362,6 +365,8 @@ static bool gpu_prepare(struct timing_case *p)
 		if (!ev_gpu_sets(x, ROLE_BASE, blocks[b].base, p->n, p->l, c) ||
 		    !ev_gpu_sets(x, ROLE_CAND, blocks[b].cand, p->n, p->l, c))
 			return false;
+	ev_trace_mark(x, "case %s: batch buffers allocated", c->id);
+	x->pair_end_ns = now_ns();
 	/* Pairs of opposite orders are averaged in the excess (gpu_ratios):
 	 * an even number of them per block. */
 	if (p->cb.min_pairs & 1)

@@ -41,9 +41,14 @@ static void pair_stage(struct timing_case *p, struct block *bk, int pattern)
 {
 	const struct task *t = p->x->t;
 
-	for (int a = 0; a < t->nargs; a++)
-		if (t->args[a].io != IO_OUT)
-			pool_draw(t, p->l, p->pool, a, p->r, p->stage[a]);
+	if (p->x->rec)
+		ev_aka_fill(p->x, p->ci, p->l,
+			    ev_aka_pick(p->x, p->ci, rng_next(p->r)), p->stage);
+	else
+		for (int a = 0; a < t->nargs; a++)
+			if (t->args[a].io != IO_OUT)
+				pool_draw(t, p->l, p->pool, a, p->r,
+					  p->stage[a]);
 	ev_stage_into(t, p->l, p->stage, bk->base, pattern);
 	ev_stage_into(t, p->l, p->stage, bk->cand, pattern);
 }
@@ -268,8 +273,11 @@ static bool host_prepare(struct timing_case *p)
 	const struct task *t = p->x->t;
 	int nblocks = p->cb.nblocks;
 
-	pool_build(t, p->l, p->r, &p->pool_store);
-	p->pool = &p->pool_store;
+	/* A prepared AKA task's inputs are its recorded sets: no pool. */
+	if (!p->x->rec) {
+		pool_build(t, p->l, p->r, &p->pool_store);
+		p->pool = &p->pool_store;
+	}
 	p->stage = ev_stage_alloc(t, p->l);
 	p->roof_ns = ev_host_roofline_ns(p->x, p->c);
 	/* Blocks alive at once: all of them unless memory says otherwise. */

@@ -588,9 +588,8 @@ static void add_attempt_row(struct strbuf *sb, const struct report_row *row,
 	struct strbuf ids = STRBUF_INIT;
 	int held, vis = report_correctness_only(r, &ids, &held);
 	if (vis || held) {
-		strbuf_addstr(sb,
-			      "<div class=\"muted\">correctness only "
-			      "(below the timing floor, not in the speedup): ");
+		strbuf_addstr(sb, "<div class=\"muted\">correctness only "
+				  "(checked, not timed, not in the speedup): ");
 		if (vis)
 			html_escape(sb, strbuf_str(&ids));
 		if (held)

@@ -1,7 +1,8 @@
 /*
- * report_internal.h - what report.c and report_rows.c share (private to
+ * report_internal.h - what the report room's files share (private to
  * engine/src/report): the facts about one row and the statistics over a
- * group of rows that every rendering reports the same way.
+ * group of rows that every rendering reports the same way (report.c,
+ * report_rows.c), and AgentKernelArena's dashboard files (report_aka.c).
  */
 #ifndef ARENA_REPORT_INTERNAL_H
 #define ARENA_REPORT_INTERNAL_H
@@ -10,6 +11,7 @@
 #include <stdint.h>
 
 #include "arena/report.h"
+#include "arena/task.h"
 
 struct group {
 	char *name;		/* family, or NULL for the whole run */
@@ -69,8 +71,8 @@ char *row_reason(const struct report_row *row);
 const char *row_status(const struct report_row *row);
 const char *row_variant(const struct report_row *row);
 char *task_family(const char *task_id);
-/* The cases of r checked but not timed (below the timing floor): the
- * visible ones by id appended to ids (", "-separated; ids may be NULL),
+/* The cases of r checked but not timed (below the timing floor, or a
+ * shape an AKA harness checks but does not time): the visible ones by id appended to ids (", "-separated; ids may be NULL),
  * the held-out ones only counted in *held - reports reach places where
  * held-out ids must not.  Returns the number of visible ones. */
 int report_correctness_only(const struct task_result *r, struct strbuf *ids,
@@ -78,5 +80,14 @@ int report_correctness_only(const struct task_result *r, struct strbuf *ids,
 void variants_build(struct variants *vs, const struct report_row *rows,
 		    int n);
 void variants_release(struct variants *vs);
+
+/* Python's statistics.quantiles(data, n=100)[i - 1] (method "exclusive")
+ * for sorted data of n >= 1 values: the i-th percentile, as
+ * AgentKernelArena computes its P25/P75/P90. */
+double report_py_percentile(const double *s, int n, int i);
+
+/* AgentKernelArena's dashboard files (report_aka.c) in dir/reports. */
+int report_write_aka(const char *dir, const struct report_meta *m,
+		     const struct report_row *rows, int n, struct errbuf *err);
 
 #endif /* ARENA_REPORT_INTERNAL_H */

@@ -83,16 +83,11 @@ const char *versus_name(enum versus v)
 	}
 }
 
-/* "c2c/saxpy" -> "c2c" (caller frees). */
+/* "c2c/saxpy" -> "c2c", "aka/triton2triton/x" -> "triton2triton" (a
+ * registered task root's name is not a family; caller frees). */
 char *task_family(const char *task_id)
 {
-	const char *slash;
-
-	if (!task_id)
-		return xstrdup("");
-	slash = strchr(task_id, '/');
-	return slash ? xstrndup(task_id, (size_t)(slash - task_id))
-		     : xstrdup(task_id);
+	return task_family_of(task_id);
 }
 
 const char *row_status(const struct report_row *row)
@@ -156,6 +151,8 @@ char *row_reason(const struct report_row *row)
 	case RS_RUNTIME_ERROR:
 	case RS_TIMEOUT:
 	case RS_INCORRECT:
+	case RS_INFRA_ERROR:
+	case RS_SKIPPED:
 		msg = r->correctness_error_message;
 		break;
 	default:
@@ -265,9 +262,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Python's statistics.quantiles(data, n=100)[i - 1] (method "exclusive")
- * for sorted data of n >= 1 values: the i-th percentile. */
-static double py_percentile(const double *s, int n, int i)
+double report_py_percentile(const double *s, int n, int i)
 {
 	long m = n + 1, j, delta;
 
@@ -305,9 +300,9 @@ void group_speedup_stats(struct group *g, struct speedup_stats *st)
 			ss += (s[i] - st->mean) * (s[i] - st->mean);
 		st->std_dev = sqrt(ss / (n - 1));
 	}
-	st->p25 = py_percentile(s, n, 25);
-	st->p75 = py_percentile(s, n, 75);
-	st->p90 = py_percentile(s, n, 90);
+	st->p25 = report_py_percentile(s, n, 25);
+	st->p75 = report_py_percentile(s, n, 75);
+	st->p90 = report_py_percentile(s, n, 90);
 }
 
 double rate(int count, int total)

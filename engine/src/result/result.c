@@ -36,6 +36,7 @@ static const char *const status_names[] = {
 	[RS_REJECTED] = "rejected",
 	[RS_OK] = "ok",
 	[RS_INFRA_ERROR] = "infra_error",
+	[RS_SKIPPED] = "skipped",
 };
 
 const char *result_status_name(enum result_status s)
@@ -323,7 +324,8 @@ void result_score(struct task_result *r)
 
 	r->score = score_aka(compiled, correct, r->speedup_ratio);
 	/* No verdict about the candidate: no reward signal either. */
-	if (r->status == RS_NOT_EVALUATED || r->status == RS_INFRA_ERROR)
+	if (r->status == RS_NOT_EVALUATED || r->status == RS_INFRA_ERROR ||
+	    r->status == RS_SKIPPED)
 		r->reward = 0.0;
 	else
 		r->reward = reward_capped_log(compiled, correct,

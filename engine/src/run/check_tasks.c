@@ -413,6 +413,75 @@ static void skip_device_checks(struct task_check *out, const char *why)
 		check_add(out, names[i], CHECK_SKIP, "%s", why);
 }
 
+/* An AgentKernelArena folder (docs/aka.md, "Checking"): it has no cases
+ * of arena's format until it is prepared, so the static checks of the
+ * format do not apply; on the device it is prepared (eval_aka_judge),
+ * and the check `aka` fails when its harness fails the kernel as shipped,
+ * cannot be recorded, or passes a corrupted kernel (it checks nothing).
+ * The prepared task's reference is its kernel as shipped, so the
+ * baseline-against-reference, mutant and A/A checks of arena's tasks are
+ * not run on it; once it is prepared, they are skipped with that
+ * reason. */
+static void check_aka(struct check_run *r, const struct task *t)
+{
+	static const char *const names[] = { "baseline", "mutants", "aa",
+					     "floor", "difficulty" };
+	const struct aka_task *a = t->aka;
+	struct task_check *out = r->out;
+	struct aka_judgement j;
+	char *device = NULL;
+	struct errbuf le;
+
+	check_add(out, "static", CHECK_SKIP,
+		  "an AgentKernelArena folder (%s harness) has no cases "
+		  "of arena's format: its cases, inputs and tolerances are "
+		  "recorded from its own harness when it is prepared",
+		  aka_style_name(a->style));
+	errbuf_init(&le);
+	if (a->skip_reason)
+		check_add(out, "aka", CHECK_SKIP, "%s", a->skip_reason);
+	else if (r->o->static_only)
+		check_add(out, "aka", CHECK_SKIP,
+			  "preparing the folder runs its harness on the "
+			  "device (not with --static)");
+	else if (engine_resolve_device(r->o->device, t, &device, &le) != 0)
+		check_add(out, "aka", CHECK_SKIP, "%s", errbuf_str(&le));
+	else if (eval_aka_judge(t, device, r->e->cache_dir, &j, &le) != 0)
+		check_add(out, "aka", CHECK_FAIL, "it cannot be prepared: %s",
+			  errbuf_str(&le));
+	else {
+		out->device = xstrdup(device);
+		if (j.skip_reason)
+			check_add(out, "aka", CHECK_SKIP, "%s", j.skip_reason);
+		else if (j.error)
+			check_add(out, "aka", CHECK_FAIL, "%s", j.error);
+		else if (j.catches_wrong == 0)
+			check_add(out, "aka", CHECK_FAIL,
+				  "its correctness check passes a corrupted "
+				  "kernel too (it checks nothing); arena "
+				  "checks candidates against the kernel as "
+				  "shipped");
+		else
+			check_add(out, "aka", CHECK_OK,
+				  "%s harness: the kernel as shipped passes "
+				  "its check%s, %d cases recorded (%d checked "
+				  "only)%s%s",
+				  j.style,
+				  j.catches_wrong == 1
+					  ? " and a corrupted one fails it"
+					  : "",
+				  j.ncases, j.ncheck_only, j.notes ? "; " : "",
+				  j.notes ? j.notes : "");
+		aka_judgement_release(&j);
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+			check_add(out, names[i], CHECK_SKIP,
+				  "not for AgentKernelArena folders: the "
+				  "prepared task's reference is its kernel "
+				  "as shipped");
+	}
+	free(device);
+}
+
 int engine_check_task(struct engine *e, const char *task_id,
 		      const struct check_options *o, struct task_check *out,
 		      struct errbuf *err)
@@ -431,6 +500,15 @@ int engine_check_task(struct engine *e, const char *task_id,
 	errbuf_init(&le);
 	if (task_load(e->tasks_root, task_id, &t, &le) != 0) {
 		check_add(out, "load", CHECK_FAIL, "%s", errbuf_str(&le));
+		goto done;
+	}
+	if (t->aka) {
+		check_add(out, "load", CHECK_OK,
+			  "AgentKernelArena folder (%s): %s",
+			  t->aka->schema_version == 2 ? "schema_version 2"
+						      : "legacy keys",
+			  language_name(t->language));
+		check_aka(&r, t);
 		goto done;
 	}
 	check_add(out, "load", CHECK_OK,

@@ -119,6 +119,56 @@ void eng_emit(struct engine *e, const struct engine_observer *obs,
 	strbuf_release(&sb);
 }
 
+/* ---- task roots --------------------------------------------------------- */
+
+/* The task roots a store's runs name (task_roots:, aka:PATH selectors),
+ * one "name TAB path" line each in <store>/task_roots: every process that
+ * opens the store registers them, so the filesystem daemon, workers and
+ * `arena status` load aka/... tasks of runs they did not parse. */
+static void roots_load(struct engine *e)
+{
+	char *path = path_join(store_root(e->store), "task_roots");
+	char *text = NULL;
+	size_t len = 0;
+	struct errbuf err;
+
+	errbuf_init(&err);
+	if (file_read_all(path, 64 * 1024, &text, &len, &err) == 0) {
+		for (char *line = text, *nl; line && *line; line = nl) {
+			nl = strchr(line, '\n');
+			if (nl)
+				*nl++ = '\0';
+			char *tab = strchr(line, '\t');
+			if (!tab)
+				continue;
+			*tab = '\0';
+			errbuf_init(&err);
+			(void)task_root_add(line, tab + 1, &err);
+		}
+	}
+	free(text);
+	free(path);
+}
+
+static int roots_save(struct engine *e, struct errbuf *err)
+{
+	struct strvec v = STRVEC_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	int rc = 0;
+
+	task_root_list(&v);
+	for (size_t i = 0; i < v.n; i++)
+		strbuf_addf(&sb, "%s\n", v.v[i]);
+	if (v.n) {
+		char *path = path_join(store_root(e->store), "task_roots");
+		rc = file_write_atomic_str(path, strbuf_str(&sb), err);
+		free(path);
+	}
+	strbuf_release(&sb);
+	strvec_release(&v);
+	return rc;
+}
+
 /* ---- open / close ---------------------------------------------------- */
 
 int engine_open(const char *store_dir, const char *tasks_root,
@@ -141,6 +191,7 @@ int engine_open(const char *store_dir, const char *tasks_root,
 		engine_close(e);
 		return rc;
 	}
+	roots_load(e);
 	*out = e;
 	return 0;
 }
@@ -171,6 +222,11 @@ void engine_set_workspace_view(struct engine *e, engine_workspace_view_fn fn,
 const char *engine_tasks_root(const struct engine *e)
 {
 	return e->tasks_root;
+}
+
+const char *engine_cache_dir(const struct engine *e)
+{
+	return e->cache_dir;
 }
 
 /* ---- configs --------------------------------------------------------- */
@@ -333,6 +389,8 @@ int engine_run_create(struct engine *e, const struct runconfig *cfg,
 	run_dir = store_run_dir(e->store, id);
 	cfg_path = path_join(run_dir, "config.yaml");
 	rc = file_write_atomic_str(cfg_path, cfg->text, err);
+	if (!rc)
+		rc = roots_save(e, err);
 	if (!rc)
 		rc = eng_places_create(e, cfg, id, err);
 	for (size_t i = 0; !rc && i < cfg->task_ids.n; i++) {

@@ -292,6 +292,8 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 		.case_budget_s = opt->case_budget_s,
 		.aa = opt->aa,
 		.device = opt->device,
+		.has_gpu = opt->has_gpu,
+		.gpu = opt->gpu,
 	};
 	if (opt->quick || opt->aa || opt->case_budget_s > 0 || opt->device ||
 	    (opt->defines && opt->defines->n))

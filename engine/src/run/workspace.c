@@ -12,12 +12,15 @@
  */
 #include "workspace.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "arena/paths.h"
 
 /* Copies the editable files (from_baseline: the task's baseline.files,
  * under the editable names) into dst_dir. */
@@ -50,6 +53,65 @@ static int copy_into(const struct task *t, const char *dst_dir,
 	return 0;
 }
 
+/* An AgentKernelArena task's workspace holds its whole folder, as AKA's
+ * do (the agent may run the task's own commands there for feedback), less
+ * build/, caches and hidden entries; bounded, symbolic links skipped.  A
+ * rocmbench folder's helper stub (it raises when imported; AKA writes the
+ * real helper into each workspace) becomes arena's stand-in. */
+#define AKA_WS_MAX_FILES 2000
+#define AKA_WS_MAX_BYTES ((size_t)64 << 20)
+
+static int copy_folder(const char *src, const char *dst, int depth, int *files,
+		       size_t *bytes, struct errbuf *err)
+{
+	struct dirent **names = NULL;
+	int n = scandir(src, &names, NULL, alphasort), rc = mkdir_p(dst, err);
+
+	for (int i = 0; i < n; i++) {
+		const char *nm = names[i]->d_name;
+		char *s = path_join(src, nm), *d = path_join(dst, nm);
+		struct stat st;
+		if (rc == 0 && nm[0] != '.' && strcmp(nm, "build") &&
+		    strcmp(nm, "__pycache__") && lstat(s, &st) == 0) {
+			if (S_ISDIR(st.st_mode) && depth < 6) {
+				rc = copy_folder(s, d, depth + 1, files, bytes,
+						 err);
+			} else if (S_ISREG(st.st_mode) && !file_exists(d) &&
+				   *files < AKA_WS_MAX_FILES &&
+				   *bytes + (size_t)st.st_size <=
+					   AKA_WS_MAX_BYTES) {
+				char *from = xstrdup(s), *text = NULL;
+				size_t len = 0;
+				struct errbuf e;
+				errbuf_init(&e);
+				if (!strcmp(nm,
+					    "performance_utils_pytest.py") &&
+				    file_read_all(s, 1 << 20, &text, &len,
+						  &e) == 0 &&
+				    !strstr(text, "PytestBenchmarker")) {
+					free(from);
+					from = path_join(paths_py_dir(),
+							 "aka_perf_utils.py");
+				}
+				free(text);
+				rc = file_copy(from, d, err);
+				/* The trusted copy is read-only; the
+				 * workspace is the agent's. */
+				if (rc == 0)
+					chmod(d, (st.st_mode & 0755) | 0600);
+				free(from);
+				(*files)++;
+				*bytes += (size_t)st.st_size;
+			}
+		}
+		free(s);
+		free(d);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
 int workspace_create(const struct task *t, const char *task_dir,
 		     struct errbuf *err)
 {
@@ -70,6 +132,11 @@ int workspace_create(const struct task *t, const char *task_dir,
 		rc = copy_into(t, base, true, true, err);
 	if (!rc)
 		rc = copy_into(t, ws, true, false, err);
+	if (!rc && t->aka) {
+		int files = 0;
+		size_t bytes = 0;
+		rc = copy_folder(t->dir, ws, 0, &files, &bytes, err);
+	}
 	if (!rc && !file_exists(doc_path)) {
 		doc = task_doc_render(t);
 		rc = file_write_atomic_str(doc_path, doc, err);

@@ -14,6 +14,11 @@
  *   leases(run_id, task_id, attempt PK, owner, expires_at) - which worker
  *            process owns an attempt until when (added without a schema
  *            bump: CREATE IF NOT EXISTS gives older stores the table)
+ *   serve_requests(seq PK, id UNIQUE, batch_id, idx, client_key, task_id,
+ *            priority, quick, sources_json, eval_key, state, owner,
+ *            expires_at, created_at, started_at, finished_at, result_json,
+ *            error, answers, done_seq, cached) - the queue of `arena
+ *            serve` (store_serve.c), added the same way
  *
  * Concurrency: WAL lets readers proceed while one writer writes; every
  * connection sets busy_timeout so writers from other processes wait instead
@@ -58,6 +63,22 @@ static const char *const schema_sql =
 	"CREATE TABLE IF NOT EXISTS trusted("
 	" run_id TEXT NOT NULL, task_id TEXT NOT NULL, hash TEXT NOT NULL,"
 	" PRIMARY KEY(run_id, task_id));"
+	"CREATE TABLE IF NOT EXISTS serve_requests("
+	" seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,"
+	" batch_id TEXT NOT NULL, idx INTEGER NOT NULL, client_key TEXT,"
+	" task_id TEXT NOT NULL, priority INTEGER NOT NULL DEFAULT 0,"
+	" quick INTEGER NOT NULL DEFAULT 0, sources_json TEXT,"
+	" eval_key TEXT NOT NULL, state TEXT NOT NULL, owner TEXT,"
+	" expires_at REAL, created_at REAL NOT NULL, started_at REAL,"
+	" finished_at REAL, result_json TEXT, error TEXT,"
+	" answers INTEGER NOT NULL DEFAULT 0, done_seq INTEGER,"
+	" cached INTEGER NOT NULL DEFAULT 0);"
+	"CREATE INDEX IF NOT EXISTS serve_queue ON serve_requests(state,"
+	" priority DESC, seq);"
+	"CREATE INDEX IF NOT EXISTS serve_batch ON serve_requests(batch_id, idx);"
+	"CREATE INDEX IF NOT EXISTS serve_key ON serve_requests(eval_key, state);"
+	"CREATE INDEX IF NOT EXISTS serve_client ON serve_requests(client_key);"
+	"CREATE INDEX IF NOT EXISTS serve_done ON serve_requests(done_seq);"
 	"INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '1');";
 
 int st_db_error(struct store *s, struct errbuf *err, const char *what)
@@ -112,6 +133,33 @@ static int store_migrate(struct store *s, struct errbuf *err)
 	return 0;
 }
 
+/* WAL mode and the schema.  Several processes opening one new store at
+ * once (the workers of an A/A, concurrent `arena check-tasks`) can meet
+ * SQLITE_BUSY here that the busy handler does not wait out: the switch to
+ * WAL needs the database alone, and a schema transaction that began as a
+ * reader cannot wait to become a writer.  Both are retried for up to 30 s. */
+static int store_init_db(sqlite3 *db, char **errmsg)
+{
+	int rc = SQLITE_BUSY;
+
+	for (int tries = 0; tries < 1500; tries++) {
+		sqlite3_free(*errmsg);
+		*errmsg = NULL;
+		rc = sqlite3_exec(db,
+				  "PRAGMA journal_mode=WAL;"
+				  "PRAGMA synchronous=NORMAL;",
+				  NULL, NULL, errmsg);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(db, schema_sql, NULL, NULL, errmsg);
+		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+			return rc;
+		if (sqlite3_get_autocommit(db) == 0)
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_sleep(20);
+	}
+	return rc;
+}
+
 int store_open(const char *dir, struct store **out, struct errbuf *err)
 {
 	struct store *s;
@@ -148,10 +196,7 @@ int store_open(const char *dir, struct store **out, struct errbuf *err)
 	}
 	free(dbpath);
 	sqlite3_busy_timeout(s->db, 30000);
-	if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL;"
-			 "PRAGMA synchronous=NORMAL;", NULL, NULL,
-			 &errmsg) != SQLITE_OK ||
-	    sqlite3_exec(s->db, schema_sql, NULL, NULL, &errmsg) != SQLITE_OK) {
+	if (store_init_db(s->db, &errmsg) != SQLITE_OK) {
 		rc = errf_code(err, EIO, "%s/arena.db: cannot initialise: %s",
 			       s->root, errmsg ? errmsg : "unknown error");
 		sqlite3_free(errmsg);

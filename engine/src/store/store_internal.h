@@ -6,6 +6,7 @@
  *   store_cache.c    the evaluation cache
  *   store_events.c   events
  *   store_leases.c   the leases of the work queue
+ *   store_serve.c    the queue of `arena serve`
  */
 #ifndef ARENA_STORE_INTERNAL_H
 #define ARENA_STORE_INTERNAL_H

@@ -685,12 +685,45 @@ static int cp_strings(struct cparse *p, const struct ynode *root)
 	return 0;
 }
 
+/* task_roots: {name: path}: other directories of tasks, e.g. an
+ * AgentKernelArena checkout; their tasks are selected as name/... */
+static int cp_task_roots(struct cparse *p, const struct ynode *root)
+{
+	const struct ynode *n = ynode_get(root, "task_roots");
+
+	if (!n)
+		return 0;
+	if (n->kind != YNODE_MAP)
+		return cp_err(p, n,
+			      "task_roots must be a map of names to "
+			      "directories, not %s (e.g. task_roots: {aka: "
+			      "/path/to/AgentKernelArena})",
+			      ynode_describe(n));
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ypair *kv = &n->pairs[i];
+		struct errbuf e;
+		if (!ynode_is_text(kv->value))
+			return cp_err(p, kv->value,
+				      "task_roots.%s must be a "
+				      "directory path, not %s",
+				      kv->key, ynode_describe(kv->value));
+		errbuf_init(&e);
+		if (task_root_add(kv->key, kv->value->str, &e) != 0)
+			return cp_err(p, kv->value, "task_roots.%s: %s",
+				      kv->key, errbuf_str(&e));
+	}
+	return 0;
+}
+
 static int cp_root(struct cparse *p, const struct ynode *root)
 {
 	static const char *const keys[] = {
-		"agent", "agents", "tasks", "target_gpu_model", "log_directory",
-		"workspace_directory_prefix", "device", "gpus", "seed",
-		"repeats", "timing",
+		"agent",	 "agents",
+		"tasks",	 "target_gpu_model",
+		"log_directory", "workspace_directory_prefix",
+		"device",	 "gpus",
+		"seed",		 "repeats",
+		"timing",	 "task_roots",
 	};
 	int rc;
 
@@ -702,12 +735,10 @@ static int cp_root(struct cparse *p, const struct ynode *root)
 			      "%s (docs/config.md)", ynode_describe(root));
 	if ((rc = ynode_check_keys(root, keys, ARRAY_SIZE(keys), p->source,
 				   NULL, p->err)) != 0 ||
-	    (rc = cp_agent(p, root)) != 0 ||
-	    (rc = cp_strings(p, root)) != 0 ||
-	    (rc = cp_device(p, root)) != 0 ||
-	    (rc = cp_gpus(p, root)) != 0 ||
-	    (rc = cp_numbers(p, root)) != 0 ||
-	    (rc = cp_timing(p, root)) != 0)
+	    (rc = cp_agent(p, root)) != 0 || (rc = cp_strings(p, root)) != 0 ||
+	    (rc = cp_device(p, root)) != 0 || (rc = cp_gpus(p, root)) != 0 ||
+	    (rc = cp_numbers(p, root)) != 0 || (rc = cp_timing(p, root)) != 0 ||
+	    (rc = cp_task_roots(p, root)) != 0)
 		return rc;
 	/* Last: it loads every task, the slow part. */
 	return cp_tasks(p, root);

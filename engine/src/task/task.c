@@ -85,9 +85,16 @@ bool language_is_python(enum task_language l)
 	return l == LANG_PYTHON || l == LANG_TRITON;
 }
 
-void task_tolerance(const struct task *t, arena_dtype d, double *atol,
-		    double *rtol)
+void task_tolerance(const struct task *t, const struct task_arg *a,
+		    double *atol, double *rtol)
 {
+	arena_dtype d = a->dtype;
+
+	if (a->tol_set) {
+		*atol = a->atol;
+		*rtol = a->rtol;
+		return;
+	}
 	if ((int)d > 0 && (int)d < TASK_MAX_DTYPES && t->dtype_tol_set[d]) {
 		*atol = t->dtype_atol[d];
 		*rtol = t->dtype_rtol[d];
@@ -178,6 +185,8 @@ void task_free(struct task *t)
 			free(t->tunables[i].values[v]);
 	}
 	free(t->config_sha256);
+	aka_task_free(t->aka);
+	strvec_release(&t->bundle_files);
 	free(t->trusted_hash);
 	free(t);
 }

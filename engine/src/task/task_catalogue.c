@@ -1,7 +1,10 @@
 /*
  * task_catalogue.c - the task catalogue: expanding a selector ("all",
- * "c2c", "c2c/saxpy", any parent directory, "suite:<name>": suites.c)
- * into the sorted task ids under a tasks root, and the default root (arena/paths.h knows the layout).
+ * "c2c", "c2c/saxpy", any parent directory, "suite:<name>": suites.c,
+ * "aka:PATH": an AgentKernelArena checkout registered as task root `aka`)
+ * into the sorted task ids under a tasks root or a registered root (ids
+ * prefixed with the root's name), and the default root (arena/paths.h
+ * knows the layout).
  * The walk is bounded (TASK_SELECT_MAX_DEPTH, TASK_SELECT_MAX_TASKS), so a
  * hostile tree cannot make it run away.
  */
@@ -82,36 +85,22 @@ static char *task_selector_clean(const char *selector)
 	return xstrndup(selector, n);
 }
 
-int task_select(const char *tasks_root, const char *selector,
-		struct strvec *ids, struct errbuf *err)
+/* The tasks of one root matching sel ("all" or a relative path), each
+ * id prefixed with prefix (a registered root's name) when given. */
+static int task_select_in(const char *tasks_root, const char *prefix,
+			  const char *sel, const char *selector,
+			  struct strvec *ids, struct errbuf *err)
 {
 	struct strvec found = STRVEC_INIT;
-	char *sel, *dir = NULL, *config = NULL;
+	char *dir = NULL, *config = NULL;
 	int rc = 0;
 
 	if (!tasks_root || !dir_exists(tasks_root))
-		return errf_code(err, ENOENT, "tasks directory %s does not "
+		return errf_code(err, ENOENT,
+				 "tasks directory %s does not "
 				 "exist; set ARENA_TASKS_DIR to the directory "
 				 "that holds the task families",
 				 tasks_root ? tasks_root : "(none)");
-	if (!selector)
-		return errf(err, "missing task selector");
-	if (str_starts_with(selector, "suite:")) {
-		struct task_suite s;
-		rc = task_suite_load(tasks_root, selector + 6, &s, err);
-		for (size_t i = 0; rc == 0 && i < s.ids.n; i++)
-			strvec_push(ids, s.ids.v[i]);
-		task_suite_release(&s);
-		return rc;
-	}
-	sel = task_selector_clean(selector);
-	if (strcmp(sel, "all") != 0 && !path_is_safe_relative(sel)) {
-		rc = errf(err, "task selector '%.200s' is not a path under the "
-			  "tasks directory; use 'all', a family such as 'c2c' "
-			  "or a task id such as 'c2c/saxpy'", selector);
-		free(sel);
-		return rc;
-	}
 	if (!strcmp(sel, "all")) {
 		rc = task_walk(tasks_root, NULL, 0, &found, err);
 	} else {
@@ -128,13 +117,66 @@ int task_select(const char *tasks_root, const char *selector,
 			       selector, tasks_root);
 	if (rc == 0) {
 		qsort(found.v, found.n, sizeof(*found.v), task_cmp_str);
-		for (size_t i = 0; i < found.n; i++)
-			strvec_push(ids, found.v[i]);
+		for (size_t i = 0; i < found.n; i++) {
+			if (prefix)
+				strvec_pushf(ids, "%s/%s", prefix, found.v[i]);
+			else
+				strvec_push(ids, found.v[i]);
+		}
 	}
 	strvec_release(&found);
-	free(sel);
 	free(dir);
 	free(config);
+	return rc;
+}
+
+int task_select(const char *tasks_root, const char *selector,
+		struct strvec *ids, struct errbuf *err)
+{
+	char *sel, *aka = NULL;
+	int rc = 0;
+
+	if (!selector)
+		return errf(err, "missing task selector");
+	/* suite:NAME: a suite of the tasks root (suites.c). */
+	if (str_starts_with(selector, "suite:")) {
+		struct task_suite s;
+		rc = task_suite_load(tasks_root, selector + 6, &s, err);
+		for (size_t i = 0; rc == 0 && i < s.ids.n; i++)
+			strvec_push(ids, s.ids.v[i]);
+		task_suite_release(&s);
+		return rc;
+	}
+	/* aka:PATH registers an AgentKernelArena checkout as root `aka`. */
+	if (!strncmp(selector, "aka:", 4)) {
+		if ((rc = task_aka_selector(selector, &aka, err)) != 0)
+			return rc;
+		selector = aka;
+	}
+	sel = task_selector_clean(selector);
+	if (strcmp(sel, "all") != 0 && !path_is_safe_relative(sel)) {
+		rc = errf(err,
+			  "task selector '%.200s' is not a path under the "
+			  "tasks directory; use 'all', a family such as 'c2c' "
+			  "or a task id such as 'c2c/saxpy' (or aka:PATH for "
+			  "an AgentKernelArena checkout)",
+			  selector);
+		free(sel);
+		free(aka);
+		return rc;
+	}
+	const char *rest = NULL, *other = task_root_of(sel, &rest);
+	if (other) {
+		char *name =
+			xstrndup(sel, (size_t)(rest - sel) - (*rest ? 1 : 0));
+		rc = task_select_in(other, name, *rest ? rest : "all", selector,
+				    ids, err);
+		free(name);
+	} else {
+		rc = task_select_in(tasks_root, NULL, sel, selector, ids, err);
+	}
+	free(sel);
+	free(aka);
 	return rc;
 }
 

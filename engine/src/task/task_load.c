@@ -35,7 +35,14 @@ static int task_set_id(struct task *t, const char *id, struct errbuf *err)
 			break;
 	}
 	t->id = xstrdup(id);
-	t->family = xstrndup(id, (size_t)(strchr(id, '/') - id));
+	/* Under a registered root the first component is the root's name,
+	 * and the family is the next one (aka/triton2triton/... is a
+	 * triton2triton task). */
+	const char *rest = NULL;
+	if (task_root_of(id, &rest) && strchr(rest, '/'))
+		t->family = xstrndup(rest, (size_t)(strchr(rest, '/') - rest));
+	else
+		t->family = xstrndup(id, (size_t)(strchr(id, '/') - id));
 	t->name = xstrdup(strrchr(id, '/') + 1);
 	return 0;
 }
@@ -170,13 +177,18 @@ static int task_build(const struct task_src *src, struct task **out,
 		task_free(p.t);
 		return rc;
 	}
-	if (src->held_text)
+	/* AgentKernelArena's folders have their own schema (and no
+	 * held-out file). */
+	bool aka = aka_config_detect(src->config_text, src->config_len);
+	if (src->held_text && !aka)
 		rc = ydoc_parse(&held, src->held_name, src->held_text,
 				src->held_len, err);
-	if (rc == 0)
+	if (rc == 0 && aka)
+		rc = tp_aka(&p, cfg.root);
+	else if (rc == 0)
 		rc = tp_sections(&p, cfg.root, src->held_text ? held.root :
 				 NULL);
-	if (rc == 0 && src->held_text && !held.root)
+	if (rc == 0 && src->held_text && !held.root && !aka)
 		rc = ynode_errf(err, src->held_name, NULL, "the file is empty; "
 				"give cases: [...] or delete it");
 	if (rc == 0)
@@ -338,7 +350,14 @@ int task_load(const char *tasks_root, const char *id, struct task **out,
 			    "task id '%.200s' must be a relative path "
 			    "<family>/<name> under the tasks directory",
 			    id ? id : "(null)");
-	dir = path_join(tasks_root, id);
+	/* An id under a registered root (aka/...) is that root's task. */
+	const char *rest = NULL, *other = task_root_of(id, &rest);
+	if (other) {
+		tasks_root = other;
+		dir = path_join(other, rest);
+	} else {
+		dir = path_join(tasks_root, id);
+	}
 	rc = task_load_from(dir, id, tasks_root, out, err);
 	free(dir);
 	return rc;

@@ -419,37 +419,59 @@ int tp_optional_paths(struct tparse *p, const struct ynode *root)
 
 /* ---- tolerance, cost, tunables ---------------------------------------- */
 
-static bool task_has_float_output(const struct task *t)
+/* Whether some floating-point output has no tolerance of its own, so
+ * that the task's `tolerance` must give one. */
+static bool task_needs_tolerance(const struct task *t)
 {
 	for (int i = 0; i < t->nargs; i++)
-		if (t->args[i].io != IO_IN && dtype_is_float(t->args[i].dtype))
+		if (t->args[i].io != IO_IN &&
+		    dtype_is_float(t->args[i].dtype) && !t->args[i].tol_set)
 			return true;
 	return false;
 }
 
 static int tp_tolerance_value(struct tparse *p, const struct ynode *map,
-			      const char *key, double *out)
+			      const char *field, const char *key, double *out)
 {
 	const struct ynode *n = ynode_get(map, key);
 
 	*out = 0;
 	if (!n)
 		return 0;
+	/* ynode_double refuses inf, nan and overflow: finite or an error. */
 	if (ynode_double(n, out) || *out < 0)
-		return tp_err(p, n, "tolerance.%s must be a number >= 0 such as "
-			      "1e-5, not %s '%.40s'", key, ynode_describe(n),
+		return tp_err(p, n,
+			      "%s.%s must be a finite number >= 0 such "
+			      "as 1e-5, not %s '%.40s'",
+			      field, key, ynode_describe(n),
 			      ynode_is_text(n) ? n->str : "");
 	return 0;
+}
+
+int tp_tolerance_pair(struct tparse *p, const struct ynode *v,
+		      const char *field, const char *example, double *atol,
+		      double *rtol)
+{
+	static const char *const keys[] = { "atol", "rtol" };
+	int rc;
+
+	if ((rc = tp_map(p, v, field, example)) != 0 ||
+	    (rc = tp_keys(p, v, keys, 2, field)) != 0)
+		return rc;
+	if (v->n == 0)
+		return tp_err(p, v, "%s is empty; give atol, rtol or both",
+			      field);
+	if ((rc = tp_tolerance_value(p, v, field, "atol", atol)) != 0)
+		return rc;
+	return tp_tolerance_value(p, v, field, "rtol", rtol);
 }
 
 /* tolerance.<dtype>: {atol, rtol} for the outputs of that dtype. */
 static int tp_dtype_tolerance(struct tparse *p, const struct ypair *pair)
 {
-	static const char *const keys[] = { "atol", "rtol" };
 	const struct ynode *v = pair->value;
 	arena_dtype d;
 	char field[64];
-	int rc;
 
 	if (dtype_parse(pair->key, &d) || (int)d >= TASK_MAX_DTYPES)
 		return tp_err(p, v,
@@ -458,16 +480,9 @@ static int tp_dtype_tolerance(struct tparse *p, const struct ypair *pair)
 			      "{atol, rtol}",
 			      pair->key);
 	snprintf(field, sizeof(field), "tolerance.%s", pair->key);
-	if ((rc = tp_map(p, v, field, "bf16: {atol: 1e-2, rtol: 1e-2}")) != 0 ||
-	    (rc = tp_keys(p, v, keys, 2, field)) != 0)
-		return rc;
-	if (v->n == 0)
-		return tp_err(p, v, "%s is empty; give atol, rtol or both",
-			      field);
 	p->t->dtype_tol_set[d] = true;
-	if ((rc = tp_tolerance_value(p, v, "atol", &p->t->dtype_atol[d])) != 0)
-		return rc;
-	return tp_tolerance_value(p, v, "rtol", &p->t->dtype_rtol[d]);
+	return tp_tolerance_pair(p, v, field, "bf16: {atol: 1e-2, rtol: 1e-2}",
+				 &p->t->dtype_atol[d], &p->t->dtype_rtol[d]);
 }
 
 int tp_tolerance(struct tparse *p, const struct ynode *root)
@@ -476,11 +491,13 @@ int tp_tolerance(struct tparse *p, const struct ynode *root)
 	int rc;
 
 	if (!n) {
-		if (task_has_float_output(p->t))
-			return tp_err(p, root, "missing required key "
+		if (task_needs_tolerance(p->t))
+			return tp_err(p, root,
+				      "missing required key "
 				      "'tolerance'; an output is floating "
-				      "point, so give e.g. tolerance: {atol: "
-				      "1e-5, rtol: 1e-5}");
+				      "point and has no tolerance of its own, "
+				      "so give e.g. tolerance: {atol: 1e-5, "
+				      "rtol: 1e-5}");
 		return 0;
 	}
 	if ((rc = tp_map(p, n, "tolerance",
@@ -496,9 +513,10 @@ int tp_tolerance(struct tparse *p, const struct ynode *root)
 		    (rc = tp_dtype_tolerance(p, &n->pairs[i])) != 0)
 			return rc;
 	}
-	if ((rc = tp_tolerance_value(p, n, "atol", &p->t->atol)) != 0)
+	if ((rc = tp_tolerance_value(p, n, "tolerance", "atol", &p->t->atol)) !=
+	    0)
 		return rc;
-	return tp_tolerance_value(p, n, "rtol", &p->t->rtol);
+	return tp_tolerance_value(p, n, "tolerance", "rtol", &p->t->rtol);
 }
 
 int tp_cost(struct tparse *p, const struct ynode *root)

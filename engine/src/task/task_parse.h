@@ -73,6 +73,11 @@ int tp_reference(struct tparse *p, const struct ynode *root);
 int tp_baseline(struct tparse *p, const struct ynode *root);
 int tp_compile_flags(struct tparse *p, const struct ynode *root);
 int tp_optional_paths(struct tparse *p, const struct ynode *root);
+/* A {atol, rtol} map at v (the top level's, a dtype's or an output's):
+ * atol and/or rtol, each a finite number >= 0 (a key left out is 0). */
+int tp_tolerance_pair(struct tparse *p, const struct ynode *v,
+		      const char *field, const char *example, double *atol,
+		      double *rtol);
 int tp_tolerance(struct tparse *p, const struct ynode *root);
 int tp_cost(struct tparse *p, const struct ynode *root);
 int tp_timing_floor(struct tparse *p, const struct ynode *root);
@@ -95,6 +100,19 @@ int tp_held_out_rules(struct tparse *p, const struct ynode *root);
 /* Appends the held-out cases of the task's rules (after every written
  * case is loaded and checked); seed fixes the choices inside each rule. */
 void tp_rule_cases(struct tparse *p, uint64_t seed);
+
+/* ---- aka_task.c: AgentKernelArena task folders (docs/aka.md) --------- */
+
+/* Fills p->t from an AKA config (legacy keys or schema_version 2). */
+int tp_aka(struct tparse *p, const struct ynode *root);
+/* TASK.md of an AKA task (aka_doc.c; caller frees). */
+char *aka_doc_render(const struct task *t);
+
+/* ---- task_roots.c --------------------------------------------------------- */
+
+/* The directory of the registered root an id starts with, *rest after
+ * its name; NULL when the id is the tasks root's. */
+const char *task_root_of(const char *id, const char **rest);
 
 /* ---- task_signature.c --------------------------------------------------- */
 

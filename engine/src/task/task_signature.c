@@ -133,6 +133,8 @@ static int tp_init_map(struct tparse *p, const struct ynode *n,
 	}
 	case INIT_ONES:
 		return tp_keys(p, n, ones_keys, 1, field);
+	case INIT_RECORDED: /* never parsed: tp_init_dist has no name */
+		break;
 	}
 	return 0;
 }
@@ -243,10 +245,41 @@ static int tp_shape(struct tparse *p, const struct ynode *argn,
 	return 0;
 }
 
+/* An output's own tolerance, which replaces the task's (and its dtype's)
+ * for that output: one task can hold a float32 statistic to rtol 1e-4
+ * while its bf16 output needs 1e-2 (docs/tasks.md). */
+static int tp_arg_tolerance(struct tparse *p, const struct ynode *argn,
+			    const char *label, struct task_arg *a)
+{
+	const struct ynode *n = ynode_get(argn, "tolerance");
+	char field[160];
+
+	if (!n)
+		return 0;
+	snprintf(field, sizeof(field), "%s.tolerance", label);
+	if (a->io == IO_IN)
+		return tp_err(p, n,
+			      "%s: a tolerance applies to outputs only; "
+			      "remove it from this input (inputs must be "
+			      "unchanged bit for bit)",
+			      field);
+	if (!dtype_is_float(a->dtype))
+		return tp_err(p, n,
+			      "%s: %s outputs must match exactly; remove "
+			      "the tolerance (only floating-point outputs "
+			      "take one)",
+			      field, dtype_name(a->dtype));
+	a->tol_set = true;
+	return tp_tolerance_pair(p, n, field,
+				 "tolerance: {atol: 1e-6, rtol: "
+				 "1e-4}",
+				 &a->atol, &a->rtol);
+}
+
 static int tp_arg(struct tparse *p, const struct ynode *argn, int i)
 {
-	static const char *const keys[] = { "name", "dtype", "shape", "io",
-					    "init" };
+	static const char *const keys[] = { "name", "dtype", "shape",
+					    "io",   "init",  "tolerance" };
 	struct task_arg *a = &p->t->args[i];
 	const struct ynode *n;
 	char label[128];
@@ -280,7 +313,8 @@ static int tp_arg(struct tparse *p, const struct ynode *argn, int i)
 			      ", not '%.80s'", label, ynode_is_text(n) ?
 			      n->str : ynode_describe(n));
 	if ((rc = tp_io(p, argn, label, &a->io)) != 0 ||
-	    (rc = tp_shape(p, argn, label, a)) != 0)
+	    (rc = tp_shape(p, argn, label, a)) != 0 ||
+	    (rc = tp_arg_tolerance(p, argn, label, a)) != 0)
 		return rc;
 	return tp_init(p, argn, label, a);
 }

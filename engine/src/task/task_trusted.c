@@ -22,6 +22,11 @@
  *     processes of the same user; the verification is the guarantee);
  *   - verification lists the directory, so a file added to a copy is
  *     found as surely as a changed or missing one.
+ *
+ * task_trust_seal gives the same guarantee to a directory that trusted
+ * code wrote rather than copied (a prepared AgentKernelArena task, its
+ * recorded inputs up to a few GiB): the manifest is written in place,
+ * the directory sealed, and its caller names it by the manifest's hash.
  */
 #include "arena/task.h"
 
@@ -35,6 +40,10 @@
 
 #define TRUST_MAX_FILES 4096
 #define TRUST_MAX_BYTES ((off_t)512 << 20)
+/* A sealed directory (task_trust_seal: a prepared AgentKernelArena task
+ * with its recorded inputs, up to 4 GiB of them) and what verification
+ * reads. */
+#define TRUST_MAX_SEALED_BYTES ((off_t)5 << 30)
 #define TRUST_MAX_DEPTH 16
 
 static int cmp_str(const void *a, const void *b)
@@ -43,9 +52,10 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* The regular files under dir (relative paths, sorted), following links
- * to regular files; *bytes gets their total size. */
+ * to regular files; *bytes gets their total size, at most max_bytes. */
 static int list_files(const char *dir, const char *rel, int depth,
-		      struct strvec *out, off_t *bytes, struct errbuf *err)
+		      off_t max_bytes, struct strvec *out, off_t *bytes,
+		      struct errbuf *err)
 {
 	char *path = rel ? path_join(dir, rel) : xstrdup(dir);
 	DIR *d = opendir(path);
@@ -73,20 +83,19 @@ static int list_files(const char *dir, const char *rel, int depth,
 					       "nested deeper than %d",
 					       full, TRUST_MAX_DEPTH);
 			else
-				rc = list_files(dir, r, depth + 1, out, bytes,
-						err);
+				rc = list_files(dir, r, depth + 1, max_bytes,
+						out, bytes, err);
 		} else if (S_ISREG(st.st_mode)) {
 			*bytes += st.st_size;
 			strvec_push(out, r);
-			if (out->n > TRUST_MAX_FILES ||
-			    *bytes > TRUST_MAX_BYTES)
+			if (out->n > TRUST_MAX_FILES || *bytes > max_bytes)
 				rc = errf_code(
 					err, EFBIG,
-					"%s: a task package "
+					"%s: a trusted directory "
 					"holds at most %d files and %lld "
 					"MiB",
 					dir, TRUST_MAX_FILES,
-					(long long)(TRUST_MAX_BYTES >> 20));
+					(long long)(max_bytes >> 20));
 		}
 		free(full);
 		free(r);
@@ -138,7 +147,8 @@ int task_trust_copy(const char *src_dir, const char *root, char hash[65],
 	int rc;
 
 	if ((rc = mkdir_p(root, err)) ||
-	    (rc = list_files(src_dir, NULL, 0, &files, &bytes, err)))
+	    (rc = list_files(src_dir, NULL, 0, TRUST_MAX_BYTES, &files, &bytes,
+			     err)))
 		goto out;
 	tmp = xasprintf("%s/.tmp-XXXXXX", root);
 	if (!mkdtemp(tmp)) {
@@ -193,6 +203,39 @@ out:
 	return rc;
 }
 
+int task_trust_seal(const char *dir, char hash[65], struct errbuf *err)
+{
+	struct strvec files = STRVEC_INIT;
+	struct strbuf man = STRBUF_INIT;
+	off_t bytes = 0;
+	char *mpath = path_join(dir, TASK_TRUST_MANIFEST);
+	int rc;
+
+	if (file_exists(mpath)) {
+		rc = errf_code(err, EEXIST, "%s is sealed already", dir);
+		goto out;
+	}
+	if ((rc = list_files(dir, NULL, 0, TRUST_MAX_SEALED_BYTES, &files,
+			     &bytes, err)))
+		goto out;
+	for (size_t i = 0; i < files.n && rc == 0; i++) {
+		char *p = path_join(dir, files.v[i]), fh[65];
+		rc = sha256_file_hex(p, fh, err);
+		if (!rc)
+			strbuf_addf(&man, "%s  %s\n", fh, files.v[i]);
+		free(p);
+	}
+	if (rc || (rc = file_write_atomic(mpath, man.buf, man.len, err)))
+		goto out;
+	sha256_hex(man.buf, man.len, hash);
+	seal(dir);
+out:
+	free(mpath);
+	strbuf_release(&man);
+	strvec_release(&files);
+	return rc;
+}
+
 int task_trust_verify(const char *dir, const char *hash,
 		      struct strvec *manifest, struct errbuf *err)
 {
@@ -217,7 +260,8 @@ int task_trust_verify(const char *dir, const char *hash,
 			       dir);
 		goto out;
 	}
-	if ((rc = list_files(dir, NULL, 0, &files, &bytes, err)))
+	if ((rc = list_files(dir, NULL, 0, TRUST_MAX_SEALED_BYTES, &files,
+			     &bytes, err)))
 		goto out;
 	for (char *line = man, *nl; *line; line = nl + 1) {
 		nl = strchr(line, '\n');

@@ -7,7 +7,7 @@
  * TASK.md shows only what the agent may know: the visible cases, never the
  * held-out ones, never the reference source.
  */
-#include "arena/task.h"
+#include "task_parse.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -92,8 +92,24 @@ static void render_cases(struct strbuf *sb, const struct task *t)
 		      "above.\n\n");
 }
 
+/* Whether some floating-point output is held to the task-level tolerance
+ * (not to its dtype's or its own): otherwise TASK.md names none. */
+static bool uses_task_tolerance(const struct task *t)
+{
+	for (int a = 0; a < t->nargs; a++) {
+		const struct task_arg *ta = &t->args[a];
+		if (ta->io != IO_IN && dtype_is_float(ta->dtype) &&
+		    !ta->tol_set && !t->dtype_tol_set[ta->dtype])
+			return true;
+	}
+	return false;
+}
+
 char *task_doc_render(const struct task *t)
 {
+	if (t->aka)
+		return aka_doc_render(t);
+
 	struct strbuf sb = STRBUF_INIT;
 	char *readme_path = t->readme ? path_join(t->dir, t->readme) : NULL;
 	char *readme = NULL;
@@ -130,14 +146,21 @@ char *task_doc_render(const struct task *t)
 			     "platform compiler (`cc -O2 -shared -fPIC` for c, "
 			     "nvcc or hipcc for GPU languages) plus the task's "
 			     "flags.\n");
+	char tol[96];
+	if (uses_task_tolerance(t))
+		snprintf(tol, sizeof(tol),
+			 "`|yours - reference| <= %g + %g * "
+			 "|reference|`",
+			 t->atol, t->rtol);
+	else
+		snprintf(tol, sizeof(tol), "its tolerance below");
 	strbuf_addf(
 		&sb,
 		"- **Correct**: on several fresh random input sets per case "
 		"(new values every evaluation), every element of every "
-		"output must be written and satisfy `|yours - reference| <= "
-		"%g + %g * |reference|` (integers: exact); inputs must be "
-		"left unchanged; outputs of every timed call are checked "
-		"too.\n"
+		"output must be written and satisfy %s (integers: exact); "
+		"inputs must be left unchanged; outputs of every timed call "
+		"are checked too.\n"
 		"- **Fast**: your kernel and the original baseline run in "
 		"two separate processes, strictly alternating, with the "
 		"cache flushed before every sample; speedup = median of "
@@ -145,7 +168,7 @@ char *task_doc_render(const struct task *t)
 		"confidence interval.\n"
 		"- **Score**: 0 if it does not compile, 20 if it is wrong, "
 		"120 + 100 x speedup if correct.\n\n",
-		t->atol, t->rtol);
+		tol);
 	for (int d = 0; d < TASK_MAX_DTYPES; d++)
 		if (t->dtype_tol_set[d])
 			strbuf_addf(&sb,
@@ -153,6 +176,13 @@ char *task_doc_render(const struct task *t)
 				    "* |reference|` instead.\n\n",
 				    dtype_name((arena_dtype)d),
 				    t->dtype_atol[d], t->dtype_rtol[d]);
+	for (int a = 0; a < t->nargs; a++)
+		if (t->args[a].tol_set)
+			strbuf_addf(&sb,
+				    "Output `%s` is held to `%g + %g * "
+				    "|reference|` instead.\n\n",
+				    t->args[a].name, t->args[a].atol,
+				    t->args[a].rtol);
 	if (t->ntunables > 0) {
 		strbuf_addstr(
 			&sb,

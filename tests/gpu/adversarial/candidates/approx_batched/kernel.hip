@@ -2,12 +2,15 @@
  * Cheat: exact when called on one input set, as correctness trials used
  * to call it, and approximate (1.5x the task's tolerance: within the 2x
  * the baseline comparison allows) once it sees a batch of several sets,
- * as timing calls short kernels (issue 10, item 3: phase detection).
+ * as timing calls short kernels (issue 10, item 3: phase detection): a
+ * call less than 1 ms after the previous one (arena places the buffers
+ * at another offset in every sample, so pointers do not tell).
  * Correctness trials now run the timed batch, with a set the candidate
  * cannot know checked against the reference.
  */
 #include <hip/hip_runtime.h>
 #include <stdint.h>
+#include <time.h>
 #include "arena/kernel.h"
 
 __global__ void poly(const float *__restrict__ x, float *__restrict__ y,
@@ -21,8 +24,14 @@ __global__ void poly(const float *__restrict__ x, float *__restrict__ y,
 	y[i] = approx ? r + 1.5e-5f * (1.0f + fabsf(r)) : r;
 }
 
-static int64_t last_n = -1;
-static const void *first_x;
+static int64_t last_n = -1, last_call_ns;
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 static bool batched;
 
 extern "C" ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
@@ -32,13 +41,15 @@ extern "C" ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
 	(void)nargs, (void)nparams;
 	int64_t n = params[0];
 	const float *x = (const float *)args[0].data;
+	int64_t t = now_ns();
 	if (n != last_n) {
 		last_n = n;
-		first_x = x;
 		batched = false;
+		last_call_ns = 0;
 	}
-	if (x != first_x)
+	if (t - last_call_ns < 1000000)
 		batched = true;
+	last_call_ns = t;
 	hipLaunchKernelGGL(poly, dim3((unsigned)((n + 255) / 256)), dim3(256),
 			   0, (hipStream_t)stream, x, (float *)args[1].data, n,
 			   batched);

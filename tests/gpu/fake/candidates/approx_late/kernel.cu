@@ -1,7 +1,8 @@
 /*
  * Cheat, for task/fakepoly: correct only while watched.  It counts the
  * samples of each case (a sample starts when the first input set's
- * buffer comes round again) and is exact for the first four - the
+ * buffer comes round again: its allocation, since the runner places it at
+ * another offset in every sample) and is exact for the first four - the
  * correctness trials and the ordering check, or a timing block's
  * warm-up - and approximate from the fifth on: every output off by 1.5x
  * the task's tolerance, which passes the comparison with the baseline's
@@ -9,6 +10,8 @@
  * against the reference at random, at least one per block.
  */
 #include "arena/kernel.h"
+
+extern "C" void *arena_fake_gpu_alloc_base(const void *p);
 
 static int64_t last_n = -1;
 static const void *first_x;
@@ -22,12 +25,13 @@ extern "C" ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
 	int64_t n = params[0];
 	const float *x = (const float *)args[0].data;
 	float *y = (float *)args[1].data;
+	const void *xa = arena_fake_gpu_alloc_base(x);
 	if (n != last_n) {
 		last_n = n;
-		first_x = x;
+		first_x = xa;
 		samples = 0;
 	}
-	if (x == first_x)
+	if (xa == first_x)
 		samples++;
 	bool approx = samples > 4;
 	for (int64_t i = 0; i < n; i++) {

@@ -1,0 +1,316 @@
+"""aka_calls.py - the recording core of aka_record.py (docs/aka.md): the
+programs (a case's calls of the kernel module, the tensors they view, what
+they return), the recorder that proxies the kernel's callables, which
+callables those are, and the seeds of reseeded input sets.  Trusted code;
+the controller runs it in aka_record.py's process only."""
+import ast
+import random
+import re
+
+MAX_PROGRAM_BYTES = 1 << 30
+
+
+class Unsupported(Exception):
+    pass
+
+
+def torch_mod():
+    import torch
+    return torch
+
+
+def storage_key(t):
+    try:
+        return t.untyped_storage().data_ptr()
+    except AttributeError:
+        return t.storage().data_ptr()
+
+
+def storage_elems(t):
+    try:
+        nbytes = t.untyped_storage().nbytes()
+    except AttributeError:
+        nbytes = t.storage().nbytes()
+    return nbytes // t.element_size()
+
+
+def dtype_name(dt):
+    return str(dt)[6:]
+
+
+
+
+# ---- recording -----------------------------------------------------------
+
+class Program:
+    """The calls of one case (one benchmarked function, or one check)."""
+
+    def __init__(self, label):
+        self.label = label
+        self.calls = []
+        self.storages = {}      # key -> {"snap": tensor, "base": tensor, ...}
+        self.order = []         # storage keys in first-seen order
+        self.views = []         # (key, tensor)
+        self.view_ids = {}
+        self.rets = {}          # id(tensor) -> (call, leaf)
+        self.outs = []          # returned leaves: ("t", tensor) / ("s", value)
+        self.error = None
+        self.nbytes = 0
+
+    def view(self, t):
+        torch = torch_mod()
+        if id(t) in self.view_ids:
+            return self.view_ids[id(t)]
+        if t.is_sparse or t.layout != torch.strided:
+            raise Unsupported("a sparse or non-strided tensor argument")
+        if t.is_complex():
+            raise Unsupported("a complex tensor argument")
+        key = storage_key(t)
+        st = self.storages.get(key)
+        if st is None:
+            n = storage_elems(t)
+            base = t.as_strided((n,), (1,), 0) if n else t.reshape(0)
+            self.nbytes += n * t.element_size()
+            if self.nbytes > MAX_PROGRAM_BYTES:
+                raise Unsupported("its calls read more than 1 GiB")
+            st = {"base": base, "snap": base.detach().clone(),
+                  "dtype": t.dtype}
+            self.storages[key] = st
+            self.order.append(key)
+        elif st["dtype"] != t.dtype:
+            raise Unsupported("one storage viewed as %s and as %s"
+                              % (dtype_name(st["dtype"]), dtype_name(t.dtype)))
+        self.view_ids[id(t)] = len(self.views)
+        self.views.append((key, t))
+        return len(self.views) - 1
+
+    def encode(self, v, depth=0):
+        torch = torch_mod()
+        if depth > 8:
+            raise Unsupported("arguments nested more than 8 deep")
+        if isinstance(v, torch.Tensor):
+            if id(v) in self.rets:
+                return {"r": list(self.rets[id(v)])}
+            return {"v": self.view(v)}
+        if isinstance(v, bool):
+            return {"b": v}
+        if isinstance(v, int):
+            return {"i": v}
+        if isinstance(v, float):
+            return {"f": repr(v)}
+        if v is None:
+            return {"n": 1}
+        if isinstance(v, str):
+            return {"s": v}
+        if isinstance(v, torch.dtype):
+            return {"dt": dtype_name(v)}
+        if isinstance(v, torch.device):
+            return {"dev": v.type}
+        if isinstance(v, list):
+            return {"l": [self.encode(e, depth + 1) for e in v]}
+        if isinstance(v, tuple):
+            return {"t": [self.encode(e, depth + 1) for e in v]}
+        if isinstance(v, dict) and all(isinstance(k, str) for k in v):
+            return {"d": {k: self.encode(e, depth + 1) for k, e in v.items()}}
+        raise Unsupported("an argument of type %s" % type(v).__name__)
+
+    def returned(self, got, ci, leaves, depth=0):
+        torch = torch_mod()
+        if isinstance(got, torch.Tensor):
+            self.rets[id(got)] = (ci, len(leaves))
+            leaves.append(got)
+            self.outs.append(("t", got.detach().clone()))
+            return {"o": len(self.outs) - 1}
+        if isinstance(got, (bool, int, float)) and not isinstance(got, bool):
+            leaves.append(got)
+            self.outs.append(("s", got))
+            return {"os": len(self.outs) - 1}
+        if isinstance(got, (tuple, list)) and depth < 4:
+            return {"t": [self.returned(g, ci, leaves, depth + 1) for g in got]}
+        leaves.append(got)
+        return {"n": 1}
+
+
+class Recorder:
+    """Proxies the kernel module's callables; records the outermost calls
+    made while a program is open."""
+
+    def __init__(self):
+        self.prog = None
+        self.depth = 0
+        self.programs = []
+        # The negative control: every outermost call's results corrupted
+        # (returned tensors, and tensor arguments it wrote), so that a
+        # harness that checks its kernel must notice.
+        self.sabotage = False
+
+    def open(self, label):
+        self.prog = Program(label)
+
+    def close(self):
+        p, self.prog = self.prog, None
+        if p is not None and (p.calls or p.error):
+            self.programs.append(p)
+        return p
+
+    def wrap(self, path, fn):
+        rec = self
+
+        def proxy(*args, **kwargs):
+            p = rec.prog
+            if rec.sabotage and rec.depth == 0:
+                return sabotaged(rec, fn, args, kwargs)
+            if p is None or rec.depth > 0 or p.error:
+                return fn(*args, **kwargs)
+            try:
+                enc = {"fn": path, "args": [p.encode(a) for a in args],
+                       "kwargs": {k: p.encode(v) for k, v in kwargs.items()}}
+            except Unsupported as e:
+                p.error = "calls %s with %s" % (".".join(path), e)
+                return fn(*args, **kwargs)
+            rec.depth += 1
+            try:
+                got = fn(*args, **kwargs)
+            finally:
+                rec.depth -= 1
+            enc["ret"] = p.returned(got, len(p.calls), [])
+            p.calls.append(enc)
+            # What the program's storages hold after its latest call.
+            for st in p.storages.values():
+                st["after"] = st["base"].detach().clone()
+            return got
+        proxy.__wrapped__ = fn
+        proxy.__name__ = getattr(fn, "__name__", path[-1])
+        return proxy
+
+
+def tensors_in(v, out, depth=0):
+    torch = torch_mod()
+    if isinstance(v, torch.Tensor):
+        out.append(v)
+    elif isinstance(v, (list, tuple)) and depth < 6:
+        for e in v:
+            tensors_in(e, out, depth + 1)
+    elif isinstance(v, dict) and depth < 6:
+        for e in v.values():
+            tensors_in(e, out, depth + 1)
+    return out
+
+
+def corrupt(t):
+    torch = torch_mod()
+    if t.numel() == 0:
+        return
+    if t.dtype == torch.bool:
+        t.logical_not_()
+    elif t.is_floating_point():
+        t.add_(1.0).mul_(1.5)
+    else:
+        t.add_(1)
+
+
+def sabotaged(rec, fn, args, kwargs):
+    """fn's call with its results made wrong."""
+    ins = tensors_in([list(args), kwargs], [])
+    before = [t.detach().clone() for t in ins]
+    rec.depth += 1
+    try:
+        got = fn(*args, **kwargs)
+    finally:
+        rec.depth -= 1
+    torch = torch_mod()
+    for t, b in zip(ins, before):
+        if not torch.equal(t, b):
+            corrupt(t)
+    for t in tensors_in(got, []):
+        corrupt(t)
+    if isinstance(got, (int, float)) and not isinstance(got, bool):
+        got = got + 1
+    return got
+
+
+def kernel_callables(src, targets):
+    """Top-level functions of the kernel file that launch a target kernel,
+    directly or through each other (transitive), by name."""
+    tree = ast.parse(src)
+    # Tests and benchmark drivers that live in the same file (rocmbench)
+    # are the harness, not the kernel.
+    funcs = {n.name: n for n in tree.body
+             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and
+             not re.match(r"(test_|bench|run_benchmark$|main$)", n.name)}
+    refs = {}
+    for name, node in funcs.items():
+        names = set()
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name):
+                names.add(sub.id)
+            elif isinstance(sub, ast.Attribute):
+                names.add(sub.attr)
+        refs[name] = names
+    jitted = set()
+    for name, node in funcs.items():
+        for d in node.decorator_list:
+            txt = ast.unparse(d) if hasattr(ast, "unparse") else ""
+            if "jit" in txt or "autotune" in txt or "heuristics" in txt:
+                jitted.add(name)
+    goal = set(targets) | jitted
+    found = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, names in refs.items():
+            if name in found or name in jitted:
+                continue
+            if names & (goal | found):
+                found.add(name)
+                changed = True
+    return sorted(found)
+
+
+# ---- seeds -----------------------------------------------------------------
+
+class Seeds:
+    """Mixes a set number into every seed the harness sets: set 0 is the
+    harness's own inputs, set k > 0 a reseeded run of the same code."""
+
+    def __init__(self, base):
+        self.base = base
+        self.k = 0
+        self.patched = []
+
+    def mix(self, s):
+        if self.k == 0:
+            return s
+        return (int(s) * 1000003 + self.k * 7919 + self.base) % (2 ** 31 - 1)
+
+    def install(self):
+        torch = torch_mod()
+        me = self
+        for mod, name in ((torch, "manual_seed"), (random, "seed")):
+            orig = getattr(mod, name)
+            self.patched.append((mod, name, orig))
+            setattr(mod, name, (lambda o: lambda s=None, *a, **k:
+                                o(me.mix(s if s is not None else 0), *a, **k))(orig))
+        if hasattr(torch, "cuda"):
+            for name in ("manual_seed", "manual_seed_all"):
+                orig = getattr(torch.cuda, name)
+                self.patched.append((torch.cuda, name, orig))
+                setattr(torch.cuda, name, (lambda o: lambda s: o(me.mix(s)))(orig))
+        try:
+            import numpy
+            orig = numpy.random.seed
+            self.patched.append((numpy.random, "seed", orig))
+            numpy.random.seed = lambda s=None: orig(None if s is None
+                                                     else me.mix(s))
+        except ImportError:
+            pass
+
+    def set(self, k):
+        self.k = k
+        torch = torch_mod()
+        # A harness that seeds nothing still gets distinct inputs.
+        if k:
+            torch.manual_seed(0)
+            random.seed(0)
+
+

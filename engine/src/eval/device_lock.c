@@ -1,0 +1,137 @@
+/*
+ * device_lock.c - the device lock: <lock_dir>/<device>.lock, one flock per
+ * device of the machine (the lock directory is the machine's,
+ * paths_lock_dir(): /tmp/arena-locks or $ARENA_LOCK_DIR, whatever the
+ * store), so that no two evaluations of any stores measure on one device
+ * at once (DESIGN.md section 3, item 7; docs/evaluator.md section 6).
+ *
+ * Who holds it how is said where it is taken (ev_lock_device); every
+ * taking, wait and release is marked in timing.tsv, which is how
+ * tests/e2e/device_lock_*.sh see it from outside.  arena doctor opens the
+ * same files (ev_device_lock_open) while it measures peaks.
+ */
+#include "evaluation.h"
+
+#include "arena/paths.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Makes the machine-wide lock directory, usable by every user of the
+ * machine's devices (sticky and world-writable, like /tmp), the first
+ * time anything needs it. */
+static int lock_dir_ready(const char *dir, struct errbuf *err)
+{
+	struct stat st;
+
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	int rc = mkdir_p(dir, err);
+	if (rc)
+		return rc;
+	(void)chmod(dir, 01777);
+	return 0;
+}
+
+int ev_device_lock_open(const char *dir, const char *device, int *fd,
+			struct errbuf *err)
+{
+	char name[96];
+	int rc;
+
+	*fd = -1;
+	if (!dir)
+		dir = paths_lock_dir();
+	if ((rc = lock_dir_ready(dir, err)))
+		return rc;
+	snprintf(name, sizeof(name), "%s", device);
+	for (char *q = name; *q; q++)
+		if (*q == '/' || *q == '.' || *q == ':')
+			*q = '_';
+	char *path = xasprintf("%s/%s.lock", dir, name);
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (*fd < 0) {
+		rc = errf_code(err, errno, "%s: %s", path, strerror(errno));
+		free(path);
+		return rc;
+	}
+	(void)fchmod(*fd, 0666); /* the umask aside: any user may lock */
+	free(path);
+	return 0;
+}
+
+/* Takes <lock_dir>/<device>.lock (flock, blocking) in mode (LOCK_SH or
+ * LOCK_EX), opening it on first use and keeping it in x->lockfd until
+ * ctx_release.  Host: only timing takes it (exclusively).  GPU: starting
+ * runners before the builds holds it shared (a context being created is
+ * no measurement), correctness and timing hold it exclusively: both are
+ * made of keeper-bracketed samples whose probes must find the device
+ * idle, so no other evaluation may run on the device meanwhile.  A
+ * GPU's lock is named by its PCI address:
+ * cuda:0 in two processes with different CUDA_VISIBLE_DEVICES are
+ * different devices.  flock's conversion from shared to exclusive is not
+ * atomic (it releases first), which is what keeps two evaluations that
+ * both hold it shared from waiting for each other. */
+int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
+{
+	char dev[96];
+	int rc;
+
+	if (x->lockfd >= 0 && x->lockmode == mode)
+		return 0;
+	if (x->lockfd < 0) {
+		if (x->gpu && x->gi.pci[0])
+			snprintf(dev, sizeof(dev), "gpu-%s", x->gi.pci);
+		else
+			snprintf(dev, sizeof(dev), "%s",
+				 x->req->device ? x->req->device : "host");
+		if ((rc = ev_device_lock_open(x->req->lock_dir, dev, &x->lockfd,
+					      x->err)))
+			return rc;
+	}
+	/* A first try that does not block, so that timing.tsv says when
+	 * an evaluation waited for another's device phase, and for how long. */
+	uint64_t asked = now_ns();
+	bool waited = false;
+	int how = LOCK_NB;
+	while (flock(x->lockfd, mode | how) != 0) {
+		if (errno == EWOULDBLOCK && nonblock)
+			return -EWOULDBLOCK;
+		if (errno == EWOULDBLOCK && !waited) {
+			ev_trace_mark(x, "waiting for the device lock: another "
+					 "evaluation is using the device");
+			waited = true;
+			how = 0;
+		} else if (errno != EINTR && errno != EWOULDBLOCK) {
+			return errf_code(x->err, errno,
+					 "cannot lock the device: %s",
+					 strerror(errno));
+		}
+	}
+	x->lockmode = mode;
+	ev_trace_mark(x, "device lock taken %s after waiting %.1f ms",
+		      mode == LOCK_EX ? "exclusively" : "shared",
+		      waited ? (double)(now_ns() - asked) / 1e6 : 0.0);
+	return 0;
+}
+
+/* lock_device with its failure turned into a verdict. */
+bool ev_lock_or_verdict(struct eval_ctx *x, int mode)
+{
+	struct errbuf *saved = x->err;
+	struct errbuf le;
+	int rc;
+
+	errbuf_init(&le);
+	x->err = &le;
+	rc = ev_lock_device(x, mode, false);
+	x->err = saved;
+	if (rc)
+		ev_verdict(x, RS_INFRA_ERROR, "%s", errbuf_str(&le));
+	return rc == 0;
+}

@@ -1,0 +1,2 @@
+def rms_norm(x, weight, eps=1e-6)
+    return x
