@@ -945,9 +945,9 @@ static void serve(void)
  * radix_sort_pass failed their cudaMallocAsync in every runner on the
  * H200 (2026-12-02) while a plain program on the same device succeeded
  * (tests/gpu/bench/pool_probe.cu: Landlock alone is enough to make the
- * pool's creation fail); `--selftest` checks the pool under the sandbox.  A failure here only
- * leaves the pool cold (the kernel's own call then reports it): a
- * device without pools is no reason to refuse the runner.  The keeper
+ * pool's creation fail); `--selftest` checks the pool under the sandbox.
+ * A failure here only leaves the pool cold (the kernel's own call then
+ * reports it): a device without pools is no reason to refuse the runner.  The keeper
  * never runs a kernel and skips it.  The pool keeps the memory freed
  * into it (release threshold: all of it), below.
  */
