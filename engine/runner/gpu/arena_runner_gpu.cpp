@@ -27,8 +27,9 @@
  * Order of start-up, and why: close descriptors, non-dumpable, drop
  * capabilities, no_new_privs; then open the device (the driver opens
  * /dev/nvidia* or /dev/kfd read-write and starts its threads, which the
- * sandbox below would refuse); create the stream and events; then Landlock and the GPU seccomp filter (threads of this
- * process allowed, processes not); then `hello`; only then dlopen.  From
+ * sandbox below would refuse); create the stream and events; then
+ * Landlock and the GPU seccomp filter (threads of this process allowed,
+ * processes not); then `hello`; only then dlopen.  From
  * dlopen on, candidate code may have rewritten anything here, so the
  * controller treats every reply as a claim (docs/gpu.md).
  *
@@ -947,9 +948,9 @@ static void serve(void)
  * (tests/gpu/bench/pool_probe.cu: Landlock alone is enough to make the
  * pool's creation fail); `--selftest` checks the pool under the sandbox.
  * A failure here only leaves the pool cold (the kernel's own call then
- * reports it): a device without pools is no reason to refuse the runner.  The keeper
- * never runs a kernel and skips it.  The pool keeps the memory freed
- * into it (release threshold: all of it), below.
+ * reports it): a device without pools is no reason to refuse the runner.
+ * The keeper never runs a kernel and skips it.  The pool keeps the memory
+ * freed into it (release threshold: all of it), below.
  */
 static void warm_pool(int dev)
 {
