@@ -286,6 +286,14 @@ static char *command_script(const char *cmd)
 
 /* ---- what the folder is --------------------------------------------------- */
 
+/* The harness a style found; it replaces what harness_path named, as it
+ * always has (that string leaked before). Takes h. */
+static void aka_set_harness(struct aka_task *a, char *h)
+{
+	free(a->harness);
+	a->harness = h;
+}
+
 static void aka_style_detect(struct task *t, const struct strvec *files)
 {
 	struct aka_task *a = t->aka;
@@ -295,22 +303,22 @@ static void aka_style_detect(struct task *t, const struct strvec *files)
 
 	if (c0 && strstr(c0, "eval_tools/")) {
 		a->style = AKA_STYLE_GPUMODE;
-		a->harness = script;
+		aka_set_harness(a, script);
 		return;
 	}
 	if (c0 && !strncmp(c0, "pytest", 6) && script) {
 		a->style = AKA_STYLE_ROCMBENCH;
-		a->harness = script;
+		aka_set_harness(a, script);
 		return;
 	}
 	if (script && ends_with(script, "task_runner.py")) {
 		a->style = AKA_STYLE_VLLM;
-		a->harness = script;
+		aka_set_harness(a, script);
 		return;
 	}
 	if (script && ends_with(script, "_harness.py")) {
 		a->style = AKA_STYLE_GEAK;
-		a->harness = script;
+		aka_set_harness(a, script);
 		return;
 	}
 	free(script);
@@ -320,17 +328,18 @@ static void aka_style_detect(struct task *t, const struct strvec *files)
 		const char *f = files->v[i];
 		if (!strcmp(f, "scripts/task_runner.py")) {
 			a->style = AKA_STYLE_VLLM;
-			a->harness = xstrdup(f);
+			aka_set_harness(a, xstrdup(f));
 			return;
 		}
 		if (!strcmp(f, "test_kernel_harness.py")) {
 			a->style = AKA_STYLE_GEAK;
-			a->harness = xstrdup(f);
+			aka_set_harness(a, xstrdup(f));
 			return;
 		}
 		if (!strncmp(f, "eval_tools/", 11)) {
 			a->style = AKA_STYLE_GPUMODE;
-			a->harness = xstrdup("eval_tools/correctness_check.py");
+			aka_set_harness(a, xstrdup("eval_tools/"
+						   "correctness_check.py"));
 			return;
 		}
 	}
