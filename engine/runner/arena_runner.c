@@ -154,25 +154,9 @@ static void serve(void)
 static arena_launch_fn load_kernel(const char *path, const char *entry,
 				   char *why, size_t n)
 {
-	arena_launch_fn fn;
-
 	if (embed)
 		return embed->load(path, entry, why, n);
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		const char *e = dlerror();
-		snprintf(why, n, "cannot load the shared object: %s",
-			 e ? e : "unknown error");
-		return NULL;
-	}
-	void *sym = dlsym(h, entry);
-	if (!sym) {
-		snprintf(why, n, "the shared object does not export '%s'",
-			 entry);
-		return NULL;
-	}
-	memcpy(&fn, &sym, sizeof(fn));
-	return fn;
+	return rio_load_entry(path, entry, why, n);
 }
 
 static int runner_main(int argc, char **argv)

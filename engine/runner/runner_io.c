@@ -8,6 +8,7 @@
  */
 #include "runner_io.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -279,4 +280,26 @@ void rio_next_request(char **cmd, char **seq, char **rest)
 		}
 		return;
 	}
+}
+
+arena_launch_fn rio_load_entry(const char *path, const char *entry, char *why,
+			       size_t n)
+{
+	arena_launch_fn fn;
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		const char *e = dlerror();
+		snprintf(why, n, "cannot load the shared object: %s",
+			 e ? e : "unknown error");
+		return NULL;
+	}
+	void *sym = dlsym(h, entry);
+	if (!sym) {
+		snprintf(why, n, "the shared object does not export '%s'",
+			 entry);
+		return NULL;
+	}
+	memcpy(&fn, &sym, sizeof(fn));
+	return fn;
 }

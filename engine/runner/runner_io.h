@@ -44,6 +44,11 @@ int rio_take_fd(void);
 /* Splits off the next single-space-separated token of *cur (NULL at the
  * end). */
 char *rio_next_tok(char **cur);
+
+/* The entry of the kernel's shared object at path: dlopen, then dlsym of
+ * entry.  NULL with a sentence in why. */
+arena_launch_fn rio_load_entry(const char *path, const char *entry, char *why,
+			       size_t n);
 /* Parses the next token as a decimal int64; -1 if missing or malformed. */
 int rio_parse_i64(char **cur, int64_t *out);
 

@@ -826,24 +826,9 @@ static const char *entry_name;
 static arena_launch_fn load_kernel(const char *path, const char *entry,
 				   char *why, size_t n)
 {
-	arena_launch_fn fn;
-
 	if (embed)
 		return embed->load(path, entry, why, n);
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		const char *de = dlerror();
-		snprintf(why, n, "cannot load the shared object: %s",
-			 de ? de : "unknown error");
-		return NULL;
-	}
-	void *sym = dlsym(h, entry);
-	if (!sym) {
-		snprintf(why, n, "the shared object does not export '%s'", entry);
-		return NULL;
-	}
-	memcpy(&fn, &sym, sizeof(fn));
-	return fn;
+	return rio_load_entry(path, entry, why, n);
 }
 
 /* Loads the kernel from the descriptor that came with the request
