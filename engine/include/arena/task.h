@@ -343,6 +343,9 @@ bool language_is_python(enum task_language l);
  * to another tolerance than the verdict does. */
 void task_tolerance(const struct task *t, const struct task_arg *a,
 		    double *atol, double *rtol);
+/* Whether task_tolerance gives output a the task's own pair (a has no
+ * tolerance of its own and its dtype none either). */
+bool task_tolerance_is_tasks(const struct task *t, const struct task_arg *a);
 
 /* TASK.md for t (caller frees): objective, editable files, signature,
  * visible cases, tolerance, how it is judged, how to evaluate, rules, and

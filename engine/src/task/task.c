@@ -85,6 +85,11 @@ bool language_is_python(enum task_language l)
 	return l == LANG_PYTHON || l == LANG_TRITON;
 }
 
+static bool dtype_tolerance_set(const struct task *t, arena_dtype d)
+{
+	return (int)d > 0 && (int)d < TASK_MAX_DTYPES && t->dtype_tol_set[d];
+}
+
 void task_tolerance(const struct task *t, const struct task_arg *a,
 		    double *atol, double *rtol)
 {
@@ -95,13 +100,18 @@ void task_tolerance(const struct task *t, const struct task_arg *a,
 		*rtol = a->rtol;
 		return;
 	}
-	if ((int)d > 0 && (int)d < TASK_MAX_DTYPES && t->dtype_tol_set[d]) {
+	if (dtype_tolerance_set(t, d)) {
 		*atol = t->dtype_atol[d];
 		*rtol = t->dtype_rtol[d];
 		return;
 	}
 	*atol = t->atol;
 	*rtol = t->rtol;
+}
+
+bool task_tolerance_is_tasks(const struct task *t, const struct task_arg *a)
+{
+	return !a->tol_set && !dtype_tolerance_set(t, a->dtype);
 }
 
 int task_language_parse(const char *s, enum task_language *out)

@@ -99,7 +99,7 @@ static bool uses_task_tolerance(const struct task *t)
 	for (int a = 0; a < t->nargs; a++) {
 		const struct task_arg *ta = &t->args[a];
 		if (ta->io != IO_IN && dtype_is_float(ta->dtype) &&
-		    !ta->tol_set && !t->dtype_tol_set[ta->dtype])
+		    task_tolerance_is_tasks(t, ta))
 			return true;
 	}
 	return false;
