@@ -55,4 +55,22 @@ printf 'import torch\n\ndef launch(args, params)\n    pass\n' > "$T/ws/kernel.py
 "$ARENA" --store "$STORE" eval task/pypoly --workspace "$T/ws" > "$T/bad.yaml" 2>&1
 grep -q '^status: compile_error' "$T/bad.yaml" || fail "broken module: $(head -n 5 "$T/bad.yaml")"
 grep -q "kernel.py:3:" "$T/bad.yaml" || fail "compile error does not name the line"
+
+# A virtual environment first on PATH (the H200's torch lives in one; its
+# bin/python3 is a symlink to the system interpreter, which finds the
+# environment only through the link's own path): arena keeps the link's
+# path as the interpreter, and a candidate evaluates through it.
+if /usr/bin/python3 -m venv --without-pip --system-site-packages "$T/venv" >/dev/null 2>&1; then
+	PATH="$T/venv/bin:$PATH" ARENA_PYTHON= "$ARENA" --store "$STORE" doctor > "$T/venv_doctor.txt" 2>&1
+	grep -qE "^ +python +$T/venv/bin/python3 " "$T/venv_doctor.txt" ||
+		fail "a venv first on PATH: doctor names $(grep -E '^ +python ' "$T/venv_doctor.txt")"
+	mkdir -p "$T/venv_ws"
+	PATH="$T/venv/bin:$PATH" ARENA_PYTHON= "$ARENA" --store "$STORE" eval task/pypoly \
+		--aa --quick > "$T/venv_eval.yaml" 2>&1
+	grep -q '^status: ok' "$T/venv_eval.yaml" ||
+		fail "A/A with the venv's python3: $(grep -E '^(status|.*error_message)' "$T/venv_eval.yaml")"
+	note "venv: interpreter $T/venv/bin/python3, A/A ok"
+else
+	note "venv: python3 -m venv unavailable here, not checked"
+fi
 echo ok

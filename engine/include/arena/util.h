@@ -134,6 +134,11 @@ bool path_is_executable(const char *path);
  * frees), or NULL. */
 #define PATH_SEARCH_DEFAULT "/usr/local/bin:/usr/bin:/bin"
 char *path_search(const char *prog, const char *dirs);
+/* The same search, keeping the name found: its directory resolved, the
+ * file itself not.  For programs that look at their own path: a virtual
+ * environment's bin/python3 is a symlink to the system interpreter, and
+ * only the link's path finds the environment (its pyvenv.cfg). */
+char *path_search_unresolved(const char *prog, const char *dirs);
 
 /* ---- hashing --------------------------------------------------------- */
 

@@ -250,7 +250,9 @@ bool path_is_executable(const char *path)
 	       access(path, X_OK) == 0;
 }
 
-char *path_search(const char *prog, const char *dirs)
+/* path_search's walk; resolve: the found file's symlink-resolved path,
+ * else its directory's resolved path joined with prog. */
+static char *search_dirs(const char *prog, const char *dirs, bool resolve)
 {
 	const char *path = dirs ? dirs : getenv("PATH");
 	char *copy = xstrdup(path ? path : PATH_SEARCH_DEFAULT);
@@ -261,10 +263,25 @@ char *path_search(const char *prog, const char *dirs)
 		if (colon)
 			*colon = '\0';
 		char *cand = path_join(*d ? d : ".", prog);
-		if (path_is_executable(cand))
-			found = path_real(cand);
+		if (path_is_executable(cand)) {
+			char *dir = resolve ? NULL : path_real(*d ? d : ".");
+			found = resolve ? path_real(cand)
+				: dir	? path_join(dir, prog)
+					: NULL;
+			free(dir);
+		}
 		free(cand);
 	}
 	free(copy);
 	return found;
+}
+
+char *path_search(const char *prog, const char *dirs)
+{
+	return search_dirs(prog, dirs, true);
+}
+
+char *path_search_unresolved(const char *prog, const char *dirs)
+{
+	return search_dirs(prog, dirs, false);
 }

@@ -202,7 +202,7 @@ static bool python_has_torch(const char *py)
  * pyenv shim that has none (this project's build machines). */
 static char *python_choose(void)
 {
-	char *cand[2] = { path_search("python3", NULL), NULL };
+	char *cand[2] = { path_search_unresolved("python3", NULL), NULL };
 	char *pick = NULL;
 
 	if (path_is_executable("/usr/bin/python3"))
