@@ -354,9 +354,10 @@ $(PY_DIR)/%.py: engine/runner/python/%.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 
+# Linked only into the Python runner libraries below: no sanitizer either.
 $(B)/engine/runner/pic/%.o: engine/runner/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(filter-out $(SANITIZE),$(ALL_CFLAGS)) -fPIC -c $< -o $@
 
 # No sanitizer in the libraries: they are loaded into a python3 that was
 # not built with one.
