@@ -6,7 +6,9 @@
  * the evaluation it holds, the listener stops, and the command exits 0;
  * requests never taken stay queued in the store for the next start.  A
  * second signal during the drain puts the requests in hand back in the
- * queue at once and exits 0 (their answers come from the next start).
+ * queue at once (their answers come from the next start), kills the
+ * workers' compilers and runners with their process groups, reaps them
+ * and exits 0 (1 when some were still there after SERVE_STOP_WAIT_S).
  * Every thread is started with the signals blocked; only the main thread
  * takes them (sigwait), so no handler runs inside the engine.
  */
@@ -24,6 +26,8 @@
 #include "serve.h"
 
 #define TOKEN_MAX 4096
+/* How long a hard stop waits for the workers' processes to be gone. */
+#define SERVE_STOP_WAIT_S 5.0
 
 /* The token: the file's first line, whitespace trimmed.  A file others
  * may read is refused: the token is the service's only lock. */
@@ -224,11 +228,16 @@ int cmd_serve(struct cli *c, int argc, char **argv)
 	while (!d.done) {
 		struct timespec ts = { 0, 200 * 1000000L };
 		if (sigtimedwait(&set, NULL, &ts) > 0) {
-			serve_requeue_now(s);
+			int left = serve_stop_now(s, SERVE_STOP_WAIT_S);
 			printf("arena serve: second signal: the requests in "
-			       "hand went back to the queue\n");
+			       "hand went back to the queue; the workers' "
+			       "processes were killed\n");
+			if (left)
+				printf("arena serve: %d child processes were "
+				       "still there after %.0f s\n",
+				       left, SERVE_STOP_WAIT_S);
 			fflush(stdout);
-			_exit(0);
+			_exit(left ? 1 : 0);
 		}
 	}
 	pthread_join(th, NULL);

@@ -35,6 +35,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* How long a statement waits for another connection's lock. */
+#define STORE_BUSY_TIMEOUT_MS 30000
+
 static const char *const schema_sql =
 	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
 	"CREATE TABLE IF NOT EXISTS runs("
@@ -187,7 +190,7 @@ int store_open(const char *dir, struct store **out, struct errbuf *err)
 		return rc;
 	}
 	free(dbpath);
-	sqlite3_busy_timeout(s->db, 30000);
+	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
 	if (store_init_db(s->db, &errmsg) != SQLITE_OK) {
 		rc = errf_code(err, EIO, "%s/arena.db: cannot initialise: %s",
 			       s->root, errmsg ? errmsg : "unknown error");
@@ -212,6 +215,18 @@ void store_close(struct store *s)
 		sqlite3_close(s->db);
 	free(s->root);
 	free(s);
+}
+
+int store_fence(struct store *s, int wait_ms, struct errbuf *err)
+{
+	int rc = 0;
+
+	sqlite3_busy_timeout(s->db, wait_ms);
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		rc = st_db_error(s, err, "take the write lock");
+	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+	return rc;
 }
 
 const char *store_root(const struct store *s)
