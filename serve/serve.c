@@ -124,20 +124,21 @@ int serve_drain(struct serve *s)
 	return s->answered - before;
 }
 
-int serve_stop_now(struct serve *s, double wait_s)
+int serve_stop_now(struct serve *s, double wait_s, struct errbuf *err)
 {
 	uint64_t deadline = now_ns() + (uint64_t)(wait_s * 1e9);
 	struct store *fence;
-	struct errbuf err;
-	int left;
+	int rc, left;
 
 	s->draining = true;
 	s->stop = true;
 	serve_workers_requeue(s);
-	/* The fence handle is never put back: the process ends holding it. */
-	errbuf_init(&err);
-	if (serve_store_take(s, &fence, &err) == 0)
-		store_fence(fence, (int)(wait_s * 1000 / 2), &err);
+	/* The fence handle is never put back: the process ends holding it.
+	 * Without the fence, killing would let the workers record what the
+	 * kill made of their evaluations: better leave them be. */
+	if ((rc = serve_store_take(s, &fence, err)) != 0 ||
+	    (rc = store_fence(fence, (int)(wait_s * 1000 / 2), err)) != 0)
+		return rc;
 	/* A worker whose compiler or runner dies goes on: it may start the
 	 * next one before it sees stop, so kill until none is found.  One
 	 * forked after the last look dies with its thread when we exit
