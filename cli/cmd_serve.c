@@ -6,7 +6,10 @@
  * the evaluation it holds, the listener stops, and the command exits 0;
  * requests never taken stay queued in the store for the next start.  A
  * second signal during the drain puts the requests in hand back in the
- * queue at once and exits 0 (their answers come from the next start).
+ * queue at once (their answers come from the next start), fences the
+ * store, kills the workers' compilers and runners with their process
+ * groups, reaps them and exits 0 (1 when some were still there after
+ * SERVE_STOP_WAIT_S, or the store could not be fenced).
  * Every thread is started with the signals blocked; only the main thread
  * takes them (sigwait), so no handler runs inside the engine.
  */
@@ -24,6 +27,8 @@
 #include "serve.h"
 
 #define TOKEN_MAX 4096
+/* How long a hard stop waits for the workers' processes to be gone. */
+#define SERVE_STOP_WAIT_S 5.0
 
 /* The token: the file's first line, whitespace trimmed.  A file others
  * may read is refused: the token is the service's only lock. */
@@ -215,7 +220,8 @@ int cmd_serve(struct cli *c, int argc, char **argv)
 	int sig = 0;
 	sigwait(&set, &sig);
 	printf("arena serve: %s: draining (finishing the evaluations in "
-	       "hand; a second signal requeues them)\n",
+	       "hand; a second signal requeues them and kills their "
+	       "processes)\n",
 	       sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	fflush(stdout);
 	struct drain d = { .s = s };
@@ -224,11 +230,24 @@ int cmd_serve(struct cli *c, int argc, char **argv)
 	while (!d.done) {
 		struct timespec ts = { 0, 200 * 1000000L };
 		if (sigtimedwait(&set, NULL, &ts) > 0) {
-			serve_requeue_now(s);
+			errbuf_init(&err);
+			int left = serve_stop_now(s, SERVE_STOP_WAIT_S, &err);
 			printf("arena serve: second signal: the requests in "
 			       "hand went back to the queue\n");
+			if (left < 0)
+				printf("arena serve: %s; the workers' "
+				       "processes were left to the parent-death "
+				       "signal\n",
+				       errbuf_str(&err));
+			else if (left > 0)
+				printf("arena serve: %d child processes were "
+				       "still there after %.0f s\n",
+				       left, SERVE_STOP_WAIT_S);
+			else
+				printf("arena serve: the workers' processes "
+				       "were killed and reaped\n");
 			fflush(stdout);
-			_exit(0);
+			_exit(left ? 1 : 0);
 		}
 	}
 	pthread_join(th, NULL);

@@ -7,7 +7,9 @@
  * that nothing is accepted that no worker would take.  Order at drain:
  * refuse new batches, stop the workers taking (each finishes the
  * evaluation it holds), join them, then stop the listener; requests never
- * taken stay queued in the store.
+ * taken stay queued in the store.  A hard stop (serve_stop_now) does not
+ * wait for the evaluations: it requeues them, fences the store and kills
+ * the workers' processes.
  */
 #include "serve_internal.h"
 
@@ -15,7 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "arena/proc.h"
 #include "arena/task.h"
 
 int serve_store_take(struct serve *s, struct store **out, struct errbuf *err)
@@ -119,11 +124,33 @@ int serve_drain(struct serve *s)
 	return s->answered - before;
 }
 
-void serve_requeue_now(struct serve *s)
+int serve_stop_now(struct serve *s, double wait_s, struct errbuf *err)
 {
+	uint64_t deadline = now_ns() + (uint64_t)(wait_s * 1e9);
+	struct store *fence;
+	int rc, left;
+
 	s->draining = true;
 	s->stop = true;
 	serve_workers_requeue(s);
+	/* The fence handle is never put back: the process ends holding it.
+	 * Without the fence, killing would let the workers record what the
+	 * kill made of their evaluations: better leave them be. */
+	if ((rc = serve_store_take(s, &fence, err)) != 0 ||
+	    (rc = store_fence(fence, (int)(wait_s * 1000 / 2), err)) != 0)
+		return rc;
+	/* A worker whose compiler or runner dies goes on: it may start the
+	 * next one before it sees stop, so kill until none is found.  One
+	 * forked after the last look dies with its thread when we exit
+	 * (proc.h: the parent-death signal). */
+	for (;;) {
+		left = proc_kill_children();
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (left == 0 || now_ns() >= deadline)
+			return left;
+		usleep(10 * 1000);
+	}
 }
 
 void serve_free(struct serve *s)

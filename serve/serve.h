@@ -57,10 +57,17 @@ const char *serve_url(const struct serve *s);
  * start.  Returns the number of requests answered during the drain. */
 int serve_drain(struct serve *s);
 /* Hard stop (a second signal): the requests the workers hold go back to
- * the queue at once; their evaluations' answers, should they come, are
- * refused by the store (the lease is gone), so each request is still
- * answered exactly once, by a later start. */
-void serve_requeue_now(struct serve *s);
+ * the queue at once, so each is still answered exactly once, by a later
+ * start; then the store's write lock is taken (waiting at most wait_s /
+ * 2) and kept until the process ends, so that nothing an evaluation cut
+ * short would record (a verdict in the evaluation cache, an answer)
+ * reaches the store; then every process the workers started (compilers,
+ * runners, each with its process group) is killed and reaped, until none
+ * is left or wait_s has passed.  Returns how many child processes were
+ * still there at the end (0: none), or a negative errno with a sentence
+ * in err when the store could not be fenced (then nothing was killed).
+ * The caller exits next. */
+int serve_stop_now(struct serve *s, double wait_s, struct errbuf *err);
 void serve_free(struct serve *s);
 
 #endif /* ARENA_SERVE_H */

@@ -9,7 +9,10 @@
  * Exactly once: only the worker holding a request's lease can answer it
  * (store_serve_finish); a worker whose lease was taken over (it stalled
  * past its lease, or a hard stop requeued it) gets -ESTALE and its answer
- * is dropped.  A heartbeat thread renews every worker's lease.  At start,
+ * is dropped.  A heartbeat thread renews the lease of every worker that
+ * holds a request.  An idle worker polls the queue with a read
+ * (store_serve_claim writes only when there is something to claim), so
+ * an idle service takes no write lock.  At start,
  * requests held by workers of dead processes of this host go back to the
  * queue at once; those of other hosts when their leases expire.
  *
@@ -37,6 +40,7 @@ struct serve_worker {
 	bool has_gpu;
 	int gpu;
 	char owner[160];
+	atomic_bool holding; /* has a claimed request: the heartbeat renews */
 	pthread_t th;
 	bool started;
 };
@@ -146,6 +150,7 @@ static void *worker_main(void *arg)
 			wait_ms(s, SERVE_IDLE_WAIT_MS, &s->stop);
 			continue;
 		}
+		w->holding = true;
 		s->busy++;
 		char *json = NULL, *error = NULL;
 		bool cacheable = false;
@@ -164,6 +169,7 @@ static void *worker_main(void *arg)
 			 * under a lease the heartbeat keeps alive. */
 			store_serve_requeue(engine_store(e), q.id, w->owner,
 					    &err);
+		w->holding = false;
 		s->busy--;
 		free(json);
 		free(error);
@@ -183,9 +189,12 @@ static void *heartbeat_main(void *arg)
 		struct errbuf err;
 		errbuf_init(&err);
 		if (serve_store_take(s, &st, &err) == 0) {
+			/* Only holders: an idle service writes nothing. */
 			for (int k = 0; k < s->nworkers; k++)
-				store_serve_renew(st, s->workers[k].owner,
-						  lease_s(s), &err);
+				if (s->workers[k].holding)
+					store_serve_renew(st,
+							  s->workers[k].owner,
+							  lease_s(s), &err);
 			serve_store_put(s, st);
 		}
 		for (int t = 0; t < period_ms && !s->hb_stop; t += 100)

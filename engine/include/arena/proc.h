@@ -80,6 +80,14 @@ void proc_describe_status(int status, char *buf, size_t n);
  * kill(pid, 0) still succeeds for those).  Another process may have taken
  * the pid over; callers that care pair it with a lock or a lease. */
 bool proc_alive(pid_t pid);
+/* Sends SIGKILL to every child of this process - forked by any of its
+ * threads - and to the process group each child leads (every child
+ * started here leads one: its compilers' and runners' own children are
+ * in it); returns how many children it found, zombies included, so 0
+ * means none is left to reap.  Reads /proc/self/task/<tid>/children
+ * (CONFIG_PROC_CHILDREN: without it, it finds none).  System calls and
+ * stack buffers only: safe in the child of a threaded process. */
+int proc_kill_children(void);
 
 /* ---- agents, output streamed ------------------------------------------ */
 

@@ -23,6 +23,13 @@ struct store;
 
 int store_open(const char *dir, struct store **out, struct errbuf *err);
 void store_close(struct store *s);
+/* Takes the database's write lock on this handle, waiting at most
+ * wait_ms, and keeps it until the handle is closed or the process ends:
+ * meanwhile nothing else - another handle, thread or process - writes.
+ * For a process about to end abruptly (`arena serve`'s hard stop): what
+ * its threads would still record waits behind the lock and ends with it.
+ * -EBUSY when the lock was not free in time. */
+int store_fence(struct store *s, int wait_ms, struct errbuf *err);
 /* Absolute path of the store directory (borrowed). */
 const char *store_root(const struct store *s);
 /* <root>/runs/<run_id> (caller frees). */

@@ -122,44 +122,6 @@ static void on_term(int sig)
 	term_now = 1;
 }
 
-/* Kills every child of this (single-threaded) process, and their process
- * groups; returns how many it found.  /proc/<pid>/task/<pid>/children
- * lists them (CONFIG_PROC_CHILDREN); without it, nothing is found and
- * the caller's wait reaps what dies by itself. */
-static int kill_children(void)
-{
-	char path[64], buf[4096];
-	int n = 0, fd;
-	ssize_t got;
-	pid_t self = getpid();
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)self,
-		 (int)self);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	got = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (got <= 0)
-		return 0;
-	buf[got] = '\0';
-	for (char *p = buf; *p;) {
-		long v = 0;
-		while (*p == ' ')
-			p++;
-		if (*p < '0' || *p > '9')
-			break;
-		while (*p >= '0' && *p <= '9')
-			v = v * 10 + (*p++ - '0');
-		if (v > 1) {
-			kill((pid_t)-v, SIGKILL);
-			kill((pid_t)v, SIGKILL);
-			n++;
-		}
-	}
-	return n;
-}
-
 void contain_run(const struct contain_prep *cp, bool in_ns, int report_fd,
 		 char *const argv[], char *const envp[],
 		 const struct proc_limits *limits)
@@ -228,7 +190,7 @@ void contain_run(const struct contain_prep *cp, bool in_ns, int report_fd,
 		kill(-1, SIGKILL);
 	for (;;) {
 		if (!in_ns)
-			kill_children();
+			proc_kill_children();
 		w = waitpid(-1, &st, 0);
 		if (w > 0) {
 			rep.leftovers++;

@@ -223,6 +223,73 @@ void proc_describe_status(int status, char *buf, size_t n)
 		snprintf(buf, n, "ended with wait status %d", status);
 }
 
+/* Kills the children listed in one thread's children file (a line of
+ * pids separated by spaces) and their groups; returns how many. */
+static int kill_listed_children(const char *path)
+{
+	char buf[4096];
+	int n = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+
+	if (fd < 0)
+		return 0;
+	got = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (got <= 0)
+		return 0;
+	buf[got] = '\0';
+	for (char *p = buf; *p;) {
+		long v = 0;
+		while (*p == ' ')
+			p++;
+		if (*p < '0' || *p > '9')
+			break;
+		while (*p >= '0' && *p <= '9')
+			v = v * 10 + (*p++ - '0');
+		if (v > 1) {
+			kill((pid_t)-v, SIGKILL);
+			kill((pid_t)v, SIGKILL);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* A directory entry as getdents64(2) returns it (no libc wrapper that
+ * does not allocate). */
+struct dirent64_raw {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+int proc_kill_children(void)
+{
+	_Alignas(struct dirent64_raw) char buf[4096];
+	char path[96];
+	int n = 0,
+	    fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long got;
+
+	if (fd < 0)
+		return 0;
+	while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < got;) {
+			struct dirent64_raw *d = (void *)(buf + off);
+			off += d->d_reclen;
+			if (d->d_name[0] < '0' || d->d_name[0] > '9')
+				continue;
+			snprintf(path, sizeof(path),
+				 "/proc/self/task/%s/children", d->d_name);
+			n += kill_listed_children(path);
+		}
+	}
+	close(fd);
+	return n;
+}
+
 bool proc_alive(pid_t pid)
 {
 	char path[64], buf[512];

@@ -35,6 +35,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* How long a statement waits for another connection's lock. */
+#define STORE_BUSY_TIMEOUT_MS 30000
+
 static const char *const schema_sql =
 	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
 	"CREATE TABLE IF NOT EXISTS runs("
@@ -80,14 +83,6 @@ static const char *const schema_sql =
 	"CREATE INDEX IF NOT EXISTS serve_client ON serve_requests(client_key);"
 	"CREATE INDEX IF NOT EXISTS serve_done ON serve_requests(done_seq);"
 	"INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '1');";
-
-int st_db_error(struct store *s, struct errbuf *err, const char *what)
-{
-	int code = sqlite3_errcode(s->db);
-
-	errf(err, "%s/arena.db: %s: %s", s->root, what, sqlite3_errmsg(s->db));
-	return code == SQLITE_BUSY || code == SQLITE_LOCKED ? -EBUSY : -EIO;
-}
 
 /* Stores made before attempts had variant and repeat columns (schema 1
  * without them) gain them here; their attempts were all repeats of one
@@ -195,7 +190,7 @@ int store_open(const char *dir, struct store **out, struct errbuf *err)
 		return rc;
 	}
 	free(dbpath);
-	sqlite3_busy_timeout(s->db, 30000);
+	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
 	if (store_init_db(s->db, &errmsg) != SQLITE_OK) {
 		rc = errf_code(err, EIO, "%s/arena.db: cannot initialise: %s",
 			       s->root, errmsg ? errmsg : "unknown error");
@@ -220,6 +215,18 @@ void store_close(struct store *s)
 		sqlite3_close(s->db);
 	free(s->root);
 	free(s);
+}
+
+int store_fence(struct store *s, int wait_ms, struct errbuf *err)
+{
+	int rc = 0;
+
+	sqlite3_busy_timeout(s->db, wait_ms);
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		rc = st_db_error(s, err, "take the write lock");
+	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+	return rc;
 }
 
 const char *store_root(const struct store *s)
@@ -255,53 +262,6 @@ char *store_task_dir(const struct store *s, const char *run_id,
 
 	free(name);
 	return dir;
-}
-
-/* ---- statement helpers ----------------------------------------------- */
-
-char *st_col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return t ? xstrdup((const char *)t) : NULL;
-}
-
-/* Strings are bound SQLITE_STATIC: every bound string outlives its
- * statement (bind, step and finalize happen in one function), and a
- * static bind allocates nothing, so it cannot fail when memory is short
- * and leave a parameter NULL - which would turn an UPDATE into one that
- * matches no row, or keep a column's old value, and report success
- * (tests/unit/test_store_faults.c). */
-void st_bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-int st_prepare(struct store *s, const char *sql, sqlite3_stmt **st,
-	       struct errbuf *err)
-{
-	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
-		return st_db_error(s, err, "prepare");
-	return 0;
-}
-
-/* Steps a statement that returns no rows and finalizes it. */
-/* Runs st to completion: a statement's changes are committed only when
- * its last step returns SQLITE_DONE, so a row back is not yet success. */
-int st_exec_stmt(struct store *s, sqlite3_stmt *st, const char *what,
-	      struct errbuf *err)
-{
-	int r, rc = 0;
-
-	while ((r = sqlite3_step(st)) == SQLITE_ROW)
-		;
-	if (r != SQLITE_DONE)
-		rc = st_db_error(s, err, what);
-	sqlite3_finalize(st);
-	return rc;
 }
 
 /* ---- runs ------------------------------------------------------------ */
@@ -373,21 +333,17 @@ int store_run_create(struct store *s, struct store_run *r, const char *suffix,
 					 "directory: %s", s->root, strerror(e));
 		}
 		free(dir);
-		rc = st_prepare(s, "INSERT INTO runs(id, created_at, config_path,"
-				" config_yaml, agent, device, status, ntasks)"
-				" VALUES(?,?,?,?,?,?,?,?)", &st, err);
+		rc = st_query(s, &st, err, "insert run",
+			      "INSERT INTO runs(id, created_at, config_path,"
+			      " config_yaml, agent, device, status, ntasks)"
+			      " VALUES(?,?,?,?,?,?,?,?)",
+			      "sdsssssi", id, r->created_at, r->config_path,
+			      r->config_yaml, r->agent, r->device,
+			      r->status ? r->status : "created", r->ntasks);
 		if (rc) {
 			free(id);
 			return rc;
 		}
-		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-		sqlite3_bind_double(st, 2, r->created_at);
-		st_bind_text_or_null(st, 3, r->config_path);
-		st_bind_text_or_null(st, 4, r->config_yaml);
-		st_bind_text_or_null(st, 5, r->agent);
-		st_bind_text_or_null(st, 6, r->device);
-		st_bind_text_or_null(st, 7, r->status ? r->status : "created");
-		sqlite3_bind_int(st, 8, r->ntasks);
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			/* A row without a directory can only come from a
 			 * crash between the two steps; try the next id. */
@@ -413,16 +369,14 @@ int store_run_get(struct store *s, const char *id, struct store_run *out,
 		  struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc, r;
+	int rc =
+		st_one(s, &st, err, "select run",
+		       "SELECT id, created_at, config_path, config_yaml, agent,"
+		       " device, status, ntasks FROM runs WHERE id = ?",
+		       "s", id);
 
 	memset(out, 0, sizeof(*out));
-	rc = st_prepare(s, "SELECT id, created_at, config_path, config_yaml, agent,"
-			" device, status, ntasks FROM runs WHERE id = ?", &st, err);
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	if (rc == 0) {
 		out->id = st_col_text(st, 0);
 		out->created_at = sqlite3_column_double(st, 1);
 		out->config_path = st_col_text(st, 2);
@@ -431,12 +385,11 @@ int store_run_get(struct store *s, const char *id, struct store_run *out,
 		out->device = st_col_text(st, 5);
 		out->status = st_col_text(st, 6);
 		out->ntasks = sqlite3_column_int(st, 7);
-		rc = 0;
-	} else if (r == SQLITE_DONE) {
-		rc = errf_code(err, ENOENT, "no run '%s' in %s; 'arena status' "
-			       "lists the runs", id, s->root);
-	} else {
-		rc = st_db_error(s, err, "select run");
+	} else if (rc == -ENOENT) {
+		rc = errf_code(err, ENOENT,
+			       "no run '%s' in %s; 'arena status' "
+			       "lists the runs",
+			       id, s->root);
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -445,63 +398,34 @@ int store_run_get(struct store *s, const char *id, struct store_run *out,
 int store_run_set_status(struct store *s, const char *id, const char *status,
 			 struct errbuf *err)
 {
-	sqlite3_stmt *st;
-	int rc = st_prepare(s, "UPDATE runs SET status = ? WHERE id = ?", &st, err);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
-	return st_exec_stmt(s, st, "update run status", err);
+	return st_exec(s, err, "update run status",
+		       "UPDATE runs SET status = ? WHERE id = ?", "ss", status,
+		       id);
 }
 
 int store_run_list(struct store *s, struct strvec *ids, struct errbuf *err)
 {
-	sqlite3_stmt *st;
-	int rc = st_prepare(s, "SELECT id FROM runs ORDER BY created_at, id", &st,
-			    err);
-	int r;
-
-	if (rc)
-		return rc;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW)
-		strvec_push(ids, (const char *)sqlite3_column_text(st, 0));
-	if (r != SQLITE_DONE)
-		rc = st_db_error(s, err, "list runs");
-	sqlite3_finalize(st);
-	return rc;
+	return st_strings(s, ids, err, "list runs",
+			  "SELECT id FROM runs ORDER BY created_at, id", "");
 }
 
 int store_run_latest(struct store *s, char **id, struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "SELECT id FROM runs ORDER BY created_at DESC, "
-			    "id DESC LIMIT 1", &st, err);
-	int r;
+	int rc = st_one(s, &st, err, "latest run",
+			"SELECT id FROM runs ORDER BY created_at DESC, id DESC"
+			" LIMIT 1",
+			"");
 
-	if (rc)
-		return rc;
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
+	if (rc == 0)
 		*id = st_col_text(st, 0);
-	else if (r == SQLITE_DONE)
+	else if (rc == -ENOENT)
 		rc = errf_code(err, ENOENT, "no runs yet in %s", s->root);
-	else
-		rc = st_db_error(s, err, "latest run");
 	sqlite3_finalize(st);
 	return rc;
 }
 
 /* ---- attempts -------------------------------------------------------- */
-
-/* Binds (run_id, task_id, attempt) to parameters first..first+2. */
-void st_bind_attempt(sqlite3_stmt *st, int first, const char *run_id,
-		  const char *task_id, int attempt)
-{
-	sqlite3_bind_text(st, first, run_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, first + 1, task_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, first + 2, attempt);
-}
 
 void store_attempt_release(struct store_attempt *a)
 {
@@ -526,18 +450,12 @@ int store_attempt_insert(struct store *s, const char *run_id,
 			 const char *task_id, int attempt, const char *variant,
 			 int repeat, struct errbuf *err)
 {
-	sqlite3_stmt *st;
-	int rc = st_prepare(s, "INSERT OR IGNORE INTO attempts(run_id, task_id,"
-			    " attempt, state, updated_at, variant, repeat)"
-			    " VALUES(?,?,?,'pending',?,?,?)", &st, err);
-
-	if (rc)
-		return rc;
-	st_bind_attempt(st, 1, run_id, task_id, attempt);
-	sqlite3_bind_double(st, 4, now_wall());
-	sqlite3_bind_text(st, 5, variant ? variant : "", -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 6, repeat);
-	return st_exec_stmt(s, st, "insert attempt", err);
+	return st_exec(s, err, "insert attempt",
+		       "INSERT OR IGNORE INTO attempts(run_id, task_id,"
+		       " attempt, state, updated_at, variant, repeat)"
+		       " VALUES(?,?,?,'pending',?,?,?)",
+		       "ssidsi", run_id, task_id, attempt, now_wall(),
+		       variant ? variant : "", repeat);
 }
 
 static void attempt_from_row(sqlite3_stmt *st, struct store_attempt *a)
@@ -563,22 +481,19 @@ int store_attempt_get(struct store *s, const char *run_id, const char *task_id,
 		      struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc, r;
+	int rc = st_one(s, &st, err, "select attempt",
+			"SELECT " ATTEMPT_COLS " FROM attempts WHERE run_id = ?"
+			" AND task_id = ? AND attempt = ?",
+			"ssi", run_id, task_id, attempt);
 
 	memset(out, 0, sizeof(*out));
-	rc = st_prepare(s, "SELECT " ATTEMPT_COLS " FROM attempts WHERE run_id = ?"
-			" AND task_id = ? AND attempt = ?", &st, err);
-	if (rc)
-		return rc;
-	st_bind_attempt(st, 1, run_id, task_id, attempt);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
+	if (rc == 0)
 		attempt_from_row(st, out);
-	else if (r == SQLITE_DONE)
-		rc = errf_code(err, ENOENT, "run %s has no task '%s' (attempt "
-			       "%d)", run_id, task_id, attempt);
-	else
-		rc = st_db_error(s, err, "select attempt");
+	else if (rc == -ENOENT)
+		rc = errf_code(err, ENOENT,
+			       "run %s has no task '%s' (attempt "
+			       "%d)",
+			       run_id, task_id, attempt);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -589,25 +504,16 @@ int store_attempt_update(struct store *s, const char *run_id,
 			 const char *sources_hash, bool bump_starts,
 			 struct errbuf *err)
 {
-	sqlite3_stmt *st;
-	int rc = st_prepare(s, "UPDATE attempts SET state = ?,"
-			    " agent_json = COALESCE(?, agent_json),"
-			    " result_json = COALESCE(?, result_json),"
-			    " sources_hash = COALESCE(?, sources_hash),"
-			    " agent_starts = agent_starts + ?, updated_at = ?"
-			    " WHERE run_id = ? AND task_id = ? AND attempt = ?",
-			    &st, err);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
-	st_bind_text_or_null(st, 2, agent_json);
-	st_bind_text_or_null(st, 3, result_json);
-	st_bind_text_or_null(st, 4, sources_hash);
-	sqlite3_bind_int(st, 5, bump_starts ? 1 : 0);
-	sqlite3_bind_double(st, 6, now_wall());
-	st_bind_attempt(st, 7, run_id, task_id, attempt);
-	return st_exec_stmt(s, st, "update attempt", err);
+	return st_exec(s, err, "update attempt",
+		       "UPDATE attempts SET state = ?,"
+		       " agent_json = COALESCE(?, agent_json),"
+		       " result_json = COALESCE(?, result_json),"
+		       " sources_hash = COALESCE(?, sources_hash),"
+		       " agent_starts = agent_starts + ?, updated_at = ?"
+		       " WHERE run_id = ? AND task_id = ? AND attempt = ?",
+		       "ssssidssi", state, agent_json, result_json,
+		       sources_hash, bump_starts ? 1 : 0, now_wall(), run_id,
+		       task_id, attempt);
 }
 
 int store_attempt_list(struct store *s, const char *run_id,
@@ -615,14 +521,15 @@ int store_attempt_list(struct store *s, const char *run_id,
 {
 	sqlite3_stmt *st;
 	struct store_attempt *arr = NULL;
-	int cap = 0, cnt = 0, r;
-	int rc = st_prepare(s, "SELECT " ATTEMPT_COLS " FROM attempts WHERE"
-			    " run_id = ? ORDER BY task_id, attempt", &st, err);
+	int cap = 0, cnt = 0;
+	int rc = st_query(s, &st, err, "list attempts",
+			  "SELECT " ATTEMPT_COLS " FROM attempts WHERE"
+			  " run_id = ? ORDER BY task_id, attempt",
+			  "s", run_id);
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = st_next(s, st, err, "list attempts")) > 0) {
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 16;
 			arr = xrealloc(arr, (size_t)cap * sizeof(*arr));
@@ -630,13 +537,12 @@ int store_attempt_list(struct store *s, const char *run_id,
 		memset(&arr[cnt], 0, sizeof(arr[cnt]));
 		attempt_from_row(st, &arr[cnt++]);
 	}
-	if (r != SQLITE_DONE) {
-		rc = st_db_error(s, err, "list attempts");
+	sqlite3_finalize(st);
+	if (rc) {
 		store_attempts_free(arr, cnt);
 		arr = NULL;
 		cnt = 0;
 	}
-	sqlite3_finalize(st);
 	*out = arr;
 	*n = cnt;
 	return rc;

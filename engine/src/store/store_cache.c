@@ -17,20 +17,12 @@ int store_eval_get(struct store *s, const char *key, char **result_json,
 		   struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "SELECT result_json FROM evaluations WHERE key = ?",
-			    &st, err);
-	int r;
+	int rc = st_one(s, &st, err, "select evaluation",
+			"SELECT result_json FROM evaluations WHERE key = ?",
+			"s", key);
 
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
+	if (rc == 0)
 		*result_json = st_col_text(st, 0);
-	else if (r == SQLITE_DONE)
-		rc = -ENOENT;
-	else
-		rc = st_db_error(s, err, "select evaluation");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -39,36 +31,24 @@ int store_eval_put(struct store *s, const char *key, const char *task_id,
 		   const char *sources_hash, const char *device,
 		   const char *result_json, struct errbuf *err)
 {
-	sqlite3_stmt *st;
-	int rc = st_prepare(s, "INSERT OR REPLACE INTO evaluations(key, task_id,"
-			    " sources_hash, device, result_json, created_at)"
-			    " VALUES(?,?,?,?,?,?)", &st, err);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_STATIC);
-	st_bind_text_or_null(st, 3, sources_hash);
-	st_bind_text_or_null(st, 4, device);
-	sqlite3_bind_text(st, 5, result_json, -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 6, now_wall());
-	return st_exec_stmt(s, st, "insert evaluation", err);
+	return st_exec(s, err, "insert evaluation",
+		       "INSERT OR REPLACE INTO evaluations(key, task_id,"
+		       " sources_hash, device, result_json, created_at)"
+		       " VALUES(?,?,?,?,?,?)",
+		       "sssssd", key, task_id, sources_hash, device,
+		       result_json, now_wall());
 }
 
 int store_eval_count(struct store *s, const char *task_id, int *n,
 		     struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "SELECT COUNT(*) FROM evaluations WHERE task_id = ?",
-			    &st, err);
+	int rc = st_one(s, &st, err, "count evaluations",
+			"SELECT COUNT(*) FROM evaluations WHERE task_id = ?",
+			"s", task_id);
 
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, task_id, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (rc == 0)
 		*n = sqlite3_column_int(st, 0);
-	else
-		rc = st_db_error(s, err, "count evaluations");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -78,42 +58,22 @@ int store_eval_count(struct store *s, const char *task_id, int *n,
 int store_trusted_set(struct store *s, const char *run_id, const char *task_id,
 		      const char *hash, struct errbuf *err)
 {
-	sqlite3_stmt *st;
-	int rc = st_prepare(s,
-			    "INSERT OR IGNORE INTO trusted(run_id, task_id,"
-			    " hash) VALUES(?,?,?)",
-			    &st, err);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, hash, -1, SQLITE_STATIC);
-	return st_exec_stmt(s, st, "record a trusted copy", err);
+	return st_exec(s, err, "record a trusted copy",
+		       "INSERT OR IGNORE INTO trusted(run_id, task_id, hash)"
+		       " VALUES(?,?,?)",
+		       "sss", run_id, task_id, hash);
 }
 
 int store_trusted_get(struct store *s, const char *run_id, const char *task_id,
 		      char **hash, struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s,
-			    "SELECT hash FROM trusted WHERE run_id = ? AND"
-			    " task_id = ?",
-			    &st, err);
-	int r;
+	int rc = st_one(s, &st, err, "select a trusted copy",
+			"SELECT hash FROM trusted WHERE run_id = ? AND"
+			" task_id = ?",
+			"ss", run_id, task_id);
 
-	*hash = NULL;
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, task_id, -1, SQLITE_STATIC);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
-		*hash = st_col_text(st, 0);
-	else if (r == SQLITE_DONE)
-		rc = -ENOENT;
-	else
-		rc = st_db_error(s, err, "select a trusted copy");
+	*hash = rc == 0 ? st_col_text(st, 0) : NULL;
 	sqlite3_finalize(st);
 	return rc;
 }

@@ -20,101 +20,66 @@ int store_lease_take(struct store *s, const char *run_id, const char *task_id,
 	double now = now_wall();
 	/* One statement: a row comes back only when the lease is ours now
 	 * (new, expired, or already ours), so two takers cannot both win. */
-	int rc = st_prepare(s, "INSERT INTO leases(run_id, task_id, attempt, owner,"
-			 " expires_at) VALUES(?,?,?,?,?)"
-			 " ON CONFLICT(run_id, task_id, attempt) DO UPDATE SET"
-			 " owner = excluded.owner,"
-			 " expires_at = excluded.expires_at"
-			 " WHERE leases.expires_at < ? OR leases.owner ="
-			 " excluded.owner RETURNING owner", &st, err);
-	int r;
+	int rc = st_one(s, &st, err, "take lease",
+			"INSERT INTO leases(run_id, task_id, attempt, owner,"
+			" expires_at) VALUES(?,?,?,?,?)"
+			" ON CONFLICT(run_id, task_id, attempt) DO UPDATE SET"
+			" owner = excluded.owner,"
+			" expires_at = excluded.expires_at"
+			" WHERE leases.expires_at < ? OR leases.owner ="
+			" excluded.owner RETURNING owner",
+			"ssisdd", run_id, task_id, attempt, owner, now + ttl_s,
+			now);
 
-	if (rc)
-		return rc;
-	st_bind_attempt(st, 1, run_id, task_id, attempt);
-	sqlite3_bind_text(st, 4, owner, -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 5, now + ttl_s);
-	sqlite3_bind_double(st, 6, now);
-	r = sqlite3_step(st);
 	/* A RETURNING row comes before the commit: step on to DONE. */
-	if (r == SQLITE_ROW && (r = sqlite3_step(st)) == SQLITE_DONE)
-		rc = 0;
-	else if (r == SQLITE_DONE)
-		rc = errf_code(err, EBUSY, "%s #%d of run %s is leased by "
-			       "another worker", task_id, attempt, run_id);
-	else if ((rc = st_db_error(s, err, "take lease")) == -EBUSY)
-		rc = -EIO;	/* -EBUSY means another owner's lease */
-	sqlite3_finalize(st);
-	return rc;
+	if (rc == 0)
+		rc = st_done(s, st, err, "take lease");
+	else
+		sqlite3_finalize(st);
+	if (rc == -ENOENT)
+		return errf_code(err, EBUSY,
+				 "%s #%d of run %s is leased by another "
+				 "worker",
+				 task_id, attempt, run_id);
+	return rc == -EBUSY ? -EIO : rc; /* -EBUSY means another's lease */
 }
 
 int store_lease_renew_all(struct store *s, const char *owner, double ttl_s,
 			  struct errbuf *err)
 {
-	sqlite3_stmt *st;
-	int rc = st_prepare(s, "UPDATE leases SET expires_at = ? WHERE owner = ?",
-			    &st, err);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_double(st, 1, now_wall() + ttl_s);
-	sqlite3_bind_text(st, 2, owner, -1, SQLITE_STATIC);
-	return st_exec_stmt(s, st, "renew leases", err);
+	return st_exec(s, err, "renew leases",
+		       "UPDATE leases SET expires_at = ? WHERE owner = ?", "ds",
+		       now_wall() + ttl_s, owner);
 }
 
 int store_lease_drop(struct store *s, const char *run_id, const char *task_id,
 		     int attempt, const char *owner, struct errbuf *err)
 {
-	sqlite3_stmt *st;
-	int rc = st_prepare(s, "DELETE FROM leases WHERE run_id = ? AND task_id = ?"
-			    " AND attempt = ? AND owner = ?", &st, err);
-
-	if (rc)
-		return rc;
-	st_bind_attempt(st, 1, run_id, task_id, attempt);
-	sqlite3_bind_text(st, 4, owner, -1, SQLITE_STATIC);
-	return st_exec_stmt(s, st, "drop lease", err);
+	return st_exec(s, err, "drop lease",
+		       "DELETE FROM leases WHERE run_id = ? AND task_id = ?"
+		       " AND attempt = ? AND owner = ?",
+		       "ssis", run_id, task_id, attempt, owner);
 }
 
 int store_lease_owners(struct store *s, const char *run_id,
 		       struct strvec *owners, struct errbuf *err)
 {
-	sqlite3_stmt *st;
-	int rc = st_prepare(s, "SELECT DISTINCT owner FROM leases WHERE run_id = ?"
-			    " AND expires_at >= ? ORDER BY owner", &st, err);
-	int r;
-
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 2, now_wall());
-	while ((r = sqlite3_step(st)) == SQLITE_ROW)
-		strvec_push(owners, (const char *)sqlite3_column_text(st, 0));
-	if (r != SQLITE_DONE)
-		rc = st_db_error(s, err, "list lease owners");
-	sqlite3_finalize(st);
-	return rc;
+	return st_strings(s, owners, err, "list lease owners",
+			  "SELECT DISTINCT owner FROM leases WHERE run_id = ?"
+			  " AND expires_at >= ? ORDER BY owner",
+			  "sd", run_id, now_wall());
 }
 
 int store_lease_owner(struct store *s, const char *run_id, const char *task_id,
 		      int attempt, char **owner, struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "SELECT owner FROM leases WHERE run_id = ? AND"
-			    " task_id = ? AND attempt = ?", &st, err);
-	int r;
+	int rc = st_one(s, &st, err, "read lease",
+			"SELECT owner FROM leases WHERE run_id = ? AND"
+			" task_id = ? AND attempt = ?",
+			"ssi", run_id, task_id, attempt);
 
-	*owner = NULL;
-	if (rc)
-		return rc;
-	st_bind_attempt(st, 1, run_id, task_id, attempt);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
-		*owner = st_col_text(st, 0);
-	else if (r == SQLITE_DONE)
-		rc = -ENOENT;
-	else
-		rc = st_db_error(s, err, "read lease");
+	*owner = rc == 0 ? st_col_text(st, 0) : NULL;
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -125,26 +90,20 @@ int store_lease_take_from(struct store *s, const char *run_id,
 			  struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "UPDATE leases SET owner = ?, expires_at = ? WHERE"
-			    " run_id = ? AND task_id = ? AND attempt = ? AND"
-			    " owner = ? RETURNING owner", &st, err);
-	int r;
+	int rc = st_one(s, &st, err, "take over lease",
+			"UPDATE leases SET owner = ?, expires_at = ? WHERE"
+			" run_id = ? AND task_id = ? AND attempt = ? AND"
+			" owner = ? RETURNING owner",
+			"sdssis", owner, now_wall() + ttl_s, run_id, task_id,
+			attempt, old_owner);
 
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 2, now_wall() + ttl_s);
-	st_bind_attempt(st, 3, run_id, task_id, attempt);
-	sqlite3_bind_text(st, 6, old_owner, -1, SQLITE_STATIC);
-	r = sqlite3_step(st);
 	/* A RETURNING row comes before the commit: step on to DONE. */
-	if (r == SQLITE_ROW && (r = sqlite3_step(st)) == SQLITE_DONE)
-		rc = 0;
-	else if (r == SQLITE_DONE)
-		rc = errf_code(err, EBUSY, "%s #%d of run %s changed hands",
-			       task_id, attempt, run_id);
-	else if ((rc = st_db_error(s, err, "take over lease")) == -EBUSY)
-		rc = -EIO;	/* -EBUSY means the lease changed hands */
-	sqlite3_finalize(st);
-	return rc;
+	if (rc == 0)
+		rc = st_done(s, st, err, "take over lease");
+	else
+		sqlite3_finalize(st);
+	if (rc == -ENOENT)
+		return errf_code(err, EBUSY, "%s #%d of run %s changed hands",
+				 task_id, attempt, run_id);
+	return rc == -EBUSY ? -EIO : rc; /* -EBUSY means it changed hands */
 }

@@ -14,20 +14,11 @@ int store_meta_get(struct store *s, const char *key, char **value,
 		   struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s, "SELECT value FROM meta WHERE key = ?", &st,
-			    err);
-	int r;
+	int rc = st_one(s, &st, err, "select meta value",
+			"SELECT value FROM meta WHERE key = ?", "s", key);
 
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
+	if (rc == 0)
 		*value = st_col_text(st, 0);
-	else if (r == SQLITE_DONE)
-		rc = -ENOENT;
-	else
-		rc = st_db_error(s, err, "select meta value");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -35,13 +26,7 @@ int store_meta_get(struct store *s, const char *key, char **value,
 int store_meta_put(struct store *s, const char *key, const char *value,
 		   struct errbuf *err)
 {
-	sqlite3_stmt *st;
-	int rc = st_prepare(s, "INSERT OR REPLACE INTO meta(key, value) "
-			    "VALUES(?,?)", &st, err);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
-	return st_exec_stmt(s, st, "insert meta value", err);
+	return st_exec(s, err, "insert meta value",
+		       "INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)",
+		       "ss", key, value);
 }

@@ -103,19 +103,15 @@ static int count_pending(struct store *s, int *pending, int *running,
 			 struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s,
-			    "SELECT COUNT(*), COALESCE(SUM(state = 'running'),"
-			    " 0) FROM serve_requests WHERE state != 'done'",
-			    &st, err);
+	int rc = st_one(s, &st, err, "count requests",
+			"SELECT COUNT(*), COALESCE(SUM(state = 'running'), 0)"
+			" FROM serve_requests WHERE state != 'done'",
+			"");
 
-	if (rc)
-		return rc;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	if (rc == 0) {
 		*pending = sqlite3_column_int(st, 0);
 		if (running)
 			*running = sqlite3_column_int(st, 1);
-	} else {
-		rc = st_db_error(s, err, "count requests");
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -133,22 +129,13 @@ static int batch_of_key(struct store *s, const char *key, char **id,
 			struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s,
-			    "SELECT batch_id FROM serve_requests WHERE "
-			    "client_key = ? LIMIT 1",
-			    &st, err);
-	int r;
+	int rc = st_one(s, &st, err, "look up a batch key",
+			"SELECT batch_id FROM serve_requests WHERE"
+			" client_key = ? LIMIT 1",
+			"s", key);
 
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
+	if (rc == 0)
 		*id = st_col_text(st, 0);
-	else if (r == SQLITE_DONE)
-		rc = -ENOENT;
-	else
-		rc = st_db_error(s, err, "look up a batch key");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -158,69 +145,42 @@ static int batch_of_key(struct store *s, const char *key, char **id,
 static int next_done_seq(struct store *s, int64_t *seq, struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s,
-			    "SELECT COALESCE(MAX(done_seq), 0) + 1 FROM "
-			    "serve_requests",
-			    &st, err);
+	int rc = st_one(s, &st, err, "number an answer",
+			"SELECT COALESCE(MAX(done_seq), 0) + 1 FROM"
+			" serve_requests",
+			"");
 
-	if (rc)
-		return rc;
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (rc == 0)
 		*seq = sqlite3_column_int64(st, 0);
-	else
-		rc = st_db_error(s, err, "number an answer");
 	sqlite3_finalize(st);
 	return rc;
 }
 
+/* A request arrives queued, or done when the cache answered it at once
+ * (then numbered in the order of answers; finished_at and done_seq bind
+ * 0 for a queued one, which NULLIF stores as NULL). */
 static int insert_req(struct store *s, const char *batch_id,
 		      const char *client_key, const struct store_serve_req *q,
 		      double now, int64_t *done_seq, struct errbuf *err)
 {
-	sqlite3_stmt *st;
 	bool done = q->state && !strcmp(q->state, "done");
-	int rc = st_prepare(s,
-			    "INSERT INTO serve_requests(id, batch_id, idx,"
-			    " client_key, task_id, priority, quick,"
-			    " sources_json, eval_key, state, created_at,"
-			    " finished_at, result_json, error, answers,"
-			    " done_seq, cached) VALUES(?,?,?,?,?,?,?,?,?,?,?,"
-			    "?,?,?,?,?,?)",
-			    &st, err);
+	int rc;
 
-	if (rc)
+	if (done && (rc = next_done_seq(s, done_seq, err)) != 0)
 		return rc;
-	if (done && (rc = next_done_seq(s, done_seq, err)) != 0) {
-		sqlite3_finalize(st);
-		return rc;
-	}
-	sqlite3_bind_text(st, 1, q->id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, batch_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 3, q->idx);
-	st_bind_text_or_null(st, 4, client_key);
-	sqlite3_bind_text(st, 5, q->task_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 6, q->priority);
-	sqlite3_bind_int(st, 7, q->quick);
-	st_bind_text_or_null(st, 8, done ? NULL : q->sources_json);
-	sqlite3_bind_text(st, 9, q->eval_key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 10, done ? "done" : "queued", -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 11, now);
-	if (done) {
-		sqlite3_bind_double(st, 12, now);
-		st_bind_text_or_null(st, 13, q->result_json);
-		st_bind_text_or_null(st, 14, q->error);
-		sqlite3_bind_int(st, 15, 1);
-		sqlite3_bind_int64(st, 16, *done_seq);
-		sqlite3_bind_int(st, 17, q->cached);
-	} else {
-		sqlite3_bind_null(st, 12);
-		sqlite3_bind_null(st, 13);
-		sqlite3_bind_null(st, 14);
-		sqlite3_bind_int(st, 15, 0);
-		sqlite3_bind_null(st, 16);
-		sqlite3_bind_int(st, 17, 0);
-	}
-	return st_exec_stmt(s, st, "insert a request", err);
+	return st_exec(s, err, "insert a request",
+		       "INSERT INTO serve_requests(id, batch_id, idx,"
+		       " client_key, task_id, priority, quick, sources_json,"
+		       " eval_key, state, created_at, finished_at, result_json,"
+		       " error, answers, done_seq, cached) VALUES(?,?,?,?,?,?,"
+		       "?,?,?,?,?,NULLIF(?, 0),?,?,?,NULLIF(?, 0),?)",
+		       "ssissiisssddssiIi", q->id, batch_id, q->idx, client_key,
+		       q->task_id, q->priority, q->quick,
+		       done ? NULL : q->sources_json, q->eval_key,
+		       done ? "done" : "queued", now, done ? now : 0.0,
+		       done ? q->result_json : NULL, done ? q->error : NULL,
+		       done ? 1 : 0, done ? *done_seq : (int64_t)0,
+		       done && q->cached);
 }
 
 int store_serve_batch_add(struct store *s, const char *batch_id,
@@ -256,49 +216,58 @@ int store_serve_batch_add(struct store *s, const char *batch_id,
 	return tx_end(s, rc, err);
 }
 
+/* A request a worker may take at time :now: queued, or running under an
+ * expired lease, and no live lease evaluating its key.  The one
+ * condition of the idle check and of the claim. */
+#define CLAIMABLE                                              \
+	"(q.state = 'queued' OR (q.state = 'running' AND"      \
+	" q.expires_at < :now)) AND NOT EXISTS (SELECT 1 FROM" \
+	" serve_requests r WHERE r.eval_key = q.eval_key AND"  \
+	" r.state = 'running' AND r.expires_at >= :now AND r.seq != q.seq)"
+
+/* Whether a request waits that a worker may take: 0, -ENOENT or an
+ * error.  A read: an idle service's workers poll with it, and only take
+ * the write lock (the claim) when it finds one. */
+static int claimable(struct store *s, double now, struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = st_one(s, &st, err, "look for a request to claim",
+			"SELECT 1 FROM serve_requests q WHERE " CLAIMABLE
+			" LIMIT 1",
+			"d", now);
+
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int store_serve_claim(struct store *s, const char *owner, double ttl_s,
 		      struct store_serve_req *out, struct errbuf *err)
 {
 	sqlite3_stmt *st;
 	double now = now_wall();
-	/* One statement: the inner SELECT and the UPDATE see the same
-	 * snapshot under the write lock, so a row is claimed once. */
-	int rc = st_prepare(
-		s,
-		"UPDATE serve_requests SET state = 'running', owner = ?1,"
-		" expires_at = ?2, started_at = ?3 WHERE seq = ("
-		"  SELECT q.seq FROM serve_requests q WHERE"
-		"  (q.state = 'queued' OR (q.state = 'running' AND"
-		"   q.expires_at < ?3)) AND NOT EXISTS ("
-		"   SELECT 1 FROM serve_requests r WHERE r.eval_key = q.eval_key"
-		"   AND r.state = 'running' AND r.expires_at >= ?3"
-		"   AND r.seq != q.seq)"
-		"  ORDER BY q.priority DESC, q.seq LIMIT 1)"
-		" RETURNING " REQ_COLS ", sources_json",
-		&st, err);
-	int r;
+	int rc = claimable(s, now, err);
 
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 2, now + ttl_s);
-	sqlite3_bind_double(st, 3, now);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	/* One statement: the inner SELECT and the UPDATE see the same
+	 * snapshot under the write lock, so a row is claimed once (what the
+	 * read above saw may be gone by now: then -ENOENT). */
+	rc = st_one(s, &st, err, "claim a request",
+		    "UPDATE serve_requests SET state = 'running', owner = ?1,"
+		    " expires_at = ?2, started_at = :now WHERE seq = ("
+		    " SELECT q.seq FROM serve_requests q WHERE " CLAIMABLE
+		    " ORDER BY q.priority DESC, q.seq LIMIT 1)"
+		    " RETURNING " REQ_COLS ", sources_json",
+		    "sdd", owner, now + ttl_s, now);
+	if (rc == 0) {
 		req_from_row(st, 0, out);
 		out->sources_json = st_col_text(st, 17);
 		/* A RETURNING row comes before the commit: step on. */
-		r = sqlite3_step(st);
-		if (r != SQLITE_DONE) {
+		if ((rc = st_done(s, st, err, "claim a request")) != 0)
 			store_serve_req_release(out);
-			rc = st_db_error(s, err, "claim a request");
-		}
-	} else if (r == SQLITE_DONE) {
-		rc = -ENOENT;
 	} else {
-		rc = st_db_error(s, err, "claim a request");
+		sqlite3_finalize(st);
 	}
-	sqlite3_finalize(st);
 	return rc;
 }
 
@@ -318,57 +287,39 @@ int store_serve_finish(struct store *s, const char *id, const char *owner,
 		return rc;
 	if ((rc = next_done_seq(s, &seq, err)) != 0)
 		return tx_end(s, rc, err);
-	rc = st_prepare(s,
-			"UPDATE serve_requests SET state = 'done',"
-			" result_json = ?, error = ?, answers = answers + 1,"
-			" finished_at = ?, done_seq = ?, sources_json = NULL,"
-			" owner = NULL, expires_at = NULL WHERE id = ? AND"
-			" state = 'running' AND owner = ? RETURNING eval_key",
-			&st, err);
-	if (rc)
-		return tx_end(s, rc, err);
-	st_bind_text_or_null(st, 1, result_json);
-	st_bind_text_or_null(st, 2, error);
-	sqlite3_bind_double(st, 3, now);
-	sqlite3_bind_int64(st, 4, seq);
-	sqlite3_bind_text(st, 5, id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 6, owner, -1, SQLITE_STATIC);
-	int r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	rc = st_one(s, &st, err, "answer a request",
+		    "UPDATE serve_requests SET state = 'done',"
+		    " result_json = ?, error = ?, answers = answers + 1,"
+		    " finished_at = ?, done_seq = ?, sources_json = NULL,"
+		    " owner = NULL, expires_at = NULL WHERE id = ? AND"
+		    " state = 'running' AND owner = ? RETURNING eval_key",
+		    "ssdIss", result_json, error, now, seq, id, owner);
+	if (rc == 0) {
 		key = st_col_text(st, 0);
-		r = sqlite3_step(st);
+		rc = st_done(s, st, err, "answer a request");
+	} else {
+		sqlite3_finalize(st);
 	}
-	if (r != SQLITE_DONE)
-		rc = st_db_error(s, err, "answer a request");
-	else if (!key)
+	if (rc == -ENOENT)
 		rc = errf_code(err, ESTALE,
 			       "request %s is no longer held by "
 			       "this worker (its lease expired and another "
 			       "worker took it)",
 			       id);
-	sqlite3_finalize(st);
 	if (rc == 0 && cacheable && result_json) {
 		/* The queued twins of this key: answered now, in the same
 		 * place of the order of answers (they become visible in the
 		 * same commit, so a reader that has seen done_seq N has
 		 * seen every answer numbered N). */
-		rc = st_prepare(s,
-				"UPDATE serve_requests SET state = 'done',"
-				" result_json = ?1, answers = answers + 1,"
-				" cached = 1, finished_at = ?2, done_seq = ?3,"
-				" sources_json = NULL WHERE eval_key = ?4 AND"
-				" state = 'queued'",
-				&st, err);
-		if (rc == 0) {
-			sqlite3_bind_text(st, 1, result_json, -1,
-					  SQLITE_STATIC);
-			sqlite3_bind_double(st, 2, now);
-			sqlite3_bind_int64(st, 3, seq);
-			sqlite3_bind_text(st, 4, key, -1, SQLITE_STATIC);
-			rc = st_exec_stmt(s, st, "answer queued twins", err);
-			if (rc == 0 && also)
-				*also = sqlite3_changes(s->db);
-		}
+		rc = st_exec(s, err, "answer queued twins",
+			     "UPDATE serve_requests SET state = 'done',"
+			     " result_json = ?1, answers = answers + 1,"
+			     " cached = 1, finished_at = ?2, done_seq = ?3,"
+			     " sources_json = NULL WHERE eval_key = ?4 AND"
+			     " state = 'queued'",
+			     "sdIs", result_json, now, seq, key);
+		if (rc == 0 && also)
+			*also = sqlite3_changes(s->db);
 	}
 	free(key);
 	return tx_end(s, rc, err);
@@ -377,34 +328,22 @@ int store_serve_finish(struct store *s, const char *id, const char *owner,
 int store_serve_requeue(struct store *s, const char *id, const char *owner,
 			struct errbuf *err)
 {
-	sqlite3_stmt *st;
-	int rc = st_prepare(s,
-			    "UPDATE serve_requests SET state = 'queued',"
-			    " owner = NULL, expires_at = NULL WHERE id = ? AND"
-			    " state = 'running' AND owner = ?",
-			    &st, err);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, owner, -1, SQLITE_STATIC);
-	return st_exec_stmt(s, st, "requeue a request", err);
+	return st_exec(s, err, "requeue a request",
+		       "UPDATE serve_requests SET state = 'queued',"
+		       " owner = NULL, expires_at = NULL WHERE id = ? AND"
+		       " state = 'running' AND owner = ?",
+		       "ss", id, owner);
 }
 
 int store_serve_requeue_owner(struct store *s, const char *owner, int *n,
 			      struct errbuf *err)
 {
-	sqlite3_stmt *st;
-	int rc = st_prepare(s,
-			    "UPDATE serve_requests SET state = 'queued',"
-			    " owner = NULL, expires_at = NULL WHERE"
-			    " state = 'running' AND owner = ?",
-			    &st, err);
+	int rc = st_exec(s, err, "requeue a worker's requests",
+			 "UPDATE serve_requests SET state = 'queued',"
+			 " owner = NULL, expires_at = NULL WHERE"
+			 " state = 'running' AND owner = ?",
+			 "s", owner);
 
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
-	rc = st_exec_stmt(s, st, "requeue a worker's requests", err);
 	if (rc == 0 && n)
 		*n = sqlite3_changes(s->db);
 	return rc;
@@ -413,91 +352,52 @@ int store_serve_requeue_owner(struct store *s, const char *owner, int *n,
 int store_serve_owners(struct store *s, struct strvec *owners,
 		       struct errbuf *err)
 {
-	sqlite3_stmt *st;
-	int rc = st_prepare(s,
-			    "SELECT DISTINCT owner FROM serve_requests WHERE"
-			    " state = 'running' AND owner IS NOT NULL ORDER BY"
-			    " owner",
-			    &st, err);
-	int r;
-
-	if (rc)
-		return rc;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW)
-		strvec_push(owners, (const char *)sqlite3_column_text(st, 0));
-	if (r != SQLITE_DONE)
-		rc = st_db_error(s, err, "list request owners");
-	sqlite3_finalize(st);
-	return rc;
+	return st_strings(s, owners, err, "list request owners",
+			  "SELECT DISTINCT owner FROM serve_requests WHERE"
+			  " state = 'running' AND owner IS NOT NULL ORDER BY"
+			  " owner",
+			  "");
 }
 
 int store_serve_renew(struct store *s, const char *owner, double ttl_s,
 		      struct errbuf *err)
 {
-	sqlite3_stmt *st;
-	int rc = st_prepare(s,
-			    "UPDATE serve_requests SET expires_at = ? WHERE"
-			    " state = 'running' AND owner = ?",
-			    &st, err);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_double(st, 1, now_wall() + ttl_s);
-	sqlite3_bind_text(st, 2, owner, -1, SQLITE_STATIC);
-	return st_exec_stmt(s, st, "renew request leases", err);
+	return st_exec(s, err, "renew request leases",
+		       "UPDATE serve_requests SET expires_at = ? WHERE"
+		       " state = 'running' AND owner = ?",
+		       "ds", now_wall() + ttl_s, owner);
 }
 
 int store_serve_get(struct store *s, const char *id,
 		    struct store_serve_req *out, struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = st_prepare(s,
-			    "SELECT " REQ_COLS " FROM serve_requests WHERE"
-			    " id = ?",
-			    &st, err);
-	int r;
+	int rc = st_one(s, &st, err, "read a request",
+			"SELECT " REQ_COLS " FROM serve_requests WHERE id = ?",
+			"s", id);
 
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
+	if (rc == 0)
 		req_from_row(st, 0, out);
-	else if (r == SQLITE_DONE)
-		rc = -ENOENT;
-	else
-		rc = st_db_error(s, err, "read a request");
 	sqlite3_finalize(st);
 	return rc;
 }
 
-int store_serve_batch(struct store *s, const char *batch_id,
-		      struct store_serve_req **out, int *n, struct errbuf *err)
+/* The rows of a query that st_query prepared (st is finalized): 0 with
+ * *out and *n, or an error and nothing. */
+static int reqs_from_rows(struct store *s, sqlite3_stmt *st, const char *what,
+			  struct store_serve_req **out, int *n,
+			  struct errbuf *err)
 {
-	sqlite3_stmt *st;
 	struct store_serve_req *v = NULL;
-	int cap = 0, k = 0, r;
-	int rc = st_prepare(s,
-			    "SELECT " REQ_COLS " FROM serve_requests WHERE"
-			    " batch_id = ? ORDER BY idx",
-			    &st, err);
+	int cap = 0, k = 0, rc;
 
-	*out = NULL;
-	*n = 0;
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, batch_id, -1, SQLITE_STATIC);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = st_next(s, st, err, what)) > 0) {
 		if (k == cap) {
 			cap = cap ? 2 * cap : 16;
 			v = xrealloc(v, (size_t)cap * sizeof(*v));
 		}
 		req_from_row(st, 0, &v[k++]);
 	}
-	if (r != SQLITE_DONE)
-		rc = st_db_error(s, err, "read a batch");
-	else if (k == 0)
-		rc = -ENOENT;
 	sqlite3_finalize(st);
 	if (rc) {
 		store_serve_reqs_free(v, k);
@@ -506,6 +406,24 @@ int store_serve_batch(struct store *s, const char *batch_id,
 	*out = v;
 	*n = k;
 	return 0;
+}
+
+int store_serve_batch(struct store *s, const char *batch_id,
+		      struct store_serve_req **out, int *n, struct errbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = st_query(s, &st, err, "read a batch",
+			  "SELECT " REQ_COLS " FROM serve_requests WHERE"
+			  " batch_id = ? ORDER BY idx",
+			  "s", batch_id);
+
+	*out = NULL;
+	*n = 0;
+	if (rc == 0)
+		rc = reqs_from_rows(s, st, "read a batch", out, n, err);
+	if (rc == 0 && *n == 0)
+		rc = -ENOENT;
+	return rc;
 }
 
 int store_serve_batch_done_since(struct store *s, const char *batch_id,
@@ -513,8 +431,7 @@ int store_serve_batch_done_since(struct store *s, const char *batch_id,
 				 int *n, int *total, struct errbuf *err)
 {
 	sqlite3_stmt *st;
-	struct store_serve_req *v = NULL;
-	int cap = 0, k = 0, r, rc;
+	int rc;
 
 	*out = NULL;
 	*n = 0;
@@ -522,46 +439,23 @@ int store_serve_batch_done_since(struct store *s, const char *batch_id,
 	/* One read transaction, so the count and the rows agree. */
 	if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 		return st_db_error(s, err, "begin a read");
-	rc = st_prepare(s,
-			"SELECT COUNT(*) FROM serve_requests WHERE"
-			" batch_id = ?",
-			&st, err);
-	if (rc == 0) {
-		sqlite3_bind_text(st, 1, batch_id, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			*total = sqlite3_column_int(st, 0);
-		else
-			rc = st_db_error(s, err, "count a batch");
-		sqlite3_finalize(st);
-	}
+	rc = st_one(s, &st, err, "count a batch",
+		    "SELECT COUNT(*) FROM serve_requests WHERE batch_id = ?",
+		    "s", batch_id);
+	if (rc == 0)
+		*total = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
 	if (rc == 0 && *total == 0)
 		rc = -ENOENT;
 	if (rc == 0)
-		rc = st_prepare(s,
-				"SELECT " REQ_COLS " FROM serve_requests"
-				" WHERE batch_id = ? AND state = 'done' AND"
-				" done_seq > ? ORDER BY done_seq, idx",
-				&st, err);
-	if (rc == 0) {
-		sqlite3_bind_text(st, 1, batch_id, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, after);
-		while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-			if (k == cap) {
-				cap = cap ? 2 * cap : 16;
-				v = xrealloc(v, (size_t)cap * sizeof(*v));
-			}
-			req_from_row(st, 0, &v[k++]);
-		}
-		if (r != SQLITE_DONE)
-			rc = st_db_error(s, err, "read a batch's answers");
-		sqlite3_finalize(st);
-	}
+		rc = st_query(s, &st, err, "read a batch's answers",
+			      "SELECT " REQ_COLS " FROM serve_requests"
+			      " WHERE batch_id = ? AND state = 'done' AND"
+			      " done_seq > ? ORDER BY done_seq, idx",
+			      "sI", batch_id, after);
+	if (rc == 0)
+		rc = reqs_from_rows(s, st, "read a batch's answers", out, n,
+				    err);
 	sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
-	if (rc) {
-		store_serve_reqs_free(v, k);
-		return rc;
-	}
-	*out = v;
-	*n = k;
-	return 0;
+	return rc;
 }
