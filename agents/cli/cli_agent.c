@@ -17,7 +17,7 @@
  *      (agents/prompts/tasks/<task id>.md); written to
  *      logs/agent_prompt.txt and given on stdin;
  *   6. the environment, built from nothing: PATH, HOME, locale, the CLI's
- *      auth and endpoint variables, proxies, ARENA_*;
+ *      auth and endpoint variables, proxies, LD_LIBRARY_PATH, ARENA_*;
  *   7. spawn (own process group, deadline, SIGTERM then SIGKILL), stdout
  *      parsed line by line as it arrives into the trace and the outcome,
  *      and kept raw in logs/agent_stdout.jsonl; stderr in logs/agent.log;
@@ -274,6 +274,9 @@ static void build_env(struct cli_run *r, struct strvec *env)
 		"NO_PROXY", "ALL_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR",
 		"NODE_EXTRA_CA_CERTS", "CUDA_VISIBLE_DEVICES",
 		"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+		/* Where arena's own libraries may be (the sandbox shows
+		 * its directories): `arena mcp call` runs inside. */
+		"LD_LIBRARY_PATH",
 	};
 	const char *path = getenv("PATH");
 	char *exe_dir = xstrdup(r->arena_exe), *bin_dir = xstrdup(r->bin);

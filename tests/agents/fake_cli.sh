@@ -39,7 +39,8 @@ log "argv: $*"
 log "cwd: $(pwd)"
 log "uid: $(id -u)"
 for v in HOME IS_SANDBOX ARENA_WORKSPACE ARENA_TASK_ID ARENA_EVAL_SOCKET \
-	CLAUDE_CONFIG_DIR CODEX_HOME ANTHROPIC_BASE_URL ARENA_STORE TMPDIR; do
+	CLAUDE_CONFIG_DIR CODEX_HOME ANTHROPIC_BASE_URL ARENA_STORE TMPDIR \
+	LD_LIBRARY_PATH; do
 	eval "val=\${$v-<unset>}"
 	log "env $v=$val"
 done

@@ -12,7 +12,10 @@
 #   (default: triton2triton/rmsnorm_bf16 cuda:0 4 3; on a machine without a
 #   GPU: torch2torch/gelu_tanh host)
 # Prints one line per evaluation and a summary; writes them to
-# $OUT/py_latency.txt when OUT is set.
+# $OUT/py_latency.txt when OUT is set.  Exits 1, saying why, when the run
+# failed or any evaluation was not ok (the first one's answer is shown:
+# an agent whose `arena eval` cannot start reads 0.00 s and no score), so
+# that no median is ever read from evaluations that did not happen.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-build}
 case $B in /*) ;; *) B=$ROOT/$B ;; esac
@@ -55,12 +58,13 @@ if [ ! -s "$tsv" ]; then
 	tail -n 30 "$T/run.log"
 	exit 1
 fi
-while IFS='	' read -r mode s st sc; do
+while IFS='	' read -r mode s st sc _; do
 	report "  $mode	$s s	$st	score $sc"
 done < "$tsv"
 # The first evaluation starts the zygote; the goals are about the rest.
+# Only evaluations that were ok count.
 for m in quick default; do
-	awk -F'\t' -v m="$m" 'NR > 1 && $1 == m { print $2 }' "$tsv" | sort -n |
+	awk -F'\t' -v m="$m" 'NR > 1 && $1 == m && $3 == "ok" { print $2 }' "$tsv" | sort -n |
 		awk -v m="$m" '{ a[NR] = $1 }
 		END {
 			if (NR == 0) exit
@@ -70,5 +74,18 @@ for m in quick default; do
 done | while read -r line; do report "$line"; done
 first=$(head -n 1 "$tsv" | cut -f2)
 report "py_latency first evaluation (starts the zygote): $first s"
-grep -qv '	ok	' "$tsv" && report "py_latency: some evaluations were not ok"
-exit 0
+n=$(wc -l < "$tsv")
+bad=$(awk -F'\t' '$3 != "ok"' "$tsv" | wc -l)
+[ "$rc" -eq 0 ] && [ "$n" -gt 0 ] && [ "$bad" -eq 0 ] && exit 0
+report "py_latency: FAIL: arena run exit $rc, $bad of $n evaluations not ok"
+# The agent kept each answer in the workspace (latency.tsv's last column):
+# the first that was not ok says why.
+answer=$(awk -F'\t' '$3 != "ok" { print $5; exit }' "$tsv")
+if [ -n "$answer" ]; then
+	report "py_latency: the first of them ($answer) answered:"
+	head -n 12 "$(dirname "$tsv")/$answer" 2>/dev/null |
+		while IFS= read -r l; do report "    $l"; done
+else
+	tail -n 30 "$T/run.log"
+fi
+exit 1

@@ -209,9 +209,13 @@ fi
 
 # ---- latency ----------------------------------------------------------------
 if step_ok latency 90; then
+	# It exits 1 when an evaluation was not ok, with the answer's first
+	# lines indented after "answered:".
+	lat_rc=0
 	hard env OUT="$EV" STORE="$STORE/latency" sh "$ROOT/tests/bench/py_latency.sh" \
-		triton2triton/rmsnorm_bf16 "$DEVICE" 4 2 > "$EV/latency.log" 2>&1
-	grep '^py_latency' "$EV/latency.log" | tee -a "$SUMMARY"
+		triton2triton/rmsnorm_bf16 "$DEVICE" 4 2 > "$EV/latency.log" 2>&1 || lat_rc=$?
+	grep -E '^(py_latency|    )' "$EV/latency.log" | tee -a "$SUMMARY"
+	[ $lat_rc -eq 0 ] || { fail=1; note "latency: FAIL (py_latency.sh exit $lat_rc)"; }
 	q=$(sed -n 's/^py_latency quick: median \([0-9.]*\) s.*/\1/p' "$EV/latency.log")
 	d=$(sed -n 's/^py_latency default: median \([0-9.]*\) s.*/\1/p' "$EV/latency.log")
 	note "latency goals: quick ${q:-?} s (goal <= 4), default ${d:-?} s (goal <= 10)"

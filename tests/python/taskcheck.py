@@ -15,6 +15,15 @@ It is not the evaluator: there is no sandbox, no separate process, no
 interleaving; it only says whether a task is self-consistent and how long
 its baseline takes.
 
+Each output's line gives its largest |err| and "used": the largest
+|err| / (atol + rtol |ref|) of any element, so 1 is the tolerance's edge
+and a baseline near it fails on other inputs.  With --mutants, the
+evaluator's precision mutant (docs/tasks.md, "Output mutants": a float
+output rounded to bf16's 8 significant bits, a bf16 output to 5) is put
+through the same comparison after every call the baseline passed; a
+mutant that changed an output and passed everywhere makes the task fail
+(its tolerance is too loose to tell a rounded result from a right one).
+
     python3 tests/python/taskcheck.py --device cuda --time TASKDIR...
     python3 tests/python/taskcheck.py --device cpu --emulate --small TASKDIR...
 
@@ -176,9 +185,11 @@ class Task:
         else:
             self.base_files = self.cfg["editable"]
 
-    def tol(self, dt):
+    def tol(self, a):
+        """The output's {atol, rtol}: its own, else its dtype's, else the
+        task's (task.c's task_tolerance)."""
         t = self.cfg.get("tolerance", {})
-        t = t.get(dt, t)
+        t = a.get("tolerance") or t.get(a["dtype"], t)
         return float(t.get("atol", 0)), float(t.get("rtol", 0))
 
     def cost(self, env):
@@ -235,18 +246,40 @@ def poison(t, pattern):
 
 
 def compare(task, a, got, ref):
+    """(elements wrong, largest |err|, largest share of the tolerance
+    used) of output a."""
     dt = a["dtype"]
     if dt not in FLOATS:
         bad = got != ref
-        return int(bad.sum()), 0.0
-    atol, rtol = task.tol(dt)
+        return int(bad.sum()), 0.0, 0.0
+    atol, rtol = task.tol(a)
     g, r = got.double(), ref.double()
     fin = torch.isfinite(r)
     err = (g - r).abs()
-    bad = (~torch.isfinite(g) & fin) | (fin & (err > atol + rtol * r.abs()))
+    allowed = atol + rtol * r.abs()
+    bad = (~torch.isfinite(g) & fin) | (fin & (err > allowed))
     bad |= ~fin & ~((g == r) | (torch.isnan(g) & torch.isnan(r)))
     worst = float(err[fin].max()) if fin.any() else 0.0
-    return int(bad.sum()), worst
+    share = torch.where(allowed > 0, err / allowed.clamp(min=1e-300),
+                        torch.where(err > 0, math.inf, 0.0))
+    used = float(share[fin].max()) if fin.any() else 0.0
+    return int(bad.sum()), worst, used
+
+
+def precision_mutant(t):
+    """The evaluator's precision mutant of a float output (mutants.c):
+    bf16 keeps 4 of its 7 mantissa bits (rounded to nearest even), any
+    other float dtype is rounded to bf16's precision."""
+    if t.dtype == torch.bfloat16:
+        h = t.view(torch.int16).to(torch.int32) & 0xFFFF
+        drop = 3
+        r = (h + ((1 << (drop - 1)) - 1) + ((h >> drop) & 1)) & ~((1 << drop) - 1)
+        r = torch.where((h & 0x7F80) == 0x7F80, h, r & 0xFFFF)
+        return r.to(torch.int16).view(torch.bfloat16)  # int16 wraps as bits
+    if t.dtype == torch.float64:
+        keep = ~torch.isfinite(t) | (t.abs() >= 3e38)
+        return torch.where(keep, t, t.float().bfloat16().double())
+    return t.float().bfloat16().float().to(t.dtype)
 
 
 # ---- CUDA / HIP baselines through the kernel ABI ------------------------
@@ -352,10 +385,11 @@ def check_task(task, opts, log, rows):
              if opts.small else
              [dict(c, vis=True) for c in task.cfg["cases"]] + task.held)
     ok = True
+    mutants = {}  # output -> [calls the mutant changed it, calls it was caught]
     for c in cases:
         env = {p: c[p] for p in task.params}
         pv = [env[p] for p in task.params]
-        worst = {}
+        worst, used = {}, {}
         t0 = time.time()
         for trial in range(opts.trials):
             ins = make_inputs(task, env, 1000 * trial + 17, opts.device)
@@ -379,23 +413,45 @@ def check_task(task, opts, log, rows):
                         log("  %s %s: input %s modified" % (task.id, c["id"], a["name"]))
                         ok = False
                     continue
-                nbad, w = compare(task, a, ins[i], rargs[i])
+                nbad, w, u = compare(task, a, ins[i], rargs[i])
                 worst[a["name"]] = max(worst.get(a["name"], 0.0), w)
+                used[a["name"]] = max(used.get(a["name"], 0.0), u)
                 if nbad:
                     ok = False
                     log("  %s %s trial %d: %s: %d of %d elements wrong, max |err| %.3g"
                         % (task.id, c["id"], trial, a["name"], nbad, ins[i].numel(), w))
+                elif opts.mutants and a["dtype"] in FLOATS:
+                    m = precision_mutant(ins[i])
+                    changed = int((m != ins[i]).sum())
+                    caught = compare(task, a, m, rargs[i])[0]
+                    mut = mutants.setdefault(a["name"], [0, 0])
+                    mut[0] += changed > 0
+                    mut[1] += caught > 0
         us = None
         if base is not None and opts.time and c.get("vis"):
             us = time_case(task, base, env, pv, opts)
         b, fl = task.cost(env)
         rows.append(dict(task=task.id, case=c["id"], visible=bool(c.get("vis")),
-                         us=us, bytes=b, flops=fl, worst=worst,
+                         us=us, bytes=b, flops=fl, worst=worst, used=used,
                          check_s=round(time.time() - t0, 2)))
         log("  %-44s %-26s %s %s" % (task.id, c["id"],
                                     "time %.1f us" % us if us else "",
-                                    " ".join("%s %.2g" % kv for kv in worst.items())))
+                                    errors(worst, used)))
+    for name, (changed, caught) in mutants.items():
+        log("  %s: precision mutant of %s changed it on %d calls, caught on %d"
+            % (task.id, name, changed, caught))
+        if changed and not caught:
+            ok = False
+            log("  %s: %s: the precision mutant passed every call: the "
+                "tolerance cannot tell a rounded result from a right one"
+                % (task.id, name))
     return ok
+
+
+def errors(worst, used):
+    """'name max|err| (used)' for each output."""
+    return " ".join("%s %.2g (%.2f)" % (k, w, used.get(k, 0.0))
+                    for k, w in worst.items())
 
 
 def time_case(task, base, env, pv, opts):
@@ -428,6 +484,8 @@ def main():
     ap.add_argument("--emulate", action="store_true")
     ap.add_argument("--small", action="store_true")
     ap.add_argument("--time", action="store_true")
+    ap.add_argument("--mutants", action="store_true",
+                    help="check that the precision mutant fails every float output")
     ap.add_argument("--trials", type=int, default=2)
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--out", default=None, help="folder for table and json")
@@ -502,7 +560,7 @@ def table(rows, path, failed):
     peak_bw, peak_bf16 = 3.4e12, 800e12
     with open(path, "w") as f:
         f.write("task | case | baseline us | GB/s | TFLOP/s | roofline us | "
-                "of roofline | max err\n")
+                "of roofline | max err (used)\n")
         for r in rows:
             us = r["us"]
             floor = max(r["bytes"] / peak_bw, r["flops"] / peak_bf16) * 1e6
@@ -512,11 +570,11 @@ def table(rows, path, failed):
                 f.write("%s | %s | %.1f%s | %.0f | %.1f | %.1f | %.0f%% | %s\n" % (
                     r["task"], r["case"], us, "" if us >= 20 else " (<20!)",
                     gbs, tfs, floor, 100 * floor / us,
-                    " ".join("%s %.2g" % kv for kv in r["worst"].items())))
+                    errors(r["worst"], r.get("used", {}))))
             else:
                 f.write("%s | %s | %s | | | %.1f | | %s\n" % (
                     r["task"], r["case"], "held-out" if not r["visible"] else "-",
-                    floor, " ".join("%s %.2g" % kv for kv in r["worst"].items())))
+                    floor, errors(r["worst"], r.get("used", {}))))
         f.write("failed: %s\n" % (" ".join(failed) or "none"))
 
 

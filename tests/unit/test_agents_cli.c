@@ -160,9 +160,20 @@ static void test_claude_ok_runs_sandboxed_evaluates_and_parses_usage(void **s)
 	struct fixture f;
 	bool sb = sandbox_available(NULL);
 
+	const char *ld = getenv("LD_LIBRARY_PATH");
+	char *saved_ld = ld ? xstrdup(ld) : NULL;
+
 	fx_init(&f, "claude_code", 60);
 	stub_evals = 0;
+	/* Where arena's own libraries may be: `arena mcp call` runs inside. */
+	setenv("LD_LIBRARY_PATH", "/usr/lib", 1);
 	assert_int_equal(fx_launch(&f, "claude", "ok"), 0);
+	if (saved_ld)
+		setenv("LD_LIBRARY_PATH", saved_ld, 1);
+	else
+		unsetenv("LD_LIBRARY_PATH");
+	free(saved_ld);
+	assert_contains(f.log, "FAKE env LD_LIBRARY_PATH=/usr/lib\n");
 	assert_string_equal(f.out.status, "completed");
 	assert_null(f.out.error);
 	assert_int_equal(f.out.turns, 4);

@@ -423,6 +423,52 @@ static void test_cost_above_the_arguments_bytes_fails(void **state)
 	free(p);
 }
 
+/* Task t/<name> as make_task's, its output y in bf16 under `tol`. */
+static void make_bf16_task(struct fixture *f, const char *name, const char *tol)
+{
+	char *rel = xasprintf("t/%s/config.yaml", name);
+	char *p = path_join(f->root, rel), *text = NULL;
+	const char *out = "{name: y, dtype: f32";
+
+	make_task(f, name, tol, GOOD_HELD, NULL, NULL);
+	assert_int_equal(file_read_all(p, 1 << 16, &text, NULL, NULL), 0);
+	char *at = strstr(text, out);
+	assert_non_null(at);
+	char *bf16 = xasprintf("%.*s{name: y, dtype: bf16%s", (int)(at - text),
+			       text, at + strlen(out));
+	write_file(f->root, rel, bf16);
+	free(bf16);
+	free(text);
+	free(p);
+	free(rel);
+}
+
+static void
+test_a_bf16_rtol_below_one_rounding_step_fails_unless_exact(void **state)
+{
+	struct fixture *f = *state;
+	struct check_options o = { .static_only = true };
+	struct task_check c;
+
+	/* 5e-3 < 2^-7: a kernel rounding once can be a neighbour off. */
+	make_bf16_task(f, "narrow", "tolerance: {atol: 1e-2, rtol: 5e-3}\n");
+	check(f, "narrow", &o, &c);
+	assert_int_equal(item(&c, "tolerance")->status, CHECK_FAIL);
+	assert_non_null(strstr(item(&c, "tolerance")->detail,
+			       "('y', bf16): rtol 0.005 is below one bf16 "
+			       "rounding step"));
+	task_check_release(&c);
+	make_bf16_task(f, "one_step", "tolerance: {atol: 1e-3, rtol: 8e-3}\n");
+	check(f, "one_step", &o, &c);
+	assert_int_equal(item(&c, "tolerance")->status, CHECK_OK);
+	task_check_release(&c);
+	/* An exact comparison is a choice (a gather, a copy), not a slip. */
+	make_bf16_task(f, "exact", "tolerance: {atol: 0, rtol: 0}\n");
+	check(f, "exact", &o, &c);
+	assert_int_equal(item(&c, "tolerance")->status, CHECK_OK);
+	task_check_release(&c);
+}
+
 /* Correct on multiples of 4 only: the written held-out cases are, so only
  * the cases held_out_rules generates expose it. */
 static const char *tail_kernel =
@@ -543,6 +589,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_cost_above_the_arguments_bytes_fails, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_a_bf16_rtol_below_one_rounding_step_fails_unless_exact,
+			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_a_baseline_wrong_on_a_generated_case_fails_and_names_it,
 			setup, teardown),

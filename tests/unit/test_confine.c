@@ -295,6 +295,45 @@ static void test_nothing_started_inside_outlives_the_first_process(void **state)
 	free(out);
 }
 
+/* arena's libraries may be where only $LD_LIBRARY_PATH finds them, under
+ * a /tmp that the agent's private one would hide (the H200 stages them in
+ * /tmp/arena-deps): the agent, which runs arena for its evaluations, is
+ * shown those directories and nothing else of the caller's /tmp. */
+static void test_agent_sees_the_library_path_under_its_private_tmp(void **state)
+{
+	char *lib = path_join(dir, "lib"), *ws = path_join(dir, "ws");
+	char *so = path_join(lib, "libstaged.so.1");
+	const char *old = getenv("LD_LIBRARY_PATH");
+	char *saved = old ? xstrdup(old) : NULL;
+	struct confine_spec s = { .profile = CONFINE_AGENT, .workspace = ws };
+	int st;
+
+	(void)state;
+	need_sandbox();
+	assert_int_equal(mkdir_p(lib, NULL), 0);
+	assert_int_equal(mkdir_p(ws, NULL), 0);
+	file_write_atomic_str(so, "a staged library\n", NULL);
+	setenv("LD_LIBRARY_PATH", lib, 1);
+	char *script = xasprintf("cat %s; cat %s/secret.txt 2>/dev/null; "
+				 "echo done",
+				 so, dir);
+	char *out = run_in(&s, script, &st);
+	if (saved)
+		setenv("LD_LIBRARY_PATH", saved, 1);
+	else
+		unsetenv("LD_LIBRARY_PATH");
+	fprintf(stderr, "%s", out);
+	assert_non_null(strstr(out, "a staged library\n"));
+	assert_null(strstr(out, "the held-out cases"));
+	assert_non_null(strstr(out, "done\n"));
+	free(out);
+	free(script);
+	free(saved);
+	free(so);
+	free(ws);
+	free(lib);
+}
+
 static void
 test_bwrap_rendering_puts_masks_after_binds_and_rw_last(void **state)
 {
@@ -356,6 +395,8 @@ int main(void)
 		cmocka_unit_test(test_runner_is_alone_and_offline),
 		cmocka_unit_test(
 			test_nothing_started_inside_outlives_the_first_process),
+		cmocka_unit_test(
+			test_agent_sees_the_library_path_under_its_private_tmp),
 		cmocka_unit_test(
 			test_bwrap_rendering_puts_masks_after_binds_and_rw_last),
 	};

@@ -456,6 +456,12 @@ void confine_plan_for(const struct confine_spec *s, struct confine_plan *p)
 			free(prog);
 		}
 		add_ro_dir(p, "/sys");
+		/* The libraries of what it runs from our side (arena itself,
+		 * for `arena eval` and `arena mcp call`, and the toolchains)
+		 * where the machine keeps them outside the system: the
+		 * H200's staged libyaml and cJSON under /tmp/arena-deps,
+		 * which the private /tmp above would hide. */
+		add_ro_list(p, getenv("LD_LIBRARY_PATH"));
 		/* The resolver's file may be a link into /run. */
 		{
 			char *rc = path_real("/etc/resolv.conf");

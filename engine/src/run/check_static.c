@@ -18,7 +18,16 @@
  *   - the cost: cost.bytes present, positive, and no more than the
  *     arguments hold (inputs read once, outputs written once, inouts
  *     both), which is the most a least-traffic count can be; above it the
- *     roofline floor could reject a correct kernel.
+ *     roofline floor could reject a correct kernel;
+ *   - the tolerance of every bf16 and f16 output: an rtol of at least one
+ *     rounding step of the dtype (2^-7 of the value for bf16, 2^-10 for
+ *     f16), or an exact comparison (atol and rtol 0).  A kernel that
+ *     computes in float32 and rounds once, as the reference does, can
+ *     land on the neighbour of the reference's value; a smaller rtol
+ *     fails such kernels by chance, more often the more elements a case
+ *     has.  What the magnitudes of a computation's intermediates need
+ *     of atol (docs/tasks.md, "Tolerances of bf16 and f16 outputs")
+ *     depends on the data and is measured, not checked here.
  */
 #include "engine_internal.h"
 
@@ -371,10 +380,52 @@ static void check_cost(const struct task *t, struct task_check *out)
 		  t->cost_flops ? t->cost_flops : "");
 }
 
+/* ---- tolerance ------------------------------------------------------------ */
+
+/* The largest gap between a value and its neighbour, relative to the
+ * value, for the half-precision dtypes (8 and 11 significant bits); 0 for
+ * the others, whose tolerances are set by accumulation orders far above
+ * one step. */
+static double rounding_step(arena_dtype d)
+{
+	return d == ARENA_BF16 ? 0x1p-7 : d == ARENA_F16 ? 0x1p-10 : 0;
+}
+
+static void check_tolerance(const struct task *t, struct task_check *out)
+{
+	int checked = 0;
+
+	for (int i = 0; i < t->nargs; i++) {
+		const struct task_arg *a = &t->args[i];
+		double step = rounding_step(a->dtype), atol, rtol;
+		if (a->io == IO_IN || step == 0)
+			continue;
+		task_tolerance(t, a, &atol, &rtol);
+		checked++;
+		if ((atol == 0 && rtol == 0) || rtol >= step)
+			continue;
+		check_add(out, "tolerance", CHECK_FAIL,
+			  "signature.args[%d] ('%s', %s): rtol %g is below "
+			  "one %s rounding step (%g of the value): a kernel "
+			  "that rounds once, as the reference does, can land "
+			  "on the neighbouring value and fail by chance; use "
+			  "rtol >= %g, or atol 0 and rtol 0 for an output "
+			  "that must match exactly (docs/tasks.md, "
+			  "\"Tolerances of bf16 and f16 outputs\")",
+			  i, a->name, dtype_name(a->dtype), rtol,
+			  dtype_name(a->dtype), step, step);
+		return;
+	}
+	check_add(out, "tolerance", CHECK_OK,
+		  checked ? "every bf16/f16 output allows one rounding step"
+			  : "no bf16/f16 output");
+}
+
 void check_task_static(const struct task *t, struct task_check *out)
 {
 	check_task_md(t, out);
 	check_held_out(t, out);
 	check_rules(t, out);
 	check_cost(t, out);
+	check_tolerance(t, out);
 }
