@@ -476,12 +476,17 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		 const struct case_layout *l, const struct task_case *c);
 /* Every set of cand's sample against base's: inputs (when fetched) bit
- * for bit, outputs within tol_scale x the tolerance; skip_set (-1: none)
- * is not compared.  False (verdict RS_INCORRECT or RS_REJECTED) when one
- * differs; prefix names the sample in the message. */
+ * for bit, outputs within twice the tolerance; skip_set (-1: none) is
+ * not compared.  With sample (a generator the runners cannot predict,
+ * drawn from after the outputs were fetched) a batch of more than 256
+ * KiB is compared on windows of every array of every set
+ * (compare_arrays_sampled), else whole.  False (verdict RS_INCORRECT or
+ * RS_REJECTED) when one differs; prefix names the sample in the
+ * message. */
 bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 		       struct runner *base, struct runner *cand, int n,
-		       int pattern, bool inputs, int skip_set, const char *what,
+		       int pattern, bool inputs, int skip_set,
+		       struct rng *sample, const char *what,
 		       const char *prefix, const struct task_case *c);
 /* The reference on set k of base's sample whose gen spec was spec: the
  * trusted baseline draws that sample's inputs again (inout arguments
