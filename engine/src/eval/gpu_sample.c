@@ -438,6 +438,10 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
  * that compare_arrays did for f32 on one core of the development machine
  * (2026-12-02, loaded; docs/benchmarks.md), 256 KiB cost 0.2-0.5 ms. */
 #define SETS_WHOLE_MAX_BYTES ((size_t)256 << 10)
+/* Sets a thread compares on windows: 100-175 us per f32 array of 1-16
+ * Mi elements each on one core of the development machine (2026-12-02,
+ * loaded), about a thread's start-up cost times ten for 8 sets. */
+#define SAMPLED_SETS_PER_THREAD 8
 
 /* A quiet first pass over a batch's sets, several at once: whether every
  * set passes, whole or (seeds set) on windows each set draws from its own
@@ -536,12 +540,11 @@ bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 		sc.seeds = seeds;
 	}
 	/* Large sets compared whole are compared by several threads each
-	 * already. */
+	 * already; sampled sets cost tens of microseconds each, so a thread
+	 * takes several. */
 	if (sc.seeds || (n > 1 && l->shm_size < ((size_t)16 << 20))) {
-		if (n > 1)
-			par_for(n, 1, sets_check_range, &sc);
-		else
-			sets_check_range(&sc, 0, 1);
+		par_for(n, sc.seeds ? SAMPLED_SETS_PER_THREAD : 1,
+			sets_check_range, &sc);
 		free(seeds);
 		if (!sc.bad)
 			return true;
