@@ -332,13 +332,15 @@ bool ev_call_checked(struct eval_ctx *x, enum role role, struct runner *r,
 /* Host buffers for a case's inputs (outputs get none). */
 void **ev_stage_alloc(const struct task *t, const struct case_layout *l);
 void ev_stage_free(void **stage);
-/* A comment line in timing.tsv; one line per timed pair. */
+/* A comment line in timing.tsv; one line per timed pair (checked: 0
+ * its sets compared on windows, 1 whole, 2 whole and one against the
+ * reference). */
 void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
 		   const char *kind, int num, int n, bool base_first,
 		   const struct gpu_sample *bs, const struct gpu_sample *cs,
-		   uint64_t stage_ns, uint64_t check_ns);
+		   uint64_t stage_ns, uint64_t check_ns, int checked);
 /* ---- device_lock.c ---------------------------------------------------- */
 
 /* Opens <dir>/<device>.lock (dir NULL: paths_lock_dir(), the

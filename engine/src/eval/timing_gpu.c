@@ -97,7 +97,10 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	free(spec);
 	if (ok)
 		ev_trace_pair(x, p->c, bk->index, kind, num, p->n, base_first,
-			      bs, cs, 0, now_ns() - t2);
+			      bs, cs, 0, now_ns() - t2,
+			      refcheck	? 2
+			      : sampled ? 0
+					: 1);
 	return ok;
 }
 
