@@ -6,7 +6,10 @@
 # and the inputs' check are all that is checked) with the case's n set
 # to N, alternately with BEFORE's and AFTER's arena and fake runner,
 # ROUNDS times; per evaluation tests/gpu/pace_report.py's milliseconds
-# per pair (all of it and the checks), then the medians and their ratio.
+# per pair (all of it and the checks, by kind of pair where the build
+# records it), then the medians and their ratio.  Both sides run the
+# reference checks of a candidate's evaluation (an older build has no
+# --timing-only).
 # A benchmark, not a test: it prints, it does not judge
 # (docs/benchmarks.md has results).
 #
@@ -56,7 +59,11 @@ one() {
 	fi
 	python3 "$ROOT/tests/gpu/pace_report.py" --tsv "$logs/timing.tsv" |
 		tail -n 1 | tee -a "$W/$1" |
-		awk -F'\t' -v s="$1" -v r="$3" '{ printf "%-6s round %d: %d pairs, %s ms per pair, checks %s ms per pair\n", s, r, $3, $5, $9 }'
+		awk -F'\t' -v s="$1" -v r="$3" '{
+			printf "%-6s round %d: %d pairs, %s ms per pair, checks %s ms per pair", s, r, $3, $5, $9
+			if (NF >= 15)
+				printf " (pairs x ms: windows %s, whole %s, with the reference %s)", $13, $14, $15
+			printf "\n" }'
 }
 
 echo "# gpu_checks.sh: task/fakewide n=$N, $(date -u +%FT%TZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
