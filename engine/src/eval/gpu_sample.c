@@ -440,7 +440,8 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 #define SETS_WHOLE_MAX_BYTES ((size_t)256 << 10)
 /* Sets a thread compares on windows: 100-175 us per f32 array of 1-16
  * Mi elements each on one core of the development machine (2026-12-02,
- * loaded), about a thread's start-up cost times ten for 8 sets. */
+ * loaded), so that a batch of a few sets, the usual one for large
+ * outputs, starts no thread. */
 #define SAMPLED_SETS_PER_THREAD 8
 
 /* A quiet first pass over a batch's sets, several at once: whether every
@@ -540,8 +541,7 @@ bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 		sc.seeds = seeds;
 	}
 	/* Large sets compared whole are compared by several threads each
-	 * already; sampled sets cost tens of microseconds each, so a thread
-	 * takes several. */
+	 * already; sampled sets, SAMPLED_SETS_PER_THREAD to a thread. */
 	if (sc.seeds || (n > 1 && l->shm_size < ((size_t)16 << 20))) {
 		par_for(n, sc.seeds ? SAMPLED_SETS_PER_THREAD : 1,
 			sets_check_range, &sc);
