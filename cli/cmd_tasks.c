@@ -206,6 +206,8 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 			opt.no_cache = true;
 		else if (!strcmp(argv[i], "--aa"))
 			opt.aa = true;
+		else if (!strcmp(argv[i], "--timing-only"))
+			opt.timing_only = true;
 		else if (!strcmp(argv[i], "--logs") && i + 1 < argc)
 			opt.log_dir = argv[++i];
 		else if (!strcmp(argv[i], "--case-budget") && i + 1 < argc) {
@@ -241,6 +243,11 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 	const char *sock = getenv("ARENA_EVAL_SOCKET");
 	if (sock && *sock)
 		return eval_through_bridge(sock, opt.quick);
+	if (opt.timing_only && !opt.aa)
+		return cli_usage_error("eval",
+				       "--timing-only times the "
+				       "task's baseline against itself without "
+				       "checks: it needs --aa");
 	if (!task || (!ws && !opt.aa) || (ws && opt.aa))
 		return cli_usage_error(
 			"eval", "%s",

@@ -86,8 +86,8 @@ const struct cli_command cli_commands[] = {
 	.synopsis = "arena eval TASK --workspace DIR [--quick] [--held-out] "
 		    "[--no-cache]\n           [--seed N] [-D NAME=VALUE]... "
 		    "[--logs DIR] [--case-budget S]\n"
-		    "arena eval TASK --aa [--quick] [--held-out] [--seed N] "
-		    "[--logs DIR]\n           [--case-budget S]",
+		    "arena eval TASK --aa [--timing-only] [--quick] [--held-out] "
+		    "[--seed N]\n           [--logs DIR] [--case-budget S]",
 	.summary = "evaluate a directory against a task; prints "
 		   "task_result.yaml",
 	.description =
@@ -111,6 +111,9 @@ const struct cli_command cli_commands[] = {
 		"--logs DIR\tkeep the runner logs and timing.tsv in DIR\n"
 		"--aa\ttime the task's baseline against itself (no "
 		"--workspace)\n"
+		"--timing-only\twith --aa: no correctness trials and no "
+		"reference checks\n\t(interval coverage: they only cost "
+		"time there)\n"
 		"--case-budget S\tseconds of timing per case instead of the "
 		"default;\n\tnever cached (wider intervals, not other "
 		"verdicts)",

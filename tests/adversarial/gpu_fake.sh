@@ -47,6 +47,24 @@ check gen_window rejected "inconsistent with the controller"
 # excess it is timed by the clock alone (ok, no gain), not named.
 ADV_TASK=task/fakepoly
 
+# An A/A for interval coverage: timing alone, its outputs still compared
+# with the baseline's (on windows: task/fakewide's are 2 MiB).
+out=$("$ARENA" --store "$tmp/store" --tasks-dir "$here" eval task/fakewide \
+	--aa --timing-only --case-budget 0.3 2>&1)
+if printf '%s\n' "$out" | grep -q '^status: ok' &&
+	printf '%s\n' "$out" | grep -q 'A/A timing only'; then
+	echo "ok    A/A --timing-only"
+else
+	echo "FAIL  A/A --timing-only"; printf '%s\n' "$out" | tail -30
+	fail=1
+fi
+if "$ARENA" --store "$tmp/store" eval task/fakewide --timing-only \
+	--workspace "$here/task/fakewide" > "$tmp/to.log" 2>&1 ||
+	! grep -q "it needs --aa" "$tmp/to.log"; then
+	echo "FAIL  --timing-only without --aa is not refused"; cat "$tmp/to.log"
+	fail=1
+fi
+
 OUT=$tmp/out STORE=$tmp/store-noop NOOP_CASE_BUDGET=0.3 \
 	sh tests/gpu/noop.sh task/fakepoly > "$tmp/noop.log" 2>&1
 if grep -q "task/fakepoly | ok" "$tmp/out/noop.txt" 2>/dev/null; then

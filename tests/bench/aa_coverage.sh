@@ -10,12 +10,14 @@
 # it prints, it does not judge (docs/benchmarks.md has results).
 #
 # Usage: B=build tests/bench/aa_coverage.sh [-n REPEATS] [-o OUT.tsv]
-#            [--quick] [--held-out] [--case-budget S] [--store DIR]
-#            [--until EPOCH] [SELECTOR...]
+#            [--quick] [--held-out] [--timing-only] [--case-budget S]
+#            [--store DIR] [--until EPOCH] [SELECTOR...]
 #        tests/bench/aa_coverage.sh --summary OUT.tsv... (the coverage of
 #            earlier runs together, e.g. a suite split over several)
-# --case-budget S passes on to arena eval (shorter timing per case: wider
-# intervals, the same method); --store DIR keeps the store (and its
+# --timing-only passes on to arena eval (no correctness trials and no
+# reference checks: the same timing, faster); --case-budget S passes on
+# to arena eval (shorter timing per case: wider intervals, the same
+# method); --store DIR keeps the store (and its
 # compiled baselines) across calls; --until EPOCH starts no evaluation
 # after that second (date +%s), for callers with a time limit.
 # Defaults: 3 repeats over every task under tasks/c2c.  Output: one line
@@ -46,7 +48,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-n) n=$2; shift 2 ;;
 	-o) out=$2; shift 2 ;;
-	--quick|--held-out) extra="$extra $1"; shift ;;
+	--quick|--held-out|--timing-only) extra="$extra $1"; shift ;;
 	--case-budget) extra="$extra $1 $2"; shift 2 ;;
 	--store) store=$2; shift 2 ;;
 	--until) until=$2; shift 2 ;;

@@ -14,9 +14,13 @@
 #      whose scratch comes from cudaMallocAsync: ok, above 1);
 #   3. per evaluation its wall time, status, speedup and interval, pairs,
 #      and per case where a pair's time went (tests/gpu/pace_report.py).
-# No evaluation starts after DEADLINE seconds (default 420).
+# No evaluation starts after DEADLINE seconds (default 420).  AA_FLAGS
+# go to every A/A: AA_FLAGS=--timing-only leaves out the correctness
+# trials and the reference checks (what an interval-coverage run needs),
+# so that the checks column is the comparison with the baseline alone.
 #
-# usage: OUT=DIR [DEADLINE=420] [CASE_BUDGET=0.3] sh tests/gpu/pace.sh [TASK...]
+# usage: OUT=DIR [DEADLINE=420] [CASE_BUDGET=0.3] [AA_FLAGS=...]
+#            sh tests/gpu/pace.sh [TASK...]
 # Files under $OUT: pace.txt (the summary), pace.tsv (one line per
 # evaluation), cases.tsv (one line per case: pace_report.py --tsv),
 # probe.txt, evals.tgz (every evaluation's YAML and logs).
@@ -64,7 +68,8 @@ for spec in $tasks; do
 		set -- --workspace "$ws" ;;
 	*)
 		t=$spec name=aa-$(echo "$spec" | tr / _)
-		set -- --aa ;;
+		# shellcheck disable=SC2086
+		set -- --aa ${AA_FLAGS:-} ;;
 	esac
 	if [ "$(date +%s)" -ge "$t_end" ]; then
 		note "$name: not run (deadline)"

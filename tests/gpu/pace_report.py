@@ -6,8 +6,11 @@ samples' spans, the keeper's warm-up before each span and its stop after,
 the checks after the pair (check_ns: comparisons and reference checks),
 the rest of the pair (pair_ns minus those: the controller's work inside
 the pair) and the controller's work between pairs (loop_ns); then the
-case's set-up before its first pair (runners laid out, batch buffers).
-Timing.tsv files older than the pace columns report those as '-'.
+case's set-up before its first pair (runners laid out, batch buffers);
+then the checks by kind (the checked column, docs/gpu.md section 6):
+pairs compared on windows, whole, and whole with a reference check, each
+as count x mean ms.  Timing.tsv files older than the pace columns (or
+the checked column) report those as '-'.
 
 usage: pace_report.py [--tsv] TIMING.TSV...
   --tsv  one tab-separated line per case (for tests/gpu/pace.sh's table)
@@ -62,11 +65,16 @@ def report(path, tsv, out):
             inner = pair - spans - warm - tail - check
         per_pair = wall / n if wall is not None and n else None
         fmt = lambda v: "-" if v is None else "%.1f" % v
+        kinds = []
+        for k in ("0", "1", "2"):
+            K = [float(r["check_ns"]) for r in R if r.get("checked") == k]
+            kinds.append("%dx%.2f" % (len(K), ms(sum(K) / len(K)))
+                         if K else ("0" if "checked" in R[0] else "-"))
         if tsv:
             vals = [path, c, str(n), fmt(wall), fmt(per_pair), fmt(spans),
                     fmt(warm) if new else "-", fmt(tail) if new else "-",
                     fmt(check), fmt(inner) if new else "-",
-                    fmt(loop) if new else "-", fmt(setup)]
+                    fmt(loop) if new else "-", fmt(setup)] + kinds
             print("\t".join(vals), file=out)
             continue
         print("%s: %s: %d pairs in %s ms (%s ms per pair), set-up %s ms" %
@@ -77,6 +85,9 @@ def report(path, tsv, out):
                   "(ms); unaccounted %s" %
                   (spans, warm, tail, check, inner, loop,
                    fmt(per_pair - pair - loop) if per_pair is not None else "-"),
+                  file=out)
+            print("    checks by pair: on windows %s, whole %s, whole and "
+                  "against the reference %s (pairs x ms)" % tuple(kinds),
                   file=out)
         else:
             print("    per pair: spans %.1f, checks %.1f (ms); no pace columns" %
@@ -92,7 +103,8 @@ def main():
         return 2
     if tsv:
         print("timing_tsv\tcase\tpairs\tcase_ms\tms_per_pair\tspans_ms\t"
-              "warm_ms\ttail_ms\tcheck_ms\tpair_rest_ms\tloop_ms\tsetup_ms")
+              "warm_ms\ttail_ms\tcheck_ms\tpair_rest_ms\tloop_ms\tsetup_ms\t"
+              "checks_windows\tchecks_whole\tchecks_reference")
     for p in args:
         report(p, tsv, sys.stdout)
     return 0

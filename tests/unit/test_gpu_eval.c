@@ -30,7 +30,7 @@
 #include "arena/util.h"
 #include "eval_check.h"
 
-static struct task *task, *task_unimpl, *task_heavy, *task_place;
+static struct task *task, *task_unimpl, *task_heavy, *task_place, *task_wide;
 static char *fake_root;		/* tests/gpu/fake */
 static char cache_dir[] = "/tmp/arena-test-gpu-eval-XXXXXX";
 /* The fake device every runner of this process shares (gpu_rt_fake.h),
@@ -71,7 +71,8 @@ static int group_setup(void **state)
 	}
 	if (task_load(fake_root, "task/fakepoly_unimpl", &task_unimpl, &err) ||
 	    task_load(fake_root, "task/fakeheavy", &task_heavy, &err) ||
-	    task_load(fake_root, "task/fakeplace", &task_place, &err)) {
+	    task_load(fake_root, "task/fakeplace", &task_place, &err) ||
+	    task_load(fake_root, "task/fakewide", &task_wide, &err)) {
 		fprintf(stderr, "cannot load the test task: %s\n",
 			errbuf_str(&err));
 		return -1;
@@ -88,6 +89,7 @@ static int group_teardown(void **state)
 	task_free(task_unimpl);
 	task_free(task_heavy);
 	task_free(task_place);
+	task_free(task_wide);
 	free(fake_root);
 	rm_rf(cache_dir);
 	rm_rf(device_dir);
@@ -105,6 +107,8 @@ struct opts {
 	const char *device;		/* another device than cuda:0 */
 	struct eval_mutants *mutants;	/* req.mutants (check-tasks) */
 	const char *log_dir;		/* req.log_dir: runner logs kept */
+	uint64_t seed;			/* 0: 20261129 */
+	bool aa_timing_only;		/* req.aa_timing_only */
 };
 
 static void evaluate(const char *cand, const struct opts *o,
@@ -114,9 +118,10 @@ static void evaluate(const char *cand, const struct opts *o,
 
 	if (!have_runner)
 		skip();
-	/* A candidate directory, or "task/<name>" for a task's own
-	 * baseline (an A/A). */
-	char *dir = strncmp(cand, "task/", 5) == 0
+	/* A candidate of tests/gpu/fake/candidates, "task/<name>" for a
+	 * task's own baseline (an A/A), or an absolute directory. */
+	char *dir = cand[0] == '/' ? xstrdup(cand)
+		    : strncmp(cand, "task/", 5) == 0
 			    ? xasprintf("%s/%s", fake_root, cand)
 			    : xasprintf("%s/candidates/%s", fake_root, cand);
 	eval_request_init(&req);
@@ -124,7 +129,8 @@ static void evaluate(const char *cand, const struct opts *o,
 	req.candidate_dir = dir;
 	req.cache_dir = o->cache ? o->cache : cache_dir;
 	req.device = o->device ? o->device : "cuda:0";
-	req.seed = 20261129;
+	req.seed = o->seed ? o->seed : 20261129;
+	req.aa_timing_only = o->aa_timing_only;
 	req.include_held_out = o->held_out;
 	req.skip_timing = o->skip_timing;
 	req.quick = o->quick;
@@ -627,6 +633,67 @@ static void test_approximate_only_in_batches_is_incorrect(void **s)
 	result_release(&r);
 }
 
+/* candidates/timed_wrong with TIMED_WRONG_MODE mode defined, in a new
+ * directory under cache_dir; the caller frees the path. */
+static char *timed_wrong_variant(int mode)
+{
+	char *src = path_join(fake_root, "candidates/timed_wrong/kernel.cu");
+	char *dir = xasprintf("%s/timed_wrong_%d", cache_dir, mode);
+	char *dst = path_join(dir, "kernel.cu");
+	struct strbuf sb = STRBUF_INIT;
+	struct errbuf e;
+	char *text;
+	size_t len;
+
+	errbuf_init(&e);
+	assert_int_equal(mkdir_p(dir, &e), 0);
+	assert_int_equal(file_read_all(src, 1 << 20, &text, &len, &e), 0);
+	strbuf_addf(&sb, "#define TIMED_WRONG_MODE %d\n%s", mode, text);
+	assert_int_equal(file_write_atomic_str(dst, sb.buf, &e), 0);
+	strbuf_release(&sb);
+	free(text);
+	free(src);
+	free(dst);
+	return dir;
+}
+
+/* A candidate right in correctness and wrong only in timed calls - in
+ * every element, in a contiguous 1% of them, in every 997th, or in a
+ * random 10% of its calls - is incorrect whatever the evaluation's seed
+ * (its windows), though timed samples of task/fakewide's 2 MiB output
+ * are compared on windows (docs/gpu.md section 6).  With no reference
+ * checks (an A/A run's timing, the candidate in the baseline's place)
+ * the sampled comparison with the baseline's outputs alone catches it. */
+static void test_wrong_only_in_timed_calls_is_caught_by_sampling(void **s)
+{
+	static const uint64_t seeds[] = { 1, 77, 20261202 };
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	for (int mode = 0; mode < 4; mode++) {
+		char *dir = timed_wrong_variant(mode);
+		for (size_t i = 0; i < ARRAY_SIZE(seeds); i++) {
+			struct opts o = { .task = task_wide,
+					  .min_pairs = 40,
+					  .seed = seeds[i] };
+			struct task_result r;
+			fprintf(stderr, "timed_wrong mode %d seed %llu\n", mode,
+				(unsigned long long)seeds[i]);
+			evaluate(dir, &o, &r);
+			expect(&r, RS_INCORRECT, "differs from");
+			assert_null(strstr(r.correctness_error_message,
+					   "correctness trial"));
+			result_release(&r);
+			o.aa_timing_only = true;
+			evaluate(dir, &o, &r);
+			expect(&r, RS_INCORRECT, "differs from baseline");
+			result_release(&r);
+		}
+		free(dir);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -677,6 +744,8 @@ int main(void)
 		cmocka_unit_test(
 			test_approximate_only_in_timed_samples_is_incorrect),
 		cmocka_unit_test(test_approximate_only_in_batches_is_incorrect),
+		cmocka_unit_test(
+			test_wrong_only_in_timed_calls_is_caught_by_sampling),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

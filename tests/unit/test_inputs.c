@@ -434,6 +434,88 @@ static void test_integer_outputs_may_hold_the_poison_by_chance(void **state)
 	assert_true(a8 > 131072 + 3 * 362 && a8 < 131072 + 12 * 362);
 }
 
+/* How many of `trials` sampled comparisons of two 1 Mi-element f32
+ * arrays miss a corruption: `width` contiguous elements at a random
+ * start (stride 0), or every stride-th element from offset 500 (width
+ * ignored).  Positions and windows come from fixed seeds, so the counts
+ * are reproducible. */
+static int sampled_misses(int trials, int64_t width, int64_t stride)
+{
+	const int64_t n = (int64_t)1 << 20;
+	float *want = malloc((size_t)n * sizeof(float));
+	float *got = malloc((size_t)n * sizeof(float));
+	struct rng place, windows;
+	int misses = 0;
+
+	rng_seed(&place, 11);
+	rng_seed(&windows, 12);
+	for (int64_t i = 0; i < n; i++)
+		want[i] = (float)(i % 100) / 100.0f;
+	for (int t = 0; t < trials; t++) {
+		memcpy(got, want, (size_t)n * sizeof(float));
+		if (stride) {
+			for (int64_t i = 500; i < n; i += stride)
+				got[i] += 1.0f;
+		} else {
+			int64_t at = rng_range(&place, 0, n - width);
+			for (int64_t i = at; i < at + width; i++)
+				got[i] += 1.0f;
+		}
+		misses += compare_arrays_sampled(ARENA_F32, got, want, n, 1e-5,
+						 1e-5, false, &windows);
+	}
+	free(want);
+	free(got);
+	return misses;
+}
+
+/* docs/gpu.md section 6's detection figures: a corrupted fraction f in
+ * one contiguous region escapes 512 windows of 32 with probability
+ * about (1 - f)^512 (0.58% at f = 1%), one element escapes with about
+ * 1 - 514 * 32 / 2^20 (98.4%), every 997th element almost never. */
+static void test_sampled_comparison_detects_as_documented(void **s)
+{
+	(void)s;
+	int region = sampled_misses(1000, ((int64_t)1 << 20) / 100, 0);
+	int single = sampled_misses(2000, 1, 0);
+	int strided = sampled_misses(200, 0, 997);
+
+	fprintf(stderr,
+		"misses: 1%% region %d/1000, one element %d/2000, "
+		"every 997th %d/200\n",
+		region, single, strided);
+	/* Expected 5.8 (a Poisson count above 20: ~1e-6). */
+	assert_true(region <= 20);
+	/* Expected 1968.6 hits missed, 31.4 found: windows spread over the
+	 * whole array, neither clustered (fewer found) nor overlapping. */
+	assert_true(single >= 2000 - 60 && single <= 2000 - 12);
+	assert_int_equal(strided, 0);
+}
+
+/* Arrays no longer than the windows together are compared whole, and
+ * inputs (bitwise) bit for bit: -0 is not 0 there. */
+static void test_sampled_comparison_of_small_arrays_is_whole(void **s)
+{
+	enum { N = CMP_SAMPLE_WINDOWS * CMP_SAMPLE_LEN };
+	static float got[N], want[N];
+	struct rng r;
+
+	(void)s;
+	rng_seed(&r, 5);
+	for (int at = 0; at < N; at += 997) {
+		memset(got, 0, sizeof(got));
+		memset(want, 0, sizeof(want));
+		got[at] = 1.0f;
+		assert_false(compare_arrays_sampled(ARENA_F32, got, want, N,
+						    1e-5, 1e-5, false, &r));
+		got[at] = -0.0f;
+		assert_true(compare_arrays_sampled(ARENA_F32, got, want, N,
+						   1e-5, 1e-5, false, &r));
+		assert_false(compare_arrays_sampled(ARENA_F32, got, want, N, 0,
+						    0, true, &r));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +539,9 @@ int main(void)
 			test_large_arrays_are_drawn_in_parallel_reproducibly),
 		cmocka_unit_test(
 			test_large_comparisons_find_the_first_bad_element),
+		cmocka_unit_test(test_sampled_comparison_detects_as_documented),
+		cmocka_unit_test(
+			test_sampled_comparison_of_small_arrays_is_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

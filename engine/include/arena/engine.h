@@ -194,6 +194,8 @@ struct eval_options {
 	bool aa;		/* A/A: the task's own baseline as the
 				 * candidate (dir is ignored), never cached;
 				 * its interval should contain 1.0 */
+	bool timing_only;	/* with aa: no correctness trials and no
+				 * reference checks (interval coverage) */
 	double case_budget_s;	/* > 0: timing budget per case instead of
 				 * the default (never cached) */
 	const char *device;	/* NULL: the task's default device */

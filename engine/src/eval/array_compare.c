@@ -12,6 +12,9 @@
  * Arrays of 4 Mi elements and more (GPU cases) are compared by several
  * threads; f16 values are widened through a table, bf16 by a shift.
  *
+ * Large GPU outputs of timed samples are compared on windows drawn at
+ * random (compare_arrays_sampled; docs/gpu.md section 6).
+ *
  * The first failing element is described ("got 1.5, expected 2"), or named
  * "never written" when it still holds the exact poison pattern the
  * controller wrote before the call; the number of failing elements and the
@@ -236,6 +239,44 @@ void compare_arrays(arena_dtype d, const void *got, const void *want,
 			 "; %" PRId64 " of %" PRId64 " elements are wrong",
 			 res->nbad, numel);
 	}
+}
+
+/* One window [i0, i0 + n) of a sampled comparison. */
+static bool window_ok(arena_dtype d, const void *got, const void *want,
+		      int64_t i0, int64_t n, double atol, double rtol,
+		      bool bitwise)
+{
+	struct cmp_part p = { 0, -1, 0 };
+	size_t sz = dtype_size(d);
+
+	if (bitwise)
+		return memcmp((const unsigned char *)got + (size_t)i0 * sz,
+			      (const unsigned char *)want + (size_t)i0 * sz,
+			      (size_t)n * sz) == 0;
+	compare_range(d, got, want, i0, n, atol, rtol, &p);
+	return p.nbad == 0;
+}
+
+bool compare_arrays_sampled(arena_dtype d, const void *got, const void *want,
+			    int64_t numel, double atol, double rtol,
+			    bool bitwise, struct rng *r)
+{
+	int64_t len = CMP_SAMPLE_LEN;
+
+	if (d == ARENA_F16)
+		pthread_once(&half_once, half_lut_init);
+	if (numel <= (int64_t)CMP_SAMPLE_WINDOWS * len)
+		return window_ok(d, got, want, 0, numel, atol, rtol, bitwise);
+	/* The ends first: where an off-by-one or a short tail shows. */
+	if (!window_ok(d, got, want, 0, len, atol, rtol, bitwise) ||
+	    !window_ok(d, got, want, numel - len, len, atol, rtol, bitwise))
+		return false;
+	for (int w = 0; w < CMP_SAMPLE_WINDOWS; w++) {
+		int64_t i0 = rng_range(r, 0, numel - len);
+		if (!window_ok(d, got, want, i0, len, atol, rtol, bitwise))
+			return false;
+	}
+	return true;
 }
 
 void format_index(const int64_t *shape, int rank, int64_t i, char *buf,

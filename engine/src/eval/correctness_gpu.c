@@ -111,7 +111,7 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 			 "in %s '%s' differs from baseline",
 			 trial + 1, ev_case_kind(c), c->id);
 		if (!ev_gpu_sets_match(x, &l, base, cand, n, pattern, inputs, k,
-				       what, setpfx, c))
+				       NULL, what, setpfx, c))
 			goto out;
 		snprintf(prefix, sizeof(prefix),
 			 "%s '%s', correctness trial %d", ev_case_kind(c),

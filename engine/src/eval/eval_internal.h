@@ -425,6 +425,18 @@ struct cmp_result {
 void compare_arrays(arena_dtype d, const void *got, const void *want,
 		    int64_t numel, double atol, double rtol,
 		    int poison_pattern, struct cmp_result *res);
+/* A sampled comparison (docs/gpu.md section 6, "what a pair checks"):
+ * the first and the last CMP_SAMPLE_LEN elements and CMP_SAMPLE_WINDOWS
+ * windows of CMP_SAMPLE_LEN contiguous elements at starts drawn from r,
+ * each compared as compare_arrays does (bitwise: bit for bit, as inputs
+ * are).  Arrays of at most CMP_SAMPLE_WINDOWS * CMP_SAMPLE_LEN elements
+ * are compared whole.  Whether every compared element passes; where one
+ * fails, the caller compares the array whole to word the verdict. */
+#define CMP_SAMPLE_WINDOWS 512
+#define CMP_SAMPLE_LEN 32
+bool compare_arrays_sampled(arena_dtype d, const void *got, const void *want,
+			    int64_t numel, double atol, double rtol,
+			    bool bitwise, struct rng *r);
 /* "[3, 17]" for flat index i of shape (rank dims), into buf. */
 void format_index(const int64_t *shape, int rank, int64_t i, char *buf,
 		  size_t n);

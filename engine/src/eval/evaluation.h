@@ -332,13 +332,15 @@ bool ev_call_checked(struct eval_ctx *x, enum role role, struct runner *r,
 /* Host buffers for a case's inputs (outputs get none). */
 void **ev_stage_alloc(const struct task *t, const struct case_layout *l);
 void ev_stage_free(void **stage);
-/* A comment line in timing.tsv; one line per timed pair. */
+/* A comment line in timing.tsv; one line per timed pair (checked: 0
+ * its sets compared on windows, 1 whole, 2 whole and one against the
+ * reference). */
 void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
 		   const char *kind, int num, int n, bool base_first,
 		   const struct gpu_sample *bs, const struct gpu_sample *cs,
-		   uint64_t stage_ns, uint64_t check_ns);
+		   uint64_t stage_ns, uint64_t check_ns, int checked);
 /* ---- device_lock.c ---------------------------------------------------- */
 
 /* Opens <dir>/<device>.lock (dir NULL: paths_lock_dir(), the
@@ -476,12 +478,17 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		 const struct case_layout *l, const struct task_case *c);
 /* Every set of cand's sample against base's: inputs (when fetched) bit
- * for bit, outputs within tol_scale x the tolerance; skip_set (-1: none)
- * is not compared.  False (verdict RS_INCORRECT or RS_REJECTED) when one
- * differs; prefix names the sample in the message. */
+ * for bit, outputs within twice the tolerance; skip_set (-1: none) is
+ * not compared.  With sample (a generator the runners cannot predict,
+ * drawn from after the outputs were fetched) a batch of more than 256
+ * KiB is compared on windows of every array of every set
+ * (compare_arrays_sampled), else whole.  False (verdict RS_INCORRECT or
+ * RS_REJECTED) when one differs; prefix names the sample in the
+ * message. */
 bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 		       struct runner *base, struct runner *cand, int n,
-		       int pattern, bool inputs, int skip_set, const char *what,
+		       int pattern, bool inputs, int skip_set,
+		       struct rng *sample, const char *what,
 		       const char *prefix, const struct task_case *c);
 /* The reference on set k of base's sample whose gen spec was spec: the
  * trusted baseline draws that sample's inputs again (inout arguments

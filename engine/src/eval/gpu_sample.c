@@ -433,8 +433,20 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 
 /* ---- comparisons ------------------------------------------------------------ */
 
+/* A pair whose sets hold at most this many bytes to compare is compared
+ * whole even when sampling is asked for: at the 1.2-1.6 GB/s per array
+ * that compare_arrays did for f32 on one core of the development machine
+ * (2026-12-02, loaded; docs/benchmarks.md), 256 KiB cost 0.2-0.5 ms. */
+#define SETS_WHOLE_MAX_BYTES ((size_t)256 << 10)
+/* Sets a thread compares on windows: 100-175 us per f32 array of 1-16
+ * Mi elements each on one core of the development machine (2026-12-02,
+ * loaded), so that a batch of a few sets, the usual one for large
+ * outputs, starts no thread. */
+#define SAMPLED_SETS_PER_THREAD 8
+
 /* A quiet first pass over a batch's sets, several at once: whether every
- * set passes.  Only a failure needs the sequential pass that words the
+ * set passes, whole or (seeds set) on windows each set draws from its own
+ * seed.  Only a failure needs the sequential pass that words the
  * verdict. */
 struct sets_check {
 	const struct eval_ctx *x;
@@ -442,8 +454,36 @@ struct sets_check {
 	struct runner *base, *cand;
 	int pattern, skip;
 	bool inputs;
-	bool bad; /* false -> true only, atomically */
+	const uint64_t *seeds; /* per set; NULL: whole */
+	bool bad;	       /* false -> true only, atomically */
 };
+
+/* Whether argument a of one set passes: inputs bit for bit, outputs
+ * within twice the tolerance; on windows drawn from r, or whole (r
+ * NULL). */
+static bool set_arg_ok(const struct sets_check *sc, int a,
+		       const unsigned char *got, const unsigned char *want,
+		       struct rng *r)
+{
+	const struct task_arg *ta = &sc->x->t->args[a];
+	int64_t numel = sc->l->numel[a];
+	struct cmp_result cr;
+	double atol, rtol;
+
+	if (ta->io == IO_IN) {
+		if (r)
+			return compare_arrays_sampled(ta->dtype, got, want,
+						      numel, 0, 0, true, r);
+		return memcmp(got, want, sc->l->bytes[a]) == 0;
+	}
+	task_tolerance(sc->x->t, ta, &atol, &rtol);
+	if (r)
+		return compare_arrays_sampled(ta->dtype, got, want, numel,
+					      atol * 2.0, rtol * 2.0, false, r);
+	compare_arrays(ta->dtype, got, want, numel, atol * 2.0, rtol * 2.0,
+		       ta->io == IO_OUT ? sc->pattern : -1, &cr);
+	return cr.ok;
+}
 
 static void sets_check_range(void *ctx, int64_t k0, int64_t n)
 {
@@ -453,49 +493,64 @@ static void sets_check_range(void *ctx, int64_t k0, int64_t n)
 	for (int64_t k = k0;
 	     k < k0 + n && !__atomic_load_n(&sc->bad, __ATOMIC_RELAXED); k++) {
 		size_t off = (size_t)k * sc->l->shm_size;
+		struct rng r;
+		if (sc->seeds)
+			rng_seed(&r, sc->seeds[k]);
 		for (int a = 0; a < t->nargs; a++) {
-			const struct task_arg *ta = &t->args[a];
-			const unsigned char *got =
-				sc->cand->shm + off + sc->l->offset[a];
-			const unsigned char *want =
-				sc->base->shm + off + sc->l->offset[a];
-			struct cmp_result cr;
-			if (ta->io == IO_IN) {
-				if (sc->inputs &&
-				    memcmp(got, want, sc->l->bytes[a]) != 0)
-					__atomic_store_n(&sc->bad, true,
-							 __ATOMIC_RELAXED);
+			bool in = t->args[a].io == IO_IN;
+			if (in ? !sc->inputs : k == sc->skip)
 				continue;
-			}
-			if (k == sc->skip)
-				continue;
-			double atol, rtol;
-			task_tolerance(t, ta, &atol, &rtol);
-			compare_arrays(ta->dtype, got, want, sc->l->numel[a],
-				       atol * 2.0, rtol * 2.0,
-				       ta->io == IO_OUT ? sc->pattern : -1,
-				       &cr);
-			if (!cr.ok)
+			if (!set_arg_ok(sc, a,
+					sc->cand->shm + off + sc->l->offset[a],
+					sc->base->shm + off + sc->l->offset[a],
+					sc->seeds ? &r : NULL))
 				__atomic_store_n(&sc->bad, true,
 						 __ATOMIC_RELAXED);
 		}
 	}
 }
 
+/* The bytes a comparison of every set whole would read from each side. */
+static size_t sets_bytes(const struct task *t, const struct case_layout *l,
+			 int n, bool inputs)
+{
+	size_t b = 0;
+
+	for (int a = 0; a < t->nargs; a++)
+		if (t->args[a].io != IO_IN || inputs)
+			b += l->bytes[a];
+	return b * (size_t)n;
+}
+
 bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 		       struct runner *base, struct runner *cand, int n,
-		       int pattern, bool inputs, int skip_set, const char *what,
+		       int pattern, bool inputs, int skip_set,
+		       struct rng *sample, const char *what,
 		       const char *prefix, const struct task_case *c)
 {
-	struct sets_check sc = { x,	  l,	    base,   cand,
-				 pattern, skip_set, inputs, false };
+	struct sets_check sc = { x,	 l,    base,  cand, pattern,
+				 skip_set, inputs, NULL, false };
+	uint64_t *seeds = NULL;
 
-	/* Large sets are compared by several threads each already. */
-	if (n > 1 && l->shm_size < ((size_t)16 << 20)) {
-		par_for(n, 1, sets_check_range, &sc);
+	if (sample && sets_bytes(x->t, l, n, inputs) > SETS_WHOLE_MAX_BYTES) {
+		/* Drawn now, after the outputs were fetched; one seed per
+		 * set so that the threads draw independently. */
+		seeds = xmalloc((size_t)n * sizeof(*seeds));
+		for (int k = 0; k < n; k++)
+			seeds[k] = rng_next(sample);
+		sc.seeds = seeds;
+	}
+	/* Large sets compared whole are compared by several threads each
+	 * already; sampled sets, SAMPLED_SETS_PER_THREAD to a thread. */
+	if (sc.seeds || (n > 1 && l->shm_size < ((size_t)16 << 20))) {
+		par_for(n, sc.seeds ? SAMPLED_SETS_PER_THREAD : 1,
+			sets_check_range, &sc);
+		free(seeds);
 		if (!sc.bad)
 			return true;
 	}
+	/* Every set whole, in order: a sampled failure is found again
+	 * (the windows are part of the whole) and worded. */
 	for (int k = 0; k < n; k++) {
 		size_t off = (size_t)k * l->shm_size;
 		void *base_in[TASK_MAX_ARGS];

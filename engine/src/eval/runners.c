@@ -516,13 +516,14 @@ void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
  * before its span and the keeper's stop after it, the whole pair from its
  * first request to its checks' end (pair_ns), and the controller's own
  * work since the previous pair ended (loop_ns: intervals, the adaptive
- * stop).  docs/evaluator.md; host pairs have no drain, fetch, span, parts
- * or pace columns, GPU pairs no CPU time: 0. */
-void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
-		       int block, const char *kind, int num, int n,
-		       bool base_first, const struct gpu_sample *bs,
-		       const struct gpu_sample *cs, uint64_t stage_ns,
-		       uint64_t check_ns)
+ * stop), and how its sets were checked (checked: 0 on windows, 1 whole,
+ * 2 whole and against the reference; check_ns is that).
+ * docs/evaluator.md; host pairs have no drain, fetch, span, parts or
+ * pace columns, GPU pairs no CPU time: 0. */
+void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
+		   const char *kind, int num, int n, bool base_first,
+		   const struct gpu_sample *bs, const struct gpu_sample *cs,
+		   uint64_t stage_ns, uint64_t check_ns, int checked)
 {
 	uint64_t now = now_ns(), t0 = x->pair_t0_ns;
 	long long pair = t0 && now > t0 ? (long long)(now - t0) : 0;
@@ -539,7 +540,7 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t"
-		"%lld\t%lld\n",
+		"%lld\t%lld\t%d\n",
 		c->id, block, kind, num, n, base_first ? 1 : 0,
 		(long long)bs->claim, (long long)cs->claim, (long long)bs->wall,
 		(long long)cs->wall, (long long)bs->drain, (long long)cs->drain,
@@ -553,7 +554,7 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c,
 		(long long)cs->probe_f, (long long)bs->gaps,
 		(long long)cs->gaps, (long long)(cs->fovh - bs->fovh),
 		(long long)bs->warm, (long long)cs->warm, (long long)bs->tail,
-		(long long)cs->tail, pair, loop);
+		(long long)cs->tail, pair, loop, checked);
 }
 
 /* The verdicts of the ordering check on one candidate call (order and

@@ -151,18 +151,25 @@ static void refcheck_init(struct timing_case *tc)
 	for (int b = 0; b < MAX_BLOCKS; b++)
 		tc->check_at[b] =
 			(int)rng_range(&tc->check_rng, 0, tc->cb.min_pairs - 1);
+	rng_seed(&tc->sample_rng,
+		 ev_derive(x->req->seed ^ x->secret, 11, (uint64_t)tc->ci, 0));
 }
 
-bool ev_refcheck_due(struct timing_case *tc, int b)
+bool ev_check_due(struct timing_case *tc, int b)
 {
 	/* Drawn for every pair, so that the sequence does not depend on
 	 * which pairs were sure checks. */
 	bool drawn = rng_range(&tc->check_rng, 0, REFCHECK_EVERY - 1) == 0;
 
-	/* An A/A coverage run times the baseline only. */
-	if (tc->x->req->aa_timing_only)
-		return false;
 	return drawn || tc->blocks[b].pairs == tc->check_at[b];
+}
+
+bool ev_refcheck_due(struct timing_case *tc, int b)
+{
+	bool due = ev_check_due(tc, b);
+
+	/* An A/A coverage run times the baseline only. */
+	return due && !tc->x->req->aa_timing_only;
 }
 
 /* A clock-check finding: the verdict when it is the second in this case

@@ -99,6 +99,10 @@ struct timing_case {
 	 * the evaluation's secret, never announced to a runner. */
 	struct rng check_rng;
 	int check_at[MAX_BLOCKS]; /* a pair index checked for sure */
+	/* GPU: the windows of sampled comparisons (ev_gpu_sets_match),
+	 * drawn from the evaluation's secret after the outputs are
+	 * fetched. */
+	struct rng sample_rng;
 	int nchecked;		  /* samples checked so far */
 	/* What the case reports per call, in ns (the pair step's charged
 	 * times; the claims' medians when it sets none). */
@@ -167,6 +171,11 @@ void ev_timing_clear(struct case_timing *ct);
  * happens in the controller after the runners were told nothing, so no
  * runner can know which of its calls are checked. */
 bool ev_refcheck_due(struct timing_case *tc, int b);
+/* The same draw without the A/A exception: whether the next timed pair
+ * of block b is checked whole (the GPU compares every such pair's sets
+ * whole with the baseline's, in an A/A run too; docs/gpu.md section
+ * 6). */
+bool ev_check_due(struct timing_case *tc, int b);
 /* The case's timing floor in ns: the task's timing_floor_us, else
  * TIMING_FLOOR_NS (a case whose baseline call is shorter is checked, not
  * timed). */

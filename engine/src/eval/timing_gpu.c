@@ -4,9 +4,11 @@
  * (gpu_sample.c: the keeper's warm kernel, gen, the keeper's flush, time
  * n, the keeper's probes, fetch, the keeper's probes), the two in
  * alternating order, with the same fresh inputs drawn on the device;
- * every set of the candidate's is compared with the baseline's, and at
- * random (at least once per block) one set with the reference's at the
- * task's tolerance.
+ * every set of the candidate's is compared with the baseline's, on
+ * windows drawn after the fetch from the evaluation's secret, and whole
+ * at random (at least once per block, ev_check_due), where also one set
+ * is compared with the reference's at the task's tolerance (docs/gpu.md
+ * section 6, "what a pair checks").
  *
  * What the controller's and the keeper's clocks saw a candidate's samples
  * take beyond its claims, more than the baseline's, is charged to it (the
@@ -39,11 +41,11 @@
 /* One pair on block bk: a sample of each runner, the order alternating
  * from pair to pair (*first: the baseline went first), the other one
  * stopped; every set of the candidate's against the baseline's (twice
- * the tolerance), and with refcheck one set drawn at random against the
- * reference (the task's tolerance). */
+ * the tolerance), whole or (sampled) on windows, and with refcheck one
+ * set drawn at random against the reference (the task's tolerance). */
 static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
-		     int num, bool refcheck, bool *first, struct gpu_sample *bs,
-		     struct gpu_sample *cs)
+		     int num, bool sampled, bool refcheck, bool *first,
+		     struct gpu_sample *bs, struct gpu_sample *cs)
 {
 	struct eval_ctx *x = p->x;
 	const struct task *t = x->t;
@@ -80,7 +82,8 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 		 "differs from baseline",
 		 kind, num, ev_case_kind(p->c), p->c->id);
 	ok = ok && ev_gpu_sets_match(x, p->l, bk->base, bk->cand, p->n, pattern,
-				     inputs, k, what, prefix, p->c);
+				     inputs, k, sampled ? &p->sample_rng : NULL,
+				     what, prefix, p->c);
 	if (ok && refcheck) {
 		snprintf(prefix, sizeof(prefix),
 			 "output of %s call %d in %s "
@@ -94,7 +97,10 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	free(spec);
 	if (ok)
 		ev_trace_pair(x, p->c, bk->index, kind, num, p->n, base_first,
-			      bs, cs, 0, now_ns() - t2);
+			      bs, cs, 0, now_ns() - t2,
+			      refcheck	? 2
+			      : sampled ? 0
+					: 1);
 	return ok;
 }
 
@@ -378,23 +384,25 @@ static bool gpu_prepare(struct timing_case *p)
 			struct gpu_sample bs, cs;
 			bool first;
 			if (!gpu_pair(p, &blocks[b], "warm-up", ++p->nwarm,
-				      false, &first, &bs, &cs))
+				      true, false, &first, &bs, &cs))
 				return false;
 		}
 	}
 	return true;
 }
 
-/* One timed pair on block b, now and then checked against the reference
- * as well (ev_refcheck_due: the controller's draw, which no runner
- * sees). */
+/* One timed pair on block b, now and then compared whole and checked
+ * against the reference as well (ev_check_due: the controller's draw,
+ * which no runner sees; an A/A run has no reference). */
 static bool gpu_timed_pair(struct timing_case *p, int b)
 {
 	struct block *bk = &p->blocks[b];
 	struct gpu_sample bs, cs;
-	bool check = ev_refcheck_due(p, b) && p->ref, first;
+	bool whole = ev_check_due(p, b), first;
+	bool check = whole && p->ref;
 
-	if (!gpu_pair(p, bk, "timed", ++p->ntimed, check, &first, &bs, &cs))
+	if (!gpu_pair(p, bk, "timed", ++p->ntimed, !whole, check, &first, &bs,
+		      &cs))
 		return false;
 	if (check)
 		p->nchecked++;

@@ -79,10 +79,10 @@ static bool reference_check(struct timing_case *p, struct block *bk,
 
 /* The candidate's call of this pair: inputs intact, outputs within twice
  * the tolerance of the baseline's (each is within 1x of the reference),
- * and against the reference when due or when it strays beyond 1x of the
- * baseline's. */
+ * and against the reference when *due or when it strays beyond 1x of the
+ * baseline's (*due then set: the pair's trace says so). */
 static bool pair_check(struct timing_case *p, struct block *bk, int pattern,
-		       const char *kind, int n, bool due)
+		       const char *kind, int n, bool *due)
 {
 	char what[96], prefix[200];
 
@@ -97,9 +97,9 @@ static bool pair_check(struct timing_case *p, struct block *bk, int pattern,
 		if (!ev_outputs_match(p->x, p->l, bk->cand, bk->base, 2.0,
 				      pattern, NULL, RS_INCORRECT, prefix))
 			return false;
-		due = true;
+		*due = true;
 	}
-	return !due || reference_check(p, bk, pattern, kind, n);
+	return !*due || reference_check(p, bk, pattern, kind, n);
 }
 
 /* Baseline and candidate once each, in random order; the other runner is
@@ -126,12 +126,12 @@ static bool warm_up(struct timing_case *p, struct block *bk)
 	for (int i = 0; i < WARMUP_CALLS; i++) {
 		int pattern = i & 1;
 		struct gpu_sample bs, cs;
-		bool base_first;
+		bool base_first, due = false;
 		char what[64];
 		snprintf(what, sizeof(what), "in warm-up call %d", ++p->nwarm);
 		pair_stage(p, bk, pattern);
 		if (!pair_calls(p, bk, what, &base_first, &bs, &cs) ||
-		    !pair_check(p, bk, pattern, "warm-up", p->nwarm, false))
+		    !pair_check(p, bk, pattern, "warm-up", p->nwarm, &due))
 			return false;
 		/* The baseline's call, for the timing floor: its fastest
 		 * warm-up (the first call of a process pays for faults). */
@@ -161,10 +161,10 @@ static bool host_pair(struct timing_case *p, int b)
 	if (!pair_calls(p, bk, what, &base_first, &bs, &cs))
 		return false;
 	uint64_t t2 = now_ns();
-	if (!pair_check(p, bk, pattern, "timed", p->ntimed, due))
+	if (!pair_check(p, bk, pattern, "timed", p->ntimed, &due))
 		return false;
 	ev_trace_pair(x, p->c, b, "timed", p->ntimed, 1, base_first, &bs, &cs,
-		      t1 - t0, now_ns() - t2);
+		      t1 - t0, now_ns() - t2, due ? 2 : 1);
 	ev_samples_add(&p->s, b, base_first, &bs, &cs);
 	bk->pairs++;
 	return true;

@@ -81,6 +81,7 @@ struct eval_target {
 	int attempt;
 	double case_budget_s; /* > 0: instead of the config's */
 	bool aa;	      /* the candidate is the task's baseline */
+	bool aa_timing_only;  /* aa: timing alone (eval_request's) */
 	const char *device;   /* NULL: the config's or the task's */
 };
 

@@ -157,6 +157,7 @@ int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 	req.include_held_out = held_out;
 	req.quick = quick;
 	req.candidate_is_baseline = tg->aa;
+	req.aa_timing_only = tg->aa && tg->aa_timing_only;
 	if (tg->cfg)
 		req.timing = tg->cfg->timing;
 	if (tg->obs && tg->obs->progress) {
@@ -291,6 +292,7 @@ int engine_eval_dir(struct engine *e, const char *task_id, const char *dir,
 		.seed = opt->seed,
 		.case_budget_s = opt->case_budget_s,
 		.aa = opt->aa,
+		.aa_timing_only = opt->timing_only,
 		.device = opt->device,
 		.has_gpu = opt->has_gpu,
 		.gpu = opt->gpu,
