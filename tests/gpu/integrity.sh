@@ -17,7 +17,10 @@
 #                  tests/gpu/honest on cuda2cuda/gemm_f32, hip2hip/gemm_bf16
 #     aa           every task of SELECT against itself, repeated until the
 #                  deadline, $COVERAGE_BUDGET s of timing per case (default
-#                  0.3), $COVERAGE_JOBS evaluations at a time (default 2)
+#                  0.3), $COVERAGE_JOBS evaluations at a time (default 2),
+#                  with $COVERAGE_FLAGS (default --timing-only: the timing
+#                  path alone, no correctness trials or reference checks,
+#                  which test nothing in a baseline against itself)
 #     noop         (not by default) the same A/A through `arena run` with
 #                  the noop agent, tests/gpu/noop.sh, $NOOP_BUDGET s per case
 #   --quick        a smoke test in about three minutes: the new cheats and
@@ -225,6 +228,7 @@ if has_step aa && [ "$(left)" -gt 90 ]; then
 		# shellcheck disable=SC2086
 		[ -n "$mine" ] && B="$B" ARENA="$ARENA" \
 			sh "$ROOT/tests/bench/aa_coverage.sh" -n $reps \
+			${COVERAGE_FLAGS---timing-only} \
 			-o "$OUT/aa-$w.tsv" --case-budget "${COVERAGE_BUDGET:-0.3}" \
 			--store "$STORE/aa-$w" --until $((t_end - 45)) $mine \
 			> "$OUT/aa-$w.txt" 2>&1 &
