@@ -443,10 +443,11 @@ static double block_median(const struct timing_case *p, int b, bool charged)
 /* One line per block of a timed case in <log_dir>/blocks.tsv: both
  * runners' process ids and where they said their buffers lie, the
  * block's median ratio of the claims alone and as charged, and the
- * case's charged excesses and their medians.  A bias that every block of an evaluation
- * shares is then either in the charge (claims near 1, charged not) or
- * in the runners (docs/gpu.md section 6, "what differs between the two
- * runners"); tests/gpu/pace_report.py and aa_repeat.sh read it. */
+ * case's charged excesses and their medians.  A bias that every block
+ * of an evaluation shares is then either in the charge (claims near 1,
+ * charged not) or in the runners (docs/gpu.md section 6, "Fairness:
+ * what differs between the two runners"); tests/gpu/pace_report.py and
+ * aa_repeat.sh read it. */
 static void gpu_log_blocks(struct timing_case *p)
 {
 	struct eval_ctx *x = p->x;
