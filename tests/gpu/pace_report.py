@@ -9,17 +9,78 @@ the pair) and the controller's work between pairs (loop_ns); then the
 case's set-up before its first pair (runners laid out, batch buffers);
 then the checks by kind (the checked column, docs/gpu.md section 6):
 pairs compared on windows, whole, and whole with a reference check, each
-as count x mean ms.  Timing.tsv files older than the pace columns (or
-the checked column) report those as '-'.
+as count x mean ms; then each block's median ratio (baseline claim /
+candidate claim over its timed pairs) from the claims alone and as
+charged (the case's charged excess, from its mark, added to every
+candidate claim), and, where the evaluation wrote blocks.tsv beside
+timing.tsv, both runners' process ids and where they said their buffers
+lie (docs/gpu.md section 6, "what differs between the two runners").
+Timing.tsv files older than the pace columns (or the checked column)
+report those as '-'.
 
 usage: pace_report.py [--tsv] TIMING.TSV...
   --tsv  one tab-separated line per case (for tests/gpu/pace.sh's table)
 """
 import csv
+import os
 import re
 import sys
 
 MARK = re.compile(r"# ([0-9.]+) ms: (.*)")
+CHARGED = re.compile(r"case (\S+): charged excess ([-0-9.]+) us per sample "
+                     r".*handing the outputs over ([-0-9.]+) us")
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    if not n:
+        return float("nan")
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def charged_ns(marks, case):
+    """The case's charged excess per sample (both parts), ns; the last
+    mark wins (a case timed a second time)."""
+    ns = None
+    for _, m in marks:
+        hit = CHARGED.match(m)
+        if hit and hit.group(1) == case:
+            ns = (float(hit.group(2)) + float(hit.group(3))) * 1e3
+    return ns
+
+
+def read_blocks(path):
+    """blocks.tsv beside timing.tsv: {(case, block): row}, or {}."""
+    bp = os.path.join(os.path.dirname(path) or ".", "blocks.tsv")
+    if not os.path.exists(bp):
+        return {}
+    with open(bp) as f:
+        return {(r["case"], int(r["block"])): r
+                for r in csv.DictReader(f, delimiter="\t")}
+
+
+def block_lines(c, R, marks, blocks, out):
+    """Each block's median ratio, claims alone and charged, and its
+    runners where blocks.tsv names them."""
+    T = [r for r in R if r.get("kind") == "timed"]
+    charge = charged_ns(marks, c)
+    for b in sorted({int(r["block"]) for r in T}):
+        B = [r for r in T if int(r["block"]) == b]
+        claims = median([float(r["base_claim_ns"]) / float(r["cand_claim_ns"])
+                         for r in B])
+        charged = ("%.4f" % median([float(r["base_claim_ns"]) /
+                                    (float(r["cand_claim_ns"]) + charge)
+                                    for r in B])
+                   if charge is not None else "-")
+        who = ""
+        row = blocks.get((c, b))
+        if row:
+            who = ("; baseline pid %s at %s-%s, candidate pid %s at %s-%s" %
+                   (row["base_pid"], row["base_dev_lo"], row["base_dev_hi"],
+                    row["cand_pid"], row["cand_dev_lo"], row["cand_dev_hi"]))
+        print("    block %d: %d pairs, median ratio %.4f by the claims, "
+              "%s charged%s" % (b, len(B), claims, charged, who), file=out)
 
 
 def ms(ns):
@@ -33,6 +94,7 @@ def report(path, tsv, out):
                                delimiter="\t"))
     cases = list(dict.fromkeys(r["case"] for r in rows))
     new = rows and "pair_ns" in rows[0]
+    blocks = read_blocks(path)
     for c in cases:
         R = [r for r in rows if r["case"] == c]
         n = len(R)
@@ -92,6 +154,10 @@ def report(path, tsv, out):
         else:
             print("    per pair: spans %.1f, checks %.1f (ms); no pace columns" %
                   (spans, check), file=out)
+        charge = charged_ns(marks, c)
+        print("    charged excess %s us per sample" %
+              ("-" if charge is None else "%.1f" % (charge / 1e3)), file=out)
+        block_lines(c, R, marks, blocks, out)
 
 
 def main():

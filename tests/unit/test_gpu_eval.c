@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,6 +532,96 @@ static void test_both_runners_of_a_pair_place_buffers_alike(void **s)
 	rm_rf(dir);
 }
 
+/* ---- blocks.tsv: what tells a charged bias from a runner's ---- */
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of base/cand claims of case's timed pairs in block b, from
+ * timing.tsv's pair lines. */
+static double traced_block_median(const char *dir, const char *cs, int b)
+{
+	char *path = path_join(dir, "timing.tsv"), line[2048];
+	FILE *f = fopen(path, "r");
+	double v[4096];
+	size_t n = 0;
+
+	free(path);
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) && n < 4096) {
+		char c[64], kind[16];
+		int blk, num, batch, first;
+		long long bc, cc;
+		if (sscanf(line,
+			   "%63[^\t]\t%d\t%15[^\t]\t%d\t%d\t%d\t%lld\t%lld", c,
+			   &blk, kind, &num, &batch, &first, &bc, &cc) == 8 &&
+		    !strcmp(c, cs) && blk == b && !strcmp(kind, "timed") &&
+		    cc > 0)
+			v[n++] = (double)bc / (double)cc;
+	}
+	fclose(f);
+	assert_true(n > 0);
+	qsort(v, n, sizeof(double), cmp_dbl);
+	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* A shared offset in an A/A is either the charged excess (the claims'
+ * medians near 1, the charged ones not) or the runners': blocks.tsv has
+ * one line per block of every timed case with both runners' processes,
+ * where they said their buffers lie, the block's median ratio of the
+ * claims (as timing.tsv's pairs give it) and as charged (never above
+ * it: the charge only adds to the candidate). */
+static void test_blocks_log_names_each_blocks_runners_and_ratios(void **s)
+{
+	struct opts o = { .blocks = 3, .aa_timing_only = true };
+	struct task_result r;
+	char dir[] = "/tmp/arena-test-gpu-blocks-XXXXXX", line[1024];
+	int lines = 0;
+
+	(void)s;
+	assert_non_null(mkdtemp(dir));
+	o.log_dir = dir;
+	evaluate("task/fakepoly", &o, &r);
+	expect(&r, RS_OK, "");
+	char *path = path_join(dir, "blocks.tsv");
+	FILE *f = fopen(path, "r");
+	free(path);
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_non_null(strstr(line, "claims_ratio\tcharged_ratio"));
+	while (fgets(line, sizeof(line), f)) {
+		char c[64];
+		int b, pairs;
+		long bp, cp;
+		unsigned long long blo, bhi, clo, chi;
+		double claims, charged, ex, fex;
+		assert_int_equal(sscanf(line,
+					"%63[^\t]\t%d\t%ld\t%ld\t%llx\t%llx\t"
+					"%llx\t%llx\t%d\t%lf\t%lf\t%lf\t%lf",
+					c, &b, &bp, &cp, &blo, &bhi, &clo, &chi,
+					&pairs, &claims, &charged, &ex, &fex),
+				 13);
+		assert_true(b >= 0 && b < 3);
+		assert_true(bp > 0 && cp > 0 && bp != cp);
+		assert_true(blo > 0 && blo < bhi && clo > 0 && clo < chi);
+		assert_true(pairs >= 5);
+		assert_true(fabs(claims - traced_block_median(dir, c, b)) <
+			    1e-5 * claims);
+		assert_true(charged <= claims * (1 + 1e-9));
+		assert_true(ex >= 0 && fex >= 0);
+		lines++;
+	}
+	fclose(f);
+	/* Both cases are timed (the task's floor is 0), three blocks each. */
+	assert_int_equal(lines, 6);
+	result_release(&r);
+	rm_rf(dir);
+}
+
 static void test_work_done_while_the_runner_draws_inputs_is_rejected(void **s)
 {
 	struct opts o = { .task = NULL };
@@ -731,6 +822,8 @@ int main(void)
 			test_honest_closed_form_is_accepted_with_its_speedup),
 		cmocka_unit_test(
 			test_both_runners_of_a_pair_place_buffers_alike),
+		cmocka_unit_test(
+			test_blocks_log_names_each_blocks_runners_and_ratios),
 		cmocka_unit_test(
 			test_work_done_while_the_runner_draws_inputs_is_rejected),
 		cmocka_unit_test(

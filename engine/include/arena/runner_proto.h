@@ -68,8 +68,11 @@
  *   ...` reply from it is a protocol violation.
  *
  * GPU runners (arena-runner-cuda, arena-runner-hip; docs/gpu.md):
- *     layout <seq> ...          → ok <seq>     (as above; also allocates one
- *                                               device buffer per argument)
+ *     layout <seq> ...          → ok <seq> <lo> <hi>   (as above; also
+ *                                  allocates one device buffer per
+ *                                  argument; <lo> and <hi> bound the
+ *                                  device addresses of those buffers,
+ *                                  recorded in blocks.tsv only)
  *     call <seq>                → ok <seq> <rc>
  *                                  copies every argument of set 0 to
  *                                  the device, calls, waits for the whole
@@ -99,9 +102,10 @@
  *                                  how long a whole-device synchronisation
  *                                  took after the end event had completed:
  *                                  work left on another stream)
- *     sets <seq> <n> <stride>   → ok <seq>     (n device copies of the
- *                                  layout; set k lives in shared memory at
- *                                  k * stride)
+ *     sets <seq> <n> <stride>   → ok <seq> <lo> <hi>   (n device copies
+ *                                  of the layout; set k lives in shared
+ *                                  memory at k * stride; <lo> <hi> as for
+ *                                  layout)
  *     fetch <seq> [<mask>]      → ok <seq>     (copies every argument
  *                                  in <mask> (all without one) of every
  *                                  set back to shared memory)

@@ -313,6 +313,32 @@ static bool raised(const char *seq, int rc)
 
 /* ---- requests --------------------------------------------------------- */
 
+/* `ok <seq> <lo> <hi>` after the arguments were allocated: the lowest
+ * device address of this runner's argument allocations and the end of
+ * the highest, for the evaluation's log (blocks.tsv), so that a bias
+ * between two runners can be set beside where their buffers lie.  A
+ * claim like any reply: the controller only records it. */
+static void reply_allocated(const char *seq)
+{
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+
+	for (int k = 0; k < nsets; k++)
+		for (int a = 0; a < lay.nargs; a++) {
+			uintptr_t p = (uintptr_t)dalloc[k][a];
+			size_t b = lay.bytes[a] ? lay.bytes[a] : 256;
+			if (!p)
+				continue;
+			if (p < lo)
+				lo = p;
+			if (p + b + window[a] > hi)
+				hi = p + b + window[a];
+		}
+	if (lo > hi)
+		lo = hi = 0;
+	rio_replyf("ok %s %" PRIu64 " %" PRIu64, seq, (uint64_t)lo,
+		   (uint64_t)hi);
+}
+
 static void do_layout(const char *seq, char **save)
 {
 	struct rio_layout l;
@@ -327,7 +353,7 @@ static void do_layout(const char *seq, char **save)
 	set_stride = (size_t)l.size;
 	lock_host((size_t)l.size);
 	CHECK(seq, alloc_sets(1), "allocating the arguments");
-	rio_replyf("ok %s", seq);
+	reply_allocated(seq);
 }
 
 static void do_sets(const char *seq, char **save)
@@ -348,7 +374,7 @@ static void do_sets(const char *seq, char **save)
 	set_stride = (size_t)stride;
 	lock_host((size_t)(n * stride));
 	CHECK(seq, alloc_sets((int)n), "allocating the argument sets");
-	rio_replyf("ok %s", seq);
+	reply_allocated(seq);
 }
 
 /* The first argument whose hash differs, + 1; 0 when none does. */

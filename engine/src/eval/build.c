@@ -274,9 +274,11 @@ static void prelaunch_gpu(struct eval_ctx *x)
 	if (x->req->skip_timing)
 		return;
 	for (int b = 1; b < timing_blocks(x) && !x->decided; b++)
-		for (int i = 0; i < 2; i++)
-			x->tblk[b][i] = ev_launch(x, i ? ROLE_CAND : ROLE_BASE,
-					       x->shm_size, NULL);
+		for (int i = 0; i < 2; i++) {
+			enum role role = ev_block_role(b, i);
+			x->tblk[b][role == ROLE_CAND] =
+				ev_launch(x, role, x->shm_size, NULL);
+		}
 }
 
 /* Finishes the start of a prelaunched runner: hello, then its kernel.
@@ -346,13 +348,14 @@ static void start_correctness_runners(struct eval_ctx *x)
 		(void)ev_keeper_ready(x);
 	for (int b = 1; b < MAX_BLOCKS; b++)
 		for (int i = 0; i < 2; i++) {
-			struct runner *r = x->tblk[b][i];
+			enum role role = ev_block_role(b, i);
+			int slot = role == ROLE_CAND;
+			struct runner *r = x->tblk[b][slot];
 			if (!r || !r->deferred)
 				continue;
-			x->tblk[b][i] = NULL;
-			if (!x->decided &&
-			    finish_start(x, i ? ROLE_CAND : ROLE_BASE, r))
-				x->tblk[b][i] = r;
+			x->tblk[b][slot] = NULL;
+			if (!x->decided && finish_start(x, role, r))
+				x->tblk[b][slot] = r;
 		}
 }
 

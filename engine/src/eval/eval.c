@@ -214,6 +214,8 @@ static void ctx_release(struct eval_ctx *x)
 			(double)(now_ns() - x->t0_ns) / 1e6);
 	if (x->trace)
 		fclose(x->trace);
+	if (x->blocks_log)
+		fclose(x->blocks_log);
 	strvec_release(&x->hidden);
 	strvec_release(&x->manifest);
 	for (int g = 0; g < 2; g++)

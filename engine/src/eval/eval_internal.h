@@ -526,6 +526,9 @@ struct runner {
 	int calls;		/* `call`, host `time` and GPU `time`
 				 * requests answered */
 	int nsets;		/* GPU: argument sets (`sets`), 0 = one */
+	int64_t dev_lo, dev_hi; /* GPU: where its argument buffers lie, as
+				 * its last `layout` or `sets` said (a
+				 * claim, for blocks.tsv only) */
 	clockid_t cpu_clock;	/* the runner's CPU-time clock */
 	bool has_cpu_clock;
 	int64_t cpu_ns;	  /* CPU time the runner used while resumed
@@ -558,6 +561,8 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s);
 enum runner_fail runner_await(struct runner *r);
 /* Sends the kernel to a runner launched without one (so_path NULL). */
 enum runner_fail runner_load(struct runner *r, const char *so_path);
+/* The case's layout; a GPU runner's reply also says where its buffers
+ * lie (r->dev_lo, r->dev_hi). */
 enum runner_fail runner_layout(struct runner *r, const char *proto);
 /* GPU runners: one call, untimed (host runners have only runner_time). */
 enum runner_fail runner_call(struct runner *r, int *rc);
@@ -578,7 +583,8 @@ enum runner_fail runner_ping(struct runner *r);
 /* GPU runners (runner_proto.h): n device copies of the layout, set k at
  * shared-memory offset k * stride; a timed batch of n calls (claim: the
  * events' total; drain: the whole-device wait after the end event; wall:
- * the controller's clock over the request); copying every set back. */
+ * the controller's clock over the request); copying every set back.
+ * runner_sets, like runner_layout, sets r->dev_lo and r->dev_hi. */
 enum runner_fail runner_sets(struct runner *r, int n, size_t stride);
 enum runner_fail runner_time_gpu(struct runner *r, int n, int *rc,
 				 int64_t *claim_ns, int64_t *drain_ns,

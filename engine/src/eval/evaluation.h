@@ -216,6 +216,9 @@ struct eval_ctx {
 	struct strbuf method_notes;	/* batches, for benchmark_method */
 	double gate_prev_ns;		/* the last gated call, by our clock */
 	FILE *trace;			/* <log_dir>/timing.tsv, or NULL */
+	FILE *blocks_log;		/* <log_dir>/blocks.tsv (GPU timing,
+					 * opened on its first line), or NULL */
+	bool blocks_log_tried;		/* its open was tried already */
 	/* A GPU pair's start (0: none; set by the pair step) and the end of
 	 * the last traced pair: timing.tsv's pair_ns and loop_ns. */
 	uint64_t pair_t0_ns, pair_end_ns;
@@ -250,6 +253,12 @@ void ev_runner_failed(struct eval_ctx *x, enum role role, struct runner *r,
 /* Whether role's artifact runs in a GPU runner (a C reference of a GPU
  * task runs in the host runner). */
 bool ev_role_gpu(const struct eval_ctx *x, enum role role);
+/* The role that block b's pair of runners starts, lays out and
+ * allocates first (i = 0) and second (i = 1): the baseline in even
+ * blocks, the candidate in odd ones, so that neither role's device
+ * memory is always taken while the other's is already held (docs/gpu.md
+ * section 6, "what differs between the two runners"). */
+enum role ev_block_role(int b, int i);
 /* Forks and execs a runner for role with shm bytes of shared memory;
  * NULL (verdict set) on failure.  ev_await_ready() finishes the start. */
 struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,

@@ -409,7 +409,15 @@ static enum runner_fail request(struct runner *r, const char *verb,
 
 enum runner_fail runner_layout(struct runner *r, const char *proto)
 {
-	return request(r, "layout", proto, "accept the layout", 0, NULL, NULL);
+	int64_t v[2] = { 0, 0 };
+	enum runner_fail f = request(r, "layout", proto, "accept the layout",
+				     r->gpu ? 2 : 0, v, NULL);
+
+	if (f == RUNNER_OK) {
+		r->dev_lo = v[0];
+		r->dev_hi = v[1];
+	}
+	return f;
 }
 
 enum runner_fail runner_call(struct runner *r, int *rc)
@@ -456,13 +464,17 @@ enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
 
 enum runner_fail runner_sets(struct runner *r, int n, size_t stride)
 {
+	int64_t v[2];
 	char a[64];
 	enum runner_fail f;
 
 	snprintf(a, sizeof(a), "%d %zu", n, stride);
-	f = request(r, "sets", a, "allocate the argument sets", 0, NULL, NULL);
-	if (f == RUNNER_OK)
+	f = request(r, "sets", a, "allocate the argument sets", 2, v, NULL);
+	if (f == RUNNER_OK) {
 		r->nsets = n;
+		r->dev_lo = v[0];
+		r->dev_hi = v[1];
+	}
 	return f;
 }
 

@@ -128,6 +128,11 @@ bool ev_role_gpu(const struct eval_ctx *x, enum role role)
 	return x->gpu && x->lang[role] != LANG_C;
 }
 
+enum role ev_block_role(int b, int i)
+{
+	return ((b & 1) ^ (i & 1)) ? ROLE_CAND : ROLE_BASE;
+}
+
 /* Forks and execs a runner for role with shm bytes of shared memory;
  * NULL (verdict set) on failure.  runner_await() finishes the start. */
 struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,

@@ -272,7 +272,8 @@ static bool gpu_claims_ok(struct timing_case *p)
 
 /* Takes block b's runners for this case: block 0 is the correctness
  * pair, kept from the correctness phase; the others are kept across
- * cases.  Missing ones start all at once. */
+ * cases.  Missing ones start all at once.  Each block's two runners are
+ * started and laid out in the order ev_block_role gives. */
 static bool gpu_blocks_start(struct eval_ctx *x, struct block *blocks,
 			     int nblocks, const struct case_layout *l,
 			     const struct task_case *c)
@@ -282,10 +283,11 @@ static bool gpu_blocks_start(struct eval_ctx *x, struct block *blocks,
 	memset(fresh, 0, sizeof(fresh));
 	for (int b = 1; b < nblocks; b++)
 		for (int i = 0; i < 2; i++) {
-			enum role role = i ? ROLE_CAND : ROLE_BASE;
-			if (x->tblk[b][i])
+			enum role role = ev_block_role(b, i);
+			int k = role == ROLE_CAND;
+			if (x->tblk[b][k])
 				continue;
-			if (!(fresh[b][i] = ev_launch(x, role, x->shm_size, c)))
+			if (!(fresh[b][k] = ev_launch(x, role, x->shm_size, c)))
 				return false;
 		}
 	if (!(blocks[0].base = ev_acquire(x, ROLE_BASE, l, c)) ||
@@ -293,18 +295,19 @@ static bool gpu_blocks_start(struct eval_ctx *x, struct block *blocks,
 		return false;
 	for (int b = 1; b < nblocks; b++)
 		for (int i = 0; i < 2; i++) {
-			enum role role = i ? ROLE_CAND : ROLE_BASE;
-			struct runner *r = x->tblk[b][i];
-			x->tblk[b][i] = NULL;
+			enum role role = ev_block_role(b, i);
+			int k = role == ROLE_CAND;
+			struct runner *r = x->tblk[b][k];
+			x->tblk[b][k] = NULL;
 			if (!r) {
-				r = fresh[b][i];
-				fresh[b][i] = NULL;
+				r = fresh[b][k];
+				fresh[b][k] = NULL;
 				if (!ev_await_ready(x, role, r, c))
 					return false;
 			}
 			if (!ev_set_layout(x, role, r, l, c))
 				return false;
-			if (i)
+			if (k)
 				blocks[b].cand = r;
 			else
 				blocks[b].base = r;
@@ -368,9 +371,13 @@ static bool gpu_prepare(struct timing_case *p)
 	    !(p->ref = ev_acquire(x, ROLE_REF, p->l, c)))
 		return false;
 	for (int b = 0; b < nblocks; b++)
-		if (!ev_gpu_sets(x, ROLE_BASE, blocks[b].base, p->n, p->l, c) ||
-		    !ev_gpu_sets(x, ROLE_CAND, blocks[b].cand, p->n, p->l, c))
-			return false;
+		for (int i = 0; i < 2; i++) {
+			enum role role = ev_block_role(b, i);
+			struct runner *r = role == ROLE_CAND ? blocks[b].cand
+							     : blocks[b].base;
+			if (!ev_gpu_sets(x, role, r, p->n, p->l, c))
+				return false;
+		}
 	ev_trace_mark(x, "case %s: batch buffers allocated", c->id);
 	x->pair_end_ns = now_ns();
 	/* Pairs of opposite orders are averaged in the excess (gpu_ratios):
@@ -412,10 +419,82 @@ static bool gpu_timed_pair(struct timing_case *p, int b)
 	return true;
 }
 
-/* Runners of a case that went well are kept for the next case. */
+/* The median of block b's per-pair ratios, whole claims (charged
+ * false) or as charged (ct's ratios, after gpu_ratios). */
+static double block_median(const struct timing_case *p, int b, bool charged)
+{
+	const struct samples *s = &p->s;
+	double *v = xmalloc((size_t)(s->n ? s->n : 1) * sizeof(double)), med;
+	size_t m = 0;
+
+	if (charged) {
+		for (int i = 0; i < p->ct->sizes[b]; i++)
+			v[m++] = p->ct->ratios[b][i];
+	} else {
+		for (int i = 0; i < s->n; i++)
+			if (s->block[i] == b && s->v[S_CAND][i] > 0)
+				v[m++] = s->v[S_BASE][i] / s->v[S_CAND][i];
+	}
+	med = m ? stats_median_inplace(v, m) : 0;
+	free(v);
+	return med;
+}
+
+/* One line per block of a timed case in <log_dir>/blocks.tsv: both
+ * runners' process ids and where they said their buffers lie, the
+ * block's median ratio of the claims alone and as charged, and the
+ * case's charged excesses and their medians.  A bias that every block
+ * of an evaluation shares is then either in the charge (claims near 1,
+ * charged not) or in the runners (docs/gpu.md section 6, "Fairness:
+ * what differs between the two runners"); tests/gpu/pace_report.py and
+ * aa_repeat.sh read it. */
+static void gpu_log_blocks(struct timing_case *p)
+{
+	struct eval_ctx *x = p->x;
+
+	if (!x->blocks_log && !x->blocks_log_tried) {
+		char *path = path_join(x->log_dir, "blocks.tsv");
+		x->blocks_log_tried = true;
+		x->blocks_log = fopen(path, "we");
+		free(path);
+		if (x->blocks_log)
+			fputs("case\tblock\tbase_pid\tcand_pid\tbase_dev_lo\t"
+			      "base_dev_hi\tcand_dev_lo\tcand_dev_hi\tpairs\t"
+			      "claims_ratio\tcharged_ratio\texcess_ns\t"
+			      "fetch_excess_ns\texcess_med_ns\t"
+			      "fetch_excess_med_ns\n",
+			      x->blocks_log);
+	}
+	if (!x->blocks_log)
+		return;
+	for (int b = 0; b < p->ct->nblocks; b++) {
+		const struct runner *rb = p->blocks[b].base;
+		const struct runner *rc = p->blocks[b].cand;
+		if (!rb || !rc || !p->blocks[b].pairs)
+			continue;
+		fprintf(x->blocks_log,
+			"%s\t%d\t%ld\t%ld\t0x%llx\t0x%llx\t0x%llx\t0x%llx\t"
+			"%d\t%.6f\t%.6f\t%.0f\t%.0f\t%.0f\t%.0f\n",
+			p->c->id, b, (long)rb->pid, (long)rc->pid,
+			(unsigned long long)rb->dev_lo,
+			(unsigned long long)rb->dev_hi,
+			(unsigned long long)rc->dev_lo,
+			(unsigned long long)rc->dev_hi, p->blocks[b].pairs,
+			block_median(p, b, false), block_median(p, b, true),
+			p->excess_ns, p->fetch_excess_ns, p->excess_med_ns,
+			p->fetch_excess_med_ns);
+	}
+	fflush(x->blocks_log);
+}
+
+/* Runners of a case that went well are kept for the next case; its
+ * blocks are logged first (gpu_log_blocks). */
 static void gpu_finish(struct timing_case *p, bool ok)
 {
 	struct eval_ctx *x = p->x;
+
+	if (ok && p->s.n > 0)
+		gpu_log_blocks(p);
 
 	for (int b = 0; b < MAX_BLOCKS; b++) {
 		struct runner **kb = b ? &x->tblk[b][0] : &x->keep[ROLE_BASE];

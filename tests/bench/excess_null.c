@@ -1,0 +1,118 @@
+/*
+ * excess_null.c - how often, and by how much, the GPU charged excess
+ * (gpu_policy.c, gpu_charged_excess_ns) charges a candidate that hides
+ * nothing: an A/A, where every pair's excess e is noise around 0.  A
+ * measurement on the host, not a test; excess_null.sh builds and runs it
+ * (docs/gpu.md section 6, "what differs between the two runners").
+ *
+ * For each shape (blocks, pairs of pairs per block, a per-block offset of
+ * the excess, the noise's law) it draws many cases of the null and runs
+ * the controller's own function on them, for one column of the excess
+ * (timing_gpu.c charges two: the sample's and the fetch's, each floored
+ * at 0 on its own) and prints:
+ *   charged  the share of cases with a charge above 0 (one column);
+ *   either   the share with a charge in either of two independent columns;
+ *   mean     the mean charge over the charged cases, in units of one
+ *            pair-of-pairs' noise (sigma);
+ *   p90      its 90th percentile, same units.
+ * A charge is subtracted from nothing and added to every pair of the
+ * case's candidate, so each charged case is an offset every block of
+ * that evaluation shares.  Its size in the ratio is charge / the
+ * candidate's claim: a fetch whose noise is large against the kernel's
+ * time (hundreds of MiB back over PCIe for a kernel of a few hundred
+ * microseconds) turns a charge of one sigma into percent.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "arena/stats.h"
+#include "arena/util.h"
+#include "eval_internal.h"
+
+#define CASES 4000
+#define ITERS 1000
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One draw of the noise: normal, or Student-like heavy tails (a normal
+ * over the square root of a scaled chi-square of 3 degrees), scaled to
+ * unit variance. */
+static double noise(struct rng *r, bool heavy)
+{
+	double z = rng_normal(r);
+
+	if (!heavy)
+		return z;
+	double c = 0;
+	for (int i = 0; i < 3; i++) {
+		double g = rng_normal(r);
+		c += g * g;
+	}
+	return z / sqrt(c / 3.0) / sqrt(3.0);
+}
+
+static void shape(int nblocks, int per_block, double block_sd, bool heavy,
+		  uint64_t seed)
+{
+	double *e = xmalloc((size_t)nblocks * (size_t)per_block *
+			    sizeof(double));
+	double *charges = xmalloc(CASES * sizeof(double));
+	const double *eb[8];
+	int sizes[8];
+	int charged = 0;
+	struct rng r;
+
+	rng_seed(&r, seed);
+	for (int c = 0; c < CASES; c++) {
+		for (int b = 0; b < nblocks; b++) {
+			double off = block_sd * rng_normal(&r);
+			eb[b] = e + (size_t)b * (size_t)per_block;
+			sizes[b] = per_block;
+			for (int i = 0; i < per_block; i++)
+				e[b * per_block + i] = off + noise(&r, heavy);
+		}
+		double med, hi;
+		double lo = gpu_charged_excess_ns(eb, sizes, nblocks, ITERS,
+						  rng_next(&r), &med, &hi);
+		if (lo > 0)
+			charges[charged++] = lo;
+	}
+	double p = (double)charged / CASES, mean = 0, p90 = 0;
+	for (int i = 0; i < charged; i++)
+		mean += charges[i] / charged;
+	if (charged) {
+		qsort(charges, (size_t)charged, sizeof(double), cmp_dbl);
+		p90 = charges[(size_t)(0.9 * (charged - 1))];
+	}
+	printf("%6d %9d %8.2f %6s %8.3f %7.3f %6.2f %6.2f\n", nblocks,
+	       per_block, block_sd, heavy ? "heavy" : "normal", p,
+	       1 - (1 - p) * (1 - p), mean, p90);
+	free(e);
+	free(charges);
+}
+
+int main(void)
+{
+	printf("# %d cases of the null per line, %d bootstrap resamples, "
+	       "alpha %.2f; charge in units of one pair-of-pairs' sigma\n",
+	       CASES, ITERS, GPU_EXCESS_ALPHA);
+	printf("%6s %9s %8s %6s %8s %7s %6s %6s\n", "blocks", "per_block",
+	       "block_sd", "noise", "charged", "either", "mean", "p90");
+	/* 6 blocks of 10 timed pairs (5 pairs of pairs) is what a large
+	 * case gets at the default min_pairs within a 0.3 s budget. */
+	static const int per[] = { 5, 10, 20 };
+	static const double bsd[] = { 0, 0.5 };
+	uint64_t seed = 20261202;
+	for (size_t i = 0; i < ARRAY_SIZE(per); i++)
+		for (size_t j = 0; j < ARRAY_SIZE(bsd); j++)
+			for (int h = 0; h < 2; h++)
+				shape(6, per[i], bsd[j], h, seed++);
+	shape(2, 5, 0, false, seed++);
+	return 0;
+}
