@@ -181,9 +181,9 @@ double gpu_charged_excess_ns(const double *const *e, const int *sizes,
 double gpu_gross_excess_ns(double cand_claim_ns);
 /* When the bounds of the excess lie further apart than this, max(
  * GPU_UNCONFIRMED_ABS_NS, GPU_UNCONFIRMED_REL x the candidate's median
- * claim), the controller's clock cannot confirm the claims at all (a
- * machine too busy to time on): the case is timed by the controller's
- * clock alone, whole samples against whole samples. */
+ * claim), the clocks do not yet confirm the claims (a machine too busy
+ * to time on): the case is not done early (excess_unsettled), and keeps
+ * sampling up to its pair limit. */
 #define GPU_UNCONFIRMED_ABS_NS 100000.0
 #define GPU_UNCONFIRMED_REL 0.25
 double gpu_unconfirmed_ns(double cand_claim_ns);
