@@ -21,12 +21,14 @@
 #   build   `cc -O2 -c` of the kernel
 # and, back to back with no pause, `git status` again (warm) and `cat
 # score` (open+read+close of ../score on unchanged sources).
-# After the rounds, the cost of one round trip to the default daemon:
-# `pwrite` of one byte then `fstat` (a WRITE and a GETATTR through the
-# mount: the pair fsx_lite repeats), per call natively and through the
-# mount, with caller and daemon free to run anywhere, pinned to one CPU,
-# and pinned to two different CPUs.  What the mount adds to fsx_lite is
-# its request count (tests/bench/fs_requests.sh) times that cost.
+# After the rounds, with caller and default daemon free to run anywhere,
+# pinned to one CPU, and pinned to two different CPUs: the cost of one
+# round trip (`pwrite` of one byte then `fstat`: a WRITE and a GETATTR
+# through the mount, the pair fsx_lite repeats; per call, natively and
+# through the mount) and fsx_lite back to back (median of 5, natively
+# and through the mount).  What the mount adds to fsx_lite is its request
+# count (tests/bench/fs_requests.sh) times the cost of a round trip, which
+# depends on whether caller and daemon share a CPU.
 # With BASE=<another arena binary> (e.g. one built from the commit before
 # a change), a third daemon of that binary, default options, is measured
 # in the same rotation ("base"), so a change is compared side by side
@@ -200,15 +202,20 @@ placements = [("anywhere", set(cpus), set(cpus))]
 if len(cpus) >= 2:
     placements += [("same CPU", {cpus[0]}, {cpus[0]}),
                    ("other CPUs", {cpus[0]}, set(cpus[1:]))]
-print("one pwrite + fstat (a WRITE and a GETATTR through the mount), "
-      "microseconds per call, caller / daemon placement:")
+def fsx_ms(d):
+    return statistics.median(timed([fsx, "-q", "-n", "2000", "-S", str(s),
+                                    "."], d) * 1000 for s in range(1, 6))
+
+print("caller / daemon placement: one pwrite + fstat (us per call); "
+      "fsx_lite back to back (ms, median of 5)")
 for name, mine, theirs in placements:
-    os.sched_setaffinity(0, mine)
+    os.sched_setaffinity(0, mine)   # inherited by fsx_lite
     pin_daemon(theirs)
-    nat = round_trip_us(real)
-    mnt = round_trip_us(wd)
-    print(f"  {name:10}  native {nat:6.1f}  mount {mnt:6.1f}  "
-          f"(+{(mnt - nat) / 2:.1f} per request)")
+    nat, mnt = round_trip_us(real), round_trip_us(wd)
+    fnat, fmnt = fsx_ms(real), fsx_ms(wd)
+    print(f"  {name:10}  round trip native {nat:5.1f} mount {mnt:6.1f} "
+          f"(+{(mnt - nat) / 2:.1f} per request);  fsx_lite native "
+          f"{fnat:6.1f} mount {fmnt:6.1f} ({fmnt / fnat:.2f}x)")
 os.sched_setaffinity(0, set(cpus))
 pin_daemon(set(cpus))
 PY
