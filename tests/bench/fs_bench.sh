@@ -21,6 +21,14 @@
 #   build   `cc -O2 -c` of the kernel
 # and, back to back with no pause, `git status` again (warm) and `cat
 # score` (open+read+close of ../score on unchanged sources).
+# After the rounds, with caller and default daemon free to run anywhere,
+# pinned to one CPU, and pinned to two different CPUs: the cost of one
+# round trip (`pwrite` of one byte then `fstat`: a WRITE and a GETATTR
+# through the mount, the pair fsx_lite repeats; per call, natively and
+# through the mount) and fsx_lite back to back (median of 5, natively
+# and through the mount).  What the mount adds to fsx_lite is its request
+# count (tests/bench/fs_requests.sh) times the cost of a round trip, which
+# depends on whether caller and daemon share a CPU.
 # With BASE=<another arena binary> (e.g. one built from the commit before
 # a change), a third daemon of that binary, default options, is measured
 # in the same rotation ("base"), so a change is compared side by side
@@ -106,10 +114,10 @@ git clone -q --bare "$REAL" "$T/src.git" || exit 1
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$ROUNDS" "$IDLE" "$REAL" "$WD" "$W1" "$ROOT/engine/include" \
-	"$T/src.git" "$FSX" "$WB" <<'PY'
+	"$T/src.git" "$FSX" "$WB" "$(cat "$MD.pid")" <<'PY'
 import os, shutil, statistics, subprocess, sys, time
 rounds, idle = int(sys.argv[1]), float(sys.argv[2])
-real, wd, w1, inc, src, fsx, wb = sys.argv[3:]
+real, wd, w1, inc, src, fsx, wb, daemon = sys.argv[3:]
 dirs = {"native": real, "default": wd, "timeout 1": w1}
 if wb:
     dirs["base"] = wb
@@ -166,6 +174,50 @@ for k in names:
         else:
             cells.append(f"{med[k][o]:10.1f} ({med[k][o] / n[o]:5.2f}x)")
     print(f"{k:10}" + "".join(cells))
+
+def pin_daemon(cpus):
+    for tid in os.listdir(f"/proc/{daemon}/task"):
+        try:
+            os.sched_setaffinity(int(tid), cpus)
+        except OSError:
+            pass    # a worker thread that just ended
+
+def round_trip_us(d, calls=5000):
+    """Median over 5 batches of one pwrite + fstat, in microseconds."""
+    fd = os.open(os.path.join(d, "roundtrip.bench"),
+                 os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+    batches = []
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(calls):
+            os.pwrite(fd, b"x", 0)
+            os.fstat(fd)
+        batches.append((time.perf_counter() - t) / calls * 1e6)
+    os.close(fd)
+    os.unlink(os.path.join(d, "roundtrip.bench"))
+    return statistics.median(batches)
+
+cpus = sorted(os.sched_getaffinity(0))
+placements = [("anywhere", set(cpus), set(cpus))]
+if len(cpus) >= 2:
+    placements += [("same CPU", {cpus[0]}, {cpus[0]}),
+                   ("other CPUs", {cpus[0]}, set(cpus[1:]))]
+def fsx_ms(d):
+    return statistics.median(timed([fsx, "-q", "-n", "2000", "-S", str(s),
+                                    "."], d) * 1000 for s in range(1, 6))
+
+print("caller / daemon placement: one pwrite + fstat (us per call); "
+      "fsx_lite back to back (ms, median of 5)")
+for name, mine, theirs in placements:
+    os.sched_setaffinity(0, mine)   # inherited by fsx_lite
+    pin_daemon(theirs)
+    nat, mnt = round_trip_us(real), round_trip_us(wd)
+    fnat, fmnt = fsx_ms(real), fsx_ms(wd)
+    print(f"  {name:10}  round trip native {nat:5.1f} mount {mnt:6.1f} "
+          f"(+{(mnt - nat) / 2:.1f} per request);  fsx_lite native "
+          f"{fnat:6.1f} mount {fmnt:6.1f} ({fmnt / fnat:.2f}x)")
+os.sched_setaffinity(0, set(cpus))
+pin_daemon(set(cpus))
 PY
 rc=$?
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
