@@ -269,10 +269,13 @@ static double charged(double mu, double spread, int per_block, double *median)
 		b0[i] = mu + spread * ((i % 7) - 3);
 		b1[i] = mu + spread * (((i * 3) % 7) - 3);
 	}
-	double hi;
-	double lo = gpu_charged_excess_ns(e, sizes, 2, 500, 42, median, &hi);
-	/* The upper bound is not floored at 0, the charge is. */
+	double hi, strict;
+	double lo = gpu_charged_excess_ns(e, sizes, 2, 500, 42, median, &hi,
+					  &strict);
+	/* The upper bound is not floored at 0, the charge is; the strict
+	 * bound (the interval's upper end) lies between 0 and the charge. */
 	assert_true(lo == 0 || hi >= lo);
+	assert_true(strict >= 0 && strict <= lo);
 	return lo;
 }
 
@@ -304,6 +307,28 @@ static void test_systematic_excess_is_charged_at_its_lower_bound(void **s)
 	assert_true(e == e2);
 }
 
+static void test_strict_bound_charges_a_real_excess_not_noise(void **s)
+{
+	double v[40], med, hi, strict;
+	const double *e[1] = { v };
+	int sizes[1] = { 40 };
+
+	(void)s;
+	/* A steady 30 us: the strict bound charges it too. */
+	for (int i = 0; i < 40; i++)
+		v[i] = 30000 + 1000 * ((i % 7) - 3);
+	double lo =
+		gpu_charged_excess_ns(e, sizes, 1, 1000, 5, &med, &hi, &strict);
+	assert_true(strict > 25000 && strict <= lo);
+	/* Spread +-2 us around 0.8 us: the lower 95% bound of the median
+	 * clears 0 (a charge noise can explain), the strict one does not. */
+	for (int i = 0; i < 40; i++)
+		v[i] = 800 + 100 * (((i * 17) % 41) - 20);
+	lo = gpu_charged_excess_ns(e, sizes, 1, 1000, 5, &med, &hi, &strict);
+	assert_true(lo > 0);
+	assert_true(strict == 0);
+}
+
 static void test_excess_of_one_block_resamples_pairs(void **s)
 {
 	double v[20], med;
@@ -314,12 +339,13 @@ static void test_excess_of_one_block_resamples_pairs(void **s)
 	for (int i = 0; i < 20; i++)
 		v[i] = 5000 + (i % 2 ? 100 : -100);
 	double hi;
-	double x = gpu_charged_excess_ns(e, sizes, 1, 500, 7, &med, &hi);
+	double x = gpu_charged_excess_ns(e, sizes, 1, 500, 7, &med, &hi, NULL);
 	assert_true(x > 4800 && x <= 5100);
 	assert_true(hi >= 5000 && hi < 5200);
 	/* No pairs, no charge. */
 	sizes[0] = 0;
-	assert_true(gpu_charged_excess_ns(e, sizes, 1, 500, 7, &med, &hi) == 0);
+	assert_true(gpu_charged_excess_ns(e, sizes, 1, 500, 7, &med, &hi,
+					  NULL) == 0);
 }
 
 static void test_gross_excess_bound(void **s)
@@ -341,7 +367,8 @@ static void test_wide_excess_bounds_are_reported(void **s)
 	(void)s;
 	/* Noise of tens of ms over a few pairs: the lower bound may be 0,
 	 * but the upper one says how little the clock confirms. */
-	double lo = gpu_charged_excess_ns(e, sizes, 1, 1000, 3, &med, &hi);
+	double lo =
+		gpu_charged_excess_ns(e, sizes, 1, 1000, 3, &med, &hi, NULL);
 	assert_true(hi - lo > gpu_unconfirmed_ns(1000));
 }
 
@@ -536,6 +563,8 @@ int main(void)
 		cmocka_unit_test(test_excess_within_noise_is_not_charged),
 		cmocka_unit_test(
 			test_systematic_excess_is_charged_at_its_lower_bound),
+		cmocka_unit_test(
+			test_strict_bound_charges_a_real_excess_not_noise),
 		cmocka_unit_test(test_excess_of_one_block_resamples_pairs),
 		cmocka_unit_test(test_gross_excess_bound),
 		cmocka_unit_test(test_wide_excess_bounds_are_reported),

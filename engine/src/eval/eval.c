@@ -44,6 +44,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -349,7 +350,7 @@ static void aggregate(struct eval_ctx *x)
 	struct ratio_blocks rbs[TASK_MAX_CASES];
 	const double *blk[TASK_MAX_CASES][MAX_BLOCKS];
 	double sp[TASK_MAX_CASES], ho[TASK_MAX_CASES];
-	double bsum = 0, csum = 0;
+	double bsum = 0, csum = 0, log_hi = 0;
 	int nv = 0, nh = 0, pairs = 0;
 
 	for (int k = 0; k < res->ncases; k++) {
@@ -368,6 +369,7 @@ static void aggregate(struct eval_ctx *x)
 		rbs[nv].nblocks = ct->nblocks;
 		rbs[nv].blocks = blk[nv];
 		rbs[nv].sizes = ct->sizes;
+		log_hi += log(ev_timing_hi_factor(ct));
 		sp[nv] = cr->speedup;
 		bsum += cr->base_ms;
 		csum += cr->cand_ms;
@@ -384,7 +386,10 @@ static void aggregate(struct eval_ctx *x)
 					   &iv) == 0) {
 			res->speedup_ratio = iv.point;
 			res->speedup_ci_lo = iv.lo;
-			res->speedup_ci_hi = iv.hi;
+			/* Every case's upper end as charged the stricter
+			 * excess (gpu_ratios): the geomean's moves by their
+			 * geomean. */
+			res->speedup_ci_hi = iv.hi * exp(log_hi / nv);
 		}
 		res->speedup_arith_mean = stats_mean(sp, (size_t)nv);
 		res->base_execution_time = bsum / nv;

@@ -166,13 +166,19 @@ double gpu_roofline_floor_ns(int64_t bytes, int64_t flops,
  * max(0, the lower GPU_EXCESS_ALPHA bound of the median of e) from a
  * hierarchical bootstrap (resample blocks, then pairs within each), `iters`
  * resamples, deterministic in seed; *median gets the median of every e,
- * *hi the upper GPU_EXCESS_ALPHA bound (not floored).
+ * *hi the upper GPU_EXCESS_ALPHA bound (not floored), and *strict (when
+ * not NULL) max(0, the lower GPU_EXCESS_ALPHA_STRICT bound).
  * What noise can explain is not charged; what the candidate's process
- * did outside its claim, beyond what the baseline's did, is. */
+ * did outside its claim, beyond what the baseline's did, is.  Noise
+ * alone still puts the lower bound above 0 in about one case in twenty
+ * per column; the strict bound, which noise rarely lifts, is what the
+ * upper end of the case's interval is charged (gpu_ratios), so that such
+ * a charge moves the speedup, never the interval off the truth. */
 #define GPU_EXCESS_ALPHA 0.05
+#define GPU_EXCESS_ALPHA_STRICT 0.005
 double gpu_charged_excess_ns(const double *const *e, const int *sizes,
 			     int nblocks, int iters, uint64_t seed,
-			     double *median, double *hi);
+			     double *median, double *hi, double *strict);
 /* An excess this large is not charged but rejected, by name:
  * max(GPU_GROSS_EXCESS_ABS_NS, GPU_GROSS_EXCESS_REL x the candidate's
  * median claim). */

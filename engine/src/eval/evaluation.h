@@ -77,6 +77,10 @@ struct case_timing {
 	double *ratios[MAX_BLOCKS];
 	int sizes[MAX_BLOCKS];
 	int caps[MAX_BLOCKS];
+	/* GPU: how much higher the ratios would be if only the stricter
+	 * bounds of the excess were charged (>= 1; 0 or 1: no change); the
+	 * interval's upper end is multiplied by it (gpu_ratios). */
+	double hi_factor;
 };
 
 /* A correctness trial's reference, run while the candidate compiles
@@ -426,6 +430,8 @@ void ev_mutants_release(struct eval_ctx *x);
 /* ---- timing.c --------------------------------------------------------- */
 
 void ev_timing_release(struct case_timing *ct);
+/* ct->hi_factor, or 1 where it says no change. */
+double ev_timing_hi_factor(const struct case_timing *ct);
 /* Times case ci on the evaluation's device; when only the clock check
  * failed, times it once more with fresh runners, and the second timing
  * decides. */

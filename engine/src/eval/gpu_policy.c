@@ -148,7 +148,7 @@ static double resample_median(const double *const *e, const int *sizes,
 
 double gpu_charged_excess_ns(const double *const *e, const int *sizes,
 			     int nblocks, int iters, uint64_t seed,
-			     double *median, double *hi)
+			     double *median, double *hi, double *strict)
 {
 	int *nonempty =
 		xcalloc((size_t)(nblocks > 0 ? nblocks : 1), sizeof(int));
@@ -158,6 +158,8 @@ double gpu_charged_excess_ns(const double *const *e, const int *sizes,
 
 	*median = 0;
 	*hi = 0;
+	if (strict)
+		*strict = 0;
 	for (int b = 0; b < nblocks; b++)
 		if (sizes[b] > 0) {
 			nonempty[nne++] = b;
@@ -187,6 +189,10 @@ double gpu_charged_excess_ns(const double *const *e, const int *sizes,
 	qsort(meds, (size_t)iters, sizeof(double), cmp_double);
 	lo = stats_quantile_sorted(meds, (size_t)iters, GPU_EXCESS_ALPHA);
 	*hi = stats_quantile_sorted(meds, (size_t)iters, 1 - GPU_EXCESS_ALPHA);
+	if (strict)
+		*strict =
+			fmax(0, stats_quantile_sorted(meds, (size_t)iters,
+						      GPU_EXCESS_ALPHA_STRICT));
 	free(meds);
 	free(buf);
 	free(nonempty);

@@ -120,6 +120,11 @@ void ev_timing_clear(struct case_timing *ct)
 		ct->sizes[b] = 0;
 }
 
+double ev_timing_hi_factor(const struct case_timing *ct)
+{
+	return ct->hi_factor > 1.0 ? ct->hi_factor : 1.0;
+}
+
 void ev_timing_release(struct case_timing *ct)
 {
 	for (int b = 0; b < MAX_BLOCKS; b++)
@@ -270,7 +275,7 @@ static int case_timing_result(struct eval_ctx *x, int ci, double base_ms,
 	cr->cand_ms = cand_ms;
 	cr->speedup = iv.point;
 	cr->ci_lo = iv.lo;
-	cr->ci_hi = iv.hi;
+	cr->ci_hi = iv.hi * ev_timing_hi_factor(ct);
 	cr->pairs = pairs;
 	cr->blocks = ct->nblocks;
 	return 0;
