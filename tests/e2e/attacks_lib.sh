@@ -66,7 +66,7 @@ attacks_check() {
 	for a in 2 3; do
 		t="$d/c2c_dot__r$a"
 		[ "$(field "$t/task_result.yaml" status)" = ok ] ||
-			fail "late writer $a: $(field "$t/task_result.yaml" status): $(grep -A3 compilation_error "$t/task_result.yaml")"
+			fail "late writer $a: $(field "$t/task_result.yaml" status): $(grep -E '_message: [^n]|^ +error: [^n]' "$t/task_result.yaml" | head -n 5)"
 		grep -q "written after the agent ended" "$t/workspace/kernel.c" &&
 			fail "late writer $a: its process wrote the workspace after it ended"
 		# Unconfined, the holder's sweep kills both (sandboxed, they
