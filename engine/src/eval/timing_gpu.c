@@ -159,8 +159,7 @@ static void gpu_ratios(struct timing_case *p)
 {
 	struct samples *s = &p->s;
 	uint64_t seed = ev_derive(p->x->req->seed, 9, (uint64_t)p->ci, 0);
-
-	double strict, fstrict;
+	double strict, fstrict; /* the excesses' stricter lower bounds */
 
 	p->excess_ns = excess_of(p, S_BOVH, S_COVH, seed, &p->excess_med_ns,
 				 &p->excess_hi_ns, &strict);
