@@ -10,7 +10,8 @@
 #   steps, in this order (default: peaks adversarial honest aa):
 #     peaks        arena doctor: the device's measured peaks, tensor cores
 #                  included (the flop floor's rate)
-#     adversarial  21 candidates on tests/gpu/adversarial/task/vecpoly_hip,
+#     adversarial  21 candidates on tests/gpu/adversarial/task/vecpoly_hip
+#                  (from the $ADV_FROM-th of the list, default 1),
 #                  three evaluations at a time (timing is serialised by the
 #                  device lock; builds and correctness overlap)
 #     honest       optimized (vecpoly_hip) and the tiled GEMMs of
@@ -149,7 +150,7 @@ if has_step adversarial && [ "$(left)" -gt 60 ]; then
 	printf '%-20s | %-8s | %-13s | %8s | %s | %s\n' candidate verdict status \
 		speedup "charged excess case=E/median us" reason > "$TABLE"
 	t0=$(now)
-	list=$(adv_list)
+	list=$(adv_list | tail -n +"${ADV_FROM:-1}")
 	$quick && list=$(adv_list | head -n 9)
 	# Three at a time: the device lock serialises their timing.
 	i=0

@@ -267,6 +267,19 @@ int host_peaks_get(const char *cache_dir, bool remeasure, struct host_peaks *hp,
 double host_roofline_floor_ns(int64_t bytes, int64_t flops, bool flops_apply,
 			      const struct host_peaks *hp);
 
+/* Host: the most of a request's CPU time ever taken for the protocol's
+ * cost: a side's time is max(cpu - o, (1 - share) x cpu).  The pings'
+ * median o moved between 59 and 145 us from case to case of one
+ * evaluation on the 2-vCPU VM, and once exceeded a candidate's whole
+ * request (75 us; make quickstart, 2026-12-02): cpu - o alone then says
+ * nothing, or that the call took no time at all (timing_host.c). */
+#define HOST_PROTOCOL_SHARE_MAX 0.5
+/* What a host request of cpu_ns of CPU time is charged, o_ns being the
+ * protocol's cost: max(cpu - o, (1 - HOST_PROTOCOL_SHARE_MAX) x cpu,
+ * floor_ns).  *bound (may be NULL) says whether the share decided. */
+double host_charged_ns(double cpu_ns, double o_ns, double floor_ns,
+		       bool *bound);
+
 /* ---- sources and compilation (compile.c) ----------------------------- */
 
 #define SOURCES_MAX_FILES 64

@@ -416,6 +416,10 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 	    case_timing_result(x, ci, tc->base_med_ns / tc->n / 1e6,
 			       tc->cand_med_ns / tc->n / 1e6, tc->s.n, cr) != 0)
 		goto out;
+	if (tc->note && !cr->timing_note) {
+		cr->timing_note = tc->note;
+		tc->note = NULL;
+	}
 	rc = 0;
 out:
 	if (short_case && !x->decided)
@@ -430,6 +434,7 @@ out:
 	}
 	samples_release(&tc->s);
 	layout_release(&tc->layout);
+	free(tc->note);
 	free(tc);
 	return rc;
 }

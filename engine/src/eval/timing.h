@@ -111,6 +111,8 @@ struct timing_case {
 	 * the call (ping requests after the same flush), one per ping. */
 	double *ovh;
 	int novh, capovh;
+	/* A note for the case's result (the pair step's, owned), or NULL. */
+	char *note;
 	/* GPU: the charged excess of the case in ns per sample (the lower
 	 * 95% bound of its median, or 0), that median and the upper bound,
 	 * for the time a sample held inputs and for handing its outputs over
