@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +328,63 @@ static void test_a_tasks_own_timing_floor_times_short_cases(void **state)
 	result_release(&res);
 }
 
+/* Every kept floor decision (<cache>/timing-floor/<key>) overwritten
+ * with text; returns how many there were. */
+static int floor_records_set(const char *text)
+{
+	char *dir = xasprintf("%s/timing-floor", cache_dir);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct errbuf err;
+	int n = 0;
+
+	errbuf_init(&err);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *path = xasprintf("%s/%s", dir, e->d_name);
+		assert_int_equal(file_write_atomic_str(path, text, &err), 0);
+		free(path);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return n;
+}
+
+/* The floor's decision is this machine's first: kept and reused, so that
+ * a case near the floor is not timed in one evaluation and not in the
+ * next.  Shown by overwriting the kept decisions: "timed" times the
+ * cases whose calls are far below the floor; a record that does not
+ * parse is decided again (not timed) and written over. */
+static void test_the_floor_decision_is_kept_per_machine(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate_on(vecpoly_tiny, "candidates/optimized", &res);
+	expect(&res, RS_OK, "below the timing floor");
+	int ncases = res.ncases;
+	result_release(&res);
+	assert_true(floor_records_set("timed 25000.0\n") >= ncases);
+
+	evaluate_on(vecpoly_tiny, "candidates/optimized", &res);
+	expect(&res, RS_OK, NULL);
+	for (int i = 0; i < res.ncases; i++) {
+		assert_true(res.cases[i].timed);
+		assert_false(res.cases[i].correctness_only);
+	}
+	result_release(&res);
+
+	floor_records_set("garbage\n");
+	evaluate_on(vecpoly_tiny, "candidates/optimized", &res);
+	expect(&res, RS_OK, "below the timing floor");
+	for (int i = 0; i < res.ncases; i++)
+		assert_true(res.cases[i].correctness_only);
+	result_release(&res);
+}
+
 /* ---- honest candidates ---------------------------------------------------- */
 
 static void honest(struct task *t, const char *name)
@@ -392,6 +450,7 @@ int main(void)
 			test_cases_below_the_timing_floor_are_correctness_only),
 		cmocka_unit_test(
 			test_a_tasks_own_timing_floor_times_short_cases),
+		cmocka_unit_test(test_the_floor_decision_is_kept_per_machine),
 		cmocka_unit_test(test_honest_tiled_gemm_is_accepted_and_faster),
 		cmocka_unit_test(
 			test_honest_blocked_conv1d_is_accepted_and_faster),

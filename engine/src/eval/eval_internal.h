@@ -256,6 +256,9 @@ struct host_peaks {
 #define HOST_ROOFLINE_BW_MARGIN 16.0
 #define HOST_ROOFLINE_FLOPS_MARGIN 2.0
 
+/* The host CPU's model name from /proc/cpuinfo ("unknown CPU" when it
+ * says none). */
+void host_cpu_model(char *out, size_t n);
 /* The peaks from <cache_dir>/device-host.json when it was written on this
  * boot for this CPU and evaluator, else measured now (about a second) and
  * written there; remeasure: measure anyway.  *measured says which. */

@@ -197,7 +197,7 @@ static void measure_fma(struct host_peaks *hp)
 
 /* ---- the cache --------------------------------------------------------- */
 
-static void cpu_model(char *out, size_t n)
+void host_cpu_model(char *out, size_t n)
 {
 	char *text = NULL;
 	size_t len;
@@ -303,7 +303,7 @@ int host_peaks_get(const char *cache_dir, bool remeasure, struct host_peaks *hp,
 
 	memset(hp, 0, sizeof(*hp));
 	*measured = false;
-	cpu_model(hp->cpu, sizeof(hp->cpu));
+	host_cpu_model(hp->cpu, sizeof(hp->cpu));
 	key = cache_key(hp->cpu);
 	if (cache_dir) {
 		path = xasprintf("%s/device-host.json", cache_dir);

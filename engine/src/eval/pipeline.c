@@ -31,9 +31,9 @@ struct stream {
 static void run_one(struct stream *s, int i)
 {
 	struct errbuf own;
-	struct errbuf *err = s->errs ? &s->errs[i] : &own;
 
 	errbuf_init(&own);
+	struct errbuf *err = s->errs ? &s->errs[i] : &own;
 	result_init(&s->res[i]);
 	s->rcs[i] = eval_run(&s->reqs[i], &s->res[i], err);
 }

@@ -281,25 +281,18 @@ static int case_timing_result(struct eval_ctx *x, int ci, double base_ms,
 	return 0;
 }
 
-/* The case's timing floor in ns: the task's timing_floor_us, else
- * TIMING_FLOOR_NS. */
-double ev_timing_floor_ns(const struct task *t)
-{
-	return t->timing_floor_us >= 0 ? t->timing_floor_us * 1e3
-				       : TIMING_FLOOR_NS;
-}
-
-/* Whether case tc is too short to time: its baseline's call (warm-up,
- * trusted) below the floor.  Such a case stays a correctness case: it is
- * recorded as not timed, with the reason, and left out of the speedup -
- * a per-pair spread of 5-15% at a few microseconds would otherwise decide
- * it (issue 10, item 10). */
+/* Whether case tc is too short to time: its baseline's call (trusted)
+ * below the floor, as this machine decided it (timing_floor.c); false
+ * while nothing is known yet.  Such a case stays a correctness case: it
+ * is recorded as not timed, with the reason, and left out of the speedup
+ * - a per-pair spread of 5-15% at a few microseconds would otherwise
+ * decide it (issue 10, item 10). */
 static bool below_floor(struct timing_case *tc, struct case_result *cr)
 {
 	const struct task *t = tc->x->t;
-	double floor = ev_timing_floor_ns(t);
+	double floor = ev_timing_floor_ns(t), base_ns = 0;
 
-	if (!(tc->base_call_ns > 0) || tc->base_call_ns >= floor)
+	if (ev_floor_decision(tc->x, tc->c, tc->base_call_ns, &base_ns) != 1)
 		return false;
 	cr->timed = false;
 	cr->correctness_only = true;
@@ -307,7 +300,7 @@ static bool below_floor(struct timing_case *tc, struct case_result *cr)
 	cr->timing_note = xasprintf(
 		"correctness only: the baseline's call takes %.2f us, below "
 		"the timing floor of %.1f us%s%s%s",
-		tc->base_call_ns / 1e3, floor / 1e3,
+		base_ns / 1e3, floor / 1e3,
 		t->timing_floor_us >= 0 ? " (the task's: " : "",
 		t->timing_floor_us >= 0 && t->timing_floor_reason
 			? t->timing_floor_reason

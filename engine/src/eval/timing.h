@@ -182,6 +182,14 @@ bool ev_check_due(struct timing_case *tc, int b);
  * TIMING_FLOOR_NS (a case whose baseline call is shorter is checked, not
  * timed). */
 double ev_timing_floor_ns(const struct task *t);
+/* Whether case c is below the timing floor on this machine: 1 (checked,
+ * not timed) or 0 (timed), as the first evaluation here that measured
+ * the baseline's call decided (timing_floor.c), else decided now from
+ * measured_ns (> 0) and kept; -1 while nothing is known (no decision kept
+ * and nothing measured yet).  *base_ns: the baseline's call in ns that
+ * the decision rests on. */
+int ev_floor_decision(struct eval_ctx *x, const struct task_case *c,
+		      double measured_ns, double *base_ns);
 /* A clock-check finding: the verdict when it is the second in this case,
  * else only noted so that the case is timed again. */
 void ev_clock_finding(struct eval_ctx *x, const char *fmt, ...)

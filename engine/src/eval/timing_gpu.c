@@ -369,7 +369,8 @@ static bool gpu_prepare(struct timing_case *p)
 	if ((p->n = ev_gpu_case_batch(x, p->ci, blocks[0].base, p->l, c)) < 1)
 		return false;
 	p->base_call_ns = x->gpu_call_ns[p->ci];
-	if (p->base_call_ns < ev_timing_floor_ns(x->t))
+	double decided_ns;
+	if (ev_floor_decision(x, c, p->base_call_ns, &decided_ns) == 1)
 		return true;
 	/* An A/A run for coverage (timing only) checks nothing against the
 	 * reference. */
