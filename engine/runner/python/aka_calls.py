@@ -176,17 +176,23 @@ class Recorder:
         if self.depth == 0 and self.on_outer is not None:
             self.on_outer(args, kwargs)
         p = self.prog
-        if p is None or self.depth > 0 or p.error:
-            return fn(*args, **kwargs)
-        try:
-            enc = {"fn": path, "args": [p.encode(a) for a in args],
-                   "kwargs": {k: p.encode(v) for k, v in kwargs.items()}}
-            if grid is not None:
-                enc["grid"] = grid_spec(grid, path[-1], args, kwargs)
-        except Unsupported as e:
-            p.error = "calls %s with %s" % (".".join(path), e)
-            return fn(*args, **kwargs)
+        enc = None
+        if p is not None and self.depth == 0 and not p.error:
+            try:
+                enc = {"fn": path, "args": [p.encode(a) for a in args],
+                       "kwargs": {k: p.encode(v) for k, v in kwargs.items()}}
+                if grid is not None:
+                    enc["grid"] = grid_spec(grid, path[-1], args, kwargs)
+            except Unsupported as e:
+                p.error = "calls %s with %s" % (".".join(path), e)
+                enc = None
+        # Calls made inside this one are never outermost, recorded or not.
         self.depth += 1
+        if enc is None:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.depth -= 1
         try:
             got = fn(*args, **kwargs)
         finally:

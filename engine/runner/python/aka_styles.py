@@ -152,7 +152,7 @@ class Run:
         p = rec.prog
         uses_ret = p is not None and any(id(x) in p.rets
                                          for x in flat(args, kwargs))
-        if p is not None and p.calls and not uses_ret:
+        if p is not None and (p.calls or p.error) and not uses_ret:
             done = rec.close()
             if self.splitting:
                 self.check.append(done)
