@@ -254,6 +254,12 @@ def vllm(run):
     if p is not None and p.calls:
         run.check.append(p)
     run.negative_control(check_pass)
+    # A harness that times its kernel itself repeats the call its case
+    # records (AKA's runners: 10 warm-up and 100 timed calls, each of
+    # them snapshotted here); once each gives the same program.
+    for name in ("WARMUP_ITERATIONS", "BENCHMARK_ITERATIONS"):
+        if type(h.__dict__.get(name)) is int:
+            h.__dict__[name] = 1
     # The performance pass: set 0, then reseeded sets.
     for k in range(a.sets):
         run.seeds.set(k)
