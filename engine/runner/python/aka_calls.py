@@ -405,9 +405,12 @@ def kernel_callables(src, targets):
     jit-decorated one when the task names none), whose direct launches
     (`kernel[grid](...)` in a test) are recorded too."""
     tree = ast.parse(src)
-    # Tests and benchmark drivers that live in the same file (rocmbench)
-    # are the harness, not the kernel.
-    harness = re.compile(r"(test_|bench|run_benchmark$|main$)")
+    # Tests, benchmark drivers and checkers that live in the same file
+    # (rocmbench; geak_eval's kernel.py often keeps run_correctness and
+    # run_profile) are the harness, not the kernel: recorded as a call,
+    # one would swallow every kernel call it makes.
+    harness = re.compile(r"(test_|bench|run_(benchmark|correctness|profile|"
+                         r"performance)$|main$|check_correctness$|evaluate$)")
     funcs, classes, binds = {}, {}, {}
     for n in tree.body:
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
