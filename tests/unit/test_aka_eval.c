@@ -8,8 +8,12 @@
  * input, cached outputs, and candidates that lie to an in-process harness
  * (a patched torch.allclose, printed PASS lines and latencies) each with
  * its stated reason; a harness that exits 0 after printing FAIL refused
- * as the task's fault; one that checks nothing still yields arena's
- * verdict; a skipped folder never runs the candidate; a prepared entry
+ * (skipped) as the task's fault; one arena cannot record is infra_error,
+ * not skipped; one that checks nothing still yields arena's verdict;
+ * harness styles arena once missed (rocmbench tests taking pytest
+ * fixtures, kernels launched from tests with their grids, a vllm harness
+ * timing its kernel itself, a geak harness loading its kernel under
+ * aliases) are recorded; a skipped folder never runs the candidate; a prepared entry
  * changed in the cache is recorded again, not trusted.  The triton fixture
  * runs on the GPU runner's host emulation (as test_python_eval.c).
  *
@@ -254,8 +258,109 @@ test_a_harness_that_exits_0_after_printing_fail_is_the_tasks_fault(void **s)
 
 	(void)s;
 	evaluate(&o, &r);
-	expect(&r, RS_INFRA_ERROR, "exited 0");
+	/* The task's own fault: skipped with its reason, not a verdict and
+	 * not arena's failure (check-tasks flags it: aka_run.sh). */
+	expect(&r, RS_SKIPPED, "exited 0");
 	assert_false(r.candidate_accepted);
+	result_release(&r);
+}
+
+static void
+test_a_harness_arena_cannot_record_is_infra_error_not_skipped(void **s)
+{
+	struct opts o = { .task = "triton2triton/vllm_unrecordable",
+			  .skip_timing = true };
+	struct task_result r;
+
+	(void)s;
+	evaluate(&o, &r);
+	/* Its kernel as shipped passes its own check: the failure is
+	 * arena's, and is not hidden as a skip. */
+	expect(&r, RS_INFRA_ERROR, "an argument of type BanList");
+	result_release(&r);
+}
+
+/* ---- harness styles the first GPU run showed arena missing ---------------- */
+
+static int correctness_only_cases(const struct task_result *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->ncases; i++)
+		n += r->cases[i].correctness_only;
+	return n;
+}
+
+static void
+test_rocmbench_tests_taking_pytest_fixtures_are_run_by_pytest(void **s)
+{
+	struct opts o = { .task = "instruction2triton/rocmbench_fixtures" };
+	struct task_result r;
+
+	(void)s;
+	evaluate(&o, &r);
+	expect(&r, RS_OK, NULL);
+	/* Timed: 2 shapes x 2 dtypes of conftest's parametrized fixture.
+	 * Checked only: test_rownorm's 2 generated row counts x 2 dtypes,
+	 * and the 2 dictionaries of test_rownorm_dict_shapes; the test
+	 * that calls pytest.skip is skipped, not failed. */
+	assert_int_equal(r.ncases, 10);
+	assert_int_equal(correctness_only_cases(&r), 6);
+	result_release(&r);
+}
+
+static void
+test_kernels_launched_from_tests_are_recorded_with_their_grids(void **s)
+{
+	struct opts o = { .task = "triton2triton/rocmbench_launch" };
+	struct task_result r;
+
+	(void)s;
+	evaluate(&o, &r);
+	expect(&r, RS_OK, NULL);
+	/* 2 sizes x 3 benchmarked launches (add_kernel[grid], scale_kernel
+	 * [grid] and the autograd alias axpy); 5 tested shapes. */
+	assert_int_equal(r.ncases, 11);
+	assert_int_equal(correctness_only_cases(&r), 5);
+	result_release(&r);
+	/* A smaller autotuned block needs a larger grid: the recorded grid
+	 * is an expression of BLOCK, evaluated with the candidate's. */
+	o.cand = "rocmbench_launch/other_block";
+	o.skip_timing = true;
+	evaluate(&o, &r);
+	expect(&r, RS_OK, NULL);
+	result_release(&r);
+	o.cand = "rocmbench_launch/wrong";
+	evaluate(&o, &r);
+	expect(&r, RS_INCORRECT, "elements are wrong");
+	result_release(&r);
+}
+
+static void
+test_a_vllm_harness_that_times_its_kernel_itself_gives_its_cases(void **s)
+{
+	struct opts o = { .task = "triton2triton/vllm_inline_timing" };
+	struct task_result r;
+
+	(void)s;
+	evaluate(&o, &r);
+	expect(&r, RS_OK, NULL);
+	/* Its third shape fails in its own performance pass (-1 ms). */
+	assert_int_equal(r.ncases, 2);
+	assert_int_equal(correctness_only_cases(&r), 0);
+	result_release(&r);
+}
+
+static void
+test_a_geak_harness_loading_its_kernel_under_aliases_is_recorded(void **s)
+{
+	struct opts o = { .task = "triton2triton/geak_alias" };
+	struct task_result r;
+
+	(void)s;
+	evaluate(&o, &r);
+	expect(&r, RS_OK, NULL);
+	assert_int_equal(r.ncases, 3);
 	result_release(&r);
 }
 
@@ -482,6 +587,16 @@ int main(void)
 			test_a_harness_that_exits_0_after_printing_fail_is_the_tasks_fault),
 		cmocka_unit_test(
 			test_a_harness_that_checks_nothing_still_gets_arenas_verdict),
+		cmocka_unit_test(
+			test_a_harness_arena_cannot_record_is_infra_error_not_skipped),
+		cmocka_unit_test(
+			test_rocmbench_tests_taking_pytest_fixtures_are_run_by_pytest),
+		cmocka_unit_test(
+			test_kernels_launched_from_tests_are_recorded_with_their_grids),
+		cmocka_unit_test(
+			test_a_vllm_harness_that_times_its_kernel_itself_gives_its_cases),
+		cmocka_unit_test(
+			test_a_geak_harness_loading_its_kernel_under_aliases_is_recorded),
 		cmocka_unit_test(
 			test_a_changed_prepared_entry_is_recorded_again_not_trusted),
 		cmocka_unit_test(

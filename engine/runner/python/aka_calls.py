@@ -53,6 +53,9 @@ class Program:
         self.views = []         # (key, tensor)
         self.view_ids = {}
         self.rets = {}          # id(tensor) -> (call, leaf)
+        # The returned tensors themselves, so that their ids (the keys of
+        # rets) are not reused by later tensors while this program lives.
+        self.ret_objs = []
         self.outs = []          # returned leaves: ("t", tensor) / ("s", value)
         self.error = None
         self.nbytes = 0
@@ -118,6 +121,7 @@ class Program:
         torch = torch_mod()
         if isinstance(got, torch.Tensor):
             self.rets[id(got)] = (ci, len(leaves))
+            self.ret_objs.append(got)
             leaves.append(got)
             self.outs.append(("t", got.detach().clone()))
             return {"o": len(self.outs) - 1}
@@ -138,7 +142,11 @@ class Recorder:
     def __init__(self):
         self.prog = None
         self.depth = 0
-        self.programs = []
+        self.launchable = {}    # id(kernel object) -> (name, object)
+        # Called before every outermost call (args, kwargs): where the
+        # driver splits calls into programs.
+        self.on_outer = None
+        self.patched = set()
         # The negative control: every outermost call's results corrupted
         # (returned tensors, and tensor arguments it wrote), so that a
         # harness that checks its kernel must notice.
@@ -149,39 +157,197 @@ class Recorder:
 
     def close(self):
         p, self.prog = self.prog, None
-        if p is not None and (p.calls or p.error):
-            self.programs.append(p)
         return p
 
     def wrap(self, path, fn):
         rec = self
 
         def proxy(*args, **kwargs):
-            p = rec.prog
-            if rec.sabotage and rec.depth == 0:
-                return sabotaged(rec, fn, args, kwargs)
-            if p is None or rec.depth > 0 or p.error:
-                return fn(*args, **kwargs)
-            try:
-                enc = {"fn": path, "args": [p.encode(a) for a in args],
-                       "kwargs": {k: p.encode(v) for k, v in kwargs.items()}}
-            except Unsupported as e:
-                p.error = "calls %s with %s" % (".".join(path), e)
-                return fn(*args, **kwargs)
-            rec.depth += 1
-            try:
-                got = fn(*args, **kwargs)
-            finally:
-                rec.depth -= 1
-            enc["ret"] = p.returned(got, len(p.calls), [])
-            p.calls.append(enc)
-            # What the program's storages hold after its latest call.
-            for st in p.storages.values():
-                st["after"] = st["base"].detach().clone()
-            return got
+            return rec.call(path, fn, args, kwargs, None)
         proxy.__wrapped__ = fn
         proxy.__name__ = getattr(fn, "__name__", path[-1])
         return proxy
+
+    def call(self, path, fn, args, kwargs, grid):
+        """One call of a kernel callable (grid: a direct launch's grid, or
+        None): recorded when it is outermost in an open program."""
+        if self.sabotage and self.depth == 0:
+            return sabotaged(self, fn, args, kwargs)
+        if self.depth == 0 and self.on_outer is not None:
+            self.on_outer(args, kwargs)
+        p = self.prog
+        enc = None
+        if p is not None and self.depth == 0 and not p.error:
+            try:
+                enc = {"fn": path, "args": [p.encode(a) for a in args],
+                       "kwargs": {k: p.encode(v) for k, v in kwargs.items()}}
+                if grid is not None:
+                    enc["grid"] = grid_spec(grid, path[-1], args, kwargs)
+            except Unsupported as e:
+                p.error = "calls %s with %s" % (".".join(path), e)
+                enc = None
+        # Calls made inside this one are never outermost, recorded or not.
+        self.depth += 1
+        if enc is None:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.depth -= 1
+        try:
+            got = fn(*args, **kwargs)
+        finally:
+            self.depth -= 1
+        enc["ret"] = p.returned(got, len(p.calls), [])
+        p.calls.append(enc)
+        # What the program's storages hold after its latest call.
+        for st in p.storages.values():
+            st["after"] = st["base"].detach().clone()
+        return got
+
+    def watch_launches(self, named):
+        """Direct launches (`kernel[grid](...)`) of the given kernel
+        objects, [(name, object)], are recorded like calls of a function,
+        with their grid.  The objects stay where they are (Triton's
+        compiler resolves a kernel's globals, so they are not replaced):
+        the __getitem__ of the class that defines it is patched, once, and
+        only the watched objects' launches are recorded."""
+        for name, obj in named:
+            cls = next((c for c in type(obj).__mro__
+                        if "__getitem__" in c.__dict__), None)
+            if cls is None or cls in (dict, list, tuple, str, object):
+                continue
+            self.launchable[id(obj)] = (name, obj)
+            if cls in self.patched:
+                continue
+            orig = cls.__dict__["__getitem__"]
+            rec = self
+
+            def getitem(kobj, grid, _orig=orig):
+                launcher = _orig(kobj, grid)
+                hit = rec.launchable.get(id(kobj))
+                if hit is None or hit[1] is not kobj:
+                    return launcher
+
+                def launch(*args, **kwargs):
+                    return rec.call([hit[0]], launcher, args, kwargs,
+                                    (grid, kobj))
+                return launch
+            try:
+                cls.__getitem__ = getitem
+            except TypeError:
+                continue
+            self.patched.add(cls)
+
+
+# ---- launch grids ------------------------------------------------------------
+
+class Sym:
+    """A value of a launch grid's meta-parameters that the call does not
+    fix (an autotuned block size): the grid is kept as an expression of
+    it, evaluated again with the candidate's own configuration."""
+
+    def __init__(self, e):
+        self.e = e
+
+    def _op(self, op, other, swap=False):
+        o = other.e if isinstance(other, Sym) else other
+        if not isinstance(o, (int, dict)) or isinstance(o, bool):
+            raise Unsupported("a grid that computes with %s"
+                              % type(other).__name__)
+        a, b = (o, self.e) if swap else (self.e, o)
+        return Sym({"op": op, "a": a, "b": b})
+
+    def __add__(self, o):
+        return self._op("+", o)
+
+    def __radd__(self, o):
+        return self._op("+", o, True)
+
+    def __sub__(self, o):
+        return self._op("-", o)
+
+    def __rsub__(self, o):
+        return self._op("-", o, True)
+
+    def __mul__(self, o):
+        return self._op("*", o)
+
+    def __rmul__(self, o):
+        return self._op("*", o, True)
+
+    def __floordiv__(self, o):
+        return self._op("//", o)
+
+    def __rfloordiv__(self, o):
+        return self._op("//", o, True)
+
+    def __neg__(self):
+        return Sym({"op": "-", "a": 0, "b": self.e})
+
+    def __bool__(self):
+        raise Unsupported("a grid that branches on its autotuned "
+                          "meta-parameters")
+
+    __index__ = __int__ = __bool__
+
+
+class SymMeta(dict):
+    def __missing__(self, key):
+        return Sym({"k": str(key)})
+
+
+def kernel_function(kobj):
+    """The Python function under a kernel object (JITFunction, Autotuner,
+    Heuristics, ... keep it in .fn)."""
+    import inspect
+    f = kobj
+    for _ in range(8):
+        if inspect.isfunction(f):
+            return f
+        f = getattr(f, "fn", None)
+    return None
+
+
+def grid_spec(grid_kobj, name, args, kwargs):
+    """A launch grid as the shim replays it: a list of ints, or of
+    expressions ({"k": meta key}, {"op", "a", "b"}) where it depends on
+    meta-parameters the call does not give (Triton passes the kernel's
+    bound arguments, its configuration included, to a callable grid)."""
+    import inspect
+    grid, kobj = grid_kobj
+    if callable(grid):
+        meta = SymMeta()
+        f = kernel_function(kobj)
+        if f is not None:
+            sig = inspect.signature(f)
+            kw = {k: v for k, v in kwargs.items() if k in sig.parameters}
+            try:
+                b = sig.bind_partial(*args, **kw)
+                b.apply_defaults()
+                meta.update(b.arguments)
+            except TypeError:
+                pass
+        try:
+            grid = grid(meta)
+        except Unsupported:
+            raise
+        except Exception as e:  # noqa: B902 - the task's grid function
+            raise Unsupported("a launch grid of %s that arena cannot "
+                              "evaluate (%s: %s)" % (name, type(e).__name__, e))
+    if not isinstance(grid, (tuple, list)):
+        grid = (grid,)
+    out = []
+    for g in grid:
+        if isinstance(g, Sym):
+            out.append(g.e)
+        elif isinstance(g, int) and not isinstance(g, bool):
+            out.append(int(g))
+        elif hasattr(g, "__index__") and not isinstance(g, bool):
+            out.append(int(g.__index__()))
+        else:
+            raise Unsupported("a launch grid of %s holding %s"
+                              % (name, type(g).__name__))
+    return out
 
 
 def tensors_in(v, out, depth=0):
@@ -230,23 +396,45 @@ def sabotaged(rec, fn, args, kwargs):
 
 
 def kernel_callables(src, targets):
-    """Top-level functions of the kernel file that launch a target kernel,
-    directly or through each other (transitive), by name."""
+    """The kernel module's callables that the harness may call, by name:
+    top-level functions that launch a target kernel directly or through
+    each other (transitively), and top-level names bound to an expression
+    that uses one, or uses a class whose methods do (`rmsnorm =
+    RMSNorm.apply` for a torch.autograd.Function).  Returns (callables,
+    kernels): kernels are the target kernels defined in the file (every
+    jit-decorated one when the task names none), whose direct launches
+    (`kernel[grid](...)` in a test) are recorded too."""
     tree = ast.parse(src)
-    # Tests and benchmark drivers that live in the same file (rocmbench)
-    # are the harness, not the kernel.
-    funcs = {n.name: n for n in tree.body
-             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and
-             not re.match(r"(test_|bench|run_benchmark$|main$)", n.name)}
-    refs = {}
-    for name, node in funcs.items():
+    # Tests, benchmark drivers and checkers that live in the same file
+    # (rocmbench; geak_eval's kernel.py often keeps run_correctness and
+    # run_profile) are the harness, not the kernel: recorded as a call,
+    # one would swallow every kernel call it makes.
+    harness = re.compile(r"(test_|bench|run_(benchmark|correctness|profile|"
+                         r"performance)$|main$|check_correctness$|evaluate$)")
+    funcs, classes, binds = {}, {}, {}
+    for n in tree.body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if not harness.match(n.name):
+                funcs[n.name] = n
+        elif isinstance(n, ast.ClassDef):
+            classes[n.name] = n
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and \
+                isinstance(n.targets[0], ast.Name) and \
+                not harness.match(n.targets[0].id):
+            binds[n.targets[0].id] = n.value
+
+    def names_in(node):
         names = set()
         for sub in ast.walk(node):
             if isinstance(sub, ast.Name):
                 names.add(sub.id)
             elif isinstance(sub, ast.Attribute):
                 names.add(sub.attr)
-        refs[name] = names
+        return names
+    refs = {}
+    for table in (funcs, classes, binds):
+        for name, node in table.items():
+            refs[name] = names_in(node)
     jitted = set()
     for name, node in funcs.items():
         for d in node.decorator_list:
@@ -264,7 +452,9 @@ def kernel_callables(src, targets):
             if names & (goal | found):
                 found.add(name)
                 changed = True
-    return sorted(found)
+    kernels = [t for t in targets if t in jitted] or \
+        ([] if targets else sorted(jitted))
+    return sorted(found - set(classes)), kernels
 
 
 # ---- seeds -----------------------------------------------------------------

@@ -34,8 +34,10 @@ candidate's verdict.
 Writes into --out: manifest.json, sets/<case>.bin (the packed input sets),
 _arena_aka.py (the shim with the programs) and copies of the task's .py
 files at their paths (the bundle the runners load).  Exit 0 with
-manifest.json even when the task cannot be prepared: its "error" says why
-and "amd_only" whether the reason is a feature NVIDIA GPUs lack.
+manifest.json even when the task cannot be prepared: its "error" says why,
+"amd_only" whether the reason is a feature NVIDIA GPUs lack, and
+"task_fails" whether it is the task's own (its kernel as shipped fails
+its own check here) rather than arena's (a harness arena cannot record).
 """
 import argparse
 import json
@@ -51,14 +53,22 @@ from aka_calls import Unsupported  # noqa: E402
 from aka_pack import build, replay, tolerance, write_shim  # noqa: E402
 from aka_styles import Run, geak, rocmbench, vllm  # noqa: E402
 
-# AMD-only features, as the errors that name them read.
+# AMD-only features, as the errors that name them read.  Matched against
+# the harness's message and the exception's text only, never against a
+# traceback: file paths ("rocmbench/...") and source lines quoted in one
+# (an `is_hip()` branch, a HIP autotune config) say nothing about why it
+# failed.
 AMD_ONLY = [
     (r"fnuz|fp8e4b8|fp8e5b16", "fp8 'fnuz' types are AMD-only"),
     (r"waves_per_eu", "Triton's waves_per_eu option is AMD-only"),
-    (r"No module named '?aiter", "AMD's aiter library is not installed"),
-    (r"matrix_instr_nonkdim|kpack", "an AMD-only Triton option"),
+    (r"No module named '?aiter|/sgl-workspace/aiter",
+     "AMD's aiter library is not installed"),
+    (r"matrix_instr_nonkdim|\bkpack\b", "an AMD-only Triton option"),
     (r"No module named '?flydsl", "FlyDSL is AMD-only"),
-    (r"hip_?runtime|rocm|ROCm|gfx9", "the code path needs ROCm"),
+    (r"\bhip_?runtime\b|\bROCm\b|\brocm\b|\bgfx9\d*\b|\bhipErr",
+     "the code path needs ROCm"),
+    (r"MXFP4 not supported on this architecture",
+     "MXFP4 needs a GPU architecture this one is not (AMD CDNA4)"),
 ]
 
 # ---- main --------------------------------------------------------------------
@@ -171,6 +181,9 @@ def main(argv):
                                  "correctness check: %s" % (run.check_msg or
                                                             "no reason given"))
             manifest["amd_only"] = why
+            # The task cannot be evaluated here for a reason of its own:
+            # a run skips it with this reason (check-tasks flags it).
+            manifest["task_fails"] = True
         else:
             groups, programs, mcases, cases_sets = build(run, a.out)
             src = write_shim(a.out, programs, a.editable[0], a.device)
@@ -193,7 +206,7 @@ def main(argv):
         sys.stderr.write(tb)
         manifest["error"] = "preparing the task failed: %s: %s" % (
             type(e).__name__, str(e)[:400])
-        manifest["amd_only"] = amd_only(str(e) + tb[-2000:])
+        manifest["amd_only"] = amd_only(str(e))
     if run is not None:
         manifest["notes"] = run.notes[:20]
     with open(os.path.join(a.out, "manifest.json.tmp"), "w") as f:

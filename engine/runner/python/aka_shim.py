@@ -56,13 +56,34 @@ def _kernel_module():
     return _module
 
 
+def _grid_value(e, meta):
+    if isinstance(e, int):
+        return e
+    if "k" in e:
+        return meta[e["k"]]
+    a, b = _grid_value(e["a"], meta), _grid_value(e["b"], meta)
+    return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+            "//": lambda: a // b}[e["op"]]()
+
+
+def _grid(g):
+    """A direct launch's grid: fixed, or an expression of the kernel's
+    meta-parameters (an autotuned block size), which Triton passes to a
+    callable grid with the configuration it chose for this kernel."""
+    if all(isinstance(e, int) for e in g):
+        return tuple(g)
+    return lambda meta: tuple(_grid_value(e, meta) for e in g)
+
+
 def _device():
     return torch.device(DEVICE if DEVICE == "cpu" else "cuda")
 
 
 class _Bound:
     """One case's program bound to one set of packed arguments: the views,
-    scalars and output slices built once, the calls made per launch."""
+    scalars and output slices built once, the calls made per launch.  A
+    call with a "grid" is a direct launch of a kernel (kernel[grid](...)),
+    as the harness made it."""
 
     def __init__(self, prog, args):
         self.prog = prog
@@ -95,7 +116,7 @@ class _Bound:
             for part in c["fn"]:
                 fn = getattr(fn, part)
             if "grid" in c:
-                fn = fn[tuple(c["grid"])]
+                fn = fn[_grid(c["grid"])]
             self.calls.append((fn, c))
 
     def value(self, enc, rets):

@@ -1,17 +1,19 @@
 """aka_styles.py - how aka_record.py drives each AgentKernelArena harness
 style (docs/aka.md): vllm (scripts/task_runner.py: run_correctness and
-run_performance with AKA's timing helpers replaced), rocmbench (the pytest
-file's tests, their parametrizations, its benchmarker replaced) and
-geak_eval (test_kernel_harness.py run as a script, the kernel module it
-imports proxied).  Each fills a Run: the correctness pass's programs and
-verdict, the performance passes' programs per input set, and whether the
-harness notices a corrupted kernel (its negative control)."""
+run_performance, with AKA's timing helpers replaced, or timed inline by
+the harness itself), rocmbench (the pytest file run by pytest itself, in
+this process, with its benchmarker replaced) and geak_eval
+(test_kernel_harness.py run as a script).  The kernel module is recorded
+however the harness loads it (an import, a spec from its path, pytest):
+every load of the kernel file gets its callables wrapped.  Each style
+fills a Run: the correctness pass's programs and verdict, the
+performance passes' programs per input set, and whether the harness
+notices a corrupted kernel (its negative control)."""
 import importlib.util
 import io
 import os
 import re
 import sys
-import types
 
 from aka_calls import Recorder, Seeds, Unsupported, kernel_callables
 
@@ -26,21 +28,20 @@ def load_path(path, name):
     return mod
 
 
-class KernelProxy(types.ModuleType):
-    """The kernel module as the harness sees it: every attribute the
-    module has, the kernel callables recorded."""
+def hook_loads(run, kpath):
+    """Every module executed from the kernel file, however the harness
+    loads it (import, importlib spec, an alias it registers, pytest),
+    gets its kernel callables recorded (Run.instrument)."""
+    from importlib.machinery import SourceFileLoader
+    real = os.path.realpath(kpath)
+    orig = SourceFileLoader.exec_module
 
-    def __init__(self, real, rec, names):
-        super().__init__(real.__name__)
-        self.__dict__["_real"] = real
-        self.__dict__["_wrapped"] = {n: rec.wrap([n], getattr(real, n))
-                                     for n in names if hasattr(real, n)}
-
-    def __getattr__(self, name):
-        w = self.__dict__["_wrapped"]
-        if name in w:
-            return w[name]
-        return getattr(self.__dict__["_real"], name)
+    def exec_module(loader, module):
+        orig(loader, module)
+        f = getattr(module, "__file__", None)
+        if f and os.path.realpath(f) == real:
+            run.instrument(module)
+    SourceFileLoader.exec_module = exec_module
 
 
 class Capture:
@@ -88,7 +89,18 @@ class Run:
         self.notes = []
         self.kernel = None
         self.cur_label = None
+        self.cur_perf = []
         self.catches_wrong = None
+        self.names, self.kernels = [], []
+        # How outermost kernel calls become programs: in a correctness
+        # pass (splitting) and in a performance pass the harness times
+        # itself (inline), every call is a program of its own unless it
+        # uses what the previous one returned; inside a replaced timing
+        # helper (in_bench) the helper's program holds them all.
+        self.splitting = False
+        self.inline = False
+        self.in_bench = False
+        self.rec.on_outer = self.split
 
     def negative_control(self, check_pass):
         """The harness's correctness pass once more with every kernel
@@ -109,39 +121,84 @@ class Run:
     def callables(self, path):
         with open(path) as f:
             src = f.read()
-        names = kernel_callables(src, self.a.target)
-        if not names:
-            raise Unsupported("no function of %s launches %s"
+        self.names, self.kernels = kernel_callables(src, self.a.target)
+        if not self.names and not self.kernels:
+            raise Unsupported("no function of %s launches %s, and it "
+                              "defines no such kernel"
                               % (os.path.relpath(path, self.a.task),
                                  ", ".join(self.a.target) or "a Triton kernel"))
-        return names
 
-    def check_call_split(self):
-        """In a correctness pass every outermost kernel call is a program
-        of its own, unless it uses what the previous one returned."""
+    def instrument(self, mod):
+        """Records the calls of mod's kernel callables and the direct
+        launches of its kernels; once per module object."""
+        if mod.__dict__.get("_arena_aka_recorded"):
+            return
+        mod._arena_aka_recorded = True
+        for n in self.names:
+            f = mod.__dict__.get(n)
+            # A name bound to a kernel object or a table is not a call.
+            if f is None or not callable(f) or hasattr(f, "__getitem__"):
+                continue
+            setattr(mod, n, self.rec.wrap([n], f))
+        self.rec.watch_launches([(k, mod.__dict__[k]) for k in self.kernels
+                                 if k in mod.__dict__])
+        if self.kernel is None:
+            self.kernel = mod
+
+    def split(self, args, kwargs):
+        if self.in_bench or not (self.splitting or self.inline):
+            return
         rec = self.rec
-        run = self
-        orig_wrap = rec.wrap
+        p = rec.prog
+        uses_ret = p is not None and any(id(x) in p.rets
+                                         for x in flat(args, kwargs))
+        if p is not None and (p.calls or p.error) and not uses_ret:
+            done = rec.close()
+            if self.splitting:
+                self.check.append(done)
+        if rec.prog is None:
+            rec.open("check:" + (self.cur_label or "") if self.splitting
+                     else "perf")
 
-        def wrap(path, fn):
-            inner = orig_wrap(path, fn)
 
-            def split(*args, **kwargs):
-                if rec.depth == 0 and run.splitting:
-                    p = rec.prog
-                    uses_ret = p is not None and any(
-                        id(x) in p.rets for x in flat(args, kwargs))
-                    label = "check:" + (run.cur_label or "")
-                    if p is not None and p.calls and not uses_ret:
-                        run.check.append(rec.close())
-                        rec.open(label)
-                    elif p is None:
-                        rec.open(label)
-                return inner(*args, **kwargs)
-            split.__wrapped__ = fn
-            return split
-        rec.wrap = wrap
-        self.splitting = False
+class CaseMarks:
+    """While a vllm harness's performance pass runs: each time it appends
+    a case's result (a dict with execution_time_ms) to a list, the calls
+    it made since the previous call of its own become that case's
+    program.  This is how a harness that times its kernel itself (CUDA
+    events around each call, not AKA's helpers) gives its cases: the
+    last call before a result is what it timed for it."""
+
+    def __init__(self, run):
+        self.run = run
+        self.by_case = {}
+
+    def prof(self, frame, event, arg):
+        if event != "c_return" or getattr(arg, "__name__", "") != "append":
+            return
+        lst = getattr(arg, "__self__", None)
+        if type(lst) is not list or not lst:
+            return
+        last = lst[-1]
+        if isinstance(last, dict) and "execution_time_ms" in last and \
+                id(last) not in self.by_case:
+            self.by_case[id(last)] = (last, self.run.rec.close())
+
+    def __enter__(self):
+        self.old = sys.getprofile()
+        self.run.inline = True
+        sys.setprofile(self.prof)
+        return self
+
+    def __exit__(self, *exc):
+        sys.setprofile(self.old)
+        self.run.inline = False
+        self.run.rec.close()
+        return False
+
+    def program(self, case):
+        hit = self.by_case.get(id(case))
+        return hit[1] if hit is not None and hit[0] is case else None
 
 
 def flat(args, kwargs):
@@ -166,18 +223,18 @@ def flat(args, kwargs):
 def vllm(run):
     a = run.a
     kpath = os.path.join(a.task, a.editable[0])
-    names = run.callables(kpath)
-    run.check_call_split()
+    run.callables(kpath)
+    hook_loads(run, kpath)
     kmod = load_path(kpath, "triton_kernel")
     run.kernel = kmod
-    proxy = KernelProxy(kmod, run.rec, names)
     h = load_path(os.path.join(a.task, a.harness), "aka_harness")
-    h.load_module = lambda: proxy
+    h.load_module = lambda: kmod
     for name in ("_benchmark_cuda_graph_or_events", "_measure_cuda_event_fallback"):
         h.__dict__[name] = bench_hook(run)
     for attr in ("run_correctness", "run_performance"):
         if not hasattr(h, attr):
             raise Unsupported("%s defines no %s()" % (a.harness, attr))
+
     def check_pass():
         with Capture() as cap:
             try:
@@ -194,14 +251,20 @@ def vllm(run):
     run.check_ok, run.check_msg = check_pass()
     run.splitting = False
     p = run.rec.close()
-    if p is not None:
+    if p is not None and p.calls:
         run.check.append(p)
     run.negative_control(check_pass)
+    # A harness that times its kernel itself repeats the call its case
+    # records (AKA's runners: 10 warm-up and 100 timed calls, each of
+    # them snapshotted here); once each gives the same program.
+    for name in ("WARMUP_ITERATIONS", "BENCHMARK_ITERATIONS"):
+        if type(h.__dict__.get(name)) is int:
+            h.__dict__[name] = 1
     # The performance pass: set 0, then reseeded sets.
     for k in range(a.sets):
         run.seeds.set(k)
         run.cur_perf = []
-        with Capture():
+        with Capture(), CaseMarks(run) as marks:
             try:
                 cases = h.run_performance()
             except Exception as e:  # noqa: B902
@@ -214,10 +277,17 @@ def vllm(run):
         progs = iter(run.cur_perf)
         got = []
         for i, c in enumerate(cases or []):
+            if not isinstance(c, dict):
+                continue
             label = str(c.get("test_case_id") or "perf%d" % (i + 1))
             params = c.get("params") if isinstance(c.get("params"), dict) else {}
             t = c.get("execution_time_ms")
-            prog = next(progs, None) if t == 1.0 else None
+            if c.get("benchmark_method") == "arena_recorded" or t == 1.0:
+                prog = next(progs, None)
+            elif isinstance(t, (int, float)) and t > 0:
+                prog = marks.program(c)     # timed by the harness itself
+            else:
+                prog = None                 # the harness's own failure mark
             got.append((label, params, prog))
         run.perf.append(got)
 
@@ -227,180 +297,205 @@ def bench_hook(run):
     once, recorded, and its "time" is a marker."""
     def bench(fn, *args, **kwargs):
         run.rec.open("perf")
+        run.in_bench = True
         try:
             fn()
         except Exception:
             run.rec.close()
             raise
+        finally:
+            run.in_bench = False
         run.cur_perf.append(run.rec.close())
         return 1.0, {"benchmark_method": "arena_recorded"}
     return bench
 
 
-class FakeRequest:
-    class node:
-        name = ""
+# ---- rocmbench: the pytest file, run by pytest ------------------------------
 
-    def __init__(self, name):
-        self.node = types.SimpleNamespace(name=name)
-
-
-def k_filter(expr):
-    """pytest's -k expression as a predicate on a test id (names are
-    substring matches; and, or, not, parentheses)."""
-    if not expr:
-        return lambda name: True
-    toks = re.findall(r"\(|\)|[^\s()]+", expr)
-    code = []
-    for t in toks:
-        if t in ("and", "or", "not", "(", ")"):
-            code.append(t)
-        else:
-            code.append("(%r in name)" % t)
-    src = " ".join(code)
-    return lambda name: eval(src, {"__builtins__": {}}, {"name": name})  # noqa: S307
-
-
-def k_expr(cmd):
-    m = re.search(r"-k\s+(\"[^\"]*\"|'[^']*'|\S+)", cmd or "")
-    return m.group(1).strip("\"'") if m else None
-
-
-def param_sets(fn):
-    """The parametrizations of a test function (pytest marks), each a
-    (dict, id) pair; [] when a skip mark applies."""
-    combos = [({}, [])]
-    for m in reversed(getattr(fn, "pytestmark", [])):
-        if m.name == "skip":
-            return []
-        if m.name == "skipif" and m.args and m.args[0]:
-            return []
-        if m.name != "parametrize":
-            continue
-        names, values = m.args[0], m.args[1]
-        if isinstance(names, str):
-            names = [n.strip() for n in names.split(",") if n.strip()]
-        new = []
-        for d, ids in combos:
-            for v in values:
-                marks = getattr(v, "marks", ())
-                if any(getattr(mk, "name", "") == "skip" for mk in marks):
-                    continue
-                vals = getattr(v, "values", v)
-                if len(names) == 1 and not hasattr(v, "values"):
-                    vals = (vals,)
-                d2 = dict(d)
-                d2.update(zip(names, vals))
-                new.append((d2, ids + ["-".join(str(x) for x in vals)]))
-        combos = new
-    return [(d, "-".join(ids)) for d, ids in combos]
+def pytest_args(cmd):
+    """The arguments of a `pytest ...` (or `python -m pytest ...`)
+    command, without options that would take the tests out of this
+    process (pytest-xdist's -n); None when it is not one."""
+    import shlex
+    try:
+        argv = shlex.split(cmd or "")
+    except ValueError:
+        return None
+    rest = None
+    for i, w in enumerate(argv):
+        if os.path.basename(w) in ("pytest", "py.test"):
+            rest = argv[i + 1:]
+            break
+        if w == "-m" and argv[i + 1:i + 2] == ["pytest"]:
+            rest = argv[i + 2:]
+            break
+    if rest is None:
+        return None
+    out, skip = [], False
+    for w in rest:
+        if skip:
+            skip = False
+        elif w in ("-n", "--numprocesses", "--dist"):
+            skip = True
+        elif not re.match(r"(-n\d|--numprocesses=|--dist=)", w):
+            out.append(w)
+    return out
 
 
-def rocmbench(run):
-    a = run.a
-    kpath = os.path.join(a.task, a.editable[0])
-    names = run.callables(kpath)
-    run.check_call_split()
-    sys.path.insert(0, a.task)
-    modname = os.path.basename(kpath)[:-3]
-    mod = load_path(kpath, modname)
-    run.kernel = mod
-    for n in names:
-        setattr(mod, n, run.rec.wrap([n], getattr(mod, n)))
+class PytestDriver:
+    """arena's pytest plugin for one session: records which tests ran,
+    what each benchmarked, and every failure pytest reports (collection,
+    fixture setup, the test, teardown)."""
 
+    def __init__(self, run, kpath, keep=None):
+        self.run = run
+        self.kpath = os.path.realpath(kpath)
+        self.keep = keep
+        self.ran = []           # (item, excinfo or None, [(prog, params)])
+        self.failures = []
+
+    def pytest_collection_modifyitems(self, session, config, items):
+        for it in items:
+            mod = getattr(it, "module", None)
+            if mod is not None and os.path.realpath(
+                    getattr(mod, "__file__", "") or "") == self.kpath:
+                self.run.instrument(mod)
+                replace_benchmarkers(self.run, mod)
+        if self.keep is not None:
+            items[:] = [it for it in items if self.keep(it)]
+
+    def pytest_runtest_call(self, item):
+        self.run.cur_label = item.name
+        self.run.cur_perf = []
+
+    def pytest_runtest_makereport(self, item, call):
+        if call.when == "call":
+            self.ran.append((item, call.excinfo, list(self.run.cur_perf)))
+
+    def pytest_runtest_logreport(self, report):
+        if report.failed:
+            text = (report.longreprtext or "").strip().splitlines()
+            self.failures.append("%s (%s): %s" % (
+                report.nodeid, report.when, (text[-1] if text else "")[:200]))
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            text = (report.longreprtext or "").strip().splitlines()
+            self.failures.append("collecting %s failed: %s" % (
+                report.nodeid, (text[-1] if text else "")[:200]))
+
+
+def replace_benchmarkers(run, mod):
+    """The rocmbench benchmarker and triton's do_bench, in the test
+    module: the benchmarked callable is called once, recorded."""
     class Bench:
         def __init__(self, op_callable=None, op_name=None, config=None, **kw):
             self.fn = op_callable
 
         def run_benchmark(self, current_params_dict=None, **kw):
-            run.rec.open("perf")
-            self.fn()
-            run.cur_perf.append((run.rec.close(), current_params_dict or {}))
+            run.cur_perf.append((bench_once(run, self.fn),
+                                 current_params_dict or {}))
             return {}
+
+    def do_bench(fn, *x, **k):
+        run.cur_perf.append((bench_once(run, fn), {}))
+        return 1.0
     mod.PytestBenchmarker = Bench
     mod.save_all_benchmark_results = lambda *x, **k: None
+    if hasattr(mod, "do_bench"):
+        mod.do_bench = do_bench
     try:
         import triton.testing as tt
-
-        def do_bench(fn, *x, **k):
-            run.rec.open("perf")
-            fn()
-            run.cur_perf.append((run.rec.close(), {}))
-            return 1.0
         tt.do_bench = do_bench
-        if hasattr(mod, "do_bench"):
-            mod.do_bench = do_bench
     except ImportError:
         pass
-    check_sel = k_filter(k_expr(a.correctness_command))
-    perf_sel = k_filter(k_expr(a.performance_command))
-    tests = [(n, f) for n, f in vars(mod).items()
-             if n.startswith("test_") and callable(f)]
 
-    def call_test(n, f, kw, tid):
-        params = {}
-        import inspect
-        for p in inspect.signature(f).parameters:
-            if p in kw:
-                params[p] = kw[p]
-            elif p == "request":
-                params[p] = FakeRequest("%s[%s]" % (n, tid))
-            else:
-                raise Unsupported("test %s needs the fixture '%s'" % (n, p))
-        return f(**params)
+
+def bench_once(run, fn):
+    run.rec.open("perf")
+    run.in_bench = True
+    try:
+        fn()
+    finally:
+        run.in_bench = False
+    return run.rec.close()
+
+
+def skipped(excinfo):
+    return excinfo is not None and type(excinfo.value).__name__ in (
+        "Skipped", "XFailed", "SkipTest")
+
+
+def rocmbench(run):
+    """The test file run by pytest itself, in this process: its fixtures
+    (conftest.py, the module's own, parametrized ones), parametrizations,
+    pytest_generate_tests, skips and -k selections are pytest's.  The
+    correctness command's selection is the correctness pass; the
+    performance command's, less the tests the correctness pass ran and
+    the results writer, is the performance pass (one case per
+    benchmarked call)."""
+    try:
+        import pytest
+    except ImportError:
+        raise Unsupported("pytest is not installed for arena's Python "
+                          "(the task's tests are pytest tests)")
+    # The test's label is set before pytest's own runner calls it.
+    pytest.hookimpl(tryfirst=True)(PytestDriver.pytest_runtest_call)
+    a = run.a
+    kpath = os.path.join(a.task, a.editable[0])
+    run.callables(kpath)
+    hook_loads(run, kpath)
+    sys.path.insert(0, a.task)
+    check_args = pytest_args(a.correctness_command) or [a.editable[0]]
+    perf_args = pytest_args(a.performance_command) or [a.editable[0]]
+    base = ["-p", "no:cacheprovider", "-p", "no:randomly", "--assert=plain",
+            "-s", "-q", "--rootdir", a.task, "--confcutdir", a.task]
+
+    def session(args, driver):
+        with Capture():
+            code = pytest.main(base + args, plugins=[driver])
+        return int(code)
+
+    check_ids = set()
 
     def check_pass():
-        failures = []
-        with Capture():
-            for n, f in tests:
-                for kw, tid in param_sets(f):
-                    name = "%s[%s]" % (n, tid) if tid else n
-                    if not check_sel(name):
-                        continue
-                    run.cur_label = name
-                    try:
-                        call_test(n, f, kw, tid)
-                    except Unsupported:
-                        raise
-                    except Exception as e:  # noqa: B902
-                        if type(e).__name__ in ("Skipped", "SkipTest"):
-                            continue
-                        failures.append("%s: %s: %s" % (
-                            name, type(e).__name__, str(e)[:200]))
-                        return False, "; ".join(failures)
-        return True, None
+        d = PytestDriver(run, kpath)
+        code = session(check_args, d)
+        check_ids.update(it.nodeid for it, _, _ in d.ran)
+        ok = code == 0 and not d.failures
+        msg = "; ".join(d.failures[:3]) or (
+            None if ok else "pytest exited %d (%s)" % (
+                code, "no test ran" if code == 5 else "an error"))
+        return ok, msg
 
     run.seeds.set(0)
     run.splitting = True
     run.check_ok, run.check_msg = check_pass()
     run.splitting = False
     p = run.rec.close()
-    if p is not None:
+    if p is not None and p.calls:
         run.check.append(p)
     run.negative_control(check_pass)
+
+    def keep(it):
+        return it.nodeid not in check_ids and \
+            not it.name.startswith("test_save_performance_results")
     for k in range(a.sets):
         run.seeds.set(k)
+        d = PytestDriver(run, kpath, keep)
+        session(perf_args, d)
         got = []
-        with Capture():
-            for n, f in tests:
-                for kw, tid in param_sets(f):
-                    name = "%s[%s]" % (n, tid) if tid else n
-                    if check_sel(name) or not perf_sel(name) or \
-                            n == "test_save_performance_results":
-                        continue
-                    run.cur_perf = []
-                    try:
-                        call_test(n, f, kw, tid)
-                    except Unsupported:
-                        raise
-                    except Exception as e:  # noqa: B902
-                        if k == 0:
-                            run.notes.append("performance test %s raised %s"
-                                             % (name, type(e).__name__))
-                        run.cur_perf = [(None, {})]
-                    for prog, params in run.cur_perf or [(None, {})]:
-                        got.append(("perf%d" % (len(got) + 1),
-                                    dict(params, test=name), prog))
+        for item, exc, perf in d.ran:
+            if skipped(exc):
+                continue
+            if exc is not None:
+                if k == 0:
+                    run.notes.append("performance test %s raised %s"
+                                     % (item.name, exc.typename))
+                perf = [(None, {})]
+            for prog, params in perf:
+                got.append(("perf%d" % (len(got) + 1),
+                            dict(params, test=item.name), prog))
         run.perf.append(got)
 
 
@@ -411,14 +506,11 @@ def geak(run):
     import runpy
     a = run.a
     kpath = os.path.join(a.task, a.editable[0])
-    names = run.callables(kpath)
-    run.check_call_split()
+    run.callables(kpath)
+    hook_loads(run, kpath)
     sys.path.insert(0, a.task)
     modname = os.path.basename(kpath)[:-3]
-    real = load_path(kpath, modname + "_baseline")
-    run.kernel = real
-    proxy = KernelProxy(real, run.rec, names)
-    sys.modules[modname] = proxy
+    sys.modules[modname] = load_path(kpath, modname)
     hpath = os.path.join(a.task, a.harness)
     args = [a for a in (a.correctness_command or "").split() if a.startswith("--")]
 
@@ -441,7 +533,7 @@ def geak(run):
         p = run.rec.close()
         progs = list(run.check)
         run.check = []
-        if p is not None:
+        if p is not None and p.calls:
             progs.append(p)
         return code, cap.text(), progs
 
@@ -466,5 +558,3 @@ def geak(run):
         _, _, progs = one_pass(k)
         run.perf.append([("case%d" % (i + 1), {}, p)
                          for i, p in enumerate(progs)])
-
-

@@ -4,9 +4,12 @@
  * recorded from the trusted task directory), then evaluate the prepared
  * task with the recorded inputs exactly as any Python-language task is
  * evaluated (ev_run_task).  What cannot be prepared ends here, without
- * touching the candidate: `skipped` (the task needs an AMD GPU, FlyDSL,
- * ...) or `infra_error` (the task's own harness fails its kernel as
- * shipped, or does something arena cannot record).
+ * touching the candidate: `skipped` when the reason is the task's (it
+ * needs an AMD GPU, FlyDSL, ...; or its own harness fails its kernel as
+ * shipped here) or `infra_error` when it is arena's (the harness does
+ * something arena cannot record, the recorder failed).  `arena
+ * check-tasks` flags the task whose kernel as shipped fails its check
+ * (eval_aka_judge): that is a fault of the task, to be seen.
  */
 #include "evaluation.h"
 
@@ -65,7 +68,9 @@ int ev_aka_run(const struct eval_request *req, struct task_result *res,
 		return rc;
 	}
 	if (p.error) {
-		no_verdict(req, res, p.amd_only ? RS_SKIPPED : RS_INFRA_ERROR,
+		no_verdict(req, res,
+			   p.amd_only || p.task_fails ? RS_SKIPPED
+						      : RS_INFRA_ERROR,
 			   p.error);
 		aka_prep_release(&p);
 		return 0;

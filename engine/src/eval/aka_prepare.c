@@ -34,9 +34,12 @@
  * (changed, added or missing files; an entry of an older layout) is
  * removed and recorded again from the trusted task directory, once; the
  * preparation's log (aka-prepare.log) says so.  A task that cannot be prepared
- * is `skipped` when the reason is a feature NVIDIA GPUs lack (fp8 "fnuz",
- * waves_per_eu, aiter, ...; aka_record.py says which), else `infra_error`
- * naming the reason: neither is the candidate's fault.
+ * is `skipped` when the reason is the task's: a feature NVIDIA GPUs lack
+ * (fp8 "fnuz", waves_per_eu, aiter, ...; aka_record.py says which), or its
+ * kernel as shipped failing its own check here.  It is `infra_error`,
+ * naming the reason, when the reason is arena's (a harness arena cannot
+ * record, a recorder that fails): neither is the candidate's fault, and
+ * arena's own shortcomings are not hidden as skips.
  *
  * Recorded inputs reach runners like drawn ones: staged by the controller
  * into shared memory while every runner is stopped (host), or written into
@@ -679,6 +682,7 @@ int aka_prepare(const struct task *t, const char *device, const char *cache_dir,
 		const cJSON *cm = jget(ck, "message"),
 			    *cw = jget(ck, "catches_wrong");
 		p->check_passed = cJSON_IsTrue(jget(ck, "passed"));
+		p->task_fails = cJSON_IsTrue(jget(m, "task_fails"));
 		p->check_message = cJSON_IsString(cm) ? xstrdup(cm->valuestring)
 						      : NULL;
 		p->catches_wrong = cJSON_IsBool(cw) ? cJSON_IsTrue(cw) : -1;

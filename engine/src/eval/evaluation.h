@@ -133,13 +133,15 @@ struct aka_inputs {
 /* An AKA task prepared for evaluation: the task arena evaluates (its
  * packed arguments, recorded cases, shim bundle) and its input sets; or
  * why it cannot be (error; amd_only: because of a feature NVIDIA GPUs
- * lack). */
+ * lack; task_fails: the kernel as shipped fails the task's own check
+ * here, the task's reason and not arena's). */
 struct aka_prep {
 	struct task *t;
 	struct aka_inputs in;
 	char *dir;
 	char *error;
 	bool amd_only;
+	bool task_fails;
 	char *notes;
 	/* The harness's own check of the kernel as shipped, and of it
 	 * corrupted (catches_wrong: 1 it failed, 0 it still passed, -1 not
