@@ -294,6 +294,16 @@ struct runner *ev_spawn(struct eval_ctx *x, enum role role,
 struct runner *ev_acquire(struct eval_ctx *x, enum role role,
 			  const struct case_layout *l,
 			  const struct task_case *c);
+/* ev_acquire for n roles at once: the runners that must be started are
+ * all launched before any is waited for, so that their start-ups overlap
+ * (a Python runner's takes a second or more), then each is awaited and
+ * given layout l in the order of roles; nothing is asked of any of them
+ * before all are ready.  out[i] is roles[i]'s runner.  false (verdict
+ * set by the first that failed, in that order; every runner of the set
+ * forgotten, out[] NULL) on failure. */
+bool ev_acquire_set(struct eval_ctx *x, const enum role *roles, int n,
+		    const struct case_layout *l, const struct task_case *c,
+		    struct runner **out);
 /* Gives a runner back after a case: kept in *slot when the case went well
  * on a GPU evaluation, ended otherwise. */
 void ev_release(struct eval_ctx *x, struct runner **slot, struct runner *r,

@@ -281,6 +281,47 @@ struct runner *ev_acquire(struct eval_ctx *x, enum role role,
 	return ev_set_layout(x, role, r, l, c) ? r : NULL;
 }
 
+bool ev_acquire_set(struct eval_ctx *x, const enum role *roles, int n,
+		    const struct case_layout *l, const struct task_case *c,
+		    struct runner **out)
+{
+	bool fresh[1 + 2 * MAX_BLOCKS];
+	int i;
+
+	if (n > (int)ARRAY_SIZE(fresh)) {
+		ev_verdict(x, RS_INFRA_ERROR, "too many runners at once");
+		return false;
+	}
+	for (i = 0; i < n; i++)
+		out[i] = NULL;
+	for (i = 0; i < n; i++) {
+		struct runner *kept = x->gpu ? x->keep[roles[i]] : NULL;
+		fresh[i] = !kept;
+		if (kept) {
+			x->keep[roles[i]] = NULL;
+			out[i] = kept;
+		} else if (!(out[i] = ev_launch(
+				     x, roles[i],
+				     x->gpu ? x->shm_size : l->shm_size, c))) {
+			goto fail;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if ((fresh[i] && !ev_await_ready(x, roles[i], out[i], c)) ||
+		    !ev_set_layout(x, roles[i], out[i], l, c)) {
+			out[i] = NULL; /* forgotten by the step that failed */
+			goto fail;
+		}
+	return true;
+fail:
+	for (i = 0; i < n; i++)
+		if (out[i]) {
+			ev_ctx_forget(x, out[i]);
+			out[i] = NULL;
+		}
+	return false;
+}
+
 /* Gives a runner back after a case: kept for the next case when the case
  * went well on a GPU evaluation, ended otherwise (a runner that failed is
  * never reused: a sticky device error retires it, and the next case gets
