@@ -11,8 +11,12 @@
 # usage: tests/bench/py_latency.sh [TASK] [DEVICE] [NQUICK] [NDEFAULT]
 #   (default: triton2triton/rmsnorm_bf16 cuda:0 4 3; on a machine without a
 #   GPU: torch2torch/gelu_tanh host)
-# Prints one line per evaluation and a summary; writes them to
-# $OUT/py_latency.txt when OUT is set.  Exits 1, saying why, when the run
+# Prints one line per evaluation, where each one's time went (the
+# evaluator's eval_phases, the bridge's and the client's share, from the
+# run's trace; medians per mode after the first) and a summary; writes
+# them to $OUT/py_latency.txt when OUT is set, with the final
+# evaluation's timeline (py_latency_timeline.txt) and the bridge's trace
+# (py_latency_trace.jsonl).  Exits 1, saying why, when the run
 # failed or any evaluation was not ok (the first one's answer is shown:
 # an agent whose `arena eval` cannot start reads 0.00 s and no score), so
 # that no median is ever read from evaluations that did not happen.
@@ -117,6 +121,15 @@ for m in quick default; do
 			printf "py_latency %s: median %.2f s over %d edits (after the first), max %.2f s\n", m, med, NR, a[NR]
 		}'
 done | while read -r line; do report "$line"; done
+# The run's final evaluation (default mode, held-out cases included) is
+# the one whose timeline stays in logs/timing.tsv: its marks (runners
+# ready, each trial, each case timed) go to $OUT beside the bridge's
+# trace, for a look at what the phases above do not split.
+if [ -n "${OUT:-}" ]; then
+	logs=$(dirname "$(dirname "$tsv")")/logs
+	grep '^#' "$logs/timing.tsv" > "$OUT/py_latency_timeline.txt" 2>/dev/null
+	cp "$logs/trace.jsonl" "$OUT/py_latency_trace.jsonl" 2>/dev/null
+fi
 first=$(head -n 1 "$tsv" | cut -f2)
 report "py_latency first evaluation (starts the zygote): $first s"
 n=$(wc -l < "$tsv")
