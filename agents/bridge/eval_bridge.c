@@ -61,6 +61,7 @@ static int bridge_tool(struct eval_bridge *b, const char *name,
 	if (strcmp(name, "evaluate"))
 		return -ENOENT;
 
+	uint64_t t0 = now_ns();
 	const cJSON *q = cJSON_GetObjectItemCaseSensitive(args, "quick");
 	bool quick = cJSON_IsTrue(q);
 	struct task_result r;
@@ -75,13 +76,15 @@ static int bridge_tool(struct eval_bridge *b, const char *name,
 				      errbuf_str(&eerr));
 		out->is_error = true;
 		trace_evaluation(b->trace, "bridge", quick, &r,
-				 errbuf_str(&eerr));
+				 errbuf_str(&eerr),
+				 (double)(now_ns() - t0) / 1e9);
 	} else {
 		free(r.task_name);
 		r.task_name = xstrdup(l->task->id);
 		result_score(&r);
 		mcp_reply_from_result(&r, quick, out);
-		trace_evaluation(b->trace, "bridge", quick, &r, NULL);
+		trace_evaluation(b->trace, "bridge", quick, &r, NULL,
+				 (double)(now_ns() - t0) / 1e9);
 		pthread_mutex_lock(&b->lock);
 		b->evaluations++;
 		if (r.status == RS_OK && r.score > b->best_score)

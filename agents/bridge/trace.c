@@ -183,7 +183,8 @@ void trace_error(struct trace *t, const char *message)
 }
 
 void trace_evaluation(struct trace *t, const char *via, bool quick,
-		      const struct task_result *r, const char *error)
+		      const struct task_result *r, const char *error,
+		      double served_s)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -193,6 +194,13 @@ void trace_evaluation(struct trace *t, const char *via, bool quick,
 		add_capped(o, "error", error, TRACE_RESULT_MAX);
 	} else {
 		result_summary_add(o, r, RESULT_SUMMARY_REWARD);
+		cJSON_AddNumberToObject(o, "eval_seconds", r->eval_seconds);
+		cJSON *ph = cJSON_AddObjectToObject(o, "eval_phases");
+		for (int i = 0; ph && i < RESULT_NPHASES; i++)
+			cJSON_AddNumberToObject(ph, result_phase_names[i],
+						r->phase_s[i]);
 	}
+	if (served_s >= 0)
+		cJSON_AddNumberToObject(o, "served_seconds", served_s);
 	trace_emit(t, "evaluation", o);
 }

@@ -58,8 +58,14 @@ void trace_tool_result(struct trace *t, const char *id, bool is_error,
 		       const char *content);
 void trace_file_change(struct trace *t, const char *path, const char *kind);
 void trace_error(struct trace *t, const char *message);
+/* An evaluation the agent asked for: the result's summary, and where its
+ * time went (eval_seconds and eval_phases of the result, served_s: the
+ * seconds from the request's arrival to this call, negative when
+ * unknown), so that tests/bench/py_latency.sh can tell the evaluator's
+ * time from the bridge's and the agent's. */
 void trace_evaluation(struct trace *t, const char *via, bool quick,
-		      const struct task_result *r, const char *error);
+		      const struct task_result *r, const char *error,
+		      double served_s);
 
 /* A copy of s cut at max bytes (on a UTF-8 boundary) with a note of how
  * much was dropped; caller frees. */

@@ -43,6 +43,18 @@ static void eval_checked(const struct eval_request *req, const char *label,
 		or_dash(res->compilation_error_message),
 		or_dash(res->correctness_error_message),
 		or_dash(res->speedup_calculation_error_message));
+	/* Where its time went (eval_phases), and that the phases add up to
+	 * the whole: each is charged exclusively, rounded to 1 ms. */
+	double sum = 0;
+	fprintf(stderr, "    phases:");
+	for (int i = 0; i < RESULT_NPHASES; i++) {
+		fprintf(stderr, " %s %.3f", result_phase_names[i],
+			res->phase_s[i]);
+		sum += res->phase_s[i];
+	}
+	fprintf(stderr, "\n");
+	assert_true(sum <= res->eval_seconds + 0.01 &&
+		    sum >= res->eval_seconds - 0.01);
 }
 
 /* Asserts the status, that the stated reason mentions phrase (NULL or

@@ -244,6 +244,56 @@ static void agents_see_the_front_ends_view_of_their_workspace(void **state)
 	runconfig_free(c);
 }
 
+/* One quick evaluation of the baseline's copy; true when its trace says
+ * that a case's reference outputs came from the engine's cache. */
+static bool quick_eval_cached(struct fixture *f, bool has_seed)
+{
+	char *logs = path_join(f->dir, "eval-logs");
+	char *tsv = path_join(logs, "timing.tsv");
+	struct eval_options opt = {
+		.quick = true,
+		.has_seed = has_seed,
+		.seed = 7,
+		.log_dir = logs,
+	};
+	struct task_result r;
+	struct errbuf err;
+	char *text = NULL;
+	size_t len = 0;
+
+	errbuf_init(&err);
+	assert_int_equal(mkdir_p(logs, &err), 0);
+	result_init(&r);
+	if (engine_eval_dir(f->e, "task/vecpoly",
+			    TASKS "/candidates/baseline_copy", &opt, &r,
+			    &err) != 0)
+		fail_msg("%s", errbuf_str(&err));
+	assert_int_equal(r.status, RS_OK);
+	/* Where the time went, every phase's share at most the whole. */
+	double sum = 0;
+	for (int i = 0; i < RESULT_NPHASES; i++)
+		sum += r.phase_s[i];
+	assert_true(sum > 0 && sum <= r.eval_seconds + 0.01);
+	result_release(&r);
+	assert_int_equal(file_read_all(tsv, 1 << 24, &text, &len, &err), 0);
+	bool cached = strstr(text, "from the shared cache") != NULL;
+	free(text);
+	free(tsv);
+	free(logs);
+	return cached;
+}
+
+static void evaluations_with_one_seed_share_reference_outputs(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_false(quick_eval_cached(f, true));
+	assert_true(quick_eval_cached(f, true));
+	/* A fresh seed per evaluation draws other trials: nothing to
+	 * share. */
+	assert_false(quick_eval_cached(f, false));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +307,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			agents_see_the_front_ends_view_of_their_workspace,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			evaluations_with_one_seed_share_reference_outputs,
 			setup, teardown),
 	};
 

@@ -114,6 +114,8 @@ static void assert_result_same(const struct task_result *a,
 	assert_str_same(a->evaluator_version, b->evaluator_version);
 	assert_str_same(a->evaluated_at, b->evaluated_at);
 	assert_dbl_same(a->eval_seconds, b->eval_seconds);
+	for (int i = 0; i < RESULT_NPHASES; i++)
+		assert_dbl_same(a->phase_s[i], b->phase_s[i]);
 	assert_int_equal(a->sandboxed, b->sandboxed);
 	assert_int_equal(a->defines.n, b->defines.n);
 	for (size_t i = 0; i < a->defines.n; i++)
@@ -197,6 +199,8 @@ static void make_full(struct task_result *r)
 	r->evaluator_version = xstrdup("arena 0.1.0");
 	r->evaluated_at = xstrdup("2026-12-01T10:00:00Z");
 	r->eval_seconds = 4.75;
+	for (int i = 0; i < RESULT_NPHASES; i++)
+		r->phase_s[i] = 0.5 + i * 0.25;
 	r->sandboxed = true;
 	strvec_push(&r->defines, "BLOCK=128");
 	strvec_push(&r->defines, "UNROLL=4");
@@ -517,18 +521,41 @@ static void score_line_has_four_decimals(void **state)
 static void yaml_keys_follow_aka_then_arena_order(void **state)
 {
 	static const char *const want[] = {
-		"task_name", "pass_compilation", "compilation_error_message",
-		"pass_correctness", "correctness_error_message",
-		"base_execution_time", "best_optimized_execution_time",
-		"speedup_ratio", "baseline_benchmark_methods",
-		"optimized_benchmark_methods", "benchmark_method_consistent",
-		"valid_baseline_cases", "valid_optimized_cases",
-		"speedup_calculation_error_message", "optimization_summary",
-		"agent_execution", "candidate_accepted", "score",
-		"status", "reward", "speedup_ci", "speedup_arith_mean",
-		"noise_floor", "pairs", "cases", "held_out",
-		"evaluated_sources", "sources_hash", "seed", "runtime",
-		"evaluated_at", "eval_seconds", "sandboxed", "defines",
+		"task_name",
+		"pass_compilation",
+		"compilation_error_message",
+		"pass_correctness",
+		"correctness_error_message",
+		"base_execution_time",
+		"best_optimized_execution_time",
+		"speedup_ratio",
+		"baseline_benchmark_methods",
+		"optimized_benchmark_methods",
+		"benchmark_method_consistent",
+		"valid_baseline_cases",
+		"valid_optimized_cases",
+		"speedup_calculation_error_message",
+		"optimization_summary",
+		"agent_execution",
+		"candidate_accepted",
+		"score",
+		"status",
+		"reward",
+		"speedup_ci",
+		"speedup_arith_mean",
+		"noise_floor",
+		"pairs",
+		"cases",
+		"held_out",
+		"evaluated_sources",
+		"sources_hash",
+		"seed",
+		"runtime",
+		"evaluated_at",
+		"eval_seconds",
+		"eval_phases",
+		"sandboxed",
+		"defines",
 		"integrity",
 	};
 	struct task_result r;

@@ -55,6 +55,24 @@ struct case_result {
 				 * (cost / peak, no margin), 0 unknown */
 };
 
+/* Where an evaluation's wall time went (eval_phases in task_result.yaml,
+ * docs/results.md): each second of eval_seconds is charged to exactly one
+ * phase, the innermost one running, so the phases add up to it. */
+enum result_phase {
+	RPH_SETUP,	  /* device, sandbox plans, scratch, the snapshot */
+	RPH_BUILD,	  /* compiling (Python: the bundle and its check) */
+	RPH_RUNNER_START, /* starting runners, up to ready (and loaded) */
+	RPH_CORRECTNESS,  /* candidate and baseline calls of the trials,
+			   * staging, comparing */
+	RPH_REFERENCE,	  /* calls of the reference runner */
+	RPH_LOCK_WAIT,	  /* waiting for another evaluation's device lock */
+	RPH_PEAKS,	  /* measuring the device's peaks (roofline) */
+	RPH_TIMING,	  /* the timing phase's own work */
+	RPH_TEARDOWN,	  /* ending the runners, removing the scratch */
+	RESULT_NPHASES
+};
+extern const char *const result_phase_names[RESULT_NPHASES];
+
 struct source_hash {
 	char *path;		/* relative to the workspace */
 	char sha256[65];
@@ -116,6 +134,8 @@ struct task_result {
 	char *evaluator_version;
 	char *evaluated_at;		/* ISO 8601 UTC */
 	double eval_seconds;
+	double phase_s[RESULT_NPHASES]; /* seconds per result_phase; all
+					 * 0 when not measured */
 	bool sandboxed;
 	struct strvec integrity;	/* findings, one sentence each */
 	struct strvec defines;		/* -D values the candidate was built with */

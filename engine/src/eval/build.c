@@ -291,7 +291,9 @@ static bool finish_start(struct eval_ctx *x, enum role role, struct runner *r)
 		return false;
 	if (!r->deferred)
 		return true;
+	enum result_phase was = ev_phase_enter(x, RPH_RUNNER_START);
 	f = runner_load(r, x->so[role]);
+	ev_phase_enter(x, was);
 	if (f != RUNNER_OK) {
 		ev_runner_failed(x, role, r, f, "while loading its kernel", NULL);
 		ev_ctx_forget(x, r);

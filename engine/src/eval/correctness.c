@@ -265,13 +265,22 @@ int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 			     ev_derive(x->req->seed, 1, (uint64_t)ci, 0), bkey);
 		base_known = ev_refcache_has(rc, bkey);
 	}
-	/* Runners only for what the cache does not know. */
-	if ((!all_hit && !(ref = ev_acquire(x, ROLE_REF, &l, c))) ||
-	    !(cand = ev_acquire(x, ROLE_CAND, &l, c)))
+	/* Runners only for what the cache does not know, started together
+	 * (ev_acquire_set). */
+	enum role roles[NROLES];
+	struct runner *got[NROLES];
+	int nwant = 0;
+	if (!all_hit)
+		roles[nwant++] = ROLE_REF;
+	roles[nwant++] = ROLE_CAND;
+	if (!x->baseline_is_reference && !base_known)
+		roles[nwant++] = ROLE_BASE;
+	if (!ev_acquire_set(x, roles, nwant, &l, c, got))
 		goto out;
-	if (!x->baseline_is_reference && !base_known &&
-	    !(base = ev_acquire(x, ROLE_BASE, &l, c)))
-		goto out;
+	for (int i = 0; i < nwant; i++)
+		*(roles[i] == ROLE_REF	  ? &ref
+		  : roles[i] == ROLE_CAND ? &cand
+					  : &base) = got[i];
 	if (all_hit)
 		ev_trace_mark(x,
 			      "case %s: reference outputs of every trial "

@@ -100,11 +100,18 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 						 (uint64_t)trial));
 		snprintf(what, sizeof(what), "in correctness trial %d",
 			 trial + 1);
+		/* Each side's sample by the controller's clock, for the
+		 * trace: a runner's first sample holds its kernel's JIT
+		 * (Triton compiles at the first call). */
+		uint64_t t0 = now_ns();
 		if (!ev_gpu_sample(x, ROLE_BASE, base, n, spec,
-				   ev_gpu_fetch_mask(t, true), what, c, &bs) ||
-		    !ev_gpu_sample(x, ROLE_CAND, cand, n, spec,
+				   ev_gpu_fetch_mask(t, true), what, c, &bs))
+			goto out;
+		uint64_t t1 = now_ns();
+		if (!ev_gpu_sample(x, ROLE_CAND, cand, n, spec,
 				   ev_gpu_fetch_mask(t, inputs), what, c, &cs))
 			goto out;
+		uint64_t t2 = now_ns();
 		k = (int)rng_range(&r, 0, n - 1);
 		snprintf(setpfx, sizeof(setpfx),
 			 "output of correctness trial %d "
@@ -133,8 +140,11 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		}
 		ev_trace_mark(x,
 			      "case %s trial %d: checked (%d call%s per "
-			      "sample, call %d against the reference)",
-			      c->id, trial + 1, n, n == 1 ? "" : "s", k + 1);
+			      "sample, call %d against the reference; "
+			      "samples took %.1f ms baseline, %.1f ms "
+			      "candidate)",
+			      c->id, trial + 1, n, n == 1 ? "" : "s", k + 1,
+			      (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6);
 	}
 	if (!ordering_check(x, &l, ref, base, cand, k, pattern, c))
 		goto out;

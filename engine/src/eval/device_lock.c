@@ -99,6 +99,7 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 	uint64_t asked = now_ns();
 	bool waited = false;
 	int how = LOCK_NB;
+	enum result_phase was = x->phase_now;
 	while (flock(x->lockfd, mode | how) != 0) {
 		if (errno == EWOULDBLOCK && nonblock)
 			return -EWOULDBLOCK;
@@ -107,12 +108,17 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 					 "evaluation is using the device");
 			waited = true;
 			how = 0;
+			was = ev_phase_enter(x, RPH_LOCK_WAIT);
 		} else if (errno != EINTR && errno != EWOULDBLOCK) {
+			if (waited)
+				ev_phase_enter(x, was);
 			return errf_code(x->err, errno,
 					 "cannot lock the device: %s",
 					 strerror(errno));
 		}
 	}
+	if (waited)
+		ev_phase_enter(x, was);
 	x->lockmode = mode;
 	ev_trace_mark(x, "device lock taken %s after waiting %.1f ms",
 		      mode == LOCK_EX ? "exclusively" : "shared",

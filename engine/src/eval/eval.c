@@ -59,6 +59,17 @@
 const char *const ev_role_names[NROLES] = { "reference", "baseline",
 					    "candidate" };
 
+enum result_phase ev_phase_enter(struct eval_ctx *x, enum result_phase p)
+{
+	uint64_t now = now_ns();
+	enum result_phase was = x->phase_now;
+
+	x->phase_ns[was] += now - x->phase_since_ns;
+	x->phase_since_ns = now;
+	x->phase_now = p;
+	return was;
+}
+
 void ev_set_str(char **field, const char *v)
 {
 	free(*field);
@@ -414,6 +425,7 @@ static void run_phases(struct eval_ctx *x)
 #define CASE_RESULT(ci) (&res->cases[first_case + (ci)])
 
 	x->phase = PH_CORRECTNESS;
+	ev_phase_enter(x, RPH_CORRECTNESS);
 	int k = 0;
 	if (req->aa_timing_only) {
 		/* Coverage of A/A intervals: the task's own baseline, timed
@@ -462,6 +474,7 @@ static void run_phases(struct eval_ctx *x)
 
 timing:
 	x->phase = PH_TIMING;
+	ev_phase_enter(x, RPH_TIMING);
 	if (x->no_gpu_baseline) {
 		ev_set_str(&res->speedup_calculation_error_message,
 			   "not timed: the task provides no GPU baseline to time "
@@ -472,10 +485,12 @@ timing:
 	}
 	if (!ev_lock_or_verdict(x, LOCK_EX))
 		return;
+	ev_phase_enter(x, RPH_PEAKS);
 	if (x->gpu)
 		ev_gpu_peaks_for_roofline(x);
 	else
 		ev_host_peaks_for_roofline(x);
+	ev_phase_enter(x, RPH_TIMING);
 	ev_trace_mark(x, "timing");
 	k = 0;
 	for (int pass = 0; pass < 2 && !x->decided; pass++) {
@@ -597,6 +612,8 @@ int ev_run_task(const struct eval_request *req, const struct aka_inputs *rec,
 
 	memset(&x, 0, sizeof(x));
 	x.t0_ns = t0;
+	x.phase_now = RPH_SETUP;
+	x.phase_since_ns = t0;
 	memset(&cand_src, 0, sizeof(cand_src));
 	for (int i = 0; i < NROLES; i++)
 		x.logfd[i] = -1;
@@ -698,6 +715,7 @@ int ev_run_task(const struct eval_request *req, const struct aka_inputs *rec,
 	if (ev_role_python(&x, ROLE_REF) || ev_role_python(&x, ROLE_CAND))
 		pyzygote_prestart_async();
 	ev_trace_mark(&x, "building");
+	ev_phase_enter(&x, RPH_BUILD);
 	if ((rc = ev_build_all(&x, &cand_src)) != 0 || x.decided)
 		goto done;
 	res->pass_compilation = true;
@@ -726,11 +744,19 @@ done:
 		 * ran confined (and the runners under seccomp and Landlock):
 		 * a compile error counts when its compiler was confined. */
 		res->sandboxed = x.all_sandboxed && x.confine_on;
-		res->eval_seconds = (double)(now_ns() - t0) / 1e9;
 		result_score(res);
 	}
 	ev_trace_mark(&x, "done");
+	ev_phase_enter(&x, RPH_TEARDOWN);
 	ctx_release(&x);
 	sources_release(&cand_src);
+	ev_phase_enter(&x, RPH_TEARDOWN);
+	if (rc == 0) {
+		/* The agent waits for the teardown too: it counts. */
+		res->eval_seconds = (double)(now_ns() - t0) / 1e9;
+		for (int i = 0; i < RESULT_NPHASES; i++)
+			res->phase_s[i] = round((double)x.phase_ns[i] / 1e6) /
+					  1e3;
+	}
 	return rc;
 }

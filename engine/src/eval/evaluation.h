@@ -230,6 +230,12 @@ struct eval_ctx {
 	uint64_t pair_t0_ns, pair_end_ns;
 	struct ref_trial *ahead;	/* [case][trial], run ahead, or NULL */
 	uint64_t t0_ns;			/* when the evaluation started */
+	/* Where the wall time goes (result_phase, eval_phases in the
+	 * result): the phase charged now, since when, and what each phase
+	 * was charged so far.  Only the evaluation's own thread switches. */
+	enum result_phase phase_now;
+	uint64_t phase_since_ns;
+	uint64_t phase_ns[RESULT_NPHASES];
 	char *roofline_note;		/* why no roofline floor applies */
 	struct host_peaks hp;		/* host: one core's peaks, or 0s */
 	char *host_roof_note; /* host: the floor's terms, or why none */
@@ -237,6 +243,12 @@ struct eval_ctx {
 };
 
 /* ---- eval.c ----------------------------------------------------------- */
+
+/* Charges the time since the last switch to the phase running and makes
+ * p the one running; returns the phase it replaced, which the caller
+ * passes back when its part ends (phases nest: a runner started during
+ * timing is runner_start, then timing again). */
+enum result_phase ev_phase_enter(struct eval_ctx *x, enum result_phase p);
 
 void ev_set_str(char **field, const char *v);
 /* A seed for one purpose (a, b, c) derived from the request's seed. */
@@ -284,6 +296,16 @@ struct runner *ev_spawn(struct eval_ctx *x, enum role role,
 struct runner *ev_acquire(struct eval_ctx *x, enum role role,
 			  const struct case_layout *l,
 			  const struct task_case *c);
+/* ev_acquire for n roles at once: the runners that must be started are
+ * all launched before any is waited for, so that their start-ups overlap
+ * (a Python runner's takes a second or more), then each is awaited and
+ * given layout l in the order of roles; nothing is asked of any of them
+ * before all are ready.  out[i] is roles[i]'s runner.  false (verdict
+ * set by the first that failed, in that order; every runner of the set
+ * forgotten, out[] NULL) on failure. */
+bool ev_acquire_set(struct eval_ctx *x, const enum role *roles, int n,
+		    const struct case_layout *l, const struct task_case *c,
+		    struct runner **out);
 /* Gives a runner back after a case: kept in *slot when the case went well
  * on a GPU evaluation, ended otherwise. */
 void ev_release(struct eval_ctx *x, struct runner **slot, struct runner *r,

@@ -113,7 +113,10 @@ bool ev_keeper_launch(struct eval_ctx *x)
 	x->live[x->nlive++] = r;
 	x->keeper = r;
 	x->keeper_pending = true;
-	if ((f = runner_launch(r, &s)) != RUNNER_OK) {
+	enum result_phase was = ev_phase_enter(x, RPH_RUNNER_START);
+	f = runner_launch(r, &s);
+	ev_phase_enter(x, was);
+	if (f != RUNNER_OK) {
 		keeper_failed(x, f, "while starting", false, NULL);
 		return false;
 	}
@@ -129,7 +132,10 @@ bool ev_keeper_ready(struct eval_ctx *x)
 	if (!x->keeper_pending)
 		return true;
 	x->keeper_pending = false;
-	if ((f = runner_await(x->keeper)) != RUNNER_OK) {
+	enum result_phase was = ev_phase_enter(x, RPH_RUNNER_START);
+	f = runner_await(x->keeper);
+	ev_phase_enter(x, was);
+	if (f != RUNNER_OK) {
 		keeper_failed(x, f, "while starting", false, NULL);
 		return false;
 	}

@@ -133,9 +133,22 @@ enum role ev_block_role(int b, int i)
 	return ((b & 1) ^ (i & 1)) ? ROLE_CAND : ROLE_BASE;
 }
 
+static struct runner *launch(struct eval_ctx *x, enum role role, size_t shm,
+			     const struct task_case *c);
+
 /* Forks and execs a runner for role with shm bytes of shared memory;
  * NULL (verdict set) on failure.  runner_await() finishes the start. */
 struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,
+			 const struct task_case *c)
+{
+	enum result_phase was = ev_phase_enter(x, RPH_RUNNER_START);
+	struct runner *r = launch(x, role, shm, c);
+
+	ev_phase_enter(x, was);
+	return r;
+}
+
+static struct runner *launch(struct eval_ctx *x, enum role role, size_t shm,
 			     const struct task_case *c)
 {
 	struct runner *r;
@@ -207,9 +220,11 @@ struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,
 bool ev_await_ready(struct eval_ctx *x, enum role role, struct runner *r,
 			const struct task_case *c)
 {
+	enum result_phase was = ev_phase_enter(x, RPH_RUNNER_START);
 	enum runner_fail f = runner_await(r);
 	int children = 0;
 
+	ev_phase_enter(x, was);
 	if (f != RUNNER_OK) {
 		ev_runner_failed(x, role, r, f, "while starting", c);
 		ev_ctx_forget(x, r);
@@ -264,6 +279,47 @@ struct runner *ev_acquire(struct eval_ctx *x, enum role role,
 		return ev_spawn(x, role, l, c);
 	x->keep[role] = NULL;
 	return ev_set_layout(x, role, r, l, c) ? r : NULL;
+}
+
+bool ev_acquire_set(struct eval_ctx *x, const enum role *roles, int n,
+		    const struct case_layout *l, const struct task_case *c,
+		    struct runner **out)
+{
+	bool fresh[1 + 2 * MAX_BLOCKS];
+	int i;
+
+	if (n > (int)ARRAY_SIZE(fresh)) {
+		ev_verdict(x, RS_INFRA_ERROR, "too many runners at once");
+		return false;
+	}
+	for (i = 0; i < n; i++)
+		out[i] = NULL;
+	for (i = 0; i < n; i++) {
+		struct runner *kept = x->gpu ? x->keep[roles[i]] : NULL;
+		fresh[i] = !kept;
+		if (kept) {
+			x->keep[roles[i]] = NULL;
+			out[i] = kept;
+		} else if (!(out[i] = ev_launch(
+				     x, roles[i],
+				     x->gpu ? x->shm_size : l->shm_size, c))) {
+			goto fail;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if ((fresh[i] && !ev_await_ready(x, roles[i], out[i], c)) ||
+		    !ev_set_layout(x, roles[i], out[i], l, c)) {
+			out[i] = NULL; /* forgotten by the step that failed */
+			goto fail;
+		}
+	return true;
+fail:
+	for (i = 0; i < n; i++)
+		if (out[i]) {
+			ev_ctx_forget(x, out[i]);
+			out[i] = NULL;
+		}
+	return false;
 }
 
 /* Gives a runner back after a case: kept for the next case when the case
@@ -602,9 +658,26 @@ static bool order_ok(struct eval_ctx *x, int order, int late, int64_t hold_us,
  * nobody takes), then `time`, the only request that runs a host kernel,
  * so that correctness, warm-up and timed calls are one request with one
  * set of preconditions. */
+static bool host_call(struct eval_ctx *x, enum role role, struct runner *r,
+		      const char *what, const struct task_case *c,
+		      bool check_claim, struct gpu_sample *o);
+
 bool ev_host_call(struct eval_ctx *x, enum role role, struct runner *r,
 		  const char *what, const struct task_case *c, bool check_claim,
 		  struct gpu_sample *o)
+{
+	enum result_phase was = role == ROLE_REF
+					? ev_phase_enter(x, RPH_REFERENCE)
+					: x->phase_now;
+	bool ok = host_call(x, role, r, what, c, check_claim, o);
+
+	ev_phase_enter(x, was);
+	return ok;
+}
+
+static bool host_call(struct eval_ctx *x, enum role role, struct runner *r,
+		      const char *what, const struct task_case *c,
+		      bool check_claim, struct gpu_sample *o)
 {
 	struct gpu_sample tmp;
 	int rc = 0;
@@ -657,7 +730,24 @@ bool ev_host_call(struct eval_ctx *x, enum role role, struct runner *r,
  * runner's first (its kernel's module may load then, which waits for the
  * device: the check's held stream would only make it inconclusive).
  * False (verdict set) on any failure. */
+static bool call_checked(struct eval_ctx *x, enum role role,
+			 struct runner *r, const char *what,
+			 const struct task_case *c);
+
 bool ev_call_checked(struct eval_ctx *x, enum role role,
+			 struct runner *r, const char *what,
+			 const struct task_case *c)
+{
+	enum result_phase was = role == ROLE_REF
+					? ev_phase_enter(x, RPH_REFERENCE)
+					: x->phase_now;
+	bool ok = call_checked(x, role, r, what, c);
+
+	ev_phase_enter(x, was);
+	return ok;
+}
+
+static bool call_checked(struct eval_ctx *x, enum role role,
 			 struct runner *r, const char *what,
 			 const struct task_case *c)
 {
@@ -667,7 +757,7 @@ bool ev_call_checked(struct eval_ctx *x, enum role role,
 	enum runner_fail f;
 
 	if (!r->gpu)
-		return ev_host_call(x, role, r, what, c, false, NULL);
+		return host_call(x, role, r, what, c, false, NULL);
 	if (gated) {
 		hold = gpu_gate_hold_us(x->gate_prev_ns);
 		f = runner_call_gated(r, hold, &rc, &order, &late, &wall);

@@ -348,18 +348,33 @@ static bool protocol_cost(struct timing_case *p, struct block *bk)
 }
 
 /* Fresh runners for blocks [g0, g1), each pair warmed up; the case's
- * reference runner with the first. */
+ * reference runner with the first.  The runners start together and are
+ * all ready before the first warm-up call, so that no start-up runs
+ * beside a measured call. */
 static bool host_group_start(struct timing_case *p, int g0, int g1)
 {
 	struct eval_ctx *x = p->x;
+	enum role want[1 + 2 * MAX_BLOCKS];
+	struct runner *got[1 + 2 * MAX_BLOCKS];
+	int n = 0, k = 0;
 
-	if (!p->ref && !(p->ref = ev_spawn(x, ROLE_REF, p->l, p->c)))
+	if (!p->ref)
+		want[n++] = ROLE_REF;
+	for (int b = g0; b < g1; b++) {
+		want[n++] = ROLE_BASE;
+		want[n++] = ROLE_CAND;
+	}
+	if (!ev_acquire_set(x, want, n, p->l, p->c, got))
 		return false;
+	if (!p->ref)
+		p->ref = got[k++];
+	for (int b = g0; b < g1; b++) {
+		p->blocks[b].base = got[k++];
+		p->blocks[b].cand = got[k++];
+	}
 	for (int b = g0; b < g1; b++) {
 		struct block *bk = &p->blocks[b];
-		if (!(bk->base = ev_spawn(x, ROLE_BASE, p->l, p->c)) ||
-		    !(bk->cand = ev_spawn(x, ROLE_CAND, p->l, p->c)) ||
-		    !warm_up(p, bk) || !protocol_cost(p, bk))
+		if (!warm_up(p, bk) || !protocol_cost(p, bk))
 			return false;
 		p->ct->nblocks = b + 1;
 	}

@@ -39,6 +39,18 @@ static const char *const status_names[] = {
 	[RS_SKIPPED] = "skipped",
 };
 
+const char *const result_phase_names[RESULT_NPHASES] = {
+	[RPH_SETUP] = "setup",
+	[RPH_BUILD] = "build",
+	[RPH_RUNNER_START] = "runner_start",
+	[RPH_CORRECTNESS] = "correctness",
+	[RPH_REFERENCE] = "reference",
+	[RPH_LOCK_WAIT] = "lock_wait",
+	[RPH_PEAKS] = "peaks",
+	[RPH_TIMING] = "timing",
+	[RPH_TEARDOWN] = "teardown",
+};
+
 const char *result_status_name(enum result_status s)
 {
 	if ((unsigned)s >= ARRAY_SIZE(status_names))

@@ -421,6 +421,10 @@ static int jr_result(const cJSON *root, struct task_result *r,
 	}
 	JTRY(jr_str(root, "evaluated_at", "", &r->evaluated_at, err));
 	JTRY(jr_num(root, "eval_seconds", "", &r->eval_seconds, err));
+	JTRY(jr_object(root, "eval_phases", "", &o, err));
+	for (int ph = 0; o && ph < RESULT_NPHASES; ph++)
+		JTRY(jr_num(o, result_phase_names[ph], "eval_phases.",
+			    &r->phase_s[ph], err));
 	JTRY(jr_bool(root, "sandboxed", "", &r->sandboxed, err));
 	JTRY(jr_strvec(root, "defines", &r->defines, err));
 	JTRY(jr_strvec(root, "integrity", &r->integrity, err));

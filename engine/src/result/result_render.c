@@ -94,6 +94,22 @@ static void walk_case(const struct sink *s, const struct case_result *c)
 	s->close(x);
 }
 
+/* eval_phases: where eval_seconds went, when it was measured (a result
+ * made by other means - a test, an old store - has none). */
+static void walk_phases(const struct sink *s, const struct task_result *r)
+{
+	bool any = false;
+
+	for (int i = 0; i < RESULT_NPHASES; i++)
+		any = any || r->phase_s[i] > 0;
+	if (!any)
+		return;
+	s->open(s->ctx, "eval_phases", false, true);
+	for (int i = 0; i < RESULT_NPHASES; i++)
+		s->num(s->ctx, result_phase_names[i], r->phase_s[i]);
+	s->close(s->ctx);
+}
+
 static void result_walk(const struct task_result *r, const struct sink *s)
 {
 	void *x = s->ctx;
@@ -168,6 +184,7 @@ static void result_walk(const struct task_result *r, const struct sink *s)
 	s->close(x);
 	s->str(x, "evaluated_at", r->evaluated_at);
 	s->num(x, "eval_seconds", r->eval_seconds);
+	walk_phases(s, r);
 	s->boolean(x, "sandboxed", r->sandboxed);
 	walk_strvec(s, "defines", &r->defines);
 	walk_strvec(s, "integrity", &r->integrity);

@@ -184,6 +184,7 @@ int engine_open(const char *store_dir, const char *tasks_root,
 	e->tasks_root = xstrdup(tasks_root ? tasks_root : task_default_root());
 	e->cache_dir = path_join(store_root(e->store), "cache");
 	e->lock_dir = xstrdup(paths_lock_dir());
+	e->refcache = eval_refcache_new(ENGINE_REFCACHE_BYTES);
 	char *evals = path_join(e->cache_dir, "evals");
 	rc = mkdir_p(evals, err);
 	free(evals);
@@ -204,6 +205,7 @@ void engine_close(struct engine *e)
 	free(e->tasks_root);
 	free(e->cache_dir);
 	free(e->lock_dir);
+	eval_refcache_free(e->refcache);
 	free(e);
 }
 

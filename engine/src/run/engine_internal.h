@@ -28,7 +28,14 @@ struct engine {
 	char *lock_dir;
 	engine_workspace_view_fn ws_view;	/* set by the front end */
 	void *ws_view_ctx;
+	/* Reference outputs of correctness trials shared by this process's
+	 * evaluations that have a seed of their own (a run's attempts:
+	 * every evaluation of an attempt draws the same trials), at most
+	 * ENGINE_REFCACHE_BYTES; docs/evaluator.md, "Reuse across
+	 * evaluations". */
+	struct eval_refcache *refcache;
 };
+#define ENGINE_REFCACHE_BYTES ((size_t)512 << 20)
 
 /* Locks are open-file-description (OFD) record locks on the whole file:
  * released when the holder's descriptor closes or its process dies, shared

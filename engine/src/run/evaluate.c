@@ -154,6 +154,11 @@ int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 	req.device = device;
 	req.defines = defines;
 	req.seed = tg->has_seed ? tg->seed : eng_fresh_seed();
+	/* A seed that other evaluations share (an attempt's) draws the
+	 * same trials for each: their reference outputs are computed once
+	 * per process.  A fresh seed could never be served. */
+	if (tg->has_seed)
+		req.refcache = tg->e->refcache;
 	req.include_held_out = held_out;
 	req.quick = quick;
 	req.candidate_is_baseline = tg->aa;
