@@ -115,6 +115,9 @@ bool file_exists(const char *path);
 bool dir_exists(const char *path);
 /* mkdir -p; mode 0755. */
 int mkdir_p(const char *path, struct errbuf *err);
+/* The part of path after its last '/' (all of it without one; "" for
+ * NULL): a pointer into path. */
+const char *path_last(const char *path);
 /* rm -rf; refuses "" and "/". */
 int rm_rf(const char *path);
 /* Copies a regular file (mode kept), atomically at the destination. */

@@ -125,6 +125,13 @@ bool dir_exists(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+const char *path_last(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path ? path : "";
+}
+
 int mkdir_p(const char *path, struct errbuf *err)
 {
 	char *p = xstrdup(path);

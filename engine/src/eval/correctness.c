@@ -185,13 +185,6 @@ void ev_reference_ahead(struct eval_ctx *x)
  * it: compile.c), the task's definition (config and held-out cases), the
  * case's layout and integer bounds, and the seed the inputs are drawn
  * from. */
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 static void refcache_key(const struct eval_ctx *x, const char *fact,
 			 const struct task_case *c, const struct case_layout *l,
 			 uint64_t draw_seed, unsigned char key[32])
@@ -205,9 +198,9 @@ static void refcache_key(const struct eval_ctx *x, const char *fact,
 	FIELD("arena-refcache/1");
 	FIELD(ARENA_EVALUATOR_VERSION);
 	FIELD(fact);
-	FIELD(base_name(x->so[ROLE_REF]));
+	FIELD(path_last(x->so[ROLE_REF]));
 	if (!strcmp(fact, "baseline agrees"))
-		FIELD(base_name(x->so[ROLE_BASE]));
+		FIELD(path_last(x->so[ROLE_BASE]));
 	FIELD(t->id);
 	FIELD(t->config_sha256);
 	FIELD(c->id);

@@ -26,7 +26,6 @@
  */
 #include "timing.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +34,6 @@ double ev_timing_floor_ns(const struct task *t)
 {
 	return t->timing_floor_us >= 0 ? t->timing_floor_us * 1e3
 				       : TIMING_FLOOR_NS;
-}
-
-static const char *last_component(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s ? s + 1 : path ? path : "";
 }
 
 /* <cache_dir>/timing-floor/<hex key>, or NULL without a cache. */
@@ -63,7 +55,7 @@ static char *record_path(const struct eval_ctx *x, const struct task_case *c,
 	char *k = xasprintf("arena-timing-floor/1|%s|%s|%s|%s|%s|%s|%.0f",
 			    ARENA_EVALUATOR_VERSION, device, t->id,
 			    t->config_sha256 ? t->config_sha256 : "",
-			    last_component(x->so[ROLE_BASE]), c->id, floor_ns);
+			    path_last(x->so[ROLE_BASE]), c->id, floor_ns);
 	sha256_init(&h);
 	sha256_update(&h, k, strlen(k) + 1);
 	sha256_update(&h, c->params, sizeof(c->params[0]) * (size_t)t->nparams);

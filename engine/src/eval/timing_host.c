@@ -170,6 +170,7 @@ static bool host_pair(struct timing_case *p, int b)
 	return true;
 }
 
+/* What a request is charged (eval_internal.h says the rule). */
 double host_charged_ns(double cpu_ns, double o_ns, double floor_ns, bool *bound)
 {
 	double share = (1.0 - HOST_PROTOCOL_SHARE_MAX) * cpu_ns;
