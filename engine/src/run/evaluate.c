@@ -155,9 +155,12 @@ int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 	req.defines = defines;
 	req.seed = tg->has_seed ? tg->seed : eng_fresh_seed();
 	/* A seed that other evaluations share (an attempt's) draws the
-	 * same trials for each: their reference outputs are computed once
-	 * per process.  A fresh seed could never be served. */
-	if (tg->has_seed)
+	 * same trials for each: a Python reference's outputs are computed
+	 * once per process.  A fresh seed could never be served.  A C, CUDA
+	 * or HIP reference is not cached: it runs faster than the cache
+	 * hashes its bytes (c2c/layernorm's large trial: 150 ms without,
+	 * 475 ms with the cache's digests; make test about 20% slower). */
+	if (tg->has_seed && language_is_python(tg->task->reference_language))
 		req.refcache = tg->e->refcache;
 	req.include_held_out = held_out;
 	req.quick = quick;
