@@ -273,12 +273,9 @@ struct runner *ev_acquire(struct eval_ctx *x, enum role role,
 			      const struct case_layout *l,
 			      const struct task_case *c)
 {
-	struct runner *r = x->gpu ? x->keep[role] : NULL;
+	struct runner *r;
 
-	if (!r)
-		return ev_spawn(x, role, l, c);
-	x->keep[role] = NULL;
-	return ev_set_layout(x, role, r, l, c) ? r : NULL;
+	return ev_acquire_set(x, &role, 1, l, c, &r) ? r : NULL;
 }
 
 bool ev_acquire_set(struct eval_ctx *x, const enum role *roles, int n,
