@@ -206,10 +206,16 @@ static void test_claims_shaved_under_the_allowance_gain_nothing(void **state)
 
 	(void)state;
 	evaluate("shave_new_allowance", &res);
-	/* 4% off every claim cannot be told from noise, and need not be:
-	 * the speedup is the accounting's, an A/A one. */
-	expect(&res, RS_OK, NULL);
-	assert_true(res.speedup_ratio > 0.8 && res.speedup_ratio < 1.25);
+	/* 4% off every claim is named where 4% of a call clears max(20 us,
+	 * 1%) and the noise, and need not be elsewhere: the speedup is the
+	 * accounting's, an A/A one. */
+	if (res.status == RS_REJECTED) {
+		expect(&res, RS_REJECTED, accounting);
+	} else {
+		expect(&res, RS_OK, NULL);
+		assert_true(res.speedup_ratio > 0.8 &&
+			    res.speedup_ratio < 1.25);
+	}
 	result_release(&res);
 }
 

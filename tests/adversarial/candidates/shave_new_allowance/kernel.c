@@ -1,4 +1,4 @@
-/* Cheat (issue 10, class 2): shaves every claim by 4%, under the
+/* Cheat (issue 10, class 2): shaves every claim by 4%, under the old
  * CPU-time check's allowance of max(5 us, 5% of the claim).  It cannot be
  * told from noise, and it must not need to be: the speedup never uses
  * the candidate's claims, so this candidate (the baseline's arithmetic)
