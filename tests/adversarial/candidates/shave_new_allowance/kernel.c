@@ -1,8 +1,9 @@
 /* Cheat (issue 10, class 2): shaves every claim by 4%, under the old
- * CPU-time check's allowance of max(5 us, 5% of the claim).  It cannot be
- * told from noise, and it must not need to be: the speedup never uses
- * the candidate's claims, so this candidate (the baseline's arithmetic)
- * times like the baseline. */
+ * CPU-time check's allowance of max(5 us, 5% of the claim); the present
+ * one, max(20 us, 1%), names it where 4% of a call clears the noise.  It
+ * must not need to be named: the speedup never uses the candidate's
+ * claims, so this candidate (the baseline's arithmetic) times like the
+ * baseline. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>
