@@ -15,12 +15,9 @@ LOAD=${LOAD:-0}
 ARENA="$ROOT/$B/arena"
 TASKS=${TASKS:-$(cd "$ROOT/tasks" && ls -d c2c/*/ | sed 's,/$,,')}
 STORE=$(mktemp -d /tmp/arena-claim-excess.XXXXXX)
-pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$STORE"' EXIT
-for i in $(seq 1 "$LOAD"); do
-	sh -c 'while :; do :; done' &
-	pids="$pids $!"
-done
+. "$ROOT/tests/bench/busy_loops.sh"
+trap 'stop_busy_loops; rm -rf "$STORE"' EXIT
+start_busy_loops "$LOAD"
 echo "claim_excess: $LOAD busy loops on $(nproc) CPUs, commit $(git -C "$ROOT" rev-parse --short HEAD), $(date -u +%FT%TZ)"
 
 # one LABEL TASKS_DIR TASK [eval options]: evaluate, keep timing.tsv.

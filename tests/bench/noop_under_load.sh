@@ -9,12 +9,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-build}
 LOAD=${LOAD:-7}
 STORE=$(mktemp -d /tmp/arena-noop-load.XXXXXX)
-pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$STORE"' EXIT
-for i in $(seq 1 "$LOAD"); do
-	sh -c 'while :; do :; done' &
-	pids="$pids $!"
-done
+. "$ROOT/tests/bench/busy_loops.sh"
+trap 'stop_busy_loops; rm -rf "$STORE"' EXIT
+start_busy_loops "$LOAD"
 echo "noop_under_load: $LOAD busy loops on $(nproc) CPUs, commit $(git -C "$ROOT" rev-parse --short HEAD), $(date -u +%FT%TZ)"
 t0=$(date +%s)
 "$ROOT/$B/arena" --store "$STORE" run "$ROOT/example_configs/noop_host.yaml" \
