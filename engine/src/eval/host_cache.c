@@ -10,9 +10,14 @@
  *      the shared cache - dirty lines included, so a kernel cannot leave
  *      write-backs behind for the next process to pay for;
  *   2. evicts every cache line of the runner's argument memory (inputs it
- *      just wrote, poisoned outputs) with clflush (x86-64) or dc civac
- *      (AArch64): by physical line, from every core's caches, whatever a
- *      replacement policy would have kept.
+ *      just wrote, poisoned outputs) with clflushopt where the CPU has it,
+ *      else clflush (x86-64), or dc civac (AArch64): by physical line,
+ *      from every core's caches, whatever a replacement policy would have
+ *      kept.  clflushopt evicts exactly as clflush does, but the flushes
+ *      of different lines overlap instead of queueing behind each other:
+ *      45x faster on this project's development VM (128 MiB: 9 ms against
+ *      410 ms, docs/benchmarks.md), which made the flush most of a host
+ *      evaluation's time.  The fence after the loop orders both.
  * A runner therefore starts each call with its arguments in memory only,
  * and it never holds a flush buffer of its own - the flush is neither
  * skippable by the candidate nor a sign of which phase it is in.
@@ -23,11 +28,13 @@
 #include "eval_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -47,6 +54,32 @@ bool host_cache_can_evict(void)
 #endif
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+static bool has_clflushopt;
+static pthread_once_t clflushopt_once = PTHREAD_ONCE_INIT;
+
+static void detect_clflushopt(void)
+{
+	unsigned a, b, c, d;
+
+	has_clflushopt = __get_cpuid_count(7, 0, &a, &b, &c, &d) &&
+			 (b & bit_CLFLUSHOPT);
+}
+
+__attribute__((target("clflushopt"))) static void
+flush_lines_opt(const char *c, const char *end, size_t ls)
+{
+	for (; c < end; c += ls)
+		_mm_clflushopt((void *)c);
+}
+
+static void flush_lines(const char *c, const char *end, size_t ls)
+{
+	for (; c < end; c += ls)
+		_mm_clflush(c);
+}
+#endif
+
 void host_cache_evict(const void *p, size_t n)
 {
 	if (!p || !n)
@@ -55,16 +88,16 @@ void host_cache_evict(const void *p, size_t n)
 	size_t ls = line_size();
 	const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)(ls - 1));
 	const char *end = (const char *)p + n;
-	for (; c < end; c += ls) {
 #if defined(__aarch64__)
+	for (; c < end; c += ls)
 		__asm__ volatile("dc civac, %0" : : "r"(c) : "memory");
-#else
-		_mm_clflush(c);
-#endif
-	}
-#if defined(__aarch64__)
 	__asm__ volatile("dsb ish" : : : "memory");
 #else
+	pthread_once(&clflushopt_once, detect_clflushopt);
+	if (has_clflushopt)
+		flush_lines_opt(c, end, ls);
+	else
+		flush_lines(c, end, ls);
 	_mm_mfence();
 #endif
 #endif
