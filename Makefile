@@ -126,13 +126,17 @@ endif
 # `make test` first installs what the tests need (scripts/deps.sh: Debian
 # packages and the agent CLIs, nothing when all are there), then builds and
 # runs them in a sub-make, which re-reads this Makefile so that pkg-config
-# and the compiler look-ups above see what was just installed.
+# and the compiler look-ups above see what was just installed.  The build
+# uses every core (CI's plain `make test` would otherwise build serially);
+# the tests themselves run $TEST_JOBS at a time (tests/run.sh), without
+# the build's MAKEFLAGS (a test that runs make, cli_convention's install,
+# starts a make of its own).
 test:
 	@scripts/deps.sh test
-	@$(MAKE) --no-print-directory test-run
+	@$(MAKE) --no-print-directory -j$$(nproc) test-run
 
 test-run: all $(UNIT_BINS) $(FUZZ_BINS) $(HELPER_BINS)
-	@B=$(B) ARENA_UNIT_SKIP='$(UNIT_SKIP)' tests/run.sh
+	@B=$(B) MAKEFLAGS= MFLAGS= ARENA_UNIT_SKIP='$(UNIT_SKIP)' tests/run.sh
 
 test-unit: all $(UNIT_BINS)
 	@B=$(B) ARENA_UNIT_SKIP='$(UNIT_SKIP)' tests/run.sh unit
