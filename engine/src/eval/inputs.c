@@ -33,6 +33,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "arena/expr.h"
 #include "arena/fp16.h"
 
@@ -473,6 +477,51 @@ void pool_build(const struct task *t, const struct case_layout *l,
 	}
 }
 
+/* Element v of an f32 draw: its reflection c2 - v when the low bit of
+ * bits is set and the reflection stays below hi, else v; as float. */
+static inline float draw_f32_one(double v, uint64_t bits, double c2,
+				 double hi)
+{
+	double w = c2 - v;
+
+	return (float)((bits & 1) && w < hi ? w : v);
+}
+
+/* One rng word's 64 elements of a reflecting f32 draw (draw_f32_one on
+ * element k with bit k of bits).  The pool is redrawn for every timed
+ * pair, so this loop is a large part of the controller's time on big
+ * cases; SSE2 (every x86-64) does two elements an instruction, 4x the
+ * scalar loop (tests/bench/host_overhead.sh, docs/benchmarks.md),
+ * with the scalar loop's result bit for bit: the same subtraction,
+ * compare (false on NaN) and rounding. */
+static void draw_f32_word(float *f, const double *src, uint64_t bits,
+			  double c2, double hi)
+{
+#if defined(__SSE2__)
+	static const union {
+		uint64_t u[2];
+		__m128d v;
+	} lanes[4] = {
+		{ { 0, 0 } }, { { ~0ull, 0 } }, { { 0, ~0ull } },
+		{ { ~0ull, ~0ull } },
+	};
+	const __m128d c2v = _mm_set1_pd(c2), hiv = _mm_set1_pd(hi);
+
+	for (int k = 0; k < 64; k += 2) {
+		__m128d v = _mm_loadu_pd(src + k);
+		__m128d w = _mm_sub_pd(c2v, v);
+		__m128d flip = _mm_and_pd(_mm_cmplt_pd(w, hiv),
+					  lanes[(bits >> k) & 3].v);
+		__m128d x = _mm_or_pd(_mm_and_pd(flip, w),
+				      _mm_andnot_pd(flip, v));
+		_mm_storel_pi((__m64 *)(void *)(f + k), _mm_cvtpd_ps(x));
+	}
+#else
+	for (int k = 0; k < 64; k++)
+		f[k] = draw_f32_one(src[k], bits >> k, c2, hi);
+#endif
+}
+
 /* Elements [i0, i0 + n) of a draw from the window at off. */
 static void draw_range(const struct task *t, const struct case_layout *l,
 		       const struct input_pool *p, int a, struct rng *r,
@@ -488,20 +537,22 @@ static void draw_range(const struct task *t, const struct case_layout *l,
 		const double *src = p->fv[a] + off;
 		double hi = ta->init.dist == INIT_UNIFORM ? ta->init.b : INFINITY;
 		if (ta->dtype == ARENA_F32) {
-			/* Branch-free so that it vectorizes: 64 elements per
-			 * rng word. */
+			/* 64 elements per rng word, drawn whether or not it
+			 * is used (the stream stays the same). */
 			float *f = dst;
-			double c2r = reflect ? c2 : 0;
 			for (int64_t i = i0; i < end; i += 64) {
 				bits = rng_next(r);
 				int64_t m = end - i < 64 ? end - i : 64;
-				for (int64_t k = 0; k < m; k++) {
-					double v = src[i + k];
-					double w = c2r - v;
-					int flip = reflect &&
-						   (int)((bits >> k) & 1) && w < hi;
-					f[i + k] = (float)(flip ? w : v);
-				}
+				if (!reflect)
+					for (int64_t k = 0; k < m; k++)
+						f[i + k] = (float)src[i + k];
+				else if (m == 64)
+					draw_f32_word(f + i, src + i, bits, c2, hi);
+				else
+					for (int64_t k = 0; k < m; k++)
+						f[i + k] = draw_f32_one(
+							src[i + k], bits >> k,
+							c2, hi);
 			}
 			return;
 		}
