@@ -19,9 +19,9 @@ one_run() {	# name, extra mock flag, options yaml
 	start_mock mock_anthropic.js "$name" 40 $2
 	cat > "$T/$name.yaml" <<CFG
 agent: {template: claude_code, model: claude-sonnet-4-5, timeout_seconds: 300, $3}
-tasks: [c2c/saxpy]
+tasks: [c2c/gemm]
 device: host
-timing: {case_budget_s: 0.2, blocks: 2, min_pairs: 6, max_pairs: 30}
+timing: {case_budget_s: 0.2, blocks: 1, min_pairs: 4, max_pairs: 20}
 CFG
 	ARENA_CLAUDE_BIN=$claude ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$T/port")" \
 		ANTHROPIC_API_KEY=sk-test-not-a-key \
@@ -29,7 +29,7 @@ CFG
 		> "$T/$name.run.log" 2>&1 || { cat "$T/$name.run.log"; fail "$name: run failed"; }
 	kill $mock 2>/dev/null; wait $mock 2>/dev/null
 	run=$(ls -1 "$STORE/runs" | grep "_$name\$" | tail -n 1)
-	d="$STORE/runs/$run/tasks/c2c_saxpy"
+	d="$STORE/runs/$run/tasks/c2c_gemm"
 	r="$d/task_result.yaml"
 	[ -f "$r" ] || { cat "$T/$name.run.log"; fail "$name: no task_result.yaml"; }
 	grep -A9 '^agent_execution:' "$r" > "$T/$name.exec"
@@ -55,18 +55,18 @@ CFG
 }
 
 one_run bash "" "options: {mcp: false}"
-grep -q '"sandboxed":true' "$STORE"/runs/*_bash/tasks/c2c_saxpy/logs/trace.jsonl &&
+grep -q '"sandboxed":true' "$STORE"/runs/*_bash/tasks/c2c_gemm/logs/trace.jsonl &&
 	note "claude ran sandboxed (bubblewrap)"
 one_run mcp --mcp "options: {mcp: true}"
 grep -q '"mcp_servers":\[{"name":"arena","status":"connected"' \
-	"$STORE"/runs/*_mcp/tasks/c2c_saxpy/logs/trace.jsonl || fail "mcp: arena server not connected"
-grep -q 'mcp__arena__evaluate' "$STORE"/runs/*_mcp/tasks/c2c_saxpy/logs/trace.jsonl || fail "mcp: tool not called"
+	"$STORE"/runs/*_mcp/tasks/c2c_gemm/logs/trace.jsonl || fail "mcp: arena server not connected"
+grep -q 'mcp__arena__evaluate' "$STORE"/runs/*_mcp/tasks/c2c_gemm/logs/trace.jsonl || fail "mcp: tool not called"
 
 # The export carries the episode with its reward and steps.
 run=$(ls -1 "$STORE/runs" | grep "_mcp\$")
 "$ARENA" --store "$STORE" export "$run" --format jsonl > "$T/episodes.jsonl" || fail "export failed"
 [ "$(wc -l < "$T/episodes.jsonl")" -eq 1 ] || fail "export: one episode expected"
-grep -q '"task_id":"c2c/saxpy"' "$T/episodes.jsonl" || fail "export: task id"
+grep -q '"task_id":"c2c/gemm"' "$T/episodes.jsonl" || fail "export: task id"
 grep -q '"reward":' "$T/episodes.jsonl" || fail "export: reward"
 grep -q '"type":"evaluation"' "$T/episodes.jsonl" || fail "export: steps"
 echo ok

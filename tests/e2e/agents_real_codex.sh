@@ -23,16 +23,16 @@ agent:
   timeout_seconds: 300
   options: {mcp: $3, base_url: "http://127.0.0.1:$(cat "$T/port")/v1",
             price_input_per_mtok: 1, price_cached_input_per_mtok: 0.1, price_output_per_mtok: 10}
-tasks: [c2c/saxpy]
+tasks: [c2c/gemm]
 device: host
-timing: {case_budget_s: 0.2, blocks: 2, min_pairs: 6, max_pairs: 30}
+timing: {case_budget_s: 0.2, blocks: 1, min_pairs: 4, max_pairs: 20}
 CFG
 	ARENA_CODEX_BIN=$codex OPENAI_API_KEY=sk-test-not-a-key \
 		"$ARENA" --store "$STORE" run "$T/$name.yaml" --run-suffix "$name" \
 		> "$T/$name.run.log" 2>&1 || { cat "$T/$name.run.log"; fail "$name: run failed"; }
 	kill $mock 2>/dev/null; wait $mock 2>/dev/null
 	run=$(ls -1 "$STORE/runs" | grep "_$name\$" | tail -n 1)
-	d="$STORE/runs/$run/tasks/c2c_saxpy"
+	d="$STORE/runs/$run/tasks/c2c_gemm"
 	r="$d/task_result.yaml"
 	[ -f "$r" ] || { cat "$T/$name.run.log"; fail "$name: no task_result.yaml"; }
 	grep -A9 '^agent_execution:' "$r" > "$T/$name.exec"
@@ -56,6 +56,6 @@ CFG
 
 one_run bash "" false
 one_run mcp --mcp true
-grep -q '"name":"mcp__arena__evaluate"' "$STORE"/runs/*_mcp/tasks/c2c_saxpy/logs/trace.jsonl ||
+grep -q '"name":"mcp__arena__evaluate"' "$STORE"/runs/*_mcp/tasks/c2c_gemm/logs/trace.jsonl ||
 	fail "mcp: the tool call is not in the trace"
 echo ok

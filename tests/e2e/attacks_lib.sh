@@ -39,7 +39,7 @@ agents:
 tasks: [c2c/dot]
 device: host
 seed: 7
-timing: {case_budget_s: 0.3, blocks: 2, min_pairs: 5, max_pairs: 40}
+timing: {case_budget_s: 0.2, blocks: 1, min_pairs: 5, max_pairs: 30}
 CFG
 }
 

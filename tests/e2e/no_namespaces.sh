@@ -50,7 +50,7 @@ agents:
   - {name: required, template: command, command: [sh, $A/late_writer.sh], options: {sandbox: "on"}}
 tasks: [c2c/saxpy]
 device: host
-timing: {case_budget_s: 0.2, blocks: 2, min_pairs: 4, max_pairs: 20}
+timing: {case_budget_s: 0.2, blocks: 1, min_pairs: 4, max_pairs: 20}
 CFG
 cage "$ARENA" --store "$STORE" run "$T/run.yaml" > "$T/run.log" 2>&1 ||
 	{ cat "$T/run.log"; fail "arena run failed"; }

@@ -35,14 +35,15 @@ grep -q 'eval_start' "$T/resume.log" && fail "resume re-evaluated a done attempt
 [ "$(cat "$d"/tasks/*/task_result.yaml "$csv" | cksum)" = "$sum_before" ] ||
 	fail "a final result or the summary changed"
 
-# arena eval: a second evaluation of unchanged sources comes from the cache.
-cp -r "$ROOT/tasks/c2c/saxpy" "$T/ws"
-"$ARENA" --store "$STORE" eval c2c/saxpy --workspace "$T/ws" > "$T/e1.yaml" || fail "eval failed"
+# arena eval: a second evaluation of unchanged sources comes from the cache
+# (gemm: its default full evaluation, the one that is cached, is short).
+cp -r "$ROOT/tasks/c2c/gemm" "$T/ws"
+"$ARENA" --store "$STORE" eval c2c/gemm --workspace "$T/ws" > "$T/e1.yaml" || fail "eval failed"
 grep -q '^pass_correctness: true' "$T/e1.yaml" || fail "eval: baseline copy not correct"
-"$ARENA" --store "$STORE" eval c2c/saxpy --workspace "$T/ws" > "$T/e2.yaml" || fail "eval 2 failed"
+"$ARENA" --store "$STORE" eval c2c/gemm --workspace "$T/ws" > "$T/e2.yaml" || fail "eval 2 failed"
 cmp -s "$T/e1.yaml" "$T/e2.yaml" || fail "unchanged sources were evaluated again"
 echo 'int broken(' >> "$T/ws/kernel.c"
-"$ARENA" --store "$STORE" eval c2c/saxpy --workspace "$T/ws" > "$T/e3.yaml" || fail "eval 3 failed"
+"$ARENA" --store "$STORE" eval c2c/gemm --workspace "$T/ws" > "$T/e3.yaml" || fail "eval 3 failed"
 grep -q '^pass_compilation: false' "$T/e3.yaml" || fail "broken source compiled?"
 grep -q '^score: 0' "$T/e3.yaml" || fail "broken source did not score 0"
 echo ok

@@ -16,11 +16,11 @@ import json, socket, sys, urllib.parse
 from serve_client import Client
 url, root, out = sys.argv[1], sys.argv[2], sys.argv[3]
 c = Client(url, timeout=600)
-src = open(root + "/tasks/c2c/saxpy/kernel.c").read()
+src = open(root + "/tasks/c2c/gemm/kernel.c").read()
 b = c.submit([
-    {"task": "c2c/saxpy", "sources": {"kernel.c": src + "\n/* serve_disconnect */\n"}},
-    {"task": "c2c/saxpy", "sources": {"kernel.c": "broken A"}, "priority": 10},
-    {"task": "c2c/saxpy", "sources": {"kernel.c": "broken B"}, "priority": 10},
+    {"task": "c2c/gemm", "sources": {"kernel.c": src + "\n/* serve_disconnect */\n"}},
+    {"task": "c2c/gemm", "sources": {"kernel.c": "broken A"}, "priority": 10},
+    {"task": "c2c/gemm", "sources": {"kernel.c": "broken B"}, "priority": 10},
 ])
 bid = b["batch"]
 # Read the stream by hand up to the first answer, then vanish.
@@ -48,9 +48,9 @@ PY
 
 # arena eval on the same sources: the cached result, same numbers.
 mkdir -p "$T/ws"
-cp "$ROOT/tasks/c2c/saxpy/kernel.c" "$T/ws/kernel.c"
+cp "$ROOT/tasks/c2c/gemm/kernel.c" "$T/ws/kernel.c"
 printf '\n/* serve_disconnect */\n' >>"$T/ws/kernel.c"
-"$ARENA" --store "$STORE" eval c2c/saxpy --workspace "$T/ws" >"$T/eval.yaml" 2>"$T/eval.err" ||
+"$ARENA" --store "$STORE" eval c2c/gemm --workspace "$T/ws" >"$T/eval.yaml" 2>"$T/eval.err" ||
 	fail "arena eval: $(cat "$T/eval.err")"
 py - "$T/answer.json" "$T/eval.yaml" <<'PY' || fail "serve's answer is not arena eval's"
 import json, re, sys
