@@ -13,7 +13,7 @@ cat > "$T/ab.yaml" <<CFG
 agents:
   - {name: a, template: noop}
   - {name: b, template: noop}
-tasks: [c2c/saxpy]
+tasks: [c2c/gemm]
 device: host
 repeats: 2
 timing: {case_budget_s: 0.4, blocks: 2, min_pairs: 6, max_pairs: 60}
@@ -25,8 +25,8 @@ dir=$(run_dir_of "$run")
 # Paired seeds: attempts 1 and 2 are repeat 1 under a and b, 3 and 4
 # repeat 2.
 seed() { awk '/^seed:/ { print $2 }' "$dir/tasks/$1/task_result.yaml"; }
-s1=$(seed c2c_saxpy); s2=$(seed c2c_saxpy__r2)
-s3=$(seed c2c_saxpy__r3); s4=$(seed c2c_saxpy__r4)
+s1=$(seed c2c_gemm); s2=$(seed c2c_gemm__r2)
+s3=$(seed c2c_gemm__r3); s4=$(seed c2c_gemm__r4)
 note "seeds: $s1 $s2 $s3 $s4"
 [ -n "$s1" ] && [ "$s1" = "$s2" ] || fail "repeat 1: configurations a and b were evaluated on different seeds ($s1, $s2)"
 [ -n "$s3" ] && [ "$s3" = "$s4" ] || fail "repeat 2: configurations a and b were evaluated on different seeds ($s3, $s4)"
@@ -54,7 +54,7 @@ for m in ("speedup", "pass_rate", "score", "reward"):
     assert m in ab["effects"], m
 assert ab["effects"]["pass_rate"]["a"] == 1.0
 assert ab["headline"]
-assert d["tasks"][0]["task"] == "c2c/saxpy"
+assert d["tasks"][0]["task"] == "c2c/gemm"
 assert d["tasks"][0]["verdict"] in ("tie", "untested", "win", "loss")
 PY
 

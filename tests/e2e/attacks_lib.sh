@@ -2,7 +2,7 @@
 # 7, 11), shared by agent_attacks.sh (through `arena run`) and
 # fs_agent_attacks.sh (through a real mount); sourced after lib.sh.
 #
-# One run, one task (c2c/dot), one agent configuration per attack
+# One run, one task (c2c/gemm), one agent configuration per attack
 # (tests/agents/attacks/*.sh), attempts numbered in this order:
 #   1 baseline_edit  sandbox off: slows ../baseline 30x (or the baseline it
 #                    finds through the controller's --store); the verdict
@@ -24,7 +24,7 @@ plant() {
 	: > "$T/planted-store/arena.db"
 	cp -r "$ROOT/tasks/c2c" "$T/planted-catalogue/"
 	P=$(mktemp -d /var/tmp/planted-catalogue.XXXXXX)
-	cp -r "$ROOT/tasks/c2c/dot" "$P/"
+	cp -r "$ROOT/tasks/c2c/gemm" "$P/"
 }
 
 attacks_config() {	# file
@@ -36,7 +36,7 @@ agents:
   - {name: seeker, template: command, command: [sh, $A/seeker.sh], timeout_seconds: 300}
   - {name: seeker_off, template: command, command: [sh, $A/seeker.sh], options: {sandbox: "off"}, timeout_seconds: 20}
   - {name: big, template: command, command: [sh, $A/big_writer.sh], disk_quota_mb: 64}
-tasks: [c2c/dot]
+tasks: [c2c/gemm]
 device: host
 seed: 7
 timing: {case_budget_s: 0.2, blocks: 1, min_pairs: 5, max_pairs: 30}
@@ -51,11 +51,11 @@ field() {	# yaml top-level key
 attacks_check() {
 	d="$1/tasks"
 	for a in 1 2 3 4 5 6; do
-		t="$d/c2c_dot"; [ $a -gt 1 ] && t="${t}__r$a"
+		t="$d/c2c_gemm"; [ $a -gt 1 ] && t="${t}__r$a"
 		[ -f "$t/task_result.yaml" ] || fail "attempt $a has no result"
 	done
-	r="$d/c2c_dot/task_result.yaml"
-	grep -q real_launch "$d/c2c_dot/baseline/kernel.c" ||
+	r="$d/c2c_gemm/task_result.yaml"
+	grep -q real_launch "$d/c2c_gemm/baseline/kernel.c" ||
 		fail "baseline_edit did not manage to edit the run's baseline/ (the test proves nothing)"
 	[ "$(field "$r" status)" = ok ] || fail "baseline_edit: $(field "$r" status)"
 	sp=$(field "$r" speedup_ratio)
@@ -64,7 +64,7 @@ attacks_check() {
 	note "baseline_edit: run baseline/ edited, verdict ok at speedup $sp"
 
 	for a in 2 3; do
-		t="$d/c2c_dot__r$a"
+		t="$d/c2c_gemm__r$a"
 		[ "$(field "$t/task_result.yaml" status)" = ok ] ||
 			fail "late writer $a: $(field "$t/task_result.yaml" status): $(grep -E '_message: [^n]|^ +error: [^n]' "$t/task_result.yaml" | head -n 5)"
 		grep -q "written after the agent ended" "$t/workspace/kernel.c" &&
@@ -81,16 +81,16 @@ attacks_check() {
 	pgrep -f "written after the agent ended" >/dev/null &&
 		fail "a late writer is still running"
 
-	t="$d/c2c_dot__r4"
+	t="$d/c2c_gemm__r4"
 	[ -f "$t/workspace/found.txt" ] || fail "seeker wrote no found.txt"
 	[ -s "$t/workspace/found.txt" ] &&
 		fail "seeker found: $(head -n 20 "$t/workspace/found.txt")"
-	t5="$d/c2c_dot__r5"
+	t5="$d/c2c_gemm__r5"
 	[ -s "$t5/workspace/found.txt" ] ||
 		fail "seeker_off (unconfined) found nothing: the seeker proves nothing"
 	note "seeker: found nothing in the sandbox; unconfined it found $(wc -l < "$t5/workspace/found.txt") things"
 
-	t="$d/c2c_dot__r6"
+	t="$d/c2c_gemm__r6"
 	y="$t/task_result.yaml"
 	sed -n '/^agent_execution:/,/^[a-z]/p' "$y" | grep -q "status: failed" ||
 		fail "big: agent not failed: $(sed -n '/^agent_execution:/,/^[a-z]/p' "$y")"

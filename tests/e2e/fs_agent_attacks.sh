@@ -12,7 +12,7 @@ run=$(new_run "$T/run.yaml")
 wait_status "$run" done 900
 attacks_check "$STORE/runs/$run"
 # The agents were given the mount's view of their workspace.
-grep -q "\"workspace\":\"$MNT/runs/$run/tasks/c2c_dot__r2/workspace\"" \
-	"$STORE/runs/$run/tasks/c2c_dot__r2/logs/trace.jsonl" ||
+grep -q "\"workspace\":\"$MNT/runs/$run/tasks/c2c_gemm__r2/workspace\"" \
+	"$STORE/runs/$run/tasks/c2c_gemm__r2/logs/trace.jsonl" ||
 	fail "the agents did not work through the mount"
 echo ok

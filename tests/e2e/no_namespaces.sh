@@ -28,15 +28,15 @@ grep -q "confinement    off" "$T/doctor.txt" ||
 	{ cat "$T/doctor.txt"; fail "doctor does not say the confinement is off"; }
 
 mkdir "$T/ws"
-cp "$ROOT/tasks/c2c/saxpy/kernel.c" "$T/ws/"
-cage "$ARENA" --store "$STORE" eval c2c/saxpy --workspace "$T/ws" --quick \
+cp "$ROOT/tasks/c2c/gemm/kernel.c" "$T/ws/"
+cage "$ARENA" --store "$STORE" eval c2c/gemm --workspace "$T/ws" --quick \
 	> "$T/eval.yaml" 2>&1 || { cat "$T/eval.yaml"; fail "arena eval failed"; }
 grep -q '^status: ok' "$T/eval.yaml" || { cat "$T/eval.yaml"; fail "not ok"; }
 grep -q '^sandboxed: false' "$T/eval.yaml" ||
 	fail "an unconfined evaluation does not say sandboxed: false"
 note "unconfined evaluation: ok, sandboxed: false"
 
-ARENA_SANDBOX=on cage "$ARENA" --store "$STORE" eval c2c/saxpy --workspace "$T/ws" \
+ARENA_SANDBOX=on cage "$ARENA" --store "$STORE" eval c2c/gemm --workspace "$T/ws" \
 	--quick --no-cache > "$T/eval_on.txt" 2>&1 &&
 	{ cat "$T/eval_on.txt"; fail "ARENA_SANDBOX=on evaluated without a sandbox"; }
 grep -q 'ARENA_SANDBOX=on, but' "$T/eval_on.txt" ||
@@ -48,14 +48,14 @@ cat > "$T/run.yaml" <<CFG
 agents:
   - {name: auto, template: command, command: [sh, $A/late_writer.sh]}
   - {name: required, template: command, command: [sh, $A/late_writer.sh], options: {sandbox: "on"}}
-tasks: [c2c/saxpy]
+tasks: [c2c/gemm]
 device: host
 timing: {case_budget_s: 0.2, blocks: 1, min_pairs: 4, max_pairs: 20}
 CFG
 cage "$ARENA" --store "$STORE" run "$T/run.yaml" > "$T/run.log" 2>&1 ||
 	{ cat "$T/run.log"; fail "arena run failed"; }
 d="$STORE/runs/$(latest_run)"
-t="$d/tasks/c2c_saxpy"
+t="$d/tasks/c2c_gemm"
 r="$t/task_result.yaml"
 [ -f "$r" ] || { cat "$T/run.log"; fail "the auto attempt has no result"; }
 grep -q '"sandboxed":false' "$t/logs/trace.jsonl" ||
@@ -71,10 +71,10 @@ grep -q "written after the agent ended" "$t/workspace/kernel.c" &&
 grep -q '^sandboxed: false' "$r" || fail "the auto attempt's result does not say sandboxed: false"
 note "sandbox auto: ran unsandboxed, marked, leftovers killed by the subreaper"
 
-r2="$d/tasks/c2c_saxpy__r2/task_result.yaml"
+r2="$d/tasks/c2c_gemm__r2/task_result.yaml"
 grep -q "sandbox: on, but" "$r2" ||
 	{ cat "$r2"; fail "an agent with sandbox: on was not refused"; }
-grep -q "left two processes behind" "$d/tasks/c2c_saxpy__r2/workspace/notes.txt" 2>/dev/null &&
+grep -q "left two processes behind" "$d/tasks/c2c_gemm__r2/workspace/notes.txt" 2>/dev/null &&
 	fail "an agent with sandbox: on ran without its sandbox"
 note "sandbox on: refused"
 

@@ -88,7 +88,7 @@ tasks: [p]
 device: host
 seed: 5
 repeats: 2
-timing: {case_budget_s: 0.3, blocks: 2, min_pairs: 6, max_pairs: 40}
+timing: {case_budget_s: 0.2, blocks: 1, min_pairs: 6, max_pairs: 30}
 EOF
 "$ARENA" --store "$STORE" run "$T/ab.yaml" >"$T/run.log" 2>&1 || fail "arena run: $(tail -n 20 "$T/run.log")"
 run=$(latest_run)

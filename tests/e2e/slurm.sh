@@ -49,7 +49,7 @@ submit() {	# config [args...] -> sets run, array, after
 }
 
 # 1. Host tasks.
-write_config "$T/host.yaml" "{template: noop}" "[c2c/saxpy, c2c/dot, c2c/transpose]"
+write_config "$T/host.yaml" "{template: noop}" "[c2c/gemm, c2c/dot, c2c/transpose]"
 t0=$(date +%s)
 submit "$T/host.yaml"
 wait_jobs "$array" "$after"
@@ -76,7 +76,7 @@ note "host run on Slurm: 3 elements + report job in $(($(date +%s) - t0)) s; $(e
 
 # 2. --dry-run: the scripts are written and the commands printed; run
 #    by hand, they do what arena slurm would have done.
-write_config "$T/dry.yaml" "{template: noop}" "[c2c/saxpy]"
+write_config "$T/dry.yaml" "{template: noop}" "[c2c/gemm]"
 "$ARENA" --store "$STORE" slurm "$T/dry.yaml" --time 10 --dry-run > "$T/dry.log" 2>&1 ||
 	fail "arena slurm --dry-run failed: $(cat "$T/dry.log")"
 run=$(sed -n 's/^run \([^ ]*\) .*/\1/p' "$T/dry.log")

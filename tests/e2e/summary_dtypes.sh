@@ -49,7 +49,7 @@ agents:
 tasks: [p]
 device: host
 seed: 7
-timing: {case_budget_s: 0.3, blocks: 2, min_pairs: 6, max_pairs: 40}
+timing: {case_budget_s: 0.2, blocks: 1, min_pairs: 6, max_pairs: 30}
 EOF
 # Created but not executed (a Slurm dry run), then one attempt by a worker:
 # a report with pending rows beside a finished one.

@@ -25,7 +25,7 @@ starts() { cat "$@" | awk '$2 == "eval_start" { print $3 }' | sort | uniq -c; }
 
 # 1. The submission: scripts written, an array of one element per attempt
 #    and a job after it.
-write_config "$T/three.yaml" "{template: noop}" "[c2c/saxpy, c2c/dot, c2c/transpose]"
+write_config "$T/three.yaml" "{template: noop}" "[c2c/gemm, c2c/dot, c2c/transpose]"
 run=$(submit "$T/three.yaml")
 dir=$(run_dir_of "$run")/slurm
 grep -q -- "--array=0-2 " "$T/sbatch.log" || fail "no 3-element array: $(cat "$T/sbatch.log")"
@@ -71,7 +71,7 @@ cat > "$T/agent.sh" <<AGENT
 echo "\$ARENA_TASK_ID" >> "$T/agent_starts.log"
 sleep 3
 AGENT
-write_config "$T/slow.yaml" "{template: command, command: [sh, $T/agent.sh], options: {sandbox: off}}" "[c2c/saxpy]"
+write_config "$T/slow.yaml" "{template: command, command: [sh, $T/agent.sh], options: {sandbox: off}}" "[c2c/gemm]"
 run=$(submit "$T/slow.yaml")
 "$ARENA" --store "$STORE" worker "$run" --lease-seconds 600 > "$T/k1.log" 2>&1 &
 pid=$!
