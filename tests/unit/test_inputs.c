@@ -42,16 +42,21 @@ static const char *const config =
 	"  - {id: small, n: 1000, bins: 7}\n"
 	"tolerance: {atol: 1e-5, rtol: 1e-5}\n";
 
-static struct task *load(void)
+/* The task of config text cfg, named id. */
+static struct task *load_config(const char *id, const char *cfg)
 {
 	struct task *t = NULL;
 	struct errbuf err;
 
 	errbuf_init(&err);
-	if (task_parse("test/inputs", NULL, config, strlen(config), NULL, 0, &t,
-		       &err) != 0)
-		fail_msg("task_parse: %s", errbuf_str(&err));
+	if (task_parse(id, NULL, cfg, strlen(cfg), NULL, 0, &t, &err) != 0)
+		fail_msg("task_parse %s: %s", id, errbuf_str(&err));
 	return t;
+}
+
+static struct task *load(void)
+{
+	return load_config("test/inputs", config);
 }
 
 static void test_layout_places_arguments_aligned_and_disjoint(void **state)
@@ -205,7 +210,7 @@ static uint64_t fnv1a(const void *p, size_t n, uint64_t h)
 
 static void test_f32_pool_draws_are_unchanged(void **state)
 {
-	struct task *t = NULL;
+	struct task *t = load_config("test/f32", f32_config);
 	struct case_layout l;
 	struct input_pool p;
 	struct errbuf err;
@@ -215,9 +220,6 @@ static void test_f32_pool_draws_are_unchanged(void **state)
 
 	(void)state;
 	errbuf_init(&err);
-	if (task_parse("test/f32", NULL, f32_config, strlen(f32_config), NULL,
-		       0, &t, &err) != 0)
-		fail_msg("task_parse: %s", errbuf_str(&err));
 	assert_int_equal(layout_build(t, &t->cases[0], &l, &err), 0);
 	rng_seed(&r, 2026);
 	pool_build(t, &l, &r, &p);
@@ -385,7 +387,7 @@ static const char *const big_config =
 
 static void test_large_arrays_are_drawn_in_parallel_reproducibly(void **state)
 {
-	struct task *t = NULL;
+	struct task *t = load_config("test/big", big_config);
 	struct case_layout l;
 	struct input_pool pool;
 	struct errbuf err;
@@ -393,8 +395,6 @@ static void test_large_arrays_are_drawn_in_parallel_reproducibly(void **state)
 
 	(void)state;
 	errbuf_init(&err);
-	assert_int_equal(task_parse("test/big", NULL, big_config,
-				    strlen(big_config), NULL, 0, &t, &err), 0);
 	assert_int_equal(layout_build(t, &t->cases[0], &l, &err), 0);
 	int64_t n = l.numel[0];
 	float *a = malloc((size_t)n * 4), *b = malloc((size_t)n * 4);

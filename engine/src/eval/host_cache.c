@@ -15,9 +15,10 @@
  *      from every core's caches, whatever a replacement policy would have
  *      kept.  clflushopt evicts exactly as clflush does, but the flushes
  *      of different lines overlap instead of queueing behind each other:
- *      45x faster on this project's development VM (128 MiB: 9 ms against
- *      410 ms, docs/benchmarks.md), which made the flush most of a host
- *      evaluation's time.  The fence after the loop orders both.
+ *      on this project's development VM 128 MiB take 7 ms instead of
+ *      400 ms (tests/bench/host_overhead.sh, docs/benchmarks.md), and
+ *      clflush had become most of a host evaluation's time.  The fence
+ *      after the loop orders both.
  * A runner therefore starts each call with its arguments in memory only,
  * and it never holds a flush buffer of its own - the flush is neither
  * skippable by the candidate nor a sign of which phase it is in.
