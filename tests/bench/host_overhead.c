@@ -30,10 +30,10 @@ static double now_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-static void clflush_loop(const char *p, size_t n)
+static void clflush_loop(const void *p, size_t n)
 {
 	for (size_t i = 0; i < n; i += 64)
-		_mm_clflush(p + i);
+		_mm_clflush((const char *)p + i);
 	_mm_mfence();
 }
 
@@ -47,8 +47,8 @@ static long read_lines(const volatile char *p, size_t n)
 }
 
 /* ms of a read of p right after flush(p), the buffer first made warm. */
-static double read_after(char *p, size_t n, void (*flush)(const char *, size_t),
-			 long *sink)
+static double read_after(char *p, size_t n,
+			 void (*flush)(const void *, size_t), long *sink)
 {
 	*sink += read_lines(p, n);
 	if (flush)
@@ -128,11 +128,6 @@ static int bench_draw(void)
 	return 0;
 }
 
-static void evict(const char *p, size_t n)
-{
-	host_cache_evict(p, n);
-}
-
 int main(int argc, char **argv)
 {
 	long sink = 0;
@@ -157,7 +152,7 @@ int main(int argc, char **argv)
 			/* The reads only say something below the LLC's size. */
 			double warm = read_after(p, n, NULL, &sink);
 			double rc = read_after(p, n, clflush_loop, &sink);
-			double re = read_after(p, n, evict, &sink);
+			double re = read_after(p, n, host_cache_evict, &sink);
 			printf("%zu\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\n", n >> 20,
 			       t1 - t0, t3 - t2, warm, rc, re);
 		}

@@ -56,6 +56,8 @@ bool host_cache_can_evict(void)
 }
 
 #if defined(__x86_64__) || defined(__i386__)
+/* CPUID leaf 7 itself: __builtin_cpu_supports (host_peaks.c) knows
+ * "clflushopt" in gcc but not in clang 14, which builds `make fuzz`. */
 static bool has_clflushopt;
 static pthread_once_t clflushopt_once = PTHREAD_ONCE_INIT;
 
