@@ -8,12 +8,16 @@ Writes one row per task to OUT.md: status (ok; "partly" with the checks
 that were skipped; fail), the checks that failed and the mutants that got
 through, mutants caught of those that changed an output, the A/A speedup
 and interval, the baseline's times on the timed visible cases, and its
-fraction of the roofline.  FAILURES.txt (optional, a name ending in .txt)
+fraction of the roofline, and below the table the A/A coverage: of the
+tasks whose A/A was timed, how many first tries (a retried A/A's detail
+keeps its first try) have an interval that holds 1.0, and how many speedups
+lie within 1.00 +- 0.02.  FAILURES.txt (optional, a name ending in .txt)
 gets every failed check and too-weak mutant of every failing task, one
 line each.  Exit 1 when a task failed or a report is missing.
 """
 import json
 import os
+import re
 import sys
 
 
@@ -58,6 +62,32 @@ def row(t):
     return (t["task"], status, failed or "-", muts, aa_text, times, frac)
 
 
+AA_RE = re.compile(r"speedup ([0-9.]+) \[([0-9.]+), ([0-9.]+)\]")
+FIRST_RE = re.compile(r"first try ([0-9.]+) \[([0-9.]+), ([0-9.]+)\]")
+
+
+def aa_first_try(t):
+    """(speedup, lo, hi) of the task's first A/A try, or None if untimed."""
+    aa = {c["check"]: c for c in t["checks"]}.get("aa")
+    if not aa:
+        return None
+    m = FIRST_RE.search(aa["detail"]) or AA_RE.match(aa["detail"])
+    return tuple(float(x) for x in m.groups()) if m else None
+
+
+def coverage_line(tasks):
+    firsts = [f for f in map(aa_first_try, tasks) if f]
+    if not firsts:
+        return "A/A: no task was timed."
+    held = sum(1 for s, lo, hi in firsts if lo <= 1.0 <= hi)
+    near = sum(1 for s, lo, hi in firsts if abs(s - 1.0) <= 0.02)
+    return ("A/A first tries: %d of %d intervals hold 1.0 (%.1f%%); "
+            "%d of %d speedups within 1.00 +- 0.02; speedups %.4f-%.4f."
+            % (held, len(firsts), 100.0 * held / len(firsts), near,
+               len(firsts), min(f[0] for f in firsts),
+               max(f[0] for f in firsts)))
+
+
 def failure_lines(t):
     lines = ["%s: %s: %s" % (t["task"], c["check"], c["detail"])
              for c in t["checks"] if c["status"] == "fail"]
@@ -72,7 +102,7 @@ def main():
         sys.exit(__doc__)
     out, args = sys.argv[1], sys.argv[2:]
     fails_path = args.pop(0) if args and args[0].endswith(".txt") else None
-    rows, failures, nfail = [], [], 0
+    rows, failures, nfail, tasks = [], [], 0, []
     for p in args:
         for name, t, err in rows_of(p):
             if t is None:
@@ -81,6 +111,7 @@ def main():
                 nfail += 1
                 continue
             rows.append(row(t))
+            tasks.append(t)
             if t["status"] != "ok":
                 nfail += 1
                 failures.append(failure_lines(t))
@@ -92,10 +123,12 @@ def main():
         for r in rows:
             f.write("| %s |\n" % " | ".join(r))
         f.write("\n%d tasks, %d failed.\n" % (len(rows), nfail))
+        f.write("%s\n" % coverage_line(tasks))
     if fails_path:
         with open(fails_path, "w") as f:
             f.write("\n".join(failures) + ("\n" if failures else ""))
     print("%s: %d tasks, %d failed" % (out, len(rows), nfail))
+    print(coverage_line(tasks))
     return 1 if nfail else 0
 
 
