@@ -171,6 +171,8 @@ static int parse_args(int argc, char **argv, struct check_options *o,
 			o->no_aa = true;
 		else if (!strcmp(a, "--record"))
 			o->record = true;
+		else if (!strcmp(a, "--progress"))
+			o->progress = stderr;
 		else if (!strcmp(a, "--device") && i + 1 < argc)
 			o->device = argv[++i];
 		else if (!strcmp(a, "--case-budget") && i + 1 < argc) {

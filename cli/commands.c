@@ -25,7 +25,7 @@ const struct cli_command cli_commands[] = {
 	.synopsis = "arena check-tasks [SELECTOR...] [--json] [--static] "
 		    "[--device DEV]\n"
 		    "           [--seeds N] [--seed N] [--aa-quick] "
-		    "[--case-budget S] [--no-aa] [--record]",
+		    "[--case-budget S] [--no-aa] [--record] [--progress]",
 	.summary = "check that tasks are fit to measure agents with",
 	.description =
 		"Checks every selected task (default: all, and every suite): "
@@ -52,7 +52,9 @@ const struct cli_command cli_commands[] = {
 		"--aa-quick\ta short A/A (CI)\n"
 		"--case-budget S\tthe A/A's timing per case\n"
 		"--no-aa\tno A/A, timing floor or difficulty\n"
-		"--record\twrite each task's difficulty to its measured.yaml",
+		"--record\twrite each task's difficulty to its measured.yaml\n"
+		"--progress\ta line on stderr per evaluation: its time and "
+		"phases",
 	.examples = "arena check-tasks c2c --aa-quick\n"
 		    "arena check-tasks suite:smoke --json\n"
 		    "arena check-tasks aka:/src/AgentKernelArena/tasks/triton2triton "

@@ -97,7 +97,7 @@ echo "$ids" | xargs -P "$JOBS" -I{} sh -c '
 	[ "$lim" -gt "$TASK_LIMIT" ] && lim=$TASK_LIMIT
 	t0=$now
 	timeout -k 10 "$lim" "$ARENA" --store "$STORE" check-tasks "$id" \
-		--json --record --device "$DEVICE" --seeds "$SEEDS" \
+		--json --record --progress --device "$DEVICE" --seeds "$SEEDS" \
 		--case-budget "$CASE_BUDGET" > "$f.json" 2> "$f.err"
 	rc=$?
 	[ $rc -eq 124 ] || [ $rc -eq 137 ] &&

@@ -29,6 +29,7 @@
 #define ARENA_CHECK_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "arena/engine.h"
@@ -92,6 +93,8 @@ struct check_options {
 	bool no_aa;	      /* no A/A, floor or difficulty */
 	double case_budget_s; /* > 0: the A/A's timing budget per case */
 	bool record;	      /* write the difficulty to measured.yaml */
+	FILE *progress;	      /* non-NULL: a line per evaluation, its time
+			       * and eval_phases (where a slow check went) */
 	bool has_seed;
 	uint64_t seed;
 };

@@ -93,6 +93,29 @@ struct check_run {
 	uint64_t seed;
 };
 
+/* With --progress: "check-tasks: TASK: WHAT: S s (phase S ...)", the
+ * phases that took 0.05 s or more, so that a task cut short by a caller's
+ * time limit still says where its time went. */
+static void progress(const struct check_run *r, const char *what,
+		     const struct task_result *res)
+{
+	FILE *f = r->o->progress;
+
+	if (!f)
+		return;
+	fprintf(f, "check-tasks: %s: %s: %.2f s (", r->t->id, what,
+		res->eval_seconds);
+	const char *sep = "";
+	for (int i = 0; i < RESULT_NPHASES; i++)
+		if (res->phase_s[i] >= 0.05) {
+			fprintf(f, "%s%s %.2f", sep, result_phase_names[i],
+				res->phase_s[i]);
+			sep = ", ";
+		}
+	fprintf(f, ")\n");
+	fflush(f);
+}
+
 /* A correctness-only evaluation of the baseline against the reference,
  * with the held-out cases and the output mutants (mut, or NULL). */
 static int evaluate(struct check_run *r, uint64_t seed,
@@ -196,7 +219,12 @@ static void check_baseline(struct check_run *r, bool *ok)
 		struct errbuf e;
 		uint64_t seed = r->seed + (uint64_t)k * 0x9e3779b97f4a7c15ull;
 		errbuf_init(&e);
-		if (evaluate(r, seed, k == 0 ? &mut : NULL, &res, &e)) {
+		int rc = evaluate(r, seed, k == 0 ? &mut : NULL, &res, &e);
+		char what[64];
+		snprintf(what, sizeof(what), "baseline seed %d of %d%s", k + 1,
+			 seeds, k == 0 ? " with mutants" : "");
+		progress(r, what, &res);
+		if (rc) {
 			check_add(r->out, "baseline", CHECK_FAIL,
 				  "the "
 				  "evaluation could not run: %s",
@@ -345,8 +373,10 @@ static void check_timing(struct check_run *r)
 				 res.speedup_ci_hi);
 			result_release(&res);
 		}
-		if (evaluate_aa(r, r->seed ^ (0xaaull + (uint64_t)round), &res,
-				&e)) {
+		int rc = evaluate_aa(r, r->seed ^ (0xaaull + (uint64_t)round),
+				     &res, &e);
+		progress(r, round ? "A/A retry" : "A/A", &res);
+		if (rc) {
 			check_add(r->out, "aa", CHECK_FAIL,
 				  "the A/A evaluation "
 				  "could not run: %s",
