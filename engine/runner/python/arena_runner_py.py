@@ -49,6 +49,7 @@ import json
 import os
 import struct
 import sys
+import time
 import traceback
 
 RP_FD_KERNEL = 5
@@ -209,6 +210,7 @@ class Runner:
         self.failure = "nothing raised"
         self.cache = {}
         self.stream_ctx = None
+        self.first_launch = True
         self.torch = None
         self.keep = []                  # ctypes objects C holds pointers to
 
@@ -263,11 +265,19 @@ class Runner:
             ts = self.tensors(args_p, nargs)
             ps = list(struct.unpack("<%dq" % nparams,
                                     ctypes.string_at(params_p, 8 * nparams))) if nparams else []
+            t0 = time.monotonic() if self.first_launch else 0
             if self.stream_ctx is not None:
                 with self.stream_ctx():
                     rc = self.fn(ts, ps)
             else:
                 rc = self.fn(ts, ps)
+            if self.first_launch:
+                # A correctness trial's call, never a timed one: its
+                # host time is mostly Triton's JIT, if the kernel has one.
+                self.first_launch = False
+                sys.stderr.write("arena-runner-py: first launch %.3f s\n"
+                                 % (time.monotonic() - t0))
+                sys.stderr.flush()
             if rc is None:
                 return 0
             if isinstance(rc, bool) or not isinstance(rc, int):
@@ -346,10 +356,38 @@ def set_triton_cache(path):
         pass
 
 
+class StepClock:
+    """Seconds per step of the runner's preparation, written to its log
+    as one line (where a GPU runner's start-up goes: docs/python.md)."""
+
+    def __init__(self):
+        self.t = time.monotonic()
+        self.steps = []
+
+    def step(self, name):
+        now = time.monotonic()
+        self.steps.append("%s %.3f" % (name, now - self.t))
+        self.t = now
+
+    def report(self):
+        sys.stderr.write("arena-runner-py: prepared: %s\n"
+                         % ", ".join(self.steps))
+        sys.stderr.flush()
+
+
 def prepare_cuda(r, device, stream):
+    clock = StepClock()
+    try:
+        prepare_cuda_steps(r, device, stream, clock)
+    finally:
+        clock.report()
+
+
+def prepare_cuda_steps(r, device, stream, clock):
     torch = r.torch
     torch.cuda.init()
     torch.cuda.set_device(device)
+    clock.step("torch.cuda.init")
     ext = torch.cuda.ExternalStream(stream)
     r.keep.append(ext)
     r.stream_ctx = lambda: torch.cuda.stream(ext)
@@ -357,6 +395,7 @@ def prepare_cuda(r, device, stream):
     with torch.cuda.stream(ext):
         torch.empty(256, device="cuda").fill_(1.0).sum().item()
     torch.cuda.synchronize()
+    clock.step("first torch op")
     # Triton's driver compiles and loads its helper module now (a C
     # compiler run, into the private cache), and learns where libcuda is,
     # so that nothing of this is left for after the sandbox.
@@ -373,6 +412,7 @@ def prepare_cuda(r, device, stream):
         import triton
     except ImportError:
         return
+    clock.step("import triton")
     if libcuda:
         knobs = getattr(triton, "knobs", None)
         nv = getattr(knobs, "nvidia", None) if knobs else None
@@ -381,6 +421,7 @@ def prepare_cuda(r, device, stream):
     drv = triton.runtime.driver.active
     drv.get_current_device()
     getattr(drv, "utils", None)
+    clock.step("triton driver")
     try:
         from warmup import arena_warm as k
         with torch.cuda.stream(ext):
@@ -389,6 +430,7 @@ def prepare_cuda(r, device, stream):
         torch.cuda.synchronize()
     except Exception:  # noqa: B902 - Triton broken: the kernel's own JIT says how
         traceback.print_exc()
+    clock.step("warm-up kernel")
     # From here on Triton writes only into the role's own directory.
     if r.scratch:
         set_triton_cache(os.path.join(r.scratch, "triton"))

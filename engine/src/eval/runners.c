@@ -212,6 +212,8 @@ static struct runner *launch(struct eval_ctx *x, enum role role, size_t shm,
 		ev_ctx_forget(x, r);
 		return NULL;
 	}
+	ev_trace_mark(x, "%s runner %d launched", ev_role_names[role],
+		      (int)r->pid);
 	return r;
 }
 
@@ -236,6 +238,8 @@ bool ev_await_ready(struct eval_ctx *x, enum role role, struct runner *r,
 	if (!r->sandboxed || (!r->confined && !ev_role_python(x, role)))
 		x->all_sandboxed = false;
 	runner_census(r, &r->threads_ready, &children);
+	ev_trace_mark(x, "%s runner %d ready", ev_role_names[role],
+		      (int)r->pid);
 	return true;
 }
 
