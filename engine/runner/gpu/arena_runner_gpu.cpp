@@ -1043,6 +1043,41 @@ static gpu_err open_device(int dev, const char **during)
 
 #include "gpu_diag.h"
 
+/* Seconds per start-up step, one line on stderr (the role's log): where a
+ * runner's start goes (docs/python.md, tests/gpu/py_startup.sh). */
+struct step_clock {
+	struct timespec t;
+	char line[256];
+	size_t len;
+};
+
+static void step_clock_start(struct step_clock *c)
+{
+	clock_gettime(CLOCK_MONOTONIC, &c->t);
+	c->len = 0;
+	c->line[0] = 0;
+}
+
+static void step_clock_mark(struct step_clock *c, const char *step)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	double s = (double)(now.tv_sec - c->t.tv_sec) +
+		   (double)(now.tv_nsec - c->t.tv_nsec) / 1e9;
+	int n = snprintf(c->line + c->len, sizeof(c->line) - c->len,
+			 "%s%s %.3f", c->len ? ", " : "", step, s);
+	if (n > 0 && (size_t)n < sizeof(c->line) - c->len)
+		c->len += (size_t)n;
+	c->t = now;
+}
+
+static void step_clock_report(const struct step_clock *c, const char *who)
+{
+	fprintf(stderr, "arena-runner-%s: %s started: %s\n", GPU_BACKEND, who,
+		c->line);
+	fflush(stderr);
+}
+
 static int runner_main(int argc, char **argv)
 {
 	struct stat st;
@@ -1084,7 +1119,10 @@ static int runner_main(int argc, char **argv)
 
 	const char *during = "";
 	keeper = strcmp(argv[1], "-") == 0 && strcmp(argv[2], "-") == 0;
+	struct step_clock sc;
+	step_clock_start(&sc);
 	gpu_err e = open_device((int)dev, &during);
+	step_clock_mark(&sc, "device");
 	if (e == GPU(Success) && keeper) {
 		during = "allocating the keeper's probe buffer";
 		e = GPU(Malloc)(&probe_dev, (size_t)1 << 20);
@@ -1102,6 +1140,7 @@ static int runner_main(int argc, char **argv)
 			   GPU_BACKEND, dev, why);
 		_exit(1);
 	}
+	step_clock_mark(&sc, "prepare");
 	shm_base = (unsigned char *)mmap(NULL, shm_size, PROT_READ | PROT_WRITE,
 					 MAP_SHARED, RP_FD_SHM, 0);
 	if (shm_base == MAP_FAILED) {
@@ -1112,12 +1151,14 @@ static int runner_main(int argc, char **argv)
 	int landlock = nnp && sbx_landlock_fs(embed ? embed->fs : NULL) == 0;
 	int seccomp = nnp && sbx_seccomp(SBX_GPU | (embed ? embed->seccomp_extra
 							   : 0)) == 0;
+	step_clock_mark(&sc, "sandbox");
 	rio_replyf("hello %ld %s,%s", (long)getpid(), seccomp ? "seccomp" : "-",
 		   landlock ? "landlock" : "-");
 	entry_name = argv[2];
 	if (strcmp(argv[1], "-") == 0) {
 		/* Deferred: the kernel comes later with a `load` request;
 		 * a keeper never gets one. */
+		step_clock_report(&sc, keeper ? "keeper" : "deferred");
 		serve();
 		return 0;
 	}
@@ -1128,6 +1169,8 @@ static int runner_main(int argc, char **argv)
 		rio_replyf("error %s", why);
 		_exit(1);
 	}
+	step_clock_mark(&sc, "load");
+	step_clock_report(&sc, "runner");
 	rio_replyf("ready");
 	serve();
 	return 0;

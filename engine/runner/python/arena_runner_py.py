@@ -369,9 +369,9 @@ class StepClock:
         self.steps.append("%s %.3f" % (name, now - self.t))
         self.t = now
 
-    def report(self):
-        sys.stderr.write("arena-runner-py: prepared: %s\n"
-                         % ", ".join(self.steps))
+    def report(self, what="prepared"):
+        sys.stderr.write("arena-runner-py: %s: %s\n"
+                         % (what, ", ".join(self.steps)))
         sys.stderr.flush()
 
 
@@ -571,6 +571,7 @@ def set_private_dirs(scratch, trusted):
 def run(flavour_arg, lib_path, scratch, trusted, argv_rest):
     """Serves as a runner: argv_rest is what the C runner's main takes
     after its name.  Returns only on a usage error."""
+    clock = StepClock()
     scratch = None if scratch == "-" else scratch
     trusted = None if trusted == "-" else trusted
     set_private_dirs(scratch, trusted)
@@ -594,13 +595,16 @@ def run(flavour_arg, lib_path, scratch, trusted, argv_rest):
             import triton  # noqa: F401 - imported before the sandbox
         except ImportError:
             pass
+    clock.step("imports")
     r = Runner(flavour, lib_path, scratch, trusted,
                int(argv_rest[3]) if flavour_arg == "gpu" and len(argv_rest) > 3 else 0)
     r.torch = torch
     lib = ctypes.CDLL(lib_path)
+    clock.step("runner library")
     embed = RunnerEmbed(LOAD_FN(r.load), FAILURE_FN(r.on_failure),
                         PREPARE_FN(r.prepare), ctypes.pointer(sandbox_rules(r)),
                         0 if flavour == "host" else SBX_PROCS)
+    clock.step("sandbox rules")
     r.keep.append(embed)
     argv = (ctypes.c_char_p * (len(argv_rest) + 1))()
     for i, a in enumerate(argv_rest):
@@ -610,6 +614,8 @@ def run(flavour_arg, lib_path, scratch, trusted, argv_rest):
     # not others; a runner lives for one evaluation.
     gc.collect()
     gc.disable()
+    clock.step("gc")
+    clock.report("started")
     main = lib.arena_runner_host_main if flavour_arg == "host" else lib.arena_runner_gpu_main
     main.restype = ctypes.c_int
     main.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
