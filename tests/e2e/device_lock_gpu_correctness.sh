@@ -4,12 +4,16 @@
 # it is in its timing phase, another evaluation B of the same device
 # (another store) takes no device lock at all - neither for its
 # correctness nor to start its runners early - and blocks in flock() on
-# the device's lock file (seen in /proc/locks) until A is done.  A is held
+# the device's lock file (seen in /proc/locks) while A holds it.  A is held
 # in each phase by stopping its controller (SIGSTOP) right after the mark
 # that opens the phase.  Afterwards the exclusive holds of A and B, read
 # from both timing.tsv files on the machine's monotonic clock, do not
-# overlap, and each correctness check and each timed case lies inside its
-# own.  Were correctness to take the lock shared (LOCK_SH), B would take
+# overlap (an evaluation holds the device several times: it lets it go
+# while a correctness trial's host reference computes, so B may sample
+# between A's trials), each trial's samples, each correctness check and
+# each timed case lie inside one of their evaluation's own holds, and
+# each evaluation did let the device go for its host references.  Were
+# correctness to take the lock shared (LOCK_SH), B would take
 # it beside A's correctness and the first part fails; timing is always
 # exclusive, so the second part shows that no correctness (shared or
 # not) overlaps another evaluation's timing.
@@ -50,8 +54,14 @@ run_pair() {	# tag stop_mark end_mark
 	note "A$1: $(grep -m1 '^status' "$T/A$1.out"), B$1: $(grep -m1 '^status' "$T/B$1.out")"
 	exclusive_windows_disjoint "A$1" "B$1"
 	for e in "A$1" "B$1"; do
+		within_exclusive "$e" "case .* trial [0-9]+: sampled"
 		within_exclusive "$e" "case .* trial [0-9]+: checked"
 		within_exclusive "$e" "case .* timed"
+		# The host reference of each correctness trial computes
+		# with the device let go (and taken again before the next
+		# trial's samples, as the marks above show).
+		has_mark "$e" "device lock released for host work" ||
+			fail "$e never let the device go while its host reference computed"
 	done
 }
 

@@ -129,31 +129,69 @@ hold_and_probe() {
 	return 0
 }
 
-# exclusive_windows_disjoint A B: A's and B's exclusive holds of the
-# device (first "device lock taken exclusively" to "device lock
-# released") do not overlap, and B's began after A's ended; prints them.
+# exclusive_holds NAME: NAME's exclusive holds of the device, one
+# "START END" line each (ms on the machine's monotonic clock): from a
+# "device lock taken exclusively" mark to the next "device lock released"
+# (an evaluation lets the device go while its correctness trials' host
+# references compute, and takes it again: several holds).
+exclusive_holds() {
+	awk '
+		/^# t0 [0-9]+ ns/ { t0 = $3 / 1e6; next }
+		/^# [0-9.]+ ms: / {
+			text = $0
+			sub(/^# [0-9.]+ ms: /, "", text)
+			if (text ~ /^device lock taken exclusively/ && !open_) {
+				open_ = 1; from = t0 + $2
+			} else if (text ~ /^device lock released/ && open_) {
+				open_ = 0; printf "%.3f %.3f\n", from, t0 + $2
+			}
+		}
+		END { if (open_) printf "%.3f -\n", from }' "$T/$1/timing.tsv" 2>/dev/null
+}
+
+# exclusive_windows_disjoint A B: no exclusive hold of A's overlaps one of
+# B's by more than the marks' resolution (0.1 ms; each hold closed), and
+# B's first began after A's first; prints them.
 exclusive_windows_disjoint() {
-	a0=$(mark_ms "$1" "device lock taken exclusively" first)
-	a1=$(mark_ms "$1" "device lock released" last)
-	b0=$(mark_ms "$2" "device lock taken exclusively" first)
-	b1=$(mark_ms "$2" "device lock released" last)
-	[ -n "$a0" ] && [ -n "$a1" ] && [ -n "$b0" ] && [ -n "$b1" ] ||
-		fail "missing lock marks: $1 [$a0, $a1], $2 [$b0, $b1]"
-	awk -v a0="$a0" -v a1="$a1" -v b0="$b0" -v b1="$b1" \
-		'BEGIN { exit !(a0 <= a1 && b0 <= b1 && b0 >= a1) }' ||
-		fail "exclusive holds overlap: $1 [$a0, $a1] ms, $2 [$b0, $b1] ms"
-	note "exclusive holds: $1 [$a0, $a1] ms, $2 [$b0, $b1] ms (monotonic clock)"
+	exclusive_holds "$1" >"$T/holds.$1"
+	exclusive_holds "$2" >"$T/holds.$2"
+	[ -s "$T/holds.$1" ] && [ -s "$T/holds.$2" ] ||
+		fail "missing lock marks: $1 [$(tr '\n' ' ' <"$T/holds.$1")], $2 [$(tr '\n' ' ' <"$T/holds.$2")]"
+	! grep -q ' -$' "$T/holds.$1" "$T/holds.$2" ||
+		fail "an exclusive hold never released: $1 [$(tr '\n' ' ' <"$T/holds.$1")], $2 [$(tr '\n' ' ' <"$T/holds.$2")]"
+	awk 'FNR == NR { a0[++na] = $1; a1[na] = $2; next }
+		{ for (i = 1; i <= na; i++)
+			if (($2 < a1[i] ? $2 : a1[i]) - ($1 > a0[i] ? $1 : a0[i]) > 0.1) {
+				printf "A [%s, %s] and B [%s, %s]\n", a0[i], a1[i], $1, $2
+				bad = 1
+			} }
+		END { exit bad }' "$T/holds.$1" "$T/holds.$2" >"$T/overlap" ||
+		fail "exclusive holds overlap ($1 then $2): $(cat "$T/overlap")"
+	awk 'FNR == 1 { f[++n] = $1 } END { exit !(f[2] >= f[1]) }' \
+		"$T/holds.$1" "$T/holds.$2" ||
+		fail "$2 held the device before $1"
+	note "exclusive holds: $1 $(wc -l <"$T/holds.$1") [$(head -n 1 "$T/holds.$1") .. $(tail -n 1 "$T/holds.$1")], $2 $(wc -l <"$T/holds.$2") [$(head -n 1 "$T/holds.$2") .. $(tail -n 1 "$T/holds.$2")] ms (monotonic clock)"
 }
 
 # within_exclusive NAME REGEX: every mark of NAME matching REGEX lies in
-# NAME's exclusive hold of the device.
+# one of NAME's exclusive holds of the device (to the marks' 0.1 ms).
 within_exclusive() {
-	_x0=$(mark_ms "$1" "device lock taken exclusively" first)
-	_x1=$(mark_ms "$1" "device lock released" last)
-	_m0=$(mark_ms "$1" "$2" first)
-	_m1=$(mark_ms "$1" "$2" last)
-	[ -n "$_m0" ] || fail "$1 has no mark '$2'"
-	awk -v x0="$_x0" -v x1="$_x1" -v m0="$_m0" -v m1="$_m1" \
-		'BEGIN { exit !(m0 >= x0 && m1 <= x1) }' ||
-		fail "$1: '$2' at [$_m0, $_m1] ms, outside its exclusive hold [$_x0, $_x1]"
+	exclusive_holds "$1" >"$T/holds.$1"
+	has_mark "$1" "$2" || fail "$1 has no mark '$2'"
+	awk -v pat="^$2" '
+		FNR == NR { h0[++n] = $1; h1[n] = $2; next }
+		/^# t0 [0-9]+ ns/ { t0 = $3 / 1e6; next }
+		/^# [0-9.]+ ms: / {
+			text = $0
+			sub(/^# [0-9.]+ ms: /, "", text)
+			if (text !~ pat)
+				next
+			at = t0 + $2; in_ = 0
+			for (i = 1; i <= n; i++)
+				if (at >= h0[i] - 0.1 && at <= h1[i] + 0.1)
+					in_ = 1
+			if (!in_) { printf "%.3f ms: %s\n", at, text; bad = 1 }
+		}
+		END { exit bad }' "$T/holds.$1" "$T/$1/timing.tsv" >"$T/outside" ||
+		fail "$1: marks '$2' outside its exclusive holds: $(head -n 3 "$T/outside")"
 }

@@ -112,6 +112,7 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 				   ev_gpu_fetch_mask(t, inputs), what, c, &cs))
 			goto out;
 		uint64_t t2 = now_ns();
+		ev_trace_mark(x, "case %s trial %d: sampled", c->id, trial + 1);
 		k = (int)rng_range(&r, 0, n - 1);
 		snprintf(setpfx, sizeof(setpfx),
 			 "output of correctness trial %d "
@@ -124,8 +125,8 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 			 "%s '%s', correctness trial %d", ev_case_kind(c),
 			 c->id, trial + 1);
 		if (!ev_gpu_reference_check(x, &l, ref, base, cand, k, spec,
-					    pattern, trial == 0, what, prefix,
-					    c, &cr->max_abs_err))
+					    pattern, trial == 0, true, what,
+					    prefix, c, &cr->max_abs_err))
 			goto out;
 		/* The output mutants of the call the reference checked: set
 		 * k, whose inputs the baseline drew again into its own set k

@@ -126,6 +126,18 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 	return 0;
 }
 
+void ev_unlock_device(struct eval_ctx *x)
+{
+	if (x->lockfd < 0 || !x->lockmode)
+		return;
+	/* Marked first, as ctx_release does: the next holder's "taken"
+	 * mark comes after this one. */
+	ev_trace_mark(x, "device lock released for host work");
+	while (flock(x->lockfd, LOCK_UN) != 0 && errno == EINTR)
+		;
+	x->lockmode = 0;
+}
+
 /* lock_device with its failure turned into a verdict. */
 bool ev_lock_or_verdict(struct eval_ctx *x, int mode)
 {

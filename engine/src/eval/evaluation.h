@@ -395,6 +395,9 @@ int ev_device_lock_open(const char *dir, const char *device, int *fd,
 int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock);
 /* ev_lock_device with its failure turned into a verdict. */
 bool ev_lock_or_verdict(struct eval_ctx *x, int mode);
+/* Lets the device go while this evaluation does host work only (marked
+ * in timing.tsv); ev_lock_or_verdict takes it again. */
+void ev_unlock_device(struct eval_ctx *x);
 
 /* ---- build.c ---------------------------------------------------------- */
 
@@ -541,13 +544,17 @@ bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
  * prefix).  base_too: the baseline's own set k must agree as well (else
  * the task is at fault, RS_INFRA_ERROR).  Call it after comparing the
  * other sets with the baseline's: base's inputs and inout arguments are
- * drawn again.  *maxerr (may be NULL) gets the largest difference. */
+ * drawn again.  *maxerr (may be NULL) gets the largest difference.
+ * yield_device: when the reference runs on the host, the device lock is
+ * let go while it computes and compares (correctness trials: every GPU
+ * sample stays inside an exclusive hold, and another evaluation may use
+ * the device meanwhile); timing never yields. */
 bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 			    struct runner *ref, struct runner *base,
 			    struct runner *cand, int k, const char *spec,
-			    int pattern, bool base_too, const char *what,
-			    const char *prefix, const struct task_case *c,
-			    double *maxerr);
+			    int pattern, bool base_too, bool yield_device,
+			    const char *what, const char *prefix,
+			    const struct task_case *c, double *maxerr);
 
 /* ---- correctness_gpu.c ------------------------------------------------ */
 

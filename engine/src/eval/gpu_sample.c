@@ -45,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 
 /* Samples of one call the baseline runs to size a case's batches; the
  * fastest counts (a runner's first call of a case can be many times
@@ -576,16 +577,16 @@ bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 			    struct runner *ref, struct runner *base,
 			    struct runner *cand, int k, const char *spec,
-			    int pattern, bool base_too, const char *what,
-			    const char *prefix, const struct task_case *c,
-			    double *maxerr)
+			    int pattern, bool base_too, bool yield_device,
+			    const char *what, const char *prefix,
+			    const struct task_case *c, double *maxerr)
 {
 	const struct task *t = x->t;
 	size_t off = (size_t)k * l->shm_size;
 	uint32_t in_mask = 0;
 	unsigned char *saved = NULL;
 	enum runner_fail f;
-	bool ok = false;
+	bool ok = false, yielded = false;
 
 	/* What the baseline's call left in set k (its outputs), before its
 	 * inputs are drawn again below. */
@@ -620,6 +621,15 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 			par_memcpy(dst, base->shm + off + l->offset[a],
 				   l->bytes[a]);
 	}
+	/* What is left is the host's: the reference's call (seconds for a
+	 * large case of a C reference) and the comparisons.  Every runner
+	 * of this evaluation on the device is stopped with nothing left on
+	 * it (each sample's drain), so another evaluation may sample
+	 * meanwhile. */
+	yielded = yield_device && x->gpu && !ev_role_gpu(x, ROLE_REF) &&
+		  x->lockmode == LOCK_EX;
+	if (yielded)
+		ev_unlock_device(x);
 	if (!ev_call_checked(x, ROLE_REF, ref, what, c) ||
 	    !ev_reference_wrote_all(x, l, ref, pattern, c))
 		goto out;
@@ -640,5 +650,9 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 	ok = true;
 out:
 	free(saved);
+	/* The device again before anything else of this evaluation uses
+	 * it (the next trial's samples, the ordering check). */
+	if (yielded && !ev_lock_or_verdict(x, LOCK_EX))
+		ok = false;
 	return ok;
 }

@@ -91,8 +91,8 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 			 "a timed sample)",
 			 kind, num, ev_case_kind(p->c), p->c->id);
 		ok = ev_gpu_reference_check(x, p->l, p->ref, bk->base, bk->cand,
-					    k, spec, pattern, false, what,
-					    prefix, p->c, NULL);
+					    k, spec, pattern, false, false,
+					    what, prefix, p->c, NULL);
 	}
 	free(spec);
 	if (ok)
