@@ -106,19 +106,55 @@ def child(libc, req, fds, run):
     os._exit(127)
 
 
+def thread_names():
+    """{tid: name} of this process's threads, the calling one included."""
+    names = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open("/proc/self/task/%s/comm" % tid) as f:
+                names[tid] = f.read().strip()
+        except OSError:
+            names[tid] = "?"
+    return names
+
+
+class ThreadWatch:
+    """Which start-up step of the zygote started which thread, for the
+    refusal that a thread causes (a copy of a threaded process is
+    refused: its locks)."""
+
+    def __init__(self):
+        self.seen = set(thread_names())
+        self.started = []
+
+    def step(self, what):
+        now = thread_names()
+        new = [now[t] for t in now if t not in self.seen]
+        if new:
+            self.started.append("%s started %s" % (what, ", ".join(new)))
+        self.seen |= set(now)
+
+    def describe(self):
+        return "; ".join(self.started) or "after its start-up"
+
+
 def serve(argv, run, prewarm=None):
     """The zygote's loop on fd 3; prewarm() runs once before the first
     copy is made (what every runner would otherwise compute itself)."""
+    threads = ThreadWatch()
     import torch  # noqa: F401 - the point of the zygote
+    threads.step("import torch")
     try:
         import triton  # noqa: F401
     except ImportError:
         pass
+    threads.step("import triton")
     if prewarm is not None:
         try:
             prewarm()
         except Exception:  # noqa: B902 - each runner computes it then
             pass
+    threads.step("prewarm")
     # What the imports made is never garbage: frozen, it is out of every
     # later collection, so a runner's collection before it serves (which
     # would otherwise visit, and so copy on write, every object of torch
@@ -156,8 +192,9 @@ def serve(argv, run, prewarm=None):
             # A copy has only the calling thread: another thread's locks
             # (malloc's, an import's) would stay held in it forever.
             if len(os.listdir("/proc/self/task")) != 1:
-                raise OSError("the zygote has started a thread; runners "
-                              "are started without it")
+                raise OSError("the zygote has started a thread (%s); "
+                              "runners are started without it"
+                              % threads.describe())
             pid = clone_parent(libc)
         except (ValueError, OSError, KeyError) as e:
             for fd in fds:
