@@ -488,15 +488,14 @@ def _toolchain():
     import shutil
     import subprocess
     progs = []
-    try:
-        import triton
-        base = os.path.dirname(triton.__file__)
+    # Where Triton is, without importing it: the zygote computes this and
+    # may have to leave Triton's import to each runner (zygote.py).
+    spec = importlib.util.find_spec("triton")
+    for base in (spec.submodule_search_locations or []) if spec else []:
         for root, _, names in os.walk(os.path.join(base, "backends")):
             for nm in names:
                 if nm in ("ptxas", "cuobjdump", "nvdisasm"):
                     progs.append(os.path.join(root, nm))
-    except ImportError:
-        pass
     for var in ("TRITON_PTXAS_PATH",):
         if os.environ.get(var):
             progs.append(os.environ[var])

@@ -27,6 +27,8 @@ runner's main (arena_runner_py.run).
 """
 import ctypes
 import gc
+import importlib
+import importlib.util
 import json
 import os
 import resource
@@ -98,12 +100,21 @@ def child(libc, req, fds, run):
         for kv in req.get("env", []):
             k, _, v = kv.partition("=")
             os.environ[k] = v
+        if LEFT_TO_RUNNERS:
+            sys.stderr.write("arena-runner-py: a copy of the zygote, which "
+                             "left %s to the runner (its import starts "
+                             "threads)\n" % ", ".join(LEFT_TO_RUNNERS))
+            sys.stderr.flush()
         a = req["argv"]
         run(a[0], a[1], a[2], a[3], ["arena-runner-py"] + a[4:])
     except BaseException:  # noqa: B902 - the child must never return
         import traceback
         traceback.print_exc()
     os._exit(127)
+
+
+# What each copy imports itself (import_unless_threaded), for its log.
+LEFT_TO_RUNNERS = []
 
 
 def thread_names():
@@ -126,6 +137,7 @@ class ThreadWatch:
     def __init__(self):
         self.seen = set(thread_names())
         self.started = []
+        self.left = []  # modules left to the runners: their import threads
 
     def step(self, what):
         now = thread_names()
@@ -138,17 +150,43 @@ class ThreadWatch:
         return "; ".join(self.started) or "after its start-up"
 
 
+def import_unless_threaded(name, threads):
+    """Imports module name into the zygote, unless importing it starts a
+    thread: a child of the (so far single-threaded) zygote tries the
+    import first and says how many threads it then has.  A module that
+    starts threads (an LLVM thread pool, say: Triton's compiler, which
+    runners use, is not fork-safe then) is left to each runner to import
+    itself, and the zygote stays a process it may copy."""
+    if importlib.util.find_spec(name) is None:
+        return
+    if len(os.listdir("/proc/self/task")) != 1:
+        importlib.import_module(name)  # no copy is made anyway
+        threads.step("import " + name)
+        return
+    pid = os.fork()
+    if pid == 0:
+        try:
+            importlib.import_module(name)
+            os._exit(0 if len(os.listdir("/proc/self/task")) == 1 else 3)
+        except BaseException:  # noqa: B902 - the probe only reports
+            os._exit(4)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code == 0:
+        importlib.import_module(name)
+        threads.step("import " + name)
+    elif code == 3:
+        threads.left.append(name)
+
+
 def serve(argv, run, prewarm=None):
     """The zygote's loop on fd 3; prewarm() runs once before the first
     copy is made (what every runner would otherwise compute itself)."""
     threads = ThreadWatch()
+    threads.left = LEFT_TO_RUNNERS
     import torch  # noqa: F401 - the point of the zygote
     threads.step("import torch")
-    try:
-        import triton  # noqa: F401
-    except ImportError:
-        pass
-    threads.step("import triton")
+    import_unless_threaded("triton", threads)
     if prewarm is not None:
         try:
             prewarm()
