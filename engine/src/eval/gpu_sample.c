@@ -605,6 +605,7 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 	    !stage_recorded(x, base, base->nsets > 1 ? base->nsets : 1, c,
 			    &spec))
 		goto out;
+	uint64_t t0 = now_ns();
 	f = runner_gen(base, spec, NULL);
 	if (f == RUNNER_OK)
 		f = runner_fetch(base, in_mask, NULL);
@@ -612,6 +613,7 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 		ev_runner_failed(x, ROLE_BASE, base, f, what, c);
 		goto out;
 	}
+	uint64_t t1 = now_ns();
 	for (int a = 0; a < t->nargs; a++) {
 		unsigned char *dst = ref->shm + l->offset[a];
 		if (t->args[a].io == IO_OUT)
@@ -630,9 +632,11 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 		  x->lockmode == LOCK_EX;
 	if (yielded)
 		ev_unlock_device(x);
+	uint64_t t2 = now_ns();
 	if (!ev_call_checked(x, ROLE_REF, ref, what, c) ||
 	    !ev_reference_wrote_all(x, l, ref, pattern, c))
 		goto out;
+	uint64_t t3 = now_ns();
 	if (base_too) {
 		char p[200];
 		snprintf(p, sizeof(p),
@@ -647,6 +651,15 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 	    !ev_outputs_match_mem(x, l, cand->shm + off, ref->shm, 1.0, pattern,
 				  maxerr, RS_INCORRECT, prefix))
 		goto out;
+	/* Where a reference check's time goes (on the H200 they were over
+	 * half of a Python task's timing phase, 124-150 ms each). */
+	ev_trace_mark(x,
+		      "case %s: reference check %s: inputs again %.1f ms, "
+		      "staged %.1f ms, reference call %.1f ms, compared "
+		      "%.1f ms",
+		      c->id, what, (double)(t1 - t0) / 1e6,
+		      (double)(t2 - t1) / 1e6, (double)(t3 - t2) / 1e6,
+		      (double)(now_ns() - t3) / 1e6);
 	ok = true;
 out:
 	free(saved);
