@@ -112,7 +112,8 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 				   ev_gpu_fetch_mask(t, inputs), what, c, &cs))
 			goto out;
 		uint64_t t2 = now_ns();
-		ev_trace_mark(x, "case %s trial %d: sampled", c->id, trial + 1);
+		ev_trace_detail(x, "case %s trial %d: sampled", c->id,
+				trial + 1);
 		k = (int)rng_range(&r, 0, n - 1);
 		snprintf(setpfx, sizeof(setpfx),
 			 "output of correctness trial %d "

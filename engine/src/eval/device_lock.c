@@ -132,7 +132,7 @@ void ev_unlock_device(struct eval_ctx *x)
 		return;
 	/* Marked first, as ctx_release does: the next holder's "taken"
 	 * mark comes after this one. */
-	ev_trace_mark(x, "device lock released for host work");
+	ev_trace_detail(x, "device lock released for host work");
 	while (flock(x->lockfd, LOCK_UN) != 0 && errno == EINTR)
 		;
 	x->lockmode = 0;

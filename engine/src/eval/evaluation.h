@@ -378,6 +378,9 @@ void ev_stage_free(void **stage);
  * reference). */
 void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The same in timing.tsv only, never shown as the evaluation's step. */
+void ev_trace_detail(struct eval_ctx *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
 		   const char *kind, int num, int n, bool base_first,
 		   const struct gpu_sample *bs, const struct gpu_sample *cs,

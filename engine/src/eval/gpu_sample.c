@@ -653,7 +653,7 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 		goto out;
 	/* Where a reference check's time goes (on the H200 they were over
 	 * half of a Python task's timing phase, 124-150 ms each). */
-	ev_trace_mark(x,
+	ev_trace_detail(x,
 		      "case %s: reference check %s: inputs again %.1f ms, "
 		      "staged %.1f ms, reference call %.1f ms, compared "
 		      "%.1f ms",

@@ -212,8 +212,8 @@ static struct runner *launch(struct eval_ctx *x, enum role role, size_t shm,
 		ev_ctx_forget(x, r);
 		return NULL;
 	}
-	ev_trace_mark(x, "%s runner %d launched", ev_role_names[role],
-		      (int)r->pid);
+	ev_trace_detail(x, "%s runner %d launched", ev_role_names[role],
+			(int)r->pid);
 	return r;
 }
 
@@ -238,8 +238,8 @@ bool ev_await_ready(struct eval_ctx *x, enum role role, struct runner *r,
 	if (!r->sandboxed || (!r->confined && !ev_role_python(x, role)))
 		x->all_sandboxed = false;
 	runner_census(r, &r->threads_ready, &children);
-	ev_trace_mark(x, "%s runner %d ready", ev_role_names[role],
-		      (int)r->pid);
+	ev_trace_detail(x, "%s runner %d ready", ev_role_names[role],
+			(int)r->pid);
 	return true;
 }
 
@@ -548,24 +548,44 @@ bool ev_call_outcome_ok(struct eval_ctx *x, enum role role,
  * happened (where an evaluation's seconds go).  Flushed at once, pair
  * lines before it included, so that the file shows a running
  * evaluation's phase (tests/e2e/device_lock_*.sh watch it). */
-void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
+static void trace_vmark(struct eval_ctx *x, bool step, const char *fmt,
+			va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
+	bool progress = step && x->req->progress;
 
-	if (!x->trace && !x->req->progress)
+	if (!x->trace && !progress)
 		return;
-	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
 	if (x->trace) {
 		fprintf(x->trace, "# %.1f ms: %s\n",
 			(double)(now_ns() - x->t0_ns) / 1e6, strbuf_str(&sb));
 		fflush(x->trace);
 	}
-	if (x->req->progress)
+	if (progress)
 		x->req->progress(x->req->progress_ctx, strbuf_str(&sb));
 	strbuf_release(&sb);
+}
+
+void ev_trace_mark(struct eval_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	trace_vmark(x, true, fmt, ap);
+	va_end(ap);
+}
+
+/* A mark in timing.tsv only: a detail within a step (a runner ready, a
+ * reference check's parts), which a progress display should not show
+ * in place of the step. */
+void ev_trace_detail(struct eval_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	trace_vmark(x, false, fmt, ap);
+	va_end(ap);
 }
 
 /* One line of <log_dir>/timing.tsv per timed pair (and GPU warm-up
