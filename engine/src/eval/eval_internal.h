@@ -219,12 +219,15 @@ void gpu_error_meaning(const char *name, struct gpu_error_meaning *m);
 /* A buffer of twice the last-level cache that the controller sweeps
  * before every host call. */
 struct host_sweep {
-	unsigned char *buf;
+	unsigned char *buf; /* bytes, at a 2 MiB boundary within map */
 	size_t bytes;
+	void *map; /* the mapping: map_bytes from map */
+	size_t map_bytes;
 };
 
 /* 0, or a negative errno when the buffer cannot be mapped; bytes 0: an
- * empty sweep. */
+ * empty sweep.  The buffer is not inherited by forked children
+ * (MADV_DONTFORK) and asks for huge pages (host_cache.c says why). */
 int host_sweep_init(struct host_sweep *s, size_t bytes);
 /* A read-modify-write of every cache line of the buffer. */
 void host_sweep_run(struct host_sweep *s);
