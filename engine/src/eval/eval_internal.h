@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sched.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -223,13 +224,19 @@ struct host_sweep {
 	size_t bytes;
 	void *map; /* the mapping: map_bytes from map */
 	size_t map_bytes;
+	/* Who sweeps: the CPUs sharing home_cpu's last-level cache that
+	 * this process may use (ncpus of them; 0: the caller alone). */
+	int home_cpu;
+	int ncpus;
+	cpu_set_t cpus;
 };
 
 /* 0, or a negative errno when the buffer cannot be mapped; bytes 0: an
  * empty sweep.  The buffer is not inherited by forked children
  * (MADV_DONTFORK) and asks for huge pages (host_cache.c says why). */
 int host_sweep_init(struct host_sweep *s, size_t bytes);
-/* A read-modify-write of every cache line of the buffer. */
+/* A read-modify-write of every cache line of the buffer, shared by the
+ * threads of the cache domain of the CPU the caller runs on. */
 void host_sweep_run(struct host_sweep *s);
 void host_sweep_release(struct host_sweep *s);
 /* Evicts every cache line of [p, p + n) from every core's caches

@@ -560,6 +560,10 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr);
 
 /* Bytes of the host's largest last-level cache (what a flush covers). */
 size_t ev_llc_bytes(void);
+/* The CPUs that share cpu's last-level cache, into *set (sysfs'
+ * shared_cpu_list of the cache ev_llc_bytes measures on cpu0, found
+ * again on cpu): their count, 0 (set empty) where sysfs does not say. */
+int ev_llc_cpus(int cpu, cpu_set_t *set);
 /* Shared memory of every runner of a GPU evaluation (x->shm_size). */
 int ev_gpu_shm_size(struct eval_ctx *x, struct errbuf *err);
 
