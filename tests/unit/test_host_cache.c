@@ -55,10 +55,12 @@ static void sweep_with(size_t bytes, int threads)
 		 * again from sysfs. */
 		CPU_SET(s.home_cpu, &s.cpus);
 	}
-	host_sweep_run(&s);
+	host_sweep_run(&s, true);
 	assert_swept(&s, 1);
-	host_sweep_run(&s);
+	host_sweep_run(&s, true);
 	assert_swept(&s, 2);
+	host_sweep_run(&s, false); /* the caller alone */
+	assert_swept(&s, 3);
 	host_sweep_release(&s);
 }
 
@@ -81,7 +83,7 @@ static void test_a_forked_child_does_not_inherit_the_buffer(void **state)
 
 	(void)state;
 	assert_int_equal(host_sweep_init(&s, (size_t)4 << 20), 0);
-	host_sweep_run(&s);
+	host_sweep_run(&s, true);
 	assert_int_equal(mincore(s.buf, 4096, &vec), 0);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
@@ -95,7 +97,7 @@ static void test_a_forked_child_does_not_inherit_the_buffer(void **state)
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 	/* Still the parent's. */
-	host_sweep_run(&s);
+	host_sweep_run(&s, true);
 	assert_swept(&s, 2);
 	host_sweep_release(&s);
 }

@@ -126,6 +126,11 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 	return 0;
 }
 
+bool ev_device_exclusive(const struct eval_ctx *x)
+{
+	return x->lockfd >= 0 && x->lockmode == LOCK_EX;
+}
+
 /* lock_device with its failure turned into a verdict. */
 bool ev_lock_or_verdict(struct eval_ctx *x, int mode)
 {

@@ -395,6 +395,9 @@ int ev_device_lock_open(const char *dir, const char *device, int *fd,
 int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock);
 /* ev_lock_device with its failure turned into a verdict. */
 bool ev_lock_or_verdict(struct eval_ctx *x, int mode);
+/* Whether x holds its device's lock exclusively (its timing phase; on a
+ * GPU, its correctness phase too). */
+bool ev_device_exclusive(const struct eval_ctx *x);
 
 /* ---- build.c ---------------------------------------------------------- */
 

@@ -8,9 +8,9 @@
  *      stores (ordinary stores that allocate in the cache; memset may use
  *      non-temporal ones), which evicts what the previous runner left in
  *      the shared cache - dirty lines included, so a kernel cannot leave
- *      write-backs behind for the next process to pay for; the threads of
- *      the CPUs sharing that cache split the buffer between them (below:
- *      one core's bandwidth bounds a sweep);
+ *      write-backs behind for the next process to pay for; in the timing
+ *      phase the threads of the CPUs sharing that cache split the buffer
+ *      between them (below: one core's bandwidth bounds a sweep);
  *   2. evicts every cache line of the runner's argument memory (inputs it
  *      just wrote, poisoned outputs) with clflushopt where the CPU has it,
  *      else clflush (x86-64), or dc civac (AArch64): by physical line,
@@ -160,7 +160,11 @@ int host_sweep_init(struct host_sweep *s, size_t bytes)
  * SWEEP_THREADS threads, each writing its own contiguous part, on the
  * CPUs that share the last-level cache of the CPU the controller runs
  * on (the cache being swept; a thread on another socket would fill
- * another cache) and that the controller may use.  Every line of the
+ * another cache) and that the controller may use - in the timing phase,
+ * while the evaluation holds the host exclusively.  Outside it (the
+ * correctness calls) another evaluation may be timing a call, and a
+ * helper thread would take that runner's CPU: the controller sweeps
+ * alone there, as before.  Every line of the
  * buffer is still written before host_sweep_run returns, so what the
  * sweep evicts does not change; the helpers' own private caches are
  * swept with it.  Where the domain is one CPU, or sysfs does not say,
@@ -196,7 +200,7 @@ static void sweep_domain(struct host_sweep *s, int cpu)
 	s->ncpus = CPU_COUNT(&s->cpus);
 }
 
-void host_sweep_run(struct host_sweep *s)
+void host_sweep_run(struct host_sweep *s, bool alone)
 {
 	size_t ls = line_size();
 	int cpu = sched_getcpu();
@@ -208,7 +212,7 @@ void host_sweep_run(struct host_sweep *s)
 	     s->ncpus == 0))
 		sweep_domain(s, cpu);
 	int n = s->ncpus < SWEEP_THREADS ? s->ncpus : SWEEP_THREADS;
-	if (n < 1)
+	if (n < 1 || !alone)
 		n = 1;
 	struct sweep_part parts[SWEEP_THREADS];
 	pthread_t th[SWEEP_THREADS];
