@@ -4,7 +4,9 @@
 # Suites: unit (cmocka binaries), fuzz (corpus replay), tree (the rules of
 # the source tree: tests/tree), e2e and adversarial (shell scripts under
 # tests/e2e and tests/adversarial).  `tests/run.sh unit`
-# runs one suite.  Each test's output goes to $B/test-logs/<name>.log and is
+# runs one suite; `tests/run.sh NAME...` runs the tests of those names, as
+# the summary and times.tsv name them (e2e/check_tasks.sh,
+# adversarial/run.sh, unit/test_eval, fuzz/fuzz_task, tree/rooms.py).  Each test's output goes to $B/test-logs/<name>.log and is
 # printed only when it fails.  A test that exits 77 is skipped; its last
 # line says why.
 #
@@ -21,6 +23,12 @@
 # and $B/test-logs/times.tsv keeps them (name, seconds, result).
 B=${B:-build}
 suite=${1:-all}
+# Test names: their suites are searched, and only they are run.
+only=""
+case $suite in */*)
+	only=" $* "
+	suite=all ;;
+esac
 jobs=${TEST_JOBS:-2}
 logs=$B/test-logs
 mkdir -p "$logs"
@@ -160,6 +168,17 @@ drain() {	# waits until no test runs
 		[ -n "$running" ] && sleep 0.2
 	done
 }
+
+if [ -n "$only" ]; then
+	for n in $only; do
+		grep -q "^[a-z]* $n " "$queue" ||
+			{ echo "tests: no test named $n"; exit 2; }
+	done
+	while read -r kind name path; do
+		case $only in *" $name "*) echo "$kind $name $path" ;; esac
+	done <"$queue" >"$queue.only"
+	mv "$queue.only" "$queue"
+fi
 
 running=""
 # Exclusive tests first, each alone; then the others, $jobs at a time.

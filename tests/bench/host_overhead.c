@@ -1,5 +1,5 @@
 /*
- * host_overhead.c - two of the controller's per-call costs on the host,
+ * host_overhead.c - three of the controller's per-call costs on the host,
  * each against the code it replaced:
  *   flush  the eviction of a runner's argument memory (host_cache_evict,
  *          engine/src/eval/host_cache.c) against a clflush loop, with
@@ -8,7 +8,14 @@
  *   draw   a timed pair's fresh f32 inputs (pool_draw, inputs.c) against
  *          the scalar loop it replaced, on a 4,000,000-element normal
  *          array: c2c/saxpy's medium-to-large size, and below the size
- *          from which pool_draw uses several threads (so both use one).
+ *          from which pool_draw uses several threads (so both use one);
+ *   sweep  the sweep of twice the last-level cache before every call
+ *          (host_sweep_init/run) against the code it replaced: one
+ *          thread over a plain private mapping (no MADV_DONTFORK, no
+ *          MADV_HUGEPAGE): its first sweep, a later one, and the first
+ *          one after a runner was forked (fork + exec of /bin/true),
+ *          with proof that it still evicts: a warm 8 MiB read right
+ *          after it must be as slow as after clflush.
  * A measurement, not a test (tests/bench/host_overhead.sh runs it;
  * docs/benchmarks.md has the table).  x86-64 only.
  */
@@ -17,10 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "arena/task.h"
-#include "eval_internal.h"
+#include "evaluation.h"
 
 static double now_ms(void)
 {
@@ -128,6 +138,100 @@ static int bench_draw(void)
 	return 0;
 }
 
+/* A child forked and exec'd as a runner is (the controller's
+ * address space copied, then replaced). */
+static void fork_exec_true(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+/* The sweep before: one thread, a plain private mapping. */
+static void sweep_plain_run(struct host_sweep *s)
+{
+	volatile unsigned char *p = s->buf;
+
+	for (size_t i = 0; i < s->bytes; i += 64)
+		p[i] = (unsigned char)(p[i] + 1);
+}
+
+static void sweep_plain_init(struct host_sweep *s, size_t bytes)
+{
+	memset(s, 0, sizeof(*s));
+	s->map = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->map == MAP_FAILED) {
+		s->map = NULL;
+		return;
+	}
+	s->map_bytes = s->bytes = bytes;
+	s->buf = s->map;
+}
+
+/* The last sweep's ms; after it, the ms of a read of a warm 8 MiB. */
+static double sweep_ms(struct host_sweep *s, bool plain, char *warm,
+		       double *read_ms, long *sink)
+{
+	*sink += read_lines(warm, (size_t)8 << 20);
+	double t0 = now_ms();
+	if (plain)
+		sweep_plain_run(s);
+	else
+		host_sweep_run(s, true);
+	double t1 = now_ms();
+	*sink += read_lines(warm, (size_t)8 << 20);
+	*read_ms = now_ms() - t1;
+	return t1 - t0;
+}
+
+static int bench_sweep(long *sink)
+{
+	size_t bytes = 2 * ev_llc_bytes();
+	char *warm = malloc((size_t)8 << 20);
+	double rd;
+
+	if (!warm)
+		return 1;
+	memset(warm, 1, (size_t)8 << 20);
+	cpu_set_t dom;
+	printf("\nsweep of %zu MiB (2 x LLC); CPUs sharing cpu0's LLC: %d\n",
+	       bytes >> 20, ev_llc_cpus(0, &dom));
+	printf("mapping\tfirst_ms\tlater_ms\tafter_fork_ms\t"
+	       "read_warm_ms\tread_after_clflush_ms\tread_after_sweep_ms\n");
+	for (int rep = 0; rep < 3; rep++)
+		for (int k = 0; k < 2; k++) {
+			struct host_sweep s;
+			if (k == 0)
+				sweep_plain_init(&s, bytes);
+			else if (host_sweep_init(&s, bytes) != 0)
+				s.map = NULL;
+			if (!s.map)
+				return 1;
+			double first = sweep_ms(&s, k == 0, warm, &rd, sink);
+			double later = sweep_ms(&s, k == 0, warm, &rd, sink);
+			fork_exec_true();
+			double forked = sweep_ms(&s, k == 0, warm, &rd, sink);
+			double w = read_after(warm, (size_t)8 << 20, NULL, sink);
+			double c = read_after(warm, (size_t)8 << 20,
+					      clflush_loop, sink);
+			printf("%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\n",
+			       k == 0 ? "before" : "host_sweep", first,
+			       later, forked, w, c, rd);
+			if (k == 0)
+				munmap(s.map, s.map_bytes);
+			else
+				host_sweep_release(&s);
+		}
+	free(warm);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long sink = 0;
@@ -158,5 +262,5 @@ int main(int argc, char **argv)
 		}
 		free(p);
 	}
-	return bench_draw() || sink == 42;
+	return bench_draw() || bench_sweep(&sink) || sink == 42;
 }

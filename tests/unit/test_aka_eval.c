@@ -64,9 +64,12 @@ static int group_setup(void **state)
 	 * that one has no torch and /usr/bin/python3 does, the tests use
 	 * that one (paths_python reads the variable on first use). */
 	if (!(env && *env) && !imports_torch("python3") &&
-	    imports_torch("/usr/bin/python3"))
+	    imports_torch("/usr/bin/python3")) {
 		setenv("ARENA_PYTHON", "/usr/bin/python3", 1);
-	have_torch = imports_torch(paths_python());
+		have_torch = true; /* just seen: no second import */
+	} else {
+		have_torch = imports_torch(paths_python());
+	}
 	if (!mkdtemp(cache_dir))
 		return -1;
 	return 0;

@@ -229,6 +229,113 @@ static void test_f32_pool_draws_are_unchanged(void **state)
 	task_free(t);
 }
 
+/* Every dtype and distribution the task schema offers, fresh (inputs_fill)
+ * and pooled (pool_build, then three pool_draw), bit for bit what the
+ * generic loops drew before inputs.c got a loop per dtype: SHA-256 per
+ * argument of its fresh values and three draws, recorded at commit
+ * b04963a for this seed.  n = 1001: an odd count (the last normal of a
+ * pair), 15 whole rng words of 64 and a tail.  The integer ranges are
+ * their dtypes' whole ranges. */
+static const char *const dtypes_config =
+	"schema: arena/1\n"
+	"description: test task.\n"
+	"language: c\n"
+	"editable: [kernel.c]\n"
+	"reference: {file: reference.c}\n"
+	"signature:\n"
+	"  params: [n]\n"
+	"  args:\n"
+	"    - {name: f32n, dtype: f32, shape: [n], io: in,\n"
+	"       init: {dist: normal, mean: 1, std: 3}}\n"
+	"    - {name: f64n, dtype: f64, shape: [n], io: in, init: normal}\n"
+	"    - {name: f16n, dtype: f16, shape: [n], io: in, init: normal}\n"
+	"    - {name: bf16n, dtype: bf16, shape: [n], io: in,\n"
+	"       init: {dist: normal, mean: 0, std: 300}}\n"
+	"    - {name: f32u, dtype: f32, shape: [n], io: in,\n"
+	"       init: {dist: uniform, low: -2, high: 0.5}}\n"
+	"    - {name: f64u, dtype: f64, shape: [n], io: in,\n"
+	"       init: {dist: uniform, low: 2, high: 3}}\n"
+	"    - {name: bf16u, dtype: bf16, shape: [n], io: in,\n"
+	"       init: {dist: uniform, low: -1, high: 70000}}\n"
+	"    - {name: f16u, dtype: f16, shape: [n], io: in,\n"
+	"       init: {dist: uniform, low: 0, high: 70000}}\n"
+	"    - {name: i32r, dtype: i32, shape: [n], io: in,\n"
+	"       init: {dist: randint, low: \"-2147483648\", high: \"2147483647\"}}\n"
+	"    - {name: u32r, dtype: u32, shape: [n], io: in,\n"
+	"       init: {dist: randint, low: \"0\", high: \"4294967295\"}}\n"
+	"    - {name: u8r, dtype: u8, shape: [n], io: in,\n"
+	"       init: {dist: randint, low: \"0\", high: \"255\"}}\n"
+	"    - {name: i8r, dtype: i8, shape: [n], io: in,\n"
+	"       init: {dist: randint, low: \"-128\", high: \"127\"}}\n"
+	"    - {name: i64r, dtype: i64, shape: [n], io: in,\n"
+	"       init: {dist: randint, low: \"-9000000000000000000\",\n"
+	"              high: \"9000000000000000000\"}}\n"
+	"    - {name: f32r, dtype: f32, shape: [n], io: in,\n"
+	"       init: {dist: randint, low: \"-100\", high: \"100\"}}\n"
+	"    - {name: f32o, dtype: f32, shape: [n], io: in, init: ones}\n"
+	"    - {name: y, dtype: f32, shape: [n], io: out}\n"
+	"cases:\n"
+	"  - {id: small, n: 1001}\n"
+	"tolerance: {atol: 1e-5, rtol: 1e-5}\n";
+
+static const char *const dtypes_sha256[] = {
+	"b4ccd99464745c5a25308db7171bd5349aa8a805371713d995b9e15cbc9a0dbb", /* f32n */
+	"853550e32518cb877ad0f644262992007547384d9162d999dc6d57a0e2ae51d7", /* f64n */
+	"5c8f2985e63be2b5a075af1b08f96dfe999273e0bce207dfc1a3cf7dfad8c27a", /* f16n */
+	"b3a8cb1275577949c4ddaacda2856d796e1d046d33b20521c46cc4da181f90eb", /* bf16n */
+	"5a3b3029c4a0e6992a8983f7874b5155b17074834ede1486dd6b75ab68828977", /* f32u */
+	"56066f7b93e235f11877a8525b03763a4a2c7425698487d5ddf95d7641d42cfa", /* f64u */
+	"5a172038f71f73b58ffb4dbd805d25fe816f58ec71ff6953d22b4ddf3b5e6845", /* bf16u */
+	"441dffc82ebd095d66bc654386932ff28f3591b4f26c29d8c3eae6f6d342e677", /* f16u */
+	"431daf0a560cb760b409115867703a50a79014d34a13246d09c06ed658f22dcc", /* i32r */
+	"067660d69447c77f31cc05e22fec6965d4675a34c35f417521aae1e233552423", /* u32r */
+	"ceb8c168a21be35c0af3c3c39e67ad3b1bf8701d08d758dcde7c7485e9a42b25", /* u8r */
+	"533760d38970d9a716f5aa57b2c1eb45b772fe78425721b3370e910fb7819983", /* i8r */
+	"6d8fe9bdff094d32c3707c651cc06a88a4991d9039c5b38e071124c884780a53", /* i64r */
+	"3fd16e6889a9ba359d68bacfdb15ada5b226b73f9c242667f0e86205328b1eeb", /* f32r */
+	"21b13971aa019e19807de76a53dab2a1015a73bace385d2397764b06f2b33bc7", /* f32o */
+};
+
+static void test_inputs_of_every_dtype_are_unchanged(void **state)
+{
+	struct task *t = load_config("test/dtypes", dtypes_config);
+	struct case_layout l;
+	struct input_pool p;
+	struct errbuf err;
+	struct rng r;
+	static unsigned char v[4][1001 * 8];	/* fresh, then 3 draws */
+	int nargs = (int)ARRAY_SIZE(dtypes_sha256), wrong = 0;
+
+	(void)state;
+	errbuf_init(&err);
+	assert_int_equal(t->nargs, nargs + 1);
+	assert_int_equal(layout_build(t, &t->cases[0], &l, &err), 0);
+	rng_seed(&r, 20261203);
+	for (int a = 0; a < nargs; a++)
+		inputs_fill(t, &l, a, &r, v[0]);	/* the stream moves on */
+	pool_build(t, &l, &r, &p);
+	for (int a = 0; a < nargs; a++) {
+		char hex[65];
+		memset(v, 0, sizeof(v));
+		rng_seed(&r, 20261203 + (uint64_t)a);
+		inputs_fill(t, &l, a, &r, v[0]);
+		for (int rep = 1; rep < 4; rep++)
+			pool_draw(t, &l, &p, a, &r, v[rep]);
+		sha256_hex(v, sizeof(v), hex);
+		if (strcmp(hex, dtypes_sha256[a])) {
+			fprintf(stderr, "\t\"%s\", /* %s */\n", hex,
+				t->args[a].name);
+			wrong++;
+		}
+	}
+	if (wrong)
+		fail_msg("the values of %d arguments changed (their hashes "
+			 "above)", wrong);
+	pool_release(&p);
+	layout_release(&l);
+	task_free(t);
+}
+
 static void test_poison_patterns_differ_and_are_recognised(void **state)
 {
 	static const arena_dtype all[] = { ARENA_F32, ARENA_F64, ARENA_F16,
@@ -582,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_inputs_respect_their_distributions),
 		cmocka_unit_test(test_pool_draws_are_fresh_and_in_range),
 		cmocka_unit_test(test_f32_pool_draws_are_unchanged),
+		cmocka_unit_test(test_inputs_of_every_dtype_are_unchanged),
 		cmocka_unit_test(
 			test_poison_patterns_differ_and_are_recognised),
 		cmocka_unit_test(

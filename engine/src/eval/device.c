@@ -31,12 +31,12 @@ static size_t parse_cache_size(const char *s)
 	return (size_t)v;
 }
 
-/* The largest cache of the highest level cpu0 sees (sysfs describes the
- * cache this machine actually gives us; sysconf's figure can be the whole
- * package's), else sysconf, else 32 MiB; capped at 256 MiB. */
-static void init_llc(void)
+/* The sysfs index (/sys/devices/system/cpu/cpu<cpu>/cache/index<i>) of
+ * the largest cache of the highest level cpu sees, its size in *bytes;
+ * -1 when sysfs says nothing. */
+static int llc_index(int cpu, size_t *bytes)
 {
-	int best_level = 0;
+	int best_level = 0, best_i = -1;
 	size_t best = 0;
 
 	for (int i = 0; i < 16; i++) {
@@ -45,23 +45,38 @@ static void init_llc(void)
 		struct errbuf e;
 		errbuf_init(&e);
 		snprintf(p, sizeof(p),
-			 "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+			 "/sys/devices/system/cpu/cpu%d/cache/index%d/level",
+			 cpu, i);
 		if (file_read_all(p, 64, &lv, &n, &e) != 0)
 			break;
 		snprintf(p, sizeof(p),
-			 "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+			 "/sys/devices/system/cpu/cpu%d/cache/index%d/size",
+			 cpu, i);
 		if (file_read_all(p, 64, &sz, &n, &e) == 0) {
 			int level = atoi(lv);
-			size_t bytes = parse_cache_size(sz);
+			size_t b = parse_cache_size(sz);
 			if (level > best_level ||
-			    (level == best_level && bytes > best)) {
+			    (level == best_level && b > best)) {
 				best_level = level;
-				best = bytes;
+				best = b;
+				best_i = i;
 			}
 		}
 		free(lv);
 		free(sz);
 	}
+	*bytes = best;
+	return best_i;
+}
+
+/* The largest cache of the highest level cpu0 sees (sysfs describes the
+ * cache this machine actually gives us; sysconf's figure can be the whole
+ * package's), else sysconf, else 32 MiB; capped at 256 MiB. */
+static void init_llc(void)
+{
+	size_t best = 0;
+
+	llc_index(0, &best);
 	if (!best) {
 		long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
 		if (v <= 0)
@@ -75,6 +90,43 @@ static void init_llc(void)
 	if (best < (1u << 20))
 		best = 1u << 20;
 	llc_bytes_cached = best;
+}
+
+int ev_llc_cpus(int cpu, cpu_set_t *set)
+{
+	char p[128], *list = NULL;
+	size_t n, bytes;
+	struct errbuf e;
+	int i = cpu >= 0 && cpu < CPU_SETSIZE ? llc_index(cpu, &bytes) : -1;
+
+	CPU_ZERO(set);
+	errbuf_init(&e);
+	snprintf(p, sizeof(p),
+		 "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list",
+		 cpu, i);
+	if (i < 0 || file_read_all(p, 4096, &list, &n, &e) != 0)
+		return 0;
+	/* "0-15,32-47\n" */
+	for (char *c = list; *c;) {
+		char *end;
+		long lo = strtol(c, &end, 10), hi = lo;
+		if (end == c)
+			break;
+		if (*end == '-') {
+			c = end + 1;
+			hi = strtol(c, &end, 10);
+			if (end == c)
+				break;
+		}
+		for (long k = lo; k <= hi && k < CPU_SETSIZE; k++)
+			if (k >= 0)
+				CPU_SET((int)k, set);
+		c = *end == ',' ? end + 1 : end;
+		if (*end != ',')
+			break;
+	}
+	free(list);
+	return CPU_COUNT(set);
 }
 
 size_t ev_llc_bytes(void)

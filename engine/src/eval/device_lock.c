@@ -138,6 +138,11 @@ void ev_unlock_device(struct eval_ctx *x)
 	x->lockmode = 0;
 }
 
+bool ev_device_exclusive(const struct eval_ctx *x)
+{
+	return x->lockfd >= 0 && x->lockmode == LOCK_EX;
+}
+
 /* lock_device with its failure turned into a verdict. */
 bool ev_lock_or_verdict(struct eval_ctx *x, int mode)
 {

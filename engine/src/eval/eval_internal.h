@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sched.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -219,15 +220,27 @@ void gpu_error_meaning(const char *name, struct gpu_error_meaning *m);
 /* A buffer of twice the last-level cache that the controller sweeps
  * before every host call. */
 struct host_sweep {
-	unsigned char *buf;
+	unsigned char *buf; /* bytes, at a 2 MiB boundary within map */
 	size_t bytes;
+	void *map; /* the mapping: map_bytes from map */
+	size_t map_bytes;
+	/* Who sweeps: the CPUs sharing home_cpu's last-level cache that
+	 * this process may use (ncpus of them; 0: the caller alone). */
+	int home_cpu;
+	int ncpus;
+	cpu_set_t cpus;
 };
 
 /* 0, or a negative errno when the buffer cannot be mapped; bytes 0: an
- * empty sweep. */
+ * empty sweep.  The buffer is not inherited by forked children
+ * (MADV_DONTFORK) and asks for huge pages (host_cache.c says why). */
 int host_sweep_init(struct host_sweep *s, size_t bytes);
-/* A read-modify-write of every cache line of the buffer. */
-void host_sweep_run(struct host_sweep *s);
+/* A read-modify-write of every cache line of the buffer.  alone: the
+ * caller holds the host exclusively (its timing phase), and the threads
+ * of the cache domain of the CPU it runs on share the sweep; else the
+ * caller sweeps by itself, so that a sweep outside a timing phase never
+ * takes a CPU from another evaluation's timed call. */
+void host_sweep_run(struct host_sweep *s, bool alone);
 void host_sweep_release(struct host_sweep *s);
 /* Evicts every cache line of [p, p + n) from every core's caches
  * (clflush; dc civac on AArch64); a no-op where

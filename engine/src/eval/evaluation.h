@@ -401,6 +401,10 @@ bool ev_lock_or_verdict(struct eval_ctx *x, int mode);
 /* Lets the device go while this evaluation does host work only (marked
  * in timing.tsv); ev_lock_or_verdict takes it again. */
 void ev_unlock_device(struct eval_ctx *x);
+/* Whether x holds its device's lock exclusively (its timing phase; on a
+ * GPU, its correctness phase too, except while a trial's host
+ * reference computes). */
+bool ev_device_exclusive(const struct eval_ctx *x);
 
 /* ---- build.c ---------------------------------------------------------- */
 
@@ -570,6 +574,10 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr);
 
 /* Bytes of the host's largest last-level cache (what a flush covers). */
 size_t ev_llc_bytes(void);
+/* The CPUs that share cpu's last-level cache, into *set (sysfs'
+ * shared_cpu_list of the cache ev_llc_bytes measures on cpu0, found
+ * again on cpu): their count, 0 (set empty) where sysfs does not say. */
+int ev_llc_cpus(int cpu, cpu_set_t *set);
 /* Shared memory of every runner of a GPU evaluation (x->shm_size). */
 int ev_gpu_shm_size(struct eval_ctx *x, struct errbuf *err);
 

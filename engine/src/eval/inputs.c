@@ -258,7 +258,7 @@ static double draw(const struct task_arg *ta, const struct case_layout *l,
 
 /* Standard normals two at a time (both Box-Muller branches): half the
  * logarithms of one rng_normal() per value. */
-static void normal_pair(struct rng *r, double *z0, double *z1)
+static inline void normal_pair(struct rng *r, double *z0, double *z1)
 {
 	double u1 = 1.0 - rng_uniform(r), u2 = rng_uniform(r);
 	double m = sqrt(-2.0 * log(u1)), s, c;
@@ -268,20 +268,145 @@ static void normal_pair(struct rng *r, double *z0, double *z1)
 	*z1 = m * s;
 }
 
+/*
+ * A loop per dtype for the common cases (normal and uniform floats,
+ * integers in range): elem_store's switch per element and the integers'
+ * round trip through double were a third of an array's draw (perf of
+ * `arena check-tasks suite:host`).  Each stores exactly what elem_store
+ * does - the same double expression, converted by the same function -
+ * and draws from r in the same order, so the values are bit for bit the
+ * generic loop's (test_inputs pins them for every dtype).
+ */
+static inline float conv_f32(double v) { return (float)v; }
+static inline double conv_f64(double v) { return v; }
+static inline uint16_t conv_f16(double v) { return float_to_half((float)v); }
+static inline uint16_t conv_bf16(double v) { return float_to_bf16((float)v); }
+
+#define NORMAL_FILL(name, T, conv)                                            \
+	static void name(struct rng *r, T *d, int64_t i, int64_t end,         \
+			 double mean, double sd)                              \
+	{                                                                     \
+		double z0, z1;                                                \
+		for (; i + 1 < end; i += 2) {                                 \
+			normal_pair(r, &z0, &z1);                             \
+			d[i] = conv(mean + sd * z0);                          \
+			d[i + 1] = conv(mean + sd * z1);                      \
+		}                                                             \
+		if (i < end) {                                                \
+			normal_pair(r, &z0, &z1);                             \
+			d[i] = conv(mean + sd * z0);                          \
+		}                                                             \
+	}
+NORMAL_FILL(normal_fill_f32, float, conv_f32)
+NORMAL_FILL(normal_fill_f64, double, conv_f64)
+NORMAL_FILL(normal_fill_f16, uint16_t, conv_f16)
+NORMAL_FILL(normal_fill_bf16, uint16_t, conv_bf16)
+
+#define UNIFORM_FILL(name, T, conv)                                           \
+	static void name(struct rng *r, T *d, int64_t i, int64_t end,         \
+			 double lo, double width)                             \
+	{                                                                     \
+		for (; i < end; i++)                                          \
+			d[i] = conv(lo + width * rng_uniform(r));             \
+	}
+UNIFORM_FILL(uniform_fill_f32, float, conv_f32)
+UNIFORM_FILL(uniform_fill_f64, double, conv_f64)
+UNIFORM_FILL(uniform_fill_f16, uint16_t, conv_f16)
+UNIFORM_FILL(uniform_fill_bf16, uint16_t, conv_bf16)
+
+/* The range elem_store clamps integers of dtype d to; false for a dtype
+ * that is not a narrow integer (i64 and the floats). */
+static bool int_bounds(arena_dtype d, int64_t *lo, int64_t *hi)
+{
+	switch (d) {
+	case ARENA_I32:
+		*lo = INT32_MIN, *hi = INT32_MAX;
+		return true;
+	case ARENA_U32:
+		*lo = 0, *hi = UINT32_MAX;
+		return true;
+	case ARENA_U8:
+		*lo = 0, *hi = UINT8_MAX;
+		return true;
+	case ARENA_I8:
+		*lo = INT8_MIN, *hi = INT8_MAX;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static inline int64_t clamp_int(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Elements [i, end) of a narrow integer array, each v(k) clamped to
+ * [lo, hi]: what elem_store makes of (double)v - the bounds are exact
+ * doubles, and a v beyond 2^53, where the double is not exact, is far
+ * beyond them.  V is an expression of k (the element index). */
+#define INT_STORE_LOOP(d, dst, i, end, lo, hi, V)                             \
+	do {                                                                  \
+		switch (d) {                                                  \
+		case ARENA_I32:                                               \
+			for (int64_t k = (i); k < (end); k++)                 \
+				((int32_t *)(dst))[k] =                       \
+					(int32_t)clamp_int((V), lo, hi);      \
+			break;                                                \
+		case ARENA_U32:                                               \
+			for (int64_t k = (i); k < (end); k++)                 \
+				((uint32_t *)(dst))[k] =                      \
+					(uint32_t)clamp_int((V), lo, hi);     \
+			break;                                                \
+		case ARENA_U8:                                                \
+			for (int64_t k = (i); k < (end); k++)                 \
+				((uint8_t *)(dst))[k] =                       \
+					(uint8_t)clamp_int((V), lo, hi);      \
+			break;                                                \
+		default: /* ARENA_I8 */                                       \
+			for (int64_t k = (i); k < (end); k++)                 \
+				((int8_t *)(dst))[k] =                        \
+					(int8_t)clamp_int((V), lo, hi);       \
+		}                                                             \
+	} while (0)
+
 /* Elements [i0, i0 + n) of argument a, drawn from r. */
 static void fill_range(const struct task *t, const struct case_layout *l,
 		       int a, struct rng *r, void *dst, int64_t i0, int64_t n)
 {
 	const struct task_arg *ta = &t->args[a];
-	int64_t end = i0 + n;
+	int64_t end = i0 + n, lo = 0, hi = 0;
 
 	if (ta->init.dist == INIT_RANDINT && (ta->dtype == ARENA_I64)) {
 		for (int64_t i = i0; i < end; i++)	/* exact beyond 2^53 */
 			((int64_t *)dst)[i] = rng_range(r, l->lo[a], l->hi[a]);
 		return;
 	}
+	if (ta->init.dist == INIT_RANDINT && int_bounds(ta->dtype, &lo, &hi)) {
+		int64_t rlo = l->lo[a], rhi = l->hi[a];
+		INT_STORE_LOOP(ta->dtype, dst, i0, end, lo, hi,
+			       rng_range(r, rlo, rhi));
+		return;
+	}
 	if (ta->init.dist == INIT_NORMAL) {
-		double mean = ta->init.a, sd = ta->init.b, z0, z1;
+		double mean = ta->init.a, sd = ta->init.b;
+		switch (ta->dtype) {
+		case ARENA_F32:
+			normal_fill_f32(r, dst, i0, end, mean, sd);
+			return;
+		case ARENA_F64:
+			normal_fill_f64(r, dst, i0, end, mean, sd);
+			return;
+		case ARENA_F16:
+			normal_fill_f16(r, dst, i0, end, mean, sd);
+			return;
+		case ARENA_BF16:
+			normal_fill_bf16(r, dst, i0, end, mean, sd);
+			return;
+		default:
+			break;
+		}
+		double z0, z1;
 		int64_t i = i0;
 		for (; i + 1 < end; i += 2) {
 			normal_pair(r, &z0, &z1);
@@ -293,6 +418,25 @@ static void fill_range(const struct task *t, const struct case_layout *l,
 			elem_store(ta->dtype, dst, i, mean + sd * z0);
 		}
 		return;
+	}
+	if (ta->init.dist == INIT_UNIFORM) {
+		double ulo = ta->init.a, width = ta->init.b - ta->init.a;
+		switch (ta->dtype) {
+		case ARENA_F32:
+			uniform_fill_f32(r, dst, i0, end, ulo, width);
+			return;
+		case ARENA_F64:
+			uniform_fill_f64(r, dst, i0, end, ulo, width);
+			return;
+		case ARENA_F16:
+			uniform_fill_f16(r, dst, i0, end, ulo, width);
+			return;
+		case ARENA_BF16:
+			uniform_fill_bf16(r, dst, i0, end, ulo, width);
+			return;
+		default:
+			break;
+		}
 	}
 	for (int64_t i = i0; i < end; i++)
 		elem_store(ta->dtype, dst, i, draw(ta, l, a, r));
@@ -443,12 +587,15 @@ void pool_build(const struct task *t, const struct case_layout *l,
 		int64_t n = pool_len(l->numel[a]);
 		if (ta->init.dist == INIT_RANDINT || !dtype_is_float(ta->dtype)) {
 			p->iv[a] = xmalloc((size_t)n * sizeof(int64_t));
-			for (int64_t i = 0; i < n; i++) {
-				double v = draw(ta, l, a, r);
-				p->iv[a][i] = ta->init.dist == INIT_RANDINT
-						      ? (int64_t)v
-						      : (int64_t)llround(v);
-			}
+			if (ta->init.dist == INIT_RANDINT)
+				/* draw()'s value, without its switch */
+				for (int64_t i = 0; i < n; i++)
+					p->iv[a][i] = (int64_t)(double)rng_range(
+						r, l->lo[a], l->hi[a]);
+			else
+				for (int64_t i = 0; i < n; i++)
+					p->iv[a][i] =
+						(int64_t)llround(draw(ta, l, a, r));
 			p->centre[a] = ta->init.dist == INIT_RANDINT
 					       ? ((double)l->lo[a] +
 						  (double)l->hi[a]) / 2
@@ -522,6 +669,29 @@ static void draw_f32_word(float *f, const double *src, uint64_t bits,
 #endif
 }
 
+/* Elements [i, end) of a draw of a float pool of a dtype but f32: src[k]
+ * reflected about the centre (c2 - v, kept below hi) where the word's
+ * bit is set, converted as elem_store does. */
+#define REFLECT_DRAW(name, T, conv)                                           \
+	static void name(struct rng *r, T *d, const double *src, int64_t i0,  \
+			 int64_t end, bool reflect, double c2, double hi)     \
+	{                                                                     \
+		uint64_t bits = 0;                                            \
+		for (int64_t i = i0; i < end; i++) {                          \
+			if (((i - i0) & 63) == 0)                             \
+				bits = rng_next(r);                           \
+			double v = src[i];                                    \
+			if (reflect && (bits >> ((i - i0) & 63) & 1)) {       \
+				double w = c2 - v;                            \
+				v = w < hi ? w : v;                           \
+			}                                                     \
+			d[i] = conv(v);                                       \
+		}                                                             \
+	}
+REFLECT_DRAW(reflect_draw_f64, double, conv_f64)
+REFLECT_DRAW(reflect_draw_f16, uint16_t, conv_f16)
+REFLECT_DRAW(reflect_draw_bf16, uint16_t, conv_bf16)
+
 /* Elements [i0, i0 + n) of a draw from the window at off. */
 static void draw_range(const struct task *t, const struct case_layout *l,
 		       const struct input_pool *p, int a, struct rng *r,
@@ -556,6 +726,19 @@ static void draw_range(const struct task *t, const struct case_layout *l,
 			}
 			return;
 		}
+		switch (ta->dtype) {
+		case ARENA_F64:
+			reflect_draw_f64(r, dst, src, i0, end, reflect, c2, hi);
+			return;
+		case ARENA_F16:
+			reflect_draw_f16(r, dst, src, i0, end, reflect, c2, hi);
+			return;
+		case ARENA_BF16:
+			reflect_draw_bf16(r, dst, src, i0, end, reflect, c2, hi);
+			return;
+		default:
+			break;
+		}
 		for (int64_t i = i0; i < end; i++) {
 			if (((i - i0) & 63) == 0)
 				bits = rng_next(r);
@@ -569,19 +752,30 @@ static void draw_range(const struct task *t, const struct case_layout *l,
 		return;
 	}
 	const int64_t *src = p->iv[a] + off;
-	int64_t sum = l->lo[a] + l->hi[a];
-	for (int64_t i = i0; i < end; i++) {
-		if (((i - i0) & 63) == 0)
-			bits = rng_next(r);
-		int64_t v = src[i];
-		if (reflect && (bits >> ((i - i0) & 63) & 1))
-			v = sum - v;
+	int64_t sum = l->lo[a] + l->hi[a], blo = 0, bhi = 0;
+	bool narrow = ta->dtype != ARENA_I32 && int_bounds(ta->dtype, &blo, &bhi);
+	/* A word of 64 reflection bits per 64 elements, drawn whether or
+	 * not they are used (the stream stays the same). */
+	for (int64_t c = i0; c < end; c += 64) {
+		int64_t m = end - c < 64 ? end - c : 64;
+		bits = rng_next(r);
+		if (!reflect)
+			bits = 0;
+#define REFLECTED(k) ((bits >> ((k) - c) & 1) ? sum - src[k] : src[k])
 		if (ta->dtype == ARENA_I64)
-			((int64_t *)dst)[i] = v;
+			for (int64_t k = c; k < c + m; k++)
+				((int64_t *)dst)[k] = REFLECTED(k);
 		else if (ta->dtype == ARENA_I32)
-			((int32_t *)dst)[i] = (int32_t)v;
+			for (int64_t k = c; k < c + m; k++)
+				((int32_t *)dst)[k] = (int32_t)REFLECTED(k);
+		else if (narrow)
+			INT_STORE_LOOP(ta->dtype, dst, c, c + m, blo, bhi,
+				       REFLECTED(k));
 		else
-			elem_store(ta->dtype, dst, i, (double)v);
+			for (int64_t k = c; k < c + m; k++)
+				elem_store(ta->dtype, dst, k,
+					   (double)REFLECTED(k));
+#undef REFLECTED
 	}
 }
 

@@ -707,7 +707,7 @@ static bool host_call(struct eval_ctx *x, enum role role, struct runner *r,
 		o = &tmp;
 	memset(o, 0, sizeof(*o));
 	if (role != ROLE_REF) {
-		host_sweep_run(&x->sweep);
+		host_sweep_run(&x->sweep, ev_device_exclusive(x));
 		host_cache_evict(r->shm, r->shm_size);
 	}
 	enum runner_fail f = runner_time(r, &rc, &o->claim, &o->wall);

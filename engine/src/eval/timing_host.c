@@ -328,7 +328,7 @@ static bool host_prepare(struct timing_case *p)
 static bool protocol_cost(struct timing_case *p, struct block *bk)
 {
 	for (int i = 0; i < HOST_PINGS; i++) {
-		host_sweep_run(&p->x->sweep);
+		host_sweep_run(&p->x->sweep, ev_device_exclusive(p->x));
 		host_cache_evict(bk->base->shm, bk->base->shm_size);
 		enum runner_fail f = runner_ping(bk->base);
 		if (f != RUNNER_OK) {

@@ -1,0 +1,132 @@
+/*
+ * test_host_cache.c - the controller's sweep of twice the last-level
+ * cache before every host call (engine/src/eval/host_cache.c): however
+ * many threads share it, one sweep writes every cache line of the buffer
+ * exactly once and nothing else; a runner forked from the controller
+ * does not inherit the buffer; the CPUs said to share a last-level cache
+ * include the CPU asked about.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "evaluation.h"
+
+/* Every line's first byte (64-byte lines, or what sysconf says) is
+ * sweeps, every other byte 0. */
+static void assert_swept(const struct host_sweep *s, int sweeps)
+{
+	long ls = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+
+	if (ls < 16 || ls > 4096)
+		ls = 64;
+	for (size_t i = 0; i < s->bytes; i++) {
+		int want = i % (size_t)ls == 0 ? sweeps : 0;
+		if (s->buf[i] != want)
+			fail_msg("byte %zu of %zu is %d after %d sweeps, "
+				 "expected %d",
+				 i, s->bytes, s->buf[i], sweeps, want);
+	}
+}
+
+/* threads: how many share the sweep (the domain's CPUs are the
+ * process's own, so that they exist). */
+static void sweep_with(size_t bytes, int threads)
+{
+	struct host_sweep s;
+
+	assert_int_equal(host_sweep_init(&s, bytes), 0);
+	assert_true(s.buf != NULL && (uintptr_t)s.buf % (2u << 20) == 0);
+	if (threads > 0) {
+		assert_int_equal(sched_getaffinity(0, sizeof(s.cpus), &s.cpus),
+				 0);
+		s.home_cpu = sched_getcpu();
+		s.ncpus = threads;
+		/* The caller must be in the set, or the domain is read
+		 * again from sysfs. */
+		CPU_SET(s.home_cpu, &s.cpus);
+	}
+	host_sweep_run(&s, true);
+	assert_swept(&s, 1);
+	host_sweep_run(&s, true);
+	assert_swept(&s, 2);
+	host_sweep_run(&s, false); /* the caller alone */
+	assert_swept(&s, 3);
+	host_sweep_release(&s);
+}
+
+static void test_one_sweep_writes_every_line_once(void **state)
+{
+	(void)state;
+	/* The machine's own domain; then 1, 3 and 8 threads over sizes
+	 * that do not divide evenly (a part of a line at the end). */
+	sweep_with((size_t)3 << 20, 0);
+	sweep_with((size_t)1 << 20, 1);
+	sweep_with(((size_t)1 << 20) + 64 * 7 + 5, 3);
+	sweep_with(((size_t)2 << 20) + 64 * 13, 8);
+	sweep_with(64 * 5, 8); /* fewer lines than threads */
+}
+
+static void test_a_forked_child_does_not_inherit_the_buffer(void **state)
+{
+	struct host_sweep s;
+	unsigned char vec;
+
+	(void)state;
+	assert_int_equal(host_sweep_init(&s, (size_t)4 << 20), 0);
+	host_sweep_run(&s, true);
+	assert_int_equal(mincore(s.buf, 4096, &vec), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* Unmapped here: mincore says ENOMEM. */
+		int rc = mincore(s.buf, 4096, &vec);
+		_exit(rc == -1 && errno == ENOMEM ? 0 : 1);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	/* Still the parent's. */
+	host_sweep_run(&s, true);
+	assert_swept(&s, 2);
+	host_sweep_release(&s);
+}
+
+static void test_a_cpu_shares_its_last_level_cache_with_itself(void **state)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	(void)state;
+	if (access("/sys/devices/system/cpu/cpu0/cache/index0/level", R_OK)) {
+		assert_int_equal(ev_llc_cpus(cpu, &set), 0);
+		skip();
+	}
+	int n = ev_llc_cpus(cpu, &set);
+	assert_true(n >= 1);
+	assert_int_equal(n, CPU_COUNT(&set));
+	assert_true(CPU_ISSET(cpu, &set));
+	assert_int_equal(ev_llc_cpus(-1, &set), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_sweep_writes_every_line_once),
+		cmocka_unit_test(test_a_forked_child_does_not_inherit_the_buffer),
+		cmocka_unit_test(
+			test_a_cpu_shares_its_last_level_cache_with_itself),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
