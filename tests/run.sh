@@ -67,7 +67,11 @@ run_one() {	# name, command...: prints its result line, writes its status
 		tail -n 40 "$log" | sed 's/^/    /'
 	fi
 	printf '%s\t%s\t%s\n' "$name" "$secs" "$st" >>"$logs/times.tsv"
-	echo "$st" >"$state/$(echo "$name" | tr '/' '_').status"
+	# Renamed into place: reap() takes a status file that exists as the
+	# test's end, and one still being written read as empty, a failure
+	# (a passing test was once counted as failed that way).
+	_sf=$state/$(echo "$name" | tr '/' '_').status
+	echo "$st" >"$_sf.tmp" && mv "$_sf.tmp" "$_sf"
 }
 
 skip_one() {	# name, reason: a test that cannot run here
