@@ -21,6 +21,25 @@ cp -r "${ARENA_TASKS_DIR:-$ROOT/tasks}/$task" "$work/ws"
 main=$(ls "$work/ws"/kernel.* | head -n 1)
 echo "# py_startup.sh on $DEVICE, $task, $(date -u +%FT%TZ)" >>"$sum"
 
+# Threads after each import, as a zygote would see them, without and with
+# the runner's one-thread pools (arena_runner_py.py CPU_POOLS): a zygote
+# with more than one thread is not copied.
+for pools in "" "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1"; do
+	# shellcheck disable=SC2086 # one word per variable
+	env -i PATH=/usr/bin:/bin $pools "${ARENA_PYTHON:-python3}" -c '
+import os, sys
+def n(): return len(os.listdir("/proc/self/task"))
+out = ["start %d" % n()]
+for m in ("numpy", "torch", "triton"):
+    try:
+        __import__(m)
+        out.append("%s %d" % (m, n()))
+    except Exception as e:
+        out.append("%s: %s" % (m, type(e).__name__))
+print("threads after import (%s): %s" % (sys.argv[1] or "no limits", ", ".join(out)))
+' "$pools" >>"$sum" 2>&1
+done
+
 one() { # NAME [eval options...]
 	name=$1
 	shift

@@ -59,6 +59,23 @@ MAX_RANK = 8
 # exists (inspect and Triton's JIT read their source through the loader).
 BUNDLE_DIR = "/proc/self/arena-bundle"
 
+# The host-side thread pools of numerical libraries, one thread each.  A
+# runner computes on its device; its host side needs no pool, and a pool
+# that starts when its library loads (OpenBLAS, which numpy and so torch
+# load, starts one thread per core) would make the zygote a threaded
+# process that it may not copy (zygote.py).  Set before any import, for
+# the zygote and for a runner started without it alike (a copy of the
+# zygote gets the controller's environment, so run() sets it again: torch's
+# own pool starts at its first use).
+CPU_POOLS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+             "BLIS_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def limit_cpu_pools():
+    for name in CPU_POOLS:
+        os.environ[name] = "1"
+
+
 # arena_dtype -> (torch dtype name, element bytes, typestr of the storage)
 DTYPES = {
     1: ("float32", 4, "<f4"), 2: ("float64", 8, "<f8"),
@@ -571,6 +588,7 @@ def run(flavour_arg, lib_path, scratch, trusted, argv_rest):
     """Serves as a runner: argv_rest is what the C runner's main takes
     after its name.  Returns only on a usage error."""
     clock = StepClock()
+    limit_cpu_pools()
     scratch = None if scratch == "-" else scratch
     trusted = None if trusted == "-" else trusted
     set_private_dirs(scratch, trusted)
@@ -649,6 +667,7 @@ def query():
 
 
 def main(argv):
+    limit_cpu_pools()
     if len(argv) == 2 and argv[1] == "--query":
         return query()
     if len(argv) >= 2 and argv[1] == "--zygote":

@@ -184,6 +184,11 @@ def serve(argv, run, prewarm=None):
     copy is made (what every runner would otherwise compute itself)."""
     threads = ThreadWatch()
     threads.left = LEFT_TO_RUNNERS
+    # numpy first, when torch would load it: a thread its BLAS starts is
+    # then named by its own step in a refusal.
+    if importlib.util.find_spec("numpy") is not None:
+        import numpy  # noqa: F401
+        threads.step("import numpy")
     import torch  # noqa: F401 - the point of the zygote
     threads.step("import torch")
     import_unless_threaded("triton", threads)
