@@ -55,7 +55,7 @@ one() { # NAME [eval options...]
 		"$work/logs/$name/timing.tsv" 2>/dev/null | sed 's/^/  /' >>"$sum"
 	for f in "$work/logs/$name"/runner-*.log; do
 		[ -f "$f" ] || continue
-		grep -h 'arena-runner-py:' "$f" |
+		grep -h 'arena-runner-[a-z]*:' "$f" |
 			sed "s#^#  $(basename "$f" .log): #" >>"$sum"
 	done
 }
