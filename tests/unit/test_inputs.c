@@ -357,6 +357,57 @@ static void test_poison_patterns_differ_and_are_recognised(void **state)
 	}
 }
 
+/* poison_find finds what an element-by-element poison_is scan finds, in
+ * every dtype and pattern, at block edges and from any start; the other
+ * pattern's poison and values one bit away are never taken for it. */
+static void test_poison_find_agrees_with_poison_is(void **state)
+{
+	static const arena_dtype all[] = { ARENA_F32, ARENA_F64, ARENA_F16,
+					   ARENA_BF16, ARENA_I32, ARENA_I64,
+					   ARENA_U8, ARENA_U32, ARENA_I8 };
+	static const int64_t at[] = { 0, 1, 2047, 2048, 2049, 4095, 7000, 9999 };
+	const int64_t n = 10000;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+		size_t sz = dtype_size(all[i]);
+		unsigned char *buf = xmalloc((size_t)n * sz);
+		uint64_t bits;
+		for (int pattern = 0; pattern < 2; pattern++) {
+			int w = poison_bits(all[i], pattern, &bits);
+			uint64_t near = bits ^ 1, other;
+			(void)poison_bits(all[i], !pattern, &other);
+			assert_int_equal(w, (int)sz);
+			/* Neighbours and the other pattern everywhere... */
+			for (int64_t k = 0; k < n; k++)
+				memcpy(buf + k * (int64_t)sz,
+				       k % 3 ? (void *)&near : (void *)&other, sz);
+			if (sz > 1)
+				assert_int_equal(poison_find(all[i], buf, 0, n,
+							     pattern),
+						 n);
+			/* ...and this pattern's poison at the edges. */
+			for (size_t j = 0; j < ARRAY_SIZE(at); j++)
+				memcpy(buf + at[j] * (int64_t)sz, &bits, sz);
+			for (int64_t from = 0; from <= n; from += 97) {
+				int64_t want = from;
+				while (want < n &&
+				       !poison_is(all[i], buf + want * (int64_t)sz,
+						  pattern))
+					want++;
+				assert_int_equal(poison_find(all[i], buf, from,
+							     n, pattern),
+						 want);
+			}
+			for (size_t j = 0; j < ARRAY_SIZE(at); j++)
+				assert_int_equal(poison_find(all[i], buf, at[j],
+							     n, pattern),
+						 at[j]);
+		}
+		free(buf);
+	}
+}
+
 static void test_half_and_bf16_round_trip(void **state)
 {
 	/* Exactly representable in binary16: normals, the largest, the
@@ -692,6 +743,7 @@ int main(void)
 		cmocka_unit_test(test_inputs_of_every_dtype_are_unchanged),
 		cmocka_unit_test(
 			test_poison_patterns_differ_and_are_recognised),
+		cmocka_unit_test(test_poison_find_agrees_with_poison_is),
 		cmocka_unit_test(
 			test_integer_outputs_may_hold_the_poison_by_chance),
 		cmocka_unit_test(test_half_and_bf16_round_trip),

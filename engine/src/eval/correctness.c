@@ -73,12 +73,11 @@ bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
 		const unsigned char *p = ref->shm + l->offset[a];
 		int64_t allowed =
 			poison_chance_allowance(ta->dtype, l->numel[a]);
-		int64_t seen = 0, prev = -2;
-		for (int64_t i = 0; i < l->numel[a]; i++) {
-			if (!poison_is(ta->dtype, p + (size_t)i * sz, pattern))
-				continue;
+		int64_t seen = 0, prev = -2, n = l->numel[a];
+		for (int64_t i = poison_find(ta->dtype, p, 0, n, pattern);
+		     i < n; i = poison_find(ta->dtype, p, i + 1, n, pattern)) {
 			if (++seen <= allowed && prev != i - 1 && i != 0 &&
-			    i != l->numel[a] - 1) {
+			    i != n - 1) {
 				prev = i;
 				continue;
 			}

@@ -945,6 +945,51 @@ int poison_bits(arena_dtype d, int pattern, uint64_t *bits)
 	return w;
 }
 
+/* Whether any of elements [from, end) of width w equals bits: no branch
+ * in the loop, so that the compiler vectorises it. */
+#define POISON_SCAN_DEF(name, type)                                          \
+	static bool name(const unsigned char *p, uint64_t bits, int64_t from, \
+			 int64_t end)                                          \
+	{                                                                     \
+		type want = (type)bits, hit = 0;                              \
+		for (int64_t i = from; i < end; i++) {                        \
+			type v;                                               \
+			memcpy(&v, p + (size_t)i * sizeof(type), sizeof(type)); \
+			hit |= (type)(v == want);                             \
+		}                                                             \
+		return hit != 0;                                              \
+	}
+POISON_SCAN_DEF(block_has_u8, uint8_t)
+POISON_SCAN_DEF(block_has_u16, uint16_t)
+POISON_SCAN_DEF(block_has_u32, uint32_t)
+POISON_SCAN_DEF(block_has_u64, uint64_t)
+
+#define POISON_SCAN_BLOCK 2048
+
+int64_t poison_find(arena_dtype d, const void *base, int64_t from,
+		    int64_t numel, int pattern)
+{
+	const unsigned char *p = base;
+	uint64_t bits;
+	int w = poison_bits(d, pattern, &bits);
+
+	for (int64_t i = from < 0 ? 0 : from; i < numel;) {
+		int64_t end = numel - i > POISON_SCAN_BLOCK ? i + POISON_SCAN_BLOCK
+							    : numel;
+		bool hit = w == 1   ? block_has_u8(p, bits, i, end)
+			   : w == 2 ? block_has_u16(p, bits, i, end)
+			   : w == 4 ? block_has_u32(p, bits, i, end)
+				    : block_has_u64(p, bits, i, end);
+		if (hit)
+			for (; i < end; i++)
+				if (poison_is(d, p + (size_t)i * (size_t)w,
+					      pattern))
+					return i;
+		i = end;
+	}
+	return numel;
+}
+
 /* How many elements of an output of numel integers may hold a pattern's
  * poison by chance, not because nothing wrote them: the largest count
  * that uniformly random values reach with probability above 1e-9
