@@ -406,6 +406,19 @@ static void test_poison_find_agrees_with_poison_is(void **state)
 		}
 		free(buf);
 	}
+	/* Large enough to be shared by threads: hits in two chunks, the
+	 * later chunk's found first by nobody. */
+	const int64_t big = ((int64_t)5 << 20) + 3;
+	uint32_t *f = xcalloc((size_t)big, sizeof(*f));
+	uint64_t pb;
+	(void)poison_bits(ARENA_F32, 1, &pb);
+	assert_int_equal(poison_find(ARENA_F32, f, 0, big, 1), big);
+	f[big - 1] = (uint32_t)pb;
+	f[3145735] = (uint32_t)pb;
+	assert_int_equal(poison_find(ARENA_F32, f, 0, big, 1), 3145735);
+	assert_int_equal(poison_find(ARENA_F32, f, 3145736, big, 1), big - 1);
+	assert_int_equal(poison_find(ARENA_F32, f, 0, big, 0), big);
+	free(f);
 }
 
 static void test_half_and_bf16_round_trip(void **state)

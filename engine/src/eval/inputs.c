@@ -964,7 +964,41 @@ POISON_SCAN_DEF(block_has_u16, uint16_t)
 POISON_SCAN_DEF(block_has_u32, uint32_t)
 POISON_SCAN_DEF(block_has_u64, uint64_t)
 
+static bool block_has(const unsigned char *p, int w, uint64_t bits,
+		      int64_t from, int64_t end)
+{
+	return w == 1	? block_has_u8(p, bits, from, end)
+	       : w == 2 ? block_has_u16(p, bits, from, end)
+	       : w == 4 ? block_has_u32(p, bits, from, end)
+			: block_has_u64(p, bits, from, end);
+}
+
 #define POISON_SCAN_BLOCK 2048
+/* Elements from which a scan is shared by threads, and each one's part. */
+#define POISON_PAR_MIN ((int64_t)1 << 22)
+#define POISON_PAR_CHUNK ((int64_t)1 << 20)
+
+struct poison_par {
+	const unsigned char *p;
+	int w;
+	uint64_t bits;
+	int64_t from;
+	int64_t first; /* the lowest chunk start with a hit; guarded by mu */
+	pthread_mutex_t mu;
+};
+
+static void poison_par_chunk(void *ctx, int64_t i0, int64_t n)
+{
+	struct poison_par *pp = ctx;
+	int64_t a = pp->from + i0;
+
+	if (!block_has(pp->p, pp->w, pp->bits, a, a + n))
+		return;
+	pthread_mutex_lock(&pp->mu);
+	if (a < pp->first)
+		pp->first = a;
+	pthread_mutex_unlock(&pp->mu);
+}
 
 int64_t poison_find(arena_dtype d, const void *base, int64_t from,
 		    int64_t numel, int pattern)
@@ -973,14 +1007,21 @@ int64_t poison_find(arena_dtype d, const void *base, int64_t from,
 	uint64_t bits;
 	int w = poison_bits(d, pattern, &bits);
 
-	for (int64_t i = from < 0 ? 0 : from; i < numel;) {
+	if (from < 0)
+		from = 0;
+	/* A large array (a reference's outputs, tens of MiB) by several
+	 * threads first: almost always none holds the poison. */
+	if (numel - from >= POISON_PAR_MIN) {
+		struct poison_par pp = { p, w, bits, from, numel,
+					 PTHREAD_MUTEX_INITIALIZER };
+		par_for(numel - from, POISON_PAR_CHUNK, poison_par_chunk, &pp);
+		pthread_mutex_destroy(&pp.mu);
+		from = pp.first;
+	}
+	for (int64_t i = from; i < numel;) {
 		int64_t end = numel - i > POISON_SCAN_BLOCK ? i + POISON_SCAN_BLOCK
 							    : numel;
-		bool hit = w == 1   ? block_has_u8(p, bits, i, end)
-			   : w == 2 ? block_has_u16(p, bits, i, end)
-			   : w == 4 ? block_has_u32(p, bits, i, end)
-				    : block_has_u64(p, bits, i, end);
-		if (hit)
+		if (block_has(p, w, bits, i, end))
 			for (; i < end; i++)
 				if (poison_is(d, p + (size_t)i * (size_t)w,
 					      pattern))
