@@ -135,6 +135,8 @@ def main(argv):
     per = int(per)
     print("%s  commit %s, %s, %d cores, load %s; tasks %s; serve %s" % (
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        # On the GPU machine the tree's .git is not the commit sent there.
+        os.environ.get("ARENA_COMMIT") or
         subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                        capture_output=True, text=True).stdout.strip(),
         os.uname().machine, os.cpu_count(),
