@@ -540,6 +540,39 @@ def _toolchain():
     return out
 
 
+# Triton's process-wide keys that need no device, each cached for the
+# life of the process (functools.lru_cache), by Triton version: where it
+# defines them.  triton_key() hashes every source of Triton's compiler and
+# its libtriton library (hundreds of MiB); the NVIDIA backend's key runs
+# `ptxas --version`.  A runner otherwise computes both at its first
+# kernel (the warm-up: 0.5-1 s on the H200).
+TRITON_KEYS = (("triton.runtime.cache", "triton_key"),
+               ("triton.compiler.compiler", "triton_key"),
+               ("triton.backends.nvidia.compiler", "get_ptxas_version"))
+
+
+def warm_triton_keys():
+    """Computes TRITON_KEYS in this process, when Triton is imported here
+    (the zygote, so that every copy inherits them)."""
+    if "triton" not in sys.modules:
+        return
+    done = set()
+    for mod, name in TRITON_KEYS:
+        try:
+            fn = getattr(importlib.import_module(mod), name, None)
+            if fn is not None and fn not in done:
+                fn()
+                done.add(fn)
+        except Exception:  # noqa: B902 - a runner computes it then
+            pass
+
+
+def prewarm():
+    """What the zygote computes once before its first copy."""
+    toolchain()
+    warm_triton_keys()
+
+
 def sandbox_rules(r):
     here = os.path.dirname(os.path.realpath(__file__))
     extra = [here, os.path.realpath(r.lib_path)]
@@ -672,7 +705,7 @@ def main(argv):
         return query()
     if len(argv) >= 2 and argv[1] == "--zygote":
         import zygote
-        return zygote.serve(argv[2:], run, toolchain)
+        return zygote.serve(argv[2:], run, prewarm)
     if len(argv) >= 7 and argv[1] in ("host", "gpu"):
         rest = ["arena-runner-py"] + argv[5:]
         run(argv[1], argv[2], argv[3], argv[4], rest)

@@ -150,32 +150,48 @@ class ThreadWatch:
         return "; ".join(self.started) or "after its start-up"
 
 
-def import_unless_threaded(name, threads):
-    """Imports module name into the zygote, unless importing it starts a
-    thread: a child of the (so far single-threaded) zygote tries the
-    import first and says how many threads it then has.  A module that
-    starts threads (an LLVM thread pool, say: Triton's compiler, which
-    runners use, is not fork-safe then) is left to each runner to import
-    itself, and the zygote stays a process it may copy."""
-    if importlib.util.find_spec(name) is None:
-        return
+def unless_threaded(what, fn, threads):
+    """Runs fn() in the zygote, unless running it starts a thread: a child
+    of the (so far single-threaded) zygote tries it first and says how
+    many threads it then has.  What starts threads (an LLVM thread pool,
+    say: Triton's compiler, which runners use, is not fork-safe then) is
+    left to each runner, and the zygote stays a process it may copy.
+    "ran" when fn ran here, "threads" when it would have started one,
+    "failed" when it raised in the probe (each runner finds out itself)."""
     if len(os.listdir("/proc/self/task")) != 1:
-        importlib.import_module(name)  # no copy is made anyway
-        threads.step("import " + name)
-        return
+        try:
+            fn()  # no copy is made anyway
+        except Exception:  # noqa: B902 - each runner finds out itself
+            return "failed"
+        threads.step(what)
+        return "ran"
     pid = os.fork()
     if pid == 0:
         try:
-            importlib.import_module(name)
+            fn()
             os._exit(0 if len(os.listdir("/proc/self/task")) == 1 else 3)
         except BaseException:  # noqa: B902 - the probe only reports
             os._exit(4)
     _, status = os.waitpid(pid, 0)
     code = os.waitstatus_to_exitcode(status)
-    if code == 0:
-        importlib.import_module(name)
-        threads.step("import " + name)
-    elif code == 3:
+    if code != 0:
+        return "threads" if code == 3 else "failed"
+    try:
+        fn()
+    except Exception:  # noqa: B902 - a runner computes it then
+        pass
+    threads.step(what)
+    return "ran"
+
+
+def import_unless_threaded(name, threads):
+    """Imports module name into the zygote unless its import starts a
+    thread (unless_threaded); such a module is imported by each runner."""
+    if importlib.util.find_spec(name) is None:
+        return
+    if unless_threaded("import " + name,
+                       lambda: importlib.import_module(name),
+                       threads) == "threads":
         threads.left.append(name)
 
 
@@ -193,11 +209,7 @@ def serve(argv, run, prewarm=None):
     threads.step("import torch")
     import_unless_threaded("triton", threads)
     if prewarm is not None:
-        try:
-            prewarm()
-        except Exception:  # noqa: B902 - each runner computes it then
-            pass
-    threads.step("prewarm")
+        unless_threaded("prewarm", prewarm, threads)
     # What the imports made is never garbage: frozen, it is out of every
     # later collection, so a runner's collection before it serves (which
     # would otherwise visit, and so copy on write, every object of torch
