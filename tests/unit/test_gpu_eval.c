@@ -785,6 +785,189 @@ static void test_wrong_only_in_timed_calls_is_caught_by_sampling(void **s)
 	}
 }
 
+/* ---- reference checks of timed samples in the background ---- */
+
+/* What timing.tsv says of the reference checks of timed samples: the
+ * pairs the draw asked to check (pair lines whose last column, checked,
+ * is 2), the checks made (a "reference check in timed call N" line
+ * each), how many of those ran in the background and how many failed.
+ * Pairs are named case:N.  Every check made is one the draw asked for
+ * (asserted here). */
+struct refchecks {
+	int asked, made, background, failed;
+};
+
+static void read_refchecks(const char *dir, struct refchecks *rc)
+{
+	char *path = path_join(dir, "timing.tsv"), line[4096];
+	FILE *f = fopen(path, "r");
+	static char asked[512][80];
+	int nasked = 0;
+
+	free(path);
+	memset(rc, 0, sizeof(*rc));
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char c[64], kind[16];
+		int blk, num;
+		double ms;
+		const char *tab = strrchr(line, '\t');
+		if (line[0] != '#' &&
+		    sscanf(line, "%63[^\t]\t%d\t%15[^\t]\t%d", c, &blk, kind,
+			   &num) == 4 &&
+		    !strcmp(kind, "timed") && tab && atoi(tab + 1) == 2) {
+			assert_true(nasked < 512);
+			snprintf(asked[nasked++], sizeof(asked[0]), "%s:%d", c,
+				 num);
+			rc->asked++;
+		}
+		if (sscanf(line,
+			   "# %lf ms: case %63[^:]: reference check in timed "
+			   "call %d:",
+			   &ms, c, &num) == 3) {
+			char key[80];
+			bool found = false;
+			snprintf(key, sizeof(key), "%s:%d", c, num);
+			for (int i = 0; i < nasked && !found; i++)
+				found = !strcmp(asked[i], key);
+			/* Traced when collected, after its pair's line. */
+			if (!found)
+				fprintf(stderr, "check of %s not asked for\n",
+					key);
+			assert_true(found);
+			rc->made++;
+			if (strstr(line, "in the background"))
+				rc->background++;
+			if (strstr(line, "; it failed"))
+				rc->failed++;
+		}
+	}
+	fclose(f);
+	fprintf(stderr,
+		"  reference checks of timed samples: %d asked, %d made, %d "
+		"in the background, %d failed\n",
+		rc->asked, rc->made, rc->background, rc->failed);
+}
+
+/* One evaluation of cand with ARENA_ASYNC_REFCHECK=workers ("0": the
+ * checks on the evaluation's thread), its timing.tsv read into *rc. */
+static void evaluate_refchecks(const char *cand, const char *workers,
+			       struct opts *o, struct task_result *r,
+			       struct refchecks *rc)
+{
+	char dir[] = "/tmp/arena-test-gpu-refpool-XXXXXX";
+
+	assert_non_null(mkdtemp(dir));
+	o->log_dir = dir;
+	setenv("ARENA_ASYNC_REFCHECK", workers, 1);
+	evaluate(cand, o, r);
+	unsetenv("ARENA_ASYNC_REFCHECK");
+	read_refchecks(dir, rc);
+	o->log_dir = NULL;
+	rm_rf(dir);
+}
+
+/* A host reference (fakepoly's reference.c) checks timed samples in the
+ * background, on two workers here: an honest candidate is accepted, and
+ * every check the draw asked for was made there. */
+static void test_honest_candidate_passes_with_background_checks(void **s)
+{
+	struct opts o = { .min_pairs = 16 };
+	struct task_result r;
+	struct refchecks rc;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	evaluate_refchecks("baseline_copy", "2", &o, &r, &rc);
+	expect(&r, RS_OK, "");
+	assert_true(r.candidate_accepted);
+	assert_true(rc.asked >= 4); /* two cases, two blocks: one each */
+	assert_int_equal(rc.made, rc.asked);
+	assert_int_equal(rc.background, rc.made);
+	assert_int_equal(rc.failed, 0);
+	result_release(&r);
+}
+
+/* Each check the draw asks for is made once, with the switch on or off:
+ * the background changes where a check runs, not which. */
+static void test_background_checks_are_the_checks_asked_for(void **s)
+{
+	static const char *const modes[] = { "0", "1", "3" };
+	struct opts o = { .min_pairs = 16 };
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		struct task_result r;
+		struct refchecks rc;
+		evaluate_refchecks("baseline_copy", modes[i], &o, &r, &rc);
+		expect(&r, RS_OK, "");
+		assert_true(rc.asked >= 4);
+		assert_int_equal(rc.made, rc.asked);
+		assert_int_equal(rc.background,
+				 strcmp(modes[i], "0") ? rc.made : 0);
+		result_release(&r);
+	}
+}
+
+/* s with every run of digits (and a number's sign, point and exponent)
+ * as '#': what two evaluations' messages share when each drew its own
+ * timed inputs and checked pairs (from its own secret). */
+static char *digits_masked(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (const char *p = s; *p;) {
+		if ((*p >= '0' && *p <= '9') ||
+		    ((*p == '-' || *p == '.') && p[1] >= '0' && p[1] <= '9')) {
+			while ((*p >= '0' && *p <= '9') || *p == '.' ||
+			       *p == '-' || *p == '+' || *p == 'e')
+				p++;
+			strbuf_addch(&sb, '#');
+			continue;
+		}
+		strbuf_addch(&sb, *p++);
+	}
+	return strbuf_detach(&sb);
+}
+
+/* candidates/approx_late is off by 1.5x the tolerance only in timed
+ * samples: within twice the tolerance of the baseline's outputs, so only
+ * a reference check catches it.  In the background it is incorrect with
+ * the synchronous check's words (up to the numbers: each evaluation
+ * draws its own inputs and checked pairs), and the failure is a
+ * background check's. */
+static void test_wrong_only_in_timed_samples_is_caught_in_the_background(
+	void **s)
+{
+	struct opts o = { 0 };
+	struct task_result sync, async;
+	struct refchecks rs, ra;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	evaluate_refchecks("approx_late", "0", &o, &sync, &rs);
+	evaluate_refchecks("approx_late", "2", &o, &async, &ra);
+	expect(&sync, RS_INCORRECT, "differs from the reference");
+	expect(&async, RS_INCORRECT, "differs from the reference");
+	expect(&async, RS_INCORRECT, "timed call");
+	assert_null(async.speedup_calculation_error_message);
+	char *ms = digits_masked(sync.correctness_error_message);
+	char *ma = digits_masked(async.correctness_error_message);
+	fprintf(stderr, "  synchronous: %s\n  background:  %s\n", ms, ma);
+	assert_string_equal(ms, ma);
+	assert_int_equal(rs.background, 0);
+	assert_true(ra.failed >= 1);
+	assert_int_equal(ra.background, ra.made);
+	free(ms);
+	free(ma);
+	result_release(&sync);
+	result_release(&async);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -839,6 +1022,12 @@ int main(void)
 		cmocka_unit_test(test_approximate_only_in_batches_is_incorrect),
 		cmocka_unit_test(
 			test_wrong_only_in_timed_calls_is_caught_by_sampling),
+		cmocka_unit_test(
+			test_honest_candidate_passes_with_background_checks),
+		cmocka_unit_test(
+			test_background_checks_are_the_checks_asked_for),
+		cmocka_unit_test(
+			test_wrong_only_in_timed_samples_is_caught_in_the_background),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
