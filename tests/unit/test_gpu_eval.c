@@ -791,8 +791,8 @@ static void test_wrong_only_in_timed_calls_is_caught_by_sampling(void **s)
  * pairs the draw asked to check (pair lines whose last column, checked,
  * is 2), the checks made (a "reference check in timed call N" line
  * each), how many of those ran in the background and how many failed.
- * Pairs are named case:N.  Every check made is one the draw asked for
- * (asserted here). */
+ * Pairs are named case:N.  Every check made is one the draw asked for,
+ * made once (asserted here). */
 struct refchecks {
 	int asked, made, background, failed;
 };
@@ -801,8 +801,7 @@ static void read_refchecks(const char *dir, struct refchecks *rc)
 {
 	char *path = path_join(dir, "timing.tsv"), line[4096];
 	FILE *f = fopen(path, "r");
-	static char asked[512][80];
-	int nasked = 0;
+	static char asked[512][80], made[512][80];
 
 	free(path);
 	memset(rc, 0, sizeof(*rc));
@@ -816,26 +815,19 @@ static void read_refchecks(const char *dir, struct refchecks *rc)
 		    sscanf(line, "%63[^\t]\t%d\t%15[^\t]\t%d", c, &blk, kind,
 			   &num) == 4 &&
 		    !strcmp(kind, "timed") && tab && atoi(tab + 1) == 2) {
-			assert_true(nasked < 512);
-			snprintf(asked[nasked++], sizeof(asked[0]), "%s:%d", c,
-				 num);
-			rc->asked++;
+			assert_true(rc->asked < 512);
+			snprintf(asked[rc->asked++], sizeof(asked[0]), "%s:%d",
+				 c, num);
 		}
+		/* A check in the foreground is traced before its pair's
+		 * line, one in the background when it is collected. */
 		if (sscanf(line,
 			   "# %lf ms: case %63[^:]: reference check in timed "
 			   "call %d:",
 			   &ms, c, &num) == 3) {
-			char key[80];
-			bool found = false;
-			snprintf(key, sizeof(key), "%s:%d", c, num);
-			for (int i = 0; i < nasked && !found; i++)
-				found = !strcmp(asked[i], key);
-			/* Traced when collected, after its pair's line. */
-			if (!found)
-				fprintf(stderr, "check of %s not asked for\n",
-					key);
-			assert_true(found);
-			rc->made++;
+			assert_true(rc->made < 512);
+			snprintf(made[rc->made++], sizeof(made[0]), "%s:%d", c,
+				 num);
 			if (strstr(line, "in the background"))
 				rc->background++;
 			if (strstr(line, "; it failed"))
@@ -843,6 +835,17 @@ static void read_refchecks(const char *dir, struct refchecks *rc)
 		}
 	}
 	fclose(f);
+	for (int i = 0; i < rc->made; i++) {
+		bool found = false;
+		for (int j = 0; j < rc->asked && !found; j++)
+			found = !strcmp(asked[j], made[i]);
+		for (int j = 0; j < i && found; j++)
+			found = strcmp(made[j], made[i]) != 0;
+		if (!found)
+			fprintf(stderr, "check of %s not asked for, or twice\n",
+				made[i]);
+		assert_true(found);
+	}
 	fprintf(stderr,
 		"  reference checks of timed samples: %d asked, %d made, %d "
 		"in the background, %d failed\n",
