@@ -32,6 +32,7 @@
 #include "eval_check.h"
 
 static struct task *task, *task_unimpl, *task_heavy, *task_place, *task_wide;
+static struct task *task_slowref;
 static char *fake_root;		/* tests/gpu/fake */
 static char cache_dir[] = "/tmp/arena-test-gpu-eval-XXXXXX";
 /* The fake device every runner of this process shares (gpu_rt_fake.h),
@@ -73,7 +74,8 @@ static int group_setup(void **state)
 	if (task_load(fake_root, "task/fakepoly_unimpl", &task_unimpl, &err) ||
 	    task_load(fake_root, "task/fakeheavy", &task_heavy, &err) ||
 	    task_load(fake_root, "task/fakeplace", &task_place, &err) ||
-	    task_load(fake_root, "task/fakewide", &task_wide, &err)) {
+	    task_load(fake_root, "task/fakewide", &task_wide, &err) ||
+	    task_load(fake_root, "task/fakeslowref", &task_slowref, &err)) {
 		fprintf(stderr, "cannot load the test task: %s\n",
 			errbuf_str(&err));
 		return -1;
@@ -91,6 +93,7 @@ static int group_teardown(void **state)
 	task_free(task_heavy);
 	task_free(task_place);
 	task_free(task_wide);
+	task_free(task_slowref);
 	free(fake_root);
 	rm_rf(cache_dir);
 	rm_rf(device_dir);
@@ -795,6 +798,11 @@ static void test_wrong_only_in_timed_calls_is_caught_by_sampling(void **s)
  * made once (asserted here). */
 struct refchecks {
 	int asked, made, background, failed;
+	/* Over the checks in the background: the reference's calls, the
+	 * evaluation's thread's waits for them, and checks it waited for
+	 * less than half their call. */
+	double call_ms, waited_ms;
+	int overlapped;
 };
 
 static void read_refchecks(const char *dir, struct refchecks *rc)
@@ -828,8 +836,15 @@ static void read_refchecks(const char *dir, struct refchecks *rc)
 			assert_true(rc->made < 512);
 			snprintf(made[rc->made++], sizeof(made[0]), "%s:%d", c,
 				 num);
-			if (strstr(line, "in the background"))
+			const char *call = strstr(line, "reference call ");
+			const char *w = strstr(line, "thread waited ");
+			if (strstr(line, "in the background") && call && w) {
+				double cm = atof(call + 15), wm = atof(w + 14);
 				rc->background++;
+				rc->call_ms += cm;
+				rc->waited_ms += wm;
+				rc->overlapped += wm < cm / 2;
+			}
 			if (strstr(line, "; it failed"))
 				rc->failed++;
 		}
@@ -848,8 +863,10 @@ static void read_refchecks(const char *dir, struct refchecks *rc)
 	}
 	fprintf(stderr,
 		"  reference checks of timed samples: %d asked, %d made, %d "
-		"in the background, %d failed\n",
-		rc->asked, rc->made, rc->background, rc->failed);
+		"in the background, %d failed; their reference calls %.1f "
+		"ms, waited for %.1f ms, %d for less than half their call\n",
+		rc->asked, rc->made, rc->background, rc->failed, rc->call_ms,
+		rc->waited_ms, rc->overlapped);
 }
 
 /* One evaluation of cand with ARENA_ASYNC_REFCHECK=workers ("0": the
@@ -913,6 +930,32 @@ static void test_background_checks_are_the_checks_asked_for(void **s)
 				 strcmp(modes[i], "0") ? rc.made : 0);
 		result_release(&r);
 	}
+}
+
+/* task/fakeslowref's reference takes 0.3 s a call: timing goes on while
+ * it computes, so the evaluation's thread waits for less than the
+ * reference calls took - for some checks not at all (those done before
+ * the next check or the case's end) - and still every check the draw
+ * asked for is made. */
+static void test_a_slow_host_reference_overlaps_timing(void **s)
+{
+	struct opts o = { .task = NULL, .min_pairs = 24 };
+	struct task_result r;
+	struct refchecks rc;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	o.task = task_slowref;
+	evaluate_refchecks("task/fakeslowref", "3", &o, &r, &rc);
+	expect(&r, RS_OK, "");
+	assert_true(rc.asked >= 2); /* one block of two: one each */
+	assert_int_equal(rc.made, rc.asked);
+	assert_int_equal(rc.background, rc.made);
+	assert_true(rc.call_ms >= 290.0 * rc.made);
+	assert_true(rc.waited_ms < rc.call_ms);
+	assert_true(rc.overlapped >= 1);
+	result_release(&r);
 }
 
 /* s with every run of digits (and a number's sign, point and exponent)
@@ -1031,6 +1074,7 @@ int main(void)
 			test_background_checks_are_the_checks_asked_for),
 		cmocka_unit_test(
 			test_wrong_only_in_timed_samples_is_caught_in_the_background),
+		cmocka_unit_test(test_a_slow_host_reference_overlaps_timing),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
