@@ -8,7 +8,10 @@
  * windows drawn after the fetch from the evaluation's secret, and whole
  * at random (at least once per block, ev_check_due), where also one set
  * is compared with the reference's at the task's tolerance (docs/gpu.md
- * section 6, "what a pair checks").
+ * section 6, "what a pair checks"): a host reference's in the background
+ * while the next pairs are timed (refpool.c), every one of them in before
+ * the case's numbers are computed (gpu_join) and its runners given back
+ * (gpu_finish).
  *
  * What the controller's and the keeper's clocks saw a candidate's samples
  * take beyond its claims, more than the baseline's, is charged to it (the
