@@ -985,8 +985,8 @@ static char *digits_masked(const char *s)
  * the synchronous check's words (up to the numbers: each evaluation
  * draws its own inputs and checked pairs), and the failure is a
  * background check's. */
-static void test_wrong_only_in_timed_samples_is_caught_in_the_background(
-	void **s)
+static void
+test_wrong_only_in_timed_samples_is_caught_in_the_background(void **s)
 {
 	struct opts o = { 0 };
 	struct task_result sync, async;

@@ -60,8 +60,8 @@ bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
 			    const struct task_case *c)
 {
 	struct strbuf sb = STRBUF_INIT;
-	bool ok = ev_reference_wrote_all_mem(x->t, l, ref->shm, pattern, c,
-					     &sb);
+	bool ok =
+		ev_reference_wrote_all_mem(x->t, l, ref->shm, pattern, c, &sb);
 
 	if (!ok)
 		ev_verdict(x, RS_INFRA_ERROR, "%s", strbuf_str(&sb));

@@ -161,11 +161,11 @@ struct aka_prep {
  * earlier failure found later can take its place
  * (ev_verdict_supersede). */
 struct verdict_undo {
-	char **field;		/* the message field it set, NULL: none */
-	char *field_was;	/* that field before (owned) */
+	char **field;	 /* the message field it set, NULL: none */
+	char *field_was; /* that field before (owned) */
 	enum result_status status;
 	bool pass_correctness;
-	size_t integrity_n;	/* findings before */
+	size_t integrity_n; /* findings before */
 };
 
 struct eval_ctx {
@@ -637,8 +637,8 @@ struct refpool *ev_refpool_new(struct eval_ctx *x, const struct case_layout *l,
  * which does the rest.  False (verdict set) when the device part failed,
  * a worker could not be had, or an earlier check failed. */
 bool ev_refpool_check(struct refpool *p, struct runner *base,
-		      struct runner *cand, int k, const char *spec,
-		      int pattern, const char *what, const char *prefix);
+		      struct runner *cand, int k, const char *spec, int pattern,
+		      const char *what, const char *prefix);
 /* Takes the outcome of checks that have finished, without waiting; when
  * one failed, waits for the rest and sets the earliest failure's verdict
  * (false).  p NULL: true. */

@@ -667,13 +667,14 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 	/* Where a reference check's time goes (on the H200 they were over
 	 * half of a Python task's timing phase, 124-150 ms each). */
 	ev_trace_detail(x,
-		      "case %s: reference check %s: inputs again %.1f ms, "
-		      "staged %.1f ms, reference call %.1f ms, its outputs "
-		      "all written %.1f ms, compared %.1f ms; on the "
-		      "evaluation's thread",
-		      c->id, what, (double)(t1 - t0) / 1e6,
-		      (double)(t2 - t1) / 1e6, (double)(t2s - t2) / 1e6,
-		      (double)(t3 - t2s) / 1e6, (double)(now_ns() - t3) / 1e6);
+			"case %s: reference check %s: inputs again %.1f ms, "
+			"staged %.1f ms, reference call %.1f ms, its outputs "
+			"all written %.1f ms, compared %.1f ms; on the "
+			"evaluation's thread",
+			c->id, what, (double)(t1 - t0) / 1e6,
+			(double)(t2 - t1) / 1e6, (double)(t2s - t2) / 1e6,
+			(double)(t3 - t2s) / 1e6,
+			(double)(now_ns() - t3) / 1e6);
 	ok = true;
 out:
 	free(saved);

@@ -66,17 +66,18 @@ struct slot {
 	struct refpool *pool;
 	int index;
 	pthread_t th;
-	bool started;		/* th runs */
+	bool started; /* th runs */
 	struct runner *ref;
-	unsigned char *cand;	/* set k of the candidate's sample, outputs
-				 * only, laid out as the case's layout */
+	/* Set k of the candidate's sample: its outputs, laid out as the
+	 * case's layout. */
+	unsigned char *cand;
 	enum slot_state state;
 	/* The job, set by the evaluation's thread. */
-	int seq;		/* handed over as the seq-th, from 1 */
+	int seq; /* handed over as the seq-th, from 1 */
 	int pattern;
 	char what[64];
 	char prefix[200];
-	uint64_t again_ns, copy_ns;	/* on the evaluation's thread */
+	uint64_t again_ns, copy_ns; /* on the evaluation's thread */
 	/* Its outcome, set by the worker. */
 	bool ok;
 	enum result_status st;
@@ -90,15 +91,15 @@ struct refpool {
 	struct eval_ctx *x;
 	const struct case_layout *l;
 	const struct task_case *c;
-	int max;		/* slots at most */
-	int n;			/* slots with a runner */
+	int max; /* slots at most */
+	int n;	 /* slots with a runner */
 	struct slot slot[REFPOOL_MAX];
 	pthread_mutex_t mu;
-	pthread_cond_t work;	/* a slot got a job, or quit */
-	pthread_cond_t done;	/* a slot is done */
+	pthread_cond_t work; /* a slot got a job, or quit */
+	pthread_cond_t done; /* a slot is done */
 	bool quit;
-	int seq;		/* jobs handed over */
-	int pending;		/* jobs not collected yet */
+	int seq;     /* jobs handed over */
+	int pending; /* jobs not collected yet */
 	/* The earliest failed job (fail_seq 0: none yet), and whether its
 	 * verdict was set. */
 	int fail_seq;
@@ -406,8 +407,8 @@ static struct slot *slot_get(struct refpool *p)
 }
 
 bool ev_refpool_check(struct refpool *p, struct runner *base,
-		      struct runner *cand, int k, const char *spec,
-		      int pattern, const char *what, const char *prefix)
+		      struct runner *cand, int k, const char *spec, int pattern,
+		      const char *what, const char *prefix)
 {
 	struct eval_ctx *x = p->x;
 	const struct task *t = x->t;
@@ -486,7 +487,8 @@ bool ev_refpool_free(struct refpool *p)
 				"ran in the background on %d worker%s; the "
 				"evaluation's thread waited %.1f ms for them "
 				"in all",
-				p->c->id, p->checked, p->n, p->n == 1 ? "" : "s",
+				p->c->id, p->checked, p->n,
+				p->n == 1 ? "" : "s",
 				(double)p->waited_ns / 1e6);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->work);

@@ -577,7 +577,8 @@ bool ev_call_outcome_ok(struct eval_ctx *x, enum role role,
 				c->id);
 		} else {
 			struct strbuf sb = STRBUF_INIT;
-			ev_trusted_failure(role, r, RUNNER_OK, rc, what, c, &sb);
+			ev_trusted_failure(role, r, RUNNER_OK, rc, what, c,
+					   &sb);
 			ev_verdict(x, RS_INFRA_ERROR, "%s", strbuf_str(&sb));
 			strbuf_release(&sb);
 		}

@@ -546,10 +546,14 @@ static void gpu_finish(struct timing_case *p, bool ok)
 
 const struct pair_step ev_gpu_step = {
 	/* A quick search step: a rough answer fast (docs/gpu.md). */
-	.quick_div = 8,		.quick_cap = 0.15,
-	.prepare = gpu_prepare, .group_start = NULL,
-	.pair = gpu_timed_pair, .group_end = NULL,
+	.quick_div = 8,
+	.quick_cap = 0.15,
+	.prepare = gpu_prepare,
+	.group_start = NULL,
+	.pair = gpu_timed_pair,
+	.group_end = NULL,
 	.join = gpu_join,
-	.ratios = gpu_ratios,	.claims_ok = gpu_claims_ok,
+	.ratios = gpu_ratios,
+	.claims_ok = gpu_claims_ok,
 	.finish = gpu_finish,
 };

@@ -32,7 +32,7 @@ ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
 	for (int64_t i = 0; i < n; i++) {
 		double v = x[i];
 		y[i] = (float)(1.0 + v * (1.0 + v * (0.5 + v * (1.0 / 6.0 +
-							   v / 24.0))));
+								v / 24.0))));
 	}
 	/* Asleep, not spinning: the test machine's few cores go on timing
 	 * meanwhile. */
