@@ -32,6 +32,7 @@
 #include "eval_check.h"
 
 static struct task *task, *task_unimpl, *task_heavy, *task_place, *task_wide;
+static struct task *task_slowref;
 static char *fake_root;		/* tests/gpu/fake */
 static char cache_dir[] = "/tmp/arena-test-gpu-eval-XXXXXX";
 /* The fake device every runner of this process shares (gpu_rt_fake.h),
@@ -73,7 +74,8 @@ static int group_setup(void **state)
 	if (task_load(fake_root, "task/fakepoly_unimpl", &task_unimpl, &err) ||
 	    task_load(fake_root, "task/fakeheavy", &task_heavy, &err) ||
 	    task_load(fake_root, "task/fakeplace", &task_place, &err) ||
-	    task_load(fake_root, "task/fakewide", &task_wide, &err)) {
+	    task_load(fake_root, "task/fakewide", &task_wide, &err) ||
+	    task_load(fake_root, "task/fakeslowref", &task_slowref, &err)) {
 		fprintf(stderr, "cannot load the test task: %s\n",
 			errbuf_str(&err));
 		return -1;
@@ -91,6 +93,7 @@ static int group_teardown(void **state)
 	task_free(task_heavy);
 	task_free(task_place);
 	task_free(task_wide);
+	task_free(task_slowref);
 	free(fake_root);
 	rm_rf(cache_dir);
 	rm_rf(device_dir);
@@ -785,6 +788,238 @@ static void test_wrong_only_in_timed_calls_is_caught_by_sampling(void **s)
 	}
 }
 
+/* ---- reference checks of timed samples in the background ---- */
+
+/* What timing.tsv says of the reference checks of timed samples: the
+ * pairs the draw asked to check (pair lines whose last column, checked,
+ * is 2), the checks made (a "reference check in timed call N" line
+ * each), how many of those ran in the background and how many failed.
+ * Pairs are named timing:case:N (timing: how many cases were timed a
+ * second time before).  Every check made is one the draw asked for, made
+ * once (asserted here). */
+struct refchecks {
+	int asked, made, background, failed;
+	/* Over the checks in the background: the reference's calls, the
+	 * evaluation's thread's waits for them, and checks it waited for
+	 * less than half their call. */
+	double call_ms, waited_ms;
+	int overlapped;
+};
+
+static void read_refchecks(const char *dir, struct refchecks *rc)
+{
+	char *path = path_join(dir, "timing.tsv"), line[4096];
+	FILE *f = fopen(path, "r");
+	static char asked[512][80], made[512][80];
+	int timing = 0; /* a case timed again starts its pairs from 1 */
+
+	free(path);
+	memset(rc, 0, sizeof(*rc));
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char c[64], kind[16];
+		int blk, num;
+		double ms;
+		const char *tab = strrchr(line, '\t');
+		if (line[0] != '#' &&
+		    sscanf(line, "%63[^\t]\t%d\t%15[^\t]\t%d", c, &blk, kind,
+			   &num) == 4 &&
+		    !strcmp(kind, "timed") && tab && atoi(tab + 1) == 2) {
+			assert_true(rc->asked < 512);
+			snprintf(asked[rc->asked++], sizeof(asked[0]),
+				 "%d:%s:%d", timing, c, num);
+		}
+		/* The clock check's second timing of a case (every check of
+		 * the first is in before the case's claims are checked). */
+		if (line[0] == '#' && strstr(line, "timing it again"))
+			timing++;
+		/* A check in the foreground is traced before its pair's
+		 * line, one in the background when it is collected. */
+		if (sscanf(line,
+			   "# %lf ms: case %63[^:]: reference check in timed "
+			   "call %d:",
+			   &ms, c, &num) == 3) {
+			assert_true(rc->made < 512);
+			snprintf(made[rc->made++], sizeof(made[0]), "%d:%s:%d",
+				 timing, c, num);
+			const char *call = strstr(line, "reference call ");
+			const char *w = strstr(line, "thread waited ");
+			if (strstr(line, "in the background") && call && w) {
+				double cm = atof(call + 15), wm = atof(w + 14);
+				rc->background++;
+				rc->call_ms += cm;
+				rc->waited_ms += wm;
+				rc->overlapped += wm < cm / 2;
+			}
+			if (strstr(line, "; it failed"))
+				rc->failed++;
+		}
+	}
+	fclose(f);
+	for (int i = 0; i < rc->made; i++) {
+		bool found = false;
+		for (int j = 0; j < rc->asked && !found; j++)
+			found = !strcmp(asked[j], made[i]);
+		for (int j = 0; j < i && found; j++)
+			found = strcmp(made[j], made[i]) != 0;
+		if (!found)
+			fprintf(stderr, "check of %s not asked for, or twice\n",
+				made[i]);
+		assert_true(found);
+	}
+	fprintf(stderr,
+		"  reference checks of timed samples: %d asked, %d made, %d "
+		"in the background, %d failed; their reference calls %.1f "
+		"ms, waited for %.1f ms, %d for less than half their call\n",
+		rc->asked, rc->made, rc->background, rc->failed, rc->call_ms,
+		rc->waited_ms, rc->overlapped);
+}
+
+/* One evaluation of cand with ARENA_ASYNC_REFCHECK=workers ("0": the
+ * checks on the evaluation's thread), its timing.tsv read into *rc. */
+static void evaluate_refchecks(const char *cand, const char *workers,
+			       struct opts *o, struct task_result *r,
+			       struct refchecks *rc)
+{
+	char dir[] = "/tmp/arena-test-gpu-refpool-XXXXXX";
+
+	assert_non_null(mkdtemp(dir));
+	o->log_dir = dir;
+	setenv("ARENA_ASYNC_REFCHECK", workers, 1);
+	evaluate(cand, o, r);
+	unsetenv("ARENA_ASYNC_REFCHECK");
+	read_refchecks(dir, rc);
+	o->log_dir = NULL;
+	rm_rf(dir);
+}
+
+/* A host reference (fakepoly's reference.c) checks timed samples in the
+ * background, on two workers here: an honest candidate is accepted, and
+ * every check the draw asked for was made there. */
+static void test_honest_candidate_passes_with_background_checks(void **s)
+{
+	struct opts o = { .min_pairs = 16 };
+	struct task_result r;
+	struct refchecks rc;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	evaluate_refchecks("baseline_copy", "2", &o, &r, &rc);
+	expect(&r, RS_OK, "");
+	assert_true(r.candidate_accepted);
+	assert_true(rc.asked >= 4); /* two cases, two blocks: one each */
+	assert_int_equal(rc.made, rc.asked);
+	assert_int_equal(rc.background, rc.made);
+	assert_int_equal(rc.failed, 0);
+	result_release(&r);
+}
+
+/* Each check the draw asks for is made once, with the switch on or off:
+ * the background changes where a check runs, not which. */
+static void test_background_checks_are_the_checks_asked_for(void **s)
+{
+	static const char *const modes[] = { "0", "1", "3" };
+	struct opts o = { .min_pairs = 16 };
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		struct task_result r;
+		struct refchecks rc;
+		evaluate_refchecks("baseline_copy", modes[i], &o, &r, &rc);
+		expect(&r, RS_OK, "");
+		assert_true(rc.asked >= 4);
+		assert_int_equal(rc.made, rc.asked);
+		assert_int_equal(rc.background,
+				 strcmp(modes[i], "0") ? rc.made : 0);
+		result_release(&r);
+	}
+}
+
+/* task/fakeslowref's reference takes 0.3 s a call: timing goes on while
+ * it computes, so the evaluation's thread waits for less than the
+ * reference calls took - for some checks not at all (those done before
+ * the next check or the case's end) - and still every check the draw
+ * asked for is made. */
+static void test_a_slow_host_reference_overlaps_timing(void **s)
+{
+	struct opts o = { .task = NULL, .min_pairs = 24 };
+	struct task_result r;
+	struct refchecks rc;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	o.task = task_slowref;
+	evaluate_refchecks("task/fakeslowref", "3", &o, &r, &rc);
+	expect(&r, RS_OK, "");
+	assert_true(rc.asked >= 2); /* one block of two: one each */
+	assert_int_equal(rc.made, rc.asked);
+	assert_int_equal(rc.background, rc.made);
+	assert_true(rc.call_ms >= 290.0 * rc.made);
+	assert_true(rc.waited_ms < rc.call_ms);
+	assert_true(rc.overlapped >= 1);
+	result_release(&r);
+}
+
+/* s with every run of digits (and a number's sign, point and exponent)
+ * as '#': what two evaluations' messages share when each drew its own
+ * timed inputs and checked pairs (from its own secret). */
+static char *digits_masked(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (const char *p = s; *p;) {
+		if ((*p >= '0' && *p <= '9') ||
+		    ((*p == '-' || *p == '.') && p[1] >= '0' && p[1] <= '9')) {
+			while ((*p >= '0' && *p <= '9') || *p == '.' ||
+			       *p == '-' || *p == '+' || *p == 'e')
+				p++;
+			strbuf_addch(&sb, '#');
+			continue;
+		}
+		strbuf_addch(&sb, *p++);
+	}
+	return strbuf_detach(&sb);
+}
+
+/* candidates/approx_late is off by 1.5x the tolerance only in timed
+ * samples: within twice the tolerance of the baseline's outputs, so only
+ * a reference check catches it.  In the background it is incorrect with
+ * the synchronous check's words (up to the numbers: each evaluation
+ * draws its own inputs and checked pairs), and the failure is a
+ * background check's. */
+static void
+test_wrong_only_in_timed_samples_is_caught_in_the_background(void **s)
+{
+	struct opts o = { 0 };
+	struct task_result sync, async;
+	struct refchecks rs, ra;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	evaluate_refchecks("approx_late", "0", &o, &sync, &rs);
+	evaluate_refchecks("approx_late", "2", &o, &async, &ra);
+	expect(&sync, RS_INCORRECT, "differs from the reference");
+	expect(&async, RS_INCORRECT, "differs from the reference");
+	expect(&async, RS_INCORRECT, "timed call");
+	assert_null(async.speedup_calculation_error_message);
+	char *ms = digits_masked(sync.correctness_error_message);
+	char *ma = digits_masked(async.correctness_error_message);
+	fprintf(stderr, "  synchronous: %s\n  background:  %s\n", ms, ma);
+	assert_string_equal(ms, ma);
+	assert_int_equal(rs.background, 0);
+	assert_true(ra.failed >= 1);
+	assert_int_equal(ra.background, ra.made);
+	free(ms);
+	free(ma);
+	result_release(&sync);
+	result_release(&async);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -839,6 +1074,13 @@ int main(void)
 		cmocka_unit_test(test_approximate_only_in_batches_is_incorrect),
 		cmocka_unit_test(
 			test_wrong_only_in_timed_calls_is_caught_by_sampling),
+		cmocka_unit_test(
+			test_honest_candidate_passes_with_background_checks),
+		cmocka_unit_test(
+			test_background_checks_are_the_checks_asked_for),
+		cmocka_unit_test(
+			test_wrong_only_in_timed_samples_is_caught_in_the_background),
+		cmocka_unit_test(test_a_slow_host_reference_overlaps_timing),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

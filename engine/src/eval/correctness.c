@@ -59,8 +59,21 @@ bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
 			    struct runner *ref, int pattern,
 			    const struct task_case *c)
 {
-	const struct task *t = x->t;
+	struct strbuf sb = STRBUF_INIT;
+	bool ok =
+		ev_reference_wrote_all_mem(x->t, l, ref->shm, pattern, c, &sb);
 
+	if (!ok)
+		ev_verdict(x, RS_INFRA_ERROR, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+	return ok;
+}
+
+bool ev_reference_wrote_all_mem(const struct task *t,
+				const struct case_layout *l,
+				const unsigned char *shm, int pattern,
+				const struct task_case *c, struct strbuf *why)
+{
 	/* Only outputs wider than a byte can be checked: for them the poison
 	 * is a NaN or an integer no kernel produces by chance, but every
 	 * byte value is a legitimate u8/i8 result (a quantized tensor holds
@@ -70,7 +83,7 @@ bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
 		size_t sz = dtype_size(ta->dtype);
 		if (ta->io != IO_OUT || sz == 1)
 			continue;
-		const unsigned char *p = ref->shm + l->offset[a];
+		const unsigned char *p = shm + l->offset[a];
 		int64_t allowed =
 			poison_chance_allowance(ta->dtype, l->numel[a]);
 		int64_t seen = 0, prev = -2, n = l->numel[a];
@@ -81,12 +94,11 @@ bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
 				prev = i;
 				continue;
 			}
-			ev_verdict(x, RS_INFRA_ERROR,
-				   "the reference did "
-				   "not write output '%s' element %lld in "
-				   "%s '%s'",
-				   ta->name, (long long)i, ev_case_kind(c),
-				   c->id);
+			strbuf_addf(why,
+				    "the reference did not write output '%s' "
+				    "element %lld in %s '%s'",
+				    ta->name, (long long)i, ev_case_kind(c),
+				    c->id);
 			return false;
 		}
 	}

@@ -96,6 +96,9 @@ void ev_verdict(struct eval_ctx *x, enum result_status st,
 	va_list ap;
 	char *msg;
 
+	struct verdict_undo *u = &x->undo;
+	char **field;
+
 	if (x->decided)
 		return;
 	x->decided = true;
@@ -104,13 +107,21 @@ void ev_verdict(struct eval_ctx *x, enum result_status st,
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	msg = strbuf_detach(&sb);
-	r->status = st;
 	if (st == RS_COMPILE_ERROR || x->phase == PH_COMPILE)
-		ev_set_str(&r->compilation_error_message, msg);
+		field = &r->compilation_error_message;
 	else if (x->phase == PH_TIMING && st != RS_INCORRECT)
-		ev_set_str(&r->speedup_calculation_error_message, msg);
+		field = &r->speedup_calculation_error_message;
 	else
-		ev_set_str(&r->correctness_error_message, msg);
+		field = &r->correctness_error_message;
+	/* What this verdict changes, for ev_verdict_supersede. */
+	free(u->field_was);
+	u->status = r->status;
+	u->pass_correctness = r->pass_correctness;
+	u->field = field;
+	u->field_was = *field ? xstrdup(*field) : NULL;
+	u->integrity_n = r->integrity.n;
+	r->status = st;
+	ev_set_str(field, msg);
 	if (st == RS_INCORRECT || st == RS_RUNTIME_ERROR || st == RS_TIMEOUT)
 		r->pass_correctness = false;
 	if (st == RS_REJECTED) {
@@ -119,6 +130,28 @@ void ev_verdict(struct eval_ctx *x, enum result_status st,
 			r->pass_correctness = false;
 	}
 	free(msg);
+}
+
+void ev_verdict_supersede(struct eval_ctx *x, enum result_status st,
+			  const char *msg)
+{
+	struct task_result *r = x->res;
+	struct verdict_undo *u = &x->undo;
+
+	if (x->decided && u->field) {
+		r->status = u->status;
+		r->pass_correctness = u->pass_correctness;
+		free(*u->field);
+		*u->field = u->field_was;
+		u->field_was = NULL;
+		u->field = NULL;
+		while (r->integrity.n > u->integrity_n) {
+			free(r->integrity.v[--r->integrity.n]);
+			r->integrity.v[r->integrity.n] = NULL;
+		}
+		x->decided = false;
+	}
+	ev_verdict(x, st, "%s", msg);
 }
 
 void eval_request_init(struct eval_request *req)
@@ -251,6 +284,7 @@ static void ctx_release(struct eval_ctx *x)
 	free(x->roofline_note);
 	free(x->host_roof_note);
 	free(x->clock_finding);
+	free(x->undo.field_was);
 	ev_mutants_release(x);
 }
 

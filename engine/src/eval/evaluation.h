@@ -18,6 +18,8 @@
  *                  checked against the controller's)
  *   timing_gpu.c   its pair step on a GPU (samples, batches, the charged
  *                  excess, drain and roofline checks)
+ *   refpool.c      its reference checks of timed samples in the
+ *                  background when the reference is host code
  *   device.c       the device an evaluation runs on: checks, the host's
  *                  last-level cache, a GPU evaluation's shared memory
  *   mutants.c      output mutants put through the task's comparison
@@ -155,6 +157,17 @@ struct aka_prep {
 	int catches_wrong;
 };
 
+/* What the verdict changed in the result (ev_verdict), so that an
+ * earlier failure found later can take its place
+ * (ev_verdict_supersede). */
+struct verdict_undo {
+	char **field;	 /* the message field it set, NULL: none */
+	char *field_was; /* that field before (owned) */
+	enum result_status status;
+	bool pass_correctness;
+	size_t integrity_n; /* findings before */
+};
+
 struct eval_ctx {
 	const struct eval_request *req;
 	/* The recorded inputs of a prepared AKA task, or NULL: arguments
@@ -165,6 +178,7 @@ struct eval_ctx {
 	struct errbuf *err;
 	enum phase phase;
 	bool decided;
+	struct verdict_undo undo;
 	/* The clock check rejects only what it sees twice: its first failure
 	 * in a case is noted here (clock_suspect, with the finding) and the
 	 * case is timed again with fresh runners (clock_confirming). */
@@ -263,11 +277,27 @@ const char *ev_case_kind(const struct task_case *c);
  * that belongs to the current phase. */
 void ev_verdict(struct eval_ctx *x, enum result_status st, const char *fmt,
 		...) __attribute__((format(printf, 3, 4)));
+/* Sets the verdict st with msg in place of the one set since the
+ * evaluation's thread handed over work whose failure this is: a check
+ * run in the background (refpool.c) that failed before a later step of
+ * the thread set its own verdict.  The result is as if that check had
+ * been the first failure, as it would have been had it run in the
+ * foreground; without a verdict set, ev_verdict. */
+void ev_verdict_supersede(struct eval_ctx *x, enum result_status st,
+			  const char *msg);
 
 /* ---- runners.c -------------------------------------------------------- */
 
 /* Forgets a runner of the context and destroys it. */
 void ev_ctx_forget(struct eval_ctx *x, struct runner *r);
+/* The message of a trusted runner's failure (any role's RUNNER_NODEVICE,
+ * or a reference's or baseline's failed request f, or with f RUNNER_OK
+ * its non-zero return rc), in the words of the verdict ev_runner_failed
+ * and ev_call_outcome_ok give it (infra_error), into *sb.  Reads only
+ * its arguments: any thread may call it (refpool.c's workers). */
+void ev_trusted_failure(enum role role, const struct runner *r,
+			enum runner_fail f, int rc, const char *during,
+			const struct task_case *c, struct strbuf *sb);
 /* Turns a runner failure into the verdict it deserves. */
 void ev_runner_failed(struct eval_ctx *x, enum role role, struct runner *r,
 		      enum runner_fail f, const char *during,
@@ -347,6 +377,13 @@ bool ev_outputs_match_mem(struct eval_ctx *x, const struct case_layout *l,
 			  const unsigned char *got, const unsigned char *want,
 			  double tol_scale, int pattern, double *maxerr,
 			  enum result_status st, const char *prefix);
+/* ev_outputs_match_mem without the verdict: the mismatch's message
+ * (prefix first) into *why.  Reads only its arguments, so any thread may
+ * call it (refpool.c's workers). */
+bool ev_outputs_compare(const struct task *t, const struct case_layout *l,
+			const unsigned char *got, const unsigned char *want,
+			double tol_scale, int pattern, double *maxerr,
+			const char *prefix, struct strbuf *why);
 /* Whether every output of set 0 of got is within tol_scale x the task's
  * tolerance of want's; no verdict either way. */
 bool ev_outputs_within(const struct eval_ctx *x, const struct case_layout *l,
@@ -425,6 +462,13 @@ void ev_ahead_release(struct eval_ctx *x);
 bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
 			    struct runner *ref, int pattern,
 			    const struct task_case *c);
+/* The same on a set's memory anywhere (shm laid out as l), the failure's
+ * message into *why; no verdict, reads only its arguments (any thread
+ * may call it: refpool.c's workers). */
+bool ev_reference_wrote_all_mem(const struct task *t,
+				const struct case_layout *l,
+				const unsigned char *shm, int pattern,
+				const struct task_case *c, struct strbuf *why);
 /* Checks case ci: 0 when the candidate is correct on it, -1 with a
  * verdict otherwise. */
 int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr);
@@ -543,6 +587,13 @@ bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 		       int pattern, bool inputs, int skip_set,
 		       struct rng *sample, const char *what,
 		       const char *prefix, const struct task_case *c);
+/* The trusted baseline draws the inputs of its sample whose gen spec
+ * was spec again into every set of its shared memory (inout arguments
+ * were overwritten by its call; recorded inputs are staged again),
+ * untimed; false (verdict set) on failure. */
+bool ev_gpu_inputs_again(struct eval_ctx *x, struct runner *base,
+			 const char *spec, const char *what,
+			 const struct task_case *c);
 /* The reference on set k of base's sample whose gen spec was spec: the
  * trusted baseline draws that sample's inputs again (inout arguments
  * were overwritten by its call) and hands set k's to the reference,
@@ -562,6 +613,43 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 			    int pattern, bool base_too, bool yield_device,
 			    const char *what, const char *prefix,
 			    const struct task_case *c, double *maxerr);
+
+/* ---- refpool.c (GPU timing with a host reference) -------------------- */
+
+/* Reference checks of timed samples in the background: a pool of worker
+ * threads, each with its own host reference runner, for one case. */
+struct refpool;
+/* Workers a pool may have: ARENA_ASYNC_REFCHECK when set to a number (0:
+ * checks stay on the evaluation's thread; at most 16), else a quarter of
+ * the CPUs this process may use, at least 1 and at most 4. */
+int ev_refpool_size(void);
+/* A pool of at most max workers for case c with layout l (borrowed until
+ * ev_refpool_free); ref, the case's reference runner laid out as l, is
+ * the first worker's and stays the caller's.  No thread starts before
+ * the first check. */
+struct refpool *ev_refpool_new(struct eval_ctx *x, const struct case_layout *l,
+			       const struct task_case *c, struct runner *ref,
+			       int max);
+/* ev_gpu_reference_check of set k of cand's sample (no base_too, no
+ * maxerr), in the background: base draws the sample's inputs again now,
+ * set k's inputs and cand's outputs are copied to a free worker (waited
+ * for when every one is busy; another started while there may be more),
+ * which does the rest.  False (verdict set) when the device part failed,
+ * a worker could not be had, or an earlier check failed. */
+bool ev_refpool_check(struct refpool *p, struct runner *base,
+		      struct runner *cand, int k, const char *spec, int pattern,
+		      const char *what, const char *prefix);
+/* Takes the outcome of checks that have finished, without waiting; when
+ * one failed, waits for the rest and sets the earliest failure's verdict
+ * (false).  p NULL: true. */
+bool ev_refpool_poll(struct refpool *p);
+/* Waits for every check handed over; false with the earliest failure's
+ * verdict (in place of any reached since: ev_verdict_supersede) when one
+ * failed.  p NULL: true. */
+bool ev_refpool_join(struct refpool *p);
+/* ev_refpool_join, then the workers' threads and runners ended (the
+ * first worker's runner is the caller's) and p freed.  p NULL: true. */
+bool ev_refpool_free(struct refpool *p);
 
 /* ---- correctness_gpu.c ------------------------------------------------ */
 

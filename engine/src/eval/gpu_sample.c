@@ -574,27 +574,15 @@ bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 	return true;
 }
 
-bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
-			    struct runner *ref, struct runner *base,
-			    struct runner *cand, int k, const char *spec,
-			    int pattern, bool base_too, bool yield_device,
-			    const char *what, const char *prefix,
-			    const struct task_case *c, double *maxerr)
+bool ev_gpu_inputs_again(struct eval_ctx *x, struct runner *base,
+			 const char *spec, const char *what,
+			 const struct task_case *c)
 {
 	const struct task *t = x->t;
-	size_t off = (size_t)k * l->shm_size;
 	uint32_t in_mask = 0;
-	unsigned char *saved = NULL;
 	enum runner_fail f;
-	bool ok = false, yielded = false;
 
-	/* What the baseline's call left in set k (its outputs), before its
-	 * inputs are drawn again below. */
-	if (base_too) {
-		saved = xmalloc(l->shm_size);
-		memcpy(saved, base->shm + off, l->shm_size);
-	}
-	/* The inputs of set k as they were before the call (the call
+	/* The inputs of every set as they were before the call (the call
 	 * overwrote inout arguments): the trusted baseline draws them again
 	 * from the same spec and hands them over, untimed. */
 	for (int a = 0; a < t->nargs; a++)
@@ -604,15 +592,38 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 	if (spec[0] == 'R' &&
 	    !stage_recorded(x, base, base->nsets > 1 ? base->nsets : 1, c,
 			    &spec))
-		goto out;
-	uint64_t t0 = now_ns();
+		return false;
 	f = runner_gen(base, spec, NULL);
 	if (f == RUNNER_OK)
 		f = runner_fetch(base, in_mask, NULL);
 	if (f != RUNNER_OK) {
 		ev_runner_failed(x, ROLE_BASE, base, f, what, c);
-		goto out;
+		return false;
 	}
+	return true;
+}
+
+bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
+			    struct runner *ref, struct runner *base,
+			    struct runner *cand, int k, const char *spec,
+			    int pattern, bool base_too, bool yield_device,
+			    const char *what, const char *prefix,
+			    const struct task_case *c, double *maxerr)
+{
+	const struct task *t = x->t;
+	size_t off = (size_t)k * l->shm_size;
+	unsigned char *saved = NULL;
+	bool ok = false, yielded = false;
+
+	/* What the baseline's call left in set k (its outputs), before its
+	 * inputs are drawn again below. */
+	if (base_too) {
+		saved = xmalloc(l->shm_size);
+		memcpy(saved, base->shm + off, l->shm_size);
+	}
+	uint64_t t0 = now_ns();
+	if (!ev_gpu_inputs_again(x, base, spec, what, c))
+		goto out;
 	uint64_t t1 = now_ns();
 	for (int a = 0; a < t->nargs; a++) {
 		unsigned char *dst = ref->shm + l->offset[a];
@@ -656,12 +667,14 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 	/* Where a reference check's time goes (on the H200 they were over
 	 * half of a Python task's timing phase, 124-150 ms each). */
 	ev_trace_detail(x,
-		      "case %s: reference check %s: inputs again %.1f ms, "
-		      "staged %.1f ms, reference call %.1f ms, its outputs "
-		      "all written %.1f ms, compared %.1f ms",
-		      c->id, what, (double)(t1 - t0) / 1e6,
-		      (double)(t2 - t1) / 1e6, (double)(t2s - t2) / 1e6,
-		      (double)(t3 - t2s) / 1e6, (double)(now_ns() - t3) / 1e6);
+			"case %s: reference check %s: inputs again %.1f ms, "
+			"staged %.1f ms, reference call %.1f ms, its outputs "
+			"all written %.1f ms, compared %.1f ms; on the "
+			"evaluation's thread",
+			c->id, what, (double)(t1 - t0) / 1e6,
+			(double)(t2 - t1) / 1e6, (double)(t2s - t2) / 1e6,
+			(double)(t3 - t2s) / 1e6,
+			(double)(now_ns() - t3) / 1e6);
 	ok = true;
 out:
 	free(saved);

@@ -37,10 +37,13 @@ void ev_ctx_forget(struct eval_ctx *x, struct runner *r)
 	runner_destroy(r);
 }
 
-/* Turns a runner failure into the verdict it deserves. */
-void ev_runner_failed(struct eval_ctx *x, enum role role,
-			  struct runner *r, enum runner_fail f,
-			  const char *during, const struct task_case *c)
+/* The infra_error message of a failed request of role's runner (f), or
+ * of its non-zero return (f RUNNER_OK, rc), in words; for the candidate
+ * only RUNNER_NODEVICE (ev_runner_failed words the rest).  Reads only its
+ * arguments, so any thread may call it (refpool.c's workers). */
+void ev_trusted_failure(enum role role, const struct runner *r,
+			enum runner_fail f, int rc, const char *during,
+			const struct task_case *c, struct strbuf *sb)
 {
 	char where[256];
 
@@ -49,17 +52,39 @@ void ev_runner_failed(struct eval_ctx *x, enum role role,
 			 ev_case_kind(c), c->id);
 	else
 		snprintf(where, sizeof(where), "%s", during);
-	if (f == RUNNER_NODEVICE) {
-		ev_verdict(x, RS_INFRA_ERROR, "the %s runner %s %s", ev_role_names[role],
-			   r->why, where);
+	if (f == RUNNER_OK)
+		strbuf_addf(sb, "the %s returned %d %s", ev_role_names[role],
+			    rc, where);
+	else if (f == RUNNER_NODEVICE)
+		strbuf_addf(sb, "the %s runner %s %s", ev_role_names[role],
+			    r->why, where);
+	else
+		strbuf_addf(sb,
+			    "the %s runner %s %s (the task's %s is at fault, "
+			    "not the candidate)",
+			    ev_role_names[role], r->why, where,
+			    ev_role_names[role]);
+}
+
+/* Turns a runner failure into the verdict it deserves. */
+void ev_runner_failed(struct eval_ctx *x, enum role role,
+			  struct runner *r, enum runner_fail f,
+			  const char *during, const struct task_case *c)
+{
+	char where[256];
+
+	if (f == RUNNER_NODEVICE || role != ROLE_CAND) {
+		struct strbuf sb = STRBUF_INIT;
+		ev_trusted_failure(role, r, f, 0, during, c, &sb);
+		ev_verdict(x, RS_INFRA_ERROR, "%s", strbuf_str(&sb));
+		strbuf_release(&sb);
 		return;
 	}
-	if (role != ROLE_CAND) {
-		ev_verdict(x, RS_INFRA_ERROR, "the %s runner %s %s (the task's "
-			   "%s is at fault, not the candidate)", ev_role_names[role],
-			   r->why, where, ev_role_names[role]);
-		return;
-	}
+	if (c)
+		snprintf(where, sizeof(where), "%s, %s '%s'", during,
+			 ev_case_kind(c), c->id);
+	else
+		snprintf(where, sizeof(where), "%s", during);
 	switch (f) {
 	case RUNNER_DEVICE: {
 		/* A device error is a claim like any other reply: it is the
@@ -454,13 +479,28 @@ bool ev_outputs_match_mem(struct eval_ctx *x, const struct case_layout *l,
 			  double tol_scale, int pattern, double *maxerr,
 			  enum result_status st, const char *prefix)
 {
-	for (int a = 0; a < x->t->nargs; a++) {
-		const struct task_arg *ta = &x->t->args[a];
+	struct strbuf sb = STRBUF_INIT;
+	bool ok = ev_outputs_compare(x->t, l, got, want, tol_scale, pattern,
+				     maxerr, prefix, &sb);
+
+	if (!ok)
+		ev_verdict(x, st, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+	return ok;
+}
+
+bool ev_outputs_compare(const struct task *t, const struct case_layout *l,
+			const unsigned char *got, const unsigned char *want,
+			double tol_scale, int pattern, double *maxerr,
+			const char *prefix, struct strbuf *why)
+{
+	for (int a = 0; a < t->nargs; a++) {
+		const struct task_arg *ta = &t->args[a];
 		struct cmp_result cr;
 		if (ta->io == IO_IN)
 			continue;
 		double atol, rtol;
-		task_tolerance(x->t, ta, &atol, &rtol);
+		task_tolerance(t, ta, &atol, &rtol);
 		compare_arrays(ta->dtype, got + l->offset[a],
 			       want + l->offset[a], l->numel[a],
 			       atol * tol_scale, rtol * tol_scale,
@@ -471,8 +511,8 @@ bool ev_outputs_match_mem(struct eval_ctx *x, const struct case_layout *l,
 			char idx[128];
 			format_index(l->shape[a], ta->rank, cr.first_bad, idx,
 				     sizeof(idx));
-			ev_verdict(x, st, "%s: output '%s'%s: %s", prefix,
-				   ta->name, idx, cr.detail);
+			strbuf_addf(why, "%s: output '%s'%s: %s", prefix,
+				    ta->name, idx, cr.detail);
 			return false;
 		}
 	}
@@ -531,14 +571,17 @@ bool ev_call_outcome_ok(struct eval_ctx *x, enum role role,
 		return false;
 	}
 	if (rc != 0) {
-		if (role == ROLE_CAND)
+		if (role == ROLE_CAND) {
 			ev_verdict(x, RS_RUNTIME_ERROR, "%s returned %d (not 0) %s, "
 				"%s '%s'", x->t->entry, rc, what, ev_case_kind(c),
 				c->id);
-		else
-			ev_verdict(x, RS_INFRA_ERROR, "the %s returned %d %s, %s "
-				"'%s'", ev_role_names[role], rc, what,
-				ev_case_kind(c), c->id);
+		} else {
+			struct strbuf sb = STRBUF_INIT;
+			ev_trusted_failure(role, r, RUNNER_OK, rc, what, c,
+					   &sb);
+			ev_verdict(x, RS_INFRA_ERROR, "%s", strbuf_str(&sb));
+			strbuf_release(&sb);
+		}
 		return false;
 	}
 	return role != ROLE_CAND || census_ok(x, r, what, c);

@@ -399,6 +399,10 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		if (step->group_end)
 			step->group_end(tc, g0, g1);
 	}
+	/* Nothing about the case is final before every check of its
+	 * pairs is in. */
+	if (step->join && !step->join(tc))
+		goto out;
 	if (step->ratios) {
 		step->ratios(tc);
 	} else {

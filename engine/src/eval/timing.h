@@ -90,6 +90,9 @@ struct timing_case {
 	size_t stride;
 	/* A reference runner for checks of timed samples (host), or NULL. */
 	struct runner *ref;
+	/* GPU with a host reference: those checks run in the background
+	 * (refpool.c), or NULL. */
+	struct refpool *refpool;
 	/* The roofline floor of one call in ns (0: none known). */
 	double roof_ns;
 	/* The baseline's time per call from warm-up (trusted): what the
@@ -137,6 +140,9 @@ struct pair_step {
 	bool (*pair)(struct timing_case *tc, int b);
 	/* After a group's last pair; NULL for nothing. */
 	void (*group_end)(struct timing_case *tc, int g0, int g1);
+	/* After the last pair, before the case's numbers are computed: waits
+	 * for the checks the pairs left running; NULL for none. */
+	bool (*join)(struct timing_case *tc);
 	/* Rebuilds tc->ct's ratios (and base_med_ns, cand_med_ns) from the
 	 * samples, for pair steps whose per-pair times depend on the whole
 	 * case (host: the baseline's median protocol overhead); called before

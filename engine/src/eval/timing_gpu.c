@@ -8,7 +8,10 @@
  * windows drawn after the fetch from the evaluation's secret, and whole
  * at random (at least once per block, ev_check_due), where also one set
  * is compared with the reference's at the task's tolerance (docs/gpu.md
- * section 6, "what a pair checks").
+ * section 6, "what a pair checks"): a host reference's in the background
+ * while the next pairs are timed (refpool.c), every one of them in before
+ * the case's numbers are computed (gpu_join) and its runners given back
+ * (gpu_finish).
  *
  * What the controller's and the keeper's clocks saw a candidate's samples
  * take beyond its claims, more than the baseline's, is charged to it (the
@@ -90,9 +93,16 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 			 "'%s' differs from the reference (a random check of "
 			 "a timed sample)",
 			 kind, num, ev_case_kind(p->c), p->c->id);
-		ok = ev_gpu_reference_check(x, p->l, p->ref, bk->base, bk->cand,
-					    k, spec, pattern, false, false,
-					    what, prefix, p->c, NULL);
+		/* A host reference's check runs in the background once the
+		 * device's part is done (refpool.c). */
+		if (p->refpool)
+			ok = ev_refpool_check(p->refpool, bk->base, bk->cand, k,
+					      spec, pattern, what, prefix);
+		else
+			ok = ev_gpu_reference_check(x, p->l, p->ref, bk->base,
+						    bk->cand, k, spec, pattern,
+						    false, false, what, prefix,
+						    p->c, NULL);
 	}
 	free(spec);
 	if (ok)
@@ -377,6 +387,11 @@ static bool gpu_prepare(struct timing_case *p)
 	if (!x->req->aa_timing_only &&
 	    !(p->ref = ev_acquire(x, ROLE_REF, p->l, c)))
 		return false;
+	/* A host reference checks timed samples in the background, a GPU
+	 * one (it needs the device) on this thread. */
+	int workers = ev_refpool_size();
+	if (p->ref && !ev_role_gpu(x, ROLE_REF) && workers > 0)
+		p->refpool = ev_refpool_new(x, p->l, c, p->ref, workers);
 	for (int b = 0; b < nblocks; b++)
 		for (int i = 0; i < 2; i++) {
 			enum role role = ev_block_role(b, i);
@@ -415,6 +430,10 @@ static bool gpu_timed_pair(struct timing_case *p, int b)
 	bool whole = ev_check_due(p, b), first;
 	bool check = whole && p->ref;
 
+	/* A check in the background that failed stops the case here, as it
+	 * would have stopped it in the foreground. */
+	if (!ev_refpool_poll(p->refpool))
+		return false;
 	if (!gpu_pair(p, bk, "timed", ++p->ntimed, !whole, check, &first, &bs,
 		      &cs))
 		return false;
@@ -494,12 +513,24 @@ static void gpu_log_blocks(struct timing_case *p)
 	fflush(x->blocks_log);
 }
 
+/* Every reference check of the case's timed samples is in before its
+ * numbers are computed. */
+static bool gpu_join(struct timing_case *p)
+{
+	return ev_refpool_join(p->refpool);
+}
+
 /* Runners of a case that went well are kept for the next case; its
- * blocks are logged first (gpu_log_blocks). */
+ * blocks are logged first (gpu_log_blocks).  Checks still running in the
+ * background (a case that stopped early) are waited for first, and the
+ * earliest of them that failed is the verdict. */
 static void gpu_finish(struct timing_case *p, bool ok)
 {
 	struct eval_ctx *x = p->x;
 
+	if (!ev_refpool_free(p->refpool))
+		ok = false;
+	p->refpool = NULL;
 	if (ok && p->s.n > 0)
 		gpu_log_blocks(p);
 
@@ -515,9 +546,14 @@ static void gpu_finish(struct timing_case *p, bool ok)
 
 const struct pair_step ev_gpu_step = {
 	/* A quick search step: a rough answer fast (docs/gpu.md). */
-	.quick_div = 8,		.quick_cap = 0.15,
-	.prepare = gpu_prepare, .group_start = NULL,
-	.pair = gpu_timed_pair, .group_end = NULL,
-	.ratios = gpu_ratios,	.claims_ok = gpu_claims_ok,
+	.quick_div = 8,
+	.quick_cap = 0.15,
+	.prepare = gpu_prepare,
+	.group_start = NULL,
+	.pair = gpu_timed_pair,
+	.group_end = NULL,
+	.join = gpu_join,
+	.ratios = gpu_ratios,
+	.claims_ok = gpu_claims_ok,
 	.finish = gpu_finish,
 };
