@@ -7,7 +7,8 @@
 # and its first launch (Triton's JIT), from the runners' logs.
 #
 # usage: OUT=DIR sh tests/gpu/py_startup.sh [TASK [NQUICK]]
-#   default: triton2triton/rmsnorm_bf16, 2 quick evaluations
+#   default: triton2triton/rmsnorm_bf16, 2 quick evaluations; any task
+#   (a CUDA or HIP one's phases too: hip2hip/gelu 0 is one default eval)
 # Writes $OUT/py_startup.txt (the summary) and $OUT/py_startup.tgz (the
 # evaluations' logs).  Each `arena eval` is its own process, so each one
 # also starts the runners' zygote (import torch, triton) while it builds.
@@ -19,6 +20,14 @@ sum=$OUT/py_startup.txt
 : >"$sum"
 cp -r "${ARENA_TASKS_DIR:-$ROOT/tasks}/$task" "$work/ws"
 main=$(ls "$work/ws"/kernel.* | head -n 1)
+# A comment in the kernel's own language, unique to this call: the store
+# caches results by content, and a second call with the same edit (or
+# another switch, say ARENA_ASYNC_REFCHECK=0) would only read the first's.
+case $main in
+*.py) comment="#" ;;
+*) comment="//" ;;
+esac
+stamp="$(date +%s).$$"
 echo "# py_startup.sh on $DEVICE, $task, $(date -u +%FT%TZ)" >>"$sum"
 
 # Threads after each import, as a zygote would see them, without and with
@@ -43,7 +52,7 @@ done
 one() { # NAME [eval options...]
 	name=$1
 	shift
-	echo "# edit $name" >>"$main"
+	echo "$comment edit $name $stamp" >>"$main"
 	t0=$(now)
 	timeout 200 "$ARENA" --store "$STORE" eval "$task" --workspace "$work/ws" \
 		--logs "$work/logs/$name" "$@" \
