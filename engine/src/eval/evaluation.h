@@ -321,6 +321,12 @@ bool ev_await_ready(struct eval_ctx *x, enum role role, struct runner *r,
 		    const struct task_case *c);
 bool ev_set_layout(struct eval_ctx *x, enum role role, struct runner *r,
 		   const struct case_layout *l, const struct task_case *c);
+/* ev_set_layout for n runners at once (runner_layout_all): their
+ * page-locking overlaps.  False (the first failure's verdict set, every
+ * failed runner forgotten) when any failed. */
+bool ev_set_layouts(struct eval_ctx *x, const enum role *roles,
+		    struct runner *const *rs, int n, const struct case_layout *l,
+		    const struct task_case *c);
 /* Starts a runner for role with layout l; NULL (verdict set) on failure. */
 struct runner *ev_spawn(struct eval_ctx *x, enum role role,
 			const struct case_layout *l,
@@ -574,6 +580,10 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
  * set) on failure. */
 bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		 const struct case_layout *l, const struct task_case *c);
+/* ev_gpu_sets for nr runners at once (runner_sets_all). */
+bool ev_gpu_sets_all(struct eval_ctx *x, const enum role *roles,
+		     struct runner *const *rs, int nr, int n,
+		     const struct case_layout *l, const struct task_case *c);
 /* Every set of cand's sample against base's: inputs (when fetched) bit
  * for bit, outputs within twice the tolerance; skip_set (-1: none) is
  * not compared.  With sample (a generator the runners cannot predict,

@@ -393,6 +393,30 @@ bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	return true;
 }
 
+bool ev_gpu_sets_all(struct eval_ctx *x, const enum role *roles,
+		     struct runner *const *rs, int nr, int n,
+		     const struct case_layout *l, const struct task_case *c)
+{
+	enum runner_fail fail[2 * MAX_BLOCKS];
+
+	if (n <= 1)
+		return true;
+	if (nr > (int)ARRAY_SIZE(fail)) {
+		for (int i = 0; i < nr; i++)
+			if (!ev_gpu_sets(x, roles[i], rs[i], n, l, c))
+				return false;
+		return true;
+	}
+	runner_sets_all(rs, nr, n, l->shm_size, fail);
+	for (int i = 0; i < nr; i++)
+		if (fail[i] != RUNNER_OK) {
+			ev_runner_failed(x, roles[i], rs[i], fail[i],
+					 "while allocating batch buffers", c);
+			return false;
+		}
+	return true;
+}
+
 int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 		      const struct case_layout *l, const struct task_case *c)
 {

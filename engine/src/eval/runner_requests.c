@@ -409,15 +409,52 @@ static enum runner_fail request(struct runner *r, const char *verb,
 
 enum runner_fail runner_layout(struct runner *r, const char *proto)
 {
+	enum runner_fail f;
+
+	runner_layout_all(&r, 1, proto, &f);
+	return f;
+}
+
+/* The reply to a layout or a sets request, posted last: where the
+ * runner's buffers lie (GPU runners). */
+static enum runner_fail collect_buffers(struct runner *r, const char *what)
+{
 	int64_t v[2] = { 0, 0 };
-	enum runner_fail f = request(r, "layout", proto, "accept the layout",
-				     r->gpu ? 2 : 0, v, NULL);
+	enum runner_fail f =
+		collect_reply(r, what, r->gpu ? 2 : 0, v, NULL, r->hold);
 
 	if (f == RUNNER_OK) {
 		r->dev_lo = v[0];
 		r->dev_hi = v[1];
 	}
 	return f;
+}
+
+void runner_layout_all(struct runner *const *rs, int n, const char *proto,
+		       enum runner_fail *fail)
+{
+	for (int i = 0; i < n; i++)
+		fail[i] = post_request(rs[i], "layout", proto);
+	for (int i = 0; i < n; i++)
+		if (fail[i] == RUNNER_OK)
+			fail[i] = collect_buffers(rs[i], "accept the layout");
+}
+
+void runner_sets_all(struct runner *const *rs, int n, int nsets,
+		     size_t stride, enum runner_fail *fail)
+{
+	char a[64];
+
+	snprintf(a, sizeof(a), "%d %zu", nsets, stride);
+	for (int i = 0; i < n; i++)
+		fail[i] = post_request(rs[i], "sets", a);
+	for (int i = 0; i < n; i++) {
+		if (fail[i] != RUNNER_OK)
+			continue;
+		fail[i] = collect_buffers(rs[i], "allocate the argument sets");
+		if (fail[i] == RUNNER_OK)
+			rs[i]->nsets = nsets;
+	}
 }
 
 enum runner_fail runner_call(struct runner *r, int *rc)
@@ -464,17 +501,9 @@ enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
 
 enum runner_fail runner_sets(struct runner *r, int n, size_t stride)
 {
-	int64_t v[2];
-	char a[64];
 	enum runner_fail f;
 
-	snprintf(a, sizeof(a), "%d %zu", n, stride);
-	f = request(r, "sets", a, "allocate the argument sets", 2, v, NULL);
-	if (f == RUNNER_OK) {
-		r->nsets = n;
-		r->dev_lo = v[0];
-		r->dev_hi = v[1];
-	}
+	runner_sets_all(&r, 1, n, stride, &f);
 	return f;
 }
 

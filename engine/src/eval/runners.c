@@ -282,6 +282,31 @@ bool ev_set_layout(struct eval_ctx *x, enum role role, struct runner *r,
 	return true;
 }
 
+bool ev_set_layouts(struct eval_ctx *x, const enum role *roles,
+		    struct runner *const *rs, int n, const struct case_layout *l,
+		    const struct task_case *c)
+{
+	enum runner_fail fail[2 * MAX_BLOCKS];
+	bool ok = true;
+
+	if (n > (int)ARRAY_SIZE(fail)) {
+		for (int i = 0; i < n && ok; i++)
+			ok = ev_set_layout(x, roles[i], rs[i], l, c);
+		return ok;
+	}
+	runner_layout_all(rs, n, l->proto, fail);
+	for (int i = 0; i < n; i++) {
+		if (fail[i] == RUNNER_OK)
+			continue;
+		if (ok)
+			ev_runner_failed(x, roles[i], rs[i], fail[i],
+					 "while taking the case's layout", c);
+		ev_ctx_forget(x, rs[i]);
+		ok = false;
+	}
+	return ok;
+}
+
 /* Starts a runner for role with layout l; NULL (verdict set) on failure. */
 struct runner *ev_spawn(struct eval_ctx *x, enum role role,
 			    const struct case_layout *l,
