@@ -288,6 +288,10 @@ void ev_verdict_supersede(struct eval_ctx *x, enum result_status st,
 
 /* ---- runners.c -------------------------------------------------------- */
 
+/* "DURING, case 'ID'" (or DURING alone without a case) into buf: where a
+ * failure happened, in a verdict's words. */
+void ev_where(char *buf, size_t n, const char *during,
+	      const struct task_case *c);
 /* Forgets a runner of the context and destroys it. */
 void ev_ctx_forget(struct eval_ctx *x, struct runner *r);
 /* The message of a trusted runner's failure (any role's RUNNER_NODEVICE,

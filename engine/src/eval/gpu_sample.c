@@ -65,11 +65,7 @@ static void keeper_failed(struct eval_ctx *x, enum runner_fail f,
 	struct runner *k = x->keeper;
 	char where[256];
 
-	if (c)
-		snprintf(where, sizeof(where), "%s, %s '%s'", during,
-			 ev_case_kind(c), c->id);
-	else
-		snprintf(where, sizeof(where), "%s", during);
+	ev_where(where, sizeof(where), during, c);
 	if (f == RUNNER_TIMEOUT && after_cand)
 		ev_verdict(x, RS_REJECTED,
 			   "work left running on the device "

@@ -37,6 +37,15 @@ void ev_ctx_forget(struct eval_ctx *x, struct runner *r)
 	runner_destroy(r);
 }
 
+void ev_where(char *buf, size_t n, const char *during,
+	      const struct task_case *c)
+{
+	if (c)
+		snprintf(buf, n, "%s, %s '%s'", during, ev_case_kind(c), c->id);
+	else
+		snprintf(buf, n, "%s", during);
+}
+
 /* The infra_error message of a failed request of role's runner (f), or
  * of its non-zero return (f RUNNER_OK, rc), in words; for the candidate
  * only RUNNER_NODEVICE (ev_runner_failed words the rest).  Reads only its
@@ -47,11 +56,7 @@ void ev_trusted_failure(enum role role, const struct runner *r,
 {
 	char where[256];
 
-	if (c)
-		snprintf(where, sizeof(where), "%s, %s '%s'", during,
-			 ev_case_kind(c), c->id);
-	else
-		snprintf(where, sizeof(where), "%s", during);
+	ev_where(where, sizeof(where), during, c);
 	if (f == RUNNER_OK)
 		strbuf_addf(sb, "the %s returned %d %s", ev_role_names[role],
 			    rc, where);
@@ -80,11 +85,7 @@ void ev_runner_failed(struct eval_ctx *x, enum role role,
 		strbuf_release(&sb);
 		return;
 	}
-	if (c)
-		snprintf(where, sizeof(where), "%s, %s '%s'", during,
-			 ev_case_kind(c), c->id);
-	else
-		snprintf(where, sizeof(where), "%s", during);
+	ev_where(where, sizeof(where), during, c);
 	switch (f) {
 	case RUNNER_DEVICE: {
 		/* A device error is a claim like any other reply: it is the
