@@ -602,9 +602,13 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s);
 enum runner_fail runner_await(struct runner *r);
 /* Sends the kernel to a runner launched without one (so_path NULL). */
 enum runner_fail runner_load(struct runner *r, const char *so_path);
-/* The case's layout; a GPU runner's reply also says where its buffers
- * lie (r->dev_lo, r->dev_hi). */
-enum runner_fail runner_layout(struct runner *r, const char *proto);
+/* The case's layout, to n runners at once: posted to every one, then
+ * every reply collected, so that what each does for it (page-locking its
+ * shared memory, about 0.3 s per GiB on the H200) overlaps instead of
+ * adding up.  fail[i]: runner i's outcome.  A GPU runner's reply also
+ * says where its buffers lie (r->dev_lo, r->dev_hi). */
+void runner_layout_all(struct runner *const *rs, int n, const char *proto,
+		       enum runner_fail *fail);
 /* GPU runners: one call, untimed (host runners have only runner_time). */
 enum runner_fail runner_call(struct runner *r, int *rc);
 /* GPU: a call under the ordering check (engine/runner/gpu/gpu_gate.h):
@@ -621,18 +625,12 @@ enum runner_fail runner_call_gated(struct runner *r, int64_t hold_us, int *rc,
 enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
 			     int64_t *wall_ns);
 enum runner_fail runner_ping(struct runner *r);
-/* GPU runners (runner_proto.h): n device copies of the layout, set k at
- * shared-memory offset k * stride; a timed batch of n calls (claim: the
- * events' total; drain: the whole-device wait after the end event; wall:
- * the controller's clock over the request); copying every set back.
- * runner_sets, like runner_layout, sets r->dev_lo and r->dev_hi. */
-enum runner_fail runner_sets(struct runner *r, int n, size_t stride);
-/* runner_layout and runner_sets for n runners at once: posted to every
- * one, then every reply collected, so that what each does for it
- * (page-locking its shared memory, about 0.3 s per GiB on the H200)
- * overlaps instead of adding up.  fail[i]: runner i's outcome. */
-void runner_layout_all(struct runner *const *rs, int n, const char *proto,
-		       enum runner_fail *fail);
+/* GPU runners (runner_proto.h): nsets device copies of the layout, set k
+ * at shared-memory offset k * stride, asked of n runners at once like
+ * runner_layout_all (and, like it, setting r->dev_lo and r->dev_hi); a
+ * timed batch of n calls (claim: the events' total; drain: the
+ * whole-device wait after the end event; wall: the controller's clock
+ * over the request); copying every set back. */
 void runner_sets_all(struct runner *const *rs, int n, int nsets,
 		     size_t stride, enum runner_fail *fail);
 enum runner_fail runner_time_gpu(struct runner *r, int n, int *rc,

@@ -376,41 +376,28 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		 const struct case_layout *l, const struct task_case *c)
 {
-	enum runner_fail f;
-
-	if (!r || n <= 1)
-		return true;
-	f = runner_sets(r, n, l->shm_size);
-	if (f != RUNNER_OK) {
-		ev_runner_failed(x, role, r, f,
-				 "while allocating batch buffers", c);
-		return false;
-	}
-	return true;
+	return !r || ev_gpu_sets_all(x, &role, &r, 1, n, l, c);
 }
 
 bool ev_gpu_sets_all(struct eval_ctx *x, const enum role *roles,
 		     struct runner *const *rs, int nr, int n,
 		     const struct case_layout *l, const struct task_case *c)
 {
-	enum runner_fail fail[2 * MAX_BLOCKS];
+	enum runner_fail *fail;
+	bool ok = true;
 
 	if (n <= 1)
 		return true;
-	if (nr > (int)ARRAY_SIZE(fail)) {
-		for (int i = 0; i < nr; i++)
-			if (!ev_gpu_sets(x, roles[i], rs[i], n, l, c))
-				return false;
-		return true;
-	}
+	fail = xcalloc((size_t)(nr > 0 ? nr : 1), sizeof(*fail));
 	runner_sets_all(rs, nr, n, l->shm_size, fail);
-	for (int i = 0; i < nr; i++)
+	for (int i = 0; i < nr && ok; i++)
 		if (fail[i] != RUNNER_OK) {
 			ev_runner_failed(x, roles[i], rs[i], fail[i],
 					 "while allocating batch buffers", c);
-			return false;
+			ok = false;
 		}
-	return true;
+	free(fail);
+	return ok;
 }
 
 int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,

@@ -407,14 +407,6 @@ static enum runner_fail request(struct runner *r, const char *verb,
 	return collect_reply(r, what, nvals, vals, wall_ns, r->hold);
 }
 
-enum runner_fail runner_layout(struct runner *r, const char *proto)
-{
-	enum runner_fail f;
-
-	runner_layout_all(&r, 1, proto, &f);
-	return f;
-}
-
 /* The reply to a layout or a sets request, posted last: where the
  * runner's buffers lie (GPU runners). */
 static enum runner_fail collect_buffers(struct runner *r, const char *what)
@@ -496,14 +488,6 @@ enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
 		*rc = (int)v[0];
 		*claim_ns = v[1];
 	}
-	return f;
-}
-
-enum runner_fail runner_sets(struct runner *r, int n, size_t stride)
-{
-	enum runner_fail f;
-
-	runner_sets_all(&r, 1, n, stride, &f);
 	return f;
 }
 

@@ -272,29 +272,16 @@ bool ev_await_ready(struct eval_ctx *x, enum role role, struct runner *r,
 bool ev_set_layout(struct eval_ctx *x, enum role role, struct runner *r,
 		   const struct case_layout *l, const struct task_case *c)
 {
-	enum runner_fail f = runner_layout(r, l->proto);
-
-	if (f != RUNNER_OK) {
-		ev_runner_failed(x, role, r, f, "while taking the case's layout",
-				 c);
-		ev_ctx_forget(x, r);
-		return false;
-	}
-	return true;
+	return ev_set_layouts(x, &role, &r, 1, l, c);
 }
 
 bool ev_set_layouts(struct eval_ctx *x, const enum role *roles,
 		    struct runner *const *rs, int n, const struct case_layout *l,
 		    const struct task_case *c)
 {
-	enum runner_fail fail[2 * MAX_BLOCKS];
+	enum runner_fail *fail = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*fail));
 	bool ok = true;
 
-	if (n > (int)ARRAY_SIZE(fail)) {
-		for (int i = 0; i < n && ok; i++)
-			ok = ev_set_layout(x, roles[i], rs[i], l, c);
-		return ok;
-	}
 	runner_layout_all(rs, n, l->proto, fail);
 	for (int i = 0; i < n; i++) {
 		if (fail[i] == RUNNER_OK)
@@ -305,6 +292,7 @@ bool ev_set_layouts(struct eval_ctx *x, const enum role *roles,
 		ev_ctx_forget(x, rs[i]);
 		ok = false;
 	}
+	free(fail);
 	return ok;
 }
 
