@@ -59,7 +59,7 @@ static void sweep_with(size_t bytes, int threads)
 	assert_swept(&s, 1);
 	host_sweep_run(&s, true);
 	assert_swept(&s, 2);
-	host_sweep_run(&s, false); /* the caller alone */
+	host_sweep_run(&s, false); /* not exclusive: the caller alone */
 	assert_swept(&s, 3);
 	host_sweep_release(&s);
 }

@@ -235,12 +235,12 @@ struct host_sweep {
  * empty sweep.  The buffer is not inherited by forked children
  * (MADV_DONTFORK) and asks for huge pages (host_cache.c says why). */
 int host_sweep_init(struct host_sweep *s, size_t bytes);
-/* A read-modify-write of every cache line of the buffer.  alone: the
+/* A read-modify-write of every cache line of the buffer.  exclusive: the
  * caller holds the host exclusively (its timing phase), and the threads
  * of the cache domain of the CPU it runs on share the sweep; else the
  * caller sweeps by itself, so that a sweep outside a timing phase never
  * takes a CPU from another evaluation's timed call. */
-void host_sweep_run(struct host_sweep *s, bool alone);
+void host_sweep_run(struct host_sweep *s, bool exclusive);
 void host_sweep_release(struct host_sweep *s);
 /* Evicts every cache line of [p, p + n) from every core's caches
  * (clflush; dc civac on AArch64); a no-op where

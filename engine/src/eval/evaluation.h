@@ -608,6 +608,19 @@ bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 bool ev_gpu_inputs_again(struct eval_ctx *x, struct runner *base,
 			 const char *spec, const char *what,
 			 const struct task_case *c);
+/* Where one reference check of a GPU sample spent its time, in ns:
+ * the baseline drawing its inputs again, staging them (and the poison)
+ * for the reference, the reference's call, the check that it wrote
+ * every output, the comparison. */
+struct refcheck_times {
+	uint64_t again_ns, staged_ns, call_ns, wrote_ns, compared_ns;
+};
+/* The check's line in timing.tsv, the same whether it ran on the
+ * evaluation's thread or in the background (refpool.c): where says
+ * which. */
+void ev_trace_refcheck(struct eval_ctx *x, const struct task_case *c,
+		       const char *what, const struct refcheck_times *t,
+		       const char *where);
 /* The reference on set k of base's sample whose gen spec was spec: the
  * trusted baseline draws that sample's inputs again (inout arguments
  * were overwritten by its call) and hands set k's to the reference,

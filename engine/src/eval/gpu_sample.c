@@ -610,6 +610,20 @@ bool ev_gpu_inputs_again(struct eval_ctx *x, struct runner *base,
 	return true;
 }
 
+void ev_trace_refcheck(struct eval_ctx *x, const struct task_case *c,
+		       const char *what, const struct refcheck_times *t,
+		       const char *where)
+{
+	ev_trace_detail(x,
+			"case %s: reference check %s: inputs again %.1f ms, "
+			"staged %.1f ms, reference call %.1f ms, its outputs "
+			"all written %.1f ms, compared %.1f ms; %s",
+			c->id, what, (double)t->again_ns / 1e6,
+			(double)t->staged_ns / 1e6, (double)t->call_ns / 1e6,
+			(double)t->wrote_ns / 1e6, (double)t->compared_ns / 1e6,
+			where);
+}
+
 bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 			    struct runner *ref, struct runner *base,
 			    struct runner *cand, int k, const char *spec,
@@ -671,17 +685,10 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 	    !ev_outputs_match_mem(x, l, cand->shm + off, ref->shm, 1.0, pattern,
 				  maxerr, RS_INCORRECT, prefix))
 		goto out;
-	/* Where a reference check's time goes (on the H200 they were over
-	 * half of a Python task's timing phase, 124-150 ms each). */
-	ev_trace_detail(x,
-			"case %s: reference check %s: inputs again %.1f ms, "
-			"staged %.1f ms, reference call %.1f ms, its outputs "
-			"all written %.1f ms, compared %.1f ms; on the "
-			"evaluation's thread",
-			c->id, what, (double)(t1 - t0) / 1e6,
-			(double)(t2 - t1) / 1e6, (double)(t2s - t2) / 1e6,
-			(double)(t3 - t2s) / 1e6,
-			(double)(now_ns() - t3) / 1e6);
+	ev_trace_refcheck(x, c, what,
+			  &(struct refcheck_times){ t1 - t0, t2 - t1, t2s - t2,
+						    t3 - t2s, now_ns() - t3 },
+			  "on the evaluation's thread");
 	ok = true;
 out:
 	free(saved);

@@ -200,7 +200,7 @@ static void sweep_domain(struct host_sweep *s, int cpu)
 	s->ncpus = CPU_COUNT(&s->cpus);
 }
 
-void host_sweep_run(struct host_sweep *s, bool alone)
+void host_sweep_run(struct host_sweep *s, bool exclusive)
 {
 	size_t ls = line_size();
 	int cpu = sched_getcpu();
@@ -212,7 +212,7 @@ void host_sweep_run(struct host_sweep *s, bool alone)
 	     s->ncpus == 0))
 		sweep_domain(s, cpu);
 	int n = s->ncpus < SWEEP_THREADS ? s->ncpus : SWEEP_THREADS;
-	if (n < 1 || !alone)
+	if (n < 1 || !exclusive)
 		n = 1;
 	struct sweep_part parts[SWEEP_THREADS];
 	pthread_t th[SWEEP_THREADS];

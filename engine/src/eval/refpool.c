@@ -236,17 +236,18 @@ static void collect(struct refpool *p, struct slot *s)
 	}
 	p->checked++;
 	p->waited_ns += s->waited_ns;
-	ev_trace_detail(p->x,
-			"case %s: reference check %s: inputs again %.1f ms, "
-			"staged %.1f ms, reference call %.1f ms, its outputs "
-			"all written %.1f ms, compared %.1f ms; in the "
-			"background (worker %d), the evaluation's thread "
-			"waited %.1f ms for it%s",
-			p->c->id, s->what, (double)s->again_ns / 1e6,
-			(double)(s->copy_ns + s->poison_ns) / 1e6,
-			(double)s->call_ns / 1e6, (double)s->wrote_ns / 1e6,
-			(double)s->cmp_ns / 1e6, s->index,
-			(double)s->waited_ns / 1e6, s->ok ? "" : "; it failed");
+	char where[128];
+	snprintf(where, sizeof(where),
+		 "in the background (worker %d), the evaluation's thread "
+		 "waited %.1f ms for it%s",
+		 s->index, (double)s->waited_ns / 1e6,
+		 s->ok ? "" : "; it failed");
+	ev_trace_refcheck(p->x, p->c, s->what,
+			  &(struct refcheck_times){ s->again_ns,
+						    s->copy_ns + s->poison_ns,
+						    s->call_ns, s->wrote_ns,
+						    s->cmp_ns },
+			  where);
 	strbuf_reset(&s->msg);
 	s->waited_ns = 0;
 	s->state = SLOT_IDLE;
