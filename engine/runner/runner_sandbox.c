@@ -15,7 +15,9 @@
  *     memory, reprioritise it), no asynchronous kernel-side work
  *     (io_uring, userfaultfd, bpf), and - on the host - no thread or
  *     process at all, so "work left running after returning" is
- *     impossible rather than merely detectable.  GPU runners allow new
+ *     impossible rather than merely detectable (a trusted C reference
+ *     allowed to cut its calls into row ranges may start threads:
+ *     SBX_THREADS).  GPU runners allow new
  *     threads of their own process (the driver starts them lazily) and the
  *     controller counts them instead (docs/gpu.md).
  * Raw constants: the ABIs are stable and the build machine's headers may
@@ -289,7 +291,7 @@ int sbx_seccomp(int flags)
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, act));
 #endif
 	/* New threads and processes. */
-	if (mode == SBX_GPU) {
+	if (mode == SBX_GPU || (flags & SBX_THREADS)) {
 		/* clone3 hides its flags in memory the filter cannot read:
 		 * ENOSYS makes glibc fall back to clone(2), checked below. */
 #ifdef SYS_clone3

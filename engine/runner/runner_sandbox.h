@@ -38,6 +38,11 @@ enum sbx_mode {
 	 * (setsid and setpgid fail), so the controller's SIGSTOP stops them
 	 * with it, and the controller counts them after every request. */
 	SBX_PROCS = 4,
+	/* Or-ed into SBX_HOST for a trusted C reference that the controller
+	 * lets cut a call into row ranges (reference.split): threads of this
+	 * process are allowed, processes are not.  Never given to a runner
+	 * that loads candidate or baseline code. */
+	SBX_THREADS = 8,
 };
 
 /* File-system rules beyond "no writes anywhere" (the Python runner):

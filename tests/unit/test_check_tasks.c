@@ -546,6 +546,83 @@ static void test_a_case_below_the_timing_floor_fails_and_difficulty_is_recorded(
 	free(p);
 }
 
+/* Task t/<name> of make_task with `split: n` on its reference and, when
+ * given, another reference.c. */
+static void make_split_task(struct fixture *f, const char *name,
+			    const char *reference)
+{
+	char *dir = path_join(f->root, "t"), *tdir = path_join(dir, name);
+	char *cfg_path = path_join(tdir, "config.yaml");
+	struct errbuf err;
+	char *cfg;
+	size_t len;
+
+	make_task(f, name, NULL, GOOD_HELD, NULL, NULL);
+	errbuf_init(&err);
+	if (file_read_all(cfg_path, 1 << 20, &cfg, &len, &err) != 0)
+		fail_msg("%s", errbuf_str(&err));
+	const char *old = "reference: {file: reference.c, language: c}";
+	char *at = strstr(cfg, old);
+	assert_non_null(at);
+	*at = '\0';
+	char *with = xasprintf("%sreference: {file: reference.c, language: c, "
+			       "split: n}%s", cfg, at + strlen(old));
+	write_file(tdir, "config.yaml", with);
+	if (reference)
+		write_file(tdir, "reference.c", reference);
+	free(with);
+	free(cfg);
+	free(cfg_path);
+	free(tdir);
+	free(dir);
+}
+
+static void test_a_reference_split_that_holds_passes(void **state)
+{
+	struct fixture *f = *state;
+	struct task_check c;
+
+	make_split_task(f, "split_ok", NULL);
+	check(f, "split_ok", &correctness_only, &c);
+	assert_int_equal(item(&c, "baseline")->status, CHECK_OK);
+	assert_false(c.failed);
+	task_check_release(&c);
+}
+
+/* Each element also reads the first row's input: cut into row ranges,
+ * every range but the first reads another row, and a whole call is the
+ * only right answer. */
+static void test_a_reference_split_that_does_not_hold_fails_and_says_so(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct task_check c;
+
+	make_split_task(
+		f, "split_bad",
+		"#include \"arena/kernel.h\"\n"
+		"ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,\n"
+		"    const int64_t *params, int nparams, void *stream)\n"
+		"{\n"
+		"\t(void)nargs; (void)nparams; (void)stream;\n"
+		"\tconst float *x = args[0].data;\n"
+		"\tfloat *y = args[1].data;\n"
+		"\tfor (int64_t i = 0; i < params[0]; i++) {\n"
+		"\t\tdouble v = x[i];\n"
+		"\t\ty[i] = (float)(1.0 + v * (1.0 + v * (0.5 + v * (1.0 / 6.0 +\n"
+		"\t\t\tv / 24.0))) + 1e-3 * (double)x[0]);\n"
+		"\t}\n"
+		"\treturn 0;\n"
+		"}\n");
+	check(f, "split_bad", &correctness_only, &c);
+	assert_true(c.failed);
+	const struct check_item *b = item(&c, "baseline");
+	assert_int_equal(b->status, CHECK_FAIL);
+	assert_non_null(strstr(b->detail, "reference.split 'n' does not hold"));
+	assert_non_null(strstr(b->detail, "output 'y'"));
+	task_check_release(&c);
+}
+
 static void test_a_task_that_does_not_load_is_one_failing_item(void **state)
 {
 	struct fixture *f = *state;
@@ -597,6 +674,12 @@ int main(void)
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_a_case_below_the_timing_floor_fails_and_difficulty_is_recorded,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_a_reference_split_that_holds_passes, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_a_reference_split_that_does_not_hold_fails_and_says_so,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_a_task_that_does_not_load_is_one_failing_item,

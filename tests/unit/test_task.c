@@ -464,6 +464,59 @@ static void test_outputs_with_their_own_tolerance_need_no_tasks(void **s)
 
 /* ---- rejections: structure and keys ------------------------------------ */
 
+/* ---- reference.split ---------------------------------------------------- */
+
+static void test_reference_split_names_the_param_and_the_cut_arguments(
+	void **state)
+{
+	char *cfg = with(base_cfg, "reference: {file: reference.c}",
+			 "reference: {file: reference.c, split: m}");
+	struct task *t = parse_ok(cfg, NULL);
+
+	assert_true(t->reference_split);
+	assert_int_equal(t->reference_split_param, 0);
+	/* a [m, k] and c [m, n] are cut; b [k, n] is passed whole. */
+	assert_int_equal(t->reference_split_args, 0x5);
+	task_free(t);
+	free(cfg);
+}
+
+static void test_reference_split_must_be_a_param(void **state)
+{
+	expect_variant_err("reference: {file: reference.c}",
+			   "reference: {file: reference.c, split: rows}",
+			   "reference.split 'rows' is not one of "
+			   "signature.params", NULL);
+}
+
+static void test_reference_split_only_as_a_whole_first_dimension(void **s)
+{
+	expect_variant_err("reference: {file: reference.c}",
+			   "reference: {file: reference.c, split: k}",
+			   "reference.split 'k': argument 'a' uses it in "
+			   "dimension 2", "remove split", NULL);
+}
+
+static void test_reference_split_needs_every_output_cut(void **state)
+{
+	char *cfg = with(base_cfg, "reference: {file: reference.c}",
+			 "reference: {file: reference.c, split: m}");
+	char *cfg2 = with(cfg, "shape: [m, n], io: out", "shape: [n], io: out");
+
+	expect_cfg_err(cfg2, NULL,
+		       "output 'c' does not have it as its first dimension");
+	free(cfg2);
+	free(cfg);
+}
+
+static void test_reference_split_applies_to_a_c_reference_only(void **s)
+{
+	expect_variant_err("reference: {file: reference.c}",
+			   "reference: {file: reference.py, language: python, "
+			   "split: m}",
+			   "reference.split applies to a C reference", NULL);
+}
+
 static void test_missing_schema_is_rejected(void **state)
 {
 	expect_variant_err("schema: arena/1\n", "",
@@ -1687,6 +1740,14 @@ int main(void)
 			test_task_doc_names_no_task_tolerance_when_none_applies),
 		cmocka_unit_test(
 			test_outputs_with_their_own_tolerance_need_no_tasks),
+		cmocka_unit_test(
+			test_reference_split_names_the_param_and_the_cut_arguments),
+		cmocka_unit_test(test_reference_split_must_be_a_param),
+		cmocka_unit_test(
+			test_reference_split_only_as_a_whole_first_dimension),
+		cmocka_unit_test(test_reference_split_needs_every_output_cut),
+		cmocka_unit_test(
+			test_reference_split_applies_to_a_c_reference_only),
 		cmocka_unit_test(test_missing_schema_is_rejected),
 		cmocka_unit_test(test_other_schema_is_rejected),
 		cmocka_unit_test(test_aka_schema_version_task_is_named_as_such),

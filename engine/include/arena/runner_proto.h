@@ -5,7 +5,10 @@
  * Included by both sides, so it is self-contained: libc headers only, no
  * controller types.  docs/evaluator.md explains why each rule exists.
  *
- * The controller starts `arena-runner <so-path> <entry>` (host) or
+ * The controller starts `arena-runner <so-path> <entry> [threads=<n>]`
+ * (host; threads=<n>, n > 1, only for a trusted C reference whose task
+ * declares reference.split: the runner may then start threads of its own
+ * and lowers its priority) or
  * `arena-runner-cuda|arena-runner-hip <so-path> <entry> <device-index>`
  * (GPU) in a new process group with:
  *     fd 0  /dev/null            fd 1, 2  a log file (never parsed)
@@ -47,6 +50,18 @@
  *                                  one call of the kernel on the arguments
  *                                  in shared memory; <ns> is the runner's
  *                                  own CLOCK_MONOTONIC around the call
+ *     split <seq> <param> <threads> <args hex>  → ok <seq>
+ *                                  (a runner started with threads=<n>
+ *                                  only) later `time` calls cut param
+ *                                  <param>'s range into up to <threads>
+ *                                  (at most n) row ranges, one call each
+ *                                  in its own thread: every argument in
+ *                                  the <args> bit mask, whose first
+ *                                  dimension is that param, offset to the
+ *                                  range's first row, the param set to the
+ *                                  range's length; threads 1: whole calls
+ *                                  again.  <rc> is the first nonzero of
+ *                                  the calls', <ns> the whole request's
  *     ping <seq>                → pong <seq>
  *     quit                      (no reply; the runner exits 0)
  *     any request may instead get: error <seq> <message>
@@ -163,6 +178,8 @@
 #define RP_MAX_LINE 65536
 #define RP_ALIGN 64
 #define RP_MAX_ARGS 16
+/* Threads a trusted reference runner may cut one call into. */
+#define RP_MAX_REF_THREADS 64
 #define RP_MAX_PARAMS 16
 #define RP_MAX_FLUSH_BYTES (1024LL * 1024 * 1024) /* GPU flush */
 #define RP_MAX_SETS 256

@@ -130,6 +130,14 @@ struct task {
 				 * when the reference is of the same kind
 				 * (compiled or Python), else that kind's
 				 * default (arena_launch, launch) */
+	/* reference.split (docs/tasks.md): the C reference computes each
+	 * index of param reference_split_param on its own, so the reference
+	 * runner may call it on row ranges in several threads; bit a of
+	 * reference_split_args: argument a has that param as its first
+	 * dimension and is cut with it (the others are passed whole). */
+	bool reference_split;
+	int reference_split_param;
+	uint32_t reference_split_args;
 	char *readme;		/* relative path or NULL */
 	struct strvec compile_flags;	/* extra flags for every build */
 

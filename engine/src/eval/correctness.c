@@ -46,7 +46,72 @@ static bool reference_trial(struct eval_ctx *x, int ci, int trial,
 				inputs_fill(t, l, a, &r, stage[a]);
 	ev_stage_into(t, l, stage, ref, pattern);
 	return ev_call_checked(x, ROLE_REF, ref, what, c) &&
-	       ev_reference_wrote_all(x, l, ref, pattern, c);
+	       ev_reference_wrote_all(x, l, ref, pattern, c) &&
+	       (trial > 0 ||
+		ev_reference_split_holds(x, l, ref, stage, pattern, c));
+}
+
+bool ev_reference_split_holds(struct eval_ctx *x, const struct case_layout *l,
+			      struct runner *ref, void *const *stage,
+			      int pattern, const struct task_case *c)
+{
+	const struct task *t = x->t;
+	int threads = ev_reference_threads(x);
+	unsigned char *cut[TASK_MAX_ARGS] = { NULL };
+	enum runner_fail f = RUNNER_OK;
+	bool ok = true;
+
+	if (!x->req->mutants || threads < 2 || ref->gpu)
+		return true;
+	for (int a = 0; a < t->nargs; a++)
+		if (t->args[a].io != IO_IN) {
+			cut[a] = xmalloc(l->bytes[a] ? l->bytes[a] : 1);
+			memcpy(cut[a], ref->shm + l->offset[a], l->bytes[a]);
+		}
+	/* The same inputs again (an inout's were overwritten), whole. */
+	ev_stage_into(t, l, stage, ref, pattern);
+	if ((f = runner_split(ref, t->reference_split_param, 1,
+			      t->reference_split_args)) != RUNNER_OK) {
+		ev_runner_failed(x, ROLE_REF, ref, f,
+				 "while checking reference.split", c);
+		ok = false;
+		goto out;
+	}
+	if (!(ok = ev_call_checked(x, ROLE_REF, ref,
+				   "in the whole call that checks "
+				   "reference.split", c)))
+		goto out;
+	for (int a = 0; a < t->nargs && ok; a++) {
+		const unsigned char *whole = ref->shm + l->offset[a];
+		size_t sz = dtype_size(t->args[a].dtype), i = 0;
+
+		if (!cut[a] || memcmp(cut[a], whole, l->bytes[a]) == 0)
+			continue;
+		while (memcmp(cut[a] + i * sz, whole + i * sz, sz) == 0)
+			i++;
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the task's reference.split '%s' does not hold in "
+			   "%s '%s': output '%s' element %zu differs between "
+			   "the reference's call cut into %d row ranges and "
+			   "its whole call; make each row independent of the "
+			   "others and of the param's value, or remove split "
+			   "(docs/tasks.md)",
+			   t->params[t->reference_split_param],
+			   ev_case_kind(c), c->id, t->args[a].name, i,
+			   threads);
+		ok = false;
+	}
+	/* Cut again for the case's other calls. */
+	if (ok && (f = runner_split(ref, t->reference_split_param, threads,
+				    t->reference_split_args)) != RUNNER_OK) {
+		ev_runner_failed(x, ROLE_REF, ref, f,
+				 "while checking reference.split", c);
+		ok = false;
+	}
+out:
+	for (int a = 0; a < t->nargs; a++)
+		free(cut[a]);
+	return ok;
 }
 
 /* The reference must write every output element itself (the poison of

@@ -512,6 +512,10 @@ struct runner_spec {
 				 * index, the environment keeps the device
 				 * selection variables */
 	const char *device_arg;	/* third argument, or NULL (host) */
+	/* A host runner of a trusted C reference whose task declares
+	 * reference.split: the threads it may cut a call into (> 1 adds
+	 * "threads=<n>"; runner_proto.h), else 0. */
+	int threads;
 	/* Arguments between runner_path and the kernel (NULL-terminated, or
 	 * NULL): the Python runner is `python3 <flags> arena_runner_py.py
 	 * <flavour> <lib> <scratch>` followed by the C runner's arguments. */
@@ -625,6 +629,11 @@ enum runner_fail runner_call_gated(struct runner *r, int64_t hold_us, int *rc,
 enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
 			     int64_t *wall_ns);
 enum runner_fail runner_ping(struct runner *r);
+/* A host runner started with threads: later calls cut param's range into
+ * up to `threads` row ranges, the arguments of mask (bit a) with it
+ * (runner_proto.h `split`); threads 1: whole calls. */
+enum runner_fail runner_split(struct runner *r, int param, int threads,
+			      uint32_t mask);
 /* GPU runners (runner_proto.h): nsets device copies of the layout, set k
  * at shared-memory offset k * stride, asked of n runners at once like
  * runner_layout_all (and, like it, setting r->dev_lo and r->dev_hi); a

@@ -469,6 +469,17 @@ void ev_reference_ahead(struct eval_ctx *x);
 void ev_ahead_release(struct eval_ctx *x);
 /* Whether the reference wrote every output element (the poison of
  * pattern gone); infra_error otherwise. */
+/* The threads a reference runner cuts its calls into (1: whole calls;
+ * runners.c). */
+int ev_reference_threads(const struct eval_ctx *x);
+/* The task checks only (req->mutants): the reference's outputs of the call
+ * just made, cut into row ranges (reference.split), must equal a whole
+ * call's on the same inputs (stage[a]: argument a's, as staged) bit for
+ * bit; infra_error naming the task's declaration otherwise.  True when
+ * there is nothing to check. */
+bool ev_reference_split_holds(struct eval_ctx *x, const struct case_layout *l,
+			      struct runner *ref, void *const *stage,
+			      int pattern, const struct task_case *c);
 bool ev_reference_wrote_all(struct eval_ctx *x, const struct case_layout *l,
 			    struct runner *ref, int pattern,
 			    const struct task_case *c);

@@ -670,6 +670,13 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 	uint64_t t2s = now_ns();
 	if (!ev_reference_wrote_all(x, l, ref, pattern, c))
 		goto out;
+	if (base_too) {
+		void *in[TASK_MAX_ARGS];
+		for (int a = 0; a < t->nargs; a++)
+			in[a] = base->shm + off + l->offset[a];
+		if (!ev_reference_split_holds(x, l, ref, in, pattern, c))
+			goto out;
+	}
 	uint64_t t3 = now_ns();
 	if (base_too) {
 		char p[200];

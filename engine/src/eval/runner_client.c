@@ -460,6 +460,11 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 	strvec_push(&args, s->entry);
 	if (s->device_arg)
 		strvec_push(&args, s->device_arg);
+	char threads[24];
+	if (!s->gpu && s->threads > 1) {
+		snprintf(threads, sizeof(threads), "threads=%d", s->threads);
+		strvec_push(&args, threads);
+	}
 	char **argv = args.v;
 	runner_env(&env, s->gpu);
 	pid_t parent = getpid();

@@ -625,6 +625,15 @@ enum runner_fail runner_ping(struct runner *r)
 	return RUNNER_OK;
 }
 
+enum runner_fail runner_split(struct runner *r, int param, int threads,
+			      uint32_t mask)
+{
+	char a[64];
+
+	snprintf(a, sizeof(a), "%d %d %" PRIx32, param, threads, mask);
+	return request(r, "split", a, "accept the split", 0, NULL, NULL);
+}
+
 int runner_census(struct runner *r, int *threads, int *children)
 {
 	char path[64];

@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,35 @@ enum role ev_block_role(int b, int i)
 static struct runner *launch(struct eval_ctx *x, enum role role, size_t shm,
 			     const struct task_case *c);
 
+/* The threads a reference runner may cut its calls into when the task
+ * declares reference.split (docs/tasks.md): $ARENA_REF_THREADS (0 or 1:
+ * whole calls), else the CPUs this process may run on, at most 16.  The
+ * task checks (req->mutants) always cut into at least 3, so that the
+ * check of the declaration (ev_reference_split_holds) means something on
+ * a machine of 2 CPUs. */
+int ev_reference_threads(const struct eval_ctx *x)
+{
+	const char *e = getenv("ARENA_REF_THREADS");
+	long n = 0;
+	cpu_set_t set;
+
+	if (!x->t->reference_split || x->lang[ROLE_REF] != LANG_C)
+		return 1;
+	if (e && *e) {
+		char *end;
+		n = strtol(e, &end, 10);
+		if (*end || n < 1)
+			n = 1;
+	} else if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+		n = CPU_COUNT(&set);
+	} else {
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	}
+	if (x->req->mutants && n < 3)
+		n = 3;
+	return n < 1 ? 1 : n > 16 ? 16 : (int)n;
+}
+
 /* Forks and execs a runner for role with shm bytes of shared memory;
  * NULL (verdict set) on failure.  runner_await() finishes the start. */
 struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,
@@ -196,6 +226,8 @@ static struct runner *launch(struct eval_ctx *x, enum role role, size_t shm,
 		.timeout_ms = x->timeout_ms,
 		.gpu = gpu,
 		.confine = x->confine[gpu],
+		.threads = role == ROLE_REF && !gpu ? ev_reference_threads(x)
+						    : 0,
 	};
 	bool py = ev_role_python(x, role);
 	if (py && ev_python_spec(x, role, gpu, &s, &ps) != 0)
@@ -284,6 +316,14 @@ bool ev_set_layouts(struct eval_ctx *x, const enum role *roles,
 
 	runner_layout_all(rs, n, l->proto, fail);
 	for (int i = 0; i < n; i++) {
+		/* A reference cut into row ranges, for every call of the
+		 * case (a layout resets it to whole calls). */
+		if (fail[i] == RUNNER_OK && roles[i] == ROLE_REF &&
+		    !rs[i]->gpu && ev_reference_threads(x) > 1)
+			fail[i] = runner_split(rs[i],
+					       x->t->reference_split_param,
+					       ev_reference_threads(x),
+					       x->t->reference_split_args);
 		if (fail[i] == RUNNER_OK)
 			continue;
 		if (ok)

@@ -90,6 +90,7 @@ static int tp_sections(struct tparse *p, const struct ynode *root,
 	    (rc = tp_compile_flags(p, root)) != 0 ||
 	    (rc = tp_optional_paths(p, root)) != 0 ||
 	    (rc = tp_signature(p, root)) != 0 ||
+	    (rc = tp_reference_split(p, root)) != 0 ||
 	    (rc = tp_cases(p, root, false)) != 0)
 		return rc;
 	p->t->nvisible = p->t->ncases;

@@ -280,7 +280,8 @@ int tp_editable(struct tparse *p, const struct ynode *root)
 
 int tp_reference(struct tparse *p, const struct ynode *root)
 {
-	static const char *const keys[] = { "file", "language", "entry" };
+	static const char *const keys[] = { "file", "language", "entry",
+					    "split" };
 	const struct ynode *n = ynode_get(root, "reference");
 	const struct ynode *f, *lang;
 	struct task *t = p->t;
@@ -320,6 +321,69 @@ int tp_reference(struct tparse *p, const struct ynode *root)
 			"is trusted code and runs as plain PyTorch; write "
 			"language: python (it runs on the task's device)");
 	return tp_reference_entry(p, n);
+}
+
+/* reference.split: P, checked once the signature is known.  P must be a
+ * param; the reference a C one (it runs in the host runner, which cuts
+ * the call); every output the first-dimension-P kind, so that each thread
+ * writes rows of its own; and P nowhere else in a shape, so that cutting
+ * the first dimension of those arguments is all that a smaller P means. */
+int tp_reference_split(struct tparse *p, const struct ynode *root)
+{
+	const struct ynode *n = ynode_get(ynode_get(root, "reference"), "split");
+	struct task *t = p->t;
+	const char *others[TASK_MAX_PARAMS];
+	int param = -1, nothers = 0;
+
+	if (!n)
+		return 0;
+	if (!ynode_is_text(n))
+		return tp_err(p, n, "reference.split must name one of "
+			      "signature.params, not %s", ynode_describe(n));
+	for (int i = 0; i < t->nparams; i++)
+		if (strcmp(t->params[i], n->str) == 0)
+			param = i;
+		else
+			others[nothers++] = t->params[i];
+	if (param < 0)
+		return tp_err(p, n, "reference.split '%.80s' is not one of "
+			      "signature.params; name the param whose rows "
+			      "the reference computes independently",
+			      n->str);
+	if (t->reference_language != LANG_C)
+		return tp_err(p, n, "reference.split applies to a C reference "
+			      "(language: c), which the host runner calls in "
+			      "several threads; remove it for a %s reference",
+			      language_name(t->reference_language));
+	for (int a = 0; a < t->nargs; a++) {
+		const struct task_arg *ta = &t->args[a];
+		bool first = ta->rank > 0 && strcmp(ta->shape[0], n->str) == 0;
+		struct errbuf e;
+
+		for (int d = first ? 1 : 0; d < ta->rank; d++) {
+			errbuf_init(&e);
+			int uses = expr_check(ta->shape[d], others, nothers, &e);
+			if (uses)
+				return tp_err(p, n, "reference.split '%s': "
+					      "argument '%s' uses it in "
+					      "dimension %d ('%s'); a split "
+					      "param may only be an argument's "
+					      "whole first dimension; remove "
+					      "split", n->str, ta->name, d + 1,
+					      ta->shape[d]);
+		}
+		if (!first && ta->io != IO_IN)
+			return tp_err(p, n, "reference.split '%s': output "
+				      "'%s' does not have it as its first "
+				      "dimension, so threads would write the "
+				      "same elements; remove split", n->str,
+				      ta->name);
+		if (first)
+			t->reference_split_args |= 1u << a;
+	}
+	t->reference_split = true;
+	t->reference_split_param = param;
+	return 0;
 }
 
 /* baseline: {files: [baseline.hip]} maps one to one onto editable. */

@@ -70,6 +70,7 @@ int tp_schema(struct tparse *p, const struct ynode *root);
 int tp_meta(struct tparse *p, const struct ynode *root);
 int tp_editable(struct tparse *p, const struct ynode *root);
 int tp_reference(struct tparse *p, const struct ynode *root);
+int tp_reference_split(struct tparse *p, const struct ynode *root);
 int tp_baseline(struct tparse *p, const struct ynode *root);
 int tp_compile_flags(struct tparse *p, const struct ynode *root);
 int tp_optional_paths(struct tparse *p, const struct ynode *root);
