@@ -13,7 +13,8 @@
 # usage: OUT=DIR sh tests/gpu/serve.sh [PER_MODE [PER_GPU [TASK...]]]
 #   default: 9 candidates per mode, 3 in flight, hip2hip/gelu
 #   hip2hip/silu_f16 hip2hip/reduce_sum; $SERVE_TIMEOUT seconds at most
-#   (default 340).
+#   (default 340); $SERVE_CLIENTS the client counts (default 1,2,4);
+#   SERVE_BENCH_SEQ=0 leaves out `arena eval` one after another.
 # Output (2 files): $OUT/serve.txt (the summary), $OUT/serve.tgz (the
 # bench's output and the service's log).
 . "$(dirname "$0")/lib.sh"
@@ -29,7 +30,7 @@ log=$work/w/serve_bench.log
 echo "# serve.sh on $DEVICE, $(date -u +%FT%TZ), $per per mode, --per-gpu $inflight" >"$OUT/serve.txt"
 rc=0
 SERVE_BENCH_STORE=$work/store B=$B timeout "${SERVE_TIMEOUT:-340}" \
-	sh "$ROOT/tests/bench/serve_bench.sh" "$per" 1,2,4 \
+	sh "$ROOT/tests/bench/serve_bench.sh" "$per" "${SERVE_CLIENTS:-1,2,4}" \
 	"--gpus $gpu --per-gpu $inflight" "$@" >"$log" 2>&1 || rc=$?
 # evals/hour on one GPU are evaluations per GPU-hour.
 sed 's#evals/hour#evals/GPU-hour#' "$log" >>"$OUT/serve.txt"
