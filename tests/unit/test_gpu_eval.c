@@ -388,6 +388,12 @@ static void test_unimplemented_task_times_against_its_baseline_file(void **s)
 	assert_false(r.cases[0].timed);
 	assert_true(r.cases[0].correctness_only);
 	assert_true(r.cases[1].timed);
+	/* The systematic floor (GPU_SYSTEMATIC_REL): no GPU interval is
+	 * narrower than +-0.2% around its point, the case's nor the task's. */
+	assert_true(r.cases[1].ci_hi >= r.cases[1].speedup * 1.002 * (1 - 1e-12));
+	assert_true(r.cases[1].ci_lo <= r.cases[1].speedup / 1.002 * (1 + 1e-12));
+	assert_true(r.speedup_ci_hi >= r.speedup_ratio * 1.002 * (1 - 1e-12));
+	assert_true(r.speedup_ci_lo <= r.speedup_ratio / 1.002 * (1 + 1e-12));
 	result_release(&r);
 }
 

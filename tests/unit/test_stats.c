@@ -582,6 +582,28 @@ static void rel_halfwidth_of_intervals(void **state)
 	assert_true(isinf(interval_rel_halfwidth(NULL)));
 }
 
+/* Six blocks that agree on a 0.1% offset they all share (the A/A misses
+ * of the H200's check-tasks, docs/statistics.md section 2): the blocks'
+ * interval excludes 1.0; the systematic floor brings it back, and an
+ * interval wider than the floor is left as it was. */
+static void systematic_floor_covers_an_offset_every_block_shares(void **s)
+{
+	struct rng r;
+	struct sample smp;
+	struct interval iv, wide = { 1.0, 0.95, 1.06 };
+
+	rng_seed(&r, 11);
+	sample_make(&smp, &r, 6, 200, log(0.999), 0.002, 0.0);
+	assert_int_equal(stats_block_ratio_ci(&smp.rb, 1000, 0.05, 3, &iv), 0);
+	assert_true(iv.hi < 1.0);
+	interval_widen_to(&iv, 0.002);
+	assert_true(iv.lo <= 1.0 && iv.hi >= 1.0);
+	assert_true(fabs(iv.hi / iv.point - 1.002) < 1e-12);
+	interval_widen_to(&wide, 0.002);
+	assert_true(wide.lo == 0.95 && wide.hi == 1.06 && wide.point == 1.0);
+	sample_free(&smp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -610,6 +632,8 @@ int main(void)
 		cmocka_unit_test(geomean_ci_point_is_geomean_of_case_medians),
 		cmocka_unit_test(bootstrap_is_fast),
 		cmocka_unit_test(rel_halfwidth_of_intervals),
+		cmocka_unit_test(
+			systematic_floor_covers_an_offset_every_block_shares),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

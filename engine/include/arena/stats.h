@@ -93,5 +93,9 @@ int stats_geomean_block_ci(const struct ratio_blocks *cases, int ncases,
 /* Relative half-width of an interval: (hi - lo) / (2 * point); infinite
  * when the point is not positive or a bound is not finite. */
 double interval_rel_halfwidth(const struct interval *iv);
+/* Widens iv to contain [point / (1 + rel), point * (1 + rel)]: a floor
+ * for what no resampling sees, an offset every block shares
+ * (docs/statistics.md section 2, "A floor for systematic offsets"). */
+void interval_widen_to(struct interval *iv, double rel);
 
 #endif /* ARENA_STATS_H */

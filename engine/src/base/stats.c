@@ -533,3 +533,11 @@ double interval_rel_halfwidth(const struct interval *iv)
 		return INFINITY;
 	return (iv->hi - iv->lo) / (2.0 * iv->point);
 }
+
+void interval_widen_to(struct interval *iv, double rel)
+{
+	if (!iv || !(iv->point > 0.0) || !isfinite(iv->point) || !(rel > 0.0))
+		return;
+	iv->lo = fmin(iv->lo, iv->point / (1.0 + rel));
+	iv->hi = fmax(iv->hi, iv->point * (1.0 + rel));
+}

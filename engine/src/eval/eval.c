@@ -429,6 +429,8 @@ static void aggregate(struct eval_ctx *x)
 		if (stats_geomean_block_ci(rbs, nv, CI_ITERS_FINAL, 0.05,
 					   ev_derive(x->req->seed, 5, 0, 0),
 					   &iv) == 0) {
+			if (x->gpu)
+				interval_widen_to(&iv, GPU_SYSTEMATIC_REL);
 			res->speedup_ratio = iv.point;
 			res->speedup_ci_lo = iv.lo;
 			/* Every case's upper end as charged the stricter

@@ -49,6 +49,12 @@
 #define WARMUP_CALLS 2
 #define CI_ITERS_STOP 400
 #define CI_ITERS_FINAL 2000
+/* The least relative half-width of a GPU speedup's interval (case and
+ * task): an offset every block of an A/A shares, which no resampling of
+ * blocks sees.  On the H200 the same process timed against itself gave
+ * ratios within 0.2% (2026-11-29), and the A/A misses of check-tasks on
+ * 46 GPU tasks were offsets of 0.02-0.15% (docs/statistics.md §2). */
+#define GPU_SYSTEMATIC_REL 0.002
 #define GROUP_MEMORY_BUDGET (2ull << 30)
 /* Consistency of claimed times (docs/evaluator.md). */
 #define CLAIM_SLACK_NS 1000

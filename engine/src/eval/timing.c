@@ -270,6 +270,8 @@ static int case_timing_result(struct eval_ctx *x, int ci, double base_ms,
 			   ev_case_kind(c), c->id);
 		return -1;
 	}
+	if (x->gpu)
+		interval_widen_to(&iv, GPU_SYSTEMATIC_REL);
 	cr->timed = true;
 	cr->base_ms = base_ms;
 	cr->cand_ms = cand_ms;
