@@ -76,11 +76,14 @@ static void write_file(const char *dir, const char *name, const char *text)
 	free(p);
 }
 
-/* Task t/<name>: vecpoly's baseline (or `kernel`) and reference, cases
- * of 64 Ki-256 Ki elements, `extra` appended to config.yaml, a held-out
- * file and a README when given. */
-static void make_task(struct fixture *f, const char *name, const char *extra,
-		      const char *held, const char *readme, const char *kernel)
+/* Task t/<name>: vecpoly's baseline (or `kernel`) and reference, the
+ * reference key's map `reference`, cases of 64 Ki-256 Ki elements,
+ * `extra` appended to config.yaml, a held-out file and a README when
+ * given. */
+static void make_task_ref(struct fixture *f, const char *name,
+			  const char *reference, const char *extra,
+			  const char *held, const char *readme,
+			  const char *kernel)
 {
 	char *rel = xasprintf("t/%s", name), *dir = path_join(f->root, rel);
 	char *vp = path_join(src_dir(), "tests/adversarial/task/vecpoly");
@@ -106,7 +109,7 @@ static void make_task(struct fixture *f, const char *name, const char *extra,
 		"description: y = the degree-4 Taylor polynomial of exp(x).\n"
 		"language: c\n"
 		"editable: [kernel.c]\n"
-		"reference: {file: reference.c, language: c}\n"
+		"reference: %s\n"
 		"signature:\n"
 		"  params: [n]\n"
 		"  args:\n"
@@ -117,6 +120,7 @@ static void make_task(struct fixture *f, const char *name, const char *extra,
 		"  - {id: large, n: 262144}\n"
 		"cost: {bytes: \"8*n\", flops: \"9*n\"}\n"
 		"%s",
+		reference,
 		extra ? extra : "tolerance: {atol: 1e-5, rtol: 1e-5}\n");
 	write_file(dir, "config.yaml", cfg);
 	if (held)
@@ -127,6 +131,13 @@ static void make_task(struct fixture *f, const char *name, const char *extra,
 	free(vp);
 	free(dir);
 	free(rel);
+}
+
+static void make_task(struct fixture *f, const char *name, const char *extra,
+		      const char *held, const char *readme, const char *kernel)
+{
+	make_task_ref(f, name, "{file: reference.c, language: c}", extra, held,
+		      readme, kernel);
 }
 
 #define GOOD_HELD \
@@ -546,35 +557,19 @@ static void test_a_case_below_the_timing_floor_fails_and_difficulty_is_recorded(
 	free(p);
 }
 
-/* Task t/<name> of make_task with `split: n` on its reference and, when
- * given, another reference.c. */
+/* Task t/<name> with `split: n` on its reference and, when given,
+ * another reference.c. */
 static void make_split_task(struct fixture *f, const char *name,
 			    const char *reference)
 {
-	char *dir = path_join(f->root, "t"), *tdir = path_join(dir, name);
-	char *cfg_path = path_join(tdir, "config.yaml");
-	struct errbuf err;
-	char *cfg;
-	size_t len;
-
-	make_task(f, name, NULL, GOOD_HELD, NULL, NULL);
-	errbuf_init(&err);
-	if (file_read_all(cfg_path, 1 << 20, &cfg, &len, &err) != 0)
-		fail_msg("%s", errbuf_str(&err));
-	const char *old = "reference: {file: reference.c, language: c}";
-	char *at = strstr(cfg, old);
-	assert_non_null(at);
-	*at = '\0';
-	char *with = xasprintf("%sreference: {file: reference.c, language: c, "
-			       "split: n}%s", cfg, at + strlen(old));
-	write_file(tdir, "config.yaml", with);
-	if (reference)
+	make_task_ref(f, name, "{file: reference.c, language: c, split: n}",
+		      NULL, GOOD_HELD, NULL, NULL);
+	if (reference) {
+		char *dir = path_join(f->root, "t"), *tdir = path_join(dir, name);
 		write_file(tdir, "reference.c", reference);
-	free(with);
-	free(cfg);
-	free(cfg_path);
-	free(tdir);
-	free(dir);
+		free(tdir);
+		free(dir);
+	}
 }
 
 static void test_a_reference_split_that_holds_passes(void **state)

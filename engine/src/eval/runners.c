@@ -252,6 +252,10 @@ static struct runner *launch(struct eval_ctx *x, enum role role, size_t shm,
 		 * address space for torch 1.13 on the CPU. */
 		if (py)
 			s.as_limit += 3ull << 30;
+		/* A reference cut into threads: each thread's stack and the
+		 * malloc arena glibc reserves for it (64 MiB). */
+		if (s.threads > 1)
+			s.as_limit += (uint64_t)s.threads * (72ull << 20);
 #endif
 	}
 	if (x->nlive >= MAX_LIVE) {
@@ -313,16 +317,17 @@ bool ev_set_layouts(struct eval_ctx *x, const enum role *roles,
 {
 	enum runner_fail *fail = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*fail));
 	bool ok = true;
+	int threads = ev_reference_threads(x);
 
 	runner_layout_all(rs, n, l->proto, fail);
 	for (int i = 0; i < n; i++) {
 		/* A reference cut into row ranges, for every call of the
 		 * case (a layout resets it to whole calls). */
 		if (fail[i] == RUNNER_OK && roles[i] == ROLE_REF &&
-		    !rs[i]->gpu && ev_reference_threads(x) > 1)
+		    !rs[i]->gpu && threads > 1)
 			fail[i] = runner_split(rs[i],
 					       x->t->reference_split_param,
-					       ev_reference_threads(x),
+					       threads,
 					       x->t->reference_split_args);
 		if (fail[i] == RUNNER_OK)
 			continue;
