@@ -509,6 +509,21 @@ static void test_reference_split_needs_every_output_cut(void **state)
 	free(cfg);
 }
 
+static void test_reference_split_refuses_values_drawn_up_to_it(void **s)
+{
+	char *cfg = with(base_cfg, "reference: {file: reference.c}",
+			 "reference: {file: reference.c, split: m}");
+	char *cfg2 = with(cfg, "{name: a, dtype: f32, shape: [m, k], io: in}",
+			  "{name: a, dtype: i32, shape: [m, k], io: in, "
+			  "init: {dist: randint, low: 0, high: m - 1}}");
+
+	expect_cfg_err(cfg2, NULL,
+		       "argument 'a' draws its values with a bound that uses "
+		       "it ('m - 1')");
+	free(cfg2);
+	free(cfg);
+}
+
 static void test_reference_split_applies_to_a_c_reference_only(void **s)
 {
 	expect_variant_err("reference: {file: reference.c}",
@@ -1746,6 +1761,8 @@ int main(void)
 		cmocka_unit_test(
 			test_reference_split_only_as_a_whole_first_dimension),
 		cmocka_unit_test(test_reference_split_needs_every_output_cut),
+		cmocka_unit_test(
+			test_reference_split_refuses_values_drawn_up_to_it),
 		cmocka_unit_test(
 			test_reference_split_applies_to_a_c_reference_only),
 		cmocka_unit_test(test_missing_schema_is_rejected),

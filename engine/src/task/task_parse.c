@@ -326,8 +326,9 @@ int tp_reference(struct tparse *p, const struct ynode *root)
 /* reference.split: P, checked once the signature is known.  P must be a
  * param; the reference a C one (it runs in the host runner, which cuts
  * the call); every output the first-dimension-P kind, so that each thread
- * writes rows of its own; and P nowhere else in a shape, so that cutting
- * the first dimension of those arguments is all that a smaller P means. */
+ * writes rows of its own; and P nowhere else in a shape nor in a bound of
+ * drawn values, so that cutting the first dimension of those arguments
+ * is all that a smaller P means. */
 int tp_reference_split(struct tparse *p, const struct ynode *root)
 {
 	const struct ynode *n = ynode_get(ynode_get(root, "reference"), "split");
@@ -371,6 +372,19 @@ int tp_reference_split(struct tparse *p, const struct ynode *root)
 					      "whole first dimension; remove "
 					      "split", n->str, ta->name, d + 1,
 					      ta->shape[d]);
+		}
+		/* Values drawn up to the param (an index into its rows)
+		 * would point outside a range. */
+		for (int k = 0; k < 2; k++) {
+			const char *b = k ? ta->init.hi_expr : ta->init.lo_expr;
+			errbuf_init(&e);
+			if (b && expr_check(b, others, nothers, &e))
+				return tp_err(p, n, "reference.split '%s': "
+					      "argument '%s' draws its values "
+					      "with a bound that uses it "
+					      "('%s'), so they index rows of "
+					      "the whole call; remove split",
+					      n->str, ta->name, b);
 		}
 		if (!first && ta->io != IO_IN)
 			return tp_err(p, n, "reference.split '%s': output "
