@@ -616,6 +616,27 @@ static void test_a_reference_split_that_does_not_hold_fails_and_says_so(
 	assert_non_null(strstr(b->detail, "reference.split 'n' does not hold"));
 	assert_non_null(strstr(b->detail, "output 'y'"));
 	task_check_release(&c);
+
+	/* An ordinary evaluation does not check the declaration; when the
+	 * baseline then disagrees with the cut reference, the message says
+	 * that the reference ran cut and what checks it. */
+	struct eval_options o = { .no_cache = true, .has_seed = true,
+				  .seed = 7 };
+	struct task_result r;
+	struct errbuf err;
+	char *ws = path_join(f->root, "t/split_bad");
+
+	setenv("ARENA_REF_THREADS", "3", 1);
+	errbuf_init(&err);
+	result_init(&r);
+	assert_int_equal(engine_eval_dir(f->e, "t/split_bad", ws, &o, &r,
+					 &err), 0);
+	unsetenv("ARENA_REF_THREADS");
+	assert_int_equal(r.status, RS_INFRA_ERROR);
+	assert_non_null(strstr(r.correctness_error_message,
+			       "its reference runs cut into row ranges"));
+	result_release(&r);
+	free(ws);
 }
 
 static void test_a_task_that_does_not_load_is_one_failing_item(void **state)

@@ -51,6 +51,15 @@ static bool reference_trial(struct eval_ctx *x, int ci, int trial,
 		ev_reference_split_holds(x, l, ref, stage, pattern, c));
 }
 
+const char *ev_split_note(const struct eval_ctx *x)
+{
+	return ev_reference_threads(x) > 1
+		       ? " (its reference runs cut into row ranges, as the "
+			 "task's reference.split declares: `arena "
+			 "check-tasks` checks that declaration)"
+		       : "";
+}
+
 bool ev_reference_split_holds(struct eval_ctx *x, const struct case_layout *l,
 			      struct runner *ref, void *const *stage,
 			      int pattern, const struct task_case *c)
@@ -360,7 +369,7 @@ int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		struct ref_trial *rt = ahead_trial(x, ci, trial);
 		void *const *in = stage;
 		const unsigned char *want;
-		char what[64], prefix[160];
+		char what[64], prefix[320];
 		int pattern = trial & 1;
 
 		snprintf(what, sizeof(what), "in correctness trial %d", trial + 1);
@@ -393,8 +402,8 @@ int ev_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 			if (!ev_call_checked(x, ROLE_BASE, base, what, c))
 				goto out;
 			snprintf(prefix, sizeof(prefix), "the task's baseline "
-				 "disagrees with its reference in %s '%s'",
-				 ev_case_kind(c), c->id);
+				 "disagrees with its reference in %s '%s'%s",
+				 ev_case_kind(c), c->id, ev_split_note(x));
 			if (!ev_outputs_match_mem(x, &l, base->shm, want, 1.0,
 						  pattern, NULL, RS_INFRA_ERROR,
 						  prefix))

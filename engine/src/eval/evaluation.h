@@ -478,6 +478,9 @@ void ev_ahead_release(struct eval_ctx *x);
 /* The threads a reference runner cuts its calls into (1: whole calls;
  * runners.c). */
 int ev_reference_threads(const struct eval_ctx *x);
+/* A clause for a message that blames the reference's outputs: that they
+ * came from calls cut by reference.split, "" when they did not. */
+const char *ev_split_note(const struct eval_ctx *x);
 /* The task checks only (req->mutants): the reference's outputs of the call
  * just made, cut into row ranges (reference.split), must equal a whole
  * call's on the same inputs (stage[a]: argument a's, as staged) bit for

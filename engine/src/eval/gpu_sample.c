@@ -679,11 +679,11 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 	}
 	uint64_t t3 = now_ns();
 	if (base_too) {
-		char p[200];
+		char p[320];
 		snprintf(p, sizeof(p),
 			 "the task's baseline disagrees with its "
-			 "reference in %s '%s'",
-			 ev_case_kind(c), c->id);
+			 "reference in %s '%s'%s",
+			 ev_case_kind(c), c->id, ev_split_note(x));
 		if (!ev_outputs_match_mem(x, l, saved, ref->shm, 1.0, pattern,
 					  NULL, RS_INFRA_ERROR, p))
 			goto out;
