@@ -33,6 +33,7 @@
 
 static struct task *task, *task_unimpl, *task_heavy, *task_place, *task_wide;
 static struct task *task_slowref;
+static struct task *task_splitbad;
 static char *fake_root;		/* tests/gpu/fake */
 static char cache_dir[] = "/tmp/arena-test-gpu-eval-XXXXXX";
 /* The fake device every runner of this process shares (gpu_rt_fake.h),
@@ -75,7 +76,8 @@ static int group_setup(void **state)
 	    task_load(fake_root, "task/fakeheavy", &task_heavy, &err) ||
 	    task_load(fake_root, "task/fakeplace", &task_place, &err) ||
 	    task_load(fake_root, "task/fakewide", &task_wide, &err) ||
-	    task_load(fake_root, "task/fakeslowref", &task_slowref, &err)) {
+	    task_load(fake_root, "task/fakeslowref", &task_slowref, &err) ||
+	    task_load(fake_root, "task/fakesplitbad", &task_splitbad, &err)) {
 		fprintf(stderr, "cannot load the test task: %s\n",
 			errbuf_str(&err));
 		return -1;
@@ -94,6 +96,7 @@ static int group_teardown(void **state)
 	task_free(task_place);
 	task_free(task_wide);
 	task_free(task_slowref);
+	task_free(task_splitbad);
 	free(fake_root);
 	rm_rf(cache_dir);
 	rm_rf(device_dir);
@@ -190,6 +193,24 @@ static void test_output_mutants_are_probed_on_the_gpu_path(void **s)
 		assert_non_null(strstr(m.v[i].where, "correctness trial"));
 		assert_non_null(m.v[i].detail);
 	}
+	eval_mutants_release(&m);
+	result_release(&r);
+}
+
+/* check-tasks on a GPU task checks its reference.split on the GPU path
+ * too (gpu_sample.c, the first trial of each case): fakepoly's holds
+ * (above: its reference runs cut in every fake-GPU test), fakesplitbad's
+ * does not. */
+static void test_a_split_that_does_not_hold_fails_on_the_gpu_path(void **s)
+{
+	struct eval_mutants m = { 0 };
+	struct opts o = { .skip_timing = true, .mutants = &m };
+	struct task_result r;
+
+	(void)s;
+	o.task = task_splitbad;
+	evaluate("task/fakesplitbad", &o, &r);
+	expect(&r, RS_INFRA_ERROR, "reference.split 'n' does not hold");
 	eval_mutants_release(&m);
 	result_release(&r);
 }
@@ -1036,6 +1057,8 @@ int main(void)
 		cmocka_unit_test(test_unwritten_gpu_output_is_incorrect),
 		cmocka_unit_test(
 			test_output_mutants_are_probed_on_the_gpu_path),
+		cmocka_unit_test(
+			test_a_split_that_does_not_hold_fails_on_the_gpu_path),
 		cmocka_unit_test(
 			test_an_outputs_own_tolerance_holds_on_the_gpu_path),
 		cmocka_unit_test(
