@@ -8,7 +8,9 @@
 #include "evaluation.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +129,16 @@ int ev_llc_cpus(int cpu, cpu_set_t *set)
 	}
 	free(list);
 	return CPU_COUNT(set);
+}
+
+int ev_cpus_usable(void)
+{
+	cpu_set_t set;
+	long n = sched_getaffinity(0, sizeof(set), &set) == 0
+			 ? CPU_COUNT(&set)
+			 : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > INT_MAX ? INT_MAX : (int)n;
 }
 
 size_t ev_llc_bytes(void)

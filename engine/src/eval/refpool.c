@@ -47,7 +47,6 @@
 #include "evaluation.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -114,8 +113,7 @@ struct refpool {
 int ev_refpool_size(void)
 {
 	const char *e = getenv("ARENA_ASYNC_REFCHECK");
-	cpu_set_t set;
-	long cpus;
+	int cpus;
 
 	if (e && *e) {
 		char *end;
@@ -126,12 +124,8 @@ int ev_refpool_size(void)
 	/* A quarter of the CPUs this process may run on (the timing loop,
 	 * the runners' host threads and other evaluations keep the rest),
 	 * at least one, at most four. */
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		cpus = CPU_COUNT(&set);
-	else
-		cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	cpus /= 4;
-	return cpus < 1 ? 1 : cpus > 4 ? 4 : (int)cpus;
+	cpus = ev_cpus_usable() / 4;
+	return cpus < 1 ? 1 : cpus > 4 ? 4 : cpus;
 }
 
 /* ---- the worker ---------------------------------------------------------- */

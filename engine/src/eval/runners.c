@@ -21,7 +21,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,8 +171,7 @@ static struct runner *launch(struct eval_ctx *x, enum role role, size_t shm,
 int ev_reference_threads(const struct eval_ctx *x)
 {
 	const char *e = getenv("ARENA_REF_THREADS");
-	long n = 0;
-	cpu_set_t set;
+	long n;
 
 	if (!x->t->reference_split || x->lang[ROLE_REF] != LANG_C)
 		return 1;
@@ -182,10 +180,8 @@ int ev_reference_threads(const struct eval_ctx *x)
 		n = strtol(e, &end, 10);
 		if (*end || n < 1)
 			n = 1;
-	} else if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-		n = CPU_COUNT(&set);
 	} else {
-		n = sysconf(_SC_NPROCESSORS_ONLN);
+		n = ev_cpus_usable();
 	}
 	if (x->req->mutants && n < 3)
 		n = 3;
