@@ -33,7 +33,6 @@
 
 static struct task *task, *task_unimpl, *task_heavy, *task_place, *task_wide;
 static struct task *task_slowref;
-static struct task *task_splitbad;
 static char *fake_root;		/* tests/gpu/fake */
 static char cache_dir[] = "/tmp/arena-test-gpu-eval-XXXXXX";
 /* The fake device every runner of this process shares (gpu_rt_fake.h),
@@ -76,8 +75,7 @@ static int group_setup(void **state)
 	    task_load(fake_root, "task/fakeheavy", &task_heavy, &err) ||
 	    task_load(fake_root, "task/fakeplace", &task_place, &err) ||
 	    task_load(fake_root, "task/fakewide", &task_wide, &err) ||
-	    task_load(fake_root, "task/fakeslowref", &task_slowref, &err) ||
-	    task_load(fake_root, "task/fakesplitbad", &task_splitbad, &err)) {
+	    task_load(fake_root, "task/fakeslowref", &task_slowref, &err)) {
 		fprintf(stderr, "cannot load the test task: %s\n",
 			errbuf_str(&err));
 		return -1;
@@ -96,7 +94,6 @@ static int group_teardown(void **state)
 	task_free(task_place);
 	task_free(task_wide);
 	task_free(task_slowref);
-	task_free(task_splitbad);
 	free(fake_root);
 	rm_rf(cache_dir);
 	rm_rf(device_dir);
@@ -199,20 +196,57 @@ static void test_output_mutants_are_probed_on_the_gpu_path(void **s)
 
 /* check-tasks on a GPU task checks its reference.split on the GPU path
  * too (gpu_sample.c, the first trial of each case): fakepoly's holds
- * (above: its reference runs cut in every fake-GPU test), fakesplitbad's
- * does not. */
+ * (above: its reference runs cut in every fake-GPU test); a copy of
+ * fakepoly whose reference also reads the call's first row, right for a
+ * whole call and wrong for every row range but the first, does not. */
 static void test_a_split_that_does_not_hold_fails_on_the_gpu_path(void **s)
 {
+	static const char *const files[] = { "config.yaml", "held_out.yaml",
+					     "kernel.cu", "reference.c" };
+	static const char *const last = "v / 24.0))));";
+	char root[] = "/tmp/arena-test-gpu-split-XXXXXX";
 	struct eval_mutants m = { 0 };
 	struct opts o = { .skip_timing = true, .mutants = &m };
+	struct task *bad = NULL;
 	struct task_result r;
+	struct errbuf err;
+	char *ref, *at, *with;
+	size_t len;
 
 	(void)s;
-	o.task = task_splitbad;
-	evaluate("task/fakesplitbad", &o, &r);
+	if (!have_runner)
+		skip();
+	errbuf_init(&err);
+	assert_non_null(mkdtemp(root));
+	char *dir = path_join(root, "task/fakesplitbad");
+	assert_int_equal(mkdir_p(dir, &err), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char *from = xasprintf("%s/task/fakepoly/%s", fake_root,
+				       files[i]);
+		char *to = path_join(dir, files[i]);
+		assert_int_equal(file_copy(from, to, &err), 0);
+		free(from);
+		free(to);
+	}
+	char *ref_path = path_join(dir, "reference.c");
+	assert_int_equal(file_read_all(ref_path, 1 << 20, &ref, &len, &err), 0);
+	assert_non_null(at = strstr(ref, last));
+	*at = '\0';
+	with = xasprintf("%sv / 24.0))) + 1e-3 * (double)x[0]);%s", ref,
+			 at + strlen(last));
+	assert_int_equal(file_write_atomic_str(ref_path, with, &err), 0);
+	assert_int_equal(task_load(root, "task/fakesplitbad", &bad, &err), 0);
+	o.task = bad;
+	evaluate(dir, &o, &r);
 	expect(&r, RS_INFRA_ERROR, "reference.split 'n' does not hold");
 	eval_mutants_release(&m);
 	result_release(&r);
+	task_free(bad);
+	free(with);
+	free(ref);
+	free(ref_path);
+	free(dir);
+	rm_rf(root);
 }
 
 /* The precision mutant of fakepoly's y, under a task tolerance of rtol
