@@ -582,6 +582,28 @@ static void test_a_reference_split_that_holds_passes(void **state)
 	assert_int_equal(item(&c, "baseline")->status, CHECK_OK);
 	assert_false(c.failed);
 	task_check_release(&c);
+
+	/* Threads are the reference runner's alone: in the same task a
+	 * candidate that leaves a thread computing is still killed by its
+	 * runner's filter. */
+	struct eval_options o = { .no_cache = true, .has_seed = true,
+				  .seed = 7 };
+	struct task_result r;
+	struct errbuf err;
+	char *ws = path_join(src_dir(),
+			     "tests/adversarial/candidates/thread_worker");
+
+	setenv("ARENA_REF_THREADS", "3", 1);
+	errbuf_init(&err);
+	result_init(&r);
+	assert_int_equal(engine_eval_dir(f->e, "t/split_ok", ws, &o, &r,
+					 &err), 0);
+	unsetenv("ARENA_REF_THREADS");
+	assert_int_equal(r.status, RS_REJECTED);
+	assert_non_null(strstr(r.correctness_error_message,
+			       "forbidden system call"));
+	result_release(&r);
+	free(ws);
 }
 
 /* Each element also reads the first row's input: cut into row ranges,
