@@ -22,6 +22,8 @@
 #include "arena/check.h"
 #include "arena/engine.h"
 #include "arena/eval.h"
+#include "arena/paths.h"
+#include "arena/result.h"
 #include "arena/util.h"
 
 struct fixture {
@@ -661,6 +663,86 @@ static void test_a_reference_split_that_does_not_hold_fails_and_says_so(
 	free(ws);
 }
 
+/* A Python task whose rule forbids library calls for candidates, and whose
+ * baseline is PyTorch library calls (as in torch2triton): the baseline is
+ * the task's own trusted code, so check-tasks holds it to the reference,
+ * not to the candidates' rule; the same code handed in as a candidate is
+ * still refused by the rule.  Skipped where python3 cannot import torch. */
+static void test_a_python_baseline_is_not_held_to_the_candidates_rule(
+	void **state)
+{
+	struct fixture *f = *state;
+	char *cmd = xasprintf("%s -c 'import torch' >/dev/null 2>&1",
+			      paths_python());
+	int st = system(cmd);
+
+	free(cmd);
+	if (st != 0)
+		skip();
+	char *dir = path_join(f->root, "t/pylib");
+	char *ref = path_join(src_dir(),
+			      "tests/python/task/pypoly_strict/reference.py");
+	char *to = path_join(dir, "reference.py");
+	struct errbuf err;
+
+	errbuf_init(&err);
+	if (mkdir_p(dir, &err) != 0 || file_copy(ref, to, &err) != 0)
+		fail_msg("%s", errbuf_str(&err));
+	static const char baseline[] =
+		"import torch\n\n\n"
+		"def launch(args, params):\n"
+		"    x, y = args\n"
+		"    y.copy_(1 + x + x * x / 2 + x ** 3 / 6 + x ** 4 / 24)\n";
+	write_file(dir, "baseline.py", baseline);
+	write_file(dir, "kernel.py",
+		   "def launch(args, params):\n"
+		   "    raise NotImplementedError('write the kernel')\n");
+	write_file(dir, "config.yaml",
+		   "schema: arena/1\n"
+		   "description: y = the degree-4 Taylor polynomial of exp(x).\n"
+		   "language: python\n"
+		   "initial_state: unimplemented\n"
+		   "forbid_library_calls: true\n"
+		   "editable: [kernel.py]\n"
+		   "baseline: {files: [baseline.py]}\n"
+		   "reference: {file: reference.py, language: python}\n"
+		   "signature:\n"
+		   "  params: [n]\n"
+		   "  args:\n"
+		   "    - {name: x, dtype: f32, shape: [n], io: in, "
+		   "init: normal}\n"
+		   "    - {name: y, dtype: f32, shape: [n], io: out}\n"
+		   "cases:\n"
+		   "  - {id: small, n: 65536}\n"
+		   "tolerance: {atol: 1e-5, rtol: 1e-5}\n"
+		   "cost: {bytes: \"8*n\", flops: \"9*n\"}\n");
+	write_file(dir, "held_out.yaml", GOOD_HELD);
+
+	struct task_check c;
+	check(f, "pylib", &correctness_only, &c);
+	assert_int_equal(item(&c, "baseline")->status, CHECK_OK);
+	task_check_release(&c);
+
+	char *ws = path_join(f->dir, "ws");
+	struct eval_options o = { .no_cache = true, .has_seed = true,
+				  .seed = 7 };
+	struct task_result r;
+
+	if (mkdir_p(ws, &err) != 0)
+		fail_msg("%s", errbuf_str(&err));
+	write_file(ws, "kernel.py", baseline);
+	result_init(&r);
+	assert_int_equal(engine_eval_dir(f->e, "t/pylib", ws, &o, &r, &err),
+			 0);
+	assert_int_equal(r.status, RS_COMPILE_ERROR);
+	assert_non_null(strstr(r.compilation_error_message, "static check"));
+	result_release(&r);
+	free(ws);
+	free(to);
+	free(ref);
+	free(dir);
+}
+
 static void test_a_task_that_does_not_load_is_one_failing_item(void **state)
 {
 	struct fixture *f = *state;
@@ -718,6 +800,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_a_reference_split_that_does_not_hold_fails_and_says_so,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_a_python_baseline_is_not_held_to_the_candidates_rule,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_a_task_that_does_not_load_is_one_failing_item,

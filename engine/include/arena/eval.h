@@ -124,7 +124,8 @@ struct eval_request {
 	bool include_held_out;		/* final evaluations: true */
 	bool skip_timing;		/* correctness only */
 	bool quick;			/* search mode: one block, small budget */
-	/* A/A: the candidate is the task's own baseline (trusted code), so
+	/* A/A and check-tasks' baseline checks: the candidate is the task's
+	 * own baseline (trusted code), so
 	 * the static check of Python candidates, a rule on agents' code, is
 	 * not applied (docs/python.md); it still runs in a candidate runner
 	 * like any candidate. */

@@ -117,7 +117,10 @@ static void progress(const struct check_run *r, const char *what,
 }
 
 /* A correctness-only evaluation of the baseline against the reference,
- * with the held-out cases and the output mutants (mut, or NULL). */
+ * with the held-out cases and the output mutants (mut, or NULL).  The
+ * baseline is the task's own trusted code, so a Python task's rule on
+ * library calls, which binds agents' candidates, is not applied to it
+ * (a torch2triton baseline is PyTorch library calls by design). */
 static int evaluate(struct check_run *r, uint64_t seed,
 		    struct eval_mutants *mut, struct task_result *res,
 		    struct errbuf *err)
@@ -127,6 +130,7 @@ static int evaluate(struct check_run *r, uint64_t seed,
 	eval_request_init(&req);
 	req.task = r->t;
 	req.candidate_dir = r->cand;
+	req.candidate_is_baseline = true;
 	req.cache_dir = r->e->cache_dir;
 	req.lock_dir = r->e->lock_dir;
 	req.device = r->device;
