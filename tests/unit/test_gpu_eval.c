@@ -249,6 +249,97 @@ static void test_a_split_that_does_not_hold_fails_on_the_gpu_path(void **s)
 	rm_rf(root);
 }
 
+/* Two inputs with the same init are drawn independently on the device: a
+ * task whose output is x - w (fakepair, written here), both x and w
+ * normal, and a candidate that writes zeros, right only if the two were
+ * the same, is incorrect; the baseline is accepted.  (Until 2026-12-03
+ * every input of a sample was drawn from one seed, so equal inits gave
+ * equal values: torch2hip/jsd_loss's student and teacher were one tensor,
+ * its loss and gradient zero everywhere, and check-tasks found its
+ * mutants too weak.) */
+static void test_inputs_with_the_same_init_are_drawn_apart(void **s)
+{
+	static const char cfg[] =
+		"schema: arena/1\n"
+		"description: y = x - w, a private task of test_gpu_eval.\n"
+		"language: cuda\n"
+		"editable: [kernel.cu]\n"
+		"reference: {file: reference.c, language: c}\n"
+		"signature:\n"
+		"  params: [n]\n"
+		"  args:\n"
+		"    - {name: x, dtype: f32, shape: [n], io: in, init: normal}\n"
+		"    - {name: w, dtype: f32, shape: [n], io: in, init: normal}\n"
+		"    - {name: y, dtype: f32, shape: [n], io: out}\n"
+		"cases:\n"
+		"  - {id: medium, n: 262144}\n"
+		"tolerance: {atol: 1e-5, rtol: 1e-5}\n"
+		"cost: {bytes: \"12*n\", flops: \"n\"}\n";
+	static const char body[] =
+		"#include \"arena/kernel.h\"\n"
+		"extern \"C\" ARENA_EXPORT int arena_launch(const arena_arg *a,"
+		" int na, const int64_t *p, int np, void *s)\n"
+		"{\n"
+		"\t(void)na; (void)np; (void)s;\n"
+		"\tconst float *x = (const float *)a[0].data;\n"
+		"\tconst float *w = (const float *)a[1].data;\n"
+		"\tfloat *y = (float *)a[2].data;\n"
+		"\tfor (int64_t i = 0; i < p[0]; i++)\n"
+		"\t\ty[i] = %s;\n"
+		"\treturn 0;\n"
+		"}\n";
+	char root[] = "/tmp/arena-test-gpu-pair-XXXXXX";
+	struct opts o = { .skip_timing = true };
+	struct task *pair = NULL;
+	struct task_result r;
+	struct errbuf err;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	errbuf_init(&err);
+	assert_non_null(mkdtemp(root));
+	char *dir = path_join(root, "task/fakepair");
+	char *zeros = path_join(root, "zeros");
+	assert_int_equal(mkdir_p(dir, &err), 0);
+	assert_int_equal(mkdir_p(zeros, &err), 0);
+	char *p = path_join(dir, "config.yaml");
+	assert_int_equal(file_write_atomic_str(p, cfg, &err), 0);
+	free(p);
+	char *k = xasprintf(body, "x[i] - w[i]");
+	p = path_join(dir, "kernel.cu");
+	assert_int_equal(file_write_atomic_str(p, k, &err), 0);
+	free(p);
+	/* The reference is C, compiled as C: the same body without the
+	 * extern "C" and the casts still compile there. */
+	p = path_join(dir, "reference.c");
+	char *ref = xstrdup(k);
+	char *ext = strstr(ref, "extern \"C\" ");
+	memmove(ext, ext + strlen("extern \"C\" "),
+		strlen(ext + strlen("extern \"C\" ")) + 1);
+	assert_int_equal(file_write_atomic_str(p, ref, &err), 0);
+	free(p);
+	free(ref);
+	free(k);
+	k = xasprintf(body, "0.0f");
+	p = path_join(zeros, "kernel.cu");
+	assert_int_equal(file_write_atomic_str(p, k, &err), 0);
+	free(p);
+	free(k);
+	assert_int_equal(task_load(root, "task/fakepair", &pair, &err), 0);
+	o.task = pair;
+	evaluate(dir, &o, &r);
+	expect(&r, RS_OK, "");
+	result_release(&r);
+	evaluate(zeros, &o, &r);
+	expect(&r, RS_INCORRECT, "differs from baseline");
+	result_release(&r);
+	task_free(pair);
+	free(zeros);
+	free(dir);
+	rm_rf(root);
+}
+
 /* The precision mutant of fakepoly's y, under a task tolerance of rtol
  * 1e-2 (which lets bf16 rounding through) with y's own tolerance own_rtol
  * (0: none): whether the GPU path's comparison caught it. */
@@ -1093,6 +1184,8 @@ int main(void)
 			test_output_mutants_are_probed_on_the_gpu_path),
 		cmocka_unit_test(
 			test_a_split_that_does_not_hold_fails_on_the_gpu_path),
+		cmocka_unit_test(
+			test_inputs_with_the_same_init_are_drawn_apart),
 		cmocka_unit_test(
 			test_an_outputs_own_tolerance_holds_on_the_gpu_path),
 		cmocka_unit_test(

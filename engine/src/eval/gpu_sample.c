@@ -189,10 +189,15 @@ char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
 			continue;
 		}
 		if (ta->io != IO_OUT) {
+			/* Each argument its own seed: two inputs with the
+			 * same init would otherwise hold the same values in
+			 * every sample (student and teacher logits alike),
+			 * and a kernel that assumed them equal would pass. */
 			strbuf_addf(&sb, "g:%c:%.17g:%.17g:%lld:%lld:%llx",
 				    dist[ta->init.dist], ta->init.a, ta->init.b,
 				    (long long)l->lo[a], (long long)l->hi[a],
-				    (unsigned long long)seed);
+				    (unsigned long long)mix64(
+					    seed ^ mix64((uint64_t)a + 1)));
 			continue;
 		}
 		int w = poison_bits(ta->dtype, pattern, &bits);
