@@ -1,7 +1,8 @@
 # `arena check-tasks` over the repository's tasks, as CI runs it:
 #   1. every task and every suite, the checks that need no device (the
 #      GPU tasks' device checks are tests/gpu/check_tasks.sh's, on an H200);
-#   2. every host task (suite:host) on the host: the baseline against the
+#   2. every host task (suite:host, and torch2torch where python3 has
+#      torch) on the host: the baseline against the
 #      reference with every held-out case (written and generated), the
 #      output mutants, a quick A/A, the timing floor and the difficulty,
 #      with one seed to stay within CI's minutes on 2 cores;
@@ -29,6 +30,17 @@ printf '%s\n' "$out" | grep -E '^c2c/|FAIL|check-tasks:'
 n=$(printf '%s\n' "$out" | grep -c '^c2c/.*: ok (host')
 [ "$n" -ge 20 ] || fail "only $n host tasks passed every check"
 printf '%s\n' "$out" | grep -q 'mutants *ok' || fail "no mutants were checked"
+
+# The host's Python tasks (torch on the CPU), where python3 has torch:
+# 5-14 s each on the development VM (2026-12-03).
+if "${ARENA_PYTHON:-python3}" -c 'import torch' 2>/dev/null; then
+	out=$("$ARENA" --store "$STORE" check-tasks torch2torch --seeds 1 \
+		--aa-quick --case-budget 0.4 2>&1) ||
+		fail "host Python tasks failed their checks: $(printf '%s\n' "$out" | grep -E 'FAIL|: fail' | head -n 10)"
+	n=$(printf '%s\n' "$out" | grep -c '^torch2torch/.*: ok (host')
+	[ "$n" -ge 4 ] || fail "only $n torch2torch tasks passed every check"
+	printf '%s\n' "$out" | grep -E '^torch2torch/|check-tasks:'
+fi
 
 "$ARENA" --store "$STORE" check-tasks c2c/saxpy --json --no-aa --seeds 1 > "$T/saxpy.json" ||
 	fail "check-tasks --json c2c/saxpy failed"
