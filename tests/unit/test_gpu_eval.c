@@ -19,10 +19,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "arena/eval.h"
@@ -113,6 +115,7 @@ struct opts {
 	const char *log_dir;		/* req.log_dir: runner logs kept */
 	uint64_t seed;			/* 0: 20261129 */
 	bool aa_timing_only;		/* req.aa_timing_only */
+	bool defer_teardown;		/* req.defer_teardown */
 };
 
 static void evaluate(const char *cand, const struct opts *o,
@@ -135,6 +138,7 @@ static void evaluate(const char *cand, const struct opts *o,
 	req.device = o->device ? o->device : "cuda:0";
 	req.seed = o->seed ? o->seed : 20261129;
 	req.aa_timing_only = o->aa_timing_only;
+	req.defer_teardown = o->defer_teardown;
 	req.include_held_out = o->held_out;
 	req.skip_timing = o->skip_timing;
 	req.quick = o->quick;
@@ -338,6 +342,50 @@ static void test_inputs_with_the_same_init_are_drawn_apart(void **s)
 	free(zeros);
 	free(dir);
 	rm_rf(root);
+}
+
+/* req->defer_teardown: eval_run returns with the verdict and a thread of
+ * its own reaps the killed runners; only then does it write the trace's
+ * last mark and let the device lock go.  After eval_teardown_wait()
+ * every runner is reaped and the trace says so, in that order. */
+static void test_a_deferred_teardown_reaps_every_runner_after_the_verdict(
+	void **s)
+{
+	char dir[] = "/tmp/arena-test-gpu-teardown-XXXXXX";
+	struct opts o = { .defer_teardown = true };
+	struct task_result r;
+	char line[4096], last[4096] = "";
+	bool verdict_mark = false;
+	int st;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	o.log_dir = dir;
+	evaluate("baseline_copy", &o, &r);
+	expect(&r, RS_OK, "");
+	eval_teardown_wait();
+	errno = 0;
+	assert_int_equal(waitpid(-1, &st, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+	char *path = path_join(dir, "timing.tsv");
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "verdict reached;") &&
+		    strstr(line, "runners reaped after it"))
+			verdict_mark = true;
+		snprintf(last, sizeof(last), "%s", line);
+	}
+	fclose(f);
+	assert_true(verdict_mark);
+	assert_non_null(strstr(last, "device lock released (runners reaped "
+				     "after the verdict)"));
+	eval_teardown_wait(); /* nothing pending: returns at once */
+	result_release(&r);
+	free(path);
+	rm_rf(dir);
 }
 
 /* The precision mutant of fakepoly's y, under a task tolerance of rtol
@@ -1186,6 +1234,8 @@ int main(void)
 			test_a_split_that_does_not_hold_fails_on_the_gpu_path),
 		cmocka_unit_test(
 			test_inputs_with_the_same_init_are_drawn_apart),
+		cmocka_unit_test(
+			test_a_deferred_teardown_reaps_every_runner_after_the_verdict),
 		cmocka_unit_test(
 			test_an_outputs_own_tolerance_holds_on_the_gpu_path),
 		cmocka_unit_test(

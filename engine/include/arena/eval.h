@@ -148,9 +148,23 @@ struct eval_request {
 	 * candidate's correctness calls (an empty struct eval_mutants the
 	 * caller releases with eval_mutants_release). */
 	struct eval_mutants *mutants;
+	/* Return with the verdict while the runners, already killed, are
+	 * still being reaped: a thread of their own reaps them, then
+	 * releases the device lock and closes the evaluation's timing.tsv.
+	 * A GPU runner's exit waits for the driver to tear its context
+	 * down, 1.2-2.7 s for an evaluation's runners on the H200 (docs/
+	 * gpu.md, "Teardown"); the device stays locked until every context
+	 * is gone.  Callers that set it call eval_teardown_wait() before
+	 * they exit. */
+	bool defer_teardown;
 };
 
 void eval_request_init(struct eval_request *req);
+
+/* Waits until every teardown that eval_run left to a thread of its own
+ * (req->defer_teardown) is done: runners reaped, device locks released,
+ * logs closed.  Any thread may call it, any number of times. */
+void eval_teardown_wait(void);
 
 /* Evaluates; fills res (which the caller initialised with result_init).
  * Returns 0 when a verdict was reached, whatever it is (res->status says

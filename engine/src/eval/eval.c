@@ -45,6 +45,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,6 +239,94 @@ void eval_cache_key(const struct task *t, const char *sources_hash,
 	sha256_to_hex(d, out);
 }
 
+/*
+ * Deferred teardown (req->defer_teardown): the killed runners, the device
+ * lock's descriptor and the trace go to a thread that reaps the runners,
+ * then writes the trace's last mark, closes it and lets the lock go: what
+ * ctx_release would have done, after the caller has its verdict.
+ */
+struct teardown {
+	struct runner *runners[MAX_LIVE];
+	int n;
+	int lockfd, lockmode;
+	FILE *trace;
+	uint64_t t0_ns;
+};
+
+static pthread_mutex_t teardown_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t teardown_cv = PTHREAD_COND_INITIALIZER;
+static int teardowns_pending;
+
+static void *teardown_main(void *arg)
+{
+	struct teardown *td = arg;
+
+	for (int i = 0; i < td->n; i++)
+		runner_destroy(td->runners[i]);
+	if (td->trace) {
+		if (td->lockfd >= 0 && td->lockmode)
+			fprintf(td->trace,
+				"# %.1f ms: device lock released (runners "
+				"reaped after the verdict)\n",
+				(double)(now_ns() - td->t0_ns) / 1e6);
+		fclose(td->trace);
+	}
+	if (td->lockfd >= 0)
+		close(td->lockfd);
+	free(td);
+	pthread_mutex_lock(&teardown_mu);
+	teardowns_pending--;
+	pthread_cond_broadcast(&teardown_cv);
+	pthread_mutex_unlock(&teardown_mu);
+	return NULL;
+}
+
+/* Hands x's runners, lock and trace to a teardown thread; false (and x
+ * untouched) when no thread could be started. */
+static bool teardown_defer(struct eval_ctx *x)
+{
+	struct teardown *td = xcalloc(1, sizeof(*td));
+	pthread_attr_t attr;
+	pthread_t th;
+
+	td->n = x->nlive;
+	memcpy(td->runners, x->live, (size_t)x->nlive * sizeof(x->live[0]));
+	td->lockfd = x->lockfd;
+	td->lockmode = x->lockmode;
+	td->trace = x->trace;
+	td->t0_ns = x->t0_ns;
+	if (x->trace)
+		fprintf(x->trace, "# %.1f ms: verdict reached; %d runners "
+			"reaped after it\n",
+			(double)(now_ns() - x->t0_ns) / 1e6, td->n);
+	pthread_mutex_lock(&teardown_mu);
+	teardowns_pending++;
+	pthread_mutex_unlock(&teardown_mu);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int rc = pthread_create(&th, &attr, teardown_main, td);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		pthread_mutex_lock(&teardown_mu);
+		teardowns_pending--;
+		pthread_mutex_unlock(&teardown_mu);
+		free(td);
+		return false;
+	}
+	x->nlive = 0;
+	x->lockfd = -1;
+	x->trace = NULL;
+	return true;
+}
+
+void eval_teardown_wait(void)
+{
+	pthread_mutex_lock(&teardown_mu);
+	while (teardowns_pending > 0)
+		pthread_cond_wait(&teardown_cv, &teardown_mu);
+	pthread_mutex_unlock(&teardown_mu);
+}
+
 static void ctx_release(struct eval_ctx *x)
 {
 	/* Every runner is told to die first and reaped after: a GPU
@@ -245,6 +334,8 @@ static void ctx_release(struct eval_ctx *x)
 	 * those teardowns then overlap instead of adding up. */
 	for (int i = 0; i < x->nlive; i++)
 		runner_kill(x->live[i]);
+	if (x->req->defer_teardown && x->gpu && x->nlive > 0)
+		(void)teardown_defer(x);
 	while (x->nlive > 0)
 		ev_ctx_forget(x, x->live[x->nlive - 1]);
 	for (int i = 0; i < NROLES; i++) {
@@ -788,7 +879,9 @@ done:
 	sources_release(&cand_src);
 	ev_phase_enter(&x, RPH_TEARDOWN);
 	if (rc == 0) {
-		/* The agent waits for the teardown too: it counts. */
+		/* The agent waits for the teardown too: it counts (with
+		 * req->defer_teardown, a GPU evaluation's runners are only
+		 * killed here and reaped after the caller has its result). */
 		res->eval_seconds = (double)(now_ns() - t0) / 1e9;
 		for (int i = 0; i < RESULT_NPHASES; i++)
 			res->phase_s[i] = round((double)x.phase_ns[i] / 1e6) /

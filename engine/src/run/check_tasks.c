@@ -138,6 +138,7 @@ static int evaluate(struct check_run *r, uint64_t seed,
 	req.include_held_out = true;
 	req.skip_timing = true;
 	req.mutants = mut;
+	req.defer_teardown = true;
 	result_init(res);
 	return eval_run(&req, res, err);
 }

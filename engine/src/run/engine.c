@@ -201,6 +201,9 @@ void engine_close(struct engine *e)
 {
 	if (!e)
 		return;
+	/* Runners of deferred teardowns (eng_evaluate) may still be
+	 * reaped, holding device locks: nothing leaves before them. */
+	eval_teardown_wait();
 	store_close(e->store);
 	free(e->tasks_root);
 	free(e->cache_dir);

@@ -174,6 +174,9 @@ int eng_evaluate(const struct eval_target *tg, const struct strvec *defines,
 	}
 	if (tg->case_budget_s > 0)
 		req.timing.case_budget_s = tg->case_budget_s;
+	/* The result goes back while the runners' contexts are torn down;
+	 * engine_close waits for them. */
+	req.defer_teardown = true;
 	rc = eval_run(&req, out, err);
 	free(device);
 	return rc;
