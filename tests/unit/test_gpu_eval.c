@@ -745,10 +745,13 @@ static int cmp_dbl(const void *a, const void *b)
 }
 
 /* The median of base/cand claims of case's timed pairs in block b, from
- * timing.tsv's pair lines. */
+ * timing.tsv's pair lines: of the case's last timing (a case whose clock
+ * check failed once is timed again with fresh runners, and the second
+ * timing decides; under load, an A/A's first timing can fail it). */
 static double traced_block_median(const char *dir, const char *cs, int b)
 {
 	char *path = path_join(dir, "timing.tsv"), line[2048];
+	char *again = xasprintf("case %s: clock check failed once", cs);
 	FILE *f = fopen(path, "r");
 	double v[4096];
 	size_t n = 0;
@@ -759,6 +762,8 @@ static double traced_block_median(const char *dir, const char *cs, int b)
 		char c[64], kind[16];
 		int blk, num, batch, first;
 		long long bc, cc;
+		if (line[0] == '#' && strstr(line, again))
+			n = 0;
 		if (sscanf(line,
 			   "%63[^\t]\t%d\t%15[^\t]\t%d\t%d\t%d\t%lld\t%lld", c,
 			   &blk, kind, &num, &batch, &first, &bc, &cc) == 8 &&
@@ -767,6 +772,7 @@ static double traced_block_median(const char *dir, const char *cs, int b)
 			v[n++] = (double)bc / (double)cc;
 	}
 	fclose(f);
+	free(again);
 	assert_true(n > 0);
 	qsort(v, n, sizeof(double), cmp_dbl);
 	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -782,8 +788,8 @@ static void test_blocks_log_names_each_blocks_runners_and_ratios(void **s)
 {
 	struct opts o = { .blocks = 3, .aa_timing_only = true };
 	struct task_result r;
-	char dir[] = "/tmp/arena-test-gpu-blocks-XXXXXX", line[1024];
-	int lines = 0;
+	char dir[] = "/tmp/arena-test-gpu-blocks-XXXXXX", line[16][1024];
+	int n = 0, blocks = 0;
 
 	(void)s;
 	assert_non_null(mkdtemp(dir));
@@ -794,33 +800,52 @@ static void test_blocks_log_names_each_blocks_runners_and_ratios(void **s)
 	FILE *f = fopen(path, "r");
 	free(path);
 	assert_non_null(f);
-	assert_non_null(fgets(line, sizeof(line), f));
-	assert_non_null(strstr(line, "claims_ratio\tcharged_ratio"));
-	while (fgets(line, sizeof(line), f)) {
-		char c[64];
-		int b, pairs;
+	assert_non_null(fgets(line[0], sizeof(line[0]), f));
+	assert_non_null(strstr(line[0], "claims_ratio\tcharged_ratio"));
+	while (n < 16 && fgets(line[n], sizeof(line[0]), f))
+		n++;
+	fclose(f);
+	char c[16][64];
+	int b[16];
+	for (int i = 0; i < n; i++) {
+		int pairs;
 		long bp, cp;
 		unsigned long long blo, bhi, clo, chi;
 		double claims, charged, ex, fex;
-		assert_int_equal(sscanf(line,
+		assert_int_equal(sscanf(line[i],
 					"%63[^\t]\t%d\t%ld\t%ld\t%llx\t%llx\t"
 					"%llx\t%llx\t%d\t%lf\t%lf\t%lf\t%lf",
-					c, &b, &bp, &cp, &blo, &bhi, &clo, &chi,
-					&pairs, &claims, &charged, &ex, &fex),
+					c[i], &b[i], &bp, &cp, &blo, &bhi, &clo,
+					&chi, &pairs, &claims, &charged, &ex, &fex),
 				 13);
-		assert_true(b >= 0 && b < 3);
+		assert_true(b[i] >= 0 && b[i] < 3);
 		assert_true(bp > 0 && cp > 0 && bp != cp);
 		assert_true(blo > 0 && blo < bhi && clo > 0 && clo < chi);
 		assert_true(pairs >= 5);
-		assert_true(fabs(claims - traced_block_median(dir, c, b)) <
-			    1e-5 * claims);
 		assert_true(charged <= claims * (1 + 1e-9));
 		assert_true(ex >= 0 && fex >= 0);
-		lines++;
 	}
-	fclose(f);
+	/* A case timed again (its clock check failed once, as an A/A's can
+	 * under load) has a line per block of each timing: the last one
+	 * stands, and holds the median of that timing's traced pairs. */
+	for (int i = 0; i < n; i++) {
+		bool later = false;
+		for (int k = i + 1; k < n; k++)
+			later |= !strcmp(c[k], c[i]) && b[k] == b[i];
+		if (later)
+			continue;
+		double claims = 0;
+		assert_int_equal(sscanf(line[i],
+					"%*[^\t]\t%*d\t%*d\t%*d\t%*x\t%*x\t"
+					"%*x\t%*x\t%*d\t%lf",
+					&claims),
+				 1);
+		assert_true(fabs(claims - traced_block_median(dir, c[i], b[i])) <
+			    1e-5 * claims);
+		blocks++;
+	}
 	/* Both cases are timed (the task's floor is 0), three blocks each. */
-	assert_int_equal(lines, 6);
+	assert_int_equal(blocks, 6);
 	result_release(&r);
 	rm_rf(dir);
 }
