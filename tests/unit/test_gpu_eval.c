@@ -388,6 +388,39 @@ static void test_a_deferred_teardown_reaps_every_runner_after_the_verdict(
 	rm_rf(dir);
 }
 
+/* ARENA_GPU_HOLD_LAUNCH=1: every timed call is enqueued behind the gate's
+ * held stream (`time <n> hold`).  The fake runtime runs a launch at once,
+ * so this holds the protocol, not the timing: an honest candidate is
+ * accepted and the method says so, and a runner that forges its claims
+ * is still named by the controller's clock (docs/gpu.md, "Launches
+ * behind a held stream"). */
+static void test_held_launches_keep_the_verdicts(void **s)
+{
+	struct opts o = { .task = NULL };
+	struct task_result r;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	setenv("ARENA_GPU_HOLD_LAUNCH", "1", 1);
+	evaluate("baseline_copy", &o, &r);
+	expect(&r, RS_OK, "");
+	assert_non_null(strstr(r.benchmark_method, "held stream"));
+	result_release(&r);
+	o.task = task_heavy;
+	evaluate("forged_claim", &o, &r);
+	unsetenv("ARENA_GPU_HOLD_LAUNCH");
+	/* Rejected by name, or (a clock too noisy to call it gross) charged
+	 * back to no gain: its claims alone say 4x. */
+	if (r.status == RS_OK) {
+		assert_true(r.speedup_ratio < 2.0);
+	} else {
+		expect(&r, RS_REJECTED,
+		       "inconsistent with the controller's clock");
+	}
+	result_release(&r);
+}
+
 /* The precision mutant of fakepoly's y, under a task tolerance of rtol
  * 1e-2 (which lets bf16 rounding through) with y's own tolerance own_rtol
  * (0: none): whether the GPU path's comparison caught it. */
@@ -1261,6 +1294,7 @@ int main(void)
 			test_inputs_with_the_same_init_are_drawn_apart),
 		cmocka_unit_test(
 			test_a_deferred_teardown_reaps_every_runner_after_the_verdict),
+		cmocka_unit_test(test_held_launches_keep_the_verdicts),
 		cmocka_unit_test(
 			test_an_outputs_own_tolerance_holds_on_the_gpu_path),
 		cmocka_unit_test(

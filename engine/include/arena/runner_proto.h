@@ -110,13 +110,18 @@
  *                                  stream.  The first request of a sample:
  *                                  the controller's clock runs from here
  *                                  to the keeper's probe after the fetch)
- *     time <seq> <n>            → ok <seq> <rc> <ns> <drain_ns>   (n
+ *     time <seq> <n> [hold]     → ok <seq> <rc> <ns> <drain_ns>   (n
  *                                  back-to-back calls on sets 0..n-1
  *                                  between two events on the runner's
  *                                  stream; <ns> is the total; drain_ns is
  *                                  how long a whole-device synchronisation
  *                                  took after the end event had completed:
- *                                  work left on another stream)
+ *                                  work left on another stream.  "hold":
+ *                                  the stream is held by the ordering
+ *                                  gate's kernel (gpu/gpu_gate.h) until
+ *                                  every call is enqueued, so the events
+ *                                  time the kernels back to back, not
+ *                                  the host's launches between them)
  *     sets <seq> <n> <stride>   → ok <seq> <lo> <hi>   (n device copies
  *                                  of the layout; set k lives in shared
  *                                  memory at k * stride; <lo> <hi> as for

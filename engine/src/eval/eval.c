@@ -860,6 +860,9 @@ done:
 		if (x.method_notes.len)
 			strbuf_addf(&m, "; batches of back-to-back calls per "
 				    "event pair: %s", x.method_notes.buf);
+		if (ev_gpu_hold_launch())
+			strbuf_addstr(&m, "; calls enqueued behind a held "
+				      "stream");
 		if (x.roofline_note)
 			strbuf_addf(&m, "; %s", x.roofline_note);
 		free(res->benchmark_method);

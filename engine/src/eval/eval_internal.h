@@ -642,7 +642,8 @@ enum runner_fail runner_split(struct runner *r, int param, int threads,
  * over the request); copying every set back. */
 void runner_sets_all(struct runner *const *rs, int n, int nsets,
 		     size_t stride, enum runner_fail *fail);
-enum runner_fail runner_time_gpu(struct runner *r, int n, int *rc,
+/* `time <n>`, with "hold" when hold (runner_proto.h). */
+enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, int *rc,
 				 int64_t *claim_ns, int64_t *drain_ns,
 				 int64_t *wall_ns);
 enum runner_fail runner_fetch(struct runner *r, uint32_t mask,

@@ -161,6 +161,13 @@ bool ev_device_works(struct eval_ctx *x, char *why, size_t why_len)
 
 /* ---- one sample ---------------------------------------------------------- */
 
+bool ev_gpu_hold_launch(void)
+{
+	const char *v = getenv("ARENA_GPU_HOLD_LAUNCH");
+
+	return v && strcmp(v, "1") == 0;
+}
+
 char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
 		      int pattern, uint64_t seed)
 {
@@ -304,7 +311,8 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	}
 	if (f == RUNNER_OK && kf == RUNNER_OK) {
 		r->hold = true;
-		f = runner_time_gpu(r, n, &rc, &o->claim, &o->drain, &o->wall);
+		f = runner_time_gpu(r, n, ev_gpu_hold_launch(), &rc, &o->claim,
+				    &o->drain, &o->wall);
 		kwhat = "while probing the device";
 		kf = keeper_follow(x, r, "probe", &f, &kp, &o->gaps);
 	}

@@ -491,14 +491,14 @@ enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
 	return f;
 }
 
-enum runner_fail runner_time_gpu(struct runner *r, int n, int *rc,
+enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, int *rc,
 				 int64_t *claim_ns, int64_t *drain_ns,
 				 int64_t *wall_ns)
 {
 	int64_t v[3];
 	char a[32];
 
-	snprintf(a, sizeof(a), "%d", n);
+	snprintf(a, sizeof(a), "%d%s", n, hold ? " hold" : "");
 	enum runner_fail f = request(r, "time", a, "return", 3, v, wall_ns);
 	if (f == RUNNER_OK) {
 		r->calls++;
