@@ -368,6 +368,15 @@ static void test_a_readme_that_names_a_held_out_size_is_a_leak(void **state)
 	assert_int_equal(item(&c, "task_md")->status, CHECK_FAIL);
 	assert_non_null(strstr(item(&c, "task_md")->detail, "100003"));
 	task_check_release(&c);
+
+	/* A held-out id in the author's text is a leak too. */
+	make_task(f, "leaky_id", NULL, GOOD_HELD,
+		  "The odd_prime case is the hard one.\n", NULL);
+	check(f, "leaky_id", &o, &c);
+	assert_int_equal(item(&c, "task_md")->status, CHECK_FAIL);
+	assert_non_null(strstr(item(&c, "task_md")->detail,
+			       "held-out case id 'odd_prime'"));
+	task_check_release(&c);
 }
 
 static void test_held_out_without_prime_or_degenerate_fails(void **state)
@@ -721,6 +730,9 @@ static void test_a_python_baseline_is_not_held_to_the_candidates_rule(
 	struct task_check c;
 	check(f, "pylib", &correctness_only, &c);
 	assert_int_equal(item(&c, "baseline")->status, CHECK_OK);
+	/* The held-out id 'one' is a word of arena's own text in a Python
+	 * task's TASK.md ("one torch thread"): not the author's leak. */
+	assert_int_equal(item(&c, "task_md")->status, CHECK_OK);
 	task_check_release(&c);
 
 	char *ws = path_join(f->dir, "ws");

@@ -124,9 +124,22 @@ static bool visible_value(const struct task *t, int64_t v)
 	return false;
 }
 
+/* TASK.md as arena would render it without the task's own words (its
+ * description and README): a held-out id that is also a word of arena's
+ * text ("one", "tiny") is no leak there. */
+static char *task_doc_without_authors_text(const struct task *t)
+{
+	struct task bare = *t;
+
+	bare.description = (char *)"";
+	bare.readme = NULL;
+	return task_doc_render(&bare);
+}
+
 static void check_task_md(const struct task *t, struct task_check *out)
 {
 	char *doc = task_doc_render(t);
+	char *bare = task_doc_without_authors_text(t);
 	struct strbuf leaks = STRBUF_INIT;
 	int n = 0;
 
@@ -136,7 +149,8 @@ static void check_task_md(const struct task *t, struct task_check *out)
 		if (hc->rule)
 			continue;
 		char ex[80];
-		if ((at = find_word(doc, hc->id)) && n++ < 8) {
+		if ((at = find_word(doc, hc->id)) && !find_word(bare, hc->id) &&
+		    n++ < 8) {
 			excerpt(doc, at, strlen(hc->id), ex, sizeof(ex));
 			strbuf_addf(&leaks,
 				    "%sheld-out case id '%s' (line %d: "
@@ -171,6 +185,7 @@ static void check_task_md(const struct task *t, struct task_check *out)
 			  "TASK.md names no held-out "
 			  "case id and no distinctive held-out size");
 	strbuf_release(&leaks);
+	free(bare);
 	free(doc);
 }
 
