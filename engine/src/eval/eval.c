@@ -296,7 +296,7 @@ static bool teardown_defer(struct eval_ctx *x)
 	td->trace = x->trace;
 	td->t0_ns = x->t0_ns;
 	if (x->trace)
-		fprintf(x->trace, "# %.1f ms: verdict reached; %d runners "
+		fprintf(x->trace, "# %.1f ms: evaluation done; %d runners "
 			"reaped after it\n",
 			(double)(now_ns() - x->t0_ns) / 1e6, td->n);
 	pthread_mutex_lock(&teardown_mu);

@@ -131,6 +131,10 @@ static char *task_doc_without_authors_text(const struct task *t)
 {
 	struct task bare = *t;
 
+	/* An AKA task's TASK.md is its own prompt: all of it the author's. */
+	if (t->aka)
+		return xstrdup("");
+
 	bare.description = (char *)"";
 	bare.readme = NULL;
 	return task_doc_render(&bare);
