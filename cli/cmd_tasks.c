@@ -116,13 +116,27 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 	errbuf_init(&err);
 	if (task_select(root, sel, &ids, &err) != 0)
 		return cli_fail("%s", errbuf_str(&err));
-	printf("%-34s %-10s %-5s %-13s %-12s %s\n", "TASK", "FAMILY", "LANG",
-	       "CASES(+HELD)", "ROOFLINE", "DESCRIPTION");
+	/* Columns as wide as the longest id and family listed. */
+	int wid = 4, wfam = 6;
+	for (size_t i = 0; i < ids.n; i++) {
+		/* aka/<family>/<name>: an AgentKernelArena folder's task. */
+		const char *f = str_starts_with(ids.v[i], "aka/") ? ids.v[i] + 4
+								    : ids.v[i];
+		const char *slash = strchr(f, '/');
+		int len = (int)strlen(ids.v[i]);
+		int fam = slash ? (int)(slash - f) : (int)strlen(f);
+		if (len > wid)
+			wid = len;
+		if (fam > wfam)
+			wfam = fam;
+	}
+	printf("%-*s %-*s %-6s %-13s %-12s %s\n", wid, "TASK", wfam, "FAMILY",
+	       "LANG", "CASES(+HELD)", "ROOFLINE", "DESCRIPTION");
 	for (size_t i = 0; i < ids.n; i++) {
 		struct task *t;
 		errbuf_init(&err);
 		if (task_load(root, ids.v[i], &t, &err) != 0) {
-			printf("%-34s INVALID: %s\n", ids.v[i],
+			printf("%-*s INVALID: %s\n", wid, ids.v[i],
 			       errbuf_str(&err));
 			bad++;
 			continue;
@@ -138,8 +152,8 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 			snprintf(cases, sizeof(cases), "aka:%s",
 				 aka_style_name(t->aka->style));
 			if (t->aka->skip_reason) {
-				printf("%-34s %-10s %-5s %-13s %-12s SKIPPED: %s\n",
-				       t->id, t->family,
+				printf("%-*s %-*s %-6s %-13s %-12s SKIPPED: %s\n",
+				       wid, t->id, wfam, t->family,
 				       language_name(t->language), cases, roof,
 				       t->aka->skip_reason);
 				task_free(t);
@@ -151,7 +165,8 @@ int cmd_tasks(struct cli *c, int argc, char **argv)
 			      : (int)strlen(t->description);
 		if (dlen > 50)
 			dlen = 50;
-		printf("%-34s %-10s %-5s %-13s %-12s %.*s\n", t->id, t->family,
+		printf("%-*s %-*s %-6s %-13s %-12s %.*s\n", wid, t->id, wfam,
+		       t->family,
 		       language_name(t->language), cases, roof, dlen,
 		       t->description);
 		task_free(t);
