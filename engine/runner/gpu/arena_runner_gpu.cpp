@@ -869,16 +869,14 @@ static void do_time(const char *seq, char **save)
 			rc = r;
 	}
 	gpu_err launched = GPU(GetLastError)();
+	gpu_err ended = launched == GPU(Success)
+				? GPU(EventRecord)(ev_end, stream)
+				: GPU(Success);
 	/* Opened whatever happened: nothing waits for the deadline. */
-	if (hold) {
-		CHECK(seq, GPU(EventRecord)(ev_end, stream),
-		      "recording an event");
-		CHECK(seq, gate_open(&gate), "releasing the stream");
-	}
+	gpu_err opened = hold ? gate_open(&gate) : GPU(Success);
 	CHECK(seq, launched, "in the kernel's launch");
-	if (!hold)
-		CHECK(seq, GPU(EventRecord)(ev_end, stream),
-		      "recording an event");
+	CHECK(seq, ended, "recording an event");
+	CHECK(seq, opened, "releasing the stream");
 	CHECK(seq, GPU(EventSynchronize)(ev_end), "running the kernel");
 	/* Whatever the stream's end event did not cover - work on another
 	 * stream, or still running - shows up here. */

@@ -758,6 +758,7 @@ int ev_run_task(const struct eval_request *req, const struct aka_inputs *rec,
 	if ((rc = eval_check_device(t, device, &x.dev, err)))
 		return rc;
 	x.gpu = x.dev.kind != DEV_HOST;
+	x.gpu_hold = x.gpu && ev_gpu_hold_launch();
 	x.lang[ROLE_REF] = t->reference_language;
 	x.lang[ROLE_BASE] = x.lang[ROLE_CAND] = t->language;
 	if (!dir_exists(req->candidate_dir))
@@ -860,7 +861,7 @@ done:
 		if (x.method_notes.len)
 			strbuf_addf(&m, "; batches of back-to-back calls per "
 				    "event pair: %s", x.method_notes.buf);
-		if (ev_gpu_hold_launch())
+		if (x.gpu_hold)
 			strbuf_addstr(&m, "; calls enqueued behind a held "
 				      "stream");
 		if (x.roofline_note)

@@ -225,6 +225,9 @@ struct eval_ctx {
 	/* GPU evaluations (docs/gpu.md). */
 	struct dev_id dev;
 	bool gpu;			/* dev is a GPU */
+	bool gpu_hold;			/* timed calls enqueued behind a held
+					 * stream (ev_gpu_hold_launch, read
+					 * once per evaluation) */
 	struct gpu_info gi;		/* what its runner said about it */
 	enum task_language lang[NROLES];	/* of each role's artifact */
 	size_t shm_size;		/* every GPU-eval runner's shared memory */

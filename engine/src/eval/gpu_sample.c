@@ -311,7 +311,7 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	}
 	if (f == RUNNER_OK && kf == RUNNER_OK) {
 		r->hold = true;
-		f = runner_time_gpu(r, n, ev_gpu_hold_launch(), &rc, &o->claim,
+		f = runner_time_gpu(r, n, x->gpu_hold, &rc, &o->claim,
 				    &o->drain, &o->wall);
 		kwhat = "while probing the device";
 		kf = keeper_follow(x, r, "probe", &f, &kp, &o->gaps);
