@@ -160,6 +160,26 @@ static void check(struct fixture *f, const char *name,
 	free(id);
 }
 
+/* `arena eval` of workspace ws against task t/<name> (no cache, seed 7),
+ * with ARENA_REF_THREADS=ref_threads when it is not NULL. */
+static void eval_workspace(struct fixture *f, const char *name,
+			   const char *ws, const char *ref_threads,
+			   struct task_result *r)
+{
+	struct eval_options o = { .no_cache = true, .has_seed = true,
+				  .seed = 7 };
+	char *id = xasprintf("t/%s", name);
+	struct errbuf err;
+
+	if (ref_threads)
+		setenv("ARENA_REF_THREADS", ref_threads, 1);
+	errbuf_init(&err);
+	result_init(r);
+	assert_int_equal(engine_eval_dir(f->e, id, ws, &o, r, &err), 0);
+	unsetenv("ARENA_REF_THREADS");
+	free(id);
+}
+
 static const struct check_item *item(const struct task_check *c,
 				     const char *name)
 {
@@ -597,19 +617,11 @@ static void test_a_reference_split_that_holds_passes(void **state)
 	/* Threads are the reference runner's alone: in the same task a
 	 * candidate that leaves a thread computing is still killed by its
 	 * runner's filter. */
-	struct eval_options o = { .no_cache = true, .has_seed = true,
-				  .seed = 7 };
 	struct task_result r;
-	struct errbuf err;
 	char *ws = path_join(src_dir(),
 			     "tests/adversarial/candidates/thread_worker");
 
-	setenv("ARENA_REF_THREADS", "3", 1);
-	errbuf_init(&err);
-	result_init(&r);
-	assert_int_equal(engine_eval_dir(f->e, "t/split_ok", ws, &o, &r,
-					 &err), 0);
-	unsetenv("ARENA_REF_THREADS");
+	eval_workspace(f, "split_ok", ws, "3", &r);
 	assert_int_equal(r.status, RS_REJECTED);
 	assert_non_null(strstr(r.correctness_error_message,
 			       "forbidden system call"));
@@ -653,18 +665,10 @@ static void test_a_reference_split_that_does_not_hold_fails_and_says_so(
 	/* An ordinary evaluation does not check the declaration; when the
 	 * baseline then disagrees with the cut reference, the message says
 	 * that the reference ran cut and what checks it. */
-	struct eval_options o = { .no_cache = true, .has_seed = true,
-				  .seed = 7 };
 	struct task_result r;
-	struct errbuf err;
 	char *ws = path_join(f->root, "t/split_bad");
 
-	setenv("ARENA_REF_THREADS", "3", 1);
-	errbuf_init(&err);
-	result_init(&r);
-	assert_int_equal(engine_eval_dir(f->e, "t/split_bad", ws, &o, &r,
-					 &err), 0);
-	unsetenv("ARENA_REF_THREADS");
+	eval_workspace(f, "split_bad", ws, "3", &r);
 	assert_int_equal(r.status, RS_INFRA_ERROR);
 	assert_non_null(strstr(r.correctness_error_message,
 			       "its reference runs cut into row ranges"));
@@ -736,16 +740,12 @@ static void test_a_python_baseline_is_not_held_to_the_candidates_rule(
 	task_check_release(&c);
 
 	char *ws = path_join(f->dir, "ws");
-	struct eval_options o = { .no_cache = true, .has_seed = true,
-				  .seed = 7 };
 	struct task_result r;
 
 	if (mkdir_p(ws, &err) != 0)
 		fail_msg("%s", errbuf_str(&err));
 	write_file(ws, "kernel.py", baseline);
-	result_init(&r);
-	assert_int_equal(engine_eval_dir(f->e, "t/pylib", ws, &o, &r, &err),
-			 0);
+	eval_workspace(f, "pylib", ws, NULL, &r);
 	assert_int_equal(r.status, RS_COMPILE_ERROR);
 	assert_non_null(strstr(r.compilation_error_message, "static check"));
 	result_release(&r);

@@ -253,6 +253,17 @@ static void test_a_split_that_does_not_hold_fails_on_the_gpu_path(void **s)
 	rm_rf(root);
 }
 
+/* Writes text to dir/name. */
+static void write_in(const char *dir, const char *name, const char *text)
+{
+	char *p = path_join(dir, name);
+	struct errbuf err;
+
+	errbuf_init(&err);
+	assert_int_equal(file_write_atomic_str(p, text, &err), 0);
+	free(p);
+}
+
 /* Two inputs with the same init are drawn independently on the device: a
  * task whose output is x - w (fakepair, written here), both x and w
  * normal, and a candidate that writes zeros, right only if the two were
@@ -281,7 +292,7 @@ static void test_inputs_with_the_same_init_are_drawn_apart(void **s)
 		"cost: {bytes: \"12*n\", flops: \"n\"}\n";
 	static const char body[] =
 		"#include \"arena/kernel.h\"\n"
-		"extern \"C\" ARENA_EXPORT int arena_launch(const arena_arg *a,"
+		"%sARENA_EXPORT int arena_launch(const arena_arg *a,"
 		" int na, const int64_t *p, int np, void *s)\n"
 		"{\n"
 		"\t(void)na; (void)np; (void)s;\n"
@@ -307,29 +318,17 @@ static void test_inputs_with_the_same_init_are_drawn_apart(void **s)
 	char *zeros = path_join(root, "zeros");
 	assert_int_equal(mkdir_p(dir, &err), 0);
 	assert_int_equal(mkdir_p(zeros, &err), 0);
-	char *p = path_join(dir, "config.yaml");
-	assert_int_equal(file_write_atomic_str(p, cfg, &err), 0);
-	free(p);
-	char *k = xasprintf(body, "x[i] - w[i]");
-	p = path_join(dir, "kernel.cu");
-	assert_int_equal(file_write_atomic_str(p, k, &err), 0);
-	free(p);
-	/* The reference is C, compiled as C: the same body without the
-	 * extern "C" and the casts still compile there. */
-	p = path_join(dir, "reference.c");
-	char *ref = xstrdup(k);
-	char *ext = strstr(ref, "extern \"C\" ");
-	memmove(ext, ext + strlen("extern \"C\" "),
-		strlen(ext + strlen("extern \"C\" ")) + 1);
-	assert_int_equal(file_write_atomic_str(p, ref, &err), 0);
-	free(p);
+	/* The kernels are C++ (extern "C"), the reference C. */
+	char *base = xasprintf(body, "extern \"C\" ", "x[i] - w[i]");
+	char *ref = xasprintf(body, "", "x[i] - w[i]");
+	char *zero = xasprintf(body, "extern \"C\" ", "0.0f");
+	write_in(dir, "config.yaml", cfg);
+	write_in(dir, "kernel.cu", base);
+	write_in(dir, "reference.c", ref);
+	write_in(zeros, "kernel.cu", zero);
+	free(base);
 	free(ref);
-	free(k);
-	k = xasprintf(body, "0.0f");
-	p = path_join(zeros, "kernel.cu");
-	assert_int_equal(file_write_atomic_str(p, k, &err), 0);
-	free(p);
-	free(k);
+	free(zero);
 	assert_int_equal(task_load(root, "task/fakepair", &pair, &err), 0);
 	o.task = pair;
 	evaluate(dir, &o, &r);
