@@ -387,12 +387,12 @@ static void test_a_deferred_teardown_reaps_every_runner_after_the_verdict(
 	rm_rf(dir);
 }
 
-/* ARENA_GPU_HOLD_LAUNCH=1: every timed call is enqueued behind the gate's
- * held stream (`time <n> hold`).  The fake runtime runs a launch at once,
- * so this holds the protocol, not the timing: an honest candidate is
- * accepted and the method says so, and a runner that forges its claims
- * is still named by the controller's clock (docs/gpu.md, "Launches
- * behind a held stream"). */
+/* By default every timed call is enqueued behind the gate's held stream
+ * (`time <n> hold`), and ARENA_GPU_HOLD_LAUNCH=0 turns that off.  The
+ * fake runtime runs a launch at once, so this holds the protocol, not the
+ * timing: an honest candidate is accepted and the method says how it was
+ * timed, and a runner that forges its claims is still named by the
+ * controller's clock (docs/gpu.md, "Launches behind a held stream"). */
 static void test_held_launches_keep_the_verdicts(void **s)
 {
 	struct opts o = { .task = NULL };
@@ -401,14 +401,18 @@ static void test_held_launches_keep_the_verdicts(void **s)
 	(void)s;
 	if (!have_runner)
 		skip();
-	setenv("ARENA_GPU_HOLD_LAUNCH", "1", 1);
+	setenv("ARENA_GPU_HOLD_LAUNCH", "0", 1);
+	evaluate("baseline_copy", &o, &r);
+	unsetenv("ARENA_GPU_HOLD_LAUNCH");
+	expect(&r, RS_OK, "");
+	assert_null(strstr(r.benchmark_method, "held stream"));
+	result_release(&r);
 	evaluate("baseline_copy", &o, &r);
 	expect(&r, RS_OK, "");
 	assert_non_null(strstr(r.benchmark_method, "held stream"));
 	result_release(&r);
 	o.task = task_heavy;
 	evaluate("forged_claim", &o, &r);
-	unsetenv("ARENA_GPU_HOLD_LAUNCH");
 	/* Rejected by name, or (a clock too noisy to call it gross) charged
 	 * back to no gain: its claims alone say 4x. */
 	if (r.status == RS_OK) {

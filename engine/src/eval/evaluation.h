@@ -581,9 +581,9 @@ bool ev_keeper_ready(struct eval_ctx *x);
  * with the reason in why when the probe fails too. */
 bool ev_device_works(struct eval_ctx *x, char *why, size_t why_len);
 /* Whether timed GPU calls are enqueued behind a held stream (`time <n>
- * hold`, runner_proto.h): ARENA_GPU_HOLD_LAUNCH=1.  Off by default until
- * its A/As are measured on the H200 (docs/gpu.md, "Launches behind a held
- * stream"); every runner of an evaluation alike. */
+ * hold`, runner_proto.h): the default since the H200's A/As
+ * (docs/gpu.md, "Launches behind a held stream"); ARENA_GPU_HOLD_LAUNCH=0
+ * turns it off.  Every runner of an evaluation alike. */
 bool ev_gpu_hold_launch(void);
 /* The gen spec of a sample: inputs drawn on the device from seed (every
  * set its own, the same in every runner), outputs poisoned with pattern.

@@ -165,7 +165,7 @@ bool ev_gpu_hold_launch(void)
 {
 	const char *v = getenv("ARENA_GPU_HOLD_LAUNCH");
 
-	return v && strcmp(v, "1") == 0;
+	return !v || strcmp(v, "0") != 0;
 }
 
 char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
