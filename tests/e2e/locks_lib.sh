@@ -67,9 +67,9 @@ wait_mark() {
 	done
 }
 
-# lock_waiters GLOB: how many processes are blocked in flock() on the
-# lock files GLOB names right now (the "->" lines of /proc/locks on their
-# inodes).
+# lock_waiters GLOB: how many takers are blocked on the lock files GLOB
+# names right now (the "->" lines of /proc/locks on their inodes: the
+# device lock's waits are OFD locks, arena/fairlock.h).
 lock_waiters() {
 	_inos=
 	for _f in $1; do
@@ -87,7 +87,7 @@ lock_waiters() {
 # checks that A had not yet reached END_MARK (else returns 2: caught too
 # late, the caller may try again).  Then runs START_B (a command that
 # starts evaluation B and sets $bpid) and waits until B either blocks
-# in flock() on a file LOCKGLOB names (returns 0) or shows any "device lock taken"
+# on a file LOCKGLOB names (returns 0) or shows any "device lock taken"
 # mark or ends while A is stopped (fails the test).  A is continued in
 # every case.
 hold_and_probe() {
@@ -122,7 +122,7 @@ hold_and_probe() {
 		fi
 		sleep 0.05
 	done
-	note "$_b blocked in flock() on $(cd "$(dirname "$_lf")" && echo $(basename "$_lf")) while $_a held it"
+	note "$_b blocked on $(cd "$(dirname "$_lf")" && echo $(basename "$_lf")) while $_a held it"
 	has_mark "$_b" "waiting for the device lock" ||
 		fail "$_b waited without saying so in its timing.tsv"
 	kill -CONT "$apid"

@@ -1,9 +1,10 @@
 /*
- * device_lock.c - the device lock: <lock_dir>/<device>.lock, one flock per
- * device of the machine (the lock directory is the machine's,
- * paths_lock_dir(): /tmp/arena-locks or $ARENA_LOCK_DIR, whatever the
- * store), so that no two evaluations of any stores measure on one device
- * at once (DESIGN.md section 3, item 7; docs/evaluator.md section 6).
+ * device_lock.c - the device lock: <lock_dir>/<device>.lock, one
+ * first-come, first-served lock per device of the machine (arena/fairlock.h;
+ * the lock directory is the machine's, paths_lock_dir(): /tmp/arena-locks
+ * or $ARENA_LOCK_DIR, whatever the store), so that no two evaluations of
+ * any stores measure on one device at once (DESIGN.md section 3, item 7;
+ * docs/evaluator.md section 6), and none waits behind later ones.
  *
  * Who holds it how is said where it is taken (ev_lock_device); every
  * taking, wait and release is marked in timing.tsv, which is how
@@ -12,6 +13,7 @@
  */
 #include "evaluation.h"
 
+#include "arena/fairlock.h"
 #include "arena/paths.h"
 
 #include <errno.h>
@@ -74,9 +76,17 @@ int ev_device_lock_open(const char *dir, const char *device, int *fd,
  * idle, so no other evaluation may run on the device meanwhile.  A
  * GPU's lock is named by its PCI address:
  * cuda:0 in two processes with different CUDA_VISIBLE_DEVICES are
- * different devices.  flock's conversion from shared to exclusive is not
- * atomic (it releases first), which is what keeps two evaluations that
- * both hold it shared from waiting for each other. */
+ * different devices.  A change of mode gives the ticket back and draws a
+ * new one (not atomic), which is what keeps two evaluations that both
+ * hold it shared from waiting for each other; so does ev_unlock_device,
+ * and the next taking queues behind whoever came meanwhile. */
+/* Gives x's ticket back: the device is no longer x's. */
+static void give_back(struct eval_ctx *x)
+{
+	fairlock_release(x->lockfd, x->lockticket);
+	x->lockmode = 0;
+}
+
 int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 {
 	char dev[96];
@@ -94,31 +104,33 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 					      x->err)))
 			return rc;
 	}
-	/* A first try that does not block, so that timing.tsv says when
+	if (x->lockmode) /* a change of mode */
+		give_back(x);
+	/* A first look that does not wait, so that timing.tsv says when
 	 * an evaluation waited for another's device phase, and for how long. */
 	uint64_t asked = now_ns();
 	bool waited = false;
-	int how = LOCK_NB;
-	enum result_phase was = x->phase_now;
-	while (flock(x->lockfd, mode | how) != 0) {
-		if (errno == EWOULDBLOCK && nonblock)
-			return -EWOULDBLOCK;
-		if (errno == EWOULDBLOCK && !waited) {
-			ev_trace_mark(x, "waiting for the device lock: another "
-					 "evaluation is using the device");
-			waited = true;
-			how = 0;
-			was = ev_phase_enter(x, RPH_LOCK_WAIT);
-		} else if (errno != EINTR && errno != EWOULDBLOCK) {
-			if (waited)
-				ev_phase_enter(x, was);
-			return errf_code(x->err, errno,
-					 "cannot lock the device: %s",
-					 strerror(errno));
-		}
-	}
-	if (waited)
+	int64_t ticket;
+	if ((rc = fairlock_enqueue(x->lockfd, mode, &ticket)) != 0)
+		return errf_code(x->err, -rc, "cannot lock the device: %s",
+				 strerror(-rc));
+	rc = fairlock_wait(x->lockfd, mode, ticket, false);
+	if (rc == -EWOULDBLOCK && !nonblock) {
+		ev_trace_mark(x, "waiting for the device lock: another "
+				 "evaluation is using the device");
+		waited = true;
+		enum result_phase was = ev_phase_enter(x, RPH_LOCK_WAIT);
+		rc = fairlock_wait(x->lockfd, mode, ticket, true);
 		ev_phase_enter(x, was);
+	}
+	if (rc != 0) {
+		fairlock_release(x->lockfd, ticket);
+		if (rc == -EWOULDBLOCK)
+			return rc;
+		return errf_code(x->err, -rc, "cannot lock the device: %s",
+				 strerror(-rc));
+	}
+	x->lockticket = ticket;
 	x->lockmode = mode;
 	ev_trace_mark(x, "device lock taken %s after waiting %.1f ms",
 		      mode == LOCK_EX ? "exclusively" : "shared",
@@ -133,9 +145,7 @@ void ev_unlock_device(struct eval_ctx *x)
 	/* Marked first, as ctx_release does: the next holder's "taken"
 	 * mark comes after this one. */
 	ev_trace_detail(x, "device lock released for host work");
-	while (flock(x->lockfd, LOCK_UN) != 0 && errno == EINTR)
-		;
-	x->lockmode = 0;
+	give_back(x);
 }
 
 bool ev_device_exclusive(const struct eval_ctx *x)

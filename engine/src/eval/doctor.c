@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "arena/eval.h"
+#include "arena/fairlock.h"
 #include "arena/paths.h"
 #include "evaluation.h"
 
@@ -141,6 +142,7 @@ static int lock_gpu(const struct gpu_info *g)
 {
 	char name[64];
 	struct errbuf e;
+	int64_t ticket;
 	int fd;
 
 	if (!g->pci[0])
@@ -149,8 +151,10 @@ static int lock_gpu(const struct gpu_info *g)
 	errbuf_init(&e);
 	if (ev_device_lock_open(NULL, name, &fd, &e) != 0)
 		return -1;
-	while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
-		;
+	if (fairlock_take(fd, LOCK_EX, &ticket) != 0) {
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
@@ -266,6 +270,7 @@ static void host_device(struct report *r, const struct doctor_options *o,
 	struct host_peaks hp;
 	struct errbuf e;
 	bool measured = false;
+	int64_t ticket;
 	int fd = -1;
 
 	line(r,
@@ -282,9 +287,11 @@ static void host_device(struct report *r, const struct doctor_options *o,
 		return;
 	}
 	errbuf_init(&e);
-	if (ev_device_lock_open(NULL, "host", &fd, &e) == 0)
-		while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
-			;
+	if (ev_device_lock_open(NULL, "host", &fd, &e) == 0 &&
+	    fairlock_take(fd, LOCK_EX, &ticket) != 0) {
+		close(fd);
+		fd = -1;
+	}
 	errbuf_init(&e);
 	if (host_peaks_get(cache, o->remeasure, &hp, &measured, &e) == 0)
 		line(r,

@@ -55,6 +55,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "arena/fairlock.h"
 #include "arena/paths.h"
 
 const char *const ev_role_names[NROLES] = { "reference", "baseline",
@@ -249,6 +250,7 @@ struct teardown {
 	struct runner *runners[MAX_LIVE];
 	int n;
 	int lockfd, lockmode;
+	int64_t lockticket;
 	FILE *trace;
 	uint64_t t0_ns;
 };
@@ -271,8 +273,11 @@ static void *teardown_main(void *arg)
 				(double)(now_ns() - td->t0_ns) / 1e6);
 		fclose(td->trace);
 	}
-	if (td->lockfd >= 0)
+	if (td->lockfd >= 0) {
+		if (td->lockmode)
+			fairlock_release(td->lockfd, td->lockticket);
 		close(td->lockfd);
+	}
 	free(td);
 	pthread_mutex_lock(&teardown_mu);
 	teardowns_pending--;
@@ -293,6 +298,7 @@ static bool teardown_defer(struct eval_ctx *x)
 	memcpy(td->runners, x->live, (size_t)x->nlive * sizeof(x->live[0]));
 	td->lockfd = x->lockfd;
 	td->lockmode = x->lockmode;
+	td->lockticket = x->lockticket;
 	td->trace = x->trace;
 	td->t0_ns = x->t0_ns;
 	if (x->trace)
@@ -368,8 +374,11 @@ static void ctx_release(struct eval_ctx *x)
 		rm_rf(x->scratch);
 	free(x->scratch);
 	free(x->log_dir);
-	if (x->lockfd >= 0)
+	if (x->lockfd >= 0) {
+		if (x->lockmode)
+			fairlock_release(x->lockfd, x->lockticket);
 		close(x->lockfd);
+	}
 	strbuf_release(&x->method_notes);
 	host_sweep_release(&x->sweep);
 	free(x->roofline_note);

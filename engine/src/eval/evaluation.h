@@ -7,7 +7,8 @@
  *   runners.c      the runners an evaluation owns: start, reuse, end;
  *                  each call's checks (return code, threads, inputs
  *                  unchanged, outputs compared); the timing trace
- *   device_lock.c  the machine-wide device lock (flock), its marks
+ *   device_lock.c  the machine-wide device lock (first come, first
+ *                  served: arena/fairlock.h), its marks
  *   correctness.c  correctness trials per case, the reference run ahead
  *   correctness_gpu.c  the same on a GPU, with the samples timing uses
  *   gpu_sample.c   one GPU sample (gen, keeper flush, time, fetch, probe)
@@ -236,6 +237,7 @@ struct eval_ctx {
 	struct runner *tblk[MAX_BLOCKS][2];	/* timing blocks 1..: base, cand */
 	int lockfd;			/* the device lock, -1 when not held */
 	int lockmode;			/* LOCK_SH or LOCK_EX while held */
+	int64_t lockticket;		/* its ticket (arena/fairlock.h) */
 	int trusted_threads;		/* most threads of a trusted GPU runner */
 	struct runner *keeper;		/* the trusted GPU process: L2 flush,
 					 * probes (gpu_sample.c) */

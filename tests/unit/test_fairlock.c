@@ -1,0 +1,286 @@
+/*
+ * test_fairlock.c - the device lock's queue (arena/fairlock.h): takers are
+ * served in the order they drew their tickets, a taker that lets go and
+ * asks again queues behind those already waiting (what flock let it
+ * skip), shared takers share but never pass a queued exclusive one, and a
+ * taker that dies, holding or waiting, is out of the way.
+ *
+ * Every descriptor opened separately is a taker of its own, so most of
+ * the order is checked in one process with waits that do not block; the
+ * blocking waits, and death, with child processes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arena/fairlock.h"
+#include "arena/util.h"
+
+static char dir[] = "/tmp/arena-test-fairlock-XXXXXX";
+static char path[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/dev.lock", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rm_rf(dir);
+	return 0;
+}
+
+static int taker(void)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* fd enqueued in mode, its ticket returned. */
+static int64_t queued(int fd, int mode)
+{
+	int64_t t = -1;
+
+	assert_int_equal(fairlock_enqueue(fd, mode, &t), 0);
+	return t;
+}
+
+static bool granted(int fd, int mode, int64_t t)
+{
+	int rc = fairlock_wait(fd, mode, t, false);
+
+	assert_true(rc == 0 || rc == -EWOULDBLOCK);
+	return rc == 0;
+}
+
+/* The holder lets go and asks again at once: the taker already waiting
+ * goes first (flock would have let the holder straight back in). */
+static void test_a_taker_that_asks_again_queues_behind_the_waiting(void **s)
+{
+	int a = taker(), b = taker();
+	int64_t ta, tb;
+
+	(void)s;
+	assert_int_equal(fairlock_take(a, LOCK_EX, &ta), 0);
+	tb = queued(b, LOCK_EX);
+	assert_false(granted(b, LOCK_EX, tb));
+	fairlock_release(a, ta);
+	ta = queued(a, LOCK_EX);
+	assert_true(ta > tb);
+	assert_false(granted(a, LOCK_EX, ta));
+	assert_true(granted(b, LOCK_EX, tb));
+	assert_false(granted(a, LOCK_EX, ta));
+	fairlock_release(b, tb);
+	assert_true(granted(a, LOCK_EX, ta));
+	fairlock_release(a, ta);
+	close(a);
+	close(b);
+}
+
+/* Shared takers share; a queued exclusive one waits for them, and a
+ * shared taker that came after it waits for it. */
+static void test_shared_takers_never_pass_a_queued_exclusive_one(void **s)
+{
+	int a = taker(), b = taker(), c = taker(), d = taker();
+
+	(void)s;
+	int64_t ta = queued(a, LOCK_SH), tb = queued(b, LOCK_SH);
+	assert_true(granted(a, LOCK_SH, ta));
+	assert_true(granted(b, LOCK_SH, tb));
+	int64_t tc = queued(c, LOCK_EX), td = queued(d, LOCK_SH);
+	assert_false(granted(c, LOCK_EX, tc));
+	assert_false(granted(d, LOCK_SH, td));
+	fairlock_release(a, ta);
+	assert_false(granted(c, LOCK_EX, tc));
+	fairlock_release(b, tb);
+	assert_true(granted(c, LOCK_EX, tc));
+	assert_false(granted(d, LOCK_SH, td));
+	fairlock_release(c, tc);
+	assert_true(granted(d, LOCK_SH, td));
+	fairlock_release(d, td);
+	close(a);
+	close(b);
+	close(c);
+	close(d);
+}
+
+/* In a child: dies with the test, and within 30 s whatever happens, so
+ * that a failed assertion leaves no child holding a pipe or the lock. */
+static void child_bounded(void)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	alarm(30);
+}
+
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Children that queue one after another and then block are served in
+ * that order, and the parent, which let go and asked again once the last
+ * had queued, comes after all of them. */
+static void test_blocked_takers_are_served_in_the_order_they_came(void **s)
+{
+	enum { N = 4 };
+	int order[2], ready[2], a = taker();
+	pid_t pid[N];
+	int64_t ta;
+	char c;
+
+	(void)s;
+	assert_int_equal(pipe(order), 0);
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(fairlock_take(a, LOCK_EX, &ta), 0);
+	for (int i = 0; i < N; i++) {
+		pid[i] = fork();
+		assert_true(pid[i] >= 0);
+		if (pid[i] == 0) {
+			int fd = taker();
+			int64_t t;
+			char me = (char)('0' + i);
+			child_bounded();
+			if (fairlock_enqueue(fd, LOCK_EX, &t) != 0)
+				_exit(2);
+			(void)!write(ready[1], &me, 1);
+			if (fairlock_wait(fd, LOCK_EX, t, true) != 0)
+				_exit(3);
+			(void)!write(order[1], &me, 1);
+			usleep(20000); /* holds it a while */
+			fairlock_release(fd, t);
+			_exit(0);
+		}
+		assert_int_equal(read(ready[0], &c, 1), 1);
+		assert_int_equal(c, '0' + i);
+	}
+	/* Queued behind the parent, none is let in before it lets go. */
+	struct pollfd pf = { .fd = order[0], .events = POLLIN };
+	assert_int_equal(poll(&pf, 1, 100), 0);
+	fairlock_release(a, ta);
+	assert_int_equal(fairlock_take(a, LOCK_EX, &ta), 0);
+	(void)!write(order[1], "P", 1);
+	fairlock_release(a, ta);
+	char got[N + 2] = { 0 };
+	for (int i = 0; i < N + 1; i++)
+		assert_int_equal(read(order[0], &got[i], 1), 1);
+	assert_string_equal(got, "0123P");
+	for (int i = 0; i < N; i++) {
+		int st;
+		assert_int_equal(waitpid(pid[i], &st, 0), pid[i]);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	close(a);
+	close(order[0]);
+	close(order[1]);
+	close(ready[0]);
+	close(ready[1]);
+}
+
+/* A child that holds the lock, and one that waits for it, are killed:
+ * the next taker still waits for the holder, then gets the lock. */
+static void test_a_dead_taker_is_out_of_the_way(void **s)
+{
+	int ready[2], a = taker();
+	pid_t holder, waiter;
+	char c;
+
+	(void)s;
+	assert_int_equal(pipe(ready), 0);
+	holder = fork();
+	assert_true(holder >= 0);
+	if (holder == 0) {
+		child_bounded();
+		int fd = taker();
+		int64_t t;
+		if (fairlock_take(fd, LOCK_EX, &t) != 0)
+			_exit(2);
+		(void)!write(ready[1], "h", 1);
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	waiter = fork();
+	assert_true(waiter >= 0);
+	if (waiter == 0) {
+		child_bounded();
+		int fd = taker();
+		int64_t t;
+		if (fairlock_enqueue(fd, LOCK_EX, &t) != 0)
+			_exit(2);
+		(void)!write(ready[1], "w", 1);
+		(void)fairlock_wait(fd, LOCK_EX, t, true);
+		_exit(3); /* never: killed while it waits */
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	int64_t ta = queued(a, LOCK_EX);
+	kill(waiter, SIGKILL);
+	waitpid(waiter, NULL, 0);
+	/* The waiter's death does not let a through: the holder lives. */
+	assert_false(granted(a, LOCK_EX, ta));
+	kill(holder, SIGKILL);
+	waitpid(holder, NULL, 0);
+	uint64_t t0 = ms_now();
+	assert_int_equal(fairlock_wait(a, LOCK_EX, ta, true), 0);
+	assert_true(ms_now() - t0 < 5000);
+	fairlock_release(a, ta);
+	close(a);
+	close(ready[0]);
+	close(ready[1]);
+}
+
+/* A counter this module did not write is refused, not guessed at. */
+static void test_a_foreign_counter_is_refused(void **s)
+{
+	char other[80];
+	int64_t t;
+
+	(void)s;
+	snprintf(other, sizeof(other), "%s/foreign.lock", dir);
+	int fd = open(other, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "abc", 3), 3);
+	assert_int_equal(fairlock_enqueue(fd, LOCK_EX, &t), -EBADMSG);
+	assert_int_equal(fairlock_enqueue(fd, LOCK_UN, &t), -EINVAL);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(
+			test_a_taker_that_asks_again_queues_behind_the_waiting),
+		cmocka_unit_test(
+			test_shared_takers_never_pass_a_queued_exclusive_one),
+		cmocka_unit_test(
+			test_blocked_takers_are_served_in_the_order_they_came),
+		cmocka_unit_test(test_a_dead_taker_is_out_of_the_way),
+		cmocka_unit_test(test_a_foreign_counter_is_refused),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
