@@ -26,6 +26,8 @@
 #     aa           the noop agent through `arena run` on the implemented
 #                  Triton task (speedup within 1.00 +- 0.02), and --aa on
 #                  the PyTorch baseline of torch2triton/swiglu_bf16
+#   ADV_ONLY       (environment) only the adversarial candidates whose
+#                  names match this extended regular expression
 #   --deadline S   no step or evaluation starts after S seconds from the
 #                  start (default 420); every evaluation is killed at 530 s
 # Needs: make (the runner libraries, libarena-pyrunner-cuda.so by nvcc),
@@ -102,7 +104,9 @@ why_of() {
 }
 
 # verdict NAME WANT PHRASE: WANT is a status, "faster" (ok, speedup > 1),
-# "nogain" (rejected with PHRASE, or ok with speedup <= 1.10), "notok"
+# "nogain" (rejected with PHRASE, or ok with speedup <= 1.10),
+# "nogain:OTHER" (the same, the bound 1.10 times the speedup of evaluation
+# OTHER when that is above 1: no gain beyond the same kernel's), "notok"
 # (anything but ok, the reason matching PHRASE) or "noreward" (anything but
 # ok, or ok with speedup <= 1.10: the candidate gained nothing, whichever
 # check stopped it).
@@ -115,9 +119,15 @@ verdict() {
 	ok=false
 	case $want in
 	faster) [ "$st" = ok ] && awk -v s="$sp" 'BEGIN { exit !(s > 1) }' && ok=true ;;
-	nogain)
+	nogain|nogain:*)
+		other=1
+		case $want in nogain:*)
+			other=$(field speedup_ratio < "$EV/${want#nogain:}.yaml")
+			[ "$(field status < "$EV/${want#nogain:}.yaml")" = ok ] || other=1 ;;
+		esac
 		if [ "$st" = rejected ] && grep -qE -- "$phrase" "$y"; then ok=true
-		elif [ "$st" = ok ] && awk -v s="$sp" 'BEGIN { exit !(s <= 1.10) }'; then ok=true; fi ;;
+		elif [ "$st" = ok ] && awk -v s="$sp" -v o="${other:-1}" \
+			'BEGIN { exit !(s <= 1.10 * (o > 1 ? o : 1)) }'; then ok=true; fi ;;
 	notok) [ "$st" != ok ] && [ -n "$st" ] && grep -qE -- "$phrase" "$y" && ok=true ;;
 	noreward)
 		if [ "$st" != ok ] && [ -n "$st" ]; then ok=true
@@ -176,7 +186,7 @@ fi
 # rest of the line, its '|' alternatives included)
 adv_list() {
 	cat <<EOF
-clock_patch|nogain|$PY|task/rmsnorm_open|inconsistent
+clock_patch|nogain:adv_honest_open|$PY|task/rmsnorm_open|inconsistent
 other_stream|notok|$PY|task/rmsnorm_open|not ordered on the stream|inconsistent with the controller|work still running|work left running on the device
 thread_late|rejected|$PY|task/rmsnorm_open|work left running
 fork_child|rejected|$PY|task/rmsnorm_open|child process
@@ -189,11 +199,16 @@ EOF
 }
 if step_ok adversarial 30; then
 	note "adversarial: name | verdict | status | speedup | time | reason"
+	# clock_patch's kernel without its patches: the gain the patches
+	# must not add to (the kernel itself is faster than the task's).
+	run_eval adv_honest_open "$PY" task/rmsnorm_open "$PY/honest/rmsnorm_bf16" --quick
+	verdict adv_honest_open ok ""
 	rm -f "$EV/adv.todo"
 	adv_list | {
 	running=0
 	while IFS='|' read -r name want tdir task phrase; do
 		[ "$(left)" -gt 20 ] || { note "adversarial: deadline, $name not run"; continue; }
+		echo "$name" | grep -qE -- "${ADV_ONLY:-.}" || continue
 		run_eval "adv_$name" "$tdir" "$task" "$PY/adversarial/$name" --quick &
 		running=$((running + 1))
 		if [ $running -ge 3 ]; then wait; running=0; fi
