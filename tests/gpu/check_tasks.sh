@@ -18,8 +18,9 @@
 #                so that the call ends within nine minutes
 # Environment (besides tests/gpu/lib.sh's): JOBS (tasks checked at once,
 # default 3: builds and correctness overlap, timing takes the device's lock
-# one task at a time; at 6, flock's queue, which is not first come first
-# served, left 2 tasks waiting out their limit on 2026-12-03, at 3-4 none),
+# one task at a time; while that lock was a flock, which is not first come
+# first served, 2 tasks waited out their limit at 6 on 2026-12-03 and at 4
+# on 2026-12-04; it is a queue since, not yet run here at more than 3),
 # SEEDS (default 2), CASE_BUDGET (default 0.5),
 # TASK_LIMIT (seconds one task may take, default 300).
 #
