@@ -201,6 +201,61 @@ static void test_blocked_takers_are_served_in_the_order_they_came(void **s)
 	close(ready[1]);
 }
 
+/* Under contention - children that take, record and let go as fast as
+ * they can, then queue again at once - the lock is granted in ticket
+ * order, each holder alone: no taker is overtaken by one that drew
+ * after it, however often that one asks. */
+static void test_under_contention_tickets_are_served_in_order(void **s)
+{
+	enum { KIDS = 4, ROUNDS = 60 };
+	int rec[2];
+	pid_t pid[KIDS];
+	char holders[80];
+
+	(void)s;
+	snprintf(holders, sizeof(holders), "%s/holders", dir);
+	assert_int_equal(pipe(rec), 0);
+	for (int i = 0; i < KIDS; i++) {
+		pid[i] = fork();
+		assert_true(pid[i] >= 0);
+		if (pid[i] != 0)
+			continue;
+		child_bounded();
+		int fd = taker();
+		for (int r = 0; r < ROUNDS; r++) {
+			int64_t t;
+			if (fairlock_take(fd, LOCK_EX, &t) != 0)
+				_exit(2);
+			/* Alone while held: nobody else's mark is there. */
+			int h = open(holders, O_CREAT | O_EXCL | O_WRONLY, 0600);
+			if (h < 0)
+				_exit(4);
+			close(h);
+			if (write(rec[1], &t, sizeof(t)) != sizeof(t))
+				_exit(3);
+			unlink(holders);
+			fairlock_release(fd, t);
+		}
+		_exit(0);
+	}
+	close(rec[1]);
+	int64_t last = -1, t;
+	int n = 0;
+	while (read(rec[0], &t, sizeof(t)) == sizeof(t)) {
+		assert_true(t > last);
+		last = t;
+		n++;
+	}
+	for (int i = 0; i < KIDS; i++) {
+		int st;
+		assert_int_equal(waitpid(pid[i], &st, 0), pid[i]);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 0);
+	}
+	assert_int_equal(n, KIDS * ROUNDS);
+	close(rec[0]);
+}
+
 /* A child that holds the lock, and one that waits for it, are killed:
  * the next taker still waits for the holder, then gets the lock. */
 static void test_a_dead_taker_is_out_of_the_way(void **s)
@@ -278,6 +333,8 @@ int main(void)
 			test_shared_takers_never_pass_a_queued_exclusive_one),
 		cmocka_unit_test(
 			test_blocked_takers_are_served_in_the_order_they_came),
+		cmocka_unit_test(
+			test_under_contention_tickets_are_served_in_order),
 		cmocka_unit_test(test_a_dead_taker_is_out_of_the_way),
 		cmocka_unit_test(test_a_foreign_counter_is_refused),
 	};
