@@ -67,7 +67,14 @@ int ev_device_lock_open(const char *dir, const char *device, int *fd,
 	return 0;
 }
 
-/* Takes <lock_dir>/<device>.lock (flock, blocking) in mode (LOCK_SH or
+/* Gives x's ticket back: the device is no longer x's. */
+static void give_back(struct eval_ctx *x)
+{
+	fairlock_release(x->lockfd, x->lockticket);
+	x->lockmode = 0;
+}
+
+/* Takes <lock_dir>/<device>.lock (fairlock, blocking) in mode (LOCK_SH or
  * LOCK_EX), opening it on first use and keeping it in x->lockfd until
  * ctx_release.  Host: only timing takes it (exclusively).  GPU: starting
  * runners before the builds holds it shared (a context being created is
@@ -80,13 +87,6 @@ int ev_device_lock_open(const char *dir, const char *device, int *fd,
  * new one (not atomic), which is what keeps two evaluations that both
  * hold it shared from waiting for each other; so does ev_unlock_device,
  * and the next taking queues behind whoever came meanwhile. */
-/* Gives x's ticket back: the device is no longer x's. */
-static void give_back(struct eval_ctx *x)
-{
-	fairlock_release(x->lockfd, x->lockticket);
-	x->lockmode = 0;
-}
-
 int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 {
 	char dev[96];
