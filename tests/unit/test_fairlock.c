@@ -2,8 +2,9 @@
  * test_fairlock.c - the device lock's queue (arena/fairlock.h): takers are
  * served in the order they drew their tickets, a taker that lets go and
  * asks again queues behind those already waiting (what flock let it
- * skip), shared takers share but never pass a queued exclusive one, and a
- * taker that dies, holding or waiting, is out of the way.
+ * skip), shared takers share but never pass a queued exclusive one, an
+ * exclusive holder can become a shared one with nobody slipping in, and
+ * a taker that dies, holding or waiting, is out of the way.
  *
  * Every descriptor opened separately is a taker of its own, so most of
  * the order is checked in one process with waits that do not block; the
@@ -110,6 +111,37 @@ static void test_shared_takers_never_pass_a_queued_exclusive_one(void **s)
 	assert_true(granted(a, LOCK_SH, ta));
 	assert_true(granted(b, LOCK_SH, tb));
 	int64_t tc = queued(c, LOCK_EX), td = queued(d, LOCK_SH);
+	assert_false(granted(c, LOCK_EX, tc));
+	assert_false(granted(d, LOCK_SH, td));
+	fairlock_release(a, ta);
+	assert_false(granted(c, LOCK_EX, tc));
+	fairlock_release(b, tb);
+	assert_true(granted(c, LOCK_EX, tc));
+	assert_false(granted(d, LOCK_SH, td));
+	fairlock_release(c, tc);
+	assert_true(granted(d, LOCK_SH, td));
+	fairlock_release(d, td);
+	close(a);
+	close(b);
+	close(c);
+	close(d);
+}
+
+/* An exclusive holder that shares (a deferred teardown): the shared
+ * taker behind it comes in at once; the exclusive one, and a shared one
+ * queued after that, still wait - for the sharer and the shared taker. */
+static void test_a_holder_that_shares_lets_only_shared_takers_in(void **s)
+{
+	int a = taker(), b = taker(), c = taker(), d = taker();
+	int64_t ta;
+
+	(void)s;
+	assert_int_equal(fairlock_take(a, LOCK_EX, &ta), 0);
+	int64_t tb = queued(b, LOCK_SH), tc = queued(c, LOCK_EX),
+		td = queued(d, LOCK_SH);
+	assert_false(granted(b, LOCK_SH, tb));
+	fairlock_share(a, ta);
+	assert_true(granted(b, LOCK_SH, tb));
 	assert_false(granted(c, LOCK_EX, tc));
 	assert_false(granted(d, LOCK_SH, td));
 	fairlock_release(a, ta);
@@ -331,6 +363,8 @@ int main(void)
 			test_a_taker_that_asks_again_queues_behind_the_waiting),
 		cmocka_unit_test(
 			test_shared_takers_never_pass_a_queued_exclusive_one),
+		cmocka_unit_test(
+			test_a_holder_that_shares_lets_only_shared_takers_in),
 		cmocka_unit_test(
 			test_blocked_takers_are_served_in_the_order_they_came),
 		cmocka_unit_test(

@@ -39,6 +39,11 @@ int fairlock_wait(int fd, int mode, int64_t ticket, bool block);
  * left queued. */
 int fairlock_take(int fd, int mode, int64_t *ticket);
 
+/* An exclusive ticket becomes shared, at once: shared takers behind it
+ * may come in, exclusive ones still wait for it (nobody can slip in
+ * between, as a release and a new taking would let them). */
+void fairlock_share(int fd, int64_t ticket);
+
 /* Gives ticket back, held or queued. */
 void fairlock_release(int fd, int64_t ticket);
 

@@ -13,7 +13,8 @@
  * + t) when shared - which the kernel grants only when no write lock is
  * left in the range; later tickets lock bytes above t, so nothing can
  * overtake, and a dead taker's bytes go with its descriptors.  The read
- * lock is dropped at once: it only waited.
+ * lock is dropped at once: it only waited.  An exclusive holder becomes
+ * a shared one by letting its EXCLUSIVE byte go and keeping the other.
  */
 #include "arena/fairlock.h"
 
@@ -136,6 +137,11 @@ int fairlock_take(int fd, int mode, int64_t *ticket)
 	if (rc == 0 && (rc = fairlock_wait(fd, mode, *ticket, true)) != 0)
 		fairlock_release(fd, *ticket);
 	return rc;
+}
+
+void fairlock_share(int fd, int64_t ticket)
+{
+	ofd_unlock(fd, EXCLUSIVE + ticket, 1);
 }
 
 void fairlock_release(int fd, int64_t ticket)

@@ -244,7 +244,9 @@ void eval_cache_key(const struct task *t, const char *sources_hash,
  * Deferred teardown (req->defer_teardown): the killed runners, the device
  * lock's descriptor and the trace go to a thread that reaps the runners,
  * then writes the trace's last mark, closes it and lets the lock go: what
- * ctx_release would have done, after the caller has its verdict.
+ * ctx_release would have done, after the caller has its verdict.  The
+ * lock is kept shared meanwhile (fairlock_share: no one measures while a
+ * context is torn down, but the next evaluation may start its runners).
  */
 struct teardown {
 	struct runner *runners[MAX_LIVE];
@@ -263,6 +265,8 @@ static void *teardown_main(void *arg)
 {
 	struct teardown *td = arg;
 
+	if (td->lockfd >= 0 && td->lockmode == LOCK_EX)
+		fairlock_share(td->lockfd, td->lockticket);
 	for (int i = 0; i < td->n; i++)
 		runner_destroy(td->runners[i]);
 	if (td->trace) {
@@ -303,8 +307,11 @@ static bool teardown_defer(struct eval_ctx *x)
 	td->t0_ns = x->t0_ns;
 	if (x->trace)
 		fprintf(x->trace, "# %.1f ms: evaluation done; %d runners "
-			"reaped after it\n",
-			(double)(now_ns() - x->t0_ns) / 1e6, td->n);
+			"reaped after it%s\n",
+			(double)(now_ns() - x->t0_ns) / 1e6, td->n,
+			td->lockmode == LOCK_EX
+				? " (the device lock kept shared meanwhile)"
+				: "");
 	pthread_mutex_lock(&teardown_mu);
 	teardowns_pending++;
 	pthread_mutex_unlock(&teardown_mu);
@@ -317,8 +324,13 @@ static bool teardown_defer(struct eval_ctx *x)
 		teardowns_pending--;
 		pthread_mutex_unlock(&teardown_mu);
 		free(td);
+		if (x->trace)
+			fprintf(x->trace, "# %.1f ms: no teardown thread: "
+				"runners reaped now\n",
+				(double)(now_ns() - x->t0_ns) / 1e6);
 		return false;
 	}
+
 	x->nlive = 0;
 	x->lockfd = -1;
 	x->trace = NULL;
