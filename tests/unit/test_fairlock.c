@@ -100,6 +100,23 @@ static void test_a_taker_that_asks_again_queues_behind_the_waiting(void **s)
 	close(b);
 }
 
+/* The end of a queue: b holds it shared, c (exclusive) and d (shared)
+ * wait in that order.  b lets go: c comes in, d still waits; c lets go:
+ * d comes in.  Closes b, c and d. */
+static void b_then_c_then_d(int b, int64_t tb, int c, int64_t tc, int d,
+			    int64_t td)
+{
+	fairlock_release(b, tb);
+	assert_true(granted(c, LOCK_EX, tc));
+	assert_false(granted(d, LOCK_SH, td));
+	fairlock_release(c, tc);
+	assert_true(granted(d, LOCK_SH, td));
+	fairlock_release(d, td);
+	close(b);
+	close(c);
+	close(d);
+}
+
 /* Shared takers share; a queued exclusive one waits for them, and a
  * shared taker that came after it waits for it. */
 static void test_shared_takers_never_pass_a_queued_exclusive_one(void **s)
@@ -115,16 +132,8 @@ static void test_shared_takers_never_pass_a_queued_exclusive_one(void **s)
 	assert_false(granted(d, LOCK_SH, td));
 	fairlock_release(a, ta);
 	assert_false(granted(c, LOCK_EX, tc));
-	fairlock_release(b, tb);
-	assert_true(granted(c, LOCK_EX, tc));
-	assert_false(granted(d, LOCK_SH, td));
-	fairlock_release(c, tc);
-	assert_true(granted(d, LOCK_SH, td));
-	fairlock_release(d, td);
+	b_then_c_then_d(b, tb, c, tc, d, td);
 	close(a);
-	close(b);
-	close(c);
-	close(d);
 }
 
 /* An exclusive holder that shares (a deferred teardown): the shared
@@ -146,16 +155,8 @@ static void test_a_holder_that_shares_lets_only_shared_takers_in(void **s)
 	assert_false(granted(d, LOCK_SH, td));
 	fairlock_release(a, ta);
 	assert_false(granted(c, LOCK_EX, tc));
-	fairlock_release(b, tb);
-	assert_true(granted(c, LOCK_EX, tc));
-	assert_false(granted(d, LOCK_SH, td));
-	fairlock_release(c, tc);
-	assert_true(granted(d, LOCK_SH, td));
-	fairlock_release(d, td);
+	b_then_c_then_d(b, tb, c, tc, d, td);
 	close(a);
-	close(b);
-	close(c);
-	close(d);
 }
 
 /* In a child: dies with the test, and within 30 s whatever happens, so
@@ -288,42 +289,42 @@ static void test_under_contention_tickets_are_served_in_order(void **s)
 	close(rec[0]);
 }
 
+/* A child that queues for the lock exclusively and, with holds, waits
+ * until it has it; then says so on ready and stays (holding, or
+ * waiting) until it is killed.  Returns once it has said so. */
+static pid_t queued_child(int ready[2], bool holds)
+{
+	pid_t pid = fork();
+	char c;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		child_bounded();
+		int fd = taker();
+		int64_t t;
+		if (fairlock_enqueue(fd, LOCK_EX, &t) != 0 ||
+		    (holds && fairlock_wait(fd, LOCK_EX, t, true) != 0))
+			_exit(2);
+		(void)!write(ready[1], "q", 1);
+		if (!holds)
+			(void)fairlock_wait(fd, LOCK_EX, t, true);
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	return pid;
+}
+
 /* A child that holds the lock, and one that waits for it, are killed:
  * the next taker still waits for the holder, then gets the lock. */
 static void test_a_dead_taker_is_out_of_the_way(void **s)
 {
 	int ready[2], a = taker();
-	pid_t holder, waiter;
-	char c;
 
 	(void)s;
 	assert_int_equal(pipe(ready), 0);
-	holder = fork();
-	assert_true(holder >= 0);
-	if (holder == 0) {
-		child_bounded();
-		int fd = taker();
-		int64_t t;
-		if (fairlock_take(fd, LOCK_EX, &t) != 0)
-			_exit(2);
-		(void)!write(ready[1], "h", 1);
-		pause();
-		_exit(0);
-	}
-	assert_int_equal(read(ready[0], &c, 1), 1);
-	waiter = fork();
-	assert_true(waiter >= 0);
-	if (waiter == 0) {
-		child_bounded();
-		int fd = taker();
-		int64_t t;
-		if (fairlock_enqueue(fd, LOCK_EX, &t) != 0)
-			_exit(2);
-		(void)!write(ready[1], "w", 1);
-		(void)fairlock_wait(fd, LOCK_EX, t, true);
-		_exit(3); /* never: killed while it waits */
-	}
-	assert_int_equal(read(ready[0], &c, 1), 1);
+	pid_t holder = queued_child(ready, true);
+	pid_t waiter = queued_child(ready, false);
 	int64_t ta = queued(a, LOCK_EX);
 	kill(waiter, SIGKILL);
 	waitpid(waiter, NULL, 0);
