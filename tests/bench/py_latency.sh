@@ -15,8 +15,9 @@
 # evaluator's eval_phases, the bridge's and the client's share, from the
 # run's trace; medians per mode after the first) and a summary; writes
 # them to $OUT/py_latency.txt when OUT is set, with the final
-# evaluation's timeline (py_latency_timeline.txt) and the bridge's trace
-# (py_latency_trace.jsonl).  Exits 1, saying why, when the run
+# evaluation's timeline (py_latency_timeline.txt), its timing.tsv and
+# blocks.tsv (py_latency_timing.tsv, py_latency_blocks.tsv) and the
+# bridge's trace (py_latency_trace.jsonl).  Exits 1, saying why, when the run
 # failed or any evaluation was not ok (the first one's answer is shown:
 # an agent whose `arena eval` cannot start reads 0.00 s and no score), so
 # that no median is ever read from evaluations that did not happen.
@@ -124,10 +125,14 @@ done | while read -r line; do report "$line"; done
 # The run's final evaluation (default mode, held-out cases included) is
 # the one whose timeline stays in logs/timing.tsv: its marks (runners
 # ready, each trial, each case timed) go to $OUT beside the bridge's
-# trace, for a look at what the phases above do not split.
+# trace, for a look at what the phases above do not split, and the whole
+# file (every timed pair's parts: py_latency_timing.tsv, e.g. for
+# tests/gpu/timing_report.py), with blocks.tsv.
 if [ -n "${OUT:-}" ]; then
 	logs=$(dirname "$(dirname "$tsv")")/logs
 	grep '^#' "$logs/timing.tsv" > "$OUT/py_latency_timeline.txt" 2>/dev/null
+	cp "$logs/timing.tsv" "$OUT/py_latency_timing.tsv" 2>/dev/null
+	cp "$logs/blocks.tsv" "$OUT/py_latency_blocks.tsv" 2>/dev/null
 	cp "$logs/trace.jsonl" "$OUT/py_latency_trace.jsonl" 2>/dev/null
 fi
 first=$(head -n 1 "$tsv" | cut -f2)

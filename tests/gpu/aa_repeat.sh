@@ -22,7 +22,7 @@
 # block, speedup, lo, hi, then blocks.tsv's columns on block lines),
 # $OUT/aa_repeat.txt (one line per evaluation and per block) and each
 # evaluation's result and logs (timing.tsv, blocks.tsv, pace_report.py's
-# report) under $OUT/aa_repeat/.
+# report) in $OUT/aa_repeat.tgz (aa_repeat/ inside).
 . "$(dirname "$0")/lib.sh"
 n=8
 deadline=250
@@ -102,4 +102,7 @@ while [ "$r" -lt "$n" ]; do
 	done
 done
 cat "$txt"
+# One archive instead of a tree: the device tool brings back files only a
+# few folders deep (the -logs folders of 2026-12-04 stayed behind).
+tar -czf "$OUT/aa_repeat.tgz" -C "$OUT" aa_repeat && rm -rf "$D"
 exit $rc
