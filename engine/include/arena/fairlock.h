@@ -16,6 +16,9 @@
  * counter.  Every lock is an open file description lock (F_OFD_SETLK), so
  * two descriptors of one process opened separately are two takers, and a
  * taker's locks go with the last descriptor of its open file description.
+ * An open file description holds one ticket at a time: its own locks do
+ * not conflict with each other, so a second ticket would not wait for
+ * its first, and waiting would undo the first's locks.
  */
 #ifndef ARENA_FAIRLOCK_H
 #define ARENA_FAIRLOCK_H
