@@ -517,6 +517,43 @@ static void test_forking_a_noise_process_is_rejected_at_load(void **state)
 
 /* ---- caching ------------------------------------------------------------- */
 
+/* A device lock file whose ticket counter arena did not write (3 bytes
+ * of something else): the evaluation ends as an infrastructure error that
+ * names the file and says how to mend it, and nothing is timed. */
+static void test_a_foreign_lock_file_names_itself_and_the_fix(void **state)
+{
+	char locks[] = "/tmp/arena-test-eval-locks-XXXXXX";
+	struct eval_request req;
+	struct task_result res;
+	char *dir = xasprintf("%s/candidates/baseline_copy", adv_root);
+
+	(void)state;
+	assert_non_null(mkdtemp(locks));
+	char *lock = path_join(locks, "host.lock");
+	FILE *f = fopen(lock, "w");
+	assert_non_null(f);
+	fputs("abc", f);
+	fclose(f);
+	eval_request_init(&req);
+	req.task = task;
+	req.candidate_dir = dir;
+	req.cache_dir = cache_dir;
+	req.lock_dir = locks;
+	req.seed = 20261204;
+	req.timing.case_budget_s = 0.2;
+	req.timing.blocks = 2;
+	req.timing.min_pairs = 5;
+	req.timing.runner_timeout_s = 10;
+	eval_checked(&req, dir, &res);
+	expect(&res, RS_INFRA_ERROR, "host.lock");
+	expect(&res, RS_INFRA_ERROR, "remove the file while no evaluation");
+	assert_false(res.candidate_accepted);
+	result_release(&res);
+	free(lock);
+	free(dir);
+	rm_rf(locks);
+}
+
 static void test_evaluation_key_depends_on_every_field(void **state)
 {
 	char a[65], b[65];
@@ -570,6 +607,8 @@ int main(void)
 		cmocka_unit_test(test_evaluation_key_depends_on_every_field),
 		cmocka_unit_test(test_hash_sources_marks_missing_files),
 		cmocka_unit_test(test_baseline_copy_is_accepted_at_speedup_one),
+		cmocka_unit_test(
+			test_a_foreign_lock_file_names_itself_and_the_fix),
 		cmocka_unit_test(test_optimized_is_accepted_and_faster),
 		cmocka_unit_test(
 			test_probing_the_controller_through_proc_finds_nothing),

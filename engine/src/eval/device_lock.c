@@ -67,6 +67,25 @@ int ev_device_lock_open(const char *dir, const char *device, int *fd,
 	return 0;
 }
 
+/* The error of a failed taking (rc: -errno), naming the lock file, and
+ * for a counter arena cannot read, what to do. */
+static int lock_error(struct eval_ctx *x, int rc)
+{
+	char link[64], path[4096];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", x->lockfd);
+	n = readlink(link, path, sizeof(path) - 1);
+	path[n > 0 ? n : 0] = '\0';
+	return errf_code(x->err, -rc, "cannot lock the device (%s): %s%s",
+			 n > 0 ? path : "its lock file", strerror(-rc),
+			 rc == -EBADMSG || rc == -EOVERFLOW
+				 ? "; its ticket counter is not one arena "
+				   "wrote: remove the file while no evaluation "
+				   "runs on this machine"
+				 : "");
+}
+
 /* Gives x's ticket back: the device is no longer x's. */
 static void give_back(struct eval_ctx *x)
 {
@@ -112,8 +131,7 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 	bool waited = false;
 	int64_t ticket;
 	if ((rc = fairlock_enqueue(x->lockfd, mode, &ticket)) != 0)
-		return errf_code(x->err, -rc, "cannot lock the device: %s",
-				 strerror(-rc));
+		return lock_error(x, rc);
 	rc = fairlock_wait(x->lockfd, mode, ticket, false);
 	if (rc == -EWOULDBLOCK && !nonblock) {
 		ev_trace_mark(x, "waiting for the device lock: another "
@@ -127,8 +145,7 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 		fairlock_release(x->lockfd, ticket);
 		if (rc == -EWOULDBLOCK)
 			return rc;
-		return errf_code(x->err, -rc, "cannot lock the device: %s",
-				 strerror(-rc));
+		return lock_error(x, rc);
 	}
 	x->lockticket = ticket;
 	x->lockmode = mode;
