@@ -67,6 +67,7 @@ struct opts {
 	double budget;
 	int blocks;
 	double runner_timeout;
+	const char *lock_dir; /* NULL: the machine's (or $ARENA_LOCK_DIR) */
 };
 
 static void evaluate_dir(const char *dir, const struct opts *o,
@@ -78,6 +79,7 @@ static void evaluate_dir(const char *dir, const struct opts *o,
 	req.task = task;
 	req.candidate_dir = dir;
 	req.cache_dir = cache_dir;
+	req.lock_dir = o->lock_dir;
 	req.seed = 20261129;
 	req.include_held_out = o->held_out;
 	req.skip_timing = o->skip_timing;
@@ -523,9 +525,8 @@ static void test_forking_a_noise_process_is_rejected_at_load(void **state)
 static void test_a_foreign_lock_file_names_itself_and_the_fix(void **state)
 {
 	char locks[] = "/tmp/arena-test-eval-locks-XXXXXX";
-	struct eval_request req;
+	struct opts o = { .budget = 0.2, .lock_dir = locks };
 	struct task_result res;
-	char *dir = xasprintf("%s/candidates/baseline_copy", adv_root);
 
 	(void)state;
 	assert_non_null(mkdtemp(locks));
@@ -534,23 +535,12 @@ static void test_a_foreign_lock_file_names_itself_and_the_fix(void **state)
 	assert_non_null(f);
 	fputs("abc", f);
 	fclose(f);
-	eval_request_init(&req);
-	req.task = task;
-	req.candidate_dir = dir;
-	req.cache_dir = cache_dir;
-	req.lock_dir = locks;
-	req.seed = 20261204;
-	req.timing.case_budget_s = 0.2;
-	req.timing.blocks = 2;
-	req.timing.min_pairs = 5;
-	req.timing.runner_timeout_s = 10;
-	eval_checked(&req, dir, &res);
+	evaluate("baseline_copy", &o, &res);
 	expect(&res, RS_INFRA_ERROR, "host.lock");
 	expect(&res, RS_INFRA_ERROR, "remove the file while no evaluation");
 	assert_false(res.candidate_accepted);
 	result_release(&res);
 	free(lock);
-	free(dir);
 	rm_rf(locks);
 }
 
