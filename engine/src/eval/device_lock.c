@@ -67,6 +67,15 @@ int ev_device_lock_open(const char *dir, const char *device, int *fd,
 	return 0;
 }
 
+void ev_device_lock_close(int fd, int mode, int64_t ticket)
+{
+	if (fd < 0)
+		return;
+	if (mode)
+		fairlock_release(fd, ticket);
+	close(fd);
+}
+
 /* The error of a failed taking (rc: -errno), naming the lock file, and
  * for a counter arena cannot read, what to do. */
 static int lock_error(struct eval_ctx *x, int rc)

@@ -277,11 +277,7 @@ static void *teardown_main(void *arg)
 				(double)(now_ns() - td->t0_ns) / 1e6);
 		fclose(td->trace);
 	}
-	if (td->lockfd >= 0) {
-		if (td->lockmode)
-			fairlock_release(td->lockfd, td->lockticket);
-		close(td->lockfd);
-	}
+	ev_device_lock_close(td->lockfd, td->lockmode, td->lockticket);
 	free(td);
 	pthread_mutex_lock(&teardown_mu);
 	teardowns_pending--;
@@ -386,11 +382,7 @@ static void ctx_release(struct eval_ctx *x)
 		rm_rf(x->scratch);
 	free(x->scratch);
 	free(x->log_dir);
-	if (x->lockfd >= 0) {
-		if (x->lockmode)
-			fairlock_release(x->lockfd, x->lockticket);
-		close(x->lockfd);
-	}
+	ev_device_lock_close(x->lockfd, x->lockmode, x->lockticket);
 	strbuf_release(&x->method_notes);
 	host_sweep_release(&x->sweep);
 	free(x->roofline_note);

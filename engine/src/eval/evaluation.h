@@ -451,6 +451,10 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
  * '_'). */
 int ev_device_lock_open(const char *dir, const char *device, int *fd,
 			struct errbuf *err);
+/* Gives a lock file's ticket back when held (mode not 0) and closes it:
+ * the end of an evaluation's lock, in ctx_release or after a deferred
+ * teardown.  fd < 0: nothing. */
+void ev_device_lock_close(int fd, int mode, int64_t ticket);
 /* Takes the device's lock in mode (LOCK_SH or LOCK_EX; see
  * device_lock.c). */
 int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock);
