@@ -341,6 +341,28 @@ static void test_a_dead_taker_is_out_of_the_way(void **s)
 	close(ready[1]);
 }
 
+/* A counter rewritten back to 0 while a taker holds ticket t > 0: a new
+ * draw would otherwise get a ticket below t and not wait for it (two
+ * timings at once); it fails instead. */
+static void test_a_counter_that_went_back_is_refused(void **s)
+{
+	int a = taker(), b = taker(), c = taker();
+	int64_t ta, tb, tc;
+	unsigned char zero[8] = { 0 };
+
+	(void)s;
+	assert_int_equal(fairlock_take(a, LOCK_EX, &ta), 0);
+	fairlock_release(a, ta);
+	assert_int_equal(fairlock_take(b, LOCK_EX, &tb), 0);
+	assert_true(tb > 0);
+	assert_int_equal(pwrite(c, zero, sizeof(zero), 0), (ssize_t)sizeof(zero));
+	assert_int_equal(fairlock_enqueue(c, LOCK_EX, &tc), -EBADMSG);
+	fairlock_release(b, tb);
+	close(a);
+	close(b);
+	close(c);
+}
+
 /* A counter this module did not write is refused, not guessed at. */
 static void test_a_foreign_counter_is_refused(void **s)
 {
@@ -371,6 +393,7 @@ int main(void)
 		cmocka_unit_test(
 			test_under_contention_tickets_are_served_in_order),
 		cmocka_unit_test(test_a_dead_taker_is_out_of_the_way),
+		cmocka_unit_test(test_a_counter_that_went_back_is_refused),
 		cmocka_unit_test(test_a_foreign_counter_is_refused),
 	};
 

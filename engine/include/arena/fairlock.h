@@ -29,7 +29,7 @@
 /* Draws a ticket for mode (LOCK_SH or LOCK_EX of <sys/file.h>) on fd and
  * marks it queued: from here on, every later taker waits for this one.
  * 0 with *ticket set, or -errno (-EBADMSG: the counter is not one this
- * module wrote). */
+ * module wrote, or went back below a taker's ticket). */
 int fairlock_enqueue(int fd, int mode, int64_t *ticket);
 
 /* Waits until every earlier ticket that mode must wait for is gone.

@@ -15,6 +15,10 @@
  * overtake, and a dead taker's bytes go with its descriptors.  The read
  * lock is dropped at once: it only waited.  An exclusive holder becomes
  * a shared one by letting its EXCLUSIVE byte go and keeping the other.
+ * A counter that went back (someone rewrote the file) would let a new
+ * ticket skip the takers above it, so a draw that finds any of them
+ * fails instead (-EBADMSG): a rewritten file can stop evaluations, never
+ * let two measure at once.
  */
 #include "arena/fairlock.h"
 
@@ -92,6 +96,23 @@ static int counter_write(int fd, int64_t next)
 	return n == COUNTER_LEN ? 0 : -EIO;
 }
 
+/* Whether any taker is at ticket t or above: a counter that went back
+ * (rewritten by someone), under which t would not wait for them. */
+static int tickets_from(int fd, int64_t t, bool *found)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = PRESENT + t;
+	fl.l_len = (off_t)(TICKET_MAX - t);
+	if (fcntl(fd, F_OFD_GETLK, &fl) != 0)
+		return -errno;
+	*found = fl.l_type != F_UNLCK;
+	return 0;
+}
+
 int fairlock_enqueue(int fd, int mode, int64_t *ticket)
 {
 	int64_t t = 0;
@@ -101,7 +122,10 @@ int fairlock_enqueue(int fd, int mode, int64_t *ticket)
 		return -EINVAL;
 	if ((rc = ofd_lock(fd, F_OFD_SETLKW, F_WRLCK, 0, COUNTER_LEN)))
 		return rc;
+	bool ahead = false;
 	if ((rc = counter_read(fd, &t)) == 0 &&
+	    (rc = tickets_from(fd, t, &ahead)) == 0 &&
+	    (rc = ahead ? -EBADMSG : 0) == 0 &&
 	    (rc = t + 1 < TICKET_MAX ? counter_write(fd, t + 1)
 				     : -EOVERFLOW) == 0 &&
 	    (rc = ofd_lock(fd, F_OFD_SETLK, F_WRLCK, PRESENT + t, 1)) == 0 &&
