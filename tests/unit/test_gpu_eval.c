@@ -568,15 +568,19 @@ static void test_host_thread_left_running_is_rejected(void **s)
 	evaluate("thread_worker", &o, &r);
 	/* The thread census sees the thread unless it has already ended
 	 * (a race); then its work still shows on the controller's clock,
-	 * as it did once in CI.  Either way the candidate is rejected. */
+	 * as it did once in CI: rejected when gross, else charged back to
+	 * no gain (seen once here on a loaded machine: ok at 0.39). */
 	const char *census = "work left running after arena_launch";
 	bool by_census = (r.correctness_error_message &&
 			  strstr(r.correctness_error_message, census)) ||
 			 (r.speedup_calculation_error_message &&
 			  strstr(r.speedup_calculation_error_message, census));
-	expect(&r, RS_REJECTED, by_census
-				? census
-				: "inconsistent with the controller's clock");
+	if (!by_census && r.status == RS_OK)
+		assert_true(r.speedup_ratio < 1.0);
+	else
+		expect(&r, RS_REJECTED,
+		       by_census ? census
+				 : "inconsistent with the controller's clock");
 	result_release(&r);
 }
 
@@ -899,6 +903,46 @@ static void test_work_done_while_the_runner_draws_inputs_is_rejected(void **s)
 	expect(&r, RS_REJECTED, "inconsistent with the controller's clock");
 	expect(&r, RS_REJECTED, "timed a second time");
 	result_release(&r);
+}
+
+/* Whether <dir>/timing.tsv has a line containing text. */
+static bool trace_has(const char *dir, const char *text)
+{
+	char *path = path_join(dir, "timing.tsv"), line[4096];
+	FILE *f = fopen(path, "r");
+	bool found = false;
+
+	free(path);
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, text) != NULL;
+	fclose(f);
+	return found;
+}
+
+/* A quick evaluation times one pair of runner processes, whose own offset
+ * in the overheads would be charged as the candidate's: a charge from that
+ * pair alone is confirmed on a second, fresh pair first (timing_gpu.c,
+ * gpu_confirm_block; test_gpu_policy holds the statistics).  A candidate
+ * that works outside its claims in every process is still found. */
+static void test_a_quick_charge_is_confirmed_on_a_second_pair(void **s)
+{
+	char dir[] = "/tmp/arena-test-gpu-confirm-XXXXXX";
+	struct opts o = { .task = NULL, .quick = true };
+	struct task_result r;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	o.task = task_heavy;
+	o.log_dir = dir;
+	evaluate("gen_window", &o, &r);
+	expect(&r, RS_REJECTED, "inconsistent with the controller's clock");
+	assert_true(trace_has(dir, "another pair to confirm it"));
+	result_release(&r);
+	rm_rf(dir);
 }
 
 static void test_forged_claims_are_rejected_by_the_controllers_clock(void **s)
@@ -1333,6 +1377,8 @@ int main(void)
 			test_work_done_while_the_runner_draws_inputs_is_rejected),
 		cmocka_unit_test(
 			test_forged_claims_are_rejected_by_the_controllers_clock),
+		cmocka_unit_test(
+			test_a_quick_charge_is_confirmed_on_a_second_pair),
 		cmocka_unit_test(
 			test_device_work_its_runner_does_not_wait_for_is_charged),
 		cmocka_unit_test(

@@ -401,6 +401,17 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		if (step->group_end)
 			step->group_end(tc, g0, g1);
 	}
+	if (step->confirm_block) {
+		int added = step->confirm_block(tc);
+		if (added < 0)
+			goto out;
+		int b = tc->ct->nblocks - 1;
+		while (added && blocks[b].pairs < blocks[0].pairs)
+			if (!step->pair(tc, b))
+				goto out;
+		if (added && !cands_answer(x, blocks, b, b + 1, tc->c))
+			goto out;
+	}
 	/* Nothing about the case is final before every check of its
 	 * pairs is in. */
 	if (step->join && !step->join(tc))
