@@ -41,7 +41,7 @@ static bool ordering_check(struct eval_ctx *x, const struct case_layout *l,
 	size_t off = (size_t)k * l->shm_size;
 	void *stage[TASK_MAX_ARGS];
 	const char *what = "in the ordering check's call";
-	char prefix[160];
+	char prefix[200];
 
 	for (int a = 0; a < t->nargs; a++)
 		stage[a] = base->shm + off + l->offset[a];
@@ -49,7 +49,9 @@ static bool ordering_check(struct eval_ctx *x, const struct case_layout *l,
 	if (!ev_call_checked(x, ROLE_CAND, cand, what, c) ||
 	    !ev_inputs_intact(x, l, stage, cand, what, c))
 		return false;
-	snprintf(prefix, sizeof(prefix), "%s '%s', the ordering check's call",
+	snprintf(prefix, sizeof(prefix),
+		 "output of the ordering check's call in %s '%s' differs "
+		 "from the reference",
 		 ev_case_kind(c), c->id);
 	return ev_outputs_match(x, l, cand, ref, 1.0, pattern, NULL,
 				RS_INCORRECT, prefix);
