@@ -38,6 +38,19 @@ def dtype_name(dt):
     return str(dt)[6:]
 
 
+def triton_dtype_name(v):
+    """The name of a Triton scalar type (triton.language.float16 is
+    dtype('fp16')), else None: launchers pass one as a constexpr, e.g. the
+    accumulator type of a matmul.  Recognised by its class, so that this
+    module never imports Triton (the recorder also runs where there is
+    none); pointer and block types are other classes, not recorded."""
+    t = type(v)
+    if (t.__name__ == "dtype" and t.__module__.startswith("triton.language")
+            and isinstance(getattr(v, "name", None), str)):
+        return v.name
+    return None
+
+
 
 
 # ---- recording -----------------------------------------------------------
@@ -109,6 +122,9 @@ class Program:
             return {"dt": dtype_name(v)}
         if isinstance(v, torch.device):
             return {"dev": v.type}
+        tdt = triton_dtype_name(v)
+        if tdt is not None:
+            return {"tdt": tdt}
         if isinstance(v, list):
             return {"l": [self.encode(e, depth + 1) for e in v]}
         if isinstance(v, tuple):

@@ -56,6 +56,13 @@ def _kernel_module():
     return _module
 
 
+def _triton_dtype(name):
+    """A recorded Triton scalar type ({"tdt": "fp16"}) as the launcher
+    passed it: triton.language.dtype compares and hashes by its name."""
+    import triton.language as tl
+    return tl.dtype(name)
+
+
 def _grid_value(e, meta):
     if isinstance(e, int):
         return e
@@ -135,6 +142,8 @@ class _Bound:
             return _DTYPES[v]
         if k == "dev":
             return _device()
+        if k == "tdt":
+            return _triton_dtype(v)
         if k == "l":
             return [self.value(e, rets) for e in v]
         if k == "t":
