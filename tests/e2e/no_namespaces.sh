@@ -67,7 +67,7 @@ grep -q '"contained":"subreaper"' "$t/logs/trace.jsonl" ||
 grep -q "written after the agent ended" "$t/workspace/kernel.c" &&
 	fail "a process the agent left wrote the workspace after it ended"
 [ "$(sed -n 's/^status: //p' "$r" | head -n 1)" = ok ] ||
-	fail "auto attempt: $(sed -n 's/^status: //p' "$r")"
+	fail "auto attempt: $(sed -n 's/^status: //p' "$r"): $(grep -E '^(compilation_error_message|correctness_error_message|speedup_calculation_error_message): [^n]' "$r" | cut -c1-400)"
 grep -q '^sandboxed: false' "$r" || fail "the auto attempt's result does not say sandboxed: false"
 note "sandbox auto: ran unsandboxed, marked, leftovers killed by the subreaper"
 
