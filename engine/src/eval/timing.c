@@ -401,15 +401,15 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		if (step->group_end)
 			step->group_end(tc, g0, g1);
 	}
-	if (step->confirm_block) {
-		int added = step->confirm_block(tc);
-		if (added < 0)
-			goto out;
+	int added = step->confirm_block ? step->confirm_block(tc) : 0;
+	if (added < 0)
+		goto out;
+	if (added) {
 		int b = tc->ct->nblocks - 1;
-		while (added && blocks[b].pairs < blocks[0].pairs)
+		while (blocks[b].pairs < blocks[0].pairs)
 			if (!step->pair(tc, b))
 				goto out;
-		if (added && !cands_answer(x, blocks, b, b + 1, tc->c))
+		if (!cands_answer(x, blocks, b, b + 1, tc->c))
 			goto out;
 	}
 	/* Nothing about the case is final before every check of its
