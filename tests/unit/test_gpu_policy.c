@@ -348,34 +348,6 @@ static void test_excess_of_one_block_resamples_pairs(void **s)
 					  NULL) == 0);
 }
 
-/* What timing_gpu.c's confirming block relies on: an offset that one
- * pair of runner processes carries, and the next does not, is charged
- * from that block alone but not over both (the bootstrap resamples the
- * blocks); an offset that every pair carries is charged over both. */
-static void test_an_offset_of_one_process_pair_is_not_charged(void **s)
-{
-	double b0[20], b1[20], med, hi;
-	const double *e[2] = { b0, b1 };
-	int sizes[2] = { 20, 20 };
-
-	(void)s;
-	for (int i = 0; i < 20; i++) {
-		b0[i] = 150e3 + 20e3 * ((i % 5) - 2);
-		b1[i] = 20e3 * (((i * 3) % 5) - 2);
-	}
-	/* Block 0 alone: its 150 us offset looks like the candidate's. */
-	assert_true(gpu_charged_excess_ns(e, sizes, 1, 1000, 11, &med, &hi,
-					  NULL) > 100e3);
-	/* Both blocks: only what both show. */
-	assert_true(gpu_charged_excess_ns(e, sizes, 2, 1000, 11, &med, &hi,
-					  NULL) == 0);
-	/* Every pair of processes 150 us over: charged over both. */
-	for (int i = 0; i < 20; i++)
-		b1[i] += 150e3;
-	assert_true(gpu_charged_excess_ns(e, sizes, 2, 1000, 11, &med, &hi,
-					  NULL) > 100e3);
-}
-
 static void test_gross_excess_bound(void **s)
 {
 	(void)s;
@@ -594,7 +566,6 @@ int main(void)
 		cmocka_unit_test(
 			test_strict_bound_charges_a_real_excess_not_noise),
 		cmocka_unit_test(test_excess_of_one_block_resamples_pairs),
-		cmocka_unit_test(test_an_offset_of_one_process_pair_is_not_charged),
 		cmocka_unit_test(test_gross_excess_bound),
 		cmocka_unit_test(test_wide_excess_bounds_are_reported),
 		cmocka_unit_test(test_drain_bounds),

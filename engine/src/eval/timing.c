@@ -401,17 +401,6 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		if (step->group_end)
 			step->group_end(tc, g0, g1);
 	}
-	int added = step->confirm_block ? step->confirm_block(tc) : 0;
-	if (added < 0)
-		goto out;
-	if (added) {
-		int b = tc->ct->nblocks - 1;
-		while (blocks[b].pairs < blocks[0].pairs)
-			if (!step->pair(tc, b))
-				goto out;
-		if (!cands_answer(x, blocks, b, b + 1, tc->c))
-			goto out;
-	}
 	/* Nothing about the case is final before every check of its
 	 * pairs is in. */
 	if (step->join && !step->join(tc))

@@ -140,11 +140,6 @@ struct pair_step {
 	bool (*pair)(struct timing_case *tc, int b);
 	/* After a group's last pair; NULL for nothing. */
 	void (*group_end)(struct timing_case *tc, int g0, int g1);
-	/* After the last group: 1 when the case needs one more block, which
-	 * it has started (index tc->ct->nblocks - 1, tc->ct->nblocks
-	 * counting it), to be timed as long as the first; 0 for none; -1 on
-	 * failure (verdict set).  NULL: never. */
-	int (*confirm_block)(struct timing_case *tc);
 	/* After the last pair, before the case's numbers are computed: waits
 	 * for the checks the pairs left running; NULL for none. */
 	bool (*join)(struct timing_case *tc);
