@@ -85,9 +85,9 @@ static int group_teardown(void **state)
 }
 
 /* Evaluates <adv_root>/<sub> against t with the budgets of test_eval.c
- * (3 blocks of at least 5 pairs, 0.4 s per case). */
-static void evaluate_on(struct task *t, const char *sub,
-			struct task_result *res)
+ * (3 blocks of at least 5 pairs, 0.4 s per case, at most max_pairs). */
+static void evaluate_capped(struct task *t, const char *sub, int max_pairs,
+			    struct task_result *res)
 {
 	struct eval_request req;
 	char *dir = xasprintf("%s/%s", adv_root, sub);
@@ -100,10 +100,16 @@ static void evaluate_on(struct task *t, const char *sub,
 	req.timing.case_budget_s = 0.4;
 	req.timing.blocks = 3;
 	req.timing.min_pairs = 5;
-	req.timing.max_pairs = 200;
+	req.timing.max_pairs = max_pairs;
 	req.timing.runner_timeout_s = 20;
 	eval_checked(&req, dir, res);
 	free(dir);
+}
+
+static void evaluate_on(struct task *t, const char *sub,
+			struct task_result *res)
+{
+	evaluate_capped(t, sub, 200, res);
 }
 
 static void evaluate(const char *cand, struct task_result *res)
@@ -262,8 +268,24 @@ test_drift_within_the_baselines_tolerance_meets_random_checks(void **state)
 	(void)state;
 	/* The baseline of vecpoly_bias sits 0.7e-5 off its reference, the
 	 * candidate 0.7e-5 further: never beyond 1x of the baseline, so
-	 * only the random checks against the reference can see it. */
+	 * only the checks against the reference can see it. */
 	evaluate_on(vecpoly_bias, "candidates/drift_unseen", &res);
+	expect(&res, RS_INCORRECT, off_reference);
+	result_release(&res);
+}
+
+/* Exact for the first five pairs of each block, past its first sure
+ * check; with max_pairs 18 each of the 3 blocks takes 6 pairs, so only
+ * the block's closing check - its last pair, checked for sure - is
+ * certain to see the sixth. */
+static void test_drift_past_the_first_sure_checks_meets_the_closing_ones(
+	void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	evaluate_capped(vecpoly_bias, "candidates/drift_past_sure_checks", 18,
+			&res);
 	expect(&res, RS_INCORRECT, off_reference);
 	result_release(&res);
 }
@@ -444,6 +466,8 @@ int main(void)
 			test_phase_told_by_recurring_input_values_is_incorrect),
 		cmocka_unit_test(
 			test_drift_within_the_baselines_tolerance_meets_random_checks),
+		cmocka_unit_test(
+			test_drift_past_the_first_sure_checks_meets_the_closing_ones),
 		cmocka_unit_test(
 			test_device_error_from_a_host_runner_is_a_protocol_violation),
 		cmocka_unit_test(

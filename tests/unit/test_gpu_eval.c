@@ -912,6 +912,33 @@ static void test_work_done_while_the_runner_draws_inputs_is_rejected(void **s)
 	result_release(&r);
 }
 
+/* candidates/<name> with `#define <macro> <value>` first, in a new
+ * directory under cache_dir; the caller frees the path. */
+static char *candidate_variant(const char *name, const char *macro,
+			       int value)
+{
+	char *rel = xasprintf("candidates/%s/kernel.cu", name);
+	char *src = path_join(fake_root, rel);
+	char *dir = xasprintf("%s/%s_%s_%d", cache_dir, name, macro, value);
+	char *dst = path_join(dir, "kernel.cu");
+	struct strbuf sb = STRBUF_INIT;
+	struct errbuf e;
+	char *text;
+	size_t len;
+
+	errbuf_init(&e);
+	assert_int_equal(mkdir_p(dir, &e), 0);
+	assert_int_equal(file_read_all(src, 1 << 20, &text, &len, &e), 0);
+	strbuf_addf(&sb, "#define %s %d\n%s", macro, value, text);
+	assert_int_equal(file_write_atomic_str(dst, sb.buf, &e), 0);
+	strbuf_release(&sb);
+	free(text);
+	free(rel);
+	free(src);
+	free(dst);
+	return dir;
+}
+
 /* Whether <dir>/timing.tsv has a line containing text. */
 static bool trace_has(const char *dir, const char *text)
 {
@@ -950,6 +977,36 @@ static void test_a_quick_charge_is_timed_again_on_a_fresh_pair(void **s)
 	expect(&r, RS_REJECTED, "timed a second time with fresh runners");
 	assert_true(trace_has(dir, "timing it again"));
 	result_release(&r);
+	rm_rf(dir);
+}
+
+/* The same cheat only in a runner that served the correctness phase's
+ * `call` - the pair a quick evaluation times first - and honest in fresh
+ * ones: the first timing's charge sends the case to a fresh pair, which
+ * decides alone, so the cheat gains nothing and costs the honest result
+ * nothing either. */
+static void test_a_cheat_only_in_the_first_pair_of_processes_gains_nothing(
+	void **s)
+{
+	char dir[] = "/tmp/arena-test-gpu-first-XXXXXX";
+	struct opts o = { .task = NULL, .quick = true };
+	struct task_result r;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	char *cand = candidate_variant("gen_window",
+				       "GEN_WINDOW_FIRST_PROCESS_ONLY", 1);
+	o.task = task_heavy;
+	o.log_dir = dir;
+	evaluate(cand, &o, &r);
+	expect(&r, RS_OK, "");
+	assert_true(trace_has(dir, "timing it again"));
+	/* What an honest copy of the baseline would get, within noise. */
+	assert_true(r.speedup_ratio < 1.25);
+	result_release(&r);
+	free(cand);
 	rm_rf(dir);
 }
 
@@ -1042,30 +1099,6 @@ static void test_approximate_only_in_batches_is_incorrect(void **s)
 	result_release(&r);
 }
 
-/* candidates/timed_wrong with TIMED_WRONG_MODE mode defined, in a new
- * directory under cache_dir; the caller frees the path. */
-static char *timed_wrong_variant(int mode)
-{
-	char *src = path_join(fake_root, "candidates/timed_wrong/kernel.cu");
-	char *dir = xasprintf("%s/timed_wrong_%d", cache_dir, mode);
-	char *dst = path_join(dir, "kernel.cu");
-	struct strbuf sb = STRBUF_INIT;
-	struct errbuf e;
-	char *text;
-	size_t len;
-
-	errbuf_init(&e);
-	assert_int_equal(mkdir_p(dir, &e), 0);
-	assert_int_equal(file_read_all(src, 1 << 20, &text, &len, &e), 0);
-	strbuf_addf(&sb, "#define TIMED_WRONG_MODE %d\n%s", mode, text);
-	assert_int_equal(file_write_atomic_str(dst, sb.buf, &e), 0);
-	strbuf_release(&sb);
-	free(text);
-	free(src);
-	free(dst);
-	return dir;
-}
-
 /* A candidate right in correctness and wrong only in timed calls - in
  * every element, in a contiguous 1% of them, in every 997th, or in a
  * random 10% of its calls - is incorrect whatever the evaluation's seed
@@ -1081,7 +1114,8 @@ static void test_wrong_only_in_timed_calls_is_caught_by_sampling(void **s)
 	if (!have_runner)
 		skip();
 	for (int mode = 0; mode < 4; mode++) {
-		char *dir = timed_wrong_variant(mode);
+		char *dir = candidate_variant("timed_wrong", "TIMED_WRONG_MODE",
+					      mode);
 		for (size_t i = 0; i < ARRAY_SIZE(seeds); i++) {
 			struct opts o = { .task = task_wide,
 					  .min_pairs = 40,
@@ -1387,6 +1421,8 @@ int main(void)
 			test_forged_claims_are_rejected_by_the_controllers_clock),
 		cmocka_unit_test(
 			test_a_quick_charge_is_timed_again_on_a_fresh_pair),
+		cmocka_unit_test(
+			test_a_cheat_only_in_the_first_pair_of_processes_gains_nothing),
 		cmocka_unit_test(
 			test_device_work_its_runner_does_not_wait_for_is_charged),
 		cmocka_unit_test(

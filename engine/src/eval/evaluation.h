@@ -72,7 +72,8 @@
  * runner beyond its call. */
 #define HOST_PINGS 4
 /* Timed samples also checked against the reference: one in this many,
- * at random, and at least one per block (ev_refcheck_due). */
+ * at random, one among each block's first min_pairs and each block's
+ * last (ev_refcheck_due). */
 #define REFCHECK_EVERY 8
 /* A case whose baseline call is shorter than this is checked but not
  * timed (correctness only); a task may set timing_floor_us instead. */

@@ -145,8 +145,9 @@ static int timing_ci(const struct case_timing *ct, int iters, uint64_t seed,
 
 /* ---- reference checks of timed samples --------------------------------- */
 
-/* Each block's sure check at a pair index below min_pairs (which every
- * block reaches), drawn with the rest from the evaluation's secret. */
+/* Each block's first sure check at a pair index below min_pairs (which
+ * every block reaches), drawn with the rest from the evaluation's
+ * secret; its second is its closing pair (ev_check_due). */
 static void refcheck_init(struct timing_case *tc)
 {
 	struct eval_ctx *x = tc->x;
@@ -166,7 +167,7 @@ bool ev_check_due(struct timing_case *tc, int b)
 	 * which pairs were sure checks. */
 	bool drawn = rng_range(&tc->check_rng, 0, REFCHECK_EVERY - 1) == 0;
 
-	return drawn || tc->blocks[b].pairs == tc->check_at[b];
+	return drawn || tc->closing || tc->blocks[b].pairs == tc->check_at[b];
 }
 
 bool ev_refcheck_due(struct timing_case *tc, int b)
@@ -383,19 +384,28 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 			if (first < g1 && !step->group_start(tc, first, g1))
 				goto out;
 		}
+		/* The blocks of a group take their pairs in rounds.  The last
+		 * round is the closing one (ev_check_due): it follows the
+		 * round that found the group's time share spent or the case
+		 * settled, or it is the round that reaches max_pairs. */
+		bool ending = false;
 		for (int round = 1;; round++) {
+			tc->closing = ending ||
+				      (blocks[g0].pairs + 1 >= tc->cb.min_pairs &&
+				       total + (g1 - g0) >= tc->cb.max_pairs);
 			for (int b = g0; b < g1; b++)
 				if (!step->pair(tc, b))
 					goto out;
 			total += g1 - g0;
+			if (tc->closing)
+				break;
 			if (blocks[g0].pairs < tc->cb.min_pairs)
 				continue;
-			if (now_ns() >= share_end || total >= tc->cb.max_pairs)
-				break;
-			if (last_group && round % 4 == 0 &&
-			    case_done_early(tc, step))
-				break;
+			ending = now_ns() >= share_end ||
+				 (last_group && round % 4 == 0 &&
+				  case_done_early(tc, step));
 		}
+		tc->closing = false;
 		if (!cands_answer(x, blocks, g0, g1, tc->c))
 			goto out;
 		if (step->group_end)

@@ -102,6 +102,10 @@ struct timing_case {
 	 * the evaluation's secret, never announced to a runner. */
 	struct rng check_rng;
 	int check_at[MAX_BLOCKS]; /* a pair index checked for sure */
+	/* The pairs being taken are their blocks' last (time_case): each
+	 * is checked, so that a kernel exact only for its process's first
+	 * calls - past the first sure check - is checked once it strays. */
+	bool closing;
 	/* GPU: the windows of sampled comparisons (ev_gpu_sets_match),
 	 * drawn from the evaluation's secret after the outputs are
 	 * fetched. */
@@ -173,9 +177,10 @@ void ev_timing_add(struct case_timing *ct, int b, double ratio);
 /* Forgets every ratio of ct (its blocks stay). */
 void ev_timing_clear(struct case_timing *ct);
 /* Whether the next timed pair of block b (its index: blocks[b].pairs) is
- * also checked against the reference at the task's tolerance: at least
- * one pair among every block's first min_pairs, and each other pair with
- * probability 1 / REFCHECK_EVERY, drawn from tc->check_rng.  The draw
+ * also checked against the reference at the task's tolerance: one pair
+ * among every block's first min_pairs, every block's last pair, and each
+ * other pair with probability 1 / REFCHECK_EVERY, drawn from
+ * tc->check_rng.  The draw
  * happens in the controller after the runners were told nothing, so no
  * runner can know which of its calls are checked. */
 bool ev_refcheck_due(struct timing_case *tc, int b);

@@ -6,7 +6,7 @@
  * alternating order, with the same fresh inputs drawn on the device;
  * every set of the candidate's is compared with the baseline's, on
  * windows drawn after the fetch from the evaluation's secret, and whole
- * at random (at least once per block, ev_check_due), where also one set
+ * at random (twice per block at least, ev_check_due), where also one set
  * is compared with the reference's at the task's tolerance (docs/gpu.md
  * section 6, "what a pair checks"): a host reference's in the background
  * while the next pairs are timed (refpool.c), every one of them in before

@@ -1,10 +1,12 @@
 /* Cheat (issue 10, class 3), for task/vecpoly_bias: exact for the first
- * five calls of its process (every correctness trial, both warm-up calls),
- * then a further 0.7e-5 (relative) off in the baseline's direction: within
- * 1x of the baseline's outputs on every timed call - the comparison with
- * the baseline never strays - but 1.4e-5 off the reference, outside the
- * task's tolerance wherever |y| > 2.5.  Only the random, unannounced
- * checks of timed calls against the reference see it: incorrect. */
+ * five calls of its process (the correctness trials in the correctness
+ * runner; both warm-up calls and the first three timed calls in a block's
+ * fresh runner), then a further 0.7e-5 (relative) off in the baseline's
+ * direction: within 1x of the baseline's outputs on every timed call -
+ * the comparison with the baseline never strays - but 1.4e-5 off the
+ * reference, outside the task's tolerance wherever |y| > 2.5.  Only the
+ * unannounced checks of timed calls against the reference see it:
+ * incorrect. */
 #include "arena/kernel.h"
 
 #define EXACT_CALLS 5

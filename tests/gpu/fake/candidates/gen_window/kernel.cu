@@ -8,6 +8,13 @@
  * inputs were drawn by an untimed request and this gained everything;
  * now the controller's clock covers gen too, and the excess over the
  * claim is charged, and when gross rejected (docs/gpu.md section 6).
+ *
+ * With GEN_WINDOW_FIRST_PROCESS_ONLY defined it cheats only in a runner
+ * that has served a `call` (the ordering check of the correctness phase,
+ * whose runners a quick evaluation times on) and is honest in fresh
+ * ones: a charge from the first pair of processes is timed again on a
+ * fresh pair, which decides alone, so it gains nothing
+ * (test_gpu_eval).
  */
 #include <stdint.h>
 #include "arena/kernel.h"
@@ -112,6 +119,8 @@ static void got_install(const struct got_hook *h, int n)
 
 /* The verb of the last request the runner read from the controller. */
 static char last_verb[16];
+/* Whether this runner has served a `call` (the correctness phase's). */
+static bool served_call;
 
 static ssize_t hooked_recvmsg(int fd, struct msghdr *m, int flags)
 {
@@ -125,6 +134,7 @@ static ssize_t hooked_recvmsg(int fd, struct msghdr *m, int flags)
 			i++;
 		}
 		last_verb[i] = '\0';
+		served_call |= strcmp(last_verb, "call") == 0;
 	}
 	return r;
 }
@@ -159,8 +169,22 @@ static void compute(const float *x, float *y, int64_t n, int64_t k)
 	}
 }
 
+#ifdef GEN_WINDOW_FIRST_PROCESS_ONLY
+static bool cheating(void)
+{
+	return served_call;
+}
+#else
+static bool cheating(void)
+{
+	return true;
+}
+#endif
+
 static ssize_t hooked_send(int fd, const void *buf, size_t len, int flags)
 {
+	if (!cheating())
+		return send_whole(fd, (const char *)buf, len, flags);
 	if (strcmp(last_verb, "layout") == 0 || strcmp(last_verb, "sets") == 0)
 		nsets = 0;	/* the buffers were replaced */
 	if (strcmp(last_verb, "gen") == 0 && len > 3 &&
