@@ -68,6 +68,11 @@
  * microseconds around the call, not the call. */
 #define HOST_EXCESS_ABS_NS 20000
 #define HOST_EXCESS_REL 0.01
+/* Host: a share of the candidate's calls, beyond the baseline's, whose
+ * CPU time exceeds their claims by more than the margin above and three
+ * spreads of the baseline's own (host_claims_ok): a forger on part of
+ * its calls. */
+#define HOST_FORGED_SHARE 0.25
 /* Host: pings per block that measure what a request costs the baseline's
  * runner beyond its call. */
 #define HOST_PINGS 4

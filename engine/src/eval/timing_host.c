@@ -242,11 +242,16 @@ static void host_ratios(struct timing_case *p)
  * beyond the call (waits for a CPU inside the call, on a loaded machine,
  * only lower it).  That cost R is known from the baseline: its pings
  * (o, wait-free) or its own median e, whichever is larger.  The
- * candidate's median e may exceed R by max(5 us, 5% of its claim) plus
+ * candidate's median e may exceed R by max(20 us, 1% of its claim) plus
  * what the spread of its own e explains; beyond that its claims hide
- * time it used: `rejected`, after a second timing (ev_clock_finding).
- * The speedup never used those claims anyway.  The charged time must
- * also clear the roofline floor. */
+ * time it used.  A forger on part of its calls moves the median only
+ * when it forges on most of them, so the share of calls whose e clears
+ * that margin and three spreads of the baseline's own e (trusted) is
+ * held against the baseline's share beyond the same line as well:
+ * HOST_FORGED_SHARE more is a finding too.  Either is `rejected` after
+ * a second timing (ev_clock_finding).  The speedup never used those
+ * claims anyway.  The charged time must also clear the roofline
+ * floor. */
 static bool host_claims_ok(struct timing_case *p)
 {
 	struct eval_ctx *x = p->x;
@@ -261,14 +266,25 @@ static bool host_claims_ok(struct timing_case *p)
 		ec[i] = s->v[S_CCPU][i] - s->v[S_CAND][i];
 	}
 	double o = p->novh ? stats_median(p->ovh, (size_t)p->novh) : 0.0;
-	double bo = fmax(o, stats_median(eb, (size_t)s->n));
+	double emb = stats_median(eb, (size_t)s->n);
+	double bo = fmax(o, emb);
 	double co = stats_median(ec, (size_t)s->n);
 	for (int i = 0; i < s->n; i++)
 		dev[i] = fabs(ec[i] - co);
 	double noise = 3.0 * 1.2533 * 1.4826 * stats_median(dev, (size_t)s->n) /
 		       sqrt((double)s->n);
 	double cm = ev_samples_median(s, S_CAND);
-	double bound = fmax(HOST_EXCESS_ABS_NS, HOST_EXCESS_REL * cm) + noise;
+	double margin = fmax(HOST_EXCESS_ABS_NS, HOST_EXCESS_REL * cm);
+	double bound = margin + noise;
+	for (int i = 0; i < s->n; i++)
+		dev[i] = fabs(eb[i] - emb);
+	double line = bo + margin +
+		      3.0 * 1.4826 * stats_median(dev, (size_t)s->n);
+	int nc = 0, nb = 0;
+	for (int i = 0; i < s->n; i++) {
+		nc += ec[i] > line;
+		nb += eb[i] > line;
+	}
 	free(eb);
 	free(ec);
 	free(dev);
@@ -283,6 +299,19 @@ static bool host_claims_ok(struct timing_case *p)
 			"its call (allowed difference %.1f us)",
 			ev_case_kind(c), c->id, co / 1e3, bo / 1e3,
 			bound / 1e3);
+		return false;
+	}
+	if (nc - nb >= HOST_FORGED_SHARE * s->n) {
+		ev_clock_finding(
+			x,
+			"reported times inconsistent with the "
+			"controller's accounting in %s '%s': on %d of %d "
+			"calls the candidate's runner used more than %.1f "
+			"us more CPU time than it claimed (the baseline's "
+			"on %d), where a request costs the baseline's "
+			"%.1f us beyond its call",
+			ev_case_kind(c), c->id, nc, s->n, (line - bo) / 1e3,
+			nb, bo / 1e3);
 		return false;
 	}
 	if (p->roof_ns > 0 && p->cand_med_ns <= p->roof_ns) {
