@@ -384,19 +384,26 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 			if (first < g1 && !step->group_start(tc, first, g1))
 				goto out;
 		}
-		/* The blocks of a group take their pairs in rounds.  The last
-		 * round is the closing one (ev_check_due): it follows the
-		 * round that found the group's time share spent or the case
-		 * settled, or it is the round that reaches max_pairs. */
+		/* The blocks of a group take their pairs in rounds, the last
+		 * of them the closing one (ev_check_due): the round that
+		 * reaches max_pairs, or that the previous round's length says
+		 * will end the group's time share - or, where that guess
+		 * fell short or the case settled early, one more round. */
+		uint64_t round_ns = 0;
 		bool ending = false;
 		for (int round = 1;; round++) {
-			tc->closing = ending ||
-				      (blocks[g0].pairs + 1 >= tc->cb.min_pairs &&
-				       total + (g1 - g0) >= tc->cb.max_pairs);
+			uint64_t r0 = now_ns();
+			bool enough = blocks[g0].pairs + 1 >= tc->cb.min_pairs;
+			tc->closing =
+				ending ||
+				(enough &&
+				 (total + (g1 - g0) >= tc->cb.max_pairs ||
+				  r0 + round_ns >= share_end));
 			for (int b = g0; b < g1; b++)
 				if (!step->pair(tc, b))
 					goto out;
 			total += g1 - g0;
+			round_ns = now_ns() - r0;
 			if (tc->closing)
 				break;
 			if (blocks[g0].pairs < tc->cb.min_pairs)

@@ -180,9 +180,9 @@ void ev_timing_clear(struct case_timing *ct);
  * also checked against the reference at the task's tolerance: one pair
  * among every block's first min_pairs, every block's last pair, and each
  * other pair with probability 1 / REFCHECK_EVERY, drawn from
- * tc->check_rng.  The draw
- * happens in the controller after the runners were told nothing, so no
- * runner can know which of its calls are checked. */
+ * tc->check_rng.  The draw happens in the controller after the runners
+ * were told nothing, so no runner can know which of its calls are
+ * checked. */
 bool ev_refcheck_due(struct timing_case *tc, int b);
 /* The same draw without the A/A exception: whether the next timed pair
  * of block b is checked whole (the GPU compares every such pair's sets

@@ -1,9 +1,10 @@
 /* Cheat (issue 10, class 3), for task/vecpoly_bias: drift_unseen's
- * drift, but exact for the first seven calls of its process: a block's
- * fresh runner takes two warm-up calls, then timed calls, and seven
- * calls outlast every sure check drawn among a block's first min_pairs
- * (5) timed pairs.  Only the random checks (1 in 8) and each block's
- * closing check, its last pair, can see it: incorrect. */
+ * drift, but exact for the first seven calls of its process.  A block's
+ * fresh runner takes two warm-up calls, then timed ones, so its first
+ * five timed pairs are exact: past a sure check drawn among them.  Where
+ * a block takes more pairs, the random checks (1 in 8), a sure check
+ * drawn past the fifth pair, and the block's closing check (its last
+ * pair, checked for sure) can see it: incorrect. */
 #include "arena/kernel.h"
 
 #define EXACT_CALLS 7
