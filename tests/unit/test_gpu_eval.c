@@ -31,6 +31,7 @@
 #include "arena/result.h"
 #include "arena/task.h"
 #include "arena/util.h"
+#include "candidate_variant.h"
 #include "eval_check.h"
 
 static struct task *task, *task_unimpl, *task_heavy, *task_place, *task_wide;
@@ -912,30 +913,15 @@ static void test_work_done_while_the_runner_draws_inputs_is_rejected(void **s)
 	result_release(&r);
 }
 
-/* candidates/<name> with `#define <macro> <value>` first, in a new
- * directory under cache_dir; the caller frees the path. */
-static char *candidate_variant(const char *name, const char *macro,
-			       int value)
+/* tests/gpu/fake/candidates/<name> with `#define <macro> <value>`, in a
+ * new directory under cache_dir; the caller frees the path. */
+static char *fake_variant(const char *name, const char *macro, int value)
 {
-	char *rel = xasprintf("candidates/%s/kernel.cu", name);
-	char *src = path_join(fake_root, rel);
-	char *dir = xasprintf("%s/%s_%s_%d", cache_dir, name, macro, value);
-	char *dst = path_join(dir, "kernel.cu");
-	struct strbuf sb = STRBUF_INIT;
-	struct errbuf e;
-	char *text;
-	size_t len;
+	char *src = xasprintf("%s/candidates/%s", fake_root, name);
+	char *dir = candidate_variant(src, "kernel.cu", cache_dir, macro,
+				      value);
 
-	errbuf_init(&e);
-	assert_int_equal(mkdir_p(dir, &e), 0);
-	assert_int_equal(file_read_all(src, 1 << 20, &text, &len, &e), 0);
-	strbuf_addf(&sb, "#define %s %d\n%s", macro, value, text);
-	assert_int_equal(file_write_atomic_str(dst, sb.buf, &e), 0);
-	strbuf_release(&sb);
-	free(text);
-	free(rel);
 	free(src);
-	free(dst);
 	return dir;
 }
 
@@ -955,6 +941,17 @@ static bool trace_has(const char *dir, const char *text)
 	return found;
 }
 
+/* A quick evaluation of cand on task/fakeheavy, its trace kept in dir
+ * (a mkdtemp template). */
+static void evaluate_quick_traced(const char *cand, char *dir,
+				  struct task_result *r)
+{
+	struct opts o = { .task = task_heavy, .quick = true, .log_dir = dir };
+
+	assert_non_null(mkdtemp(dir));
+	evaluate(cand, &o, r);
+}
+
 /* A quick evaluation times one pair of runner processes, whose own offset
  * in the overheads would be charged as the candidate's: a charge from
  * that pair is timed again on a fresh pair, which decides alone
@@ -963,16 +960,12 @@ static bool trace_has(const char *dir, const char *text)
 static void test_a_quick_charge_is_timed_again_on_a_fresh_pair(void **s)
 {
 	char dir[] = "/tmp/arena-test-gpu-confirm-XXXXXX";
-	struct opts o = { .task = NULL, .quick = true };
 	struct task_result r;
 
 	(void)s;
 	if (!have_runner)
 		skip();
-	assert_non_null(mkdtemp(dir));
-	o.task = task_heavy;
-	o.log_dir = dir;
-	evaluate("gen_window", &o, &r);
+	evaluate_quick_traced("gen_window", dir, &r);
 	expect(&r, RS_REJECTED, "inconsistent with the controller's clock");
 	expect(&r, RS_REJECTED, "timed a second time with fresh runners");
 	assert_true(trace_has(dir, "timing it again"));
@@ -989,18 +982,14 @@ static void test_a_cheat_only_in_the_first_pair_of_processes_gains_nothing(
 	void **s)
 {
 	char dir[] = "/tmp/arena-test-gpu-first-XXXXXX";
-	struct opts o = { .task = NULL, .quick = true };
 	struct task_result r;
 
 	(void)s;
 	if (!have_runner)
 		skip();
-	assert_non_null(mkdtemp(dir));
-	char *cand = candidate_variant("gen_window",
-				       "GEN_WINDOW_FIRST_PROCESS_ONLY", 1);
-	o.task = task_heavy;
-	o.log_dir = dir;
-	evaluate(cand, &o, &r);
+	char *cand = fake_variant("gen_window", "GEN_WINDOW_FIRST_PROCESS_ONLY",
+				  1);
+	evaluate_quick_traced(cand, dir, &r);
 	expect(&r, RS_OK, "");
 	assert_true(trace_has(dir, "timing it again"));
 	/* What an honest copy of the baseline would get, within noise. */
@@ -1114,8 +1103,8 @@ static void test_wrong_only_in_timed_calls_is_caught_by_sampling(void **s)
 	if (!have_runner)
 		skip();
 	for (int mode = 0; mode < 4; mode++) {
-		char *dir = candidate_variant("timed_wrong", "TIMED_WRONG_MODE",
-					      mode);
+		char *dir = fake_variant("timed_wrong", "TIMED_WRONG_MODE",
+					 mode);
 		for (size_t i = 0; i < ARRAY_SIZE(seeds); i++) {
 			struct opts o = { .task = task_wide,
 					  .min_pairs = 40,

@@ -9,7 +9,9 @@
  * incorrect. */
 #include "arena/kernel.h"
 
+#ifndef EXACT_CALLS /* test_eval_integrity builds it with 7 as well */
 #define EXACT_CALLS 5
+#endif
 
 static int calls;
 
