@@ -190,6 +190,25 @@ static void test_clock_forged_on_most_calls_is_rejected(void **state)
 	result_release(&res);
 }
 
+/* clock_majority forging 40% of its calls: the median of (CPU time -
+ * claim) stays the honest calls', and the share of calls beyond the
+ * baseline's spread names it. */
+static void test_clock_forged_on_a_minority_of_calls_is_rejected(void **state)
+{
+	struct task_result res;
+
+	(void)state;
+	char *src = path_join(adv_root, "candidates/clock_majority");
+	char *dir = candidate_variant(src, "kernel.c", cache_dir,
+				      "FORGED_PERCENT", 40);
+	evaluate_on(vecpoly, dir, &res);
+	expect(&res, RS_REJECTED, accounting);
+	expect(&res, RS_REJECTED, "calls the candidate's runner used more");
+	result_release(&res);
+	free(dir);
+	free(src);
+}
+
 /* A candidate whose claims are shaved gains nothing: the speedup is the
  * controller's CPU accounting.  The claim check names it where the shave
  * clears max(20 us, 1%) and the noise; elsewhere the verdict is an A/A
@@ -466,6 +485,8 @@ int main(void)
 		cmocka_unit_test(
 			test_hidden_work_with_consistent_claims_gains_nothing),
 		cmocka_unit_test(test_clock_forged_on_most_calls_is_rejected),
+		cmocka_unit_test(
+			test_clock_forged_on_a_minority_of_calls_is_rejected),
 		cmocka_unit_test(
 			test_claims_shaved_under_the_old_allowance_gain_nothing),
 		cmocka_unit_test(

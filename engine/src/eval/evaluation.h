@@ -71,8 +71,10 @@
 /* Host: a share of the candidate's calls, beyond the baseline's, whose
  * CPU time exceeds their claims by more than the margin above and three
  * spreads of the baseline's own (host_claims_ok): a forger on part of
- * its calls. */
+ * its calls.  At least HOST_FORGED_MIN calls, so that one or two stray
+ * calls of a short case (4 pairs in a quick one) are never a finding. */
 #define HOST_FORGED_SHARE 0.25
+#define HOST_FORGED_MIN 3
 /* Host: pings per block that measure what a request costs the baseline's
  * runner beyond its call. */
 #define HOST_PINGS 4

@@ -248,7 +248,7 @@ static void host_ratios(struct timing_case *p)
  * when it forges on most of them, so the share of calls whose e clears
  * that margin and three spreads of the baseline's own e (trusted) is
  * held against the baseline's share beyond the same line as well:
- * HOST_FORGED_SHARE more is a finding too.  Either is `rejected` after
+ * HOST_FORGED_SHARE more (and HOST_FORGED_MIN calls) is a finding too.  Either is `rejected` after
  * a second timing (ev_clock_finding).  The speedup never used those
  * claims anyway.  The charged time must also clear the roofline
  * floor. */
@@ -301,7 +301,7 @@ static bool host_claims_ok(struct timing_case *p)
 			bound / 1e3);
 		return false;
 	}
-	if (nc - nb >= HOST_FORGED_SHARE * s->n) {
+	if (nc - nb >= fmax(HOST_FORGED_MIN, HOST_FORGED_SHARE * s->n)) {
 		ev_clock_finding(
 			x,
 			"reported times inconsistent with the "
