@@ -4,7 +4,8 @@
 # runner's times real?").  Per timed case, from timing.tsv: the
 # candidate's median (cpu - claim) less the larger of the protocol cost o
 # and the baseline's median (cpu - claim), in us and as a fraction of the
-# candidate's median claim, next to the per-pair difference's median.
+# candidate's median claim, next to the per-pair difference's median
+# (what the check holds since 2026-12-04: pair by pair).
 # Honest candidates: every c2c task's baseline in the candidate's runner
 # (--aa) and tests/adversarial/honest/*; the shave_* cheats for scale.
 # usage: [LOAD=N] [B=build] [TASKS="c2c/gemm ..."] tests/bench/claim_excess.sh

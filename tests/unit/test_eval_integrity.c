@@ -203,7 +203,7 @@ static void test_clock_forged_on_a_minority_of_calls_is_rejected(void **state)
 				      "FORGED_PERCENT", 40);
 	evaluate_on(vecpoly, dir, &res);
 	expect(&res, RS_REJECTED, accounting);
-	expect(&res, RS_REJECTED, "calls the candidate's runner used more");
+	expect(&res, RS_REJECTED, "pairs the candidate's runner used more");
 	result_release(&res);
 	free(dir);
 	free(src);

@@ -59,20 +59,21 @@
 #define GROUP_MEMORY_BUDGET (2ull << 30)
 /* Consistency of claimed times (docs/evaluator.md). */
 #define CLAIM_SLACK_NS 1000
-/* Host: how far the candidate's median (CPU time - claim) may exceed
- * what a request costs the baseline's runner beyond its call: max(20 us,
- * 1% of its claim), plus the noise of its own (timing_host.c).  Honest
+/* Host: how far the median over pairs of the candidate's (CPU time -
+ * claim) less the baseline's may reach: max(20 us, 1% of its claim),
+ * plus the noise of that median (timing_host.c).  Honest
  * candidates' excess measured at most 13 us whatever the call's length
  * (43 us to 38 ms, tests/bench/claim_excess.sh, docs/benchmarks.md):
  * what differs between two runners' requests is the protocol's few
  * microseconds around the call, not the call. */
 #define HOST_EXCESS_ABS_NS 20000
 #define HOST_EXCESS_REL 0.01
-/* Host: a share of the candidate's calls, beyond the baseline's, whose
- * CPU time exceeds their claims by more than the margin above and three
- * spreads of the baseline's own (host_claims_ok): a forger on part of
- * its calls.  At least HOST_FORGED_MIN calls, so that one or two stray
- * calls of a short case (4 pairs in a quick one) are never a finding. */
+/* Host: a share of the pairs whose candidate's (CPU time - claim)
+ * exceeds the baseline's by more than the margin above and three
+ * spreads, beyond those where the baseline's exceeds the candidate's as
+ * much (host_claims_ok): a forger on part of its calls.  At least
+ * HOST_FORGED_MIN pairs, so that one or two stray pairs of a short case
+ * (4 in a quick one) are never a finding. */
 #define HOST_FORGED_SHARE 0.25
 #define HOST_FORGED_MIN 3
 /* Host: pings per block that measure what a request costs the baseline's

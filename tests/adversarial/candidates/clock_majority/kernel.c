@@ -4,8 +4,9 @@
  * at random: 10.1x was accepted on c2c/gemm when the check compared lower
  * quartiles of (wall - claim) while the speedup was the median of the
  * claims.  The speedup now comes from the CPU time the kernel accounts
- * to the runner, and a median of (CPU time - claim) above the baseline's
- * names the forgery. */
+ * to the runner, and (CPU time - claim) above the baseline's in the
+ * same pairs - in the median, or on a share of the pairs at 40% - names
+ * the forgery. */
 #ifndef FORGED_PERCENT /* test_eval_integrity builds it with 40 as well */
 #define FORGED_PERCENT 65
 #endif
