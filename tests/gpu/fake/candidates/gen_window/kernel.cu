@@ -169,17 +169,14 @@ static void compute(const float *x, float *y, int64_t n, int64_t k)
 	}
 }
 
+static bool cheating(void)
+{
 #ifdef GEN_WINDOW_FIRST_PROCESS_ONLY
-static bool cheating(void)
-{
 	return served_call;
-}
 #else
-static bool cheating(void)
-{
 	return true;
-}
 #endif
+}
 
 static ssize_t hooked_send(int fd, const void *buf, size_t len, int flags)
 {
