@@ -200,6 +200,11 @@ struct eval_ctx {
 	 * case is timed again with fresh runners (clock_confirming). */
 	bool clock_suspect, clock_confirming;
 	char *clock_finding;
+	/* The finding is only a charge from a single pair of runner
+	 * processes (timing_gpu.c): the fresh pair that times the case
+	 * again decides that charge (pair_retiming), and a finding there is
+	 * its first, confirmed by a third timing. */
+	bool pair_charge_only, pair_retiming;
 
 	char *scratch;			/* removed at the end */
 	char *log_dir;

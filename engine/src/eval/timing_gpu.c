@@ -270,8 +270,9 @@ static bool gpu_claims_ok(struct timing_case *p)
 	 * first: a candidate can tell its correctness-phase runner from a
 	 * fresh one, and would forge in the first and keep the second
 	 * honest to pull the combined charge down. */
-	if (p->ct->nblocks == 1 && !x->clock_confirming &&
+	if (p->ct->nblocks == 1 && !x->clock_confirming && !x->pair_retiming &&
 	    (excess > 0 || p->fetch_excess_ns > 0)) {
+		x->pair_charge_only = true;
 		ev_clock_finding(x,
 				 "%.1f us charged per sample in %s '%s' "
 				 "(handing the outputs over %.1f us) from one "
