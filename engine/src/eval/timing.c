@@ -455,6 +455,22 @@ out:
 	return rc;
 }
 
+/* Times case ci; true when only the clock check failed there: the
+ * finding is marked in the trace with what happens next (next), and the
+ * case's timing released for another. */
+static bool time_case_suspect(struct eval_ctx *x, int ci,
+			      struct case_result *cr, const char *next)
+{
+	x->clock_suspect = false;
+	x->pair_charge_only = false;
+	if (time_case(x, ci, cr) == 0 || !x->clock_suspect || x->decided)
+		return false;
+	ev_trace_mark(x, "case %s: %s: %s", x->t->cases[ci].id, next,
+		      x->clock_finding);
+	ev_timing_release(&x->timing[ci]);
+	return true;
+}
+
 /* Times case ci; when only the clock check failed, times it once more
  * with fresh runners, and that second timing decides (ev_clock_finding).
  * When the first finding was only a charge from one pair of runner
@@ -464,25 +480,18 @@ out:
 void ev_time_case_confirmed(struct eval_ctx *x, int ci,
 			    struct case_result *cr)
 {
-	x->clock_suspect = false;
-	x->pair_charge_only = false;
-	if (time_case(x, ci, cr) == 0 || !x->clock_suspect || x->decided)
+	if (!time_case_suspect(x, ci, cr,
+			       "clock check failed once, timing it again"))
 		return;
-	ev_trace_mark(x, "case %s: clock check failed once, timing it again: "
-		      "%s", x->t->cases[ci].id, x->clock_finding);
-	ev_timing_release(&x->timing[ci]);
 	if (x->pair_charge_only) {
 		x->pair_retiming = true;
-		x->clock_suspect = false;
-		x->pair_charge_only = false;
-		int rc = time_case(x, ci, cr);
+		bool again = time_case_suspect(
+			x, ci, cr,
+			"clock check failed on the fresh pair, timing it a "
+			"third time");
 		x->pair_retiming = false;
-		if (rc == 0 || !x->clock_suspect || x->decided)
+		if (!again)
 			return;
-		ev_trace_mark(x, "case %s: clock check failed on the fresh "
-			      "pair, timing it a third time: %s",
-			      x->t->cases[ci].id, x->clock_finding);
-		ev_timing_release(&x->timing[ci]);
 	}
 	x->clock_confirming = true;
 	x->clock_suspect = false;
