@@ -992,8 +992,11 @@ static void test_a_cheat_only_in_the_first_pair_of_processes_gains_nothing(
 	evaluate_quick_traced(cand, dir, &r);
 	expect(&r, RS_OK, "");
 	assert_true(trace_has(dir, "timing it again"));
-	/* What an honest copy of the baseline would get, within noise. */
-	assert_true(r.speedup_ratio < 1.25);
+	/* What an honest copy of the baseline would get, within the noise of
+	 * one quick pair (0.87-1.36 on a loaded 2-core machine); had the
+	 * first pair counted, its claims would be next to nothing (its
+	 * outputs done before the timed calls), far above 2. */
+	assert_true(r.speedup_ratio < 2.0);
 	result_release(&r);
 	free(cand);
 	rm_rf(dir);

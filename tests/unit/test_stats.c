@@ -1,6 +1,7 @@
 /*
- * test_stats.c - the random number generator, order statistics and the
- * hierarchical bootstrap (engine/src/base/stats.c).
+ * test_stats.c - the random number generator, order statistics, the
+ * hierarchical bootstrap (engine/src/base/stats.c) and the
+ * distribution-free bound of a median (stats_dist.c).
  *
  * Statistical tests use fixed seeds, so they are deterministic: a failure
  * is a change in behaviour, never bad luck.  Tolerances are several
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "arena/stats.h"
+#include "arena/stats_dist.h"
 #include "arena/util.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -604,6 +606,88 @@ static void systematic_floor_covers_an_offset_every_block_shares(void **s)
 	sample_free(&smp);
 }
 
+/* ---- the distribution-free bound of a median ------------------------- */
+
+static void median_lower_bound_is_the_sign_tests_order_statistic(void **state)
+{
+	double v[20];
+
+	(void)state;
+	/* 20 values in reverse: the bound is the 6th smallest, since
+	 * P(Bin(20, 1/2) <= 5) = 0.0207 and P(<= 6) = 0.0577. */
+	for (int i = 0; i < 20; i++)
+		v[i] = 20 - i;
+	assert_true(stats_median_lower_bound(v, 20, 0.05) == 6);
+	/* P(Bin(8, 1/2) <= 1) = 9/256, P(<= 2) = 37/256: the 2nd. */
+	for (int i = 0; i < 8; i++)
+		v[i] = i * 10;
+	assert_true(stats_median_lower_bound(v, 8, 0.05) == 10);
+	/* 5 values: all above the median with probability 1/32 - the
+	 * smallest; 4: 1/16 > 0.05, no bound at all. */
+	for (int i = 0; i < 5; i++)
+		v[i] = 3 + i;
+	assert_true(stats_median_lower_bound(v, 5, 0.05) == 3);
+	assert_true(stats_median_lower_bound(v, 4, 0.05) == -INFINITY);
+	assert_true(stats_median_lower_bound(v, 0, 0.05) == -INFINITY);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The lower 5% bootstrap bound of the median of n values: their
+ * resampled medians' 5% quantile. */
+static double bootstrap_median_lo(const double *v, int n, struct rng *r)
+{
+	double meds[400], buf[64];
+
+	for (int it = 0; it < 400; it++) {
+		for (int j = 0; j < n; j++)
+			buf[j] = v[rng_range(r, 0, n - 1)];
+		meds[it] = stats_median_inplace(buf, (size_t)n);
+	}
+	qsort(meds, 400, sizeof(double), cmp_dbl);
+	return stats_quantile_sorted(meds, 400, 0.05);
+}
+
+/* Pure noise of median 0, skewed as a loaded host's stalls are: the
+ * distribution-free bound lies above 0 in at most 5% of draws at every
+ * size, where a bootstrap of 3 values (a short GPU case's pairs of
+ * pairs) does so in about one draw in eight - the bound that called an
+ * honest kernel's excess gross in CI (timing_gpu.c). */
+static void median_lower_bound_covers_where_a_bootstrap_of_few_does_not(
+	void **state)
+{
+	const int trials = 4000, sizes[] = { 3, 5, 9, 30 };
+	struct rng r;
+	double v[64], w[64];
+
+	(void)state;
+	rng_seed(&r, 20261205);
+	for (size_t s = 0; s < ARRAY_SIZE(sizes); s++) {
+		int n = sizes[s], sound_above = 0, boot_above = 0;
+		for (int t = 0; t < trials; t++) {
+			for (int i = 0; i < n; i++)
+				v[i] = -log(1 - rng_uniform(&r)) - log(2.0);
+			memcpy(w, v, sizeof(double) * (size_t)n);
+			sound_above += stats_median_lower_bound(w, (size_t)n,
+								0.05) > 0;
+			if (n == 3)
+				boot_above += bootstrap_median_lo(v, n, &r) > 0;
+		}
+		/* 0.05 plus four standard errors (0.0138 at 4000). */
+		assert_true(sound_above <= trials * (0.05 + 0.0138));
+		if (n == 3) {
+			assert_int_equal(sound_above, 0);
+			/* 1/8 of draws have every value above the median. */
+			assert_true(boot_above > trials * 0.10);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -634,6 +718,10 @@ int main(void)
 		cmocka_unit_test(rel_halfwidth_of_intervals),
 		cmocka_unit_test(
 			systematic_floor_covers_an_offset_every_block_shares),
+		cmocka_unit_test(
+			median_lower_bound_is_the_sign_tests_order_statistic),
+		cmocka_unit_test(
+			median_lower_bound_covers_where_a_bootstrap_of_few_does_not),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,8 +2,9 @@
  * stats_dist.h - the distributions and tests behind arena's A/B
  * statistics (arena/abtest.h, arena/plan.h): normal and Student t
  * distribution functions and quantiles, digamma and trigamma (for the
- * moderated variances of docs/statistics.md §8), Fisher's exact test and
- * the Benjamini-Hochberg adjustment.
+ * moderated variances of docs/statistics.md §8), Fisher's exact test,
+ * the Benjamini-Hochberg adjustment and a distribution-free bound of a
+ * median (the evaluator's clock findings, timing_gpu.c).
  *
  * Pure functions of their arguments: no state, no allocation except where
  * stated, no errno.  Accuracy: about 1e-10 relative or better in the
@@ -12,6 +13,8 @@
  */
 #ifndef ARENA_STATS_DIST_H
 #define ARENA_STATS_DIST_H
+
+#include <stddef.h>
 
 /* Standard normal distribution function P(Z <= x). */
 double stats_norm_cdf(double x);
@@ -46,6 +49,16 @@ double stats_fisher_exact(int a, int b, int c, int d);
  * failures.  A test that cannot reach a level is left out of a family
  * (Tarone 1990) instead of diluting it. */
 double stats_fisher_min_p(int n1, int n2);
+
+/* A lower (1 - alpha) confidence bound of the median of n independent
+ * values from one continuous distribution, whatever its shape: their k-th
+ * smallest, for the largest k with P(Binomial(n, 1/2) <= k - 1) <= alpha
+ * (the sign test's bound); -INFINITY when even the smallest does not
+ * qualify (n < 5 at alpha 0.05).  Sorts v.  Unlike a bootstrap, it does
+ * not claim more than few values show: a bootstrap of 3 values puts its
+ * lower 5% bound at their smallest, above the median in one case in
+ * eight. */
+double stats_median_lower_bound(double *v, size_t n, double alpha);
 
 /* Benjamini-Hochberg adjusted p-values ("q-values"): q[i] = min over the
  * p-values ranked at or above p[i] of p * m / rank, capped at 1.  Rejecting

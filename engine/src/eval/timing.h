@@ -126,8 +126,16 @@ struct timing_case {
 	 * (fetch_); the pair step's ratios, docs/gpu.md section 6. */
 	double excess_ns, excess_med_ns, excess_hi_ns;
 	double fetch_excess_ns, fetch_excess_med_ns, fetch_excess_hi_ns;
+	/* GPU: the distribution-free lower bounds of the same medians
+	 * (-INFINITY while the pairs are too few), what a gross excess is
+	 * held to. */
+	double excess_sound_ns, fetch_excess_sound_ns;
 	/* GPU: the excess's bounds are still too far apart to stop early. */
 	bool excess_unsettled;
+	/* GPU: an excess above the gross line by the bootstrap but not
+	 * (yet) by the distribution-free bound: the case needs more pairs
+	 * before its claims are judged (pair_step.wants_more). */
+	bool gross_open;
 };
 
 /* A device's side of the loop.  Each hook returns false with a verdict
@@ -152,6 +160,11 @@ struct pair_step {
 	 * case (host: the baseline's median protocol overhead); called before
 	 * every interval.  NULL: each pair adds its own ratio. */
 	void (*ratios)(struct timing_case *tc);
+	/* Once the case's time share is spent: whether its claims cannot be
+	 * judged yet and it should take more pairs (the loop goes on to
+	 * max_pairs or EV_CASE_OVERRUN times its budget, asking again every
+	 * few rounds); NULL for never. */
+	bool (*wants_more)(struct timing_case *tc);
 	/* The case's claimed times against what the controller knows. */
 	bool (*claims_ok)(struct timing_case *tc);
 	/* Always called last: the case's runners and buffers given back
