@@ -255,7 +255,8 @@ help:
 #   $(B)/arena-runner-hip    hipcc, HIP runtime, when hipcc exists
 #   $(B)/tests/arena-runner-fakegpu   c++, a host emulation of the runtime,
 #                            so that the GPU path is tested without a GPU
-# All link the host runner's line I/O and sandbox objects.  The real GPU
+# All link the host runner's line I/O and sandbox objects.  hipcc runs
+# with TMPDIR=$(B)/tmp: it leaves an empty directory in $TMPDIR per compile.  The real GPU
 # runners are not built in sanitizer builds (the fake one is).  `make test-gpu` runs tests/gpu/run.sh (needs a GPU).
 comma      := ,
 NVCC       ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
@@ -301,10 +302,11 @@ $(B)/arena-runner-cuda: $(GPU_DEPS) $(GPU_LINK)
 
 $(B)/arena-runner-hip: $(GPU_DEPS) $(GPU_LINK)
 	@mkdir -p $(B)/engine/runner/gpu
-	$(HIPCC) -x hip -std=c++17 -O2 $(addprefix --offload-arch=,$(HIP_ARCHS)) \
+	@mkdir -p $(B)/tmp
+	TMPDIR=$(abspath $(B))/tmp $(HIPCC) -x hip -std=c++17 -O2 $(addprefix --offload-arch=,$(HIP_ARCHS)) \
 		-DARENA_GPU_HIP $(GPU_INC) -Wall -Wextra -Wno-unused-parameter \
 		$(if $(CI),-Werror,) -c $(GPU_SRC) -o $(B)/engine/runner/gpu/runner_hip.o
-	$(HIPCC) $(addprefix --offload-arch=,$(HIP_ARCHS)) -o $@ \
+	TMPDIR=$(abspath $(B))/tmp $(HIPCC) $(addprefix --offload-arch=,$(HIP_ARCHS)) -o $@ \
 		$(B)/engine/runner/gpu/runner_hip.o $(GPU_LINK) -ldl
 
 $(B)/tests/arena-runner-fakegpu: $(GPU_DEPS) $(GPU_LINK)

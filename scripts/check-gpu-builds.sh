@@ -97,6 +97,8 @@ echo "gpu-builds: nvcc  ${nvcc:-(not found: its builds are skipped)}" \
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/arena-gpu-builds.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
+# hipcc leaves an empty <stem>-XXXXXX directory in $TMPDIR per compile.
+mkdir "$tmp/tmp" && export TMPDIR="$tmp/tmp"
 trap 'exit 130' INT TERM
 
 # ---- reading config.yaml ----------------------------------------------------

@@ -20,6 +20,8 @@ if [ ! -x "$NVCC" ]; then
 fi
 tmp=$(mktemp -d /tmp/arena-gpu-cand-XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
+# hipcc leaves an empty <stem>-XXXXXX directory in $TMPDIR per compile.
+mkdir "$tmp/tmp" && export TMPDIR="$tmp/tmp"
 inc=$ROOT/engine/include
 fail=0 n=0
 for src in "$ROOT"/tests/gpu/adversarial/candidates/*/kernel.hip \

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "eval_internal.h"
@@ -200,6 +201,72 @@ static void only_sources_of_the_language_are_compiled(void **state)
 	assert_false(compile_source_ok(LANG_HIP, "notes.txt"));
 }
 
+/* Unconfined, the compiler's temporary files go to the build's own
+ * scratch directory, removed with it (confined, /tmp is the sandbox's):
+ * hipcc leaves an empty <stem>-XXXXXX directory in $TMPDIR for every
+ * compile, and a shared /tmp had collected over a thousand.  A stand-in
+ * hipcc records its TMPDIR and leaves such a directory there. */
+static void an_unconfined_compilers_temporary_files_go_with_its_build(
+	void **state)
+{
+	char *dir = tmpdir(), *cache = path_join(dir, "cache");
+	char *tool = path_join(dir, "hipcc"), *seen = path_join(dir, "tmpdir");
+	struct strvec files = STRVEC_INIT, flags = STRVEC_INIT;
+	struct source_set src;
+	struct build_out o;
+	struct errbuf err;
+	(void)state;
+
+	char *script = xasprintf(
+		"#!/bin/sh\n"
+		"if [ \"$1\" = --version ]; then echo 'HIP version: 5.2.0 "
+		"(stand-in)'; exit 0; fi\n"
+		"echo \"$TMPDIR\" > %s\n"
+		"mkdir \"$TMPDIR/kernel-left\" || exit 1\n"
+		"for a; do case $a in *.hip) src=$a ;; esac; done\n"
+		"exec cc -shared -fPIC -x c -o out.so \"$src\"\n",
+		seen);
+	put(dir, "hipcc", script);
+	free(script);
+	assert_int_equal(chmod(tool, 0755), 0);
+	setenv("HIPCC", tool, 1);
+	put(dir, "kernel.hip",
+	    "int arena_launch(const void *a, int n, const long *p, int np,\n"
+	    "                 void *s) { return 0; }\n");
+	strvec_push(&files, "kernel.hip");
+	errbuf_init(&err);
+	assert_int_equal(sources_read(dir, &files, &src, &err), 0);
+	struct build_spec spec = {
+		.role = "candidate", .lang = LANG_HIP, .dev = DEV_HIP,
+		.arch = "gfx90a", .src = &src, .compile = &files,
+		.flags = &flags, .cache_dir = cache, .timeout_s = 60,
+	};
+	assert_int_equal(compile_build(&spec, &o, &err), 0);
+	assert_null(o.message);
+	assert_false(o.confined);
+
+	char *text = NULL;
+	assert_int_equal(file_read_all(seen, 4096, &text, NULL, &err), 0);
+	text[strcspn(text, "\n")] = '\0';
+	/* Under the cache's scratch, and gone with the build. */
+	assert_true(strncmp(text, cache, strlen(cache)) == 0);
+	char *left = path_join(text, "kernel-left");
+	assert_false(file_exists(left));
+	assert_false(file_exists(text));
+	free(left);
+	free(text);
+	unsetenv("HIPCC");
+	build_out_release(&o);
+	sources_release(&src);
+	strvec_release(&files);
+	strvec_release(&flags);
+	rm_rf(dir);
+	free(dir);
+	free(cache);
+	free(tool);
+	free(seen);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +275,8 @@ int main(void)
 		cmocka_unit_test(builds_are_cached_by_content),
 		cmocka_unit_test(a_source_that_does_not_compile_is_a_verdict),
 		cmocka_unit_test(only_sources_of_the_language_are_compiled),
+		cmocka_unit_test(
+			an_unconfined_compilers_temporary_files_go_with_its_build),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -468,8 +468,12 @@ static const char *limit_hit(const char *output, int status)
 }
 
 /* The compiler's environment, built from nothing: what toolchains read
- * (no store, no catalogue, no keys). */
-static void compile_env(struct strvec *env, const char *tool_dir)
+ * (no store, no catalogue, no keys).  Temporary files go to tmp_dir:
+ * hipcc (clang's HIP driver) leaves an empty <source stem>-XXXXXX
+ * directory there for every compile (two per kernel), which in a shared
+ * /tmp would pile up by the thousand. */
+static void compile_env(struct strvec *env, const char *tool_dir,
+			const char *tmp_dir)
 {
 	static const char *const pass[] = {
 		"CUDA_HOME",	       "CUDA_PATH",
@@ -484,7 +488,7 @@ static void compile_env(struct strvec *env, const char *tool_dir)
 	strvec_pushf(env, "PATH=%s%s/usr/local/bin:/usr/bin:/bin",
 		     tool_dir ? tool_dir : "", tool_dir ? ":" : "");
 	strvec_push(env, "HOME=/tmp");
-	strvec_push(env, "TMPDIR=/tmp");
+	strvec_pushf(env, "TMPDIR=%s", tmp_dir);
 	strvec_push(env, "LC_ALL=C");
 	for (size_t i = 0; i < ARRAY_SIZE(pass); i++) {
 		const char *v = getenv(pass[i]);
@@ -764,7 +768,9 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 	char *tool_dir = tool_real ? xstrdup(tool_real) : NULL;
 	if (tool_dir)
 		*strrchr(tool_dir, '/') = '\0';
-	compile_env(&env, tool_dir);
+	/* Confined, /tmp is the sandbox's own; otherwise the scratch
+	 * directory, removed with the build. */
+	compile_env(&env, tool_dir, confined ? "/tmp" : scratch);
 	free(tool_dir);
 	struct proc_capture pc = {
 		.argv = argv.v,
