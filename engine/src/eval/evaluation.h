@@ -205,6 +205,9 @@ struct eval_ctx {
 	 * again decides that charge (pair_retiming), and a finding there is
 	 * its first, confirmed by a third timing. */
 	bool pair_charge_only, pair_retiming;
+	/* The confirming timing is the case's third (after a fresh pair's
+	 * finding), not its second: for the verdict's words. */
+	bool clock_third;
 
 	char *scratch;			/* removed at the end */
 	char *log_dir;

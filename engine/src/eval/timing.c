@@ -192,8 +192,8 @@ void ev_clock_finding(struct eval_ctx *x, const char *fmt, ...)
 	va_end(ap);
 	if (x->clock_confirming) {
 		ev_verdict(x, RS_REJECTED, "%s (found again when the case was "
-			   "timed a second time with fresh runners)",
-			   strbuf_str(&sb));
+			   "timed a %s time with fresh runners)",
+			   strbuf_str(&sb), x->clock_third ? "third" : "second");
 	} else {
 		x->clock_suspect = true;
 		free(x->clock_finding);
@@ -520,7 +520,8 @@ void ev_time_case_confirmed(struct eval_ctx *x, int ci,
 	if (!time_case_suspect(x, ci, cr,
 			       "clock check failed once, timing it again"))
 		return;
-	if (x->pair_charge_only) {
+	bool third = x->pair_charge_only;
+	if (third) {
 		x->pair_retiming = true;
 		bool again = time_case_suspect(
 			x, ci, cr,
@@ -531,7 +532,9 @@ void ev_time_case_confirmed(struct eval_ctx *x, int ci,
 			return;
 	}
 	x->clock_confirming = true;
+	x->clock_third = third;
 	x->clock_suspect = false;
 	(void)time_case(x, ci, cr);
 	x->clock_confirming = false;
+	x->clock_third = false;
 }
