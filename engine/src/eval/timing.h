@@ -161,9 +161,9 @@ struct pair_step {
 	 * every interval.  NULL: each pair adds its own ratio. */
 	void (*ratios)(struct timing_case *tc);
 	/* Once the case's time share is spent: whether its claims cannot be
-	 * judged yet and it should take more pairs (the loop goes on to
-	 * max_pairs or EV_CASE_OVERRUN times its budget, asking again every
-	 * few rounds); NULL for never. */
+	 * judged yet and it should take more pairs (the loop goes on, asking
+	 * again every few rounds, to max_pairs or max(EV_CASE_OVERRUN x its
+	 * budget, EV_OVERRUN_MIN_S), timing.c); NULL for never. */
 	bool (*wants_more)(struct timing_case *tc);
 	/* The case's claimed times against what the controller knows. */
 	bool (*claims_ok)(struct timing_case *tc);
