@@ -42,6 +42,7 @@
 #include "bridge/eval_bridge.h"
 #include "bridge/trace.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/scratch.h"
 
 #define COMMAND_OUTPUT_TAIL (16 * 1024) /* bytes of its log traced */
 
@@ -238,7 +239,8 @@ static int command_launch(const struct agent_launch *l,
 	struct trace *tr = NULL;
 	char *log = path_join(l->log_dir, "agent.log");
 	char *trace_path = path_join(l->log_dir, "trace.jsonl");
-	char *scratch = NULL, *home = NULL, *sock = NULL;
+	struct agent_scratch sc = { .path = NULL, .lock_fd = -1 };
+	char *home = NULL, *sock = NULL;
 	const char *why = NULL;
 	bool sandboxed = false;
 	int rc;
@@ -251,15 +253,10 @@ static int command_launch(const struct agent_launch *l,
 		rc = errf_code(err, EPERM, "command: sandbox: on, but %s", why);
 		goto out;
 	}
-	char tmpl[] = "/tmp/arena-agent-XXXXXX";
-	if (!mkdtemp(tmpl)) {
-		rc = errf_code(err, errno, "mkdtemp %s: %s", tmpl,
-			       strerror(errno));
+	if ((rc = agent_scratch_make(&sc, err)))
 		goto out;
-	}
-	scratch = xstrdup(tmpl);
-	home = path_join(scratch, "home");
-	sock = path_join(scratch, "eval.sock");
+	home = path_join(sc.path, "home");
+	sock = path_join(sc.path, "eval.sock");
 	if ((rc = mkdir_p(home, err)) ||
 	    (rc = trace_open(trace_path, &tr, err)) ||
 	    (rc = eval_bridge_start(l, tr, sock, &bridge, err)))
@@ -292,7 +289,7 @@ static int command_launch(const struct agent_launch *l,
 		strvec_pushf(&env, "PATH=%s%s%s", exe ? exe : "",
 			     exe ? ":" : "", path ? path : "/usr/bin:/bin");
 		struct sandbox_spec sb;
-		sandbox_for(l, &set, scratch, &sb);
+		sandbox_for(l, &set, sc.path, &sb);
 		sandbox_argv(&sb, &argv);
 		sandbox_spec_release(&sb);
 	}
@@ -304,7 +301,7 @@ static int command_launch(const struct agent_launch *l,
 	struct sandbox_limits lim = {
 		.workspace = l->workspace_real ? l->workspace_real
 					       : l->workspace,
-		.scratch = scratch,
+		.scratch = sc.path,
 		.disk_bytes = (uint64_t)(l->config->disk_quota_mb > 0
 						 ? l->config->disk_quota_mb
 						 : AGENT_DEFAULT_DISK_QUOTA_MB)
@@ -383,9 +380,7 @@ out:
 	if (bridge)
 		eval_bridge_stop(bridge);
 	trace_close(tr);
-	if (scratch)
-		rm_rf(scratch);
-	free(scratch);
+	agent_scratch_remove(&sc);
 	free(home);
 	free(sock);
 	free(log);

@@ -10,7 +10,8 @@
  *   3. the sandbox decision (option sandbox: auto | on | off);
  *   4. a scratch directory /tmp/arena-agent-XXXXXX (0700): home/ (a
  *      private HOME with copies of the CLI's auth files only) and
- *      eval.sock (the evaluation bridge); removed at the end;
+ *      eval.sock (the evaluation bridge); removed at the end, or by a
+ *      later launch's sweep when this one is killed (sandbox/scratch.h);
  *   5. the prompt: persona (agents/prompts/<family>.md), the engine's
  *      prompt (TASK.md + iteration guidance), how to evaluate in this
  *      setting, the device, the budget, a per-task addendum
@@ -484,13 +485,12 @@ static void uuid4(char out[37])
 
 static void run_release(struct cli_run *r)
 {
-	if (r->scratch)
-		rm_rf(r->scratch);
+	agent_scratch_remove(&r->scratch_dir);
+	r->scratch = NULL;
 	trace_close(r->trace);
 	cli_settings_release(&r->set);
 	free(r->bin);
 	free(r->arena_exe);
-	free(r->scratch);
 	free(r->home);
 	free(r->socket_path);
 	free(r->prompt);
@@ -517,6 +517,7 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 	int rc;
 
 	memset(&r, 0, sizeof(r));
+	agent_scratch_init(&r.scratch_dir);
 	r.agent = a;
 	r.l = l;
 	strbuf_init(&r.line);
@@ -538,13 +539,9 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 			       why);
 		goto out;
 	}
-	char tmpl[] = "/tmp/arena-agent-XXXXXX";
-	if (!mkdtemp(tmpl)) {
-		rc = errf_code(err, errno, "mkdtemp %s: %s", tmpl,
-			       strerror(errno));
+	if ((rc = agent_scratch_make(&r.scratch_dir, err)) != 0)
 		goto out;
-	}
-	r.scratch = xstrdup(tmpl);
+	r.scratch = r.scratch_dir.path;
 	r.home = path_join(r.scratch, "home");
 	r.socket_path = path_join(r.scratch, "eval.sock");
 	if ((rc = mkdir_p(r.home, err)) != 0 || (rc = copy_auth(&r, err)) != 0)

@@ -20,6 +20,7 @@
 #include "arena/agent.h"
 #include "bridge/eval_bridge.h"
 #include "bridge/trace.h"
+#include "sandbox/scratch.h"
 
 #define CLI_LINE_MAX ((size_t)8 << 20)	/* longest stdout line parsed */
 
@@ -89,7 +90,8 @@ struct cli_run {
 	struct cli_settings set;
 	char *bin;		/* absolute path of the CLI */
 	char *arena_exe;	/* absolute path of this arena binary */
-	char *scratch;		/* per-launch directory, removed at the end */
+	struct agent_scratch scratch_dir; /* per-launch, removed at the end */
+	const char *scratch;	/* its path (scratch_dir.path) */
 	char *home;		/* private HOME (in scratch) */
 	char *socket_path;	/* evaluation bridge (in scratch) */
 	char *prompt;		/* the final prompt */

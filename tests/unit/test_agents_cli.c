@@ -6,7 +6,8 @@
  * (when bubblewrap works here), parsed turns/tokens/cost, the
  * classification of failures (non-zero exit, is_error with exit 0, no
  * final result, hang past the deadline, megabytes of output), the trace,
- * the settings validation, and the MCP protocol layer.
+ * the settings validation, the MCP protocol layer, and the sweep of
+ * scratch directories that killed launches left behind.
  *
  * Run from the repository root (as `make test` does); $B names the build
  * directory whose `arena` the fake CLI calls to evaluate.
@@ -19,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +31,7 @@
 #include "cli/cli_agent.h"
 #include "bridge/mcp_server.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/scratch.h"
 #include "arena/proc.h"
 
 static char root[4096];
@@ -697,6 +701,60 @@ static void test_bin_override_by_name_searches_path(void **state)
 	free(exe);
 }
 
+/* A launch killed before it removed its scratch directory (kill -9 of
+ * the executor) leaves it in /tmp; the next launch sweeps it, and only
+ * it: a live launch's (locked), a young one, and other names stay. */
+static void test_scratch_of_a_dead_launch_is_swept_and_no_other(void **state)
+{
+	char dir[] = "/tmp/arena-test-scratch-XXXXXX";
+	struct agent_scratch mine;
+	struct errbuf err;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	char *dead = path_join(dir, AGENT_SCRATCH_PREFIX "dead");
+	char *live = path_join(dir, AGENT_SCRATCH_PREFIX "live");
+	char *other = path_join(dir, "arena-other");
+	char *inner = path_join(dead, "home");
+	assert_int_equal(mkdir(dead, 0700), 0);
+	assert_int_equal(mkdir(inner, 0700), 0);
+	assert_int_equal(mkdir(live, 0700), 0);
+	assert_int_equal(mkdir(other, 0700), 0);
+	int fd = open(live, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX), 0);
+
+	/* Young: nothing goes. */
+	assert_int_equal(agent_scratch_sweep(dir, AGENT_SCRATCH_STALE_S), 0);
+	assert_true(dir_exists(dead));
+	/* Old enough: the unheld one goes, with what is in it. */
+	assert_int_equal(agent_scratch_sweep(dir, 0), 1);
+	assert_false(dir_exists(dead));
+	assert_true(dir_exists(live));
+	assert_true(dir_exists(other));
+	close(fd);
+	assert_int_equal(agent_scratch_sweep(dir, 0), 1);
+	assert_false(dir_exists(live));
+	assert_true(dir_exists(other));
+
+	/* A launch's own is held while it lives and removed at its end. */
+	errbuf_init(&err);
+	assert_int_equal(agent_scratch_make_in(dir, &mine, &err), 0);
+	assert_non_null(strstr(mine.path, "/" AGENT_SCRATCH_PREFIX));
+	assert_int_equal(agent_scratch_sweep(dir, 0), 0);
+	assert_true(dir_exists(mine.path));
+	char *made = xstrdup(mine.path);
+	agent_scratch_remove(&mine);
+	assert_false(dir_exists(made));
+	assert_null(mine.path);
+	free(made);
+	rm_rf(dir);
+	free(dead);
+	free(live);
+	free(other);
+	free(inner);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -719,6 +777,8 @@ int main(void)
 		cmocka_unit_test(test_agent_config_yaml_defaults_apply),
 		cmocka_unit_test(test_mcp_session),
 		cmocka_unit_test(test_sandbox_mount_order),
+		cmocka_unit_test(
+			test_scratch_of_a_dead_launch_is_swept_and_no_other),
 	};
 	const char *b = getenv("B") ? getenv("B") : "build";
 	struct errbuf err;
