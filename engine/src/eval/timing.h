@@ -127,8 +127,8 @@ struct timing_case {
 	double excess_ns, excess_med_ns, excess_hi_ns;
 	double fetch_excess_ns, fetch_excess_med_ns, fetch_excess_hi_ns;
 	/* GPU: the distribution-free lower bounds of the same medians
-	 * (-INFINITY while the pairs are too few), what a gross excess is
-	 * held to. */
+	 * (-INFINITY while the pairs are too few), which a gross excess
+	 * must clear as well as the bootstrap's. */
 	double excess_sound_ns, fetch_excess_sound_ns;
 	/* GPU: the excess's bounds are still too far apart to stop early. */
 	bool excess_unsettled;
