@@ -127,14 +127,14 @@ struct timing_case {
 	double excess_ns, excess_med_ns, excess_hi_ns;
 	double fetch_excess_ns, fetch_excess_med_ns, fetch_excess_hi_ns;
 	/* GPU: the distribution-free lower bounds of the same medians
-	 * (-INFINITY while the pairs are too few), which a gross excess
-	 * must clear as well as the bootstrap's. */
+	 * (-INFINITY while the pairs are too few), which alone call an
+	 * excess gross. */
 	double excess_sound_ns, fetch_excess_sound_ns;
 	/* GPU: the excess's bounds are still too far apart to stop early. */
 	bool excess_unsettled;
-	/* GPU: an excess above the gross line by the bootstrap but not
-	 * (yet) by the distribution-free bound: the case needs more pairs
-	 * before its claims are judged (pair_step.wants_more). */
+	/* GPU: a median excess above the gross line that the
+	 * distribution-free bound does not (yet) confirm: the case needs
+	 * more pairs before its claims are judged (pair_step.wants_more). */
 	bool gross_open;
 };
 
