@@ -40,9 +40,10 @@ int agent_scratch_sweep(const char *dir, double min_age_s)
 				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		/* Young ones are left alone: a launch locks its directory
-		 * just after making it. */
-		bool stale = fstat(fd, &st) == 0 &&
+		/* Young ones are left alone (a launch locks its directory
+		 * just after making it), and other users' (a root sweep does
+		 * not reach into theirs). */
+		bool stale = fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
 			     difftime(time(NULL), st.st_ctime) >= min_age_s &&
 			     flock(fd, LOCK_EX | LOCK_NB) == 0;
 		if (stale) {

@@ -34,8 +34,9 @@ int agent_scratch_make_in(const char *dir, struct agent_scratch *s,
 void agent_scratch_remove(struct agent_scratch *s);
 void agent_scratch_init(struct agent_scratch *s);
 
-/* Removes every directory dir/AGENT_SCRATCH_PREFIX* that no launch holds
- * and whose last change is at least min_age_s old; returns how many. */
+/* Removes every directory dir/AGENT_SCRATCH_PREFIX* of this user that
+ * no launch holds and whose last change is at least min_age_s old;
+ * returns how many. */
 int agent_scratch_sweep(const char *dir, double min_age_s);
 
 #endif
