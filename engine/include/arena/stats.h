@@ -37,6 +37,9 @@ int64_t rng_range(struct rng *r, int64_t lo, int64_t hi);
 /* Median of v[0..n) (n > 0; NaN when n == 0); v is reordered.  The mean of
  * the two middle values for even n.  Linear time (quickselect). */
 double stats_median_inplace(double *v, size_t n);
+/* The k-th smallest of v[0..n) (k from 0, k < n); v is reordered.
+ * Linear time (quickselect). */
+double stats_kth_inplace(double *v, size_t n, size_t k);
 /* Median of v[0..n) without modifying it. */
 double stats_median(const double *v, size_t n);
 /* Linear-interpolated quantile q in [0,1] of sorted[0..n). */

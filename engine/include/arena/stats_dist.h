@@ -54,7 +54,7 @@ double stats_fisher_min_p(int n1, int n2);
  * values from one continuous distribution, whatever its shape: their k-th
  * smallest, for the largest k with P(Binomial(n, 1/2) <= k - 1) <= alpha
  * (the sign test's bound); -INFINITY when even the smallest does not
- * qualify (n < 5 at alpha 0.05).  Sorts v.  Unlike a bootstrap, it does
+ * qualify (n < 5 at alpha 0.05).  Reorders v.  Unlike a bootstrap, it does
  * not claim more than few values show: a bootstrap of 3 values puts its
  * lower 5% bound at their smallest, above the median in one case in
  * eight. */

@@ -146,6 +146,11 @@ static double select_kth(double *a, ptrdiff_t n, ptrdiff_t k)
 	return a[k];
 }
 
+double stats_kth_inplace(double *v, size_t n, size_t k)
+{
+	return select_kth(v, (ptrdiff_t)n, (ptrdiff_t)k);
+}
+
 double stats_median_inplace(double *v, size_t n)
 {
 	ptrdiff_t k = (ptrdiff_t)(n / 2);

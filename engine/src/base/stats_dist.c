@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "arena/stats.h"
 #include "arena/util.h"
 
 static double lgam(double x)
@@ -338,34 +339,22 @@ void stats_bh_adjust(const double *p, int m, double *q)
 	free(r);
 }
 
-/* P(Binomial(n, 1/2) <= k), summed in logs (n in the thousands at most). */
-static double binom_half_cdf(size_t n, size_t k)
-{
-	double sum = 0, ln2n = (double)n * log(2.0);
-
-	for (size_t i = 0; i <= k && i <= n; i++)
-		sum += exp(lgam((double)n + 1) - lgam((double)i + 1) -
-			   lgam((double)(n - i) + 1) - ln2n);
-	return sum < 1 ? sum : 1;
-}
-
-static int cmp_double_asc(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 double stats_median_lower_bound(double *v, size_t n, double alpha)
 {
+	double ln_half_n = -(double)n * log(2.0), cdf = 0;
 	size_t k = 0;
 
 	/* The k-th smallest lies above the median only when fewer than k
-	 * values do not: P(Binomial(n, 1/2) <= k - 1). */
-	while (k < n && binom_half_cdf(n, k) <= alpha)
+	 * values do not: P(Binomial(n, 1/2) <= k - 1), summed in logs term
+	 * by term as k grows. */
+	while (k < n) {
+		cdf += exp(lgam((double)n + 1) - lgam((double)k + 1) -
+			   lgam((double)(n - k) + 1) + ln_half_n);
+		if (cdf > alpha)
+			break;
 		k++;
+	}
 	if (k == 0)
 		return -INFINITY;
-	qsort(v, n, sizeof(*v), cmp_double_asc);
-	return v[k - 1];
+	return stats_kth_inplace(v, n, k - 1);
 }

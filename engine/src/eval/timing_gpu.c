@@ -159,7 +159,7 @@ static double excess_of(struct timing_case *p, int bcol, int ccol,
 	}
 	double lo = gpu_charged_excess_ns(eb, sizes, nblocks, GPU_EXCESS_ITERS,
 					  seed, med, hi, strict);
-	/* Last: it sorts e, whose blocks the bootstrap needed in place. */
+	/* Last: it reorders e, whose blocks the bootstrap needed in place. */
 	*sound = stats_median_lower_bound(e, (size_t)m, GPU_EXCESS_ALPHA);
 	free(e);
 	return lo;
