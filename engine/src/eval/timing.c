@@ -334,16 +334,16 @@ static bool case_done_early(struct timing_case *tc,
 #define EV_OVERRUN_MIN_S 3.0
 #define EV_OVERRUN_ROUNDS 4
 
-/* Moves *share_end on when the next round, round_ns long, would end
- * case tc's share and the pair step wants more pairs, up to
- * overrun_end. */
+/* Moves *share_end on when case tc's share ends within horizon_ns from
+ * now and the pair step wants more pairs, up to overrun_end; round_ns is
+ * the length of a round. */
 static void share_overrun(struct timing_case *tc, const struct pair_step *step,
-			  uint64_t round_ns, uint64_t overrun_end,
-			  uint64_t *share_end)
+			  uint64_t horizon_ns, uint64_t round_ns,
+			  uint64_t overrun_end, uint64_t *share_end)
 {
 	uint64_t t = now_ns();
 
-	if (!step->wants_more || t + round_ns < *share_end ||
+	if (!step->wants_more || t + horizon_ns < *share_end ||
 	    *share_end >= overrun_end || !step->wants_more(tc))
 		return;
 	uint64_t end = t + EV_OVERRUN_ROUNDS * (round_ns ? round_ns : 1);
@@ -425,9 +425,11 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		for (int round = 1;; round++) {
 			uint64_t r0 = now_ns();
 			bool enough = blocks[g0].pairs + 1 >= tc->cb.min_pairs;
+			/* Before the round the loop's own guess would make
+			 * the closing one ... */
 			if (last_group && enough && !ending)
-				share_overrun(tc, step, round_ns, overrun_end,
-					      &share_end);
+				share_overrun(tc, step, round_ns, round_ns,
+					      overrun_end, &share_end);
 			tc->closing =
 				ending ||
 				(enough &&
@@ -442,9 +444,12 @@ static int time_case(struct eval_ctx *x, int ci, struct case_result *cr)
 				break;
 			if (blocks[g0].pairs < tc->cb.min_pairs)
 				continue;
+			/* ... and after one that overran the share
+			 * unforeseen (horizon 0: only then, so the pairs
+			 * the guess above judged are not judged twice). */
 			if (last_group)
-				share_overrun(tc, step, round_ns, overrun_end,
-					      &share_end);
+				share_overrun(tc, step, 0, round_ns,
+					      overrun_end, &share_end);
 			ending = now_ns() >= share_end ||
 				 (last_group && round % 4 == 0 &&
 				  case_done_early(tc, step));
