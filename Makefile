@@ -272,6 +272,7 @@ GPU_DEPS   := $(GPU_SRC) engine/runner/gpu/gpu_rt.h engine/runner/gpu/gpu_rt_fak
 	engine/include/arena/fp16.h
 GPU_LINK   := $(B)/engine/runner/runner_io.o $(B)/engine/runner/runner_sandbox.o
 GPU_INC    := -Iengine/include -Iengine/runner
+HIP_TMP    := TMPDIR=$(abspath $(B))/tmp
 GPU_HOSTW  := -Wall,-Wextra,-Wno-unused-parameter$(if $(CI),$(comma)-Werror,)
 NVCC_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) \
 	-gencode arch=compute_$(lastword $(CUDA_ARCHS))$(comma)code=compute_$(lastword $(CUDA_ARCHS))
@@ -303,10 +304,10 @@ $(B)/arena-runner-cuda: $(GPU_DEPS) $(GPU_LINK)
 $(B)/arena-runner-hip: $(GPU_DEPS) $(GPU_LINK)
 	@mkdir -p $(B)/engine/runner/gpu
 	@mkdir -p $(B)/tmp
-	TMPDIR=$(abspath $(B))/tmp $(HIPCC) -x hip -std=c++17 -O2 $(addprefix --offload-arch=,$(HIP_ARCHS)) \
+	$(HIP_TMP) $(HIPCC) -x hip -std=c++17 -O2 $(addprefix --offload-arch=,$(HIP_ARCHS)) \
 		-DARENA_GPU_HIP $(GPU_INC) -Wall -Wextra -Wno-unused-parameter \
 		$(if $(CI),-Werror,) -c $(GPU_SRC) -o $(B)/engine/runner/gpu/runner_hip.o
-	TMPDIR=$(abspath $(B))/tmp $(HIPCC) $(addprefix --offload-arch=,$(HIP_ARCHS)) -o $@ \
+	$(HIP_TMP) $(HIPCC) $(addprefix --offload-arch=,$(HIP_ARCHS)) -o $@ \
 		$(B)/engine/runner/gpu/runner_hip.o $(GPU_LINK) -ldl
 
 $(B)/tests/arena-runner-fakegpu: $(GPU_DEPS) $(GPU_LINK)

@@ -239,7 +239,7 @@ static int command_launch(const struct agent_launch *l,
 	struct trace *tr = NULL;
 	char *log = path_join(l->log_dir, "agent.log");
 	char *trace_path = path_join(l->log_dir, "trace.jsonl");
-	struct agent_scratch sc = { .path = NULL, .lock_fd = -1 };
+	struct agent_scratch sc = AGENT_SCRATCH_INIT;
 	char *home = NULL, *sock = NULL;
 	const char *why = NULL;
 	bool sandboxed = false;

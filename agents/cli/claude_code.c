@@ -82,7 +82,7 @@ void cli_claude_argv(struct cli_run *r, struct strvec *argv)
 	}
 	if (r->set.mcp) {
 		strvec_push(argv, "--mcp-config");
-		strvec_pushf(argv, "%s/mcp.json", r->scratch);
+		strvec_pushf(argv, "%s/mcp.json", r->scratch_dir.path);
 		strvec_push(argv, "--strict-mcp-config");
 		strvec_push(argv, "--allowedTools");
 		strvec_push(argv, "mcp__arena");
@@ -140,7 +140,7 @@ int cli_claude_prepare(struct cli_run *r, struct errbuf *err)
 
 	if (!r->set.mcp)
 		return 0;
-	p = xasprintf("%s/mcp.json", r->scratch);
+	p = xasprintf("%s/mcp.json", r->scratch_dir.path);
 	rc = cli_write_mcp_json(r, p, false, err);
 	free(p);
 	return rc;

@@ -396,7 +396,7 @@ static void sandbox_spec_for(struct cli_run *r, struct sandbox_spec *s)
 	}
 	free(node);
 	strvec_push(&s->expose_ro, r->arena_exe);
-	strvec_push(&s->bind_rw, r->scratch);
+	strvec_push(&s->bind_rw, r->scratch_dir.path);
 	s->tmp_bytes = (size_t)(r->l->config && r->l->config->disk_quota_mb > 0
 					? r->l->config->disk_quota_mb
 					: AGENT_DEFAULT_DISK_QUOTA_MB)
@@ -486,7 +486,6 @@ static void uuid4(char out[37])
 static void run_release(struct cli_run *r)
 {
 	agent_scratch_remove(&r->scratch_dir);
-	r->scratch = NULL;
 	trace_close(r->trace);
 	cli_settings_release(&r->set);
 	free(r->bin);
@@ -541,9 +540,8 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 	}
 	if ((rc = agent_scratch_make(&r.scratch_dir, err)) != 0)
 		goto out;
-	r.scratch = r.scratch_dir.path;
-	r.home = path_join(r.scratch, "home");
-	r.socket_path = path_join(r.scratch, "eval.sock");
+	r.home = path_join(r.scratch_dir.path, "home");
+	r.socket_path = path_join(r.scratch_dir.path, "eval.sock");
 	if ((rc = mkdir_p(r.home, err)) != 0 || (rc = copy_auth(&r, err)) != 0)
 		goto out;
 	chmod(r.home, 0700);
@@ -618,7 +616,7 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 	struct sandbox_limits lim = {
 		.workspace = l->workspace_real ? l->workspace_real
 					       : l->workspace,
-		.scratch = r.scratch,
+		.scratch = r.scratch_dir.path,
 		.disk_bytes = (uint64_t)(ac && ac->disk_quota_mb > 0
 						 ? ac->disk_quota_mb
 						 : AGENT_DEFAULT_DISK_QUOTA_MB)

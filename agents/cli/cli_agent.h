@@ -91,7 +91,6 @@ struct cli_run {
 	char *bin;		/* absolute path of the CLI */
 	char *arena_exe;	/* absolute path of this arena binary */
 	struct agent_scratch scratch_dir; /* per-launch, removed at the end */
-	const char *scratch;	/* its path (scratch_dir.path) */
 	char *home;		/* private HOME (in scratch) */
 	char *socket_path;	/* evaluation bridge (in scratch) */
 	char *prompt;		/* the final prompt */

@@ -114,7 +114,7 @@ static int gemini_prepare(struct cli_run *r, struct errbuf *err)
 					r->set.max_turns);
 	}
 	if (!rc && r->set.mcp) {
-		char *mcp_path = xasprintf("%s/mcp.json", r->scratch);
+		char *mcp_path = xasprintf("%s/mcp.json", r->scratch_dir.path);
 		char *mcp_text = NULL;
 		rc = cli_write_mcp_json(r, mcp_path, true, err);
 		if (!rc)

@@ -6,9 +6,9 @@
 #include "sandbox/scratch.h"
 
 #include <dirent.h>
-#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -16,11 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-
 void agent_scratch_init(struct agent_scratch *s)
 {
-	s->path = NULL;
-	s->lock_fd = -1;
+	*s = (struct agent_scratch)AGENT_SCRATCH_INIT;
 }
 
 int agent_scratch_sweep(const char *dir, double min_age_s)

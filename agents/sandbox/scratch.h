@@ -22,6 +22,7 @@ struct agent_scratch {
 	char *path;	/* NULL when there is none */
 	int lock_fd;	/* holds the flock; -1 when none */
 };
+#define AGENT_SCRATCH_INIT { .path = NULL, .lock_fd = -1 }
 
 /* Sweeps dead launches' directories from /tmp, then makes and locks a
  * fresh one in s. */

@@ -255,9 +255,7 @@ static bool gpu_claims_ok(struct timing_case *p)
 	 * block (gen_window on the H200: 33.9 us of a 354.7 us median, where
 	 * the sign test's bound named it).  Where the pairs are too few for
 	 * that bound, the case takes more (gross_open). */
-	double gross_lo = p->excess_sound_ns;
-	double fgross_lo = p->fetch_excess_sound_ns;
-	if (gross_lo > gpu_gross_excess_ns(cm)) {
+	if (p->excess_sound_ns > gpu_gross_excess_ns(cm)) {
 		ev_clock_finding(
 			x,
 			"reported times inconsistent with the "
@@ -269,12 +267,12 @@ static bool gpu_claims_ok(struct timing_case *p)
 			"baseline's did (median %.1f us; its median claim "
 			"%.1f us), more than the %.1f us that would be "
 			"charged",
-			ev_case_kind(c), c->id, gross_lo / 1e3,
+			ev_case_kind(c), c->id, p->excess_sound_ns / 1e3,
 			p->excess_med_ns / 1e3, cm / 1e3,
 			gpu_gross_excess_ns(cm) / 1e3);
 		return false;
 	}
-	if (fgross_lo > gpu_gross_excess_ns(cm)) {
+	if (p->fetch_excess_sound_ns > gpu_gross_excess_ns(cm)) {
 		ev_clock_finding(
 			x,
 			"reported times inconsistent with the "
@@ -284,7 +282,7 @@ static bool gpu_claims_ok(struct timing_case *p)
 			"%.1f us longer than the baseline (median %.1f us; its "
 			"median claim %.1f us): work done after the timed "
 			"calls, more than the %.1f us that would be charged",
-			ev_case_kind(c), c->id, fgross_lo / 1e3,
+			ev_case_kind(c), c->id, p->fetch_excess_sound_ns / 1e3,
 			p->fetch_excess_med_ns / 1e3, cm / 1e3,
 			gpu_gross_excess_ns(cm) / 1e3);
 		return false;
