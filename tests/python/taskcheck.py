@@ -34,11 +34,13 @@ SMALL below (the visible sizes are too large for a CPU).
 """
 import argparse
 import ast
+import atexit
 import ctypes
 import importlib.util
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -518,6 +520,7 @@ def main():
     opts.built = {}
     procs = []
     bdir = tempfile.mkdtemp(prefix="taskcheck-")
+    atexit.register(shutil.rmtree, bdir, True)  # the built baselines
     for t in tasks:
         if t.lang in ("cuda", "hip") and (opts.device == "cuda" or opts.emulate):
             so, cmd = build_so(t, os.path.join(t.dir, t.base_files[0]), bdir,
