@@ -43,7 +43,8 @@ check approx_batched incorrect "correctness trial"
 ADV_TASK=task/fakeheavy
 check closed_form ok "candidate_accepted: true" --quick
 check gen_window rejected "inconsistent with the controller"
-# forged_claim is test_gpu_eval's: on a machine too loaded to bound its
+# forged_claim and shave_claim are test_gpu_eval's (shave_claim needs the
+# fake gen's jitter); on a machine too loaded to bound its
 # excess it is timed by the clock alone (ok, no gain), not named.
 ADV_TASK=task/fakepoly
 

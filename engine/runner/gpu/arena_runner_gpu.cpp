@@ -672,6 +672,9 @@ static void do_gen(const char *seq, char **save)
 		}
 	}
 	CHECK(seq, GPU(StreamSynchronize)(stream), "drawing the inputs");
+#if defined(ARENA_GPU_FAKE)
+	fake_gen_jitter();
+#endif
 	rio_replyf("ok %s", seq);
 }
 

@@ -192,6 +192,33 @@ static void fake_dev_busy(int64_t *until, int64_t ns)
 		until, &old, want, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
 }
 
+/* Tests only: a host delay drawn uniformly from 0 to
+ * $ARENA_FAKE_GPU_GEN_JITTER_US microseconds at the end of every `gen`,
+ * every runner alike: the noise outside the timed calls that the H200's
+ * samples carry (offsets of tens of microseconds between runner
+ * processes, docs/benchmarks.md), loud enough here that a test can tell a
+ * charge the `time` request alone confirms from one the whole sample
+ * does. */
+static inline void fake_gen_jitter(void)
+{
+	static int64_t max_ns = -1;
+	static uint64_t state;
+
+	if (max_ns < 0) {
+		const char *v = getenv("ARENA_FAKE_GPU_GEN_JITTER_US");
+		max_ns = v ? atoll(v) * 1000 : 0;
+		state = (uint64_t)fake_now() ^ (uint64_t)getpid() << 32;
+	}
+	if (max_ns <= 0)
+		return;
+	state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+	int64_t ns = (int64_t)((state >> 33) % (uint64_t)(max_ns + 1));
+	struct timespec ts = { (time_t)(ns / 1000000000),
+			       (long)(ns % 1000000000) };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
 /* Waits until the work processes left running has run: for a
  * whole-device wait every process's, else (a stream or event wait) other
  * processes' only, whose contexts take turns with this one.  Work left

@@ -47,6 +47,8 @@ void ev_samples_add(struct samples *s, int block, bool base_first,
 		c->span ? (double)c->ovh : (double)(c->wall + c->fetch - c->claim);
 	s->v[S_BFOVH][s->n] = (double)b->fovh;
 	s->v[S_CFOVH][s->n] = (double)c->fovh;
+	s->v[S_BTOVH][s->n] = (double)(b->wall - b->claim);
+	s->v[S_CTOVH][s->n] = (double)(c->wall - c->claim);
 	s->v[S_FIRST][s->n] = base_first ? 1.0 : 0.0;
 	s->v[S_BDRAIN][s->n] = (double)b->drain;
 	s->v[S_CDRAIN][s->n] = (double)c->drain;

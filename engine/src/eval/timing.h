@@ -41,6 +41,8 @@ enum {
 	S_CDELAY,
 	S_BFOVH,
 	S_CFOVH,
+	S_BTOVH,
+	S_CTOVH,
 	S_FIRST,
 	NS
 };
@@ -53,7 +55,9 @@ struct samples {
 				 * cand_delay (host: CPU time over the
 				 * request, wait for a CPU meanwhile),
 				 * base_fovh, cand_fovh (GPU: fetch and
-				 * the keeper's probes after it), and
+				 * the keeper's probes after it),
+				 * base_tovh, cand_tovh (GPU: the `time`
+				 * request alone beyond its claim), and
 				 * 1 where the baseline went first */
 	int *block;    /* each pair's block */
 	int n, cap;
@@ -126,6 +130,10 @@ struct timing_case {
 	 * (fetch_); the pair step's ratios, docs/gpu.md section 6. */
 	double excess_ns, excess_med_ns, excess_hi_ns;
 	double fetch_excess_ns, fetch_excess_med_ns, fetch_excess_hi_ns;
+	/* GPU: the same bound and median for the `time` request alone (its
+	 * wall beyond the claim), a part of the first with less noise; the
+	 * charge for holding inputs is the larger bound (excess_ns). */
+	double time_excess_ns, time_excess_med_ns;
 	/* GPU: the distribution-free lower bounds of the same medians
 	 * (-INFINITY while the pairs are too few), which alone call an
 	 * excess gross. */
