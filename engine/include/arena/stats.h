@@ -40,6 +40,8 @@ double stats_median_inplace(double *v, size_t n);
 /* The k-th smallest of v[0..n) (k from 0, k < n); v is reordered.
  * Linear time (quickselect). */
 double stats_kth_inplace(double *v, size_t n, size_t k);
+/* Sorts v[0..n) ascending. */
+void stats_sort(double *v, size_t n);
 /* Median of v[0..n) without modifying it. */
 double stats_median(const double *v, size_t n);
 /* Linear-interpolated quantile q in [0,1] of sorted[0..n). */

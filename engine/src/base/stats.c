@@ -235,6 +235,11 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void stats_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+}
+
 /* Checks one case: every ratio finite and positive, at least one pair.
  * Returns the number of pairs, the largest block and the number of
  * non-empty blocks, or -EINVAL. */
@@ -322,7 +327,7 @@ static int ci_args_ok(int iters, double alpha)
 static void ci_from_samples(double *samples, int iters, double alpha,
 			    struct interval *out)
 {
-	qsort(samples, (size_t)iters, sizeof(double), cmp_double);
+	stats_sort(samples, (size_t)iters);
 	out->lo = stats_quantile_sorted(samples, (size_t)iters, alpha / 2);
 	out->hi = stats_quantile_sorted(samples, (size_t)iters, 1 - alpha / 2);
 }

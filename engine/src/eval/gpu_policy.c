@@ -16,13 +16,6 @@
 
 #include "arena/result.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 size_t gpu_flush_bytes(const struct gpu_info *g)
 {
 	uint64_t l2 = g && g->l2_bytes > 0 ? (uint64_t)g->l2_bytes : 0;
@@ -186,7 +179,7 @@ double gpu_charged_excess_ns(const double *const *e, const int *sizes,
 	rng_seed(&r, seed);
 	for (int it = 0; it < iters; it++)
 		meds[it] = resample_median(e, sizes, nonempty, nne, &r, buf);
-	qsort(meds, (size_t)iters, sizeof(double), cmp_double);
+	stats_sort(meds, (size_t)iters);
 	lo = stats_quantile_sorted(meds, (size_t)iters, GPU_EXCESS_ALPHA);
 	*hi = stats_quantile_sorted(meds, (size_t)iters, 1 - GPU_EXCESS_ALPHA);
 	if (strict)

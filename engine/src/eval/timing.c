@@ -69,19 +69,12 @@ double ev_samples_median(const struct samples *s, int which)
 	return stats_median(s->v[which], (size_t)s->n);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 double ev_samples_quartile(const struct samples *s, int which)
 {
 	double *v = xmalloc((size_t)s->n * sizeof(double)), q;
 
 	memcpy(v, s->v[which], (size_t)s->n * sizeof(double));
-	qsort(v, (size_t)s->n, sizeof(double), cmp_double);
+	stats_sort(v, (size_t)s->n);
 	q = stats_quantile_sorted(v, (size_t)s->n, 0.25);
 	free(v);
 	return q;

@@ -177,13 +177,6 @@ static void accumulate(const struct ab_obs *obs, int nobs,
 	}
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
-}
-
 /* ---- one effect ------------------------------------------------------ */
 
 /* Mean of d[0..n) with its interval, p-value and detectable effect.
@@ -246,7 +239,7 @@ static void effect_estimate(const double *d, int n, const struct ab_options *o,
 		below += s < 0;
 		above += s > 0;
 	}
-	qsort(scratch, (size_t)o->iters, sizeof(double), cmp_double);
+	stats_sort(scratch, (size_t)o->iters);
 	/* Expanded percentile interval (Hesterberg 2015). */
 	double widen = sqrt((double)n / df);
 	double a2 = stats_norm_cdf(-widen * tq);

@@ -30,6 +30,8 @@
 
 #include <cJSON.h>
 
+#include "arena/stats.h"
+
 struct aka_row {
 	char *name, *type;
 	bool compiled, correct;
@@ -49,13 +51,6 @@ struct aka_group {
 static double fin(double v)
 {
 	return isfinite(v) ? v : 0.0;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 static void group_add(struct aka_group *g, const struct aka_row *r)
@@ -83,7 +78,7 @@ static void group_stats(struct aka_group *g, struct aka_stats *st)
 	memset(st, 0, sizeof(*st));
 	if (n == 0)
 		return;
-	qsort(s, (size_t)n, sizeof(double), cmp_d);
+	stats_sort(s, (size_t)n);
 	for (int i = 0; i < n; i++)
 		st->avg += s[i];
 	st->avg /= n;

@@ -255,13 +255,6 @@ static void group_add(struct group *g, const struct report_row *row)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 double report_py_percentile(const double *s, int n, int i)
 {
 	long m = n + 1, j, delta;
@@ -289,7 +282,7 @@ void group_speedup_stats(struct group *g, struct speedup_stats *st)
 	st->geomean = NAN;
 	if (n == 0)
 		return;
-	qsort(s, (size_t)n, sizeof(double), cmp_double);
+	stats_sort(s, (size_t)n);
 	st->mean = stats_mean(s, (size_t)n);
 	st->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 	st->geomean = stats_geomean(s, (size_t)n);
