@@ -11,7 +11,7 @@
 #
 # Usage: B=build tests/bench/aa_coverage.sh [-n REPEATS] [-o OUT.tsv]
 #            [--quick] [--held-out] [--timing-only] [--case-budget S]
-#            [--store DIR] [--until EPOCH] [SELECTOR...]
+#            [--store DIR] [--until EPOCH] [--logs DIR] [SELECTOR...]
 #        tests/bench/aa_coverage.sh --summary OUT.tsv... (the coverage of
 #            earlier runs together, e.g. a suite split over several)
 # --timing-only passes on to arena eval (no correctness trials and no
@@ -19,7 +19,9 @@
 # to arena eval (shorter timing per case: wider intervals, the same
 # method); --store DIR keeps the store (and its
 # compiled baselines) across calls; --until EPOCH starts no evaluation
-# after that second (date +%s), for callers with a time limit.
+# after that second (date +%s), for callers with a time limit; --logs DIR
+# keeps each evaluation's timing.tsv and blocks.tsv in DIR/TASK-REPEAT
+# (TASK's slashes as dashes), for analyses of the charge offline.
 # Defaults: 3 repeats over every task under tasks/c2c.  Output: one line
 # per evaluation (task, repeat, speedup, interval, in?), the same in
 # OUT.tsv with the cases, and a summary.  Exit 0 unless an evaluation
@@ -44,6 +46,7 @@ out=
 extra=
 store=
 until=
+logs=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) n=$2; shift 2 ;;
@@ -52,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--case-budget) extra="$extra $1 $2"; shift 2 ;;
 	--store) store=$2; shift 2 ;;
 	--until) until=$2; shift 2 ;;
+	--logs) logs=$2; shift 2 ;;
 	-*) echo "unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -84,7 +88,10 @@ for r in $(seq 1 "$n"); do
 			echo "# stopped at the time limit"
 			break 2
 		fi
-		y=$("$ARENA" --store "$store" eval "$t" --aa $extra 2>&1)
+		keep=
+		[ -n "$logs" ] && keep="--logs $logs/$(echo "$t" | tr / -)-$r"
+		# shellcheck disable=SC2086
+		y=$("$ARENA" --store "$store" eval "$t" --aa $extra $keep 2>&1)
 		st=$(printf '%s\n' "$y" | sed -n 's/^status: //p')
 		if [ "$st" != ok ]; then
 			echo "$t repeat $r: status '$st'" >&2

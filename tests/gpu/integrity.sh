@@ -21,7 +21,9 @@
 #                  0.3), $COVERAGE_JOBS evaluations at a time (default 2),
 #                  with $COVERAGE_FLAGS (default --timing-only: the timing
 #                  path alone, no correctness trials or reference checks,
-#                  which test nothing in a baseline against itself)
+#                  which test nothing in a baseline against itself);
+#                  $COVERAGE_LOGS, a folder: each evaluation's timing.tsv
+#                  kept there (tests/bench/aa_coverage.sh --logs)
 #     noop         (not by default) the same A/A through `arena run` with
 #                  the noop agent, tests/gpu/noop.sh, $NOOP_BUDGET s per case
 #   --quick        a smoke test in about three minutes: the new cheats and
@@ -231,7 +233,8 @@ if has_step aa && [ "$(left)" -gt 90 ]; then
 			sh "$ROOT/tests/bench/aa_coverage.sh" -n $reps \
 			${COVERAGE_FLAGS---timing-only} \
 			-o "$OUT/aa-$w.tsv" --case-budget "${COVERAGE_BUDGET:-0.3}" \
-			--store "$STORE/aa-$w" --until $((t_end - 45)) $mine \
+			--store "$STORE/aa-$w" --until $((t_end - 45)) \
+			${COVERAGE_LOGS:+--logs "$COVERAGE_LOGS"} $mine \
 			> "$OUT/aa-$w.txt" 2>&1 &
 		w=$((w + 1))
 	done
