@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""What each way of charging a GPU case's excess would charge, from its
+timing.tsv (docs/gpu.md section 6, "The charged excess"): per timing of a
+case, the excess over the whole sample (e, the excess_ns column: the
+candidate's span beyond its claim less the baseline's) and over the `time`
+request alone (e_t: each side's wall less its claim), as timing_gpu.c
+forms them - consecutive timed pairs of a block averaged into pairs of
+pairs - with their medians, the hierarchical bootstrap's lower 95% bound
+(blocks, then pairs of pairs within them, 1000 resamples; what is
+charged) and the sign test's distribution-free lower bound over all pairs
+of pairs (what names a gross excess); then the case's point speedup (the
+median over its pairs of baseline claim / (candidate claim + charge))
+from the claims alone, as charged now (the larger bootstrap bound of e
+and e_t) and with the sign test's bounds as well ("sound" charge: the
+largest of the four).  On A/A runs (an evaluation's baseline against
+itself) the last line sums how often each charge is above 0 and its mean
+share of the claim: what a charge costs honest candidates.
+
+usage: charge_report.py TIMING.TSV...
+"""
+import csv
+import math
+import random
+import re
+import sys
+
+MARK = re.compile(r"# ([0-9.]+) ms: case (\S+): charged excess ")
+ALPHA = 0.05
+ITERS = 1000
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    if not n:
+        return float("nan")
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def pairs_of_pairs(rows, value):
+    """{block: [mean of two consecutive pairs' values]} as excess_of."""
+    out = {}
+    for b in sorted({r["block"] for r in rows}):
+        vals = [value(r) for r in rows if r["block"] == b]
+        pp = [(vals[i] + vals[i + 1]) / 2 for i in range(0, len(vals) - 1, 2)]
+        if len(vals) == 1:
+            pp = vals
+        out[b] = pp
+    return out
+
+
+def bootstrap_lo(blocks, seed):
+    groups = [v for v in blocks.values() if v]
+    if not groups:
+        return 0.0
+    rnd = random.Random(seed)
+    meds = []
+    for _ in range(ITERS):
+        buf = []
+        for _ in groups:
+            g = groups[rnd.randrange(len(groups))]
+            buf.extend(g[rnd.randrange(len(g))] for _ in g)
+        meds.append(median(buf))
+    meds.sort()
+    pos = ALPHA * (len(meds) - 1)
+    i = int(pos)
+    lo = meds[i] + (meds[min(i + 1, len(meds) - 1)] - meds[i]) * (pos - i)
+    return max(0.0, lo)
+
+
+def sign_lo(values):
+    """The largest k-th smallest with P(Bin(m, 1/2) <= k - 1) <= ALPHA
+    (stats_median_lower_bound); -inf below 5 values."""
+    v = sorted(values)
+    m = len(v)
+    if m < 5:
+        return -math.inf
+    cdf, k = 0.0, 0
+    for j in range(m):
+        cdf += math.comb(m, j) / 2.0 ** m
+        if cdf > ALPHA:
+            break
+        k = j + 1
+    return v[k - 1] if k >= 1 else -math.inf
+
+
+def timings(path):
+    """Each case's timings in file order: (case, [timed rows])."""
+    rows, out = {}, []
+    with open(path) as f:
+        header = None
+        for line in f:
+            if line.startswith("#"):
+                hit = MARK.match(line)
+                if hit and hit.group(2) in rows:
+                    out.append((hit.group(2), rows.pop(hit.group(2))))
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if header is None:
+                header = fields
+                continue
+            r = dict(zip(header, fields))
+            if r.get("kind") != "timed":
+                continue
+            r["block"] = int(r["block"])
+            rows.setdefault(r["case"], []).append(r)
+    return out
+
+
+def num(r, k):
+    return float(r[k])
+
+
+def report(path, totals):
+    for case, R in timings(path):
+        e = pairs_of_pairs(R, lambda r: num(r, "excess_ns"))
+        et = pairs_of_pairs(R, lambda r: (num(r, "cand_wall_ns") -
+                                          num(r, "cand_claim_ns")) -
+                            (num(r, "base_wall_ns") - num(r, "base_claim_ns")))
+        flat = [x for v in e.values() for x in v]
+        flat_t = [x for v in et.values() for x in v]
+        b, bt = bootstrap_lo(e, 1), bootstrap_lo(et, 2)
+        s, st = max(0.0, sign_lo(flat)), max(0.0, sign_lo(flat_t))
+        cm = median([num(r, "cand_claim_ns") for r in R])
+
+        def speedup(charge):
+            return median([num(r, "base_claim_ns") /
+                           (num(r, "cand_claim_ns") + charge) for r in R])
+        now, sound = max(b, bt), max(b, bt, s, st)
+        print("%s %s: %d pairs, claim %.1f us; e median %.1f, bootstrap %.1f,"
+              " sign %.1f us; e_t median %.1f, bootstrap %.1f, sign %.1f us;"
+              " speedup claims %.4f, charged %.4f, sound %.4f" %
+              (path, case, len(R), cm / 1e3, median(flat) / 1e3, b / 1e3,
+               s / 1e3, median(flat_t) / 1e3, bt / 1e3, st / 1e3,
+               speedup(0), speedup(now), speedup(sound)))
+        totals.append((now / cm, sound / cm, b / cm))
+
+
+def main(argv):
+    if not argv:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    totals = []
+    for p in argv:
+        report(p, totals)
+    if totals:
+        n = len(totals)
+        for i, name in enumerate(("charged now (bootstrap of e and e_t)",
+                                  "sound (bootstrap and sign test)",
+                                  "before (bootstrap of e alone)")):
+            pos = sum(1 for t in totals if t[i] > 0)
+            print("%s: above 0 in %d of %d timings, mean %.3f%% of the "
+                  "claim" % (name, pos, n, 100 * sum(t[i] for t in totals) / n))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
