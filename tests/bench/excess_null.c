@@ -33,13 +33,6 @@
 #define CASES 4000
 #define ITERS 1000
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* One draw of the noise: normal, or Student-like heavy tails (a normal
  * over the square root of a scaled chi-square of 3 degrees), scaled to
  * unit variance. */
@@ -89,7 +82,7 @@ static void shape(int nblocks, int per_block, double block_sd, bool heavy,
 	for (int i = 0; i < charged; i++)
 		mean += charges[i] / charged;
 	if (charged) {
-		qsort(charges, (size_t)charged, sizeof(double), cmp_dbl);
+		stats_sort(charges, (size_t)charged);
 		p90 = charges[(size_t)(0.9 * (charged - 1))];
 	}
 	double ps = (double)strict_charged / CASES;

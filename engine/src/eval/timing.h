@@ -130,9 +130,10 @@ struct timing_case {
 	 * (fetch_); the pair step's ratios, docs/gpu.md section 6. */
 	double excess_ns, excess_med_ns, excess_hi_ns;
 	double fetch_excess_ns, fetch_excess_med_ns, fetch_excess_hi_ns;
-	/* GPU: the same bound and median for the `time` request alone (its
-	 * wall beyond the claim), a part of the first with less noise; the
-	 * charge for holding inputs is the larger bound (excess_ns). */
+	/* GPU: the strict lower bound (GPU_EXCESS_ALPHA_STRICT) and the
+	 * median of the same for the `time` request alone (its wall beyond
+	 * the claim), a part of the first with less noise; the charge for
+	 * holding inputs is the larger bound (excess_ns). */
 	double time_excess_ns, time_excess_med_ns;
 	/* GPU: the distribution-free lower bounds of the same medians
 	 * (-INFINITY while the pairs are too few), which alone call an

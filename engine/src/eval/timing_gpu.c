@@ -185,14 +185,20 @@ static void gpu_ratios(struct timing_case *p)
 	/* The `time` request alone is a part of the overhead above with far
 	 * less noise (no drawing, flushing or probing in it): a candidate
 	 * that does its work inside the request but claims less (shave_claim)
-	 * stands out there first.  Its lower bound is as much a confirmed
-	 * excess as the whole one's, so the larger of the two is charged;
-	 * only the whole overhead judges a gross excess and the settling. */
+	 * stands out there first.  What it confirms is as much an excess as
+	 * the whole one's, so the larger of the two is charged; only the
+	 * whole overhead judges a gross excess and the settling.  Its charge
+	 * is the strict bound (GPU_EXCESS_ALPHA_STRICT): at the 5% bound a
+	 * third column would add its own 2-7.5% to the honest cases that
+	 * noise charges, at 0.5% 0.1-2% (tests/bench/excess_null.sh, with
+	 * and without offsets between blocks; docs/gpu.md, "Fairness"), and
+	 * a shave far above this column's noise is still charged nearly
+	 * whole. */
 	double thi, tstrict, tsound;
-	p->time_excess_ns = excess_of(p, S_BTOVH, S_CTOVH, seed ^ 2,
-				      &p->time_excess_med_ns, &thi, &tstrict,
-				      &tsound);
-	p->excess_ns = fmax(p->excess_ns, p->time_excess_ns);
+	excess_of(p, S_BTOVH, S_CTOVH, seed ^ 2, &p->time_excess_med_ns, &thi,
+		  &tstrict, &tsound);
+	p->time_excess_ns = tstrict;
+	p->excess_ns = fmax(p->excess_ns, tstrict);
 	strict = fmax(strict, tstrict);
 	p->fetch_excess_ns = excess_of(p, S_BFOVH, S_CFOVH, seed ^ 1,
 				       &p->fetch_excess_med_ns,
@@ -250,10 +256,10 @@ static bool gpu_claims_ok(struct timing_case *p)
 		      "case %s: charged excess %.1f us per sample (median "
 		      "excess %.1f us over %d pairs, upper bound %.1f us, "
 		      "distribution-free lower bound %.1f us; the time "
-		      "request alone %.1f us, median %.1f us), handing the "
-		      "outputs over %.1f us (median %.1f us, upper bound %.1f "
-		      "us, distribution-free lower bound %.1f us); candidate's "
-		      "median claim %.1f us",
+		      "request alone %.1f us at its strict bound, median %.1f "
+		      "us), handing the outputs over %.1f us (median %.1f us, "
+		      "upper bound %.1f us, distribution-free lower bound %.1f "
+		      "us); candidate's median claim %.1f us",
 		      c->id, excess / 1e3, p->excess_med_ns / 1e3, s->n,
 		      p->excess_hi_ns / 1e3, p->excess_sound_ns / 1e3,
 		      p->time_excess_ns / 1e3, p->time_excess_med_ns / 1e3,
