@@ -32,6 +32,9 @@
 #   --deadline S   seconds from the start after which no new step or
 #                  evaluation starts (default 500: the call then ends
 #                  within nine minutes)
+# Last, tests/gpu/charge_report.py over every kept timing.tsv: what each
+# way of charging the excess would take (charge.txt; charge-aa.txt for
+# the A/A runs kept with $COVERAGE_LOGS).
 . "$(dirname "$0")/lib.sh"
 quick=false
 deadline=500
@@ -284,6 +287,22 @@ if has_step noop && [ "$(left)" -gt 120 ]; then
 	fi
 	note "noop ($sel, ${NOOP_BUDGET:-0.5} s per case): $(grep -E '^noop:' "$OUT/noop.txt" 2>/dev/null || echo 'no verdict'), $(grep -E '^counted' "$OUT/noop.txt" 2>/dev/null) ($(elapsed "$t0") s)"
 fi
+
+# What each way of charging would have charged (tests/gpu/charge_report.py),
+# from every kept timing.tsv: the candidates' in charge.txt and, with
+# COVERAGE_LOGS, the A/A runs' in charge-aa.txt, whose last lines say how
+# often and how much each charge fell on honest pairs.
+charges() {	# FILE TIMING.TSV...
+	f=$1
+	shift
+	ls "$@" > /dev/null 2>&1 || return 0
+	"${ARENA_PYTHON:-python3}" "$ROOT/tests/gpu/charge_report.py" "$@" \
+		> "$f" 2>&1 &&
+		note "$(basename "$f" .txt): $(tail -n 3 "$f" | tr '\n' ';')"
+}
+charges "$OUT/charge.txt" "$EV"/*-logs/timing.tsv
+[ -n "${COVERAGE_LOGS:-}" ] &&
+	charges "$OUT/charge-aa.txt" "$COVERAGE_LOGS"/*/timing.tsv
 
 note "integrity: $([ $fail = 0 ] && echo PASS || echo FAIL) ($(($(date +%s) - t_start)) s)"
 exit $fail
