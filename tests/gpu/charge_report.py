@@ -23,6 +23,7 @@ import csv
 import math
 import random
 import re
+import statistics
 import sys
 
 MARK = re.compile(r"# ([0-9.]+) ms: case (\S+): charged excess ")
@@ -32,11 +33,7 @@ ITERS = 1000
 
 
 def median(v):
-    v = sorted(v)
-    n = len(v)
-    if not n:
-        return float("nan")
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+    return statistics.median(v) if v else float("nan")
 
 
 def pairs_of_pairs(rows, value):
