@@ -15,7 +15,11 @@ as charged now (the larger of e's and e_t's bootstrap bounds) and with
 the sign test's bounds as well ("sound" charge: the largest of the
 four).  On A/A runs (an evaluation's baseline against
 itself) the last line sums how often each charge is above 0 and its mean
-share of the claim: what a charge costs honest candidates.
+share of the claim: what a charge costs honest candidates.  Under each
+timing, where the noise lies: for e, e_t and the candidate-less-baseline
+differences of the sample's parts (gen, the keeper's flush, its probes)
+the median, the interquartile range of the pairs of pairs and the spread
+of the blocks' medians (offsets between runner processes).
 
 usage: charge_report.py TIMING.TSV...
 """
@@ -83,6 +87,17 @@ def sign_lo(values):
     return v[k - 1] if k >= 1 else -math.inf
 
 
+def spread(blocks):
+    """(median, interquartile range, sd of the block medians) in us."""
+    flat = sorted(x for v in blocks.values() for x in v)
+    if not flat:
+        return (float("nan"),) * 3
+    q = statistics.quantiles(flat, n=4) if len(flat) > 1 else [flat[0]] * 3
+    meds = [median(v) for v in blocks.values() if v]
+    sd = statistics.stdev(meds) if len(meds) > 1 else 0.0
+    return median(flat) / 1e3, (q[2] - q[0]) / 1e3, sd / 1e3
+
+
 def timings(path):
     """Each case's timings in file order: (case, [timed rows])."""
     rows, out = {}, []
@@ -134,6 +149,15 @@ def report(path, totals):
                s / 1e3, median(flat_t) / 1e3, bt / 1e3, st / 1e3,
                speedup(0), speedup(now), speedup(sound)))
         totals.append((now / cm, sound / cm, b / cm))
+        parts = [("e", e), ("e_t", et)]
+        for name, col in (("gen", "gen_ns"), ("keeper", "keeper_ns"),
+                          ("probe", "probe_ns")):
+            parts.append((name, pairs_of_pairs(
+                R, lambda r, c=col: num(r, "cand_" + c) - num(r, "base_" + c))))
+        print("  where the noise lies, us (pairs of pairs: median, "
+              "interquartile range; sd of the block medians): " +
+              "; ".join("%s %.1f, %.1f; %.1f" % ((name,) + spread(pp))
+                        for name, pp in parts))
 
 
 def main(argv):
