@@ -43,9 +43,9 @@ check approx_batched incorrect "correctness trial"
 ADV_TASK=task/fakeheavy
 check closed_form ok "candidate_accepted: true" --quick
 check gen_window rejected "inconsistent with the controller"
-# forged_claim and shave_claim are test_gpu_eval's (shave_claim needs the
-# fake gen's jitter); on a machine too loaded to bound its
-# excess it is timed by the clock alone (ok, no gain), not named.
+# forged_claim and shave_claim are test_gpu_eval's: the first is named or,
+# on a machine too loaded to confirm a gross excess, charged back to no
+# gain; the second needs the fake gen's jitter.
 ADV_TASK=task/fakepoly
 
 # An A/A for interval coverage: timing alone, its outputs still compared
