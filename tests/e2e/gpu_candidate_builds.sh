@@ -2,7 +2,8 @@
 # tests/e2e/gpu_candidate_builds.sh - the GPU candidates that only a GPU
 # can evaluate (tests/gpu/adversarial/candidates, for the HIP task
 # tests/gpu/adversarial/task/vecpoly_hip, and tests/gpu/honest, for
-# tasks of the tree) compile here, the way the evaluator builds them for
+# tasks of the tree), and the standalone probes tests/gpu/*.cu, compile
+# here, the candidates the way the evaluator builds them for
 # an H200: HIP sources with nvcc -x cu through arena's HIP-on-NVIDIA
 # portability header, CUDA sources with nvcc, -arch=sm_90; with
 # GPU_CANDIDATE_HIPCC=1, HIP sources also with hipcc for gfx90a (twice the
@@ -49,6 +50,21 @@ for src in "$ROOT"/tests/gpu/adversarial/candidates/*/kernel.hip \
 		continue
 	fi
 	echo "PASS hipcc $name"
+done
+# The GPU machine's standalone probes (tests/gpu/*.cu), linked as a device
+# call runs them (here against the driver's stub library).
+stubs=$(dirname "$NVCC")/../lib64/stubs
+for src in "$ROOT"/tests/gpu/*.cu; do
+	[ -f "$src" ] || continue
+	name=${src#"$ROOT"/tests/gpu/}
+	n=$((n + 1))
+	if ! "$NVCC" -O2 -arch=sm_90 -o "$tmp/probe" "$src" -L"$stubs" -lcuda \
+		> "$tmp/log" 2>&1; then
+		echo "FAIL nvcc $name"; sed 's/^/    /' "$tmp/log" | head -20
+		fail=1
+		continue
+	fi
+	echo "PASS nvcc $name"
 done
 echo "gpu candidate builds: $n sources, $([ $fail = 0 ] && echo all built || echo FAILED)"
 exit $fail
