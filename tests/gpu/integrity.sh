@@ -10,7 +10,7 @@
 #   steps, in this order (default: peaks adversarial honest aa):
 #     peaks        arena doctor: the device's measured peaks, tensor cores
 #                  included (the flop floor's rate)
-#     adversarial  21 candidates on tests/gpu/adversarial/task/vecpoly_hip
+#     adversarial  22 candidates on tests/gpu/adversarial/task/vecpoly_hip
 #                  (from the $ADV_FROM-th of the list, default 1),
 #                  three evaluations at a time (timing is serialised by the
 #                  device lock; builds and correctness overlap)
@@ -148,6 +148,7 @@ work_after_return|rejected|--quick|work left running on the device|inconsistent 
 thread_worker|rejected||work left running after arena_launch returned
 shape_specialized|incorrect|--held-out|held-out case
 illegal_address|runtime_error||illegal memory access
+gen_part|nogain||inconsistent with the controller
 EOF
 }
 if has_step adversarial && [ "$(left)" -gt 60 ]; then
