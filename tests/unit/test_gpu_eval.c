@@ -1022,32 +1022,74 @@ static void test_forged_claims_are_rejected_by_the_controllers_clock(void **s)
 	result_release(&r);
 }
 
+/* The last "charged excess" mark of timing.tsv in dir: the charge, the
+ * `time` request's own strict bound and the candidate's median claim, in
+ * us.  Returns false without one. */
+static bool traced_charge(const char *dir, double *charged, double *alone,
+			  double *claim)
+{
+	char *path = path_join(dir, "timing.tsv"), line[2048];
+	FILE *f = fopen(path, "r");
+	bool found = false;
+
+	free(path);
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		const char *m = strstr(line, ": charged excess ");
+		const char *t = strstr(line, "the time request alone ");
+		const char *c = strstr(line, "candidate's median claim ");
+		if (!m || !t || !c)
+			continue;
+		*charged = atof(m + strlen(": charged excess "));
+		*alone = atof(t + strlen("the time request alone "));
+		*claim = atof(c + strlen("candidate's median claim "));
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
 /* A runner that claims a little less than its batch took, below the
  * gross line, is not named but charged: its `time` request's wall beyond
  * the claim, against the baseline's, is a confirmed excess with far less
  * noise than the whole sample's (timing_gpu.c, gpu_ratios).  With every
  * gen up to 20 ms longer at random, the whole sample's excess alone left
- * the 0.6 ms shaved from each ~8 ms claim uncharged: 1.035-1.084 in six
- * runs here, against 0.993-1.018 with the `time` request's strict bound
- * (ten runs, quiet and under two CPU hogs). */
+ * the 0.6 ms shaved from each ~8 ms claim uncharged (1.035-1.084 in six
+ * runs here).  The charge is what is held, not the speedup: under the
+ * load of a full `make test` the claims alone moved the speedup by 4%
+ * (1.043 [0.830, 1.312], 2026-12-05).  Charged, of the shave: 92-98%
+ * quiet; under two CPU hogs on 2 cores 19-98% in 18 runs (the strict
+ * bound of a request whose wake-ups wait for a CPU; the whole sample's
+ * bound caught one of them), so the test holds a tenth. */
 static void test_shaved_claims_are_charged_back(void **s)
 {
-	struct opts o = { .min_pairs = 30 };
+	struct opts o = { .blocks = 6, .min_pairs = 10 };
 	struct task_result r;
+	char dir[] = "/tmp/arena-test-gpu-shave-XXXXXX";
+	double charged = 0, alone = 0, claim = 0;
 
 	(void)s;
+	assert_non_null(mkdtemp(dir));
 	o.task = task_heavy;
+	o.log_dir = dir;
 	setenv("ARENA_FAKE_GPU_GEN_JITTER_US", "20000", 1);
 	evaluate("shave_claim", &o, &r);
 	unsetenv("ARENA_FAKE_GPU_GEN_JITTER_US");
-	/* Its claims alone say 1/0.93 = 1.075x; named by the clock is no
-	 * gain either. */
-	if (r.status == RS_OK)
-		assert_true(r.speedup_ratio < 1.035);
-	else
+	if (r.status == RS_OK) {
+		/* It reports 93% of its batch: 7/93 of its claim is shaved. */
+		assert_true(traced_charge(dir, &charged, &alone, &claim));
+		double shaved = claim * 7 / 93;
+		fprintf(stderr, "  shaved %.1f us a sample; time request alone "
+			"%.1f us, charged %.1f us\n", shaved, alone, charged);
+		assert_true(charged >= alone);
+		assert_true(charged >= shaved / 10);
+	} else {
+		/* Named by the clock: no gain either. */
 		expect(&r, RS_REJECTED,
 		       "inconsistent with the controller's clock");
+	}
 	result_release(&r);
+	rm_rf(dir);
 }
 
 static void test_device_work_its_runner_does_not_wait_for_is_charged(void **s)
