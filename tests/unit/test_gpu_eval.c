@@ -1054,7 +1054,7 @@ static bool traced_charge(const char *dir, double *charged, double *alone,
  * the claim, against the baseline's, is a confirmed excess with far less
  * noise than the whole sample's (timing_gpu.c, gpu_ratios).  With every
  * gen up to 20 ms longer at random, the whole sample's excess alone left
- * the 0.6 ms shaved from each ~8 ms claim uncharged (1.035-1.084 in six
+ * the 1.3 ms shaved from each ~18 ms sample uncharged (1.035-1.084 in six
  * runs here).  The charge is what is held, not the speedup: under the
  * load of a full `make test` the claims alone moved the speedup by 4%
  * (1.043 [0.830, 1.312], 2026-12-05).  Charged, of the shave: 92-98%
