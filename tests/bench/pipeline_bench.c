@@ -22,6 +22,7 @@
 
 #include "arena/eval.h"
 #include "arena/result.h"
+#include "arena/stats.h"
 #include "arena/task.h"
 #include "arena/util.h"
 
@@ -85,13 +86,6 @@ struct tally {
 	double wall, latency_sum, latency_max;
 	double *ratios;
 };
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static void request_of(const struct job *j, const char *cache,
 		       struct eval_request *req)
@@ -167,7 +161,7 @@ static void run_stream(struct job *jobs, int n, int in_flight, struct tally *tl)
 
 static void print_tally(const char *mode, const struct tally *tl)
 {
-	qsort(tl->ratios, (size_t)tl->n, sizeof(double), cmp_double);
+	stats_sort(tl->ratios, (size_t)tl->n);
 	printf("%-10s %3d evals %3d ok  %7.1f s  %7.0f evals/h  latency "
 	       "mean %5.2f s max %5.2f s  A/A median %.3f  1.0 in CI %d/%d\n",
 	       mode, tl->n, tl->ok, tl->wall, 3600.0 * tl->n / tl->wall,

@@ -36,13 +36,6 @@
 #include "arena/stats.h"
 #include "arena/stats_dist.h"
 
-static int cmp_double_for_test(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
-}
-
 /* ---- distributions --------------------------------------------------- */
 
 static void normal_quantile_matches_tables(void **state)
@@ -558,7 +551,7 @@ static void two_stage_resampling_would_overcover(void **state)
 			}
 			rep[it] = sum / n;
 		}
-		qsort(rep, iters, sizeof(double), cmp_double_for_test);
+		stats_sort(rep, iters);
 		lo = stats_quantile_sorted(rep, iters, 0.025);
 		hi = stats_quantile_sorted(rep, iters, 0.975);
 		wsum += hi - lo;

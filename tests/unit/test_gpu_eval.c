@@ -29,6 +29,7 @@
 
 #include "arena/eval.h"
 #include "arena/result.h"
+#include "arena/stats.h"
 #include "arena/task.h"
 #include "arena/util.h"
 #include "candidate_variant.h"
@@ -787,13 +788,6 @@ static void test_both_runners_of_a_pair_place_buffers_alike(void **s)
 
 /* ---- blocks.tsv: what tells a charged bias from a runner's ---- */
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The median of base/cand claims of case's timed pairs in block b, from
  * timing.tsv's pair lines: of the case's last timing (a case whose clock
  * check failed once is timed again with fresh runners, and the second
@@ -824,7 +818,7 @@ static double traced_block_median(const char *dir, const char *cs, int b)
 	fclose(f);
 	free(again);
 	assert_true(n > 0);
-	qsort(v, n, sizeof(double), cmp_dbl);
+	stats_sort(v, n);
 	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

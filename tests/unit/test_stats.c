@@ -631,13 +631,6 @@ static void median_lower_bound_is_the_sign_tests_order_statistic(void **state)
 	assert_true(stats_median_lower_bound(v, 0, 0.05) == -INFINITY);
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The lower 5% bootstrap bound of the median of n values: their
  * resampled medians' 5% quantile. */
 static double bootstrap_median_lo(const double *v, int n, struct rng *r)
@@ -649,7 +642,7 @@ static double bootstrap_median_lo(const double *v, int n, struct rng *r)
 			buf[j] = v[rng_range(r, 0, n - 1)];
 		meds[it] = stats_median_inplace(buf, (size_t)n);
 	}
-	qsort(meds, 400, sizeof(double), cmp_dbl);
+	stats_sort(meds, 400);
 	return stats_quantile_sorted(meds, 400, 0.05);
 }
 

@@ -124,9 +124,9 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
  * flush, 2026-12-02) and a pair of pairs cancels that; then the lower
  * 95% bound of their median, bootstrapped over blocks and pairs of pairs
  * (gpu_policy.c), or 0; *strict the stricter lower bound, or 0; *sound
- * the distribution-free lower bound of that median over every pair of
- * pairs (stats_median_lower_bound; -INFINITY when they are too few),
- * which alone calls an excess gross (gpu_claims_ok). */
+ * (when not NULL) the distribution-free lower bound of that median over
+ * every pair of pairs (stats_median_lower_bound; -INFINITY when they are
+ * too few), which alone calls an excess gross (gpu_claims_ok). */
 static double excess_of(struct timing_case *p, int bcol, int ccol,
 			uint64_t seed, double *med, double *hi, double *strict,
 			double *sound)
@@ -160,7 +160,9 @@ static double excess_of(struct timing_case *p, int bcol, int ccol,
 	double lo = gpu_charged_excess_ns(eb, sizes, nblocks, GPU_EXCESS_ITERS,
 					  seed, med, hi, strict);
 	/* Last: it reorders e, whose blocks the bootstrap needed in place. */
-	*sound = stats_median_lower_bound(e, (size_t)m, GPU_EXCESS_ALPHA);
+	if (sound)
+		*sound = stats_median_lower_bound(e, (size_t)m,
+						  GPU_EXCESS_ALPHA);
 	free(e);
 	return lo;
 }
@@ -194,9 +196,9 @@ static void gpu_ratios(struct timing_case *p)
 	 * and without offsets between blocks; docs/gpu.md, "Fairness"), and
 	 * a shave far above this column's noise is still charged nearly
 	 * whole. */
-	double thi, tstrict, tsound;
+	double thi, tstrict;
 	excess_of(p, S_BTOVH, S_CTOVH, seed ^ 2, &p->time_excess_med_ns, &thi,
-		  &tstrict, &tsound);
+		  &tstrict, NULL);
 	p->time_excess_ns = tstrict;
 	p->excess_ns = fmax(p->excess_ns, tstrict);
 	strict = fmax(strict, tstrict);
