@@ -36,6 +36,7 @@ struct tune_state {
 	double best_lo;
 	int tried;
 	int correct;
+	bool cancelled;	/* the run was cancelled: nothing more is tried */
 };
 
 static void defines_for(const struct task *t, const int *choice,
@@ -55,6 +56,11 @@ static void try_config(struct tune_state *s, const int *choice)
 	struct task_result r;
 	struct errbuf err;
 
+	if (s->cancelled || (s->l->cancelled &&
+			     s->l->cancelled(s->l->cancelled_ctx))) {
+		s->cancelled = true;
+		return;
+	}
 	errbuf_init(&err);
 	result_init(&r);
 	defines_for(t, choice, &defs);
@@ -247,6 +253,14 @@ static int autotune_launch(const struct agent_launch *l,
 	out->duration_s = (double)(now_ns() - t0) / 1e9;
 	out->turns = s.tried;
 	out->cost_known = true; /* calls no model */
+	if (s.cancelled) {
+		/* Nothing written: the search starts again on resume. */
+		out->status = xstrdup("cancelled");
+		out->error = xasprintf("its run was cancelled after %d "
+				       "configurations; it runs again when the "
+				       "run is resumed", s.tried);
+		return 0;
+	}
 	if (!found) {
 		out->status = xstrdup("completed");
 		out->summary = xasprintf("no configuration beat the baseline "

@@ -17,8 +17,9 @@
  *     `options.expose` (colon-separated paths, read-only) - and nothing
  *     of the store, the catalogue or other runs;
  *   - sandbox or not, it runs under a holder (proc_spec.contain): when it
- *     exits, or at its deadline, every process it started is killed, setsid
- *     daemons included, before the workspace is evaluated;
+ *     exits, at its deadline, or when its run is cancelled, every process
+ *     it started is killed, setsid daemons included, before the workspace
+ *     is evaluated (a cancelled agent's is not: it runs again on resume);
  *   - agent.disk_quota_mb caps its files and its workspace (stopped with a
  *     clear error when over, files other than the editable ones removed),
  *     agent.memory_mb each process's memory.
@@ -310,6 +311,8 @@ static int command_launch(const struct agent_launch *l,
 						   ? l->config->memory_mb
 						   : AGENT_DEFAULT_MEMORY_MB)
 				<< 20,
+		.cancelled = l->cancelled,
+		.cancelled_ctx = l->cancelled_ctx,
 	};
 	struct proc_limits plim;
 	sandbox_proc_limits(&lim, &plim);
@@ -323,7 +326,7 @@ static int command_launch(const struct agent_launch *l,
 		.timeout_s = l->timeout_s,
 		.contain = true,
 		.limits = &plim,
-		.on_tick = sandbox_quota_tick,
+		.on_tick = sandbox_launch_tick,
 		.on_tick_ctx = &lim,
 	};
 	rc = proc_spawn(&spec, &res, err);
@@ -340,7 +343,10 @@ static int command_launch(const struct agent_launch *l,
 				 ? "subreaper"
 				 : NULL;
 	out->leftovers = res.leftovers;
-	if (res.stopped) {
+	if (res.stopped && lim.was_cancelled) {
+		out->status = xstrdup("cancelled");
+		out->error = xstrdup(res.stop_reason);
+	} else if (res.stopped) {
 		sandbox_quota_clean(lim.workspace, &l->task->editable);
 		out->status = xstrdup("failed");
 		out->error = xstrdup(res.stop_reason);

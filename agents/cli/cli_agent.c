@@ -625,6 +625,8 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 						   ? ac->memory_mb
 						   : AGENT_DEFAULT_MEMORY_MB)
 				<< 20,
+		.cancelled = l->cancelled,
+		.cancelled_ctx = l->cancelled_ctx,
 	};
 	struct proc_limits plim;
 	sandbox_proc_limits(&lim, &plim);
@@ -643,7 +645,7 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 		 * daemons) ends with it, sandbox or not. */
 		.contain = true,
 		.limits = &plim,
-		.on_tick = sandbox_quota_tick,
+		.on_tick = sandbox_launch_tick,
 		.on_tick_ctx = &lim,
 	};
 	rc = proc_spawn(&spec, &res, err);
@@ -667,7 +669,12 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 				 ? "subreaper"
 				 : NULL;
 	out->leftovers = res.leftovers;
-	if (res.stopped || sandbox_quota_tick(&lim)) {
+	if (res.stopped && lim.was_cancelled) {
+		free(out->status);
+		free(out->error);
+		out->status = xstrdup("cancelled");
+		out->error = xstrdup(res.stop_reason);
+	} else if (res.stopped || sandbox_quota_tick(&lim)) {
 		sandbox_quota_clean(lim.workspace, &l->task->editable);
 		free(out->status);
 		free(out->error);

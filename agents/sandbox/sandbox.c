@@ -275,6 +275,24 @@ const char *sandbox_quota_tick(void *limits)
 	return l->why;
 }
 
+const char *sandbox_launch_tick(void *limits)
+{
+	struct sandbox_limits *l = limits;
+	const char *why = sandbox_quota_tick(l);
+
+	if (why || !l->cancelled)
+		return why;
+	uint64_t now = now_ns();
+	if (now - l->cancel_polled_ns < 1000000000ull)
+		return NULL;
+	l->cancel_polled_ns = now;
+	if (!l->cancelled(l->cancelled_ctx))
+		return NULL;
+	l->was_cancelled = true;
+	return "its run was cancelled; it runs again, on the same "
+	       "workspace, when the run is resumed";
+}
+
 static bool kept(const char *rel, const struct strvec *editable)
 {
 	if (!strcmp(rel, "TASK.md"))

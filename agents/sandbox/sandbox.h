@@ -89,6 +89,13 @@ struct sandbox_limits {
 	uint64_t memory_bytes; /* 0: no limit */
 	uint64_t used;	       /* the last measurement */
 	char why[320];	       /* set when over the quota */
+	/* Polled about once a second by sandbox_launch_tick (may be NULL):
+	 * true when the launch must stop although it is within its limits
+	 * (agent_launch.cancelled). */
+	bool (*cancelled)(void *ctx);
+	void *cancelled_ctx;
+	uint64_t cancel_polled_ns; /* now_ns() of the last poll */
+	bool was_cancelled;    /* set when that stopped the launch */
 };
 
 /* The process limits that go with l (for proc_spec.limits). */
@@ -97,6 +104,11 @@ void sandbox_proc_limits(const struct sandbox_limits *l,
 /* proc_spec.on_tick for a struct sandbox_limits: a sentence once the
  * workspace and scratch directory hold more than the quota, else NULL. */
 const char *sandbox_quota_tick(void *limits);
+/* proc_spec.on_tick for a whole launch: sandbox_quota_tick's sentence,
+ * else, once limits->cancelled says so, "its run was cancelled" with
+ * limits->was_cancelled set (the workspace is left as it is: the agent
+ * runs again on it when the run is resumed). */
+const char *sandbox_launch_tick(void *limits);
 /* After an agent was stopped over its quota: removes every file of the
  * workspace but the editable ones and TASK.md, so the store keeps
  * nothing of what it wrote besides its sources.  Returns how many files

@@ -323,6 +323,39 @@ static void test_hang_in_the_sandbox_dies_with_it(void **s)
 	fx_release(&f);
 }
 
+/* True from its second poll on: the run was cancelled while the agent
+ * worked. */
+static bool cancelled_on_second_poll(void *ctx)
+{
+	int *polls = ctx;
+
+	return ++*polls >= 2;
+}
+
+static void test_cancel_stops_the_cli_and_keeps_its_workspace(void **s)
+{
+	struct fixture f;
+	int polls = 0;
+
+	fx_init(&f, "claude_code", 60);
+	f.l.cancelled = cancelled_on_second_poll;
+	f.l.cancelled_ctx = &polls;
+	char *mark = path_join(f.ws, "notes.txt");
+	assert_int_equal(file_write_atomic_str(mark, "kept\n", NULL), 0);
+	uint64_t t0 = now_ns();
+	assert_int_equal(fx_launch(&f, "claude", "hang"), 0);
+	double took = (double)(now_ns() - t0) / 1e9;
+	assert_string_equal(f.out.status, "cancelled");
+	assert_contains(f.out.error, "its run was cancelled");
+	assert_int_equal(polls, 2);	/* about once a second */
+	assert_true(took >= 0.9);
+	assert_true(took < 1.5 + 3 * PROC_KILL_GRACE_S);
+	/* Not a quota stop: nothing of the workspace is removed. */
+	assert_int_equal(access(mark, F_OK), 0);
+	free(mark);
+	fx_release(&f);
+}
+
 static void test_megabytes_of_output_are_drained_and_capped(void **s)
 {
 	struct fixture f;
@@ -766,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_claude_without_result_line_is_a_failure),
 		cmocka_unit_test(test_hang_ignoring_sigterm_is_killed_at_the_deadline),
 		cmocka_unit_test(test_hang_in_the_sandbox_dies_with_it),
+		cmocka_unit_test(test_cancel_stops_the_cli_and_keeps_its_workspace),
 		cmocka_unit_test(test_megabytes_of_output_are_drained_and_capped),
 		cmocka_unit_test(test_codex_events_and_computed_cost),
 		cmocka_unit_test(test_codex_turn_failed_is_a_failure),

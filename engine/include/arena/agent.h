@@ -53,10 +53,19 @@ struct agent_launch {
 	 * any thread. */
 	void (*progress)(void *ctx, const char *what);
 	void *progress_ctx;
+	/* Whether the agent must stop now because its run was cancelled (may
+	 * be NULL; cheap enough to poll every second, from the launching
+	 * thread).  A launcher that sees it true kills every process of the
+	 * agent and answers with the status "cancelled": the attempt's agent
+	 * has not finished and runs again, on the same workspace, when the
+	 * run is resumed. */
+	bool (*cancelled)(void *ctx);
+	void *cancelled_ctx;
 };
 
 struct agent_outcome {
-	char *status;		/* "completed" | "failed" | "timeout" */
+	char *status;		/* "completed" | "failed" | "timeout" |
+				 * "cancelled" (agent_launch.cancelled) */
 	char *error;		/* one sentence, or NULL */
 	double duration_s;
 	int turns;

@@ -204,6 +204,13 @@ static void agent_progress(void *ctx, const char *what)
 	eng_progress(tg->obs, tg->run_id, tg->task_id, tg->attempt, what);
 }
 
+static bool attempt_cancelled(void *ctx)
+{
+	struct attempt_ctx *c = ctx;
+
+	return eng_run_cancel_requested(c->e, c->run_id);
+}
+
 int attempt_run_agent(struct attempt_ctx *c,
 		      const struct engine_observer *obs,
 		      struct errbuf *err)
@@ -265,6 +272,8 @@ int attempt_run_agent(struct attempt_ctx *c,
 		l.progress = agent_progress;
 		l.progress_ctx = &tg;
 	}
+	l.cancelled = attempt_cancelled;
+	l.cancelled_ctx = c;
 	l.run_id = c->run_id;
 	l.attempt = c->a->attempt;
 	l.store_dir = store_root(c->e->store);
@@ -289,6 +298,17 @@ int attempt_run_agent(struct attempt_ctx *c,
 		out.status = xstrdup("completed");
 	if (out.duration_s <= 0)
 		out.duration_s = now_wall() - t0;
+	if (!strcmp(out.status, "cancelled")) {
+		/* Not finished: the attempt stays agent_running, and a resume
+		 * launches the agent again on the same workspace. */
+		c->agent_cancelled = true;
+		eng_emit(c->e, obs, c->run_id, c->a->task_id, "agent_end",
+			 "agent %s stopped after %.1f s: %s", ops->name,
+			 out.duration_s, out.error ? out.error : "cancelled");
+		c->a->agent_starts++;
+		rc = 0;
+		goto done;
+	}
 	json = outcome_to_json(&out);
 	rc = store_attempt_update(c->e->store, c->run_id, c->a->task_id,
 				  c->a->attempt, "agent_done", json, NULL, NULL,
@@ -300,6 +320,7 @@ int attempt_run_agent(struct attempt_ctx *c,
 	free(c->a->agent_json);
 	c->a->agent_json = json;
 	c->a->agent_starts++;
+done:
 	free(prompt);
 	free(prompt_file);
 	free(device);

@@ -140,7 +140,12 @@ struct attempt_ctx {
 	char *task_dir;
 	char *workspace;
 	char *logs;
+	bool agent_cancelled;	/* the agent was stopped by a cancel */
 };
+
+/* Whether run_id's status is "cancelling" (executor.c): a cancel asked
+ * for and not yet carried out. */
+bool eng_run_cancel_requested(struct engine *e, const char *run_id);
 
 void attempt_ctx_release(struct attempt_ctx *c);
 int attempt_prepare(struct attempt_ctx *c, struct errbuf *err);

@@ -67,7 +67,7 @@ static void order_attempts(const struct runconfig *cfg, const char *run_id,
 	free(ord);
 }
 
-static bool run_cancel_requested(struct engine *e, const char *run_id)
+bool eng_run_cancel_requested(struct engine *e, const char *run_id)
 {
 	struct store_run r;
 	bool cancel = false;
@@ -105,7 +105,9 @@ static int run_one_attempt(struct engine *e, const struct runconfig *cfg,
 		if (rc)
 			goto out;
 	}
-	if (run_cancel_requested(e, run_id))
+	/* A cancelled agent has not finished: its attempt is not evaluated
+	 * (it runs again on resume), even if a resume came meanwhile. */
+	if (c.agent_cancelled || eng_run_cancel_requested(e, run_id))
 		goto out;
 	/* The attempt's lock: a `cat score` at this moment waits for this
 	 * evaluation and then reads its result, instead of running a second
@@ -226,7 +228,7 @@ static void *run_worker_main(void *arg)
 		pthread_mutex_unlock(&q->mu);
 		if (i < 0)
 			break;
-		if (run_cancel_requested(q->e, q->run_id)) {
+		if (eng_run_cancel_requested(q->e, q->run_id)) {
 			pthread_mutex_lock(&q->mu);
 			q->cancelled = true;
 			pthread_mutex_unlock(&q->mu);
@@ -297,7 +299,7 @@ static int execution_finish(struct engine *e, const char *run_id,
 {
 	int rc = 0;
 
-	if (q->cancelled || run_cancel_requested(e, run_id)) {
+	if (q->cancelled || eng_run_cancel_requested(e, run_id)) {
 		rc = store_run_set_status(e->store, run_id, "cancelled", err);
 		eng_emit(e, obs, run_id, NULL, "cancelled", "run cancelled");
 	} else if ((q->only < 0 && q->leased_elsewhere == 0) ||
@@ -350,7 +352,7 @@ static int execute(struct engine *e, const char *run_id,
 		goto out;
 	}
 	/* A cancel that arrived while this execution was starting wins. */
-	if (run_cancel_requested(e, run_id) ||
+	if (eng_run_cancel_requested(e, run_id) ||
 	    (o->worker && strcmp(run.status, "cancelled") == 0)) {
 		rc = store_run_set_status(e->store, run_id, "cancelled", err);
 		eng_emit(e, obs, run_id, NULL, "cancelled", "run cancelled before "
