@@ -301,11 +301,16 @@ static int execution_finish(struct engine *e, const char *run_id,
 
 	if (q->cancelled || eng_run_cancel_requested(e, run_id)) {
 		rc = store_run_set_status(e->store, run_id, "cancelled", err);
-		eng_emit(e, obs, run_id, NULL, "cancelled", "run cancelled");
+		if (!rc)
+			eng_emit(e, obs, run_id, NULL, "cancelled",
+				 "run cancelled");
 	} else if ((q->only < 0 && q->leased_elsewhere == 0) ||
 		   run_all_done(e, run_id)) {
+		/* Not "finished" when the store refused to say so (a full
+		 * disk): the caller reports the error, `resume` finishes. */
 		rc = store_run_set_status(e->store, run_id, "done", err);
-		eng_emit(e, obs, run_id, NULL, "done", "run finished");
+		if (!rc)
+			eng_emit(e, obs, run_id, NULL, "done", "run finished");
 	} else if (q->leased_elsewhere > 0) {
 		eng_emit(e, obs, run_id, NULL, "waiting", "%d attempt(s) held by "
 			 "other workers; the last worker to finish completes the "
