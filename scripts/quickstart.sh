@@ -1,7 +1,7 @@
 #!/bin/sh
 # scripts/quickstart.sh - `make quickstart`: installs what is missing,
 # builds, runs example_configs/quickstart_host.yaml (the autotune agent on
-# the c2c suite, no GPU and no API key needed) and prints the summary.
+# ten c2c tasks, no GPU and no API key needed) and prints the summary.
 set -e
 cd "$(dirname "$0")/.."
 scripts/deps.sh core

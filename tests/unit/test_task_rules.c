@@ -89,6 +89,40 @@ static void test_every_rule_makes_its_case_from_the_right_template(void **state)
 	task_free(t);
 }
 
+/* A visible case of 2^62 bytes (a size the parser accepts): the "2.5
+ * times the largest case" bound must not overflow and drop every rule's
+ * case (found by fuzz_task under UBSan). */
+static void test_huge_visible_cases_do_not_overflow_the_size_bound(void **state)
+{
+	static const char huge[] =
+		"schema: arena/1\n"
+		"description: Row-wise softmax.\n"
+		"language: c\n"
+		"editable: [kernel.c]\n"
+		"reference: {file: reference.c}\n"
+		"signature:\n"
+		"  params: [rows, cols]\n"
+		"  args:\n"
+		"    - {name: x, dtype: f32, shape: [rows, cols], io: in}\n"
+		"    - {name: y, dtype: f32, shape: [rows, cols], io: out}\n"
+		"cases:\n"
+		"  - {id: small, rows: 64, cols: 512}\n"
+		"  - {id: large, rows: 1073741824, cols: 536870912}\n"
+		"tolerance: {atol: 1e-6, rtol: 1e-5}\n"
+		"held_out_rules: {vary: [rows, cols]}\n";
+	struct errbuf err;
+	struct task *t = NULL;
+
+	(void)state;
+	errbuf_init(&err);
+	if (task_parse("t/huge", NULL, huge, strlen(huge), NULL, 0, &t,
+		       &err) != 0)
+		fail_msg("%s", errbuf_str(&err));
+	const struct task_case *odd = case_of(t, "rule.odd");
+	assert_non_null(strstr(odd->rule, "from case 'large'"));
+	task_free(t);
+}
+
 static void test_rules_change_only_the_varied_params(void **state)
 {
 	struct errbuf err;
@@ -350,6 +384,7 @@ int main(void)
 	const struct CMUnitTest parse_tests[] = {
 		cmocka_unit_test(
 			test_every_rule_makes_its_case_from_the_right_template),
+		cmocka_unit_test(test_huge_visible_cases_do_not_overflow_the_size_bound),
 		cmocka_unit_test(test_rules_change_only_the_varied_params),
 		cmocka_unit_test(test_the_held_out_file_seeds_the_choices),
 		cmocka_unit_test(

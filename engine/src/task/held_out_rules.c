@@ -319,7 +319,8 @@ static void rule_case(struct tparse *p, enum task_rule rule, struct rng *r,
 		int64_t bytes = bad ? -1 : case_bytes(t, c);
 		if (bad)
 			snprintf(why, sizeof(why), "%s", errbuf_str(&e));
-		else if (large_bytes > 0 && bytes > large_bytes / 2 * 5)
+		else if (large_bytes > 0 &&
+			 (double)bytes > 2.5 * (double)large_bytes)
 			snprintf(why, sizeof(why),
 				 "it needs %lld bytes, over 2.5 "
 				 "times the largest visible case's",
