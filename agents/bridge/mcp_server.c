@@ -272,7 +272,12 @@ static cJSON *id_copy(const char *line, size_t len, const cJSON *id)
 		const char *q = p + 4;
 		while (q < line + len && (*q == ' ' || *q == '\t' || *q == ':'))
 			q++;
-		size_t n = strspn(q, "-0123456789");
+		/* The line is not NUL-terminated: the span stops at its
+		 * end. */
+		size_t n = 0;
+		while (q + n < line + len && strchr("-0123456789", q[n]) &&
+		       q[n] != '\0')
+			n++;
 		if (n > 0 && n < 40 && (q + n >= line + len ||
 					!strchr(".eE", q[n]))) {
 			char digits[48];

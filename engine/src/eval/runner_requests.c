@@ -315,28 +315,28 @@ enum runner_fail runner_parse_reply(struct runner *r, const char *line,
 	if (strncmp(p, "error ", 6) == 0) {
 		p += 6;
 		size_t sl = strlen(seq);
-		if (strncmp(p, seq, sl) == 0 && p[sl] == ' ') {
-			p += sl + 1;
-			if (runner_parse_device_error(p, &r->dev_sticky,
-						      r->dev_error,
-						      sizeof(r->dev_error),
-						      r->why, sizeof(r->why))) {
-				if (r->gpu)
-					return RUNNER_DEVICE;
-				/* A host runner has no device to fail: the
-				 * reply can only be forged. */
-				char q[80];
-				rcl_quote(line, strlen(line), q, sizeof(q));
-				return rcl_protocol(
-					r,
-					"sent a device-error "
-					"reply (\"%s\"), but a host "
-					"runner has no device",
-					q);
-			}
-			snprintf(r->why, sizeof(r->why), "refused: %.400s", p);
-			return RUNNER_REFUSED;
+		/* "error <other text>" is malformed, never read on as the
+		 * rest of a reply ("error ok 7" is not "ok 7"). */
+		if (strncmp(p, seq, sl) != 0 || p[sl] != ' ')
+			goto bad;
+		p += sl + 1;
+		if (runner_parse_device_error(p, &r->dev_sticky, r->dev_error,
+					      sizeof(r->dev_error), r->why,
+					      sizeof(r->why))) {
+			if (r->gpu)
+				return RUNNER_DEVICE;
+			/* A host runner has no device to fail: the reply can
+			 * only be forged. */
+			char q[80];
+			rcl_quote(line, strlen(line), q, sizeof(q));
+			return rcl_protocol(r,
+					    "sent a device-error reply "
+					    "(\"%s\"), but a host runner has "
+					    "no device",
+					    q);
 		}
+		snprintf(r->why, sizeof(r->why), "refused: %.400s", p);
+		return RUNNER_REFUSED;
 	}
 	if (strncmp(p, "ok ", 3) != 0)
 		goto bad;
