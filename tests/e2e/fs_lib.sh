@@ -7,7 +7,8 @@
 # or evaluation worker started for $STORE (by pid: they are found by their
 # unique --store argument), and removes the directory.  Tests skip (77)
 # only where /dev/fuse or fusermount3 is missing.
-. "$(dirname "$0")/lib.sh"
+# (A script outside tests/e2e sets E2E_DIR to find lib.sh.)
+. "${E2E_DIR:-$(dirname "$0")}/lib.sh"
 case $B in /*) ARENA="$B/arena" ;; esac
 if [ ! -e /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
 	echo "skip: /dev/fuse or fusermount3 is missing"
