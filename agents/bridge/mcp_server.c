@@ -275,8 +275,8 @@ static cJSON *id_copy(const char *line, size_t len, const cJSON *id)
 		/* The line is not NUL-terminated: the span stops at its
 		 * end. */
 		size_t n = 0;
-		while (q + n < line + len && strchr("-0123456789", q[n]) &&
-		       q[n] != '\0')
+		while (q + n < line + len && q[n] != '\0' &&
+		       strchr("-0123456789", q[n]))
 			n++;
 		if (n > 0 && n < 40 && (q + n >= line + len ||
 					!strchr(".eE", q[n]))) {

@@ -3,7 +3,8 @@
 # evaluate every attempt exactly once and the last one marks the run done;
 # a worker killed with kill -9 is taken over at once by a worker on the
 # same host; a lease held by a live worker elsewhere is left alone until
-# it expires; a cancelled run starts no worker.  The runs are created by
+# it expires; a cancelled run starts no worker, and a cancel stops a
+# worker's agent.  The runs are created by
 # `arena slurm` with a stand-in sbatch that records its arguments (the
 # real Slurm is tests/e2e/slurm.sh).
 . "$(dirname "$0")/lib.sh"
@@ -126,4 +127,35 @@ run=$(submit "$T/one.yaml")
 grep -q "cancelled before this worker started" "$T/c.log" || fail "$(cat "$T/c.log")"
 grep -q eval_start "$T/c.log" && fail "a cancelled run was evaluated"
 note "cancelled run: no worker started"
+
+# 6. A cancel while only workers hold a run (no executor holds its lock,
+#    so the run goes straight to cancelled): the working agent is stopped
+#    within seconds, its attempt not evaluated, no further attempt begun.
+write_config "$T/long.yaml" \
+	'{template: command, command: [sh, -c, "sleep 600"], timeout_seconds: 900}' \
+	"[c2c/dot, c2c/saxpy]"
+run=$(submit "$T/long.yaml")
+"$ARENA" --store "$STORE" worker "$run" > "$T/k.log" 2>&1 &
+pk=$!
+for _ in $(seq 100); do
+	grep -q agent_start "$T/k.log" && break
+	sleep 0.1
+done
+grep -q agent_start "$T/k.log" || fail "the worker started no agent: $(cat "$T/k.log")"
+"$ARENA" --store "$STORE" cancel "$run" > /dev/null || fail "cancel failed"
+for _ in $(seq 150); do
+	kill -0 $pk 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 $pk 2>/dev/null; then
+	kill $pk
+	fail "the worker still works 15 s after the cancel: $(cat "$T/k.log")"
+fi
+wait $pk
+grep -q "agent_end .*its run was cancelled" "$T/k.log" || fail "$(cat "$T/k.log")"
+[ "$(grep -c agent_start "$T/k.log")" = 1 ] || fail "a second attempt began: $(cat "$T/k.log")"
+grep -q eval_start "$T/k.log" && fail "the cancelled attempt was evaluated"
+"$ARENA" --store "$STORE" status "$run" | grep -q "^$run cancelled" ||
+	fail "run not cancelled: $("$ARENA" --store "$STORE" status "$run")"
+note "a cancel stops a worker's agent"
 echo "workers_leases: ok"

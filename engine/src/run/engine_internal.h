@@ -143,8 +143,10 @@ struct attempt_ctx {
 	bool agent_cancelled;	/* the agent was stopped by a cancel */
 };
 
-/* Whether run_id's status is "cancelling" (executor.c): a cancel asked
- * for and not yet carried out. */
+/* Whether a cancel of run_id arrived since this execution set it running
+ * (executor.c): its status is "cancelling" (an executor holds the run's
+ * lock) or "cancelled" (a cancel that found no lock holder: only workers,
+ * `arena worker` or Slurm jobs, hold its attempts). */
 bool eng_run_cancel_requested(struct engine *e, const char *run_id);
 
 void attempt_ctx_release(struct attempt_ctx *c);

@@ -67,16 +67,25 @@ static void order_attempts(const struct runconfig *cfg, const char *run_id,
 	free(ord);
 }
 
-bool eng_run_cancel_requested(struct engine *e, const char *run_id)
+/* Whether run_id's status is "cancelling", or also "cancelled" when
+ * also_cancelled. */
+static bool run_status_cancel(struct engine *e, const char *run_id,
+			      bool also_cancelled)
 {
 	struct store_run r;
 	bool cancel = false;
 
 	if (store_run_get(e->store, run_id, &r, NULL) == 0) {
-		cancel = strcmp(r.status, "cancelling") == 0;
+		cancel = strcmp(r.status, "cancelling") == 0 ||
+			 (also_cancelled && strcmp(r.status, "cancelled") == 0);
 		store_run_release(&r);
 	}
 	return cancel;
+}
+
+bool eng_run_cancel_requested(struct engine *e, const char *run_id)
+{
+	return run_status_cancel(e, run_id, true);
 }
 
 static int run_one_attempt(struct engine *e, const struct runconfig *cfg,
@@ -356,8 +365,9 @@ static int execute(struct engine *e, const char *run_id,
 			      run_id);
 		goto out;
 	}
-	/* A cancel that arrived while this execution was starting wins. */
-	if (eng_run_cancel_requested(e, run_id) ||
+	/* A cancel that arrived while this execution was starting wins
+	 * (an executor that resumes a cancelled run goes on). */
+	if (run_status_cancel(e, run_id, false) ||
 	    (o->worker && strcmp(run.status, "cancelled") == 0)) {
 		rc = store_run_set_status(e->store, run_id, "cancelled", err);
 		eng_emit(e, obs, run_id, NULL, "cancelled", "run cancelled before "
