@@ -17,21 +17,24 @@
 
 #include "arena/task.h"
 
-static const char cfg2d[] =
-	"schema: arena/1\n"
-	"description: Row-wise softmax.\n"
-	"language: c\n"
-	"editable: [kernel.c]\n"
-	"reference: {file: reference.c}\n"
-	"signature:\n"
-	"  params: [rows, cols]\n"
-	"  args:\n"
-	"    - {name: x, dtype: f32, shape: [rows, cols], io: in}\n"
-	"    - {name: y, dtype: f32, shape: [rows, cols], io: out}\n"
-	"cases:\n"
-	"  - {id: small, rows: 64, cols: 512}\n"
-	"  - {id: large, rows: 1024, cols: 2048}\n"
-	"tolerance: {atol: 1e-6, rtol: 1e-5}\n";
+/* A row-wise softmax task whose case "large" has the given sizes. */
+#define CFG2D(large_sizes)                                                   \
+	"schema: arena/1\n"                                                  \
+	"description: Row-wise softmax.\n"                                   \
+	"language: c\n"                                                      \
+	"editable: [kernel.c]\n"                                             \
+	"reference: {file: reference.c}\n"                                   \
+	"signature:\n"                                                       \
+	"  params: [rows, cols]\n"                                           \
+	"  args:\n"                                                          \
+	"    - {name: x, dtype: f32, shape: [rows, cols], io: in}\n"         \
+	"    - {name: y, dtype: f32, shape: [rows, cols], io: out}\n"        \
+	"cases:\n"                                                           \
+	"  - {id: small, rows: 64, cols: 512}\n"                             \
+	"  - {id: large, " large_sizes "}\n"                                 \
+	"tolerance: {atol: 1e-6, rtol: 1e-5}\n"
+
+static const char cfg2d[] = CFG2D("rows: 1024, cols: 2048");
 
 static struct task *parse_with(const char *extra, const char *held,
 			       struct errbuf *err)
@@ -95,20 +98,7 @@ static void test_every_rule_makes_its_case_from_the_right_template(void **state)
 static void test_huge_visible_cases_do_not_overflow_the_size_bound(void **state)
 {
 	static const char huge[] =
-		"schema: arena/1\n"
-		"description: Row-wise softmax.\n"
-		"language: c\n"
-		"editable: [kernel.c]\n"
-		"reference: {file: reference.c}\n"
-		"signature:\n"
-		"  params: [rows, cols]\n"
-		"  args:\n"
-		"    - {name: x, dtype: f32, shape: [rows, cols], io: in}\n"
-		"    - {name: y, dtype: f32, shape: [rows, cols], io: out}\n"
-		"cases:\n"
-		"  - {id: small, rows: 64, cols: 512}\n"
-		"  - {id: large, rows: 1073741824, cols: 536870912}\n"
-		"tolerance: {atol: 1e-6, rtol: 1e-5}\n"
+		CFG2D("rows: 1073741824, cols: 536870912")
 		"held_out_rules: {vary: [rows, cols]}\n";
 	struct errbuf err;
 	struct task *t = NULL;
