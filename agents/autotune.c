@@ -36,7 +36,7 @@ struct tune_state {
 	double best_lo;
 	int tried;
 	int correct;
-	bool cancelled;	/* the run was cancelled: nothing more is tried */
+	bool cancelled; /* the run was cancelled: nothing more is tried */
 };
 
 static void defines_for(const struct task *t, const int *choice,
@@ -56,8 +56,8 @@ static void try_config(struct tune_state *s, const int *choice)
 	struct task_result r;
 	struct errbuf err;
 
-	if (s->cancelled || (s->l->cancelled &&
-			     s->l->cancelled(s->l->cancelled_ctx))) {
+	if (s->cancelled ||
+	    (s->l->cancelled && s->l->cancelled(s->l->cancelled_ctx))) {
 		s->cancelled = true;
 		return;
 	}
@@ -258,7 +258,8 @@ static int autotune_launch(const struct agent_launch *l,
 		out->status = xstrdup("cancelled");
 		out->error = xasprintf("its run was cancelled after %d "
 				       "configurations; it runs again when the "
-				       "run is resumed", s.tried);
+				       "run is resumed",
+				       s.tried);
 		return 0;
 	}
 	if (!found) {

@@ -799,7 +799,8 @@ int main(void)
 		cmocka_unit_test(test_claude_without_result_line_is_a_failure),
 		cmocka_unit_test(test_hang_ignoring_sigterm_is_killed_at_the_deadline),
 		cmocka_unit_test(test_hang_in_the_sandbox_dies_with_it),
-		cmocka_unit_test(test_cancel_stops_the_cli_and_keeps_its_workspace),
+		cmocka_unit_test(
+			test_cancel_stops_the_cli_and_keeps_its_workspace),
 		cmocka_unit_test(test_megabytes_of_output_are_drained_and_capped),
 		cmocka_unit_test(test_codex_events_and_computed_cost),
 		cmocka_unit_test(test_codex_turn_failed_is_a_failure),

@@ -374,7 +374,8 @@ int main(void)
 	const struct CMUnitTest parse_tests[] = {
 		cmocka_unit_test(
 			test_every_rule_makes_its_case_from_the_right_template),
-		cmocka_unit_test(test_huge_visible_cases_do_not_overflow_the_size_bound),
+		cmocka_unit_test(
+			test_huge_visible_cases_do_not_overflow_the_size_bound),
 		cmocka_unit_test(test_rules_change_only_the_varied_params),
 		cmocka_unit_test(test_the_held_out_file_seeds_the_choices),
 		cmocka_unit_test(
