@@ -26,5 +26,12 @@ repeats: 0"
 check gpu_device_for_c_task "device" "agent: {template: noop}
 tasks: [c2c/saxpy]
 device: cuda:0"
+# A relative path that does not exist says where it was looked for (the
+# mount's daemon reads runs/new from /, not from the writer's directory).
+check relative_aka_path "a relative path is taken from" "agent: {template: noop}
+tasks: [aka:no/such/checkout]"
+check relative_task_root "a relative path is taken from" "agent: {template: noop}
+task_roots: {mine: no/such/tasks}
+tasks: [c2c/saxpy]"
 [ -z "$(ls -A "$STORE/runs" 2>/dev/null)" ] || fail "a run was created for an invalid config"
 echo ok

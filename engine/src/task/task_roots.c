@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define TASK_ROOTS_MAX 16
 #define TASK_ROOT_NAME_MAX 32
@@ -58,8 +59,26 @@ static char *root_tasks_dir(const char *path)
 	return real;
 }
 
+/* For a message about a path that was not found: where a relative one
+ * was looked for (a config written to the mount's runs/new is read by
+ * the daemon, whose directory is /, not the writer's). */
+static const char *relative_hint(const char *path, char *buf, size_t n)
+{
+	char cwd[512];
+
+	if (!path || path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return "";
+	snprintf(buf, n,
+		 " (a relative path is taken from %s, the directory of the "
+		 "process reading the config; write an absolute path)",
+		 cwd);
+	return buf;
+}
+
 int task_root_add(const char *name, const char *path, struct errbuf *err)
 {
+	char hint[640];
+
 	char *real;
 	int rc = 0;
 
@@ -74,8 +93,9 @@ int task_root_add(const char *name, const char *path, struct errbuf *err)
 	if (!path || !dir_exists(path))
 		return errf_code(err, ENOENT,
 				 "task root '%s': directory %.300s "
-				 "does not exist",
-				 name, path ? path : "(none)");
+				 "does not exist%s",
+				 name, path ? path : "(none)",
+				 relative_hint(path, hint, sizeof(hint)));
 	if (!(real = root_tasks_dir(path)))
 		return errf_code(err, ENOENT,
 				 "task root '%s': cannot resolve "
@@ -177,11 +197,13 @@ int task_aka_selector(const char *selector, char **sel, struct errbuf *err)
 			    "aka:/path/to/AgentKernelArena[/tasks/<subdir>]",
 			    selector);
 	if (!(real = path_real(path)) || !dir_exists(real)) {
+		char hint[640];
 		free(real);
 		return errf_code(err, ENOENT,
 				 "aka selector '%.200s': %s is "
-				 "not a directory",
-				 selector, path);
+				 "not a directory%s",
+				 selector, path,
+				 relative_hint(path, hint, sizeof(hint)));
 	}
 	/* The tasks folder is the last path component named "tasks" (an
 	 * AKA checkout's tasks/), else real/tasks (the checkout itself). */
