@@ -149,7 +149,7 @@ static void every_tagged_number_matches_summary_json(void **state)
 	for (int t = 0; t < 6; t++)
 		for (int a = 0; a < 2; a++) {
 			struct task_result *x = &r[n];
-			char id[16];
+			char id[24];
 
 			snprintf(id, sizeof(id), "c2c/t%d", t);
 			result_ok(x, (a ? 1.7 : 1.1) * (1 + 0.07 * t));
