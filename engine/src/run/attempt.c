@@ -298,29 +298,28 @@ int attempt_run_agent(struct attempt_ctx *c,
 		out.status = xstrdup("completed");
 	if (out.duration_s <= 0)
 		out.duration_s = now_wall() - t0;
+	c->a->agent_starts++;
 	if (!strcmp(out.status, "cancelled")) {
 		/* Not finished: the attempt stays agent_running, and a resume
 		 * launches the agent again on the same workspace. */
 		c->agent_cancelled = true;
+		rc = 0;
 		eng_emit(c->e, obs, c->run_id, c->a->task_id, "agent_end",
 			 "agent %s stopped after %.1f s: %s", ops->name,
 			 out.duration_s, out.error ? out.error : "cancelled");
-		c->a->agent_starts++;
-		rc = 0;
-		goto done;
+	} else {
+		json = outcome_to_json(&out);
+		rc = store_attempt_update(c->e->store, c->run_id,
+					  c->a->task_id, c->a->attempt,
+					  "agent_done", json, NULL, NULL, false,
+					  err);
+		eng_emit(c->e, obs, c->run_id, c->a->task_id, "agent_end",
+			 "agent %s %s in %.1f s%s%s", ops->name, out.status,
+			 out.duration_s, out.error ? ": " : "",
+			 out.error ? out.error : "");
+		free(c->a->agent_json);
+		c->a->agent_json = json;
 	}
-	json = outcome_to_json(&out);
-	rc = store_attempt_update(c->e->store, c->run_id, c->a->task_id,
-				  c->a->attempt, "agent_done", json, NULL, NULL,
-				  false, err);
-	eng_emit(c->e, obs, c->run_id, c->a->task_id, "agent_end",
-		 "agent %s %s in %.1f s%s%s", ops->name, out.status,
-		 out.duration_s, out.error ? ": " : "",
-		 out.error ? out.error : "");
-	free(c->a->agent_json);
-	c->a->agent_json = json;
-	c->a->agent_starts++;
-done:
 	free(prompt);
 	free(prompt_file);
 	free(device);

@@ -78,7 +78,6 @@ static const char *relative_hint(const char *path, char *buf, size_t n)
 int task_root_add(const char *name, const char *path, struct errbuf *err)
 {
 	char hint[640];
-
 	char *real;
 	int rc = 0;
 
