@@ -151,7 +151,10 @@ static void sandbox_for(const struct agent_launch *l,
 	if (l->tasks_root)
 		strvec_push(&sb->hide, l->tasks_root);
 	sandbox_hide_arena_mounts(sb);
-	sb->tmp_bytes = (size_t)sandbox_disk_quota_bytes(l->config);
+	sb->tmp_bytes = (size_t)(l->config->disk_quota_mb > 0
+					 ? l->config->disk_quota_mb
+					 : AGENT_DEFAULT_DISK_QUOTA_MB)
+			<< 20;
 	free(prog);
 	free(self);
 }
@@ -296,8 +299,21 @@ static int command_launch(const struct agent_launch *l,
 	trace_start(tr, l, &l->config->command, sandboxed,
 		    set.sandbox == SB_AUTO ? why : NULL);
 
-	struct sandbox_limits lim;
-	sandbox_limits_for_launch(&lim, l, sc.path);
+	struct sandbox_limits lim = {
+		.workspace = l->workspace_real ? l->workspace_real
+					       : l->workspace,
+		.scratch = sc.path,
+		.disk_bytes = (uint64_t)(l->config->disk_quota_mb > 0
+						 ? l->config->disk_quota_mb
+						 : AGENT_DEFAULT_DISK_QUOTA_MB)
+			      << 20,
+		.memory_bytes = (uint64_t)(l->config->memory_mb > 0
+						   ? l->config->memory_mb
+						   : AGENT_DEFAULT_MEMORY_MB)
+				<< 20,
+		.cancelled = l->cancelled,
+		.cancelled_ctx = l->cancelled_ctx,
+	};
 	struct proc_limits plim;
 	sandbox_proc_limits(&lim, &plim);
 	struct proc_spec spec = {

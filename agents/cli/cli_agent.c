@@ -397,7 +397,10 @@ static void sandbox_spec_for(struct cli_run *r, struct sandbox_spec *s)
 	free(node);
 	strvec_push(&s->expose_ro, r->arena_exe);
 	strvec_push(&s->bind_rw, r->scratch_dir.path);
-	s->tmp_bytes = (size_t)sandbox_disk_quota_bytes(r->l->config);
+	s->tmp_bytes = (size_t)(r->l->config && r->l->config->disk_quota_mb > 0
+					? r->l->config->disk_quota_mb
+					: AGENT_DEFAULT_DISK_QUOTA_MB)
+		       << 20;
 	free(store);
 	free(tasks);
 	free(home);
@@ -609,8 +612,22 @@ int cli_agent_launch(const struct cli_agent *a, const struct agent_launch *l,
 	double timeout = l->config && l->config->timeout_seconds > 0
 				 ? l->timeout_s
 				 : (double)r.set.timeout_seconds;
-	struct sandbox_limits lim;
-	sandbox_limits_for_launch(&lim, l, r.scratch_dir.path);
+	const struct agent_config *ac = l->config;
+	struct sandbox_limits lim = {
+		.workspace = l->workspace_real ? l->workspace_real
+					       : l->workspace,
+		.scratch = r.scratch_dir.path,
+		.disk_bytes = (uint64_t)(ac && ac->disk_quota_mb > 0
+						 ? ac->disk_quota_mb
+						 : AGENT_DEFAULT_DISK_QUOTA_MB)
+			      << 20,
+		.memory_bytes = (uint64_t)(ac && ac->memory_mb > 0
+						   ? ac->memory_mb
+						   : AGENT_DEFAULT_MEMORY_MB)
+				<< 20,
+		.cancelled = l->cancelled,
+		.cancelled_ctx = l->cancelled_ctx,
+	};
 	struct proc_limits plim;
 	sandbox_proc_limits(&lim, &plim);
 	struct proc_spec spec = {

@@ -23,7 +23,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "arena/config.h"
 #include "arena/confine.h"
 #include "arena/proc.h"
 
@@ -194,32 +193,6 @@ void sandbox_argv(const struct sandbox_spec *s, struct strvec *out)
 }
 
 /* ---- limits ------------------------------------------------------------ */
-
-uint64_t sandbox_disk_quota_bytes(const struct agent_config *ac)
-{
-	return (uint64_t)(ac && ac->disk_quota_mb > 0
-				  ? ac->disk_quota_mb
-				  : AGENT_DEFAULT_DISK_QUOTA_MB)
-	       << 20;
-}
-
-void sandbox_limits_for_launch(struct sandbox_limits *lim,
-			       const struct agent_launch *l,
-			       const char *scratch)
-{
-	const struct agent_config *ac = l->config;
-
-	memset(lim, 0, sizeof(*lim));
-	lim->workspace = l->workspace_real ? l->workspace_real : l->workspace;
-	lim->scratch = scratch;
-	lim->disk_bytes = sandbox_disk_quota_bytes(ac);
-	lim->memory_bytes = (uint64_t)(ac && ac->memory_mb > 0
-					       ? ac->memory_mb
-					       : AGENT_DEFAULT_MEMORY_MB)
-			    << 20;
-	lim->cancelled = l->cancelled;
-	lim->cancelled_ctx = l->cancelled_ctx;
-}
 
 void sandbox_proc_limits(const struct sandbox_limits *l,
 			 struct proc_limits *out)

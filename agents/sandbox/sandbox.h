@@ -37,7 +37,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "arena/agent.h"
 #include "arena/proc.h"
 #include "arena/util.h"
 
@@ -99,14 +98,6 @@ struct sandbox_limits {
 	bool was_cancelled;    /* set when that stopped the launch */
 };
 
-/* agent.disk_quota_mb in bytes, or the default's (ac may be NULL). */
-uint64_t sandbox_disk_quota_bytes(const struct agent_config *ac);
-/* The limits of launch l: its workspace (the store's copy when l has
- * one) and scratch directory, agent.disk_quota_mb and agent.memory_mb
- * (or their defaults) and its cancel callback. */
-void sandbox_limits_for_launch(struct sandbox_limits *lim,
-			       const struct agent_launch *l,
-			       const char *scratch);
 /* The process limits that go with l (for proc_spec.limits). */
 void sandbox_proc_limits(const struct sandbox_limits *l,
 			 struct proc_limits *out);
