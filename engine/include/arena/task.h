@@ -68,7 +68,18 @@ struct task_arg {
 	 * dtype's (task_tolerance). */
 	bool tol_set;
 	double atol, rtol;
+	/* An inout the kernel may overwrite as it likes (a prepared gpumode
+	 * AKA task's arguments: AKA's harness checks only what its kernel
+	 * returns): staged fresh before every call, never compared. */
+	bool scratch;
 };
+
+/* Whether the evaluator compares an argument's final value (an output or
+ * an inout that is not scratch). */
+static inline bool task_arg_compared(const struct task_arg *a)
+{
+	return a->io != IO_IN && !a->scratch;
+}
 
 struct task_case {
 	char *id;
@@ -194,6 +205,10 @@ struct task {
 	 * a prepared AKA task, whose kernel as shipped is checked against
 	 * the task's reference when it is prepared. */
 	bool reference_is_baseline;
+	/* A prepared gpumode AKA task: the editable file (.hip) built into
+	 * every bundle but the reference's as a PyTorch extension module,
+	 * the kernel its call shim calls (docs/aka.md); else NULL. */
+	char *torch_ext;
 	/* Loaded from a trusted copy (task_load_trusted): the copy's hash,
 	 * which the evaluator verifies before every build; else NULL. */
 	char *trusted_hash;

@@ -11,6 +11,9 @@ from aka_calls import Unsupported, dtype_name, torch_mod
 
 ALIGN = 256
 MAX_CASES = 60
+# The module name a gpumode task's kernel extension is built and loaded
+# under (TORCH_EXTENSION_NAME; pybuild.c, arena_runner_py.py).
+EXTENSION_NAME = "arena_ext"
 # arena dtypes for packed arguments; anything else travels as bytes (u8)
 ARENA_DT = {"float32": "f32", "float64": "f64", "float16": "f16",
             "bfloat16": "bf16", "int32": "i32", "int64": "i64",
@@ -64,7 +67,10 @@ def group_of(io, dt):
     return (io, kind)
 
 
-GROUP_ORDER = {"in": 0, "inout": 1, "out": 2}
+# scratch: a gpumode kernel's argument, which it may overwrite (AKA's
+# harness passes it copies and compares only what the kernel returns):
+# staged fresh before every call like an inout, never compared.
+GROUP_ORDER = {"in": 0, "inout": 1, "scratch": 2, "out": 3}
 
 
 def esize(dt):
@@ -220,7 +226,8 @@ def build(run, out):
                 b = storage_bytes(p, k2, r2[0], r2[1], "snap")
                 c = storage_bytes(p, k2, r2[0], r2[1], "after")
                 changed |= b != c
-            ios.append("inout" if changed else "in")
+            ios.append("scratch" if run.gpumode else
+                       "inout" if changed else "in")
         plans.append(plan_case(p0, ios))
     groups = sorted({g for items in plans for g, _ in items},
                     key=lambda g: (GROUP_ORDER[g[0]], g[1]))
@@ -304,7 +311,7 @@ def jsonable(v):
         return {str(k): repr(x) for k, x in v.items()} if isinstance(v, dict) else repr(v)
 
 
-def write_shim(out, programs, kernel_path, device):
+def write_shim(out, programs, kernel_path, device, gpumode=None):
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "aka_shim.py")) as f:
         src = f.read()
@@ -312,6 +319,9 @@ def write_shim(out, programs, kernel_path, device):
             "KERNEL_MODULE = %r\nDEVICE = %r\n"
             "PROGRAMS = __import__('json').loads(%r)\n"
             % (kernel_path, device, json.dumps(programs, separators=(",", ":"))))
+    if gpumode:
+        src += "EXTENSION = %r\nFALLBACK = (%r, %r)\n" % (
+            EXTENSION_NAME, gpumode["functional"], gpumode["fn"])
     with open(os.path.join(out, "_arena_aka.py"), "w") as f:
         f.write(src)
     return src
@@ -420,7 +430,7 @@ def replay(run, shim, groups, programs, mcases, cases_sets, per_tol, exact, out)
                                   "values into an argument than in the "
                                   "harness's own run" % mc["aka_id"])
         for gi, (a1, a2) in enumerate(zip(*results)):
-            if groups[gi][0] == "in":
+            if groups[gi][0] in ("in", "scratch"):
                 continue
             if not close_enough(a1, a2, per_tol, exact):
                 raise Unsupported("case %s: the kernel as shipped gives "

@@ -51,7 +51,7 @@ import types
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from aka_calls import Unsupported  # noqa: E402
 from aka_pack import build, replay, tolerance, write_shim  # noqa: E402
-from aka_styles import Run, geak, rocmbench, vllm  # noqa: E402
+from aka_styles import Run, geak, gpumode, rocmbench, vllm  # noqa: E402
 
 # AMD-only features, as the errors that name them read.  Matched against
 # the harness's message and the exception's text only, never against a
@@ -112,12 +112,14 @@ def stand_ins(a):
 
 
 def copy_sources(a, out, replaced):
-    """The task's .py files at their paths: the bundle's modules."""
+    """The task's .py files at their paths (the bundle's modules) and its
+    editable files (the baseline's, a gpumode task's .hip among them)."""
     for root, dirs, files in os.walk(a.task):
         dirs[:] = [d for d in dirs if not d.startswith(".") and d not in
                    ("build", "__pycache__")]
         for f in files:
-            if not f.endswith(".py"):
+            if not f.endswith(".py") and \
+                    os.path.relpath(os.path.join(root, f), a.task) not in a.editable:
                 continue
             src = os.path.join(root, f)
             rel = os.path.relpath(src, a.task)
@@ -171,8 +173,13 @@ def main(argv):
         replaced = stand_ins(a)
         run = Run(a)
         run.seeds.install()
-        {"vllm": vllm, "rocmbench": rocmbench, "geak_eval": geak}[a.style](run)
-        per_tol, exact = tolerance(open(os.path.join(a.task, a.harness)).read())
+        {"vllm": vllm, "rocmbench": rocmbench, "geak_eval": geak,
+         "gpumode": gpumode}[a.style](run)
+        # gpumode's harness compares with torch.allclose(rtol=1e-4,
+        # atol=1e-5), written as defaults the tolerance scan does not read.
+        per_tol, exact = tolerance(
+            "allclose(atol=1e-5, rtol=1e-4)" if run.gpumode else
+            open(os.path.join(a.task, a.harness)).read())
         manifest["check"] = {"passed": bool(run.check_ok), "message": run.check_msg,
                              "catches_wrong": run.catches_wrong}
         if not run.check_ok:
@@ -186,12 +193,15 @@ def main(argv):
             manifest["task_fails"] = True
         else:
             groups, programs, mcases, cases_sets = build(run, a.out)
-            src = write_shim(a.out, programs, a.editable[0], a.device)
+            src = write_shim(a.out, programs, a.editable[0], a.device,
+                             run.gpumode)
             shim = types.ModuleType("_arena_aka_replay")
             exec(compile(src, "_arena_aka.py", "exec"), shim.__dict__)
             replay(run, shim, groups, programs, mcases, cases_sets, per_tol,
                    exact, a.out)
             copy_sources(a, a.out, replaced)
+            if run.gpumode:
+                manifest["extension"] = a.editable[0]
             manifest["args"] = [{"name": "%s_%s" % g, "io": g[0],
                                  "dtype": "u8" if g[1] == "bytes" else g[1],
                                  "bytes": g[1] == "bytes"} for g in groups]

@@ -27,6 +27,13 @@ import torch
 PROGRAMS = []           # filled in by aka_record.py
 KERNEL_MODULE = None    # the editable module's path, e.g. "source/k.py"
 DEVICE = "cpu"
+# A gpumode task (docs/aka.md): its kernel is the extension module the
+# runner loaded from the bundle under this name; where the bundle has none
+# (the reference; the baseline of a task whose .hip file ships empty),
+# FALLBACK's PyTorch function (module path, name) stands in for its
+# `forward`.
+EXTENSION = None
+FALLBACK = None
 
 _DTYPES = {}
 for _name in ("float32", "float64", "float16", "bfloat16", "int32", "int64",
@@ -40,19 +47,31 @@ _module = None
 _cache = {}
 
 
+def _import_path(path):
+    """A module of the bundle, imported by its path."""
+    name = path[:-3].replace("/", ".")
+    parts = name.split(".")
+    for i in range(1, len(parts)):
+        pkg = ".".join(parts[:i])
+        if pkg not in sys.modules:
+            m = types.ModuleType(pkg)
+            m.__path__ = []
+            sys.modules[pkg] = m
+    return importlib.import_module(name)
+
+
 def _kernel_module():
-    """The task's kernel module, imported from the bundle by its path."""
+    """The task's kernel module: imported from the bundle by its path, or
+    a gpumode task's extension (or its stand-in)."""
     global _module
     if _module is None:
-        name = KERNEL_MODULE[:-3].replace("/", ".")
-        parts = name.split(".")
-        for i in range(1, len(parts)):
-            pkg = ".".join(parts[:i])
-            if pkg not in sys.modules:
-                m = types.ModuleType(pkg)
-                m.__path__ = []
-                sys.modules[pkg] = m
-        _module = importlib.import_module(name)
+        if EXTENSION is None:
+            _module = _import_path(KERNEL_MODULE)
+        elif EXTENSION in sys.modules:
+            _module = sys.modules[EXTENSION]
+        else:
+            fn = getattr(_import_path(FALLBACK[0]), FALLBACK[1])
+            _module = types.SimpleNamespace(forward=fn)
     return _module
 
 

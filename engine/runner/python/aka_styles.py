@@ -2,17 +2,19 @@
 style (docs/aka.md): vllm (scripts/task_runner.py: run_correctness and
 run_performance, with AKA's timing helpers replaced, or timed inline by
 the harness itself), rocmbench (the pytest file run by pytest itself, in
-this process, with its benchmarker replaced) and geak_eval
-(test_kernel_harness.py run as a script).  The kernel module is recorded
-however the harness loads it (an import, a spec from its path, pytest):
-every load of the kernel file gets its callables wrapped.  Each style
-fills a Run: the correctness pass's programs and verdict, the
-performance passes' programs per input set, and whether the harness
-notices a corrupted kernel (its negative control)."""
+this process, with its benchmarker replaced), geak_eval
+(test_kernel_harness.py run as a script) and gpumode (a PyTorch module
+and its functional twin, whose kernel is an extension built from a .hip
+file).  The kernel module is recorded however the harness loads it (an
+import, a spec from its path, pytest): every load of the kernel file gets
+its callables wrapped.  Each style fills a Run: the correctness pass's
+programs and verdict, the performance passes' programs per input set, and
+whether the harness notices a corrupted kernel (its negative control)."""
 import importlib.util
 import io
 import os
 import re
+import shlex
 import sys
 
 from aka_calls import Recorder, Seeds, Unsupported, kernel_callables
@@ -88,6 +90,9 @@ class Run:
         self.check_msg = None
         self.notes = []
         self.kernel = None
+        # gpumode: {"functional": path, "fn": name}, the PyTorch function
+        # that stands for the kernel where a bundle has no extension.
+        self.gpumode = None
         self.cur_label = None
         self.cur_perf = []
         self.catches_wrong = None
@@ -558,3 +563,176 @@ def geak(run):
         _, _, progs = one_pass(k)
         run.perf.append([("case%d" % (i + 1), {}, p)
                          for i, p in enumerate(progs)])
+
+
+# ---- gpumode: eval_tools/, a PyTorch module and its functional twin ----------
+
+def gpumode_files(a):
+    """(module file, functional file, class name) as the task's
+    correctness command names them (schema 2 folders: the one .py file of
+    each folder); the class is named by the .hip file, after its second
+    underscore (hip_<id>_<Name>.hip), as AKA's harness names it."""
+    words = shlex.split(a.correctness_command or "")
+
+    def opt(name):
+        for i, w in enumerate(words):
+            if w == name and i + 1 < len(words):
+                return words[i + 1]
+            if w.startswith(name + "="):
+                return w.split("=", 1)[1]
+        return None
+
+    def only(folder):
+        d = os.path.join(a.task, folder)
+        got = sorted(f for f in os.listdir(d) if f.endswith(".py")) \
+            if os.path.isdir(d) else []
+        if len(got) != 1:
+            raise Unsupported("%s/ holds %d .py files; a gpumode folder has "
+                              "one" % (folder, len(got)))
+        return os.path.join(folder, got[0])
+
+    modu = opt("--py_modu_file") or only("pytorch_code_module")
+    func = opt("--py_func_file") or only("pytorch_code_functional")
+    hip = opt("--hip_file") or (a.editable[0] if a.editable else "")
+    name = os.path.basename(hip)
+    name = name[:-4] if name.endswith(".hip") else os.path.splitext(name)[0]
+    return modu, func, name.split("_", 2)[-1]
+
+
+def gpumode_instance(mod, name):
+    """The task's class built from get_init_inputs() as AKA's harness
+    builds it: [] -> no arguments; [list, dict] -> the dict's keywords
+    (the list is not passed); anything else -> positional."""
+    init = mod.get_init_inputs()
+    cls = getattr(mod, name, None)
+    if cls is None:
+        raise Unsupported("%s defines no class %s (named after the .hip "
+                          "file)" % (mod.__name__, name))
+    if len(init) == 0:
+        return cls()
+    if len(init) == 2 and isinstance(init[0], list) and isinstance(init[1], dict):
+        return cls(**init[1]) if init[1] else cls()
+    return cls(*init)
+
+
+def canonical(key):
+    return re.sub(r"[^a-z0-9]", "", key.lower())
+
+
+def align_parameters(modu, func):
+    """The module's weights copied into the functional twin, matched by
+    name: the same name, else the same name ignoring case and
+    punctuation, else the one name that ends with the other.  Returns the
+    functional parameters left unmatched (the twins then compute with
+    different weights, and the harness refuses the task)."""
+    msd, fsd = modu.state_dict(), func.state_dict()
+    mkeys = list(msd)
+    used, missing = set(), []
+    aligned = dict(fsd)
+    for fk, fv in fsd.items():
+        c = canonical(fk)
+        cands = [fk] if fk in msd else \
+            [k for k in mkeys if canonical(k) == c] or \
+            [k for k in mkeys if canonical(k).endswith(c)] or \
+            [k for k in mkeys if c.endswith(canonical(k))]
+        cands = [k for k in cands if k not in used]
+        if len(cands) != 1 and not (cands and fk in msd):
+            missing.append(fk)
+            continue
+        mk = cands[0]
+        if msd[mk].shape != fv.shape:
+            missing.append(fk)
+            continue
+        aligned[fk] = msd[mk].detach().clone()
+        used.add(mk)
+    func.load_state_dict(aligned, strict=False)
+    params = {k for k, _ in func.named_parameters()}
+    return [k for k in missing if k in params]
+
+
+def same_result(a, b, rtol=1e-4, atol=1e-5):
+    """AKA's comparison of the module's and the twin's results."""
+    import torch
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_result(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same_result(x, y) for x, y in zip(a, b))
+    if torch.is_tensor(a) and torch.is_tensor(b):
+        return a.shape == b.shape and bool(torch.allclose(a, b, rtol=rtol, atol=atol))
+    return a == b
+
+
+def gpumode(run):
+    """The gpumode harness (eval_tools/correctness_check.py and
+    cal_kernel_perf.py): the functional twin of the task's module calls
+    its `fn` - the kernel extension's `forward` - with the module's
+    weights and each input of get_inputs().  Here `fn` is the twin's own
+    module_fn, recorded: its calls are the cases (the same inputs serve
+    AKA's correctness and performance passes), what it returns the
+    reference.  The kernel module of the prepared task is the extension
+    the build step compiles from the editable .hip file (docs/aka.md)."""
+    import copy
+    import types
+    import torch
+    a = run.a
+    modu_path, func_path, name = gpumode_files(a)
+    mmod = load_path(os.path.join(a.task, modu_path), "aka_gpumode_module")
+    fmod = load_path(os.path.join(a.task, func_path), "aka_gpumode_functional")
+    if not callable(getattr(fmod, "module_fn", None)):
+        raise Unsupported("%s defines no module_fn" % func_path)
+    run.gpumode = {"functional": func_path, "fn": "module_fn"}
+    kernel = types.SimpleNamespace(
+        forward=run.rec.wrap(["forward"], fmod.module_fn))
+    run.kernel = kernel
+    dev = "cuda" if a.device == "cuda" else "cpu"
+
+    def models():
+        torch.manual_seed(0)
+        if dev == "cuda":
+            torch.cuda.manual_seed_all(0)
+        m = gpumode_instance(mmod, name)
+        f = gpumode_instance(fmod, name)
+        left = align_parameters(m, f)
+        if left:
+            raise Unsupported("the functional module's parameters %s match "
+                              "none of the module's" % ", ".join(left[:4]))
+        return m.to(dev).eval(), f.to(dev).eval()
+
+    def inputs():
+        got = mmod.get_inputs()
+        if hasattr(got, "__next__"):
+            return got
+        return iter([got])
+
+    def one_pass(record):
+        """Module against twin over every input, as the harness checks;
+        with record, each case's calls are a program."""
+        m, f = models()
+        progs, ok, msg = [], True, None
+        for i, ins in enumerate(inputs()):
+            ins = list(ins) if isinstance(ins, (list, tuple)) else [ins]
+            ins = [x.to(dev) if torch.is_tensor(x) else x for x in ins]
+            torch.manual_seed(1337 + i)
+            want = m(*copy.deepcopy(ins))
+            torch.manual_seed(1337 + i)
+            if record:
+                run.rec.open("case%d" % (i + 1))
+            try:
+                got = f(*copy.deepcopy(ins), fn=kernel.forward)
+            finally:
+                p = run.rec.close() if record else None
+            if record:
+                progs.append(("case%d" % (i + 1), {}, p))
+            if ok and not same_result(want, got):
+                ok, msg = False, "case %d: the module and its functional " \
+                    "twin give different results" % (i + 1)
+        return ok, msg, progs
+
+    with torch.no_grad():
+        run.seeds.set(0)
+        run.check_ok, run.check_msg, progs = one_pass(True)
+        run.negative_control(lambda: one_pass(False)[:2])
+        run.perf.append(progs)
+        for k in range(1, a.sets):
+            run.seeds.set(k)
+            run.perf.append(one_pass(True)[2])

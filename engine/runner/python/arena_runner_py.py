@@ -34,10 +34,13 @@ A kernel is a bundle (the controller's compile step, docs/python.md):
     arena-pybundle 1
     entry <module>
     file <path> <nbytes>\\n<bytes>\\n      (one per source file)
+    ext <module> <nbytes>\\n<bytes>\\n     (a compiled extension module)
     define <NAME> <value>                (tunables, -D in C)
     end
 
-Its modules are imported from memory; `<entry>` of the entry module is
+Its modules are imported from memory; an extension module (a gpumode
+task's kernel, built by the controller's compile step from the editable
+.hip file) is loaded from a memfd of its own, before the entry module; `<entry>` of the entry module is
 called as entry(args, params): args a list of tensors (outputs written in
 place), params a list of ints.  It returns None or 0 on success.
 """
@@ -129,7 +132,8 @@ class BundleError(Exception):
 
 
 def parse_bundle(data):
-    """(entry module, {path: source bytes}, {name: value}) of a bundle."""
+    """(entry module, {path: source bytes}, {name: value}, {module: shared
+    object bytes}) of a bundle."""
     pos = 0
 
     def line():
@@ -143,18 +147,18 @@ def parse_bundle(data):
 
     if line() != "arena-pybundle 1":
         raise BundleError("not an arena Python bundle")
-    entry, files, defines = None, {}, {}
+    entry, files, defines, exts = None, {}, {}, {}
     while True:
         words = line().split(" ")
         if words[0] == "end":
             break
         if words[0] == "entry" and len(words) == 2:
             entry = words[1]
-        elif words[0] == "file" and len(words) == 3:
+        elif words[0] in ("file", "ext") and len(words) == 3:
             n = int(words[2])
             if n < 0 or pos + n + 1 > len(data) or data[pos + n:pos + n + 1] != b"\n":
-                raise BundleError("bad file record for " + words[1])
-            files[words[1]] = data[pos:pos + n]
+                raise BundleError("bad %s record for %s" % (words[0], words[1]))
+            (files if words[0] == "file" else exts)[words[1]] = data[pos:pos + n]
             pos += n + 1
         elif words[0] == "define" and len(words) >= 2:
             defines[words[1]] = " ".join(words[2:])
@@ -162,7 +166,25 @@ def parse_bundle(data):
             raise BundleError("bad bundle line " + " ".join(words)[:80])
     if not entry or not files:
         raise BundleError("bundle without entry or files")
-    return entry, files, defines
+    return entry, files, defines, exts
+
+
+def load_extension(name, so):
+    """An extension module from its shared object's bytes, through a memfd
+    (nothing is written to the file system; the sandbox allows none)."""
+    import importlib.machinery
+    fd = os.memfd_create("arena-" + name, 0)
+    try:
+        os.write(fd, so)
+        path = "/proc/self/fd/%d" % fd
+        loader = importlib.machinery.ExtensionFileLoader(name, path)
+        spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+        mod = importlib.util.module_from_spec(spec)
+        loader.exec_module(mod)
+    finally:
+        os.close(fd)
+    sys.modules[name] = mod
+    return mod
 
 
 def module_name(path):
@@ -314,7 +336,9 @@ class Runner:
         try:
             size = os.fstat(RP_FD_KERNEL).st_size
             data = os.pread(RP_FD_KERNEL, size, 0)
-            mod_name, files, defines = parse_bundle(data)
+            mod_name, files, defines, exts = parse_bundle(data)
+            for name, so in exts.items():
+                load_extension(name, so)
             sys.meta_path.insert(0, BundleImporter(files))
             mod = importlib.import_module(mod_name)
             for k, v in defines.items():

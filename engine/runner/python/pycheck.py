@@ -447,6 +447,8 @@ def read_bundle(data):
             n = int(words[2])
             files[words[1]] = data[pos:pos + n]
             pos += n + 1
+        elif words[0] == "ext":
+            pos += int(words[2]) + 1    # a compiled module: nothing to parse
         elif words[0] == "end":
             break
     return files

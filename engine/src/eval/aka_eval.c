@@ -55,10 +55,19 @@ int ev_aka_run(const struct eval_request *req, struct task_result *res,
 		no_verdict(req, res, RS_SKIPPED, t->aka->skip_reason);
 		return 0;
 	}
-	if (t->language != LANG_PYTHON && t->language != LANG_TRITON) {
+	if (t->language != LANG_PYTHON && t->language != LANG_TRITON &&
+	    t->aka->style != AKA_STYLE_GPUMODE) {
 		no_verdict(req, res, RS_SKIPPED,
-			   "arena evaluates the Python and Triton "
+			   "arena evaluates the Python, Triton and gpumode "
 			   "AgentKernelArena tasks");
+		return 0;
+	}
+	if (t->aka->style == AKA_STYLE_GPUMODE && !strncmp(device, "hip", 3)) {
+		no_verdict(req, res, RS_SKIPPED,
+			   "arena builds a gpumode task's HIP extension for "
+			   "NVIDIA GPUs (device cuda:N) through its HIP "
+			   "portability layer; its Python runner has no ROCm "
+			   "build of PyTorch to load it on an AMD GPU");
 		return 0;
 	}
 	rc = aka_prepare(t, device, req->cache_dir, req->log_dir, &p, err);

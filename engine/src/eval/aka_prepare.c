@@ -61,7 +61,7 @@
 #include "arena/paths.h"
 #include "arena/proc.h"
 
-#define AKA_PREP_VERSION "aka-prep/2"
+#define AKA_PREP_VERSION "aka-prep/3"
 #define AKA_SETS 8
 #define AKA_PREP_TIMEOUT_MS (20 * 60 * 1000)
 #define AKA_LOG_MAX (256 * 1024)
@@ -141,19 +141,25 @@ static void hash_file(struct sha256 *h, const char *path)
 
 static char *prep_key(const struct task *t, const char *device)
 {
+	/* The recorder's modules: a change to any of them records again. */
+	static const char *const recorder[] = {
+		"aka_record.py", "aka_shim.py",	 "aka_styles.py",
+		"aka_pack.py",	 "aka_calls.py", "aka_perf_utils.py",
+	};
 	struct sha256 h;
 	unsigned char d[32];
 	char hex[65];
-	char *rec = path_join(paths_py_dir(), "aka_record.py");
-	char *shim = path_join(paths_py_dir(), "aka_shim.py");
 	char sets[16];
 
 	sha256_init(&h);
 	hash_str(&h, AKA_PREP_VERSION);
 	hash_str(&h, t->id);
 	hash_tree(&h, t->dir, NULL, 0);
-	hash_file(&h, rec);
-	hash_file(&h, shim);
+	for (size_t i = 0; i < ARRAY_SIZE(recorder); i++) {
+		char *f = path_join(paths_py_dir(), recorder[i]);
+		hash_file(&h, f);
+		free(f);
+	}
 	hash_str(&h, device);
 	const char *rd = getenv("ARENA_AKA_RECORD_DEVICE");
 	hash_str(&h, rd ? rd : "");
@@ -162,8 +168,6 @@ static char *prep_key(const struct task *t, const char *device)
 	hash_str(&h, sets);
 	sha256_final(&h, d);
 	sha256_to_hex(d, hex);
-	free(rec);
-	free(shim);
 	return xstrdup(hex);
 }
 
@@ -376,6 +380,17 @@ static int prep_task(const struct task *t, const char *dir, const char *hash,
 	strvec_push(&pt->bundle_files, "_arena_aka.py");
 	bundle_list(dir, NULL, 0, &t->editable, &pt->bundle_files);
 	pt->bundle_entry = true;
+	/* gpumode: the kernel is an extension module built from this
+	 * editable file (pybuild.c). */
+	const cJSON *ext = jget(m, "extension");
+	if (ext) {
+		if (!cJSON_IsString(ext) ||
+		    !strvec_contains(&t->editable, ext->valuestring)) {
+			rc = prep_fail(err, "extension");
+			goto fail;
+		}
+		pt->torch_ext = xstrdup(ext->valuestring);
+	}
 	pt->config_sha256 = xstrdup(t->config_sha256 ? t->config_sha256 : "-");
 	pt->timing_floor_us = -1;
 	const char *fl = getenv("ARENA_AKA_TIMING_FLOOR_US");
@@ -404,6 +419,10 @@ static int prep_task(const struct task *t, const char *dir, const char *hash,
 			ta->io = IO_IN;
 		else if (!strcmp(io->valuestring, "inout"))
 			ta->io = IO_INOUT;
+		else if (!strcmp(io->valuestring, "scratch")) {
+			ta->io = IO_INOUT;
+			ta->scratch = true;
+		}
 		else if (!strcmp(io->valuestring, "out"))
 			ta->io = IO_OUT;
 		else {
@@ -697,6 +716,13 @@ int aka_prepare(const struct task *t, const char *device, const char *cache_dir,
 		} else {
 			rc = prep_task(t, dir, hash, &seal, m, &p->t, &p->in,
 				       err);
+			/* A gpumode task's bundles are Python's, run on
+			 * the device: PyTorch on the CPU, or the GPU
+			 * runner's CUDA (the Triton runner's). */
+			if (rc == 0 && p->t->torch_ext)
+				p->t->language = p->t->reference_language =
+					strcmp(device, "host") ? LANG_TRITON
+							       : LANG_PYTHON;
 		}
 	}
 	if (rc == 0)

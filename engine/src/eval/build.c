@@ -75,6 +75,7 @@ static void build_prepare(struct eval_ctx *x, enum role role,
 		.confine = role == ROLE_CAND && x->confine_on,
 		.hide = &x->hidden,
 		.memory_mb = x->req->timing.compile_memory_mb,
+		.torch_ext = x->t->torch_ext,
 	};
 }
 

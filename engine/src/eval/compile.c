@@ -169,12 +169,13 @@ static char *which(const char *prog)
 	return strchr(prog, '/') ? path_real(prog) : path_search(prog, NULL);
 }
 
-char *compile_compiler_id(void)
+/* "<path of prog>: <first line of prog --version>", or NULL. */
+static char *tool_id(const char *prog)
 {
-	char *argv[] = { (char *)"cc", (char *)"--version", NULL };
+	char *argv[] = { (char *)prog, (char *)"--version", NULL };
 	struct proc_result pr;
 	struct errbuf e;
-	char *cc = which("cc"), *id = NULL;
+	char *cc = which(prog), *id = NULL;
 
 	errbuf_init(&e);
 	if (!cc)
@@ -188,6 +189,11 @@ char *compile_compiler_id(void)
 	}
 	free(cc);
 	return id;
+}
+
+char *compile_compiler_id(void)
+{
+	return tool_id("cc");
 }
 
 /* The GPU compilers, found once per process: $NVCC / $HIPCC, else the
@@ -547,7 +553,18 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 			      "ARENA_INCLUDE_DIR)");
 		goto done;
 	}
-	if (s->lang == LANG_C) {
+	if (s->torch && s->dev == DEV_HOST) {
+		/* A PyTorch extension for the host: C++ (torchext.c). */
+		ccid = tool_id("c++");
+		if (!ccid) {
+			rc = errf_code(err, ENOENT, "no working C++ compiler: "
+				       "`c++ --version` failed; install g++");
+			goto done;
+		}
+		tool_path = "c++";
+		for (size_t i = 0; i < ARRAY_SIZE(base_flags); i++)
+			strvec_push(&pre, base_flags[i]);
+	} else if (s->lang == LANG_C) {
 		ccid = compile_compiler_id();
 		if (!ccid) {
 			rc = errf_code(err, ENOENT, "no working C compiler: `cc "
@@ -600,9 +617,18 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		}
 	}
 
+	if (s->torch) {
+		for (size_t i = 0; i < s->torch->pre.n; i++)
+			strvec_push(&pre, s->torch->pre.v[i]);
+		for (size_t i = 0; i < s->torch->libs.n; i++)
+			strvec_push(&libs, s->torch->libs.v[i]);
+	}
+
 	sha256_init(&h);
 	hash_str(&h, "arena-artifact/2");
 	hash_str(&h, ccid);
+	if (s->torch)
+		hash_str(&h, s->torch->id);
 	for (size_t i = 0; i < pre.n; i++)
 		hash_str(&h, pre.v[i]);
 	hash_str(&h, "flags");

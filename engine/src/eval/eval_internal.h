@@ -344,6 +344,13 @@ struct build_spec {
 	bool confine;
 	const struct strvec *hide;
 	int memory_mb; /* RLIMIT_AS; 0: 4096 (cc), 16384 (GPU) */
+	/* Python builds of a gpumode AgentKernelArena task: the editable
+	 * file (.hip) built into the bundle as its extension module
+	 * (pybuild.c); NULL otherwise. */
+	const char *torch_ext;
+	/* compile_build() of a PyTorch extension module instead of a
+	 * kernel: torch's flags for the device (torchext.c). */
+	const struct torch_ext_flags *torch;
 };
 
 struct build_out {
@@ -365,6 +372,24 @@ void build_out_release(struct build_out *o);
  * runner loads (pybuild.c, docs/python.md). */
 int pybuild(const struct build_spec *spec, struct build_out *out,
 	    struct errbuf *err);
+/* What a PyTorch extension module is compiled with for one kind of
+ * device (torchext.c): arguments before the sources (language, standard,
+ * defines, torch's and Python's headers, torch's nvcc flags) and after
+ * them (torch's libraries); id names torch for the artifact's key. */
+struct torch_ext_flags {
+	char *id;
+	struct strvec pre, libs;
+};
+/* The flags for an extension named module on dev, from the interpreter's
+ * torch (asked once per process).  0, or -ENOENT when that torch cannot
+ * build one (no development files, no CUDA or ROCm build for dev). */
+int torch_ext_flags(enum dev_kind dev, const char *module,
+		    struct torch_ext_flags *f, struct errbuf *err);
+void torch_ext_flags_release(struct torch_ext_flags *f);
+/* The module name a gpumode task's extension is built and loaded under
+ * (aka_pack.py's EXTENSION_NAME). */
+#define TORCH_EXT_MODULE "arena_ext"
+
 /* "<path of cc>: <first line of cc --version>" (caller frees), or NULL. */
 char *compile_compiler_id(void);
 /* The same for the compiler that builds lang for a device of kind (cc,

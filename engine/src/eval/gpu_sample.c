@@ -525,7 +525,8 @@ static void sets_check_range(void *ctx, int64_t k0, int64_t n)
 			rng_seed(&r, sc->seeds[k]);
 		for (int a = 0; a < t->nargs; a++) {
 			bool in = t->args[a].io == IO_IN;
-			if (in ? !sc->inputs : k == sc->skip)
+			if (t->args[a].scratch ||
+			    (in ? !sc->inputs : k == sc->skip))
 				continue;
 			if (!set_arg_ok(sc, a,
 					sc->cand->shm + off + sc->l->offset[a],

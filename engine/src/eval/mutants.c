@@ -97,10 +97,10 @@ static struct eval_mutant_outcome *outcome(struct eval_ctx *x, int arg,
 	if (!m->v) {
 		int nout = 0;
 		for (int a = 0; a < x->t->nargs; a++)
-			nout += x->t->args[a].io != IO_IN;
+			nout += task_arg_compared(&x->t->args[a]);
 		m->v = xcalloc((size_t)nout * EVAL_MUT_COUNT, sizeof(*m->v));
 		for (int a = 0; a < x->t->nargs; a++) {
-			if (x->t->args[a].io == IO_IN)
+			if (!task_arg_compared(&x->t->args[a]))
 				continue;
 			for (int j = 0; j < EVAL_MUT_COUNT; j++) {
 				m->v[m->n].arg = a;
@@ -295,7 +295,7 @@ void ev_mutants_probe(struct eval_ctx *x, int ci, int trial,
 		const struct task_arg *ta = &t->args[a];
 		size_t bytes = l->bytes[a];
 		int64_t n = l->numel[a];
-		if (ta->io == IO_IN || n < 1)
+		if (!task_arg_compared(ta) || n < 1)
 			continue;
 		/* The verdict's own tolerance for this output: a mutant
 		 * held to another would prove nothing about the task. */

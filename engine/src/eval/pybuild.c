@@ -10,8 +10,17 @@
  *     arena-pybundle 1
  *     entry <module>
  *     file <path> <nbytes>\n<bytes>\n       (per .py file)
+ *     ext <module> <nbytes>\n<bytes>\n      (a gpumode task's extension)
  *     define <NAME> <value>                  (per define)
  *     end
+ *
+ * A gpumode AgentKernelArena task's kernel is a PyTorch extension module
+ * built from its editable .hip file (docs/aka.md): compiled here with
+ * torch's flags (torchext.c) by compile_build(), like any kernel (cached,
+ * limited, confined for a candidate), and carried in the bundle, which
+ * the runner loads it from.  The reference has none (its kernel is the
+ * functional module's PyTorch function), nor has the baseline of a task
+ * whose .hip file ships empty (torch2hip); a candidate must have one.
  *
  * A candidate's bundle is first checked by pycheck.py (trusted code, its
  * own process, a deadline; it parses and never imports): every file must
@@ -145,9 +154,81 @@ static int run_check(const struct build_spec *s, const char *path,
 	return rc;
 }
 
+static bool blank(const char *data, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (data[i] != ' ' && data[i] != '\t' && data[i] != '\n' &&
+		    data[i] != '\r')
+			return false;
+	return true;
+}
+
+/* The extension module of a gpumode task's build, into *so (its bytes)
+ * and *so_len; *so NULL where the role has none.  0, 0 with
+ * out->message when it does not compile (or a candidate's file is
+ * empty), or an errno when it could not be built at all. */
+static int build_extension(const struct build_spec *s, struct build_out *out,
+			   char **so, size_t *so_len, struct errbuf *err)
+{
+	struct torch_ext_flags tf;
+	struct build_out eo;
+	struct strvec compile = STRVEC_INIT;
+	int k = 0, rc;
+
+	*so = NULL;
+	*so_len = 0;
+	if (!s->torch_ext || !strcmp(s->role, "reference"))
+		return 0;
+	if (!find_src(s->src, s->torch_ext, &k)) {
+		out->message = xasprintf("%s is missing", s->torch_ext);
+		return 0;
+	}
+	if (blank(s->src->data[k], s->src->len[k])) {
+		if (strcmp(s->role, "candidate"))
+			return 0;
+		out->message = xasprintf(
+			"%s is empty: write the kernel there as a PyTorch "
+			"extension (its kernels, a launcher and "
+			"PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) exporting "
+			"forward)",
+			s->torch_ext);
+		return 0;
+	}
+	if ((rc = torch_ext_flags(s->dev, TORCH_EXT_MODULE, &tf, err)))
+		return rc;
+	struct build_spec es = *s;
+	strvec_push(&compile, s->torch_ext);
+	es.lang = LANG_HIP;
+	es.compile = &compile;
+	es.torch = &tf;
+	es.torch_ext = NULL;
+	es.check = false;
+	memset(&eo, 0, sizeof(eo));
+	rc = compile_build(&es, &eo, err);
+	strvec_release(&compile);
+	torch_ext_flags_release(&tf);
+	if (rc)
+		return rc;
+	/* The candidate's compiler ran confined, or not at all here. */
+	if (!eo.confined && !eo.cached)
+		out->confined = false;
+	out->negative_cached = eo.negative_cached;
+	if (eo.message) {
+		out->message = eo.message;
+		eo.message = NULL;
+	} else if ((rc = file_read_all(eo.so_path, (size_t)1 << 30, so, so_len,
+				       err))) {
+		errbuf_prefix(err, "the extension module just built");
+	}
+	build_out_release(&eo);
+	return rc;
+}
+
 int pybuild(const struct build_spec *s, struct build_out *out,
 	    struct errbuf *err)
 {
+	char *ext = NULL;
+	size_t ext_len = 0;
 	struct strbuf b = STRBUF_INIT;
 	struct sha256 h;
 	unsigned char dig[32];
@@ -158,7 +239,8 @@ int pybuild(const struct build_spec *s, struct build_out *out,
 
 	memset(out, 0, sizeof(*out));
 	/* Nothing of the candidate runs here (a bundle, and pycheck.py only
-	 * parses it): there is no compiler to confine. */
+	 * parses it) but a gpumode task's compiler, which build_extension
+	 * reports. */
 	out->confined = true;
 	if (s->compile->n == 0) {
 		out->message = xasprintf("there is no Python source file (.py) "
@@ -179,6 +261,14 @@ int pybuild(const struct build_spec *s, struct build_out *out,
 		strbuf_addf(&b, "file %s %zu\n", s->compile->v[i],
 			    s->src->len[k]);
 		strbuf_add(&b, s->src->data[k], s->src->len[k]);
+		strbuf_addch(&b, '\n');
+	}
+	if ((rc = build_extension(s, out, &ext, &ext_len, err)) ||
+	    out->message)
+		goto done;
+	if (ext) {
+		strbuf_addf(&b, "ext %s %zu\n", TORCH_EXT_MODULE, ext_len);
+		strbuf_add(&b, ext, ext_len);
 		strbuf_addch(&b, '\n');
 	}
 	for (size_t i = 0; s->defines && i < s->defines->n; i++)
@@ -257,6 +347,7 @@ int pybuild(const struct build_spec *s, struct build_out *out,
 	art = NULL;
 done:
 	strbuf_release(&b);
+	free(ext);
 	free(checker_src);
 	free(artdir);
 	free(art);

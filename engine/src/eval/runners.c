@@ -552,7 +552,7 @@ bool ev_outputs_compare(const struct task *t, const struct case_layout *l,
 	for (int a = 0; a < t->nargs; a++) {
 		const struct task_arg *ta = &t->args[a];
 		struct cmp_result cr;
-		if (ta->io == IO_IN)
+		if (!task_arg_compared(ta))
 			continue;
 		double atol, rtol;
 		task_tolerance(t, ta, &atol, &rtol);
@@ -600,7 +600,7 @@ bool ev_outputs_within(const struct eval_ctx *x, const struct case_layout *l,
 	for (int a = 0; a < x->t->nargs; a++) {
 		const struct task_arg *ta = &x->t->args[a];
 		struct cmp_result cr;
-		if (ta->io == IO_IN)
+		if (!task_arg_compared(ta))
 			continue;
 		double atol, rtol;
 		task_tolerance(x->t, ta, &atol, &rtol);

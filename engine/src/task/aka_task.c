@@ -360,6 +360,19 @@ static void aka_skip(struct task *t, const char *fmt, ...)
 	t->aka->skip_reason = strbuf_detach(&sb);
 }
 
+/* Whether the gpumode source rel is GPU code, or empty (a torch2hip
+ * task's, which the agent fills with GPU code). */
+static bool aka_gpu_code(const char *dir, const char *rel)
+{
+	char *text = aka_read(dir, rel);
+	bool gpu = !text || !aka_grep(text, "[^ \t\r\n]") ||
+		   aka_grep(text, "__global__|hip_runtime|hipLaunchKernelGGL|"
+				  "cuda_runtime|<<<");
+
+	free(text);
+	return gpu;
+}
+
 /* Language, and what certainly cannot run here. */
 static void aka_inspect(struct task *t, const char *dir,
 			const struct strvec *files)
@@ -389,6 +402,12 @@ static void aka_inspect(struct task *t, const char *dir,
 	}
 	strvec_release(&read);
 	t->language = hip ? LANG_HIP : triton ? LANG_TRITON : LANG_PYTHON;
+	/* A gpumode task's .hip file is a PyTorch extension: a HIP one
+	 * (kernels, or nothing yet: torch2hip) needs a GPU; host C++ (arena's
+	 * own CPU fixtures) runs on the host. */
+	if (a->style == AKA_STYLE_GPUMODE && hip && t->editable.n &&
+	    !aka_gpu_code(dir, t->editable.v[0]))
+		t->language = LANG_PYTHON;
 	/* The reference is the kernel as shipped (docs/aka.md). */
 	t->reference_language = t->language;
 
@@ -397,19 +416,15 @@ static void aka_inspect(struct task *t, const char *dir,
 		aka_skip(t, "FlyDSL kernels run only on AMD GPUs");
 	if (aiter)
 		aka_skip(t, "the task imports AMD's aiter library");
-	if (hip)
+	if (hip && a->style != AKA_STYLE_GPUMODE)
 		aka_skip(t,
-			 "its HIP kernel is built and checked through "
-			 "ROCm PyTorch extensions (eval_tools); arena has no "
-			 "adapter for HIP task folders yet");
+			 "its HIP kernel is built by a kernel loader of its "
+			 "own (a .cpp binding compiled at import); arena "
+			 "builds HIP task folders of the gpumode style only");
 	if (a->style == AKA_STYLE_UNKNOWN)
 		aka_skip(t, "arena has no adapter for this task's harness "
 			    "(its correctness command is not one of the vllm, "
 			    "rocmbench, geak_eval or gpumode styles)");
-	if (a->style == AKA_STYLE_GPUMODE)
-		aka_skip(t, "gpumode harnesses (eval_tools) build HIP through "
-			    "ROCm PyTorch extensions; arena has no adapter for "
-			    "them yet");
 	(void)files;
 }
 

@@ -197,6 +197,7 @@ void task_free(struct task *t)
 	free(t->config_sha256);
 	aka_task_free(t->aka);
 	strvec_release(&t->bundle_files);
+	free(t->torch_ext);
 	free(t->trusted_hash);
 	free(t);
 }
