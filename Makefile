@@ -325,10 +325,13 @@ $(B)/tests/test_gpu_gen: tests/unit/test_gpu_gen.cpp $(GPU_DEPS)
 # The GPU runners and the HIP-on-NVIDIA headers that HIP builds need.
 install: install-gpu
 install-gpu: $(filter-out $(B)/tests/%,$(GPU_RUNNERS))
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/arena/include/arena/hip_nvidia/hip
+	install -d $(DESTDIR)$(PREFIX)/bin
 	$(if $^,install -m 755 $^ $(DESTDIR)$(PREFIX)/bin/,)
-	install -m 644 engine/include/arena/hip_nvidia/hip/*.h \
-		$(DESTDIR)$(PREFIX)/share/arena/include/arena/hip_nvidia/hip/
+	for d in hip c10/hip ATen/hip; do \
+		install -d $(DESTDIR)$(PREFIX)/share/arena/include/arena/hip_nvidia/$$d && \
+		install -m 644 engine/include/arena/hip_nvidia/$$d/*.h \
+			$(DESTDIR)$(PREFIX)/share/arena/include/arena/hip_nvidia/$$d/ || exit 1; \
+	done
 
 test-gpu: all
 	@B=$(B) tests/gpu/run.sh

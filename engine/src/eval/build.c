@@ -76,6 +76,8 @@ static void build_prepare(struct eval_ctx *x, enum role role,
 		.hide = &x->hidden,
 		.memory_mb = x->req->timing.compile_memory_mb,
 		.torch_ext = x->t->torch_ext,
+		.ext_required = role == ROLE_CAND &&
+				!x->req->candidate_is_baseline,
 	};
 }
 

@@ -654,9 +654,13 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 		hash_str(&h, s->compile->v[i]);
 	hash_field(&h, kh, khlen);
 	if (shim) {
-		char *hipdir = path_join(shim, "hip");
-		hash_dir_headers(&h, hipdir);
-		free(hipdir);
+		static const char *const dirs[] = { "hip", "c10/hip",
+						    "ATen/hip" };
+		for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+			char *d = path_join(shim, dirs[i]);
+			hash_dir_headers(&h, d);
+			free(d);
+		}
 	}
 	if (s->extra_include)
 		hash_dir_headers(&h, s->extra_include);

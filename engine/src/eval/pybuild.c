@@ -184,7 +184,7 @@ static int build_extension(const struct build_spec *s, struct build_out *out,
 		return 0;
 	}
 	if (blank(s->src->data[k], s->src->len[k])) {
-		if (strcmp(s->role, "candidate"))
+		if (!s->ext_required)
 			return 0;
 		out->message = xasprintf(
 			"%s is empty: write the kernel there as a PyTorch "

@@ -416,6 +416,17 @@ static void aka_inspect(struct task *t, const char *dir,
 		aka_skip(t, "FlyDSL kernels run only on AMD GPUs");
 	if (aiter)
 		aka_skip(t, "the task imports AMD's aiter library");
+	if (hip && a->style == AKA_STYLE_GPUMODE && t->editable.n) {
+		char *text = aka_read(dir, t->editable.v[0]);
+		if (aka_grep(text, "hipblas|hipBLAS|rocblas"))
+			aka_skip(t, "its kernel calls hipBLAS, which arena's "
+				    "HIP portability layer does not map to "
+				    "cuBLAS");
+		if (aka_grep(text, "__builtin_amdgcn"))
+			aka_skip(t, "its kernel uses AMD GPU built-ins "
+				    "(__builtin_amdgcn_*)");
+		free(text);
+	}
 	if (hip && a->style != AKA_STYLE_GPUMODE)
 		aka_skip(t,
 			 "its HIP kernel is built by a kernel loader of its "
