@@ -13,7 +13,9 @@
  * harness styles arena once missed (rocmbench tests taking pytest
  * fixtures, kernels launched from tests with their grids, a vllm harness
  * timing its kernel itself, a geak harness loading its kernel under
- * aliases) are recorded; a skipped folder never runs the candidate; a prepared entry
+ * aliases) are recorded; a gpumode folder (a module, its functional twin
+ * and a host C++ extension in hip/) builds its kernel as an extension and
+ * judges candidates; a skipped folder never runs the candidate; a prepared entry
  * changed in the cache is recorded again, not trusted.  The triton fixture
  * runs on the GPU runner's host emulation (as test_python_eval.c).
  *
@@ -246,6 +248,67 @@ static void test_candidates_are_judged_with_their_stated_reasons(void **s)
 					 ? r.compilation_error_message
 					 : "(no message)");
 		assert_true(r.score <= 20.0);
+		result_release(&r);
+	}
+}
+
+/* ---- gpumode: the kernel is a PyTorch extension built from a .hip file ----- */
+
+static void
+test_a_gpumode_folder_builds_its_extension_and_accepts_its_own_kernel(void **s)
+{
+	struct opts o = { .task = "hip2hip/gpumode_leaky" };
+	struct task_result r;
+
+	(void)s;
+	evaluate(&o, &r);
+	expect(&r, RS_OK, NULL);
+	/* One case per input of get_inputs(). */
+	assert_int_equal(r.ncases, 3);
+	assert_true(r.speedup_ratio > 0.5 && r.speedup_ratio < 2.0);
+	result_release(&r);
+}
+
+static void test_a_faster_gpumode_extension_is_accepted_and_faster(void **s)
+{
+	/* One pass into a new tensor against the shipped row-by-row loop
+	 * that works in place: AKA checks only what forward returns, so
+	 * both are right (the arguments are scratch). */
+	struct opts o = { .task = "hip2hip/gpumode_leaky",
+			  .cand = "gpumode_leaky/optimized" };
+	struct task_result r;
+
+	(void)s;
+	evaluate(&o, &r);
+	expect(&r, RS_OK, NULL);
+	assert_true(r.speedup_ratio > 1.5);
+	result_release(&r);
+}
+
+static void test_gpumode_candidates_are_judged_with_their_stated_reasons(void **s)
+{
+	static const struct {
+		const char *cand;
+		enum result_status st;
+		const char *phrase;
+	} cases[] = {
+		{ "wrong", RS_INCORRECT, "elements are wrong" },
+		{ "syntax_error", RS_COMPILE_ERROR, "hip_7_LeakyScale.hip:6" },
+		{ "empty", RS_COMPILE_ERROR, "is empty" },
+		{ "wrong_shape", RS_RUNTIME_ERROR, "of shape [1, 256]" },
+	};
+
+	(void)s;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char cand[96];
+		struct opts o = { .task = "hip2hip/gpumode_leaky",
+				  .cand = cand,
+				  .skip_timing = true };
+		struct task_result r;
+		snprintf(cand, sizeof(cand), "gpumode_leaky/%s", cases[i].cand);
+		evaluate(&o, &r);
+		expect(&r, cases[i].st, cases[i].phrase);
+		assert_false(r.candidate_accepted);
 		result_release(&r);
 	}
 }
@@ -584,6 +647,12 @@ int main(void)
 			test_a_geak_eval_folder_is_prepared_from_its_harness_configs),
 		cmocka_unit_test(
 			test_an_optimized_kernel_is_accepted_and_faster),
+		cmocka_unit_test(
+			test_a_gpumode_folder_builds_its_extension_and_accepts_its_own_kernel),
+		cmocka_unit_test(
+			test_a_faster_gpumode_extension_is_accepted_and_faster),
+		cmocka_unit_test(
+			test_gpumode_candidates_are_judged_with_their_stated_reasons),
 		cmocka_unit_test(
 			test_candidates_are_judged_with_their_stated_reasons),
 		cmocka_unit_test(

@@ -203,11 +203,75 @@ test_target_file_path_is_the_editable_file_not_the_pytorch_module(void **s)
 	assert_int_equal(t->editable.n, 1);
 	assert_string_equal(t->editable.v[0], "hip/gelu.hip");
 	assert_int_equal(t->aka->style, AKA_STYLE_GPUMODE);
+	/* A GPU task (its extension is HIP, built through the portability
+	 * layer), not skipped. */
 	assert_int_equal(t->language, LANG_HIP);
-	/* Loaded, listed, and skipped with the reason. */
-	assert_non_null(t->aka->skip_reason);
-	assert_non_null(strstr(t->aka->skip_reason, "ROCm PyTorch extensions"));
+	assert_null(t->aka->skip_reason);
 	task_free(t);
+}
+
+static void gpumode_folder(const char *id, const char *hip)
+{
+	char *p = xasprintf("tasks/%s/config.yaml", id);
+	put(p, "source_file_path:\n- hip/hip_1_K.hip\n"
+	       "target_kernel_functions:\n- forward\n"
+	       "compile_command: []\n"
+	       "correctness_command:\n- python3 eval_tools/correctness_check.py "
+	       "--py_modu_file pytorch_code_module/py_1_K.py --py_func_file "
+	       "pytorch_code_functional/py_1_K_func.py --hip_file hip/hip_1_K.hip\n"
+	       "performance_command: []\n"
+	       "target_file_path: hip/hip_1_K.hip\ntask_type: hip2hip\n");
+	free(p);
+	p = xasprintf("tasks/%s/hip/hip_1_K.hip", id);
+	put(p, hip);
+	free(p);
+}
+
+static void
+test_a_gpumode_extension_is_gpu_code_unless_it_is_host_cpp_and_amd_only_is_skipped(
+	void **s)
+{
+	static const struct {
+		const char *id, *hip;
+		enum task_language lang;
+		const char *skip; /* in the reason, or NULL: not skipped */
+	} cases[] = {
+		{ "hip2hip/gpumode/g1",
+		  "#include <hip/hip_runtime.h>\n__global__ void k() {}\n"
+		  "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}\n",
+		  LANG_HIP, NULL },
+		{ "hip2hip/gpumode/g2",
+		  "#include <torch/extension.h>\n"
+		  "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}\n",
+		  LANG_PYTHON, NULL },
+		{ "hip2hip/gpumode/g3", "", LANG_HIP, NULL },
+		{ "hip2hip/gpumode/g4",
+		  "#include <hipblas/hipblas.h>\n__global__ void k() {}\n",
+		  LANG_HIP, "hipBLAS" },
+		{ "hip2hip/gpumode/g5",
+		  "__global__ void k() { __builtin_amdgcn_s_barrier(); }\n",
+		  LANG_HIP, "__builtin_amdgcn" },
+	};
+
+	(void)s;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct task *t;
+		struct errbuf e;
+		gpumode_folder(cases[i].id, cases[i].hip);
+		assert_int_equal(load(cases[i].id, &t, &e), 0);
+		assert_int_equal(t->aka->style, AKA_STYLE_GPUMODE);
+		if (t->language != cases[i].lang)
+			fail_msg("%s: language %s", cases[i].id,
+				 language_name(t->language));
+		if (cases[i].skip)
+			assert_non_null(t->aka->skip_reason &&
+					strstr(t->aka->skip_reason,
+					       cases[i].skip));
+		else if (t->aka->skip_reason)
+			fail_msg("%s skipped: %s", cases[i].id,
+				 t->aka->skip_reason);
+		task_free(t);
+	}
 }
 
 static void test_an_unknown_legacy_key_is_an_error_naming_it(void **s)
@@ -505,6 +569,8 @@ int main(void)
 			test_an_instruction_folder_without_sources_edits_the_file_defining_its_targets),
 		cmocka_unit_test(
 			test_target_file_path_is_the_editable_file_not_the_pytorch_module),
+		cmocka_unit_test(
+			test_a_gpumode_extension_is_gpu_code_unless_it_is_host_cpp_and_amd_only_is_skipped),
 		cmocka_unit_test(
 			test_an_unknown_legacy_key_is_an_error_naming_it),
 		cmocka_unit_test(

@@ -360,12 +360,14 @@ static void aka_skip(struct task *t, const char *fmt, ...)
 	t->aka->skip_reason = strbuf_detach(&sb);
 }
 
-/* Whether the gpumode source rel is GPU code, or empty (a torch2hip
- * task's, which the agent fills with GPU code). */
+/* Whether the gpumode source rel is for a GPU: anything but a complete
+ * host C++ extension (one that defines its module and has no GPU code,
+ * as arena's CPU fixtures do); an empty file (a torch2hip task's, which
+ * the agent fills) is for a GPU. */
 static bool aka_gpu_code(const char *dir, const char *rel)
 {
 	char *text = aka_read(dir, rel);
-	bool gpu = !text || !aka_grep(text, "[^ \t\r\n]") ||
+	bool gpu = !aka_grep(text, "PYBIND11_MODULE") ||
 		   aka_grep(text, "__global__|hip_runtime|hipLaunchKernelGGL|"
 				  "cuda_runtime|<<<");
 
