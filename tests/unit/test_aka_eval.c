@@ -86,7 +86,8 @@ static int group_teardown(void **state)
 }
 
 struct opts {
-	const char *task; /* under tests/aka/tasks */
+	const char *task; /* under tests/aka/tasks (or tasks) */
+	const char *tasks; /* NULL: tests/aka/tasks */
 	const char *cand; /* under tests/aka/candidates, NULL: the task */
 	const char *device;
 	bool skip_timing;
@@ -96,7 +97,7 @@ struct opts {
 
 static void evaluate(const struct opts *o, struct task_result *r)
 {
-	char *tasks = path_join(aka_root, "tasks");
+	char *tasks = o->tasks ? xstrdup(o->tasks) : path_join(aka_root, "tasks");
 	char *cand = o->cand ? xasprintf("%s/candidates/%s", aka_root, o->cand)
 			     : xasprintf("%s/%s", tasks, o->task);
 	struct eval_request req;
@@ -618,6 +619,41 @@ test_gpu_flavour_a_triton_folder_is_accepted_and_a_wrong_kernel_is_not(void **s)
 	result_release(&r);
 }
 
+static void
+test_gpu_flavour_a_gpumode_extension_is_loaded_by_the_gpu_runner(void **s)
+{
+	/* The fixture as a GPU task: its .hip file marked as device code
+	 * (the emulation's "device" is the CPU, so its body stays host
+	 * C++), recorded and built for the host like the emulation's
+	 * tensors (ARENA_AKA_RECORD_DEVICE=cpu). */
+	char *dir = path_join(cache_dir, "gputasks");
+	char *cmd = xasprintf(
+		"mkdir -p %s/hip2hip && cp -r %s/tasks/hip2hip/gpumode_leaky "
+		"%s/hip2hip/ && sed -i '1i // (device code: __global__ kernels "
+		"would be here)' %s/hip2hip/gpumode_leaky/hip/hip_7_LeakyScale.hip",
+		dir, aka_root, dir, dir);
+	struct opts o = { .task = "hip2hip/gpumode_leaky",
+			  .tasks = dir,
+			  .device = "cuda:0" };
+	struct task_result r;
+
+	(void)s;
+	if (!have_fake)
+		skip();
+	assert_int_equal(system(cmd), 0);
+	evaluate(&o, &r);
+	expect(&r, RS_OK, NULL);
+	assert_int_equal(r.ncases, 3);
+	result_release(&r);
+	o.cand = "gpumode_leaky/wrong";
+	o.skip_timing = true;
+	evaluate(&o, &r);
+	expect(&r, RS_INCORRECT, "elements are wrong");
+	result_release(&r);
+	free(cmd);
+	free(dir);
+}
+
 int main(void)
 {
 	char *exe = path_real("/proc/self/exe");
@@ -677,6 +713,8 @@ int main(void)
 			test_a_harness_failing_on_an_amd_only_type_is_skipped_not_failed),
 		cmocka_unit_test(
 			test_gpu_flavour_a_triton_folder_is_accepted_and_a_wrong_kernel_is_not),
+		cmocka_unit_test(
+			test_gpu_flavour_a_gpumode_extension_is_loaded_by_the_gpu_runner),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -117,7 +117,10 @@ struct confine_spec {
 	const char *runner;	   /* runners: the binary */
 	const char *workspace;	   /* agent: read-write, the cwd */
 	const struct strvec *rw;   /* agent: more writable paths */
-	const struct strvec *ro;   /* agent: programs and data it needs */
+	/* agent: programs and data it needs; compiler: the headers and
+	 * libraries a build needs beyond the toolchain (a PyTorch
+	 * extension's torch, wherever that interpreter keeps it) */
+	const struct strvec *ro;
 	const struct strvec *hide; /* store, cache, tasks root, ... */
 	size_t tmp_bytes;	   /* agent: /tmp, /var/tmp; 0: 1 GiB */
 };

@@ -11,6 +11,9 @@ from aka_calls import Unsupported, dtype_name, torch_mod
 
 ALIGN = 256
 MAX_CASES = 60
+# The bytes of every case's input sets together: aka_prepare.c holds a
+# task's sets in memory, at most 4 GiB.
+SETS_BUDGET = 3 << 30
 # The module name a gpumode task's kernel extension is built and loaded
 # under (TORCH_EXTENSION_NAME; pybuild.c, arena_runner_py.py).
 EXTENSION_NAME = "arena_ext"
@@ -212,6 +215,7 @@ def build(run, out):
         cases.append((label or "check%d" % (len(cases) + 1),
                       {"check_only": True}, [p]))
     cases = cases[:MAX_CASES]
+    trim_sets(run, cases)
     # Which storages each case's calls write: inout.
     plans = []
     for label, params, sets in cases:
@@ -291,6 +295,39 @@ def build(run, out):
                        "nsets": len(sets), "sets": "sets/%s.bin" % ident,
                        "from_check": sum(1 for p in sets if p.label == "check")})
     return groups, programs, mcases, [c[2] for c in cases]
+
+
+def set_bytes(prog):
+    """The bytes of one input set of a program's case."""
+    return sum((hi - lo) * prog.storages[k]["base"].element_size()
+               for k, (lo, hi) in regions(prog))
+
+
+def trim_sets(run, cases):
+    """Fewer input sets where all of them would not fit SETS_BUDGET: the
+    reseeded sets (last in each case's list) of the largest cases go
+    first, down to two per case, then to one."""
+    sizes = [set_bytes(c[2][0]) for c in cases]
+
+    def total():
+        return sum(len(c[2]) * n for c, n in zip(cases, sizes))
+    before = [len(c[2]) for c in cases]
+    for floor in (2, 1):
+        while total() > SETS_BUDGET:
+            big = [i for i, c in enumerate(cases) if len(c[2]) > floor]
+            if not big:
+                break
+            cases[max(big, key=lambda i: sizes[i])][2].pop()
+    if total() > SETS_BUDGET:
+        raise Unsupported("its cases' inputs take %.1f GiB even with one "
+                          "input set each (arena holds at most %d GiB)"
+                          % (total() / 2 ** 30, SETS_BUDGET >> 30))
+    for c, n in zip(cases, before):
+        if len(c[2]) < n:
+            run.notes.append("case %s: %d input sets of %d kept (%.0f MiB "
+                             "each; every case's sets fit %d GiB)"
+                             % (c[0], len(c[2]), n, set_bytes(c[2][0]) / 2 ** 20,
+                                SETS_BUDGET >> 30))
 
 
 def esize_of_group(g):

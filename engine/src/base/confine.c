@@ -411,6 +411,8 @@ void confine_plan_for(const struct confine_spec *s, struct confine_plan *p)
 		for (size_t i = 0; i < ARRAY_SIZE(env_dirs); i++)
 			add_ro_dir(p, getenv(env_dirs[i]));
 		add_ro_list(p, getenv("LD_LIBRARY_PATH"));
+		for (size_t i = 0; s->ro && i < s->ro->n; i++)
+			add_ro_dir(p, s->ro->v[i]);
 		confine_bind(p, CO_RO_BIND, paths_include_dir(),
 			     CONFINE_INCLUDE_DIR);
 		break;

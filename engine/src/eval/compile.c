@@ -753,6 +753,7 @@ int compile_build(const struct build_spec *s, struct build_out *out,
 			.scratch = scratch,
 			.tool = tool_real,
 			.hide = s->hide,
+			.ro = s->torch ? &s->torch->dirs : NULL,
 		};
 		struct errbuf ce;
 		errbuf_init(&ce);

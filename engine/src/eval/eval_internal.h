@@ -382,6 +382,7 @@ int pybuild(const struct build_spec *spec, struct build_out *out,
 struct torch_ext_flags {
 	char *id;
 	struct strvec pre, libs;
+	struct strvec dirs; /* what a confined compiler must be shown */
 };
 /* The flags for an extension named module on dev, from the interpreter's
  * torch (asked once per process).  0, or -ENOENT when that torch cannot

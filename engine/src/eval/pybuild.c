@@ -194,11 +194,17 @@ static int build_extension(const struct build_spec *s, struct build_out *out,
 			s->torch_ext);
 		return 0;
 	}
-	if ((rc = torch_ext_flags(s->dev, TORCH_EXT_MODULE, &tf, err)))
+	/* The tests' GPU emulation (ARENA_AKA_RECORD_DEVICE=cpu, as for
+	 * recording): its "device" tensors are CPU tensors, and so the
+	 * extension is host code. */
+	const char *rd = getenv("ARENA_AKA_RECORD_DEVICE");
+	enum dev_kind dev = rd && !strcmp(rd, "cpu") ? DEV_HOST : s->dev;
+	if ((rc = torch_ext_flags(dev, TORCH_EXT_MODULE, &tf, err)))
 		return rc;
 	struct build_spec es = *s;
 	strvec_push(&compile, s->torch_ext);
 	es.lang = LANG_HIP;
+	es.dev = dev;
 	es.compile = &compile;
 	es.torch = &tf;
 	es.torch_ext = NULL;

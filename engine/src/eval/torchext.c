@@ -143,6 +143,7 @@ void torch_ext_flags_release(struct torch_ext_flags *f)
 	free(f->id);
 	strvec_release(&f->pre);
 	strvec_release(&f->libs);
+	strvec_release(&f->dirs);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -182,10 +183,23 @@ int torch_ext_flags(enum dev_kind dev, const char *module,
 	strvec_pushf(&f->pre, "-DTORCH_EXTENSION_NAME=%s", module);
 	strvec_push(&f->pre, "-DTORCH_API_INCLUDE_EXTENSION_H");
 	strvec_pushf(&f->pre, "-D_GLIBCXX_USE_CXX11_ABI=%d", info.abi);
+	/* Two words each: nvcc knows no "-isystemDIR". */
+	for (size_t i = 0; i < info.include.n; i++) {
+		strvec_push(&f->pre, "-isystem");
+		strvec_push(&f->pre, info.include.v[i]);
+	}
+	if (info.python_include) {
+		strvec_push(&f->pre, "-isystem");
+		strvec_push(&f->pre, info.python_include);
+		strvec_push(&f->dirs, info.python_include);
+	}
+	/* torch may live outside the system directories a confined
+	 * compiler sees (/opt/torch/.venv on the H200). */
+	strvec_push(&f->dirs, info.home);
 	for (size_t i = 0; i < info.include.n; i++)
-		strvec_pushf(&f->pre, "-isystem%s", info.include.v[i]);
-	if (info.python_include)
-		strvec_pushf(&f->pre, "-isystem%s", info.python_include);
+		strvec_push(&f->dirs, info.include.v[i]);
+	for (size_t i = 0; i < info.libdirs.n; i++)
+		strvec_push(&f->dirs, info.libdirs.v[i]);
 	for (size_t i = 0; i < info.libdirs.n; i++)
 		strvec_pushf(&f->libs, "-L%s", info.libdirs.v[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(libs_common); i++)

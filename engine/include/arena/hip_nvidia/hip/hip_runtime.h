@@ -53,6 +53,19 @@
 
 #include "hip_runtime_api.h"
 
+/* A PyTorch extension (a gpumode task's .hip file, docs/aka.md): torch's
+ * headers, included wherever the source includes them, bring
+ * cuda_fp16.h and cuda_bf16.h (maskless __shfl_* functions) and CUDA's
+ * C++ library (a struct __any with a variadic constructor), which the
+ * cross-lane macros below would rewrite.  Included here, before the
+ * macros exist, they are read once and intact. */
+#ifdef TORCH_EXTENSION_NAME
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+#endif
+
 #ifndef __HIPCC__
 #define __HIPCC__ 1
 #endif
