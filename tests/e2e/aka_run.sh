@@ -66,15 +66,24 @@ mkdir -p "$CO" && cp -R "$AKA" "$CO/tasks" &&
 		"$CO/tasks/triton2triton/geak_alias" || fail "copying the fixtures"
 CO_TASKS=$(cd "$CO/tasks" && pwd -P)
 
-note "arena run with the noop agent on a whole AKA tree: three styles, liars, skips"
+note "arena run with the noop agent on a whole AKA tree: four styles, liars, skips"
 write_aka_config "$cfg" "[aka:$CO]"
 "$ARENA" --store "$STORE" run "$cfg" >"$T/run.out" 2>&1 || {
 	cat "$T/run.out"; fail "arena run"; }
 run=$(latest_run)
 dir=$(run_dir_of "$run")
 sum="$dir/summary.csv"
-[ "$(grep -c '^aka/' "$sum")" = 7 ] ||
-	fail "the tree has 7 runnable-or-skipped folders; summary.csv: $(cat "$sum")"
+[ "$(grep -c '^aka/' "$sum")" = 8 ] ||
+	fail "the tree has 8 runnable-or-skipped folders; summary.csv: $(cat "$sum")"
+# gpumode: the kernel is a PyTorch extension built from the .hip file.
+[ "$(csv_field "$sum" aka/hip2hip/gpumode_leaky 6)" = ok ] ||
+	fail "gpumode_leaky: status '$(csv_field "$sum" aka/hip2hip/gpumode_leaky 6)' (expected ok)"
+gws="$dir/tasks/aka_hip2hip_gpumode_leaky/workspace"
+[ -f "$gws/hip/hip_7_LeakyScale.hip" ] && [ -f "$gws/TASK.md" ] ||
+	fail "the gpumode workspace lacks its .hip file or TASK.md"
+grep -q "built as a PyTorch extension" "$gws/TASK.md" &&
+	grep -q "may overwrite its arguments" "$gws/TASK.md" ||
+	fail "the gpumode TASK.md does not say how its extension is judged"
 for t in vllm_rmsnorm rocmbench_softmax geak_scale; do
 	st=$(csv_field "$sum" "aka/triton2triton/$t" 6)
 	[ "$st" = ok ] || fail "$t: status '$st' (expected ok)"
@@ -136,12 +145,14 @@ for line in open(d + "/overall_report.txt"):
         got[m.group(2)] = m.group(1)
 want = {"triton2triton/vllm_rmsnorm": "PASS", "triton2triton/rocmbench_softmax": "PASS",
         "triton2triton/geak_scale": "PASS",
-        "triton2triton/vllm_checks_nothing": "PASS"}
+        "triton2triton/vllm_checks_nothing": "PASS",
+        "hip2hip/gpumode_leaky": "PASS"}
 assert got == want, got
 b = json.load(open(d + "/task_type_breakdown.json"))
-assert b["agent"] == "noop" and b["overall"]["total_tasks"] == 4, b["overall"]
+assert b["agent"] == "noop" and b["overall"]["total_tasks"] == 5, b["overall"]
 assert abs(b["overall"]["correctness_pass_rate"] - 100.0) < 1e-9
 assert b["task_types"]["triton2triton"]["count"] == 4
+assert b["task_types"]["hip2hip"]["count"] == 1
 PY
 
 note "another process finds the run's AKA tasks (the store remembers the root)"

@@ -20,6 +20,72 @@ static void commands(struct strbuf *sb, const char *what,
 		strbuf_addf(sb, "      %s\n", cmds->v[i]);
 }
 
+/* How a task whose harness arena records is judged. */
+static void harness_judged(struct strbuf *sb)
+{
+	strbuf_addstr(
+		sb,
+		"## How it is judged\n\n"
+		"arena runs the task's harness on the kernel as shipped and "
+		"records what it does: the calls it makes of your module, "
+		"their arguments, its cases, the tolerance it states.  Your "
+		"files are then evaluated by arena alone, from a trusted "
+		"copy of the task: the same calls on the harness's own "
+		"inputs and on fresh inputs drawn by the harness's own "
+		"input code with other seeds, in a separate process.\n\n"
+		"- **Compiles**: your files are parsed and imported.\n"
+		"- **Correct**: every output and every argument your "
+		"functions write must match the kernel as shipped within "
+		"the task's tolerance, on every case the harness checks; "
+		"inputs must be left unchanged; outputs of every timed call "
+		"are checked too.\n"
+		"- **Fast**: your module and the original run in two "
+		"separate processes, strictly alternating, caches flushed "
+		"before every sample; speedup = median of per-pair time "
+		"ratios (geometric mean over the timed cases), with a "
+		"confidence interval.\n"
+		"- **Score**: AgentKernelArena's: 0 if it does not import, "
+		"20 if it is wrong, 120 + 100 x speedup if correct.\n\n");
+}
+
+/* How a gpumode task's extension is judged (docs/aka.md). */
+static void gpumode_judged(struct strbuf *sb, const struct task *t)
+{
+	strbuf_addstr(
+		sb,
+		"## How it is judged\n\n"
+		"arena records the calls the task's functional module makes "
+		"of its `fn` (your extension's `forward`) on each input of "
+		"`get_inputs()`, with the module's weights, and on fresh "
+		"inputs drawn by the same code with other seeds.  Your file "
+		"is then evaluated by arena alone, from a trusted copy of the "
+		"task, in a separate process.\n\n"
+		"- **Compiles**: your file is built as a PyTorch extension "
+		"(module `TORCH_EXTENSION_NAME`, exporting `forward`)");
+	strbuf_addstr(
+		sb, t->language == LANG_HIP
+			    ? ", by nvcc through arena's HIP portability "
+			      "layer on an NVIDIA GPU (docs/hip-portability.md:"
+			      " warpSize is 32 there, hipBLAS is not mapped).\n"
+			    : ", for the host (C++).\n");
+	strbuf_addstr(
+		sb,
+		"- **Correct**: what `forward` returns must match the "
+		"functional module's own PyTorch function within the "
+		"harness's tolerance (rtol 1e-4, atol 1e-5, no tighter than "
+		"a few units in the last place of the dtype), on every case "
+		"and on the outputs of timed calls.  `forward` may overwrite "
+		"its arguments: each call gets them afresh.\n"
+		"- **Fast**: your extension and the kernel as shipped (for a "
+		"task whose file ships empty, the PyTorch function) run in "
+		"two separate processes, strictly alternating, caches "
+		"flushed before every sample; speedup = median of per-pair "
+		"time ratios (geometric mean over the timed cases), with a "
+		"confidence interval.\n"
+		"- **Score**: AgentKernelArena's: 0 if it does not compile, "
+		"20 if it is wrong, 120 + 100 x speedup if correct.\n\n");
+}
+
 char *aka_doc_render(const struct task *t)
 {
 	const struct aka_task *a = t->aka;
@@ -64,29 +130,12 @@ char *aka_doc_render(const struct task *t)
 	commands(&sb, "performance", &a->performance_command);
 	strbuf_addstr(&sb, "\nThey are feedback, not the verdict: what they "
 			   "print is never read.\n\n");
+	if (a->style == AKA_STYLE_GPUMODE)
+		gpumode_judged(&sb, t);
+	else
+		harness_judged(&sb);
 	strbuf_addf(
 		&sb,
-		"## How it is judged\n\n"
-		"arena runs the task's harness on the kernel as shipped and "
-		"records what it does: the calls it makes of your module, "
-		"their arguments, its cases, the tolerance it states.  Your "
-		"files are then evaluated by arena alone, from a trusted "
-		"copy of the task: the same calls on the harness's own "
-		"inputs and on fresh inputs drawn by the harness's own "
-		"input code with other seeds, in a separate process.\n\n"
-		"- **Compiles**: your files are parsed and imported.\n"
-		"- **Correct**: every output and every argument your "
-		"functions write must match the kernel as shipped within "
-		"the task's tolerance, on every case the harness checks; "
-		"inputs must be left unchanged; outputs of every timed call "
-		"are checked too.\n"
-		"- **Fast**: your module and the original run in two "
-		"separate processes, strictly alternating, caches flushed "
-		"before every sample; speedup = median of per-pair time "
-		"ratios (geometric mean over the timed cases), with a "
-		"confidence interval.\n"
-		"- **Score**: AgentKernelArena's: 0 if it does not import, "
-		"20 if it is wrong, 120 + 100 x speedup if correct.\n\n"
 		"## How to evaluate your work\n\n"
 		"- `arena eval %s --workspace .` prints a task_result.yaml "
 		"for the current files.\n"
@@ -96,10 +145,11 @@ char *aka_doc_render(const struct task *t)
 		"- Change only the files listed above; keep the functions "
 		"the harness calls and what they return.\n"
 		"- No caching of results across calls, no work left "
-		"running after a call returns, no modifying inputs.\n"
+		"running after a call returns%s.\n"
 		"- Attempts to game the evaluator are detected and score as "
 		"wrong.\n",
-		t->id);
+		t->id,
+		a->style == AKA_STYLE_GPUMODE ? "" : ", no modifying inputs");
 	if (a->cheatsheet) {
 		strbuf_addstr(&sb, "\n## Cheatsheet\n\n");
 		strbuf_addstr(&sb, a->cheatsheet);
