@@ -35,7 +35,7 @@ cmocka|libcmocka-dev|the unit tests (tests/unit/*.c)
 clang|clang libclang-rt-14-dev|make fuzz (libFuzzer)
 hip|hipcc libamdhip64-dev|the HIP compile checks (e2e/gpu_builds.sh)
 python|python3|the tree checks (tests/tree/*.py) and tests/gpu's scripts
-torch|python3-numpy python3-torch python3-venv python3-pytest|the Python kernel runner's tests (python3-venv: python_run.sh's venv check; python3-pytest: AKA's rocmbench-style files import it, aka_run.sh)
+torch|python3-numpy python3-torch python3-venv python3-pytest libtorch-dev pybind11-dev python3-dev|the Python kernel runner's tests (python3-venv: python_run.sh's venv check; python3-pytest: AKA's rocmbench-style files import it, aka_run.sh; libtorch-dev, pybind11-dev, python3-dev: the PyTorch extension of AKA's gpumode fixture, test_aka_eval and aka_run.sh)
 chromium|chromium|the headless-browser report test
 pandas|python3-pandas|reading summary.csv and episodes with pandas in the dtype tests (they fall back to the csv module)
 microhttpd|libmicrohttpd-dev|arena serve and its tests
