@@ -125,12 +125,15 @@ ADV=${ADV_DIR:-$ROOT/tests/gpu/adversarial}
 ADV_TASK=${ADV_TASK:-task/vecpoly_hip}
 SELECT=${SELECT:-hip2hip cuda2cuda}
 # name|status|options|phrase[|phrase...]; the new classes of issue 10 first.
+# stopped_work and forged_claim claim less than the roofline floor allows
+# on the H200 since the floor uses measured peaks (2026-12-05): rejected
+# as impossible before the clock's check is reached, which is a catch too.
 adv_list() {
 	cat <<'EOF'
 baseline_copy|ok|--held-out|candidate_accepted: true
 gen_window|nogain||inconsistent with the controller
-stopped_work|nogain||inconsistent with the controller|work left running
-forged_claim|rejected||inconsistent with the controller
+stopped_work|nogain||inconsistent with the controller|work left running|below the roofline floor
+forged_claim|rejected||inconsistent with the controller|below the roofline floor
 shave_claim|nogain||inconsistent with the controller
 other_stream|nogain||work still running after the stream|work not ordered on the stream|work left running on the device|inconsistent with the controller
 forged_ecc|runtime_error||found it working
