@@ -251,6 +251,16 @@ test_a_gpumode_extension_is_gpu_code_unless_it_is_host_cpp_and_amd_only_is_skipp
 		{ "hip2hip/gpumode/g5",
 		  "__global__ void k() { __builtin_amdgcn_s_barrier(); }\n",
 		  LANG_HIP, "__builtin_amdgcn" },
+		{ "hip2hip/gpumode/g6",
+		  "__global__ void k() {}\nconstexpr int kWarpSize = 64;\n",
+		  LANG_HIP, "64-wide wavefront" },
+		{ "hip2hip/gpumode/g7",
+		  "#define WAVE_SIZE 64\n__global__ void k() {}\n", LANG_HIP,
+		  "64-wide wavefront" },
+		{ "hip2hip/gpumode/g8",
+		  "__global__ void k() { int lanes = warpSize; }\n"
+		  "constexpr int kTile = 64;\n",
+		  LANG_HIP, NULL },
 	};
 
 	(void)s;

@@ -427,6 +427,14 @@ static void aka_inspect(struct task *t, const char *dir,
 		if (aka_grep(text, "__builtin_amdgcn"))
 			aka_skip(t, "its kernel uses AMD GPU built-ins "
 				    "(__builtin_amdgcn_*)");
+		/* kWarpSize = 64, #define WAVE_SIZE 64: shared memory and
+		 * lane arithmetic sized for AMD's wavefront overflow on a
+		 * 32-wide warp (SoftmaxModule's did, on the H200). */
+		if (aka_grep(text, "(WAVE|WARP|Wave|Warp|wave|warp)[A-Za-z_]*"
+				   "[ \t]*(=[ \t]*)?64([^0-9x.]|$)"))
+			aka_skip(t, "its kernel assumes a 64-wide wavefront "
+				    "(a warp or wave size of 64 written into "
+				    "it), which an NVIDIA warp (32) is not");
 		free(text);
 	}
 	if (hip && a->style != AKA_STYLE_GPUMODE)
