@@ -75,7 +75,9 @@ static void build_prepare(struct eval_ctx *x, enum role role,
 		.confine = role == ROLE_CAND && x->confine_on,
 		.hide = &x->hidden,
 		.memory_mb = x->req->timing.compile_memory_mb,
-		.torch_ext = x->t->torch_ext,
+		/* The reference's kernel is the functional module's
+		 * PyTorch function: no extension (docs/aka.md). */
+		.torch_ext = role == ROLE_REF ? NULL : x->t->torch_ext,
 		.ext_required = role == ROLE_CAND &&
 				!x->req->candidate_is_baseline,
 	};

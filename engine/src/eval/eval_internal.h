@@ -344,11 +344,11 @@ struct build_spec {
 	bool confine;
 	const struct strvec *hide;
 	int memory_mb; /* RLIMIT_AS; 0: 4096 (cc), 16384 (GPU) */
-	/* Python builds of a gpumode AgentKernelArena task: the editable
-	 * file (.hip) built into the bundle as its extension module
-	 * (pybuild.c); NULL otherwise.  ext_required: an empty file is a
-	 * compile error (a candidate's; not the task's own, whose kernel as
-	 * shipped may be its PyTorch function). */
+	/* Python builds of a gpumode AgentKernelArena task but the
+	 * reference's: the editable file (.hip) built into the bundle as its
+	 * extension module (pybuild.c); NULL otherwise.  ext_required: an
+	 * empty file is a compile error (a candidate's; not the task's own,
+	 * whose kernel as shipped may be its PyTorch function). */
 	const char *torch_ext;
 	bool ext_required;
 	/* compile_build() of a PyTorch extension module instead of a

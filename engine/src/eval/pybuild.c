@@ -177,7 +177,7 @@ static int build_extension(const struct build_spec *s, struct build_out *out,
 
 	*so = NULL;
 	*so_len = 0;
-	if (!s->torch_ext || !strcmp(s->role, "reference"))
+	if (!s->torch_ext)
 		return 0;
 	if (!find_src(s->src, s->torch_ext, &k)) {
 		out->message = xasprintf("%s is missing", s->torch_ext);

@@ -56,14 +56,19 @@ struct torch_info {
 static struct torch_info info;
 static pthread_once_t info_once = PTHREAD_ONCE_INIT;
 
-static void json_strings(const cJSON *a, struct strvec *out)
+/* The array's strings, each a directory resolved (a confined compiler
+ * is shown directories at their real paths, confine.c). */
+static void json_dirs(const cJSON *a, struct strvec *out)
 {
 	const cJSON *it;
 
 	cJSON_ArrayForEach(it, a)
 	{
-		if (cJSON_IsString(it) && it->valuestring[0])
-			strvec_push(out, it->valuestring);
+		if (!cJSON_IsString(it) || !it->valuestring[0])
+			continue;
+		char *real = path_real(it->valuestring);
+		strvec_push(out, real ? real : it->valuestring);
+		free(real);
 	}
 }
 
@@ -116,14 +121,25 @@ static void query_torch(void)
 	proc_result_release(&pr);
 	info.version = xstrdup(json_str(j, "version") ? json_str(j, "version")
 						       : "?");
-	info.home = xstrdup(json_str(j, "home") ? json_str(j, "home") : "?");
-	if (json_str(j, "python_include"))
-		info.python_include = xstrdup(json_str(j, "python_include"));
-	json_strings(cJSON_GetObjectItemCaseSensitive(j, "include"),
-		     &info.include);
-	json_strings(cJSON_GetObjectItemCaseSensitive(j, "libdirs"),
-		     &info.libdirs);
-	json_strings(cJSON_GetObjectItemCaseSensitive(j, "nvcc"), &info.nvcc);
+	info.home = json_str(j, "home") ? path_real(json_str(j, "home")) : NULL;
+	if (!info.home)
+		info.home = xstrdup(json_str(j, "home") ? json_str(j, "home")
+							: "?");
+	if (json_str(j, "python_include")) {
+		char *real = path_real(json_str(j, "python_include"));
+		info.python_include =
+			real ? real : xstrdup(json_str(j, "python_include"));
+	}
+	json_dirs(cJSON_GetObjectItemCaseSensitive(j, "include"),
+		  &info.include);
+	json_dirs(cJSON_GetObjectItemCaseSensitive(j, "libdirs"),
+		  &info.libdirs);
+	const cJSON *it;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(j, "nvcc"))
+	{
+		if (cJSON_IsString(it) && it->valuestring[0])
+			strvec_push(&info.nvcc, it->valuestring);
+	}
 	const cJSON *abi = cJSON_GetObjectItemCaseSensitive(j, "abi");
 	info.abi = cJSON_IsNumber(abi) ? abi->valueint : 1;
 	info.cuda = json_str(j, "cuda") != NULL;
