@@ -409,6 +409,27 @@ static const char *jstr(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* Whether torch can build the PyTorch extensions of AKA's gpumode tasks
+ * (torchext.c) for the device its runners use. */
+static void torch_extensions(struct report *r, bool cuda)
+{
+	struct torch_ext_flags f;
+	struct errbuf e;
+
+	errbuf_init(&e);
+	if (torch_ext_flags(cuda ? DEV_CUDA : DEV_HOST, TORCH_EXT_MODULE, &f,
+			    &e) == 0) {
+		line(r, "  ext     %s (%s extensions)", f.id,
+		     cuda ? "CUDA" : "host");
+		torch_ext_flags_release(&f);
+		return;
+	}
+	line(r, "  ext     %s", errbuf_str(&e));
+	missing(r, false,
+		"PyTorch extensions (AgentKernelArena's hip2hip and torch2hip "
+		"tasks): see the line above");
+}
+
 /* What the Python runner will find: its interpreter's answer to
  * arena_runner_py.py --query (python, torch, CUDA, Triton), and whether
  * the runner's libraries are built (docs/python.md). */
@@ -471,6 +492,8 @@ static void python_stack(struct report *r, bool nvidia)
 			missing(r, false,
 				"torch sees no CUDA device: install a "
 				"CUDA build of torch for triton tasks");
+		if (torch)
+			torch_extensions(r, nvidia && cJSON_IsTrue(ca));
 	}
 	if (access(host, R_OK))
 		missing(r, false, "the Python runner's libraries: run `make`");

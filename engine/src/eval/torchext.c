@@ -72,6 +72,24 @@ static void json_dirs(const cJSON *a, struct strvec *out)
 	}
 }
 
+static bool dir_has(const char *dir, const char *rel)
+{
+	char *p = path_join(dir, rel);
+	bool ok = file_exists(p);
+
+	free(p);
+	return ok;
+}
+
+/* Whether one of dirs holds rel. */
+static bool dirs_have(const struct strvec *dirs, const char *rel)
+{
+	for (size_t i = 0; i < dirs->n; i++)
+		if (dir_has(dirs->v[i], rel))
+			return true;
+	return false;
+}
+
 static const char *json_str(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -145,13 +163,20 @@ static void query_torch(void)
 	info.cuda = json_str(j, "cuda") != NULL;
 	info.hip = json_str(j, "hip") != NULL;
 	cJSON_Delete(j);
-	if (info.include.n == 0 || info.libdirs.n == 0)
-		info.error = xasprintf("torch %s at %s lists no headers or "
-				       "libraries for extensions (is its "
-				       "development part installed? Debian: "
-				       "apt-get install libtorch-dev "
+	if (!dirs_have(&info.include, "torch/extension.h") ||
+	    info.libdirs.n == 0)
+		info.error = xasprintf("torch %s at %s has no C++ headers "
+				       "for extensions (torch/extension.h; "
+				       "Debian: apt-get install libtorch-dev "
 				       "pybind11-dev)",
 				       info.version, info.home);
+	else if (!info.python_include ||
+		 !dir_has(info.python_include, "Python.h"))
+		info.error = xasprintf("Python's headers (Python.h) are "
+				       "missing under %s: apt-get install "
+				       "python3-dev",
+				       info.python_include ? info.python_include
+							   : "?");
 }
 
 void torch_ext_flags_release(struct torch_ext_flags *f)
