@@ -297,6 +297,12 @@ static void test_gpumode_candidates_are_judged_with_their_stated_reasons(void **
 		{ "syntax_error", RS_COMPILE_ERROR, "hip_7_LeakyScale.hip:6" },
 		{ "empty", RS_COMPILE_ERROR, "is empty" },
 		{ "wrong_shape", RS_RUNTIME_ERROR, "of shape [1, 256]" },
+		/* Fresh inputs every call: a result kept from an earlier
+		 * call of the same shape is wrong. */
+		{ "cache_outputs", RS_INCORRECT, "elements are wrong" },
+		/* The extension's code runs under the runner's filter: a
+		 * thread is a forbidden system call. */
+		{ "thread_worker", RS_REJECTED, "forbidden system call" },
 	};
 
 	(void)s;
