@@ -514,10 +514,13 @@ static void check_aka(struct check_run *r, const struct task *t)
 				  "shipped");
 		else
 			check_add(out, "aka", CHECK_OK,
-				  "%s harness: the kernel as shipped passes "
+				  "%s harness: %s passes "
 				  "its check%s, %d cases recorded (%d checked "
 				  "only)%s%s",
 				  j.style,
+				  a->style == AKA_STYLE_GPUMODE
+					  ? "the module's functional twin"
+					  : "the kernel as shipped",
 				  j.catches_wrong == 1
 					  ? " and a corrupted one fails it"
 					  : "",
@@ -525,10 +528,18 @@ static void check_aka(struct check_run *r, const struct task *t)
 				  j.notes ? j.notes : "");
 		aka_judgement_release(&j);
 		for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-			check_add(out, names[i], CHECK_SKIP,
-				  "not for AgentKernelArena folders: the "
-				  "prepared task's reference is its kernel "
-				  "as shipped");
+			check_add(out, names[i], CHECK_SKIP, "%s",
+				  a->style == AKA_STYLE_GPUMODE
+					  ? "not for AgentKernelArena "
+					    "folders: a gpumode extension as "
+					    "shipped is checked against the "
+					    "module's function in the first "
+					    "trial of every evaluation (`arena "
+					    "eval TASK --aa` shows it)"
+					  : "not for AgentKernelArena "
+					    "folders: the prepared task's "
+					    "reference is its kernel as "
+					    "shipped");
 	}
 	free(device);
 }
