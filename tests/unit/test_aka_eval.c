@@ -86,9 +86,9 @@ static int group_teardown(void **state)
 }
 
 struct opts {
-	const char *task; /* under tests/aka/tasks (or tasks) */
+	const char *task;  /* under tests/aka/tasks (or tasks) */
 	const char *tasks; /* NULL: tests/aka/tasks */
-	const char *cand; /* under tests/aka/candidates, NULL: the task */
+	const char *cand;  /* under tests/aka/candidates, NULL: the task */
 	const char *device;
 	bool skip_timing;
 	const char *cache;   /* NULL: the group's */
@@ -97,7 +97,8 @@ struct opts {
 
 static void evaluate(const struct opts *o, struct task_result *r)
 {
-	char *tasks = o->tasks ? xstrdup(o->tasks) : path_join(aka_root, "tasks");
+	char *tasks = o->tasks ? xstrdup(o->tasks)
+			       : path_join(aka_root, "tasks");
 	char *cand = o->cand ? xasprintf("%s/candidates/%s", aka_root, o->cand)
 			     : xasprintf("%s/%s", tasks, o->task);
 	struct eval_request req;
@@ -141,6 +142,43 @@ static void expect(const struct task_result *r, enum result_status st,
 			 msg);
 	if (phrase && !strstr(msg, phrase))
 		fail_msg("message lacks '%s': %s", phrase, msg);
+}
+
+/* A candidate's expected verdict: its status and a phrase of its message
+ * (NULL: any). */
+struct judged {
+	const char *cand;
+	enum result_status st;
+	const char *phrase;
+};
+
+/* Each candidate (under tests/aka/candidates/dir) evaluated for task,
+ * correctness only: its stated verdict, never accepted, scored as wrong
+ * at best. */
+static void judge_candidates(const char *task, const char *dir,
+			     const struct judged *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char cand[96];
+		struct opts o = { .task = task,
+				  .cand = cand,
+				  .skip_timing = true };
+		struct task_result r;
+		const char *msg;
+		snprintf(cand, sizeof(cand), "%s/%s", dir, cases[i].cand);
+		evaluate(&o, &r);
+		msg = r.correctness_error_message ? r.correctness_error_message
+		      : r.compilation_error_message
+			      ? r.compilation_error_message
+			      : "";
+		if (r.status != cases[i].st ||
+		    (cases[i].phrase && !strstr(msg, cases[i].phrase)))
+			fail_msg("%s: %s: %s", cand,
+				 result_status_name(r.status), msg);
+		assert_false(r.candidate_accepted);
+		assert_true(r.score <= 20.0);
+		result_release(&r);
+	}
 }
 
 /* ---- the three styles: the task's own kernel against itself ------------- */
@@ -209,11 +247,7 @@ static void test_an_optimized_kernel_is_accepted_and_faster(void **s)
 
 static void test_candidates_are_judged_with_their_stated_reasons(void **s)
 {
-	static const struct {
-		const char *cand;
-		enum result_status st;
-		const char *phrase;
-	} cases[] = {
+	static const struct judged cases[] = {
 		{ "wrong", RS_INCORRECT, "elements are wrong" },
 		{ "allclose_patch", RS_INCORRECT, "elements are wrong" },
 		{ "fake_latency", RS_INCORRECT, "elements are wrong" },
@@ -225,32 +259,8 @@ static void test_candidates_are_judged_with_their_stated_reasons(void **s)
 	};
 
 	(void)s;
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		char cand[96];
-		struct opts o = { .task = "triton2triton/vllm_rmsnorm",
-				  .cand = cand,
-				  .skip_timing = true };
-		struct task_result r;
-		snprintf(cand, sizeof(cand), "vllm_rmsnorm/%s", cases[i].cand);
-		evaluate(&o, &r);
-		if (r.status != cases[i].st ||
-		    (cases[i].phrase &&
-		     !strstr(r.correctness_error_message
-				     ? r.correctness_error_message
-			     : r.compilation_error_message
-				     ? r.compilation_error_message
-				     : "",
-			     cases[i].phrase)))
-			fail_msg("%s: %s: %s", cases[i].cand,
-				 result_status_name(r.status),
-				 r.correctness_error_message
-					 ? r.correctness_error_message
-				 : r.compilation_error_message
-					 ? r.compilation_error_message
-					 : "(no message)");
-		assert_true(r.score <= 20.0);
-		result_release(&r);
-	}
+	judge_candidates("triton2triton/vllm_rmsnorm", "vllm_rmsnorm", cases,
+			 ARRAY_SIZE(cases));
 }
 
 /* ---- gpumode: the kernel is a PyTorch extension built from a .hip file ----- */
@@ -286,13 +296,10 @@ static void test_a_faster_gpumode_extension_is_accepted_and_faster(void **s)
 	result_release(&r);
 }
 
-static void test_gpumode_candidates_are_judged_with_their_stated_reasons(void **s)
+static void
+test_gpumode_candidates_are_judged_with_their_stated_reasons(void **s)
 {
-	static const struct {
-		const char *cand;
-		enum result_status st;
-		const char *phrase;
-	} cases[] = {
+	static const struct judged cases[] = {
 		{ "wrong", RS_INCORRECT, "elements are wrong" },
 		{ "syntax_error", RS_COMPILE_ERROR, "hip_7_LeakyScale.hip:6" },
 		{ "empty", RS_COMPILE_ERROR, "is empty" },
@@ -306,18 +313,8 @@ static void test_gpumode_candidates_are_judged_with_their_stated_reasons(void **
 	};
 
 	(void)s;
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		char cand[96];
-		struct opts o = { .task = "hip2hip/gpumode_leaky",
-				  .cand = cand,
-				  .skip_timing = true };
-		struct task_result r;
-		snprintf(cand, sizeof(cand), "gpumode_leaky/%s", cases[i].cand);
-		evaluate(&o, &r);
-		expect(&r, cases[i].st, cases[i].phrase);
-		assert_false(r.candidate_accepted);
-		result_release(&r);
-	}
+	judge_candidates("hip2hip/gpumode_leaky", "gpumode_leaky", cases,
+			 ARRAY_SIZE(cases));
 }
 
 /* ---- harnesses that lie ------------------------------------------------------ */

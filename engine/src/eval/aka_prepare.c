@@ -422,8 +422,7 @@ static int prep_task(const struct task *t, const char *dir, const char *hash,
 		else if (!strcmp(io->valuestring, "scratch")) {
 			ta->io = IO_INOUT;
 			ta->scratch = true;
-		}
-		else if (!strcmp(io->valuestring, "out"))
+		} else if (!strcmp(io->valuestring, "out"))
 			ta->io = IO_OUT;
 		else {
 			rc = prep_fail(err, "an argument's io");

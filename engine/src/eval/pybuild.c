@@ -269,8 +269,7 @@ int pybuild(const struct build_spec *s, struct build_out *out,
 		strbuf_add(&b, s->src->data[k], s->src->len[k]);
 		strbuf_addch(&b, '\n');
 	}
-	if ((rc = build_extension(s, out, &ext, &ext_len, err)) ||
-	    out->message)
+	if ((rc = build_extension(s, out, &ext, &ext_len, err)) || out->message)
 		goto done;
 	if (ext) {
 		strbuf_addf(&b, "ext %s %zu\n", TORCH_EXT_MODULE, ext_len);

@@ -99,8 +99,8 @@ static const char *json_str(const cJSON *o, const char *k)
 
 static void query_torch(void)
 {
-	char *argv[] = { (char *)paths_python(), (char *)"-B", (char *)"-s",
-			 (char *)"-c", (char *)query_py, NULL };
+	char *argv[] = { (char *)paths_python(), (char *)"-B",	   (char *)"-s",
+			 (char *)"-c",		 (char *)query_py, NULL };
 	char *const envp[] = { (char *)"PATH=/usr/local/bin:/usr/bin:/bin",
 			       (char *)"LC_ALL=C.UTF-8",
 			       (char *)"HOME=/nonexistent", NULL };
@@ -112,8 +112,8 @@ static void query_torch(void)
 	errbuf_init(&e);
 	if (proc_run_capture(argv, NULL, envp, QUERY_TIMEOUT_MS,
 			     QUERY_OUTPUT_MAX, &pr, &e) != 0) {
-		info.error = xasprintf("%s could not start: %s",
-				       paths_python(), errbuf_str(&e));
+		info.error = xasprintf("%s could not start: %s", paths_python(),
+				       errbuf_str(&e));
 		return;
 	}
 	line = pr.output ? strstr(pr.output, QUERY_MARK) : NULL;
@@ -129,16 +129,16 @@ static void query_torch(void)
 		const char *o = pr.output ? pr.output : "";
 		size_t len = pr.output_len > 400 ? 400 : pr.output_len;
 		proc_describe_status(pr.status, st, sizeof(st));
-		info.error = xasprintf("%s cannot tell how torch builds extensions "
-				       "(%s): %.*s",
-				       paths_python(), st, (int)len,
-				       o + pr.output_len - len);
+		info.error = xasprintf(
+			"%s cannot tell how torch builds extensions "
+			"(%s): %.*s",
+			paths_python(), st, (int)len, o + pr.output_len - len);
 		proc_result_release(&pr);
 		return;
 	}
 	proc_result_release(&pr);
-	info.version = xstrdup(json_str(j, "version") ? json_str(j, "version")
-						       : "?");
+	info.version =
+		xstrdup(json_str(j, "version") ? json_str(j, "version") : "?");
 	info.home = json_str(j, "home") ? path_real(json_str(j, "home")) : NULL;
 	if (!info.home)
 		info.home = xstrdup(json_str(j, "home") ? json_str(j, "home")
@@ -197,14 +197,18 @@ int torch_ext_flags(enum dev_kind dev, const char *module,
 	memset(f, 0, sizeof(*f));
 	pthread_once(&info_once, query_torch);
 	if (info.error)
-		return errf_code(err, ENOENT, "a PyTorch extension cannot be "
-				 "built: %s", info.error);
+		return errf_code(err, ENOENT,
+				 "a PyTorch extension cannot be "
+				 "built: %s",
+				 info.error);
 	if (dev == DEV_CUDA && !info.cuda)
-		return errf_code(err, ENOENT, "torch %s at %s was built without "
+		return errf_code(err, ENOENT,
+				 "torch %s at %s was built without "
 				 "CUDA: it cannot load a CUDA extension",
 				 info.version, info.home);
 	if (dev == DEV_HIP && !info.hip)
-		return errf_code(err, ENOENT, "torch %s at %s was built without "
+		return errf_code(err, ENOENT,
+				 "torch %s at %s was built without "
 				 "ROCm: it cannot load a HIP extension",
 				 info.version, info.home);
 	f->id = xasprintf("torch %s at %s (C++ ABI %d)", info.version,
