@@ -31,7 +31,8 @@ set -- ${*:-hip2hip/gpumode/GELU hip2hip/gpumode/SiLU \
 	hip2hip/gpumode/MultiHeadAttention hip2hip/gpumode/Feedforward \
 	torch2hip/gpumode/10024_Feedforward torch2hip/gpumode/1001_NormalAttention_dot}
 t_end=$(($(date +%s) + deadline))
-W=$OUT/gpumode
+# Work outside $OUT: the device tool brings back eight files at most.
+W=${TMPDIR:-/tmp}/arena-gpumode
 rm -rf "$W"
 mkdir -p "$W/logs" "$W/ws"
 TSV=$OUT/gpumode.tsv
