@@ -6,7 +6,7 @@
 # deadline: every speedup within 1.00 +- 0.02 and the coverage of its
 # intervals; then a compact summary.
 #
-# usage: tests/gpu/integrity.sh [--quick] [--deadline SECONDS] [STEP...]
+# usage: [PACK=1] tests/gpu/integrity.sh [--quick] [--deadline SECONDS] [STEP...]
 #   steps, in this order (default: peaks adversarial honest aa):
 #     peaks        arena doctor: the device's measured peaks, tensor cores
 #                  included (the flop floor's rate)
@@ -309,4 +309,13 @@ charges "$OUT/charge.txt" "$EV"/*-logs/timing.tsv
 	charges "$OUT/charge-aa.txt" "$COVERAGE_LOGS"/*/timing.tsv
 
 note "integrity: $([ $fail = 0 ] && echo PASS || echo FAIL) ($(($(date +%s) - t_start)) s)"
+# PACK=1 (for the device tool, whose $OUT is a folder of its own and
+# which brings back eight files at most): the tables stay, everything
+# else in $OUT (evaluations, logs, A/A runs) goes into one archive.
+if [ "${PACK:-0}" = 1 ] && [ -f "$OUT/integrity.txt" ]; then
+	( cd "$OUT" &&
+		rest=$(ls -A | grep -vxE 'integrity.txt|adversarial.txt|honest.txt|aa.txt|charge.txt|charge-aa.txt') &&
+		echo "$rest" | tar -czf integrity-files.tgz -T - 2>/dev/null &&
+		echo "$rest" | xargs -r rm -rf )
+fi
 exit $fail
