@@ -360,19 +360,34 @@ static void aka_skip(struct task *t, const char *fmt, ...)
 	t->aka->skip_reason = strbuf_detach(&sb);
 }
 
-/* Whether the gpumode source rel is for a GPU: anything but a complete
- * host C++ extension (one that defines its module and has no GPU code,
- * as arena's CPU fixtures do); an empty file (a torch2hip task's, which
- * the agent fills) is for a GPU. */
-static bool aka_gpu_code(const char *dir, const char *rel)
+/* A gpumode task's extension source (its .hip file), read once: whether
+ * it is for a GPU - anything but a complete host C++ extension (one that
+ * defines its module and has no GPU code, as arena's CPU fixtures do); an
+ * empty file (a torch2hip task's, which the agent fills) is for a GPU -
+ * and what in it only an AMD GPU runs. */
+static void aka_inspect_gpumode(struct task *t, const char *dir)
 {
-	char *text = aka_read(dir, rel);
-	bool gpu = !aka_grep(text, "PYBIND11_MODULE") ||
-		   aka_grep(text, "__global__|hip_runtime|hipLaunchKernelGGL|"
-				  "cuda_runtime|<<<");
+	char *text = aka_read(dir, t->editable.v[0]);
 
+	if (aka_grep(text, "PYBIND11_MODULE") &&
+	    !aka_grep(text, "__global__|hip_runtime|hipLaunchKernelGGL|"
+			    "cuda_runtime|<<<"))
+		t->language = LANG_PYTHON;
+	if (aka_grep(text, "hipblas|hipBLAS|rocblas"))
+		aka_skip(t, "its kernel calls hipBLAS, which arena's HIP "
+			    "portability layer does not map to cuBLAS");
+	if (aka_grep(text, "__builtin_amdgcn"))
+		aka_skip(t, "its kernel uses AMD GPU built-ins "
+			    "(__builtin_amdgcn_*)");
+	/* kWarpSize = 64, #define WAVE_SIZE 64: shared memory and lane
+	 * arithmetic sized for AMD's wavefront overflow on a 32-wide warp
+	 * (SoftmaxModule's did, on the H200). */
+	if (aka_grep(text, "(WAVE|WARP|Wave|Warp|wave|warp)[A-Za-z_]*"
+			   "[ \t]*(=[ \t]*)?64([^0-9x.]|$)"))
+		aka_skip(t, "its kernel assumes a 64-wide wavefront (a warp "
+			    "or wave size of 64 written into it), which an "
+			    "NVIDIA warp (32) is not");
 	free(text);
-	return gpu;
 }
 
 /* Language, and what certainly cannot run here. */
@@ -404,39 +419,19 @@ static void aka_inspect(struct task *t, const char *dir,
 	}
 	strvec_release(&read);
 	t->language = hip ? LANG_HIP : triton ? LANG_TRITON : LANG_PYTHON;
-	/* A gpumode task's .hip file is a PyTorch extension: a HIP one
-	 * (kernels, or nothing yet: torch2hip) needs a GPU; host C++ (arena's
-	 * own CPU fixtures) runs on the host. */
-	if (a->style == AKA_STYLE_GPUMODE && hip && t->editable.n &&
-	    !aka_gpu_code(dir, t->editable.v[0]))
-		t->language = LANG_PYTHON;
-	/* The reference is the kernel as shipped (docs/aka.md). */
-	t->reference_language = t->language;
 
 	const char *tt = a->task_type ? a->task_type : "";
 	if (strstr(tt, "flydsl") || flydsl)
 		aka_skip(t, "FlyDSL kernels run only on AMD GPUs");
 	if (aiter)
 		aka_skip(t, "the task imports AMD's aiter library");
-	if (hip && a->style == AKA_STYLE_GPUMODE && t->editable.n) {
-		char *text = aka_read(dir, t->editable.v[0]);
-		if (aka_grep(text, "hipblas|hipBLAS|rocblas"))
-			aka_skip(t, "its kernel calls hipBLAS, which arena's "
-				    "HIP portability layer does not map to "
-				    "cuBLAS");
-		if (aka_grep(text, "__builtin_amdgcn"))
-			aka_skip(t, "its kernel uses AMD GPU built-ins "
-				    "(__builtin_amdgcn_*)");
-		/* kWarpSize = 64, #define WAVE_SIZE 64: shared memory and
-		 * lane arithmetic sized for AMD's wavefront overflow on a
-		 * 32-wide warp (SoftmaxModule's did, on the H200). */
-		if (aka_grep(text, "(WAVE|WARP|Wave|Warp|wave|warp)[A-Za-z_]*"
-				   "[ \t]*(=[ \t]*)?64([^0-9x.]|$)"))
-			aka_skip(t, "its kernel assumes a 64-wide wavefront "
-				    "(a warp or wave size of 64 written into "
-				    "it), which an NVIDIA warp (32) is not");
-		free(text);
-	}
+	/* A gpumode task's .hip file is a PyTorch extension: a HIP one
+	 * (kernels, or nothing yet: torch2hip) needs a GPU; host C++ (arena's
+	 * own CPU fixtures) runs on the host. */
+	if (hip && a->style == AKA_STYLE_GPUMODE && t->editable.n)
+		aka_inspect_gpumode(t, dir);
+	/* The reference is the kernel as shipped (docs/aka.md). */
+	t->reference_language = t->language;
 	if (hip && a->style != AKA_STYLE_GPUMODE)
 		aka_skip(t,
 			 "its HIP kernel is built by a kernel loader of its "
