@@ -599,7 +599,8 @@ struct runner {
 	int threads_ready;	/* threads when it first stopped after ready */
 	int calls;		/* `call`, host `time` and GPU `time`
 				 * requests answered */
-	int nsets;		/* GPU: argument sets (`sets`), 0 = one */
+	int nsets;		/* GPU: argument sets (`sets`) of the current
+				 * layout, 0 = one */
 	int64_t dev_lo, dev_hi; /* GPU: where its argument buffers lie, as
 				 * its last `layout` or `sets` said (a
 				 * claim, for blocks.tsv only) */

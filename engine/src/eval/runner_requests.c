@@ -425,8 +425,14 @@ static enum runner_fail collect_buffers(struct runner *r, const char *what)
 void runner_layout_all(struct runner *const *rs, int n, const char *proto,
 		       enum runner_fail *fail)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		fail[i] = post_request(rs[i], "layout", proto);
+		/* A GPU runner frees its argument sets for a new layout:
+		 * one set until `sets` asks for more.  Staging for a stale
+		 * count wrote a later, larger case's sets past the end of
+		 * the shared memory (SIGSEGV on the H200, 2026-12-05). */
+		rs[i]->nsets = 0;
+	}
 	for (int i = 0; i < n; i++)
 		if (fail[i] == RUNNER_OK)
 			fail[i] = collect_buffers(rs[i], "accept the layout");
