@@ -11,15 +11,59 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 static char inbuf[RP_MAX_LINE + 1];
 static size_t inlen;
 static int passed_fd = -1;	/* a descriptor that came with a request */
+static int64_t spin_ns;		/* rio_set_spin */
+
+void rio_set_spin(int64_t ns)
+{
+	spin_ns = ns > 0 ? ns : 0;
+}
+
+static int64_t mono_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* A gap between two tries this long means the runner was stopped (or
+ * preempted) in between: its spin starts over. */
+#define SPIN_GAP_NS 100000
+
+/* Waits for the channel to be readable by polling it for spin_ns of
+ * running time: a request that comes while the runner spins is seen
+ * within microseconds instead of after a wake-up.  The controller stops
+ * the runner right after each reply and resumes it just before the next
+ * request, so the time it is stopped does not count and the spin is
+ * still on when the request comes.  False: the spin ran out, block. */
+static bool spin_until_readable(void)
+{
+	char c;
+	int64_t start = mono_now(), last = start;
+
+	for (;;) {
+		ssize_t r = recv(RP_FD_CONTROL, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+		if (r >= 0 || (errno != EAGAIN && errno != EINTR))
+			return true; /* data, the end, or an error to read */
+		int64_t now = mono_now();
+		if (now - last > SPIN_GAP_NS)
+			start = now;
+		last = now;
+		if (now - start > spin_ns)
+			return false;
+	}
+}
 
 /* read(2) that also accepts a descriptor sent with SCM_RIGHTS (a read()
  * would silently drop it): the first is kept for rio_take_fd(), others
@@ -34,6 +78,8 @@ static ssize_t read_with_fd(char *buf, size_t n)
 	struct msghdr m;
 	ssize_t r;
 
+	if (spin_ns)
+		(void)spin_until_readable();
 	memset(&m, 0, sizeof(m));
 	m.msg_iov = &iov;
 	m.msg_iovlen = 1;

@@ -37,6 +37,14 @@ char *rio_read_line(void);
  * number (an error reply), `ping` (pong). */
 void rio_next_request(char **cmd, char **seq, char **rest);
 
+/* From now on, wait for each request by polling the channel for up to ns
+ * of the runner's running time before blocking (0: block at once).  For
+ * GPU runners, whose requests are timed by the controller's clock: a
+ * blocked runner's wake-up costs tens to hundreds of microseconds on a
+ * virtual machine, noise in every timed request.  Host runners do not
+ * spin: their CPU time is what the controller charges. */
+void rio_set_spin(int64_t ns);
+
 /* The descriptor that came with the last request (SCM_RIGHTS), or -1;
  * the caller owns it. */
 int rio_take_fd(void);

@@ -94,6 +94,11 @@ done
 wait
 
 note "$(awk -F'\t' 'NR > 1 { n++; s[$3]++ } END { printf "%d evaluations:", n; for (k in s) printf " %s %d", k, s[k]; print "" }' "$TSV")"
-column -t -s "$(printf '\t')" "$TSV" | cut -c1-240 | tee -a "$SUMMARY"
+# (column(1) is not on every GPU machine: bsdextrautils)
+if command -v column >/dev/null 2>&1; then
+	column -t -s "$(printf '\t')" "$TSV"
+else
+	tr '\t' '|' < "$TSV"
+fi | cut -c1-240 | tee -a "$SUMMARY"
 tar -czf "$OUT/gpumode-logs.tgz" -C "$W" logs 2>/dev/null
 exit 0

@@ -174,6 +174,32 @@ static void test_baseline_copy_is_accepted_through_the_gpu_path(void **s)
 	result_release(&r);
 }
 
+/* Runners that poll for their requests and a controller that polls for
+ * the replies (the default with four CPUs or more, runner_may_spin)
+ * serve the same protocol: the same verdicts, on two CPUs too. */
+static void test_polling_runners_and_controller_keep_the_verdicts(void **s)
+{
+	struct opts o = { .held_out = true };
+	struct task_result r;
+
+	(void)s;
+	setenv("ARENA_RUNNER_SPIN", "1", 1);
+	evaluate("baseline_copy", &o, &r);
+	expect(&r, RS_OK, "");
+	assert_true(r.candidate_accepted);
+	assert_true(r.speedup_ratio > 0.5 && r.speedup_ratio < 2.0);
+	result_release(&r);
+	struct opts h = { .task = task_heavy };
+	evaluate("forged_claim", &h, &r);
+	if (r.status == RS_OK)
+		assert_true(r.speedup_ratio < 2.0);
+	else
+		expect(&r, RS_REJECTED,
+		       "inconsistent with the controller's clock");
+	result_release(&r);
+	unsetenv("ARENA_RUNNER_SPIN");
+}
+
 /* arena check-tasks on a GPU task: the output mutants go through the
  * GPU path's own comparison (correctness_gpu.c, set k of each trial's
  * samples against the reference), every one of them on fakepoly's
@@ -1429,6 +1455,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(
 			test_baseline_copy_is_accepted_through_the_gpu_path),
+		cmocka_unit_test(
+			test_polling_runners_and_controller_keep_the_verdicts),
 		cmocka_unit_test(
 			test_quick_evaluation_reuses_the_correctness_runners),
 		cmocka_unit_test(test_unwritten_gpu_output_is_incorrect),

@@ -593,6 +593,8 @@ struct runner {
 	bool sandboxed;		/* hello said "seccomp,landlock" */
 	bool confined;		/* started in its namespaces (pid 1 there) */
 	bool gpu;
+	bool spin_replies;	/* poll for replies before sleeping in poll(2)
+				 * (a timed GPU sample, rcl_read_line) */
 	bool deferred;		/* started without its kernel */
 	bool dev_sticky;	/* after RUNNER_DEVICE: the context is lost */
 	char dev_error[64];	/* after RUNNER_DEVICE: "cudaErrorIllegalAddress" */
@@ -636,6 +638,19 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s);
 enum runner_fail runner_await(struct runner *r);
 /* Sends the kernel to a runner launched without one (so_path NULL). */
 enum runner_fail runner_load(struct runner *r, const char *so_path);
+/* Whether GPU runners and the controller may poll for requests and
+ * replies instead of sleeping until they come (rio_set_spin,
+ * runner.spin_replies): with four CPUs or more, a spinning controller and
+ * runner leave the rest to the system; with fewer they would take the
+ * CPUs the runners need ($ARENA_RUNNER_SPIN=0 or 1 decides instead, for
+ * tests).  A sleeper's wake-up is noise in the controller's clock around
+ * every timed request. */
+bool runner_may_spin(void);
+/* How long, in running time, a GPU runner polls for its next request
+ * before it blocks: the controller sends a request right after it
+ * resumes a runner. */
+#define RUNNER_SPIN_US 2000
+
 /* The case's layout, to n runners at once: posted to every one, then
  * every reply collected, so that what each does for it (page-locking its
  * shared memory, about 0.3 s per GiB on the H200) overlaps instead of

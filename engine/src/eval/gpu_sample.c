@@ -288,7 +288,7 @@ static enum runner_fail keeper_follow(struct eval_ctx *x, struct runner *r,
 	return kf;
 }
 
-bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
+static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		   const char *spec, uint32_t mask, const char *what,
 		   const struct task_case *c, struct gpu_sample *o)
 {
@@ -388,6 +388,26 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	o->ovh = o->gen + (o->wall - o->claim) + o->keep + o->probe;
 	o->fovh = o->fetch + o->probe_f;
 	return true;
+}
+
+bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
+		   const char *spec, uint32_t mask, const char *what,
+		   const struct task_case *c, struct gpu_sample *o)
+{
+	/* Every reply of the sample is awaited by polling (the keeper's
+	 * too): a sleeping controller's wake-up is noise in the span and
+	 * in the `time` request's wall, which check the runner's claims. */
+	bool spin = runner_may_spin();
+	struct runner *k = x->keeper;
+
+	r->spin_replies = spin;
+	if (k)
+		k->spin_replies = spin;
+	bool ok = sample(x, role, r, n, spec, mask, what, c, o);
+	r->spin_replies = false;
+	if (x->keeper)
+		x->keeper->spin_replies = false;
+	return ok;
 }
 
 /* ---- batches --------------------------------------------------------------- */

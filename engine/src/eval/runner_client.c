@@ -229,6 +229,20 @@ void rcl_quote(const char *s, size_t len, char *out, size_t n)
 
 /* ---- start-up --------------------------------------------------------- */
 
+bool runner_may_spin(void)
+{
+	static int ncpu;
+	const char *force = getenv("ARENA_RUNNER_SPIN"); /* tests: 0 or 1 */
+
+	if (force && (*force == '0' || *force == '1'))
+		return *force == '1';
+	if (!ncpu) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		ncpu = n > 0 ? (int)n : 1;
+	}
+	return ncpu >= 4;
+}
+
 /* Environment for a runner: nothing of the controller's (API keys, seeds)
  * except sanitizer options. */
 static void runner_env(struct strvec *env, bool gpu)
@@ -260,6 +274,10 @@ static void runner_env(struct strvec *env, bool gpu)
 		 * its first launch: lazy loading waits for the device, and the
 		 * ordering check holds the device's stream (gpu_gate.h). */
 		strvec_push(env, "CUDA_MODULE_LOADING=EAGER");
+		/* Requests awaited by polling (runner_io.h rio_set_spin). */
+		if (runner_may_spin())
+			strvec_pushf(env, "ARENA_RUNNER_SPIN_US=%d",
+				     RUNNER_SPIN_US);
 	}
 	/* For sanitizer builds of the runner only (others ignore these): a
 	 * kernel's crash must stay a signal the controller can name, and the
