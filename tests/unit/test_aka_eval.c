@@ -280,6 +280,41 @@ test_a_gpumode_folder_builds_its_extension_and_accepts_its_own_kernel(void **s)
 	result_release(&r);
 }
 
+/* The twin's PyTorch function goes by another name than module_fn in
+ * some of AKA's folders (KDLoss: kd_loss_fn): the reference is what the
+ * class's forward defaults `fn` to.  A twin with neither cannot be
+ * recorded, and says what it lacks. */
+static void test_a_gpumode_reference_is_found_by_the_fn_default(void **s)
+{
+	char *dir = path_join(cache_dir, "renamed");
+	char *func = xasprintf("%s/hip2hip/gpumode_leaky/pytorch_code_functional",
+			       dir);
+	char *cmd = xasprintf(
+		"mkdir -p %s/hip2hip && cp -r %s/tasks/hip2hip/gpumode_leaky "
+		"%s/hip2hip/ && sed -i 's/module_fn/leaky_scale_fn/g' %s/*.py",
+		dir, aka_root, dir, func);
+	struct opts o = { .task = "hip2hip/gpumode_leaky",
+			  .tasks = dir,
+			  .skip_timing = true };
+	struct task_result r;
+
+	(void)s;
+	assert_int_equal(system(cmd), 0);
+	evaluate(&o, &r);
+	expect(&r, RS_OK, NULL);
+	assert_int_equal(r.ncases, 3);
+	result_release(&r);
+	free(cmd);
+	cmd = xasprintf("sed -i 's/fn=leaky_scale_fn/fn=None/' %s/*.py", func);
+	assert_int_equal(system(cmd), 0);
+	evaluate(&o, &r);
+	expect(&r, RS_INFRA_ERROR, "has no fn parameter defaulting to a function");
+	result_release(&r);
+	free(cmd);
+	free(func);
+	free(dir);
+}
+
 static void test_a_faster_gpumode_extension_is_accepted_and_faster(void **s)
 {
 	/* One pass into a new tensor against the shipped row-by-row loop
@@ -688,6 +723,8 @@ int main(void)
 			test_an_optimized_kernel_is_accepted_and_faster),
 		cmocka_unit_test(
 			test_a_gpumode_folder_builds_its_extension_and_accepts_its_own_kernel),
+		cmocka_unit_test(
+			test_a_gpumode_reference_is_found_by_the_fn_default),
 		cmocka_unit_test(
 			test_a_faster_gpumode_extension_is_accepted_and_faster),
 		cmocka_unit_test(

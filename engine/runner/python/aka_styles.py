@@ -650,6 +650,28 @@ def align_parameters(modu, func):
     return [k for k in missing if k in params]
 
 
+def gpumode_reference(fmod, name, func_path):
+    """The name of the twin's PyTorch function, what its forward computes
+    through when no kernel is passed: `module_fn` by AKA's convention, or
+    whatever module-level function the `fn` parameter of the class's
+    forward defaults to (KDLoss: kd_loss_fn)."""
+    import inspect
+    if callable(getattr(fmod, "module_fn", None)):
+        return "module_fn"
+    cls = getattr(fmod, name, None)
+    fn = None
+    try:
+        fn = inspect.signature(cls.forward).parameters["fn"].default
+    except (AttributeError, KeyError, TypeError, ValueError):
+        pass
+    fname = getattr(fn, "__name__", None)
+    if callable(fn) and fname and getattr(fmod, fname, None) is fn:
+        return fname
+    raise Unsupported("%s defines no module_fn, and its class %s's forward "
+                      "has no fn parameter defaulting to a function of the "
+                      "file" % (func_path, name))
+
+
 def same_result(a, b, rtol=1e-4, atol=1e-5):
     """AKA's comparison of the module's and the twin's results."""
     import torch
@@ -669,7 +691,8 @@ def gpumode(run):
     weights and each input of get_inputs().  Here `fn` is the twin's own
     module_fn, recorded: its calls are the cases (the same inputs serve
     AKA's correctness and performance passes), what it returns the
-    reference.  The kernel module of the prepared task is the extension
+    reference (module_fn by AKA's convention: gpumode_reference).  The
+    kernel module of the prepared task is the extension
     the build step compiles from the editable .hip file (docs/aka.md)."""
     import copy
     import types
@@ -678,11 +701,10 @@ def gpumode(run):
     modu_path, func_path, name = gpumode_files(a)
     mmod = load_path(os.path.join(a.task, modu_path), "aka_gpumode_module")
     fmod = load_path(os.path.join(a.task, func_path), "aka_gpumode_functional")
-    if not callable(getattr(fmod, "module_fn", None)):
-        raise Unsupported("%s defines no module_fn" % func_path)
-    run.gpumode = {"functional": func_path, "fn": "module_fn"}
+    ref = gpumode_reference(fmod, name, func_path)
+    run.gpumode = {"functional": func_path, "fn": ref}
     kernel = types.SimpleNamespace(
-        forward=run.rec.wrap(["forward"], fmod.module_fn))
+        forward=run.rec.wrap(["forward"], getattr(fmod, ref)))
     run.kernel = kernel
     dev = "cuda" if a.device == "cuda" else "cpu"
 
