@@ -32,11 +32,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <pthread.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "arena/eval.h"
+#include "arena/fairlock.h"
 #include "arena/paths.h"
 #include "arena/result.h"
 #include "arena/task.h"
@@ -657,6 +661,122 @@ test_gpu_flavour_a_triton_folder_is_accepted_and_a_wrong_kernel_is_not(void **s)
 	result_release(&r);
 }
 
+/* Whether cache dir d holds a prepared entry or one being recorded. */
+static bool aka_cache_used(const char *d)
+{
+	char *aka = path_join(d, "aka");
+	DIR *dir = opendir(aka);
+	struct dirent *e;
+	bool used = false;
+
+	while (dir && (e = readdir(dir)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			used = true;
+	if (dir)
+		closedir(dir);
+	free(aka);
+	return used;
+}
+
+/* evaluate() on a thread of its own (cmocka's checks belong to the
+ * test's thread): the status, or -1 when eval_run failed. */
+struct eval_thread {
+	struct opts o;
+	pthread_t th;
+	int status;
+};
+
+static void *eval_thread_main(void *arg)
+{
+	struct eval_thread *et = arg;
+	char *tasks = path_join(aka_root, "tasks");
+	char *cand = xasprintf("%s/%s", tasks, et->o.task);
+	struct eval_request req;
+	struct task_result r;
+	struct task *t;
+	struct errbuf err;
+
+	errbuf_init(&err);
+	et->status = -1;
+	if (task_load(tasks, et->o.task, &t, &err) == 0) {
+		eval_request_init(&req);
+		req.task = t;
+		req.candidate_dir = cand;
+		req.cache_dir = et->o.cache;
+		req.lock_dir = cache_dir;
+		req.device = et->o.device;
+		req.seed = 1234;
+		req.quick = true;
+		req.skip_timing = true;
+		req.candidate_is_baseline = true;
+		result_init(&r);
+		if (eval_run(&req, &r, &err) == 0)
+			et->status = (int)r.status;
+		result_release(&r);
+		task_free(t);
+	}
+	free(tasks);
+	free(cand);
+	return NULL;
+}
+
+/* Recording runs the task's module on the device: it waits for the
+ * device's lock like an evaluation's measurements (seven recordings at
+ * once ran an H100 out of memory; one disturbs another evaluation's
+ * timing).  Held by the test, the lock keeps a fresh preparation from
+ * starting; given back, the evaluation goes on. */
+static void test_gpu_flavour_recording_waits_for_the_device_lock(void **s)
+{
+	struct opts o = { .task = "triton2triton/vllm_rmsnorm_gpu",
+			  .device = "cuda:0",
+			  .skip_timing = true };
+	struct task_result r;
+	char fresh[] = "/tmp/arena-test-aka-lock-XXXXXX";
+	int fds[8], nfd = 0;
+	int64_t tickets[8];
+
+	(void)s;
+	if (!have_fake || !have_torch)
+		skip();
+	/* An evaluation on the device leaves its lock file(s) in the
+	 * lock directory (the group's cache directory). */
+	evaluate(&o, &r);
+	expect(&r, RS_OK, NULL);
+	result_release(&r);
+	DIR *dir = opendir(cache_dir);
+	struct dirent *e;
+	while (dir && (e = readdir(dir)) && nfd < 8) {
+		size_t n = strlen(e->d_name);
+		if (n < 5 || strcmp(e->d_name + n - 5, ".lock"))
+			continue;
+		char *path = path_join(cache_dir, e->d_name);
+		fds[nfd] = open(path, O_RDWR | O_CLOEXEC);
+		assert_true(fds[nfd] >= 0);
+		assert_int_equal(fairlock_take(fds[nfd], LOCK_EX,
+					       &tickets[nfd]), 0);
+		nfd++;
+		free(path);
+	}
+	closedir(dir);
+	assert_true(nfd > 0);
+	assert_non_null(mkdtemp(fresh));
+	struct eval_thread et = { .o = o };
+	et.o.cache = fresh;
+	assert_int_equal(pthread_create(&et.th, NULL, eval_thread_main, &et),
+			 0);
+	sleep(3);
+	bool early = aka_cache_used(fresh);
+	for (int i = 0; i < nfd; i++) {
+		fairlock_release(fds[i], tickets[i]);
+		close(fds[i]);
+	}
+	pthread_join(et.th, NULL);
+	assert_false(early);
+	assert_int_equal(et.status, RS_OK);
+	assert_true(aka_cache_used(fresh));
+	rm_rf(fresh);
+}
+
 static void
 test_gpu_flavour_a_gpumode_extension_is_loaded_by_the_gpu_runner(void **s)
 {
@@ -753,6 +873,8 @@ int main(void)
 			test_a_harness_failing_on_an_amd_only_type_is_skipped_not_failed),
 		cmocka_unit_test(
 			test_gpu_flavour_a_triton_folder_is_accepted_and_a_wrong_kernel_is_not),
+		cmocka_unit_test(
+			test_gpu_flavour_recording_waits_for_the_device_lock),
 		cmocka_unit_test(
 			test_gpu_flavour_a_gpumode_extension_is_loaded_by_the_gpu_runner),
 	};

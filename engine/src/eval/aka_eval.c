@@ -70,7 +70,8 @@ int ev_aka_run(const struct eval_request *req, struct task_result *res,
 			   "build of PyTorch to load it on an AMD GPU");
 		return 0;
 	}
-	rc = aka_prepare(t, device, req->cache_dir, req->log_dir, &p, err);
+	rc = aka_prepare(t, device, req->cache_dir, req->lock_dir,
+			 req->log_dir, &p, err);
 	if (rc) {
 		errbuf_prefix(err, "%s: preparing the AgentKernelArena task",
 			      t->id);
@@ -118,7 +119,8 @@ int eval_aka_judge(const struct task *t, const char *device,
 		j->skip_reason = xstrdup(t->aka->skip_reason);
 		return 0;
 	}
-	rc = aka_prepare(t, device ? device : "host", cache_dir, NULL, &p, err);
+	rc = aka_prepare(t, device ? device : "host", cache_dir, NULL, NULL,
+			 &p, err);
 	if (rc)
 		return rc;
 	if (p.error && p.amd_only)

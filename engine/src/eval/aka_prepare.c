@@ -54,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -608,6 +609,33 @@ static int record_entry(const struct task *t, const char *device,
 	return rc;
 }
 
+/* A recording runs the task's own module on the device, as much memory
+ * and time as it takes: on a GPU it holds the device's lock exclusively,
+ * like an evaluation's correctness and timing phases, so that it neither
+ * disturbs another evaluation's measurements nor runs the device out of
+ * memory beside other recordings (seven of AKA's gpumode tasks recorded at
+ * once on an 80 GB H100 did, 2026-12-05).  *fd -1: nothing to hold (the
+ * host). */
+static int lock_for_recording(const char *device, const char *cache_dir,
+			      const char *lock_dir, int *fd, int64_t *ticket,
+			      struct errbuf *err)
+{
+	struct dev_id d;
+	struct gpu_info g;
+	struct errbuf e;
+	char name[96];
+
+	*fd = -1;
+	errbuf_init(&e);
+	if (dev_parse(device, &d, &e) != 0 ||
+	    (d.kind != DEV_CUDA && d.kind != DEV_HIP))
+		return 0;
+	if (gpu_info_get(&d, cache_dir, false, &g, &e) != 0)
+		memset(&g, 0, sizeof(g)); /* named by its index instead */
+	ev_device_lock_name(&g, device, name, sizeof(name));
+	return ev_device_lock_take(lock_dir, name, LOCK_EX, fd, ticket, err);
+}
+
 /* Appends a line to the preparation's log (log may be NULL). */
 static void log_line(const char *log, const char *line)
 {
@@ -620,7 +648,8 @@ static void log_line(const char *log, const char *line)
 }
 
 int aka_prepare(const struct task *t, const char *device, const char *cache_dir,
-		const char *log_dir, struct aka_prep *p, struct errbuf *err)
+		const char *lock_dir, const char *log_dir, struct aka_prep *p,
+		struct errbuf *err)
 {
 	char *key = prep_key(t, device);
 	char *root = path_join(cache_dir, "aka");
@@ -640,8 +669,19 @@ int aka_prepare(const struct task *t, const char *device, const char *cache_dir,
 	while (rc == 0) {
 		struct errbuf e;
 		if (!dir_exists(keydir)) {
-			rc = record_entry(t, device, root, key, log, err);
-			recorded = true;
+			int fd;
+			int64_t ticket = 0;
+			rc = lock_for_recording(device, cache_dir, lock_dir,
+						&fd, &ticket, err);
+			if (rc)
+				break;
+			/* Recorded meanwhile by whoever held the lock. */
+			if (!dir_exists(keydir)) {
+				rc = record_entry(t, device, root, key, log,
+						  err);
+				recorded = true;
+			}
+			ev_device_lock_close(fd, fd >= 0 ? LOCK_EX : 0, ticket);
 			if (rc)
 				break;
 		}

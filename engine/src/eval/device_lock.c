@@ -67,6 +67,29 @@ int ev_device_lock_open(const char *dir, const char *device, int *fd,
 	return 0;
 }
 
+void ev_device_lock_name(const struct gpu_info *g, const char *device,
+			 char *out, size_t n)
+{
+	if (g && g->pci[0])
+		snprintf(out, n, "gpu-%s", g->pci);
+	else
+		snprintf(out, n, "%s", device ? device : "host");
+}
+
+int ev_device_lock_take(const char *dir, const char *name, int mode, int *fd,
+			int64_t *ticket, struct errbuf *err)
+{
+	int rc = ev_device_lock_open(dir, name, fd, err);
+
+	if (rc == 0 && (rc = fairlock_take(*fd, mode, ticket)) != 0) {
+		rc = errf_code(err, -rc, "cannot lock the device %s: %s", name,
+			       strerror(-rc));
+		close(*fd);
+		*fd = -1;
+	}
+	return rc;
+}
+
 void ev_device_lock_close(int fd, int mode, int64_t ticket)
 {
 	if (fd < 0)
@@ -123,11 +146,8 @@ int ev_lock_device(struct eval_ctx *x, int mode, bool nonblock)
 	if (x->lockfd >= 0 && x->lockmode == mode)
 		return 0;
 	if (x->lockfd < 0) {
-		if (x->gpu && x->gi.pci[0])
-			snprintf(dev, sizeof(dev), "gpu-%s", x->gi.pci);
-		else
-			snprintf(dev, sizeof(dev), "%s",
-				 x->req->device ? x->req->device : "host");
+		ev_device_lock_name(x->gpu ? &x->gi : NULL, x->req->device, dev,
+				    sizeof(dev));
 		if ((rc = ev_device_lock_open(x->req->lock_dir, dev, &x->lockfd,
 					      x->err)))
 			return rc;

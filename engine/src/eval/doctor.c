@@ -147,14 +147,10 @@ static int lock_gpu(const struct gpu_info *g)
 
 	if (!g->pci[0])
 		return -1;
-	snprintf(name, sizeof(name), "gpu-%s", g->pci);
+	ev_device_lock_name(g, NULL, name, sizeof(name));
 	errbuf_init(&e);
-	if (ev_device_lock_open(NULL, name, &fd, &e) != 0)
+	if (ev_device_lock_take(NULL, name, LOCK_EX, &fd, &ticket, &e) != 0)
 		return -1;
-	if (fairlock_take(fd, LOCK_EX, &ticket) != 0) {
-		close(fd);
-		return -1;
-	}
 	return fd;
 }
 

@@ -468,6 +468,14 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
  * '_'). */
 int ev_device_lock_open(const char *dir, const char *device, int *fd,
 			struct errbuf *err);
+/* The lock's name for a device: "gpu-<pci>" for a GPU whose PCI address
+ * g says (g may be NULL), else the device as given ("host" for NULL). */
+void ev_device_lock_name(const struct gpu_info *g, const char *device,
+			 char *out, size_t n);
+/* ev_device_lock_open, then the lock taken in mode, blocking, first come
+ * first served (ev_device_lock_close gives it back). */
+int ev_device_lock_take(const char *dir, const char *name, int mode, int *fd,
+			int64_t *ticket, struct errbuf *err);
 /* Gives a lock file's ticket back when held (mode not 0) and closes it:
  * the end of an evaluation's lock, in ctx_release or after a deferred
  * teardown.  fd < 0: nothing. */
@@ -772,9 +780,11 @@ void py_spec_release(struct py_spec *ps);
 
 /* Prepares AKA task t for device (cached under cache_dir/aka): 0 with p
  * filled (p->t the task to evaluate, or p->error why there is none), or
- * a negative errno when preparing could not run. */
+ * a negative errno when preparing could not run.  Recording on a GPU
+ * holds its device lock (lock_dir as eval_request.lock_dir). */
 int aka_prepare(const struct task *t, const char *device, const char *cache_dir,
-		const char *log_dir, struct aka_prep *p, struct errbuf *err);
+		const char *lock_dir, const char *log_dir, struct aka_prep *p,
+		struct errbuf *err);
 void aka_prep_release(struct aka_prep *p);
 void aka_inputs_release(struct aka_inputs *in);
 /* The set a call of case ci gets for the controller's draw. */
