@@ -29,38 +29,32 @@ void rio_set_spin(int64_t ns)
 	spin_ns = ns > 0 ? ns : 0;
 }
 
-static int64_t mono_now(void)
+/* The calling thread's CPU time: what a spin has cost. */
+static int64_t cpu_now(void)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* A gap between two tries this long means the runner was stopped (or
- * preempted) in between: its spin starts over. */
-#define SPIN_GAP_NS 100000
-
-/* Waits for the channel to be readable by polling it for spin_ns of
- * running time: a request that comes while the runner spins is seen
+/* Waits for the channel to be readable by polling it for spin_ns of the
+ * thread's CPU time: a request that comes while the runner spins is seen
  * within microseconds instead of after a wake-up.  The controller stops
  * the runner right after each reply and resumes it just before the next
- * request, so the time it is stopped does not count and the spin is
- * still on when the request comes.  False: the spin ran out, block. */
+ * request; stopped (or preempted), the runner uses no CPU time, so the
+ * spin is still on when the request comes, and an idle runner left
+ * running costs spin_ns once.  False: the spin ran out, block. */
 static bool spin_until_readable(void)
 {
 	char c;
-	int64_t start = mono_now(), last = start;
+	int64_t start = cpu_now();
 
 	for (;;) {
 		ssize_t r = recv(RP_FD_CONTROL, &c, 1, MSG_PEEK | MSG_DONTWAIT);
 		if (r >= 0 || (errno != EAGAIN && errno != EINTR))
 			return true; /* data, the end, or an error to read */
-		int64_t now = mono_now();
-		if (now - last > SPIN_GAP_NS)
-			start = now;
-		last = now;
-		if (now - start > spin_ns)
+		if (cpu_now() - start > spin_ns)
 			return false;
 	}
 }

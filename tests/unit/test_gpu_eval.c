@@ -183,6 +183,8 @@ static void test_polling_runners_and_controller_keep_the_verdicts(void **s)
 	struct task_result r;
 
 	(void)s;
+	char *was = getenv("ARENA_RUNNER_SPIN");
+	was = was ? xstrdup(was) : NULL;
 	setenv("ARENA_RUNNER_SPIN", "1", 1);
 	evaluate("baseline_copy", &o, &r);
 	expect(&r, RS_OK, "");
@@ -197,7 +199,11 @@ static void test_polling_runners_and_controller_keep_the_verdicts(void **s)
 		expect(&r, RS_REJECTED,
 		       "inconsistent with the controller's clock");
 	result_release(&r);
-	unsetenv("ARENA_RUNNER_SPIN");
+	if (was)
+		setenv("ARENA_RUNNER_SPIN", was, 1);
+	else
+		unsetenv("ARENA_RUNNER_SPIN");
+	free(was);
 }
 
 /* arena check-tasks on a GPU task: the output mutants go through the

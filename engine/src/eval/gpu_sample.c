@@ -398,11 +398,11 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	 * too): a sleeping controller's wake-up is noise in the span and
 	 * in the `time` request's wall, which check the runner's claims. */
 	bool spin = runner_may_spin();
-	struct runner *k = x->keeper;
 
+	if (!ev_keeper_ready(x))
+		return false;
 	r->spin_replies = spin;
-	if (k)
-		k->spin_replies = spin;
+	x->keeper->spin_replies = spin;
 	bool ok = sample(x, role, r, n, spec, mask, what, c, o);
 	r->spin_replies = false;
 	if (x->keeper)

@@ -89,15 +89,15 @@ int runner_take_line(struct runner *r, bool allow_more, char **line,
 	return 0;
 }
 
-/* Reads one line with the runner's deadline; line points into r->line and
- * stays valid until the next read.  Any byte after the line is a
- * violation. */
 /* How long a reader with r->spin_replies polls the channel before it
  * sleeps in poll(2): the replies of a timed GPU sample's requests come
  * within a few milliseconds, and a sleeping controller's wake-up is noise
  * in the clock that checks them. */
 #define REPLY_SPIN_NS 5000000ull
 
+/* Reads one line with the runner's deadline; line points into r->line and
+ * stays valid until the next read.  Any byte after the line is a
+ * violation. */
 enum runner_fail rcl_read_line_more(struct runner *r, const char *what,
 				char **line, bool allow_more)
 {
