@@ -640,12 +640,15 @@ enum runner_fail runner_await(struct runner *r);
 enum runner_fail runner_load(struct runner *r, const char *so_path);
 /* Whether GPU runners and the controller may poll for requests and
  * replies instead of sleeping until they come (rio_set_spin,
- * runner.spin_replies): with four CPUs or more, a spinning controller and
+ * runner.spin_replies): with four usable CPUs or more, a spinning controller and
  * runner leave the rest to the system; with fewer they would take the
  * CPUs the runners need ($ARENA_RUNNER_SPIN=0 or 1 decides instead, for
  * tests).  A sleeper's wake-up is noise in the controller's clock around
  * every timed request. */
 bool runner_may_spin(void);
+/* The CPUs this process may run on (its affinity; the online CPUs where
+ * that cannot be read), at least 1 (device.c). */
+int ev_cpus_usable(void);
 /* How long, in running time, a GPU runner polls for its next request
  * before it blocks: the controller sends a request right after it
  * resumes a runner. */

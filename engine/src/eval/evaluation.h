@@ -752,9 +752,6 @@ size_t ev_llc_bytes(void);
  * shared_cpu_list of the cache ev_llc_bytes measures on cpu0, found
  * again on cpu): their count, 0 (set empty) where sysfs does not say. */
 int ev_llc_cpus(int cpu, cpu_set_t *set);
-/* The CPUs this process may run on (its affinity; the online CPUs where
- * that cannot be read), at least 1. */
-int ev_cpus_usable(void);
 /* Shared memory of every runner of a GPU evaluation (x->shm_size). */
 int ev_gpu_shm_size(struct eval_ctx *x, struct errbuf *err);
 

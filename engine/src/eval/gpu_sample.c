@@ -238,13 +238,14 @@ static bool stage_recorded(struct eval_ctx *x, struct runner *r, int n,
 	struct rng g;
 
 	errbuf_init(&e);
-	if (bar && x->rec && layout_build(x->t, c, &l, &e) == 0 &&
-	    (size_t)n * l.shm_size > r->shm_size) {
+	bool built = bar && x->rec && layout_build(x->t, c, &l, &e) == 0;
+	if (built && (size_t)n * l.shm_size > r->shm_size) {
 		errf(&e, "%d sets of %zu bytes do not fit the runner's %zu",
 		     n, l.shm_size, r->shm_size);
 		layout_release(&l);
+		built = false;
 	}
-	if (!bar || !x->rec || e.set) {
+	if (!built) {
 		ev_verdict(x, RS_INFRA_ERROR,
 			   "recorded inputs of %s '%s' cannot "
 			   "be staged%s%s",

@@ -231,16 +231,11 @@ void rcl_quote(const char *s, size_t len, char *out, size_t n)
 
 bool runner_may_spin(void)
 {
-	static int ncpu;
 	const char *force = getenv("ARENA_RUNNER_SPIN"); /* tests: 0 or 1 */
 
 	if (force && (*force == '0' || *force == '1'))
 		return *force == '1';
-	if (!ncpu) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		ncpu = n > 0 ? (int)n : 1;
-	}
-	return ncpu >= 4;
+	return ev_cpus_usable() >= 4;
 }
 
 /* Environment for a runner: nothing of the controller's (API keys, seeds)
