@@ -214,6 +214,22 @@ static int child(int sock, size_t size, int sets)
 	return nbad == 0 ? 0 : 1;
 }
 
+/* find_bwrap: the first bwrap on $PATH (the GPU machine's staged one lies
+ * under /tmp/arena-deps, not in /usr/bin). */
+static bool find_bwrap(char *out, size_t cap)
+{
+	const char *path = getenv("PATH");
+	while (path && *path) {
+		const char *end = strchr(path, ':');
+		size_t n = end ? (size_t)(end - path) : strlen(path);
+		if (n > 0 && (size_t)snprintf(out, cap, "%.*s/bwrap", (int)n, path) < cap &&
+		    access(out, X_OK) == 0)
+			return true;
+		path = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "child") == 0)
@@ -250,15 +266,17 @@ int main(int argc, char **argv)
 	self[len] = '\0';
 	snprintf(a2, sizeof(a2), "%zu", size >> 20);
 	snprintf(a3, sizeof(a3), "%d", sets);
-	bool bw = access("/usr/bin/bwrap", X_OK) == 0;
-	printf("child %s bwrap --unshare-pid --unshare-ipc\n",
-	       bw ? "under" : "without (not installed)");
+	char bwrap[4096];
+	bool bw = find_bwrap(bwrap, sizeof(bwrap));
+	printf("child %s bwrap --unshare-pid --unshare-ipc%s%s\n",
+	       bw ? "under" : "without (not on PATH)", bw ? ": " : "",
+	       bw ? bwrap : "");
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
 		dup2(sv[1], 3);
 		if (bw)
-			execl("/usr/bin/bwrap", "bwrap", "--dev-bind", "/", "/",
+			execl(bwrap, "bwrap", "--dev-bind", "/", "/",
 			      "--unshare-pid", "--unshare-ipc", "--die-with-parent",
 			      "--", self, "child", a2, a3, (char *)NULL);
 		else
