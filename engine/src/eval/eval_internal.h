@@ -638,14 +638,16 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s);
 enum runner_fail runner_await(struct runner *r);
 /* Sends the kernel to a runner launched without one (so_path NULL). */
 enum runner_fail runner_load(struct runner *r, const char *so_path);
-/* Whether GPU runners and the controller may poll for requests and
- * replies instead of sleeping until they come (rio_set_spin,
- * runner.spin_replies): with four usable CPUs or more, a spinning controller and
- * runner leave the rest to the system; with fewer they would take the
- * CPUs the runners need ($ARENA_RUNNER_SPIN=0 or 1 decides instead, for
- * tests).  A sleeper's wake-up is noise in the controller's clock around
- * every timed request. */
+/* Whether GPU runners may poll for requests (rio_set_spin) and the
+ * controller for a sample's replies (runner.spin_replies) instead of
+ * sleeping until they come: with four usable CPUs or more, a spinning
+ * controller and runner leave the rest to the system; with fewer they
+ * would take the CPUs the runners need ($ARENA_RUNNER_SPIN decides
+ * instead, for tests and measurements: 0, 1, runners or controller).  A
+ * sleeper's wake-up is noise in the controller's clock around every
+ * timed request. */
 bool runner_may_spin(void);
+bool controller_may_spin(void);
 /* The CPUs this process may run on (its affinity; the online CPUs where
  * that cannot be read), at least 1 (device.c). */
 int ev_cpus_usable(void);

@@ -398,7 +398,7 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	/* Every reply of the sample is awaited by polling (the keeper's
 	 * too): a sleeping controller's wake-up is noise in the span and
 	 * in the `time` request's wall, which check the runner's claims. */
-	bool spin = runner_may_spin();
+	bool spin = controller_may_spin();
 
 	if (!ev_keeper_ready(x))
 		return false;

@@ -229,13 +229,28 @@ void rcl_quote(const char *s, size_t len, char *out, size_t n)
 
 /* ---- start-up --------------------------------------------------------- */
 
+/* $ARENA_RUNNER_SPIN, for tests and measurements: "0" neither side
+ * polls, "1" both, "runners" or "controller" that side alone; anything
+ * else (or unset): both where ev_cpus_usable() >= 4. */
+static bool spin_side(const char *side)
+{
+	const char *force = getenv("ARENA_RUNNER_SPIN");
+
+	if (force && (!strcmp(force, "0") || !strcmp(force, "1")))
+		return *force == '1';
+	if (force && (!strcmp(force, "runners") || !strcmp(force, "controller")))
+		return !strcmp(force, side);
+	return ev_cpus_usable() >= 4;
+}
+
 bool runner_may_spin(void)
 {
-	const char *force = getenv("ARENA_RUNNER_SPIN"); /* tests: 0 or 1 */
+	return spin_side("runners");
+}
 
-	if (force && (*force == '0' || *force == '1'))
-		return *force == '1';
-	return ev_cpus_usable() >= 4;
+bool controller_may_spin(void)
+{
+	return spin_side("controller");
 }
 
 /* Environment for a runner: nothing of the controller's (API keys, seeds)
