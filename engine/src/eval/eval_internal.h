@@ -640,12 +640,12 @@ enum runner_fail runner_await(struct runner *r);
 enum runner_fail runner_load(struct runner *r, const char *so_path);
 /* Whether GPU runners may poll for requests (rio_set_spin) and the
  * controller for a sample's replies (runner.spin_replies) instead of
- * sleeping until they come: with four usable CPUs or more, a spinning
- * controller and runner leave the rest to the system; with fewer they
- * would take the CPUs the runners need ($ARENA_RUNNER_SPIN decides
- * instead, for tests and measurements: 0, 1, runners or controller).  A
- * sleeper's wake-up is noise in the controller's clock around every
- * timed request. */
+ * sleeping until they come.  A sleeper's wake-up is noise in the
+ * controller's clock around every timed request.  By default the runners
+ * poll where four usable CPUs or more leave room (with fewer they would
+ * take the CPUs the runners need) and the controller does not
+ * ($ARENA_RUNNER_SPIN decides instead, for tests and measurements: 0, 1,
+ * runners or controller). */
 bool runner_may_spin(void);
 bool controller_may_spin(void);
 /* The CPUs this process may run on (its affinity; the online CPUs where

@@ -395,9 +395,10 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		   const char *spec, uint32_t mask, const char *what,
 		   const struct task_case *c, struct gpu_sample *o)
 {
-	/* Every reply of the sample is awaited by polling (the keeper's
-	 * too): a sleeping controller's wake-up is noise in the span and
-	 * in the `time` request's wall, which check the runner's claims. */
+	/* Where controller_may_spin(), every reply of the sample is awaited
+	 * by polling (the keeper's too): a sleeping controller's wake-up is
+	 * noise in the span and in the `time` request's wall, which check
+	 * the runner's claims.  Off by default (runner_client.c says why). */
 	bool spin = controller_may_spin();
 
 	if (!ev_keeper_ready(x))
