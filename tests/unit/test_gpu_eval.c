@@ -175,8 +175,9 @@ static void test_baseline_copy_is_accepted_through_the_gpu_path(void **s)
 }
 
 /* Runners that poll for their requests and a controller that polls for
- * the replies (the default with four CPUs or more, runner_may_spin)
- * serve the same protocol: the same verdicts, on two CPUs too. */
+ * the replies (ARENA_RUNNER_SPIN=1; by default, with four CPUs or more,
+ * only the runners poll) serve the same protocol: the same verdicts, on
+ * two CPUs too. */
 static void test_polling_runners_and_controller_keep_the_verdicts(void **s)
 {
 	struct opts o = { .held_out = true };

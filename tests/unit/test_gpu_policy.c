@@ -258,6 +258,38 @@ static void test_compute_class_from_dtypes_and_config(void **s)
 	assert_string_equal(gpu_compute_class_name(GPU_CC_FP8), "fp8");
 }
 
+/* Which side polls inside a span (runner_may_spin, controller_may_spin):
+ * $ARENA_RUNNER_SPIN names it for tests and measurements, and unset, only
+ * the runners do, and only with four usable CPUs or more (the controller's
+ * polling beside theirs widened the GPU samples' spread, docs/gpu.md). */
+static void test_which_side_polls_follows_the_switch(void **s)
+{
+	static const struct {
+		const char *v;
+		bool runners, controller;
+	} want[] = {
+		{ "0", false, false },
+		{ "1", true, true },
+		{ "runners", true, false },
+		{ "controller", false, true },
+	};
+	char *was = getenv("ARENA_RUNNER_SPIN");
+
+	(void)s;
+	was = was ? xstrdup(was) : NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		setenv("ARENA_RUNNER_SPIN", want[i].v, 1);
+		assert_int_equal(runner_may_spin(), want[i].runners);
+		assert_int_equal(controller_may_spin(), want[i].controller);
+	}
+	unsetenv("ARENA_RUNNER_SPIN");
+	assert_int_equal(runner_may_spin(), ev_cpus_usable() >= 4);
+	assert_false(controller_may_spin());
+	if (was)
+		setenv("ARENA_RUNNER_SPIN", was, 1);
+	free(was);
+}
+
 /* Two blocks of excesses e (ns) around mean mu with a small spread. */
 static double charged(double mu, double spread, int per_block, double *median)
 {
@@ -576,6 +608,7 @@ int main(void)
 		cmocka_unit_test(
 			test_devices_accept_the_languages_they_can_run),
 		cmocka_unit_test(test_device_resolution_follows_the_config),
+		cmocka_unit_test(test_which_side_polls_follows_the_switch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
