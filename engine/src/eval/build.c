@@ -124,6 +124,15 @@ static int build_finish(struct build_job *j)
 	return 0;
 }
 
+/* A job whose evaluation was decided while it compiled: its output is
+ * dropped, nothing of the evaluation is touched. */
+static void build_discard(struct build_job *j)
+{
+	free(j->log);
+	strvec_release(&j->compile);
+	build_out_release(&j->bo);
+}
+
 static int build_role(struct eval_ctx *x, enum role role,
 		      const struct source_set *src, const struct strvec *files,
 		      const char *extra_inc, const struct strvec *defines)
@@ -366,6 +375,57 @@ static void start_correctness_runners(struct eval_ctx *x)
 		}
 }
 
+/* The baseline: the task's baseline.files (under the editable names),
+ * else its editable files, from the task's directory (the trusted copy on
+ * every engine path, never a run's baseline/).  An unimplemented task
+ * without baseline files (the schema requires them; this is for callers
+ * of eval_run that bypass it) times against its reference, which for a
+ * GPU task with a host reference means no timing.  Returns what
+ * build_role does; a verdict is set where it cannot be built. */
+static int build_baseline(struct eval_ctx *x)
+{
+	const struct task *t = x->t;
+	struct source_set src;
+	struct errbuf e;
+	int have = 0, rc = 0;
+
+	if (t->baseline_files.n) {
+		if (task_baseline_sources(x, &src) != 0)
+			return 0;
+		have = 1;
+	} else if (t->initial_state != TASK_UNIMPLEMENTED) {
+		errbuf_init(&e);
+		if (sources_read(t->dir, &t->editable, &src, &e) != 0) {
+			ev_verdict(x, RS_INFRA_ERROR, "the baseline sources in %s "
+				   "cannot be read: %s", t->dir, errbuf_str(&e));
+			return 0;
+		}
+		if (!trusted_bytes(x, &src)) {
+			sources_release(&src);
+			return 0;
+		}
+		have = 1;
+	}
+	if (have) {
+		struct source_set all;
+		struct strvec files;
+		if (bundle_sources(x, &src, &all, &files) != 0) {
+			sources_release(&src);
+			return 0;
+		}
+		sources_release(&src);
+		rc = build_role(x, ROLE_BASE, &all, &files, t->dir, NULL);
+		sources_release(&all);
+		strvec_release(&files);
+	} else {
+		x->so[ROLE_BASE] = xstrdup(x->so[ROLE_REF]);
+		x->baseline_is_reference = true;
+		x->lang[ROLE_BASE] = x->lang[ROLE_REF];
+		x->no_gpu_baseline = x->gpu && x->lang[ROLE_REF] == LANG_C;
+	}
+	return rc;
+}
+
 int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 {
 	const struct task *t = x->t;
@@ -422,57 +482,15 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 	if (rc || x->decided)
 		return rc;
 
-	/* Baseline: the task's baseline.files (under the editable names),
-	 * else its editable files, from the task's directory (the trusted
-	 * copy on every engine path, never a run's baseline/).  An
-	 * unimplemented task without baseline files (the schema requires
-	 * them; this is for callers of eval_run that bypass it) times
-	 * against its reference, which for a GPU task with a host reference
-	 * means no timing. */
-	int have = 0;
-	if (t->baseline_files.n) {
-		if (task_baseline_sources(x, &src) != 0)
-			return 0;
-		have = 1;
-	} else if (t->initial_state != TASK_UNIMPLEMENTED) {
-		errbuf_init(&e);
-		if (sources_read(t->dir, &t->editable, &src, &e) != 0) {
-			ev_verdict(x, RS_INFRA_ERROR, "the baseline sources in %s "
-				   "cannot be read: %s", t->dir, errbuf_str(&e));
-			return 0;
-		}
-		if (!trusted_bytes(x, &src)) {
-			sources_release(&src);
-			return 0;
-		}
-		have = 1;
-	}
-	if (have) {
-		struct source_set all;
-		struct strvec files;
-		if (bundle_sources(x, &src, &all, &files) != 0) {
-			sources_release(&src);
-			return 0;
-		}
-		sources_release(&src);
-		rc = build_role(x, ROLE_BASE, &all, &files, t->dir, NULL);
-		sources_release(&all);
-		strvec_release(&files);
-		if (rc || x->decided)
-			return rc;
-	} else {
-		x->so[ROLE_BASE] = xstrdup(x->so[ROLE_REF]);
-		x->baseline_is_reference = true;
-		x->lang[ROLE_BASE] = x->lang[ROLE_REF];
-		x->no_gpu_baseline = x->gpu && x->lang[ROLE_REF] == LANG_C;
-	}
-
-	/* Candidate: its snapshot only, no -I into its workspace.  A GPU
-	 * compiler takes a second or two: where the candidate will be called
-	 * on host-drawn inputs (a GPU task with no GPU baseline, never
-	 * timed), a host reference runs ahead meanwhile, in this thread (the
-	 * compiler's touches only its job).  Otherwise the reference gets
-	 * its inputs from the baseline's samples (correctness_gpu.c). */
+	/* Candidate: its snapshot only, no -I into its workspace.  Its
+	 * compiler runs in a thread of its own beside the baseline's (on an
+	 * H100 two PyTorch extensions of an AKA gpumode task built one after
+	 * the other in 62 and 56 s, 2026-12-06) and, where the candidate
+	 * will be called on host-drawn inputs (a GPU task with no GPU
+	 * baseline, never timed), beside a host reference that runs its
+	 * trials ahead in this thread; otherwise the reference gets its
+	 * inputs from the baseline's samples (correctness_gpu.c).  The
+	 * compiler touches only its job. */
 	struct build_job job;
 	pthread_t th;
 	struct source_set cand_all;
@@ -481,14 +499,20 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 		return 0;
 	build_prepare(x, ROLE_CAND, &cand_all, &cand_files, NULL,
 		      x->req->defines, &job);
-	bool ahead = x->gpu && x->no_gpu_baseline &&
-		     !ev_role_gpu(x, ROLE_REF) &&
-		     pthread_create(&th, NULL, build_run, &job) == 0;
-	if (ahead) {
+	bool threaded = pthread_create(&th, NULL, build_run, &job) == 0;
+	rc = build_baseline(x);
+	if (rc == 0 && !x->decided && threaded && x->gpu &&
+	    x->no_gpu_baseline && !ev_role_gpu(x, ROLE_REF))
 		ev_reference_ahead(x);
+	if (threaded)
 		pthread_join(th, NULL);
-	} else {
+	else if (rc == 0 && !x->decided)
 		build_run(&job);
+	if (rc || x->decided) {
+		build_discard(&job);
+		sources_release(&cand_all);
+		strvec_release(&cand_files);
+		return rc;
 	}
 	rc = build_finish(&job);
 	sources_release(&cand_all);
