@@ -482,15 +482,17 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 	if (rc || x->decided)
 		return rc;
 
-	/* Candidate: its snapshot only, no -I into its workspace.  Its
-	 * compiler runs in a thread of its own beside the baseline's (on an
-	 * H100 two PyTorch extensions of an AKA gpumode task built one after
-	 * the other in 62 and 56 s, 2026-12-06) and, where the candidate
-	 * will be called on host-drawn inputs (a GPU task with no GPU
-	 * baseline, never timed), beside a host reference that runs its
-	 * trials ahead in this thread; otherwise the reference gets its
-	 * inputs from the baseline's samples (correctness_gpu.c).  The
-	 * compiler touches only its job. */
+	/* Candidate: its snapshot only, no -I into its workspace.  Where
+	 * four CPUs or more leave room, its compiler runs in a thread of its
+	 * own beside the baseline's (on an H100 two PyTorch extensions of an
+	 * AKA gpumode task built one after the other in 62 and 56 s,
+	 * 2026-12-06); on two, a second compiler beside whatever else runs
+	 * there was not worth the risk (CI's timing tests failed twice in the
+	 * one run that had it).  And where the candidate will be called on
+	 * host-drawn inputs (a GPU task with no GPU baseline, never timed),
+	 * beside a host reference that runs its trials ahead in this thread;
+	 * otherwise the reference gets its inputs from the baseline's samples
+	 * (correctness_gpu.c).  The compiler touches only its job. */
 	struct build_job job;
 	pthread_t th;
 	struct source_set cand_all;
@@ -499,10 +501,14 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 		return 0;
 	build_prepare(x, ROLE_CAND, &cand_all, &cand_files, NULL,
 		      x->req->defines, &job);
-	bool threaded = pthread_create(&th, NULL, build_run, &job) == 0;
+	bool threaded = ev_cpus_usable() >= 4 &&
+			pthread_create(&th, NULL, build_run, &job) == 0;
 	rc = build_baseline(x);
-	if (rc == 0 && !x->decided && threaded && x->gpu &&
-	    x->no_gpu_baseline && !ev_role_gpu(x, ROLE_REF))
+	bool ahead = rc == 0 && !x->decided && x->gpu && x->no_gpu_baseline &&
+		     !ev_role_gpu(x, ROLE_REF);
+	if (ahead && !threaded)
+		threaded = pthread_create(&th, NULL, build_run, &job) == 0;
+	if (ahead && threaded)
 		ev_reference_ahead(x);
 	if (threaded)
 		pthread_join(th, NULL);
