@@ -284,6 +284,7 @@ static void test_which_side_polls_follows_the_switch(void **s)
 	}
 	unsetenv("ARENA_RUNNER_SPIN");
 	assert_int_equal(runner_may_spin(), ev_cpus_usable() >= 4);
+	assert_int_equal(ev_cpus_to_spare(), ev_cpus_usable() >= 4);
 	assert_false(controller_may_spin());
 	if (was)
 		setenv("ARENA_RUNNER_SPIN", was, 1);

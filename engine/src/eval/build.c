@@ -483,12 +483,12 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 		return rc;
 
 	/* Candidate: its snapshot only, no -I into its workspace.  Where
-	 * four CPUs or more leave room, its compiler runs in a thread of its
-	 * own beside the baseline's (on an H100 two PyTorch extensions of an
-	 * AKA gpumode task built one after the other in 62 and 56 s,
-	 * 2026-12-06); on two, a second compiler beside whatever else runs
-	 * there was not worth the risk (CI's timing tests failed twice in the
-	 * one run that had it).  And where the candidate will be called on
+	 * ev_cpus_to_spare() (four CPUs or more), its compiler runs in a
+	 * thread of its own beside the baseline's (on an H100 two PyTorch
+	 * extensions of an AKA gpumode task built one after the other in 62
+	 * and 56 s, 2026-12-06); on two, a second compiler beside whatever
+	 * else runs there was not worth the risk (CI's timing tests failed
+	 * twice in the one run that had it).  And where the candidate will be called on
 	 * host-drawn inputs (a GPU task with no GPU baseline, never timed),
 	 * beside a host reference that runs its trials ahead in this thread;
 	 * otherwise the reference gets its inputs from the baseline's samples
@@ -501,7 +501,7 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 		return 0;
 	build_prepare(x, ROLE_CAND, &cand_all, &cand_files, NULL,
 		      x->req->defines, &job);
-	bool threaded = ev_cpus_usable() >= 4 &&
+	bool threaded = ev_cpus_to_spare() &&
 			pthread_create(&th, NULL, build_run, &job) == 0;
 	rc = build_baseline(x);
 	bool ahead = rc == 0 && !x->decided && x->gpu && x->no_gpu_baseline &&
@@ -514,13 +514,10 @@ int ev_build_all(struct eval_ctx *x, const struct source_set *cand_src)
 		pthread_join(th, NULL);
 	else if (rc == 0 && !x->decided)
 		build_run(&job);
-	if (rc || x->decided) {
+	if (rc || x->decided)
 		build_discard(&job);
-		sources_release(&cand_all);
-		strvec_release(&cand_files);
-		return rc;
-	}
-	rc = build_finish(&job);
+	else
+		rc = build_finish(&job);
 	sources_release(&cand_all);
 	strvec_release(&cand_files);
 	if (rc == 0 && !x->decided) {

@@ -141,6 +141,11 @@ int ev_cpus_usable(void)
 	return n < 1 ? 1 : n > INT_MAX ? INT_MAX : (int)n;
 }
 
+bool ev_cpus_to_spare(void)
+{
+	return ev_cpus_usable() >= 4;
+}
+
 size_t ev_llc_bytes(void)
 {
 	pthread_once(&llc_once, init_llc);

@@ -651,6 +651,11 @@ bool controller_may_spin(void);
 /* The CPUs this process may run on (its affinity; the online CPUs where
  * that cannot be read), at least 1 (device.c). */
 int ev_cpus_usable(void);
+/* Whether this process has CPUs to spare for work beside the evaluation's
+ * own thread and runners (four usable or more): what decides the runners'
+ * polling and the candidate's compiler beside the baseline's.  On CI's two
+ * cores both would take the CPUs the runners and the tests beside need. */
+bool ev_cpus_to_spare(void);
 /* How long, in running time, a GPU runner polls for its next request
  * before it blocks: the controller sends a request right after it
  * resumes a runner. */

@@ -231,7 +231,7 @@ void rcl_quote(const char *s, size_t len, char *out, size_t n)
 
 /* $ARENA_RUNNER_SPIN, for tests and measurements: "0" neither side
  * polls, "1" both, "runners" or "controller" that side alone.  Unset (or
- * anything else): the runners alone, where ev_cpus_usable() >= 4.  On an
+ * anything else): the runners alone, where ev_cpus_to_spare().  On an
  * H100 (2026-12-06, docs/gpu.md "Nobody sleeps inside a span") the
  * runners' polling narrowed the `time` request's excess as much as both
  * sides' did, and only with the controller polling too did `gen`'s
@@ -244,7 +244,7 @@ static bool spin_side(const char *side)
 		return *force == '1';
 	if (force && (!strcmp(force, "runners") || !strcmp(force, "controller")))
 		return !strcmp(force, side);
-	return !strcmp(side, "runners") && ev_cpus_usable() >= 4;
+	return !strcmp(side, "runners") && ev_cpus_to_spare();
 }
 
 bool runner_may_spin(void)
