@@ -1119,6 +1119,73 @@ static void test_shaved_claims_are_charged_back(void **s)
 	rm_rf(dir);
 }
 
+/* The last mark's floor of the `time` request (its strict bound) in
+ * dir's timing.tsv, in us; -1 without one. */
+static double traced_floor(const char *dir)
+{
+	char *path = path_join(dir, "timing.tsv"), line[2048];
+	FILE *f = fopen(path, "r");
+	double floor = -1;
+
+	free(path);
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		const char *t = strstr(line, "; its floor ");
+		if (t && strstr(line, ": charged excess "))
+			floor = atof(t + strlen("; its floor "));
+	}
+	fclose(f);
+	return floor;
+}
+
+/* The same runner where most event waits wake up late (exponential, mean
+ * 3 ms, on 60% of them: the H200's law, 2026-12-06, scaled to this
+ * task's 13 ms batch): the median of the `time` request's overhead is
+ * swamped, its floor is not, and the floor's strict bound charges the
+ * shave (gpu_floor_excess_ns). */
+static void test_a_shave_under_late_wakeups_is_charged_by_the_floor(void **s)
+{
+	struct opts o = { .blocks = 6, .min_pairs = 10 };
+	struct task_result r;
+	char dir[] = "/tmp/arena-test-gpu-floor-XXXXXX";
+	double charged = 0, alone = 0, claim = 0;
+
+	(void)s;
+	assert_non_null(mkdtemp(dir));
+	o.task = task_heavy;
+	o.log_dir = dir;
+	setenv("ARENA_FAKE_GPU_WAKE_JITTER_US", "3000", 1);
+	/* First the task's own baseline under the same law: its claims are
+	 * not moved by late wake-ups and the floor does not charge it for
+	 * them. */
+	evaluate("task/fakeheavy", &o, &r);
+	expect(&r, RS_OK, "");
+	assert_true(traced_charge(dir, &charged, &alone, &claim));
+	fprintf(stderr, "  the baseline against itself: floor %.1f us, charged %.1f us of "
+		"a %.1f us claim; speedup %.4f\n", traced_floor(dir), charged,
+		claim, r.speedup_ratio);
+	assert_true(traced_floor(dir) < claim * 0.0075);
+	assert_true(r.speedup_ratio > 0.98);
+	result_release(&r);
+	evaluate("shave_claim", &o, &r);
+	unsetenv("ARENA_FAKE_GPU_WAKE_JITTER_US");
+	if (r.status == RS_OK) {
+		assert_true(traced_charge(dir, &charged, &alone, &claim));
+		double shaved = claim * 7 / 93, floor = traced_floor(dir);
+		fprintf(stderr, "  shaved %.1f us a sample; time request alone "
+			"%.1f us, its floor %.1f us, charged %.1f us; speedup "
+			"%.4f\n", shaved, alone, floor, charged,
+			r.speedup_ratio);
+		assert_true(charged >= floor && floor >= 0);
+		assert_true(charged >= shaved / 4);
+	} else {
+		expect(&r, RS_REJECTED,
+		       "inconsistent with the controller's clock");
+	}
+	result_release(&r);
+	rm_rf(dir);
+}
+
 static void test_device_work_its_runner_does_not_wait_for_is_charged(void **s)
 {
 	struct opts o = { .task = NULL };
@@ -1510,6 +1577,8 @@ int main(void)
 		cmocka_unit_test(
 			test_forged_claims_are_rejected_by_the_controllers_clock),
 		cmocka_unit_test(test_shaved_claims_are_charged_back),
+		cmocka_unit_test(
+			test_a_shave_under_late_wakeups_is_charged_by_the_floor),
 		cmocka_unit_test(
 			test_a_quick_charge_is_timed_again_on_a_fresh_pair),
 		cmocka_unit_test(

@@ -60,6 +60,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -192,31 +193,64 @@ static void fake_dev_busy(int64_t *until, int64_t ns)
 		until, &old, want, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
 }
 
-/* Tests only: a host delay drawn uniformly from 0 to
- * $ARENA_FAKE_GPU_GEN_JITTER_US microseconds at the end of every `gen`,
- * every runner alike: the noise outside the timed calls that the H200's
- * samples carry (offsets of tens of microseconds between runner
- * processes, docs/benchmarks.md), loud enough here that a test can tell a
- * charge the `time` request alone confirms from one the whole sample
- * does. */
-static inline void fake_gen_jitter(void)
-{
-	static int64_t max_ns = -1;
-	static uint64_t state;
+/* Tests only: host delays that mimic the H200's noise, every runner
+ * alike, each read once from the environment (microseconds):
+ *   ARENA_FAKE_GPU_GEN_JITTER_US   at the end of every `gen`, uniform
+ *       from 0 to it: the noise outside the timed calls (offsets of tens
+ *       of microseconds between runner processes, docs/benchmarks.md),
+ *       loud enough here that a test can tell a charge the `time`
+ *       request alone confirms from one the whole sample does;
+ *   ARENA_FAKE_GPU_WAKE_JITTER_US  after every event wait, on 60% of
+ *       them, exponential with that mean: the late wake-ups that swamp
+ *       the median of the `time` request's overhead but leave its floor
+ *       sharp (on the H200, 2026-12-06: lower decile ~205 us, upper
+ *       quartile 260-400 us). */
+static uint64_t fake_jitter_state;
 
-	if (max_ns < 0) {
-		const char *v = getenv("ARENA_FAKE_GPU_GEN_JITTER_US");
-		max_ns = v ? atoll(v) * 1000 : 0;
-		state = (uint64_t)fake_now() ^ (uint64_t)getpid() << 32;
-	}
-	if (max_ns <= 0)
-		return;
-	state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-	int64_t ns = (int64_t)((state >> 33) % (uint64_t)(max_ns + 1));
+static double fake_jitter_uniform(void)
+{
+	if (!fake_jitter_state)
+		fake_jitter_state =
+			((uint64_t)fake_now() ^ (uint64_t)getpid() << 32) | 1;
+	fake_jitter_state = fake_jitter_state * 6364136223846793005ULL +
+			    1442695040888963407ULL;
+	return (double)(fake_jitter_state >> 11) / 9007199254740992.0;
+}
+
+static void fake_jitter_sleep(int64_t ns)
+{
 	struct timespec ts = { (time_t)(ns / 1000000000),
 			       (long)(ns % 1000000000) };
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
+}
+
+static int64_t fake_jitter_knob(int64_t *cached, const char *name)
+{
+	if (*cached < 0) {
+		const char *v = getenv(name);
+		*cached = v ? atoll(v) * 1000 : 0;
+	}
+	return *cached;
+}
+
+static inline void fake_gen_jitter(void)
+{
+	static int64_t max_ns = -1;
+
+	if (fake_jitter_knob(&max_ns, "ARENA_FAKE_GPU_GEN_JITTER_US") > 0)
+		fake_jitter_sleep((int64_t)(fake_jitter_uniform() *
+					    (double)max_ns));
+}
+
+static inline void fake_wake_jitter(void)
+{
+	static int64_t mean_ns = -1;
+
+	if (fake_jitter_knob(&mean_ns, "ARENA_FAKE_GPU_WAKE_JITTER_US") > 0 &&
+	    fake_jitter_uniform() < 0.6)
+		fake_jitter_sleep((int64_t)(-(double)mean_ns *
+					    log(1 - fake_jitter_uniform())));
 }
 
 /* Waits until the work processes left running has run: for a
@@ -477,6 +511,7 @@ static inline fakeError_t fakeEventRecord(fakeEvent_t e, fakeStream_t)
 static inline fakeError_t fakeEventSynchronize(fakeEvent_t)
 {
 	fake_dev_wait(false);
+	fake_wake_jitter();
 	return fake_status();
 }
 static inline fakeError_t fakeEventElapsedTime(float *ms, fakeEvent_t a,

@@ -180,6 +180,36 @@ double gpu_roofline_floor_ns(int64_t bytes, int64_t flops,
 double gpu_charged_excess_ns(const double *const *e, const int *sizes,
 			     int nblocks, int iters, uint64_t seed,
 			     double *median, double *hi, double *strict);
+/* One timed pair's `time` requests by both clocks (ns): each runner's
+ * claim and the controller's wall around the request. */
+struct gpu_timed_pair {
+	double base_claim, base_wall, cand_claim, cand_wall;
+};
+/* The floor of the `time` request (docs/gpu.md, "The floor of the time
+ * request"): a request's wall beyond its claim (its overhead o: the
+ * request's delivery, the wait for the end event, the drain, the reply)
+ * has a sharp floor and a long tail of late wake-ups (on the H200,
+ * 2026-12-06: lower decile ~205 us, interquartile range 50-180 us), so
+ * a median of differences cannot see a claim shaved by 20 us where low
+ * quantiles can.  Two statistics on the timed pairs, the larger taken:
+ *   shift   the candidate's lower-decile o less the baseline's (a shave
+ *           of most claims raises the candidate's whole o);
+ *   median  the candidate's wall at its lower twentieth, less its median
+ *           claim, less the baseline's lower-decile o (a shave of the
+ *           median claim, which is what moves the speedup, shows here
+ *           even when a share of the claims is left honest; an honest
+ *           candidate's wall at that quantile lies at most that much
+ *           above its median claim whatever its claims' spread, since
+ *           wall = claim + o with o independent of the claim).
+ * Returns max(0, the GPU_EXCESS_ALPHA_STRICT lower bound) of a
+ * hierarchical bootstrap (blocks, then pairs within each; `iters`
+ * resamples, deterministic in seed); *point the statistic over every
+ * pair.  0 for fewer than GPU_FLOOR_MIN_PAIRS pairs. */
+#define GPU_FLOOR_QUANTILE 0.1
+#define GPU_FLOOR_MIN_PAIRS 10
+double gpu_floor_excess_ns(const struct gpu_timed_pair *const *pairs,
+			   const int *sizes, int nblocks, int iters,
+			   uint64_t seed, double *point);
 /* An excess this large is not charged but rejected, by name:
  * max(GPU_GROSS_EXCESS_ABS_NS, GPU_GROSS_EXCESS_REL x the candidate's
  * median claim). */

@@ -192,6 +192,87 @@ double gpu_charged_excess_ns(const double *const *e, const int *sizes,
 	return lo > 0 ? lo : 0;
 }
 
+/* The k-th smallest of v[0..m) at quantile q, without interpolation. */
+static double kth_at(double *v, size_t m, double q)
+{
+	return stats_kth_inplace(v, m, (size_t)(q * (double)(m - 1)));
+}
+
+/* The floor statistic (eval_internal.h) of the m pairs in p[0..m); buf
+ * holds 4 m doubles. */
+static double floor_statistic(const struct gpu_timed_pair *const *p,
+			      size_t m, double *buf)
+{
+	double *co = buf, *bo = buf + m, *cw = buf + 2 * m, *cc = buf + 3 * m;
+
+	for (size_t i = 0; i < m; i++) {
+		co[i] = p[i]->cand_wall - p[i]->cand_claim;
+		bo[i] = p[i]->base_wall - p[i]->base_claim;
+		cw[i] = p[i]->cand_wall;
+		cc[i] = p[i]->cand_claim;
+	}
+	double base_floor = kth_at(bo, m, GPU_FLOOR_QUANTILE);
+	double shift = kth_at(co, m, GPU_FLOOR_QUANTILE) - base_floor;
+	double median = kth_at(cw, m, GPU_FLOOR_QUANTILE / 2) -
+			stats_median_inplace(cc, m) - base_floor;
+	return fmax(shift, median);
+}
+
+double gpu_floor_excess_ns(const struct gpu_timed_pair *const *pairs,
+			   const int *sizes, int nblocks, int iters,
+			   uint64_t seed, double *point)
+{
+	int *nonempty =
+		xcalloc((size_t)(nblocks > 0 ? nblocks : 1), sizeof(int));
+	int nne = 0, maxsz = 0;
+	size_t total = 0;
+
+	*point = 0;
+	for (int b = 0; b < nblocks; b++)
+		if (sizes[b] > 0) {
+			nonempty[nne++] = b;
+			total += (size_t)sizes[b];
+			if (sizes[b] > maxsz)
+				maxsz = sizes[b];
+		}
+	if (total < GPU_FLOOR_MIN_PAIRS || iters < 1) {
+		free(nonempty);
+		return 0;
+	}
+	size_t cap = total > (size_t)nne * (size_t)maxsz
+			     ? total
+			     : (size_t)nne * (size_t)maxsz;
+	const struct gpu_timed_pair **draw = xmalloc(cap * sizeof(*draw));
+	double *buf = xmalloc(4 * cap * sizeof(double));
+	size_t m = 0;
+	for (int i = 0; i < nne; i++)
+		for (int j = 0; j < sizes[nonempty[i]]; j++)
+			draw[m++] = &pairs[nonempty[i]][j];
+	*point = floor_statistic(draw, m, buf);
+
+	double *stat = xmalloc((size_t)iters * sizeof(double));
+	struct rng r;
+	rng_seed(&r, seed);
+	for (int it = 0; it < iters; it++) {
+		m = 0;
+		for (int i = 0; i < nne; i++) {
+			int b = nonempty[rng_range(&r, 0, nne - 1)];
+			for (int j = 0; j < sizes[b]; j++)
+				draw[m++] = &pairs[b][rng_range(&r, 0,
+								sizes[b] - 1)];
+		}
+		stat[it] = floor_statistic(draw, m, buf);
+	}
+	stats_sort(stat, (size_t)iters);
+	double lo = stats_quantile_sorted(stat, (size_t)iters,
+					  GPU_EXCESS_ALPHA_STRICT);
+	free(stat);
+	free(buf);
+	free(draw);
+	free(nonempty);
+	return lo > 0 ? lo : 0;
+}
+
 double gpu_unconfirmed_ns(double cand_claim_ns)
 {
 	return fmax(GPU_UNCONFIRMED_ABS_NS,

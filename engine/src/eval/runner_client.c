@@ -270,7 +270,7 @@ static void runner_env(struct strvec *env, bool gpu)
 		"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
 		"ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
 		"LD_LIBRARY_PATH",	"ARENA_FAKE_GPU_DIR",
-		"ARENA_FAKE_GPU_GEN_JITTER_US",
+		"ARENA_FAKE_GPU_GEN_JITTER_US", "ARENA_FAKE_GPU_WAKE_JITTER_US",
 	};
 
 	strvec_push(env, "PATH=/usr/local/bin:/usr/bin:/bin");

@@ -135,6 +135,9 @@ struct timing_case {
 	 * the claim), a part of the first with less noise; the charge for
 	 * holding inputs is the larger bound (excess_ns). */
 	double time_excess_ns, time_excess_med_ns;
+	/* GPU: the same request's floor (gpu_floor_excess_ns): its strict
+	 * lower bound, also a part of excess_ns, and its point value. */
+	double floor_excess_ns, floor_excess_point_ns;
 	/* GPU: the distribution-free lower bounds of the same medians
 	 * (-INFINITY while the pairs are too few), which alone call an
 	 * excess gross. */
