@@ -1161,9 +1161,10 @@ static void test_a_shave_under_late_wakeups_is_charged_by_the_floor(void **s)
 	evaluate("task/fakeheavy", &o, &r);
 	expect(&r, RS_OK, "");
 	assert_true(traced_charge(dir, &charged, &alone, &claim));
-	fprintf(stderr, "  the baseline against itself: floor %.1f us, charged %.1f us of "
-		"a %.1f us claim; speedup %.4f\n", traced_floor(dir), charged,
-		claim, r.speedup_ratio);
+	fprintf(stderr,
+		"  the baseline against itself: floor %.1f us, charged %.1f us of "
+		"a %.1f us claim; speedup %.4f\n",
+		traced_floor(dir), charged, claim, r.speedup_ratio);
 	assert_true(traced_floor(dir) < claim * 0.0075);
 	assert_true(r.speedup_ratio > 0.98);
 	result_release(&r);
@@ -1172,10 +1173,11 @@ static void test_a_shave_under_late_wakeups_is_charged_by_the_floor(void **s)
 	if (r.status == RS_OK) {
 		assert_true(traced_charge(dir, &charged, &alone, &claim));
 		double shaved = claim * 7 / 93, floor = traced_floor(dir);
-		fprintf(stderr, "  shaved %.1f us a sample; time request alone "
+		fprintf(stderr,
+			"  shaved %.1f us a sample; time request alone "
 			"%.1f us, its floor %.1f us, charged %.1f us; speedup "
-			"%.4f\n", shaved, alone, floor, charged,
-			r.speedup_ratio);
+			"%.4f\n",
+			shaved, alone, floor, charged, r.speedup_ratio);
 		assert_true(charged >= floor && floor >= 0);
 		assert_true(charged >= shaved / 4);
 	} else {

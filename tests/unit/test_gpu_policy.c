@@ -414,10 +414,10 @@ static double floor_case(const struct floor_law *law, uint64_t seed,
 	for (int b = 0; b < 6; b++) {
 		for (int i = 0; i < 10; i++) {
 			struct gpu_timed_pair *p = &pairs[b][i];
-			double bt = 327000 + law->base_spread *
-						     (rng_uniform(&r) - 0.5);
-			double ct = 327000 + law->cand_spread *
-						     (rng_uniform(&r) - 0.5);
+			double bt = 327000 +
+				    law->base_spread * (rng_uniform(&r) - 0.5);
+			double ct = 327000 +
+				    law->cand_spread * (rng_uniform(&r) - 0.5);
 			p->base_claim = bt + 1000 * (rng_uniform(&r) - 0.5);
 			p->base_wall = bt + floor_draw_overhead(&r);
 			p->cand_claim = ct + 1000 * (rng_uniform(&r) - 0.5);
@@ -477,7 +477,8 @@ static void test_floor_charges_a_shave_that_late_wakeups_hide(void **s)
 	 * the median of differences, under late wake-ups of 120 us, rarely
 	 * confirms as much. */
 	int n = floor_cases(&law, 40, 10000, &mean, &mmean, &mabove);
-	fprintf(stderr, "  all shaved: floor above 10 us in %d of 40 "
+	fprintf(stderr,
+		"  all shaved: floor above 10 us in %d of 40 "
 		"(mean %.1f us), median in %d (mean %.1f us)\n",
 		n, mean / 1e3, mabove, mmean / 1e3);
 	assert_true(n >= 36);
@@ -490,7 +491,8 @@ static void test_floor_charges_a_shave_that_late_wakeups_hide(void **s)
 	 * that the strict bound cannot confirm it; docs/gpu.md.) */
 	law.share = 0.75;
 	n = floor_cases(&law, 40, 5000, &mean, &mmean, &mabove);
-	fprintf(stderr, "  75%% shaved: floor above 5 us in %d of 40 "
+	fprintf(stderr,
+		"  75%% shaved: floor above 5 us in %d of 40 "
 		"(mean %.1f us), median in %d (mean %.1f us)\n",
 		n, mean / 1e3, mabove, mmean / 1e3);
 	assert_true(mean >= 10000);
@@ -511,8 +513,10 @@ static void test_floor_rarely_charges_an_honest_candidate(void **s)
 		law.cand_spread = k == 1 ? 100000 : 0;
 		law.base_spread = k == 2 ? 100000 : 0;
 		int n = floor_cases(&law, 400, 0, &mean, &mmean, &mabove);
-		fprintf(stderr, "  null %d: floor charged %d of 400 (mean "
-			"%.2f us), median %d\n", k, n, mean / 1e3, mabove);
+		fprintf(stderr,
+			"  null %d: floor charged %d of 400 (mean "
+			"%.2f us), median %d\n",
+			k, n, mean / 1e3, mabove);
 		assert_true(n <= 8);
 		assert_true(mean < 500);
 	}

@@ -239,8 +239,8 @@ static inline void fake_gen_jitter(void)
 	static int64_t max_ns = -1;
 
 	if (fake_jitter_knob(&max_ns, "ARENA_FAKE_GPU_GEN_JITTER_US") > 0)
-		fake_jitter_sleep((int64_t)(fake_jitter_uniform() *
-					    (double)max_ns));
+		fake_jitter_sleep(
+			(int64_t)(fake_jitter_uniform() * (double)max_ns));
 }
 
 static inline void fake_wake_jitter(void)

@@ -200,8 +200,8 @@ static double kth_at(double *v, size_t m, double q)
 
 /* The floor statistic (eval_internal.h) of the m pairs in p[0..m); buf
  * holds 4 m doubles. */
-static double floor_statistic(const struct gpu_timed_pair *const *p,
-			      size_t m, double *buf)
+static double floor_statistic(const struct gpu_timed_pair *const *p, size_t m,
+			      double *buf)
 {
 	double *co = buf, *bo = buf + m, *cw = buf + 2 * m, *cc = buf + 3 * m;
 

@@ -267,10 +267,14 @@ static void runner_env(struct strvec *env, bool gpu)
 	 * test suite's fake device, gpu_rt_fake.h); nothing else of the
 	 * controller's environment. */
 	static const char *const gpu_pass[] = {
-		"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
-		"ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
-		"LD_LIBRARY_PATH",	"ARENA_FAKE_GPU_DIR",
-		"ARENA_FAKE_GPU_GEN_JITTER_US", "ARENA_FAKE_GPU_WAKE_JITTER_US",
+		"CUDA_VISIBLE_DEVICES",
+		"HIP_VISIBLE_DEVICES",
+		"ROCR_VISIBLE_DEVICES",
+		"GPU_DEVICE_ORDINAL",
+		"LD_LIBRARY_PATH",
+		"ARENA_FAKE_GPU_DIR",
+		"ARENA_FAKE_GPU_GEN_JITTER_US",
+		"ARENA_FAKE_GPU_WAKE_JITTER_US",
 	};
 
 	strvec_push(env, "PATH=/usr/local/bin:/usr/bin:/bin");

@@ -304,8 +304,7 @@ static bool gpu_claims_ok(struct timing_case *p)
 		      c->id, excess / 1e3, p->excess_med_ns / 1e3, s->n,
 		      p->excess_hi_ns / 1e3, p->excess_sound_ns / 1e3,
 		      p->time_excess_ns / 1e3, p->time_excess_med_ns / 1e3,
-		      p->floor_excess_ns / 1e3,
-		      p->floor_excess_point_ns / 1e3,
+		      p->floor_excess_ns / 1e3, p->floor_excess_point_ns / 1e3,
 		      p->fetch_excess_ns / 1e3, p->fetch_excess_med_ns / 1e3,
 		      p->fetch_excess_hi_ns / 1e3,
 		      p->fetch_excess_sound_ns / 1e3, cm / 1e3);
