@@ -318,6 +318,36 @@ static int move_high(int fd)
 	return fd < 0 ? -1 : fcntl(fd, F_DUPFD, 10);
 }
 
+/* $ARENA_GPU_RUNNER_CPUS, for measurements: a list of CPUs ("14,15" or
+ * "14-15") every GPU runner is pinned to from its start, so that each
+ * process of an evaluation waits and wakes on the same CPUs (on the H200
+ * the floor of the `time` request differed by up to 40 us between runner
+ * processes, 2026-12-06).  False (no pinning) when unset or unreadable. */
+static bool gpu_runner_cpus(cpu_set_t *set)
+{
+	const char *v = getenv("ARENA_GPU_RUNNER_CPUS");
+
+	CPU_ZERO(set);
+	while (v && *v) {
+		char *end;
+		long lo = strtol(v, &end, 10), hi = lo;
+		if (end == v)
+			return false;
+		if (*end == '-') {
+			v = end + 1;
+			hi = strtol(v, &end, 10);
+			if (end == v)
+				return false;
+		}
+		for (long k = lo; k <= hi && k >= 0 && k < CPU_SETSIZE; k++)
+			CPU_SET((int)k, set);
+		v = *end == ',' ? end + 1 : end;
+		if (*end != ',' && *end)
+			return false;
+	}
+	return CPU_COUNT(set) > 0;
+}
+
 /* Child side between fork and exec: async-signal-safe calls only. */
 static void __attribute__((noreturn))
 child_exec(pid_t parent, int sock, int memfd, int kfd, int devnull, int logfd,
@@ -536,6 +566,9 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 			   argv, env.v);
 	free(inside);
 	setpgid(pid, pid);
+	cpu_set_t pin;
+	if (s->gpu && gpu_runner_cpus(&pin))
+		(void)sched_setaffinity(pid, sizeof(pin), &pin);
 	r->pid = pid;
 	r->confined = s->confine != NULL;
 	/* The kernel's accounting of the runner (runner_requests.c charges
