@@ -521,12 +521,22 @@ static void test_floor_rarely_charges_an_honest_candidate(void **s)
 		assert_true(mean < 500);
 	}
 	/* Too few pairs: nothing. */
-	struct gpu_timed_pair p[4] = { { 1, 2, 1, 100 } };
-	const struct gpu_timed_pair *pb[1] = { p };
-	int sizes[1] = { 4 };
+	struct gpu_timed_pair p[40];
+	for (int i = 0; i < 40; i++)
+		p[i] = (struct gpu_timed_pair){ 1000, 2000, 1000, 100000 };
+	const struct gpu_timed_pair *pb[2] = { p, p + 20 };
+	int sizes[2] = { 4, 0 };
 	double point = -1;
-	assert_true(gpu_floor_excess_ns(pb, sizes, 1, 100, 1, &point) == 0);
+	assert_true(gpu_floor_excess_ns(pb, sizes, 2, 100, 1, &point) == 0);
 	assert_true(point == 0);
+	/* One block, however clear its shift: one pair of processes, whose
+	 * own offset it could be.  Two blocks showing it: charged. */
+	sizes[0] = 20;
+	assert_true(gpu_floor_excess_ns(pb, sizes, 2, 100, 1, &point) == 0);
+	assert_true(point > 90000);
+	sizes[1] = 20;
+	assert_true(gpu_floor_excess_ns(pb, sizes, 2, 100, 1, &point) > 90000);
+	assert_true(point > 90000);
 }
 
 static void test_gross_excess_bound(void **s)

@@ -204,9 +204,15 @@ struct gpu_timed_pair {
  * Returns max(0, the GPU_EXCESS_ALPHA_STRICT lower bound) of a
  * hierarchical bootstrap (blocks, then pairs within each; `iters`
  * resamples, deterministic in seed); *point the statistic over every
- * pair.  0 for fewer than GPU_FLOOR_MIN_PAIRS pairs. */
+ * pair.  0 (and *point 0) for fewer than GPU_FLOOR_MIN_PAIRS pairs; 0
+ * for fewer than GPU_FLOOR_MIN_BLOCKS blocks: each runner process has a floor of its
+ * own (on the H200 a block's lowest overhead ranged over 40 us from one
+ * baseline process to the next, 2026-12-06), so one pair of processes
+ * cannot tell a shave from its own offset (a quick evaluation's single
+ * block keeps e's and e_t's charges). */
 #define GPU_FLOOR_QUANTILE 0.1
 #define GPU_FLOOR_MIN_PAIRS 10
+#define GPU_FLOOR_MIN_BLOCKS 2
 double gpu_floor_excess_ns(const struct gpu_timed_pair *const *pairs,
 			   const int *sizes, int nblocks, int iters,
 			   uint64_t seed, double *point);

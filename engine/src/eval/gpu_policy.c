@@ -235,7 +235,7 @@ double gpu_floor_excess_ns(const struct gpu_timed_pair *const *pairs,
 			if (sizes[b] > maxsz)
 				maxsz = sizes[b];
 		}
-	if (total < GPU_FLOOR_MIN_PAIRS || iters < 1) {
+	if (total < GPU_FLOOR_MIN_PAIRS) {
 		free(nonempty);
 		return 0;
 	}
@@ -249,6 +249,12 @@ double gpu_floor_excess_ns(const struct gpu_timed_pair *const *pairs,
 		for (int j = 0; j < sizes[nonempty[i]]; j++)
 			draw[m++] = &pairs[nonempty[i]][j];
 	*point = floor_statistic(draw, m, buf);
+	if (nne < GPU_FLOOR_MIN_BLOCKS || iters < 1) {
+		free(buf);
+		free(draw);
+		free(nonempty);
+		return 0;
+	}
 
 	double *stat = xmalloc((size_t)iters * sizeof(double));
 	struct rng r;
