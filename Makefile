@@ -115,6 +115,12 @@ $(B)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $<
 
+# A program confined as a GPU runner is (tests/gpu/probe_ipc.sh): the engine's
+# confinement, so it links the engine.
+$(B)/tests/helpers/confine_run: tests/helpers/confine_run.c $(B)/libarena.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANITIZE) -o $@ $< $(B)/libarena.a $(LDLIBS_ALL)
+
 # Unit tests include cmocka.h: where cmocka is not installed they are not
 # built, and tests/run.sh reports each one as skipped with this reason
 # (a part scripts/deps.sh could not install never becomes a compile error).

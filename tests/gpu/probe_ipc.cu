@@ -9,8 +9,11 @@
  * virtual memory API (cuMemCreate, shareable as a POSIX file descriptor:
  * a capability that travels over a Unix socket, SCM_RIGHTS, and cannot be
  * guessed as a legacy IPC handle's bytes might), fills them, and sends the
- * descriptors to a child it starts - under `bwrap --unshare-pid
- * --unshare-ipc` when bwrap is there, as arena confines its runners.  The
+ * descriptors to a child it starts: confined as arena confines a GPU
+ * runner when $PROBE_CONFINE names tests/helpers/confine_run (built by
+ * tests/gpu/probe_ipc.sh), else under `bwrap --unshare-pid --unshare-ipc`
+ * when bwrap is there (under which, on an H100, the child could not open
+ * the device at all, 2026-12-06), else unconfined.  The
  * child maps them, checks their contents, then times (a) comparing them
  * with buffers of its own on the device, one kernel, and (b) copying them
  * to pinned host memory, as a fetch does.  It prints one line per fact.
@@ -267,15 +270,22 @@ int main(int argc, char **argv)
 	snprintf(a2, sizeof(a2), "%zu", size >> 20);
 	snprintf(a3, sizeof(a3), "%d", sets);
 	char bwrap[4096];
-	bool bw = find_bwrap(bwrap, sizeof(bwrap));
-	printf("child %s bwrap --unshare-pid --unshare-ipc%s%s\n",
-	       bw ? "under" : "without (not on PATH)", bw ? ": " : "",
-	       bw ? bwrap : "");
+	const char *runner_like = getenv("PROBE_CONFINE");
+	bool bw = !runner_like && find_bwrap(bwrap, sizeof(bwrap));
+	if (runner_like)
+		printf("child confined as a GPU runner is: %s\n", runner_like);
+	else
+		printf("child %s bwrap --unshare-pid --unshare-ipc%s%s\n",
+		       bw ? "under" : "without (not on PATH)", bw ? ": " : "",
+		       bw ? bwrap : "");
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
 		dup2(sv[1], 3);
-		if (bw)
+		if (runner_like)
+			execl(runner_like, runner_like, self, "child", a2, a3,
+			      (char *)NULL);
+		else if (bw)
 			execl(bwrap, "bwrap", "--dev-bind", "/", "/",
 			      "--unshare-pid", "--unshare-ipc", "--die-with-parent",
 			      "--", self, "child", a2, a3, (char *)NULL);
