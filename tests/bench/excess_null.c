@@ -117,6 +117,15 @@ static double h200_overhead(struct rng *r)
 	return 205000 - 120000 * log(1 - rng_uniform(r));
 }
 
+/* One `time` request of a 327 us batch (spread uniformly over `spread`
+ * ns) by a process whose floor is `offset` ns off: its claim and wall. */
+static void draw_request(struct rng *r, double spread, double offset,
+			 double *claim, double *wall)
+{
+	*claim = 327000 + spread * (rng_uniform(r) - 0.5);
+	*wall = *claim + offset + h200_overhead(r);
+}
+
 static void floor_shape(const struct floor_shape *f, uint64_t seed)
 {
 	enum { NB = 6, FLOOR_CASES = 1000 };
@@ -139,16 +148,10 @@ static void floor_shape(const struct floor_shape *f, uint64_t seed)
 			for (int i = 0; i < f->per_block; i++) {
 				struct gpu_timed_pair *p =
 					&pairs[b * f->per_block + i];
-				double bt = 327000 + f->base_spread *
-							     (rng_uniform(&r) -
-							      0.5);
-				double ct = 327000 + f->cand_spread *
-							     (rng_uniform(&r) -
-							      0.5);
-				p->base_claim = bt;
-				p->base_wall = bt + boff + h200_overhead(&r);
-				p->cand_claim = ct;
-				p->cand_wall = ct + coff + h200_overhead(&r);
+				draw_request(&r, f->base_spread, boff,
+					     &p->base_claim, &p->base_wall);
+				draw_request(&r, f->cand_spread, coff,
+					     &p->cand_claim, &p->cand_wall);
 				if (rng_uniform(&r) < f->share)
 					p->cand_claim -= f->shave;
 			}

@@ -57,23 +57,30 @@ def pairs_of_pairs(rows, value):
     return out
 
 
-def bootstrap_lo(blocks, seed, alpha=ALPHA):
-    groups = [v for v in blocks.values() if v]
+def bootstrap_lo(groups, stat, seed, alpha):
+    """max(0, the lower alpha quantile of stat over ITERS hierarchical
+    resamples of groups: as many groups, with replacement, then as many
+    values of each, with replacement; linearly interpolated)."""
     if not groups:
         return 0.0
     rnd = random.Random(seed)
-    meds = []
+    stats = []
     for _ in range(ITERS):
         buf = []
         for _ in groups:
             g = groups[rnd.randrange(len(groups))]
             buf.extend(g[rnd.randrange(len(g))] for _ in g)
-        meds.append(median(buf))
-    meds.sort()
-    pos = alpha * (len(meds) - 1)
+        stats.append(stat(buf))
+    stats.sort()
+    pos = alpha * (len(stats) - 1)
     i = int(pos)
-    lo = meds[i] + (meds[min(i + 1, len(meds) - 1)] - meds[i]) * (pos - i)
+    lo = stats[i] + (stats[min(i + 1, len(stats) - 1)] - stats[i]) * (pos - i)
     return max(0.0, lo)
+
+
+def median_lo(blocks, seed, alpha=ALPHA):
+    return bootstrap_lo([v for v in blocks.values() if v], median, seed,
+                        alpha)
 
 
 def sign_lo(values):
@@ -94,6 +101,7 @@ def sign_lo(values):
 
 FLOOR_Q = 0.1
 FLOOR_MIN_PAIRS = 10
+FLOOR_MIN_BLOCKS = 2
 
 
 def kth_at(v, q):
@@ -117,20 +125,10 @@ def floor_charge(rows, seed):
     blocks = {}
     for r in rows:
         blocks.setdefault(r["block"], []).append(r)
-    groups = list(blocks.values())
-    rnd = random.Random(seed)
-    stats = []
-    for _ in range(ITERS):
-        buf = []
-        for _ in groups:
-            g = groups[rnd.randrange(len(groups))]
-            buf.extend(g[rnd.randrange(len(g))] for _ in g)
-        stats.append(floor_stat(buf))
-    stats.sort()
-    pos = ALPHA_STRICT * (len(stats) - 1)
-    i = int(pos)
-    lo = stats[i] + (stats[min(i + 1, len(stats) - 1)] - stats[i]) * (pos - i)
-    return floor_stat(rows), max(0.0, lo)
+    if len(blocks) < FLOOR_MIN_BLOCKS:
+        return floor_stat(rows), 0.0
+    return floor_stat(rows), bootstrap_lo(list(blocks.values()), floor_stat,
+                                          seed, ALPHA_STRICT)
 
 
 def spread(blocks):
@@ -179,7 +177,7 @@ def report(path, totals):
                             (num(r, "base_wall_ns") - num(r, "base_claim_ns")))
         flat = [x for v in e.values() for x in v]
         flat_t = [x for v in et.values() for x in v]
-        b, bt = bootstrap_lo(e, 1), bootstrap_lo(et, 2, ALPHA_STRICT)
+        b, bt = median_lo(e, 1), median_lo(et, 2, ALPHA_STRICT)
         s, st = max(0.0, sign_lo(flat)), max(0.0, sign_lo(flat_t))
         cm = median([num(r, "cand_claim_ns") for r in R])
 

@@ -1050,10 +1050,11 @@ static void test_forged_claims_are_rejected_by_the_controllers_clock(void **s)
 }
 
 /* The last "charged excess" mark of timing.tsv in dir: the charge, the
- * `time` request's own strict bound and the candidate's median claim, in
- * us.  Returns false without one. */
+ * `time` request's own strict bound, its floor's strict bound (-1 where
+ * the mark has none) and the candidate's median claim, in us.  Returns
+ * false without one. */
 static bool traced_charge(const char *dir, double *charged, double *alone,
-			  double *claim)
+			  double *floor, double *claim)
 {
 	char *path = path_join(dir, "timing.tsv"), line[2048];
 	FILE *f = fopen(path, "r");
@@ -1064,11 +1065,13 @@ static bool traced_charge(const char *dir, double *charged, double *alone,
 	while (fgets(line, sizeof(line), f)) {
 		const char *m = strstr(line, ": charged excess ");
 		const char *t = strstr(line, "the time request alone ");
+		const char *l = strstr(line, "; its floor ");
 		const char *c = strstr(line, "candidate's median claim ");
 		if (!m || !t || !c)
 			continue;
 		*charged = atof(m + strlen(": charged excess "));
 		*alone = atof(t + strlen("the time request alone "));
+		*floor = l ? atof(l + strlen("; its floor ")) : -1;
 		*claim = atof(c + strlen("candidate's median claim "));
 		found = true;
 	}
@@ -1093,7 +1096,7 @@ static void test_shaved_claims_are_charged_back(void **s)
 	struct opts o = { .blocks = 6, .min_pairs = 10 };
 	struct task_result r;
 	char dir[] = "/tmp/arena-test-gpu-shave-XXXXXX";
-	double charged = 0, alone = 0, claim = 0;
+	double charged = 0, alone = 0, floor = 0, claim = 0;
 
 	(void)s;
 	assert_non_null(mkdtemp(dir));
@@ -1104,7 +1107,8 @@ static void test_shaved_claims_are_charged_back(void **s)
 	unsetenv("ARENA_FAKE_GPU_GEN_JITTER_US");
 	if (r.status == RS_OK) {
 		/* It reports 93% of its batch: 7/93 of its claim is shaved. */
-		assert_true(traced_charge(dir, &charged, &alone, &claim));
+		assert_true(
+			traced_charge(dir, &charged, &alone, &floor, &claim));
 		double shaved = claim * 7 / 93;
 		fprintf(stderr, "  shaved %.1f us a sample; time request alone "
 			"%.1f us, charged %.1f us\n", shaved, alone, charged);
@@ -1119,25 +1123,6 @@ static void test_shaved_claims_are_charged_back(void **s)
 	rm_rf(dir);
 }
 
-/* The last mark's floor of the `time` request (its strict bound) in
- * dir's timing.tsv, in us; -1 without one. */
-static double traced_floor(const char *dir)
-{
-	char *path = path_join(dir, "timing.tsv"), line[2048];
-	FILE *f = fopen(path, "r");
-	double floor = -1;
-
-	free(path);
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		const char *t = strstr(line, "; its floor ");
-		if (t && strstr(line, ": charged excess "))
-			floor = atof(t + strlen("; its floor "));
-	}
-	fclose(f);
-	return floor;
-}
-
 /* The same runner where most event waits wake up late (exponential, mean
  * 3 ms, on 60% of them: the H200's law, 2026-12-06, scaled to this
  * task's 13 ms batch): the median of the `time` request's overhead is
@@ -1148,7 +1133,7 @@ static void test_a_shave_under_late_wakeups_is_charged_by_the_floor(void **s)
 	struct opts o = { .blocks = 6, .min_pairs = 10 };
 	struct task_result r;
 	char dir[] = "/tmp/arena-test-gpu-floor-XXXXXX";
-	double charged = 0, alone = 0, claim = 0;
+	double charged = 0, alone = 0, floor = 0, claim = 0;
 
 	(void)s;
 	assert_non_null(mkdtemp(dir));
@@ -1160,19 +1145,20 @@ static void test_a_shave_under_late_wakeups_is_charged_by_the_floor(void **s)
 	 * them. */
 	evaluate("task/fakeheavy", &o, &r);
 	expect(&r, RS_OK, "");
-	assert_true(traced_charge(dir, &charged, &alone, &claim));
+	assert_true(traced_charge(dir, &charged, &alone, &floor, &claim));
 	fprintf(stderr,
 		"  the baseline against itself: floor %.1f us, charged %.1f us of "
 		"a %.1f us claim; speedup %.4f\n",
-		traced_floor(dir), charged, claim, r.speedup_ratio);
-	assert_true(traced_floor(dir) < claim * 0.0075);
+		floor, charged, claim, r.speedup_ratio);
+	assert_true(floor < claim * 0.0075);
 	assert_true(r.speedup_ratio > 0.98);
 	result_release(&r);
 	evaluate("shave_claim", &o, &r);
 	unsetenv("ARENA_FAKE_GPU_WAKE_JITTER_US");
 	if (r.status == RS_OK) {
-		assert_true(traced_charge(dir, &charged, &alone, &claim));
-		double shaved = claim * 7 / 93, floor = traced_floor(dir);
+		assert_true(
+			traced_charge(dir, &charged, &alone, &floor, &claim));
+		double shaved = claim * 7 / 93;
 		fprintf(stderr,
 			"  shaved %.1f us a sample; time request alone "
 			"%.1f us, its floor %.1f us, charged %.1f us; speedup "

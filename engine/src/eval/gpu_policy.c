@@ -139,27 +139,40 @@ static double resample_median(const double *const *e, const int *sizes,
 	return stats_median_inplace(buf, m);
 }
 
+/* The blocks of sizes[0..nblocks) that hold values: their indices in a
+ * new array (*nonempty, caller frees), their count (the return), the
+ * values in all of them (*total) and the largest block's size (*maxsz). */
+static int nonempty_blocks(const int *sizes, int nblocks, int **nonempty,
+			   size_t *total, int *maxsz)
+{
+	int nne = 0;
+
+	*nonempty = xcalloc((size_t)(nblocks > 0 ? nblocks : 1), sizeof(int));
+	*total = 0;
+	*maxsz = 0;
+	for (int b = 0; b < nblocks; b++)
+		if (sizes[b] > 0) {
+			(*nonempty)[nne++] = b;
+			*total += (size_t)sizes[b];
+			if (sizes[b] > *maxsz)
+				*maxsz = sizes[b];
+		}
+	return nne;
+}
+
 double gpu_charged_excess_ns(const double *const *e, const int *sizes,
 			     int nblocks, int iters, uint64_t seed,
 			     double *median, double *hi, double *strict)
 {
-	int *nonempty =
-		xcalloc((size_t)(nblocks > 0 ? nblocks : 1), sizeof(int));
-	int nne = 0, maxsz = 0;
-	size_t total = 0;
+	int *nonempty, maxsz;
+	size_t total;
+	int nne = nonempty_blocks(sizes, nblocks, &nonempty, &total, &maxsz);
 	double lo = 0;
 
 	*median = 0;
 	*hi = 0;
 	if (strict)
 		*strict = 0;
-	for (int b = 0; b < nblocks; b++)
-		if (sizes[b] > 0) {
-			nonempty[nne++] = b;
-			total += (size_t)sizes[b];
-			if (sizes[b] > maxsz)
-				maxsz = sizes[b];
-		}
 	if (nne == 0 || iters < 1) {
 		free(nonempty);
 		return 0;
@@ -222,19 +235,11 @@ double gpu_floor_excess_ns(const struct gpu_timed_pair *const *pairs,
 			   const int *sizes, int nblocks, int iters,
 			   uint64_t seed, double *point)
 {
-	int *nonempty =
-		xcalloc((size_t)(nblocks > 0 ? nblocks : 1), sizeof(int));
-	int nne = 0, maxsz = 0;
-	size_t total = 0;
+	int *nonempty, maxsz;
+	size_t total;
+	int nne = nonempty_blocks(sizes, nblocks, &nonempty, &total, &maxsz);
 
 	*point = 0;
-	for (int b = 0; b < nblocks; b++)
-		if (sizes[b] > 0) {
-			nonempty[nne++] = b;
-			total += (size_t)sizes[b];
-			if (sizes[b] > maxsz)
-				maxsz = sizes[b];
-		}
 	if (total < GPU_FLOOR_MIN_PAIRS) {
 		free(nonempty);
 		return 0;
