@@ -24,7 +24,10 @@ share of the claim: what a charge costs honest candidates.  Under each
 timing, where the noise lies: for e, e_t and the candidate-less-baseline
 differences of the sample's parts (gen, the keeper's flush, its probes)
 the median, the interquartile range of the pairs of pairs and the spread
-of the blocks' medians (offsets between runner processes).
+of the blocks' medians (offsets between runner processes); then each
+process's floor: per block, the lower decile of each side's `time`
+overhead (wall less claim), and their spread over the blocks (what
+limits the floor's bound: ARENA_GPU_RUNNER_CPUS is meant to narrow it).
 
 usage: charge_report.py TIMING.TSV...
 """
@@ -203,6 +206,29 @@ def report(path, totals):
               "interquartile range; sd of the block medians): " +
               "; ".join("%s %.1f, %.1f; %.1f" % ((name,) + spread(pp))
                         for name, pp in parts))
+        print("  " + process_floors(R))
+
+
+def process_floors(rows):
+    """Each block's lower-decile `time` overhead per side, in us, and the
+    standard deviation of those over the blocks."""
+    blocks = {}
+    for r in rows:
+        blocks.setdefault(r["block"], []).append(r)
+    line, sides = [], {"base": [], "cand": []}
+    for b in sorted(blocks):
+        fl = {}
+        for side in sides:
+            fl[side] = kth_at([num(r, side + "_wall_ns") -
+                               num(r, side + "_claim_ns")
+                               for r in blocks[b]], FLOOR_Q) / 1e3
+            sides[side].append(fl[side])
+        line.append("%d:%.0f/%.0f" % (b, fl["base"], fl["cand"]))
+    sd = {k: statistics.stdev(v) if len(v) > 1 else 0.0
+          for k, v in sides.items()}
+    return ("process floors, us (block: baseline/candidate lower decile of "
+            "the time overhead): %s; sd over blocks %.1f / %.1f" %
+            (" ".join(line), sd["base"], sd["cand"]))
 
 
 def main(argv):
