@@ -1049,34 +1049,57 @@ static void test_forged_claims_are_rejected_by_the_controllers_clock(void **s)
 	result_release(&r);
 }
 
-/* The last "charged excess" mark of timing.tsv in dir: the charge, the
- * `time` request's own strict bound, its floor's strict bound (-1 where
- * the mark has none) and the candidate's median claim, in us.  Returns
- * false without one. */
-static bool traced_charge(const char *dir, double *charged, double *alone,
-			  double *floor, double *claim)
+/* What the last "charged excess" mark of a timing.tsv says, in us: the
+ * charge, the `time` request's own strict bound, its floor's strict bound
+ * (-1 where the mark has none) and the candidate's median claim; found
+ * false without a mark or a file. */
+struct traced_charge {
+	bool found;
+	double charged, alone, floor, claim;
+};
+
+static void read_traced_charge(const char *dir, struct traced_charge *t)
 {
 	char *path = path_join(dir, "timing.tsv"), line[2048];
 	FILE *f = fopen(path, "r");
-	bool found = false;
 
 	free(path);
-	assert_non_null(f);
+	memset(t, 0, sizeof(*t));
+	if (!f)
+		return;
 	while (fgets(line, sizeof(line), f)) {
 		const char *m = strstr(line, ": charged excess ");
-		const char *t = strstr(line, "the time request alone ");
+		const char *a = strstr(line, "the time request alone ");
 		const char *l = strstr(line, "; its floor ");
 		const char *c = strstr(line, "candidate's median claim ");
-		if (!m || !t || !c)
+		if (!m || !a || !c)
 			continue;
-		*charged = atof(m + strlen(": charged excess "));
-		*alone = atof(t + strlen("the time request alone "));
-		*floor = l ? atof(l + strlen("; its floor ")) : -1;
-		*claim = atof(c + strlen("candidate's median claim "));
-		found = true;
+		t->charged = atof(m + strlen(": charged excess "));
+		t->alone = atof(a + strlen("the time request alone "));
+		t->floor = l ? atof(l + strlen("; its floor ")) : -1;
+		t->claim = atof(c + strlen("candidate's median claim "));
+		t->found = true;
 	}
 	fclose(f);
-	return found;
+}
+
+/* cand evaluated on the heavy task (6 blocks of 10 pairs) with the fake
+ * GPU's noise knob set to `us` microseconds (gpu_rt_fake.h), and what its
+ * timing.tsv says it was charged (t->found false when no case was
+ * timed). */
+static void evaluate_noisy(const char *cand, const char *knob, const char *us,
+			   struct task_result *r, struct traced_charge *t)
+{
+	struct opts o = { .task = task_heavy, .blocks = 6, .min_pairs = 10 };
+	char dir[] = "/tmp/arena-test-gpu-noisy-XXXXXX";
+
+	assert_non_null(mkdtemp(dir));
+	o.log_dir = dir;
+	setenv(knob, us, 1);
+	evaluate(cand, &o, r);
+	unsetenv(knob);
+	read_traced_charge(dir, t);
+	rm_rf(dir);
 }
 
 /* A runner that claims a little less than its batch took, below the
@@ -1093,34 +1116,28 @@ static bool traced_charge(const char *dir, double *charged, double *alone,
  * bound caught one of them), so the test holds a tenth. */
 static void test_shaved_claims_are_charged_back(void **s)
 {
-	struct opts o = { .blocks = 6, .min_pairs = 10 };
 	struct task_result r;
-	char dir[] = "/tmp/arena-test-gpu-shave-XXXXXX";
-	double charged = 0, alone = 0, floor = 0, claim = 0;
+	struct traced_charge t;
 
 	(void)s;
-	assert_non_null(mkdtemp(dir));
-	o.task = task_heavy;
-	o.log_dir = dir;
-	setenv("ARENA_FAKE_GPU_GEN_JITTER_US", "20000", 1);
-	evaluate("shave_claim", &o, &r);
-	unsetenv("ARENA_FAKE_GPU_GEN_JITTER_US");
+	evaluate_noisy("shave_claim", "ARENA_FAKE_GPU_GEN_JITTER_US", "20000",
+		       &r, &t);
 	if (r.status == RS_OK) {
 		/* It reports 93% of its batch: 7/93 of its claim is shaved. */
-		assert_true(
-			traced_charge(dir, &charged, &alone, &floor, &claim));
-		double shaved = claim * 7 / 93;
-		fprintf(stderr, "  shaved %.1f us a sample; time request alone "
-			"%.1f us, charged %.1f us\n", shaved, alone, charged);
-		assert_true(charged >= alone);
-		assert_true(charged >= shaved / 10);
+		assert_true(t.found);
+		double shaved = t.claim * 7 / 93;
+		fprintf(stderr,
+			"  shaved %.1f us a sample; time request alone "
+			"%.1f us, charged %.1f us\n",
+			shaved, t.alone, t.charged);
+		assert_true(t.charged >= t.alone);
+		assert_true(t.charged >= shaved / 10);
 	} else {
 		/* Named by the clock: no gain either. */
 		expect(&r, RS_REJECTED,
 		       "inconsistent with the controller's clock");
 	}
 	result_release(&r);
-	rm_rf(dir);
 }
 
 /* The same runner where most event waits wake up late (exponential, mean
@@ -1130,48 +1147,41 @@ static void test_shaved_claims_are_charged_back(void **s)
  * shave (gpu_floor_excess_ns). */
 static void test_a_shave_under_late_wakeups_is_charged_by_the_floor(void **s)
 {
-	struct opts o = { .blocks = 6, .min_pairs = 10 };
 	struct task_result r;
-	char dir[] = "/tmp/arena-test-gpu-floor-XXXXXX";
-	double charged = 0, alone = 0, floor = 0, claim = 0;
+	struct traced_charge t;
 
 	(void)s;
-	assert_non_null(mkdtemp(dir));
-	o.task = task_heavy;
-	o.log_dir = dir;
-	setenv("ARENA_FAKE_GPU_WAKE_JITTER_US", "3000", 1);
 	/* First the task's own baseline under the same law: its claims are
 	 * not moved by late wake-ups and the floor does not charge it for
 	 * them. */
-	evaluate("task/fakeheavy", &o, &r);
+	evaluate_noisy("task/fakeheavy", "ARENA_FAKE_GPU_WAKE_JITTER_US",
+		       "3000", &r, &t);
 	expect(&r, RS_OK, "");
-	assert_true(traced_charge(dir, &charged, &alone, &floor, &claim));
+	assert_true(t.found);
 	fprintf(stderr,
 		"  the baseline against itself: floor %.1f us, charged %.1f us of "
 		"a %.1f us claim; speedup %.4f\n",
-		floor, charged, claim, r.speedup_ratio);
-	assert_true(floor < claim * 0.0075);
+		t.floor, t.charged, t.claim, r.speedup_ratio);
+	assert_true(t.floor < t.claim * 0.0075);
 	assert_true(r.speedup_ratio > 0.98);
 	result_release(&r);
-	evaluate("shave_claim", &o, &r);
-	unsetenv("ARENA_FAKE_GPU_WAKE_JITTER_US");
+	evaluate_noisy("shave_claim", "ARENA_FAKE_GPU_WAKE_JITTER_US", "3000",
+		       &r, &t);
 	if (r.status == RS_OK) {
-		assert_true(
-			traced_charge(dir, &charged, &alone, &floor, &claim));
-		double shaved = claim * 7 / 93;
+		assert_true(t.found);
+		double shaved = t.claim * 7 / 93;
 		fprintf(stderr,
 			"  shaved %.1f us a sample; time request alone "
 			"%.1f us, its floor %.1f us, charged %.1f us; speedup "
 			"%.4f\n",
-			shaved, alone, floor, charged, r.speedup_ratio);
-		assert_true(charged >= floor && floor >= 0);
-		assert_true(charged >= shaved / 4);
+			shaved, t.alone, t.floor, t.charged, r.speedup_ratio);
+		assert_true(t.charged >= t.floor && t.floor >= 0);
+		assert_true(t.charged >= shaved / 4);
 	} else {
 		expect(&r, RS_REJECTED,
 		       "inconsistent with the controller's clock");
 	}
 	result_release(&r);
-	rm_rf(dir);
 }
 
 /* Three claims in four shaved, the rest honest (shave_most), under the
@@ -1181,35 +1191,27 @@ static void test_a_shave_under_late_wakeups_is_charged_by_the_floor(void **s)
  * charged 60% of its shave on average: tests/bench/excess_null.sh.) */
 static void test_a_shave_of_most_claims_is_charged_by_the_floor(void **s)
 {
-	struct opts o = { .blocks = 6, .min_pairs = 10 };
 	struct task_result r;
-	char dir[] = "/tmp/arena-test-gpu-most-XXXXXX";
-	double charged = 0, alone = 0, floor = 0, claim = 0;
+	struct traced_charge t;
 
 	(void)s;
-	assert_non_null(mkdtemp(dir));
-	o.task = task_heavy;
-	o.log_dir = dir;
-	setenv("ARENA_FAKE_GPU_WAKE_JITTER_US", "3000", 1);
-	evaluate("shave_most", &o, &r);
-	unsetenv("ARENA_FAKE_GPU_WAKE_JITTER_US");
+	evaluate_noisy("shave_most", "ARENA_FAKE_GPU_WAKE_JITTER_US", "3000",
+		       &r, &t);
 	if (r.status == RS_OK) {
-		assert_true(
-			traced_charge(dir, &charged, &alone, &floor, &claim));
+		assert_true(t.found);
 		/* The median claim is a shaved one: 7/93 of it. */
-		double shaved = claim * 7 / 93;
+		double shaved = t.claim * 7 / 93;
 		fprintf(stderr,
 			"  shaved %.1f us from 3 samples in 4; time request "
 			"alone %.1f us, its floor %.1f us, charged %.1f us; "
 			"speedup %.4f\n",
-			shaved, alone, floor, charged, r.speedup_ratio);
-		assert_true(charged >= shaved / 4);
+			shaved, t.alone, t.floor, t.charged, r.speedup_ratio);
+		assert_true(t.charged >= shaved / 4);
 	} else {
 		expect(&r, RS_REJECTED,
 		       "inconsistent with the controller's clock");
 	}
 	result_release(&r);
-	rm_rf(dir);
 }
 
 static void test_device_work_its_runner_does_not_wait_for_is_charged(void **s)
