@@ -4,7 +4,8 @@
  * many threads share it, one sweep writes every cache line of the buffer
  * exactly once and nothing else; a runner forked from the controller
  * does not inherit the buffer; the CPUs said to share a last-level cache
- * include the CPU asked about.
+ * include the CPU asked about, read from sysfs by the CPU-list parser that
+ * $ARENA_GPU_RUNNER_CPUS shares (device.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,13 +120,33 @@ static void test_a_cpu_shares_its_last_level_cache_with_itself(void **state)
 	assert_int_equal(ev_llc_cpus(-1, &set), 0);
 }
 
+/* The CPU lists of sysfs and of $ARENA_GPU_RUNNER_CPUS, one parser. */
+static void test_cpu_lists_parse_as_sysfs_writes_them(void **state)
+{
+	cpu_set_t set;
+
+	(void)state;
+	assert_int_equal(ev_cpu_list_parse("0-3,8,10-11\n", &set), 7);
+	assert_true(CPU_ISSET(2, &set) && CPU_ISSET(8, &set) &&
+		    CPU_ISSET(11, &set) && !CPU_ISSET(9, &set));
+	assert_int_equal(ev_cpu_list_parse("14,15", &set), 2);
+	assert_int_equal(ev_cpu_list_parse("", &set), 0);
+	/* Not a list: -1, what preceded the fault kept. */
+	assert_int_equal(ev_cpu_list_parse("3,x", &set), -1);
+	assert_true(CPU_ISSET(3, &set));
+	assert_int_equal(ev_cpu_list_parse("2-", &set), -1);
+	assert_int_equal(ev_cpu_list_parse("1;2", &set), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_sweep_writes_every_line_once),
-		cmocka_unit_test(test_a_forked_child_does_not_inherit_the_buffer),
+		cmocka_unit_test(
+			test_a_forked_child_does_not_inherit_the_buffer),
 		cmocka_unit_test(
 			test_a_cpu_shares_its_last_level_cache_with_itself),
+		cmocka_unit_test(test_cpu_lists_parse_as_sysfs_writes_them),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

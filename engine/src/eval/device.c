@@ -108,26 +108,36 @@ int ev_llc_cpus(int cpu, cpu_set_t *set)
 		 cpu, i);
 	if (i < 0 || file_read_all(p, 4096, &list, &n, &e) != 0)
 		return 0;
-	/* "0-15,32-47\n" */
-	for (char *c = list; *c;) {
+	/* What a malformed list held before its fault still counts. */
+	(void)ev_cpu_list_parse(list, set);
+	free(list);
+	return CPU_COUNT(set);
+}
+
+int ev_cpu_list_parse(const char *list, cpu_set_t *set)
+{
+	CPU_ZERO(set);
+	for (const char *c = list; *c && *c != '\n';) {
 		char *end;
 		long lo = strtol(c, &end, 10), hi = lo;
 		if (end == c)
-			break;
+			return -1;
 		if (*end == '-') {
 			c = end + 1;
 			hi = strtol(c, &end, 10);
 			if (end == c)
-				break;
+				return -1;
 		}
 		for (long k = lo; k <= hi && k < CPU_SETSIZE; k++)
 			if (k >= 0)
 				CPU_SET((int)k, set);
-		c = *end == ',' ? end + 1 : end;
-		if (*end != ',')
+		if (*end == ',')
+			c = end + 1;
+		else if (*end == '\0' || (*end == '\n' && end[1] == '\0'))
 			break;
+		else
+			return -1;
 	}
-	free(list);
 	return CPU_COUNT(set);
 }
 

@@ -692,6 +692,11 @@ int ev_cpus_usable(void);
  * polling and the candidate's compiler beside the baseline's.  On CI's two
  * cores both would take the CPUs the runners and the tests beside need. */
 bool ev_cpus_to_spare(void);
+/* A CPU list as sysfs and taskset write them ("0-15,32-47", a trailing
+ * newline allowed) into *set (device.c): the number of CPUs in it, or -1
+ * when the text is not such a list (*set then holds what preceded the
+ * fault). */
+int ev_cpu_list_parse(const char *list, cpu_set_t *set);
 /* How long, in running time, a GPU runner polls for its next request
  * before it blocks: the controller sends a request right after it
  * resumes a runner. */

@@ -327,25 +327,7 @@ static bool gpu_runner_cpus(cpu_set_t *set)
 {
 	const char *v = getenv("ARENA_GPU_RUNNER_CPUS");
 
-	CPU_ZERO(set);
-	while (v && *v) {
-		char *end;
-		long lo = strtol(v, &end, 10), hi = lo;
-		if (end == v)
-			return false;
-		if (*end == '-') {
-			v = end + 1;
-			hi = strtol(v, &end, 10);
-			if (end == v)
-				return false;
-		}
-		for (long k = lo; k <= hi && k >= 0 && k < CPU_SETSIZE; k++)
-			CPU_SET((int)k, set);
-		v = *end == ',' ? end + 1 : end;
-		if (*end != ',' && *end)
-			return false;
-	}
-	return CPU_COUNT(set) > 0;
+	return v && ev_cpu_list_parse(v, set) > 0;
 }
 
 /* Child side between fork and exec: async-signal-safe calls only. */
