@@ -1102,6 +1102,30 @@ static void evaluate_noisy(const char *cand, const char *knob, const char *us,
 	rm_rf(dir);
 }
 
+/* A shaving candidate's verdict: named by the clock (no gain either), or
+ * accepted with at least 1/part of its shave charged back.  It reports
+ * 93% of the time it took, so 7/93 of its median claim (a shaved one) is
+ * the shave; the charge is the largest of its columns, never below the
+ * `time` request's own bound or its floor's. */
+static void expect_shave_charged(const char *name, struct task_result *r,
+				 const struct traced_charge *t, int part)
+{
+	if (r->status != RS_OK) {
+		expect(r, RS_REJECTED,
+		       "inconsistent with the controller's clock");
+		return;
+	}
+	assert_true(t->found);
+	double shaved = t->claim * 7 / 93;
+	fprintf(stderr,
+		"  %s: shaved %.1f us a sample; time request alone %.1f us, its "
+		"floor %.1f us, charged %.1f us; speedup %.4f\n",
+		name, shaved, t->alone, t->floor, t->charged, r->speedup_ratio);
+	assert_true(t->charged >= t->alone);
+	assert_true(t->floor >= 0 && t->charged >= t->floor);
+	assert_true(t->charged >= shaved / part);
+}
+
 /* A runner that claims a little less than its batch took, below the
  * gross line, is not named but charged: its `time` request's wall beyond
  * the claim, against the baseline's, is a confirmed excess with far less
@@ -1122,21 +1146,7 @@ static void test_shaved_claims_are_charged_back(void **s)
 	(void)s;
 	evaluate_noisy("shave_claim", "ARENA_FAKE_GPU_GEN_JITTER_US", "20000",
 		       &r, &t);
-	if (r.status == RS_OK) {
-		/* It reports 93% of its batch: 7/93 of its claim is shaved. */
-		assert_true(t.found);
-		double shaved = t.claim * 7 / 93;
-		fprintf(stderr,
-			"  shaved %.1f us a sample; time request alone "
-			"%.1f us, charged %.1f us\n",
-			shaved, t.alone, t.charged);
-		assert_true(t.charged >= t.alone);
-		assert_true(t.charged >= shaved / 10);
-	} else {
-		/* Named by the clock: no gain either. */
-		expect(&r, RS_REJECTED,
-		       "inconsistent with the controller's clock");
-	}
+	expect_shave_charged("shave_claim", &r, &t, 10);
 	result_release(&r);
 }
 
@@ -1167,20 +1177,7 @@ static void test_a_shave_under_late_wakeups_is_charged_by_the_floor(void **s)
 	result_release(&r);
 	evaluate_noisy("shave_claim", "ARENA_FAKE_GPU_WAKE_JITTER_US", "3000",
 		       &r, &t);
-	if (r.status == RS_OK) {
-		assert_true(t.found);
-		double shaved = t.claim * 7 / 93;
-		fprintf(stderr,
-			"  shaved %.1f us a sample; time request alone "
-			"%.1f us, its floor %.1f us, charged %.1f us; speedup "
-			"%.4f\n",
-			shaved, t.alone, t.floor, t.charged, r.speedup_ratio);
-		assert_true(t.charged >= t.floor && t.floor >= 0);
-		assert_true(t.charged >= shaved / 4);
-	} else {
-		expect(&r, RS_REJECTED,
-		       "inconsistent with the controller's clock");
-	}
+	expect_shave_charged("shave_claim", &r, &t, 4);
 	result_release(&r);
 }
 
@@ -1197,20 +1194,8 @@ static void test_a_shave_of_most_claims_is_charged_by_the_floor(void **s)
 	(void)s;
 	evaluate_noisy("shave_most", "ARENA_FAKE_GPU_WAKE_JITTER_US", "3000",
 		       &r, &t);
-	if (r.status == RS_OK) {
-		assert_true(t.found);
-		/* The median claim is a shaved one: 7/93 of it. */
-		double shaved = t.claim * 7 / 93;
-		fprintf(stderr,
-			"  shaved %.1f us from 3 samples in 4; time request "
-			"alone %.1f us, its floor %.1f us, charged %.1f us; "
-			"speedup %.4f\n",
-			shaved, t.alone, t.floor, t.charged, r.speedup_ratio);
-		assert_true(t.charged >= shaved / 4);
-	} else {
-		expect(&r, RS_REJECTED,
-		       "inconsistent with the controller's clock");
-	}
+	/* Its median claim is a shaved one. */
+	expect_shave_charged("shave_most", &r, &t, 4);
 	result_release(&r);
 }
 
