@@ -1181,24 +1181,6 @@ static void test_a_shave_under_late_wakeups_is_charged_by_the_floor(void **s)
 	result_release(&r);
 }
 
-/* Three claims in four shaved, the rest honest (shave_most), under the
- * same late wake-ups: the lowest overheads are the honest requests', but
- * the median claim is a shaved one, and the floor's second statistic
- * charges it.  (Under the H200's law drawn on the host, 75% shaved is
- * charged 60% of its shave on average: tests/bench/excess_null.sh.) */
-static void test_a_shave_of_most_claims_is_charged_by_the_floor(void **s)
-{
-	struct task_result r;
-	struct traced_charge t;
-
-	(void)s;
-	evaluate_noisy("shave_most", "ARENA_FAKE_GPU_WAKE_JITTER_US", "3000",
-		       &r, &t);
-	/* Its median claim is a shaved one. */
-	expect_shave_charged("shave_most", &r, &t, 4);
-	result_release(&r);
-}
-
 static void test_device_work_its_runner_does_not_wait_for_is_charged(void **s)
 {
 	struct opts o = { .task = NULL };
@@ -1592,8 +1574,6 @@ int main(void)
 		cmocka_unit_test(test_shaved_claims_are_charged_back),
 		cmocka_unit_test(
 			test_a_shave_under_late_wakeups_is_charged_by_the_floor),
-		cmocka_unit_test(
-			test_a_shave_of_most_claims_is_charged_by_the_floor),
 		cmocka_unit_test(
 			test_a_quick_charge_is_timed_again_on_a_fresh_pair),
 		cmocka_unit_test(
