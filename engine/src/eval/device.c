@@ -166,7 +166,7 @@ size_t ev_llc_bytes(void)
  * case, and for batches of small ones (runners live across cases). */
 int ev_gpu_shm_size(struct eval_ctx *x, struct errbuf *err)
 {
-	size_t most = 0;
+	size_t most = 0, batch_max = (size_t)gpu_batch_max_bytes();
 
 	for (int ci = 0; ci < x->t->ncases; ci++) {
 		struct case_layout l;
@@ -178,7 +178,7 @@ int ev_gpu_shm_size(struct eval_ctx *x, struct errbuf *err)
 			most = l.shm_size;
 		layout_release(&l);
 	}
-	x->shm_size = most > GPU_BATCH_MAX_BYTES ? most : GPU_BATCH_MAX_BYTES;
+	x->shm_size = most > batch_max ? most : batch_max;
 	return 0;
 }
 

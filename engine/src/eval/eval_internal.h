@@ -130,6 +130,11 @@ size_t gpu_flush_bytes(const struct gpu_info *g);
 #define GPU_QUICK_BATCH_BYTES (48ull << 20)
 int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets,
 		   uint64_t max_bytes);
+/* GPU_BATCH_TARGET_NS and GPU_BATCH_MAX_BYTES, or, for measurements,
+ * $ARENA_GPU_BATCH_TARGET_US and $ARENA_GPU_BATCH_MAX_MIB (positive
+ * numbers; anything else is ignored). */
+double gpu_batch_target_ns(void);
+uint64_t gpu_batch_max_bytes(void);
 
 /* The fastest arithmetic a task's kernels may use, for the flop floor:
  * the task's cost.compute_class when it states one, else from its

@@ -32,14 +32,42 @@ size_t gpu_flush_bytes(const struct gpu_info *g)
 	return (size_t)b;
 }
 
+/* A positive number from the environment variable name, else 0. */
+static double env_positive(const char *name)
+{
+	const char *v = getenv(name);
+	char *end;
+	double d;
+
+	if (!v || !*v)
+		return 0;
+	d = strtod(v, &end);
+	return *end == '\0' && d > 0 ? d : 0;
+}
+
+double gpu_batch_target_ns(void)
+{
+	double us = env_positive("ARENA_GPU_BATCH_TARGET_US");
+
+	return us > 0 ? us * 1e3 : GPU_BATCH_TARGET_NS;
+}
+
+uint64_t gpu_batch_max_bytes(void)
+{
+	double mib = env_positive("ARENA_GPU_BATCH_MAX_MIB");
+
+	return mib > 0 ? (uint64_t)mib << 20 : GPU_BATCH_MAX_BYTES;
+}
+
 int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets,
 		   uint64_t max_bytes)
 {
+	double target = gpu_batch_target_ns();
 	int n;
 
 	if (!(call_ns > 0) || call_ns >= GPU_BATCH_MIN_NS || max_sets <= 1)
 		return 1;
-	n = (int)ceil(GPU_BATCH_TARGET_NS / call_ns);
+	n = (int)ceil(target / call_ns);
 	if (n < 2)
 		n = 2;
 	if (n > max_sets)

@@ -472,7 +472,7 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 		max_sets = RP_MAX_SETS;
 	int n = gpu_batch_size(call, l->shm_size, max_sets,
 			       x->req->quick ? GPU_QUICK_BATCH_BYTES
-					     : GPU_BATCH_MAX_BYTES);
+					     : gpu_batch_max_bytes());
 	x->gpu_batch[ci] = n;
 	x->gpu_call_ns[ci] = call;
 	if (n > 1)
