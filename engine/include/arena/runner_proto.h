@@ -126,9 +126,10 @@
  *                                  of the layout; set k lives in shared
  *                                  memory at k * stride; <lo> <hi> as for
  *                                  layout)
- *     fetch <seq> [<mask>]      → ok <seq>     (copies every argument
- *                                  in <mask> (all without one) of every
- *                                  set back to shared memory)
+ *     fetch <seq> [<mask> [<set>...]]   → ok <seq>     (copies every
+ *                                  argument in <mask> (all without one)
+ *                                  of the sets listed (every set without
+ *                                  a list) back to shared memory)
  *     ping <seq>                → pong <seq>
  *     quit
  *     any request may instead get: error <seq> <message>

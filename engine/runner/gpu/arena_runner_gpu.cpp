@@ -894,18 +894,29 @@ static void do_time(const char *seq, char **save)
 	rio_replyf("ok %s %d %" PRId64 " %" PRId64, seq, rc, ns, drain);
 }
 
-/* fetch <seq> [<mask>]: the arguments whose bit is set (all without a
- * mask) of every set, back into shared memory. */
+/* fetch <seq> [<mask> [<set>...]]: the arguments whose bit is set (all
+ * without a mask) of the sets listed (every set without a list), back
+ * into shared memory. */
 static void do_fetch(const char *seq, char **save)
 {
-	int64_t mask = -1;
+	int64_t mask = -1, k;
+	bool listed = false;
 
 	if (**save && (rio_parse_i64(save, &mask) || mask < 0)) {
 		rio_replyf("error %s bad fetch mask", seq);
 		return;
 	}
-	for (int k = 0; k < nsets; k++)
-		CHECK(seq, copy_set(k, false, (uint32_t)mask),
+	while (**save) {
+		if (rio_parse_i64(save, &k) || k < 0 || k >= nsets) {
+			rio_replyf("error %s bad set in fetch", seq);
+			return;
+		}
+		CHECK(seq, copy_set((int)k, false, (uint32_t)mask),
+		      "copying the outputs back");
+		listed = true;
+	}
+	for (int i = 0; !listed && i < nsets; i++)
+		CHECK(seq, copy_set(i, false, (uint32_t)mask),
 		      "copying the outputs back");
 	CHECK(seq, GPU(StreamSynchronize)(stream), "copying the outputs back");
 	rio_replyf("ok %s", seq);

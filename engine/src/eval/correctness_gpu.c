@@ -90,6 +90,7 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		char what[64], prefix[160], setpfx[200];
 		struct gpu_sample bs, cs;
 		bool inputs = (rng_next(&r) & 3) == 0;
+		struct gpu_fetch bf, cf;
 
 		pattern = trial & 1;
 		free(spec);
@@ -105,24 +106,27 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		/* Each side's sample by the controller's clock, for the
 		 * trace: a runner's first sample holds its kernel's JIT
 		 * (Triton compiles at the first call). */
+		ev_gpu_fetch_pick(&cf, t, &l, n, inputs, &r);
+		bf = cf;
+		bf.args = ev_gpu_fetch_mask(t, true);
 		uint64_t t0 = now_ns();
-		if (!ev_gpu_sample(x, ROLE_BASE, base, n, spec,
-				   ev_gpu_fetch_mask(t, true), what, c, &bs))
+		if (!ev_gpu_sample(x, ROLE_BASE, base, n, spec, &bf, what, c,
+				   &bs))
 			goto out;
 		uint64_t t1 = now_ns();
-		if (!ev_gpu_sample(x, ROLE_CAND, cand, n, spec,
-				   ev_gpu_fetch_mask(t, inputs), what, c, &cs))
+		if (!ev_gpu_sample(x, ROLE_CAND, cand, n, spec, &cf, what, c,
+				   &cs))
 			goto out;
 		uint64_t t2 = now_ns();
 		ev_trace_detail(x, "case %s trial %d: sampled", c->id,
 				trial + 1);
-		k = (int)rng_range(&r, 0, n - 1);
+		k = cf.set[rng_range(&r, 0, cf.nsets - 1)];
 		snprintf(setpfx, sizeof(setpfx),
 			 "output of correctness trial %d "
 			 "in %s '%s' differs from baseline",
 			 trial + 1, ev_case_kind(c), c->id);
-		if (!ev_gpu_sets_match(x, &l, base, cand, n, pattern, inputs, k,
-				       NULL, what, setpfx, c))
+		if (!ev_gpu_sets_match(x, &l, base, cand, &cf, pattern, inputs,
+				       k, NULL, what, setpfx, c))
 			goto out;
 		snprintf(prefix, sizeof(prefix),
 			 "%s '%s', correctness trial %d", ev_case_kind(c),

@@ -120,9 +120,14 @@ size_t gpu_flush_bytes(const struct gpu_info *g);
  * GPU_QUICK_BATCH_BYTES for a quick evaluation).  On the H200 the first launch
  * after the evaluator's idle gap and the L2 flush runs slow and noisy
  * (a 60 us kernel: 4.8-6% spread alone, 0.5-1.1% as one of four;
- * docs/gpu.md section 6). */
+ * docs/gpu.md section 6).  And the controller's clock around a `time`
+ * request, which checks the claim, carries an overhead of each runner
+ * process's own (sd 6-17 us between processes on the H200,
+ * 2026-12-06): a claim shaved by less than that cannot be confirmed, so
+ * the batch is long enough for it to be a small part (a 6% shave kept
+ * 4.7-5.8% of a 313 us batch and 1.4-2.3% of a 727 us one there). */
 #define GPU_BATCH_MIN_NS 1000000.0
-#define GPU_BATCH_TARGET_NS 300000.0
+#define GPU_BATCH_TARGET_NS 1000000.0
 #define GPU_BATCH_MAX_BYTES (2048ull << 20)
 /* Quick evaluations (a rough answer fast) keep a batch's sets under this:
  * large batches cost copies back and comparisons per pair, and page-locking
@@ -135,6 +140,15 @@ int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets,
  * numbers; anything else is ignored). */
 double gpu_batch_target_ns(void);
 uint64_t gpu_batch_max_bytes(void);
+/* Sets a sample fetches back of a batch of n whose sets take set_bytes
+ * each: all of them while they fit GPU_FETCH_MAX_BYTES, else as many as
+ * fit, and at least 2 (n permitting).  The rest stay on the device,
+ * unread: the controller picks which come back after the batch ran
+ * (ev_gpu_fetch_pick), so a kernel that skipped a set of its batch is
+ * found with the chance that the pick holds it, in every sample.
+ * $ARENA_GPU_FETCH_MAX_KIB replaces the bound, for tests. */
+#define GPU_FETCH_MAX_BYTES (512ull << 20)
+int gpu_fetch_sets(int n, size_t set_bytes);
 
 /* The fastest arithmetic a task's kernels may use, for the flop floor:
  * the task's cost.compute_class when it states one, else from its
@@ -740,14 +754,21 @@ enum runner_fail runner_split(struct runner *r, int param, int threads,
  * runner_layout_all (and, like it, setting r->dev_lo and r->dev_hi); a
  * timed batch of n calls (claim: the events' total; drain: the
  * whole-device wait after the end event; wall: the controller's clock
- * over the request); copying every set back. */
+ * over the request); copying sets back. */
 void runner_sets_all(struct runner *const *rs, int n, int nsets,
 		     size_t stride, enum runner_fail *fail);
 /* `time <n>`, with "hold" when hold (runner_proto.h). */
 enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, int *rc,
 				 int64_t *claim_ns, int64_t *drain_ns,
 				 int64_t *wall_ns);
-enum runner_fail runner_fetch(struct runner *r, uint32_t mask,
+/* What a GPU sample's fetch copies back: the arguments in args
+ * (ev_gpu_fetch_mask) of sets set[0..nsets-1], in ascending order. */
+struct gpu_fetch {
+	uint32_t args;
+	int nsets;
+	int set[RP_MAX_SETS];
+};
+enum runner_fail runner_fetch(struct runner *r, const struct gpu_fetch *f,
 			      int64_t *wall_ns);
 /* GPU: the first request of a sample: the inputs drawn on the device and
  * the outputs poisoned, per argument as spec says (runner_proto.h). */

@@ -623,15 +623,24 @@ char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
 		      int pattern, uint64_t seed);
 /* One sample of runner r, every other runner stopped: the keeper's warm
  * kernel, gen (spec), the keeper's flush, time n calls, the keeper's
- * probes, fetch the arguments in mask, the keeper's probes; the clocks of
+ * probes, fetch what `fetch` says, the keeper's probes; the clocks of
  * struct gpu_sample.  False (verdict set) on any failure, including a
  * claim the clock contradicts. */
 bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
-		   const char *spec, uint32_t mask, const char *what,
-		   const struct task_case *c, struct gpu_sample *o);
+		   const char *spec, const struct gpu_fetch *fetch,
+		   const char *what, const struct task_case *c,
+		   struct gpu_sample *o);
 /* The argument mask of a sample's fetch: outputs always, inputs when
  * `inputs`. */
 uint32_t ev_gpu_fetch_mask(const struct task *t, bool inputs);
+/* What the samples of a pair (or a correctness trial) of a batch of n
+ * sets of layout l fetch back: the arguments of ev_gpu_fetch_mask, of
+ * gpu_fetch_sets(n, ...) sets drawn from r, which the runners cannot
+ * predict (every set without r).  Both runners of a pair fetch the same
+ * sets; a runner learns which only when its batch has run. */
+void ev_gpu_fetch_pick(struct gpu_fetch *f, const struct task *t,
+		       const struct case_layout *l, int n, bool inputs,
+		       struct rng *r);
 /* Calls per sample of case ci, decided from the baseline runner alone
  * (trusted, a few samples of one call) and kept in x->gpu_batch[ci] (the
  * baseline's time per call in x->gpu_call_ns[ci]);
@@ -647,25 +656,25 @@ bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
 bool ev_gpu_sets_all(struct eval_ctx *x, const enum role *roles,
 		     struct runner *const *rs, int nr, int n,
 		     const struct case_layout *l, const struct task_case *c);
-/* Every set of cand's sample against base's: inputs (when fetched) bit
- * for bit, outputs within twice the tolerance; skip_set (-1: none) is
- * not compared.  With sample (a generator the runners cannot predict,
+/* Every fetched set (f) of cand's sample against base's: inputs (when
+ * fetched) bit for bit, outputs within twice the tolerance; skip_set
+ * (-1: none) is not compared.  With sample (a generator the runners cannot predict,
  * drawn from after the outputs were fetched) a batch of more than 256
  * KiB is compared on windows of every array of every set
  * (compare_arrays_sampled), else whole.  False (verdict RS_INCORRECT or
  * RS_REJECTED) when one differs; prefix names the sample in the
  * message. */
 bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
-		       struct runner *base, struct runner *cand, int n,
-		       int pattern, bool inputs, int skip_set,
-		       struct rng *sample, const char *what,
+		       struct runner *base, struct runner *cand,
+		       const struct gpu_fetch *f, int pattern, bool inputs,
+		       int skip_set, struct rng *sample, const char *what,
 		       const char *prefix, const struct task_case *c);
 /* The trusted baseline draws the inputs of its sample whose gen spec
- * was spec again into every set of its shared memory (inout arguments
- * were overwritten by its call; recorded inputs are staged again),
- * untimed; false (verdict set) on failure. */
+ * was spec again and hands set k's over into its shared memory (inout
+ * arguments were overwritten by its call; recorded inputs are staged
+ * again), untimed; false (verdict set) on failure. */
 bool ev_gpu_inputs_again(struct eval_ctx *x, struct runner *base,
-			 const char *spec, const char *what,
+			 const char *spec, int k, const char *what,
 			 const struct task_case *c);
 /* Where one reference check of a GPU sample spent its time, in ns:
  * the baseline drawing its inputs again, staging them (and the poison)

@@ -77,6 +77,20 @@ int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets,
 	return n < 1 ? 1 : n;
 }
 
+int gpu_fetch_sets(int n, size_t set_bytes)
+{
+	double kib = env_positive("ARENA_GPU_FETCH_MAX_KIB");
+	uint64_t most = kib > 0 ? (uint64_t)kib << 10 : GPU_FETCH_MAX_BYTES;
+	uint64_t fit;
+
+	if (n < 1)
+		return 1;
+	fit = set_bytes ? most / set_bytes : (uint64_t)n;
+	if (fit < 2)
+		fit = 2;
+	return fit < (uint64_t)n ? (int)fit : n;
+}
+
 enum gpu_compute_class gpu_compute_class_of(const struct task *t)
 {
 	static const struct {

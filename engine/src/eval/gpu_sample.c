@@ -223,6 +223,21 @@ uint32_t ev_gpu_fetch_mask(const struct task *t, bool inputs)
 	return mask;
 }
 
+void ev_gpu_fetch_pick(struct gpu_fetch *f, const struct task *t,
+		       const struct case_layout *l, int n, bool inputs,
+		       struct rng *r)
+{
+	int m = r ? gpu_fetch_sets(n, l->shm_size) : n;
+
+	f->args = ev_gpu_fetch_mask(t, inputs);
+	f->nsets = 0;
+	/* Each set with the chance (sets still wanted) / (sets left): m of
+	 * the n, every choice alike, in ascending order. */
+	for (int k = 0; k < n && f->nsets < m; k++)
+		if (!r || rng_range(r, 0, n - k - 1) < m - f->nsets)
+			f->set[f->nsets++] = k;
+}
+
 /* The recorded inputs of a sample (an AKA task): set k of the batch gets
  * the recorded set the spec's seed picks for it, written while the runner
  * is stopped; *spec is moved past the prefix.  False (infra_error) when
@@ -290,8 +305,9 @@ static enum runner_fail keeper_follow(struct eval_ctx *x, struct runner *r,
 }
 
 static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
-		   const char *spec, uint32_t mask, const char *what,
-		   const struct task_case *c, struct gpu_sample *o)
+		   const char *spec, const struct gpu_fetch *fetch,
+		   const char *what, const struct task_case *c,
+		   struct gpu_sample *o)
 {
 	int rc = 0;
 	int64_t warm = 0;
@@ -326,7 +342,7 @@ static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	if (f == RUNNER_OK && kf == RUNNER_OK) {
 		int64_t gaps = 0;
 		r->hold = true;
-		f = runner_fetch(r, mask, &o->fetch);
+		f = runner_fetch(r, fetch, &o->fetch);
 		kf = keeper_follow(x, r, "probe", &f, &kq, &gaps);
 	}
 	o->span = (int64_t)(now_ns() - t0);
@@ -392,8 +408,9 @@ static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 }
 
 bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
-		   const char *spec, uint32_t mask, const char *what,
-		   const struct task_case *c, struct gpu_sample *o)
+		   const char *spec, const struct gpu_fetch *fetch,
+		   const char *what, const struct task_case *c,
+		   struct gpu_sample *o)
 {
 	/* Where controller_may_spin(), every reply of the sample is awaited
 	 * by polling (the keeper's too): a sleeping controller's wake-up is
@@ -405,7 +422,7 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		return false;
 	r->spin_replies = spin;
 	x->keeper->spin_replies = spin;
-	bool ok = sample(x, role, r, n, spec, mask, what, c, o);
+	bool ok = sample(x, role, r, n, spec, fetch, what, c, o);
 	r->spin_replies = false;
 	if (x->keeper)
 		x->keeper->spin_replies = false;
@@ -452,14 +469,16 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 		return x->gpu_batch[ci];
 	/* The baseline alone: the candidate is not involved in choosing
 	 * how it will be called (and sees the same batch in every phase). */
+	struct gpu_fetch one;
+
+	ev_gpu_fetch_pick(&one, t, l, 1, false, NULL);
 	for (int i = 0; i < w; i++) {
 		struct gpu_sample o;
 		char *spec =
 			ev_gpu_gen_spec(t, l, i & 1,
 					ev_derive(x->req->seed ^ x->secret, 10,
 						  (uint64_t)ci, (uint64_t)i));
-		bool ok = ev_gpu_sample(x, ROLE_BASE, base, 1, spec,
-					ev_gpu_fetch_mask(t, false),
+		bool ok = ev_gpu_sample(x, ROLE_BASE, base, 1, spec, &one,
 					"while sizing the batches", c, &o);
 		free(spec);
 		if (!ok)
@@ -481,8 +500,9 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 			    c->id, n);
 	ev_trace_mark(x,
 		      "case %s: %d call%s per sample (baseline %.1f us "
-		      "per call)",
-		      c->id, n, n == 1 ? "" : "s", call / 1e3);
+		      "per call), %d of its sets fetched back",
+		      c->id, n, n == 1 ? "" : "s", call / 1e3,
+		      gpu_fetch_sets(n, l->shm_size));
 	return n;
 }
 
@@ -507,9 +527,10 @@ struct sets_check {
 	const struct eval_ctx *x;
 	const struct case_layout *l;
 	struct runner *base, *cand;
+	const struct gpu_fetch *f;
 	int pattern, skip;
 	bool inputs;
-	const uint64_t *seeds; /* per set; NULL: whole */
+	const uint64_t *seeds; /* per fetched set; NULL: whole */
 	bool bad;	       /* false -> true only, atomically */
 };
 
@@ -540,17 +561,19 @@ static bool set_arg_ok(const struct sets_check *sc, int a,
 	return cr.ok;
 }
 
-static void sets_check_range(void *ctx, int64_t k0, int64_t n)
+/* Fetched sets i0 .. i0 + n - 1 (indices into sc->f->set). */
+static void sets_check_range(void *ctx, int64_t i0, int64_t n)
 {
 	struct sets_check *sc = ctx;
 	const struct task *t = sc->x->t;
 
-	for (int64_t k = k0;
-	     k < k0 + n && !__atomic_load_n(&sc->bad, __ATOMIC_RELAXED); k++) {
+	for (int64_t i = i0;
+	     i < i0 + n && !__atomic_load_n(&sc->bad, __ATOMIC_RELAXED); i++) {
+		int k = sc->f->set[i];
 		size_t off = (size_t)k * sc->l->shm_size;
 		struct rng r;
 		if (sc->seeds)
-			rng_seed(&r, sc->seeds[k]);
+			rng_seed(&r, sc->seeds[i]);
 		for (int a = 0; a < t->nargs; a++) {
 			bool in = t->args[a].io == IO_IN;
 			if (t->args[a].scratch ||
@@ -579,21 +602,22 @@ static size_t sets_bytes(const struct task *t, const struct case_layout *l,
 }
 
 bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
-		       struct runner *base, struct runner *cand, int n,
-		       int pattern, bool inputs, int skip_set,
-		       struct rng *sample, const char *what,
+		       struct runner *base, struct runner *cand,
+		       const struct gpu_fetch *f, int pattern, bool inputs,
+		       int skip_set, struct rng *sample, const char *what,
 		       const char *prefix, const struct task_case *c)
 {
-	struct sets_check sc = { x,	 l,    base,  cand, pattern,
-				 skip_set, inputs, NULL, false };
+	struct sets_check sc = { x,	  l,	    base,   cand, f,
+				 pattern, skip_set, inputs, NULL, false };
 	uint64_t *seeds = NULL;
+	int n = f->nsets;
 
 	if (sample && sets_bytes(x->t, l, n, inputs) > SETS_WHOLE_MAX_BYTES) {
 		/* Drawn now, after the outputs were fetched; one seed per
 		 * set so that the threads draw independently. */
 		seeds = xmalloc((size_t)n * sizeof(*seeds));
-		for (int k = 0; k < n; k++)
-			seeds[k] = rng_next(sample);
+		for (int i = 0; i < n; i++)
+			seeds[i] = rng_next(sample);
 		sc.seeds = seeds;
 	}
 	/* Large sets compared whole are compared by several threads each
@@ -605,9 +629,10 @@ bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 		if (!sc.bad)
 			return true;
 	}
-	/* Every set whole, in order: a sampled failure is found again
-	 * (the windows are part of the whole) and worded. */
-	for (int k = 0; k < n; k++) {
+	/* Every fetched set whole, in order: a sampled failure is found
+	 * again (the windows are part of the whole) and worded. */
+	for (int i = 0; i < n; i++) {
+		int k = f->set[i];
 		size_t off = (size_t)k * l->shm_size;
 		void *base_in[TASK_MAX_ARGS];
 		for (int a = 0; a < x->t->nargs; a++)
@@ -624,19 +649,19 @@ bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 }
 
 bool ev_gpu_inputs_again(struct eval_ctx *x, struct runner *base,
-			 const char *spec, const char *what,
+			 const char *spec, int k, const char *what,
 			 const struct task_case *c)
 {
 	const struct task *t = x->t;
-	uint32_t in_mask = 0;
+	struct gpu_fetch in = { .nsets = 1, .set = { k } };
 	enum runner_fail f;
 
-	/* The inputs of every set as they were before the call (the call
+	/* The inputs of set k as they were before the call (the call
 	 * overwrote inout arguments): the trusted baseline draws them again
 	 * from the same spec and hands them over, untimed. */
 	for (int a = 0; a < t->nargs; a++)
 		if (t->args[a].io != IO_OUT)
-			in_mask |= 1u << a;
+			in.args |= 1u << a;
 	/* Recorded inputs are staged again, as for the sample. */
 	if (spec[0] == 'R' &&
 	    !stage_recorded(x, base, base->nsets > 1 ? base->nsets : 1, c,
@@ -644,7 +669,7 @@ bool ev_gpu_inputs_again(struct eval_ctx *x, struct runner *base,
 		return false;
 	f = runner_gen(base, spec, NULL);
 	if (f == RUNNER_OK)
-		f = runner_fetch(base, in_mask, NULL);
+		f = runner_fetch(base, &in, NULL);
 	if (f != RUNNER_OK) {
 		ev_runner_failed(x, ROLE_BASE, base, f, what, c);
 		return false;
@@ -685,7 +710,7 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 		memcpy(saved, base->shm + off, l->shm_size);
 	}
 	uint64_t t0 = now_ns();
-	if (!ev_gpu_inputs_again(x, base, spec, what, c))
+	if (!ev_gpu_inputs_again(x, base, spec, k, what, c))
 		goto out;
 	uint64_t t1 = now_ns();
 	for (int a = 0; a < t->nargs; a++) {

@@ -414,7 +414,7 @@ bool ev_refpool_check(struct refpool *p, struct runner *base,
 	if (x->decided || !(s = slot_get(p)))
 		return false;
 	uint64_t t0 = now_ns();
-	if (!ev_gpu_inputs_again(x, base, spec, what, p->c))
+	if (!ev_gpu_inputs_again(x, base, spec, k, what, p->c))
 		return false;
 	uint64_t t1 = now_ns();
 	/* Set k's inputs into the worker's reference runner (stopped, and

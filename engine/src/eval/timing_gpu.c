@@ -62,7 +62,8 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	 * alike (a kernel that writes its inputs cannot know when). */
 	x->pair_t0_ns = now_ns();
 	bool inputs = (rng_next(p->r) & 3) == 0;
-	uint32_t mask = ev_gpu_fetch_mask(t, inputs);
+	struct gpu_fetch fetch;
+	ev_gpu_fetch_pick(&fetch, t, p->l, p->n, inputs, p->r);
 	char *spec = ev_gpu_gen_spec(t, p->l, pattern, rng_next(p->r));
 	snprintf(what, sizeof(what), "in %s call %d", kind, num);
 	/* Orders alternate within a block (from a random start): the
@@ -75,20 +76,21 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	for (int i = 0; i < 2 && ok; i++) {
 		bool do_base = (i == 0) == base_first;
 		ok = do_base ? ev_gpu_sample(x, ROLE_BASE, bk->base, p->n, spec,
-					     mask, what, p->c, bs)
+					     &fetch, what, p->c, bs)
 			     : ev_gpu_sample(x, ROLE_CAND, bk->cand, p->n, spec,
-					     mask, what, p->c, cs);
+					     &fetch, what, p->c, cs);
 	}
 	uint64_t t2 = now_ns();
 	if (refcheck)
-		k = (int)rng_range(&p->check_rng, 0, p->n - 1);
+		k = fetch.set[rng_range(&p->check_rng, 0, fetch.nsets - 1)];
 	snprintf(prefix, sizeof(prefix),
 		 "output of %s call %d in %s '%s' "
 		 "differs from baseline",
 		 kind, num, ev_case_kind(p->c), p->c->id);
-	ok = ok && ev_gpu_sets_match(x, p->l, bk->base, bk->cand, p->n, pattern,
-				     inputs, k, sampled ? &p->sample_rng : NULL,
-				     what, prefix, p->c);
+	ok = ok &&
+	     ev_gpu_sets_match(x, p->l, bk->base, bk->cand, &fetch, pattern,
+			       inputs, k, sampled ? &p->sample_rng : NULL, what,
+			       prefix, p->c);
 	if (ok && refcheck) {
 		snprintf(prefix, sizeof(prefix),
 			 "output of %s call %d in %s "
