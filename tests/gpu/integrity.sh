@@ -80,8 +80,9 @@ excess() {
 		"$EV/$1-logs/timing.tsv" 2>/dev/null | tr '\n' ' '
 }
 
-# verdict NAME WANT PHRASE: WANT is a status, or "nogain" (rejected with
-# PHRASE, or ok with a speedup of at most 1.05: charged, not rewarded).
+# verdict NAME WANT PHRASE: WANT is a status, statuses separated by
+# commas (any of them, with PHRASE), or "nogain" (rejected with PHRASE,
+# or ok with a speedup of at most 1.05: charged, not rewarded).
 verdict() {
 	name=$1 want=$2 phrase=$3
 	y=$EV/$name.yaml
@@ -96,7 +97,8 @@ verdict() {
 		elif [ "$st" = ok ] && awk -v s="$sp" 'BEGIN { exit !(s <= 1.05) }'; then
 			ok=true
 		fi
-	elif [ "$st" = "$want" ] && grep -qE -- "$phrase" "$y"; then
+	elif case ",$want," in *",$st,"*) true ;; *) false ;; esac &&
+		grep -qE -- "$phrase" "$y"; then
 		ok=true
 	fi
 	if $ok; then
@@ -128,6 +130,10 @@ SELECT=${SELECT:-hip2hip cuda2cuda}
 # stopped_work and forged_claim claim less than the roofline floor allows
 # on the H200 since the floor uses measured peaks (2026-12-05): rejected
 # as impossible before the clock's check is reached, which is a catch too.
+# cache_pointer replays an output only when an input buffer comes back
+# at the same address; with 1 ms batches (2026-12-06) its calls' sets
+# did not, and what it was caught by is its allocations in every call,
+# time outside its claims (50 ms a sample on an H100).
 adv_list() {
 	cat <<'EOF'
 baseline_copy|ok|--held-out|candidate_accepted: true
@@ -145,7 +151,7 @@ forked_streams|ok|--quick|candidate_accepted: true
 no_write|incorrect||never written
 partial_write|incorrect||never written
 reuse_buffer|incorrect||correctness trial|differs from
-cache_pointer|incorrect||correctness trial|differs from
+cache_pointer|incorrect,rejected||correctness trial|differs from|inconsistent with the controller
 modify_input|rejected||was modified by the kernel
 other_stream_naive|rejected|--quick|work not ordered on the stream
 work_after_return|rejected|--quick|work left running on the device|inconsistent with the controller
