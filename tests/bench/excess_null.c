@@ -27,7 +27,8 @@
  * H200's overhead (measured 2026-12-06: 205 us plus a few us on 40% of
  * requests, plus a late wake-up, exponential of mean 120 us, on the
  * rest), with offsets of that floor between runner processes, claims
- * spread by the inputs, and shaves of 20 us on a share of the claims:
+ * spread by the inputs, and shaves of 20 us on a share of the claims,
+ * drawn or by a rhythm (every fourth request honest):
  *   charged  the share of cases charged above 0;
  *   mean     the mean charge over all cases, us;
  *   p90      the 90th percentile of the charge over all cases, us.
@@ -108,6 +109,9 @@ struct floor_shape {
 	const char *name;
 	int per_block;
 	double offset_sd, cand_spread, base_spread, shave, share;
+	/* Not 0: the shave skips every period-th request of a block, from
+	 * a phase drawn per block (a rhythm, not a draw), share unused. */
+	int period;
 };
 
 static double h200_overhead(struct rng *r)
@@ -143,6 +147,9 @@ static void floor_shape(const struct floor_shape *f, uint64_t seed)
 		for (int b = 0; b < NB; b++) {
 			double boff = f->offset_sd * rng_normal(&r);
 			double coff = f->offset_sd * rng_normal(&r);
+			int phase =
+				f->period ? (int)rng_range(&r, 0, f->period - 1)
+					  : 0;
 			pb[b] = pairs + (size_t)b * (size_t)f->per_block;
 			sizes[b] = f->per_block;
 			for (int i = 0; i < f->per_block; i++) {
@@ -152,7 +159,9 @@ static void floor_shape(const struct floor_shape *f, uint64_t seed)
 					     &p->base_claim, &p->base_wall);
 				draw_request(&r, f->cand_spread, coff,
 					     &p->cand_claim, &p->cand_wall);
-				if (rng_uniform(&r) < f->share)
+				if (f->period ? (i + phase) % f->period !=
+							f->period - 1
+					      : rng_uniform(&r) < f->share)
 					p->cand_claim -= f->shave;
 			}
 		}
@@ -183,6 +192,8 @@ static void floor_table(void)
 		{ "shave 20 us, all", 10, 5000, 0, 0, 20000, 1 },
 		{ "shave 20 us, all", 20, 0, 0, 0, 20000, 1 },
 		{ "shave 20 us, 75%", 10, 0, 0, 0, 20000, 0.75 },
+		{ "shave 20 us, 3/4 by rhythm", 10, 0, 0, 0, 20000, 0, 4 },
+		{ "shave 20 us, 3/4 by rhythm", 10, 5000, 0, 0, 20000, 0, 4 },
 		{ "shave 20 us, 60%", 10, 0, 0, 0, 20000, 0.6 },
 		{ "shave 20 us, 60%", 20, 0, 0, 0, 20000, 0.6 },
 	};

@@ -528,9 +528,9 @@ static void test_unwritten_gpu_output_is_incorrect(void **s)
 	result_release(&r);
 }
 
-/* The trace's word on how many sets of tiny_batched's batch came back,
- * or -1. */
-static int fetched_sets(const char *dir, int *calls)
+/* The trace's word on how many sets of tiny_batched's batch are
+ * compared, or -1. */
+static int compared_sets(const char *dir, int *calls)
 {
 	char *path = path_join(dir, "timing.tsv"), line[1024];
 	FILE *f = fopen(path, "r");
@@ -548,12 +548,11 @@ static int fetched_sets(const char *dir, int *calls)
 	return got;
 }
 
-/* Of a batch too large to copy back whole, a few sets come back
- * (ev_gpu_fetch_pick; here the bound is shrunk so that tiny_batched's
- * large batch is one): an honest candidate still passes, the sets left
- * on the device unread, and one that skips a call in four is found in
- * the sets drawn. */
-static void test_a_batch_fetched_in_part_still_finds_a_skipped_call(void **s)
+/* Of a batch too large to compare whole, a few sets are compared
+ * (ev_gpu_compare_pick; here the bound is shrunk so that tiny_batched's
+ * batch is one): an honest candidate still passes, and one that skips a
+ * call in four is found in the sets drawn. */
+static void test_a_batch_compared_in_part_still_finds_a_skipped_call(void **s)
 {
 	struct opts o = { 0 };
 	struct task_result r;
@@ -563,16 +562,15 @@ static void test_a_batch_fetched_in_part_still_finds_a_skipped_call(void **s)
 	(void)s;
 	assert_non_null(mkdtemp(dir));
 	o.log_dir = dir;
-	setenv("ARENA_GPU_FETCH_MAX_KIB", "16", 1);
+	setenv("ARENA_GPU_COMPARE_MAX_KIB", "16", 1);
 	evaluate("baseline_copy", &o, &r);
 	expect(&r, RS_OK, "");
 	result_release(&r);
-	int got = fetched_sets(dir, &calls);
-	fprintf(stderr, "  tiny_batched: %d of %d sets fetched back\n", got,
-		calls);
+	int got = compared_sets(dir, &calls);
+	fprintf(stderr, "  tiny_batched: %d of %d sets compared\n", got, calls);
 	assert_true(got >= 2 && got < calls);
 	evaluate("skip_set", &o, &r);
-	unsetenv("ARENA_GPU_FETCH_MAX_KIB");
+	unsetenv("ARENA_GPU_COMPARE_MAX_KIB");
 	rm_rf(dir);
 	expect(&r, RS_INCORRECT, "");
 	result_release(&r);
@@ -1002,6 +1000,24 @@ static char *fake_variant(const char *name, const char *macro, int value)
 	return dir;
 }
 
+/* The same work done while the runner serves `fetch`, after the timed
+ * calls and before their outputs are copied back, is in the clock too:
+ * every set of a batch is fetched (only the comparison is drawn from
+ * them), so a kernel cannot learn which sets will be looked at and
+ * compute only those there. */
+static void test_work_done_while_the_runner_fetches_is_rejected(void **s)
+{
+	struct opts o = { .task = task_heavy };
+	struct task_result r;
+	char *dir = fake_variant("gen_window", "GEN_WINDOW_AT_FETCH", 1);
+
+	(void)s;
+	evaluate(dir, &o, &r);
+	free(dir);
+	expect(&r, RS_REJECTED, "inconsistent with the controller's clock");
+	result_release(&r);
+}
+
 /* Whether <dir>/timing.tsv has a line containing text. */
 static bool trace_has(const char *dir, const char *text)
 {
@@ -1213,7 +1229,11 @@ static void test_a_shave_under_late_wakeups_is_charged_by_the_floor(void **s)
 	(void)s;
 	/* First the task's own baseline under the same law: its claims are
 	 * not moved by late wake-ups and the floor does not charge it for
-	 * them. */
+	 * them.  What the test holds is the floor's column: the whole
+	 * sample's excess, charged at its 5% bound, charges an A/A now and
+	 * then by design (tests/bench/excess_null.sh: 1.5-7.5% of cases),
+	 * and did here once in CI (421.8 us of a 20.8 ms claim, 0.966 with
+	 * the floor at 0, 2026-12-06). */
 	evaluate_noisy("task/fakeheavy", "ARENA_FAKE_GPU_WAKE_JITTER_US",
 		       "3000", &r, &t);
 	expect(&r, RS_OK, "");
@@ -1223,7 +1243,6 @@ static void test_a_shave_under_late_wakeups_is_charged_by_the_floor(void **s)
 		"a %.1f us claim; speedup %.4f\n",
 		t.floor, t.charged, t.claim, r.speedup_ratio);
 	assert_true(t.floor < t.claim * 0.0075);
-	assert_true(r.speedup_ratio > 0.98);
 	result_release(&r);
 	evaluate_noisy("shave_claim", "ARENA_FAKE_GPU_WAKE_JITTER_US", "3000",
 		       &r, &t);
@@ -1580,7 +1599,7 @@ int main(void)
 			test_quick_evaluation_reuses_the_correctness_runners),
 		cmocka_unit_test(test_unwritten_gpu_output_is_incorrect),
 		cmocka_unit_test(
-			test_a_batch_fetched_in_part_still_finds_a_skipped_call),
+			test_a_batch_compared_in_part_still_finds_a_skipped_call),
 		cmocka_unit_test(
 			test_output_mutants_are_probed_on_the_gpu_path),
 		cmocka_unit_test(
@@ -1621,6 +1640,8 @@ int main(void)
 			test_blocks_log_names_each_blocks_runners_and_ratios),
 		cmocka_unit_test(
 			test_work_done_while_the_runner_draws_inputs_is_rejected),
+		cmocka_unit_test(
+			test_work_done_while_the_runner_fetches_is_rejected),
 		cmocka_unit_test(
 			test_forged_claims_are_rejected_by_the_controllers_clock),
 		cmocka_unit_test(test_shaved_claims_are_charged_back),

@@ -188,30 +188,35 @@ static void test_calls_under_a_millisecond_are_batched(void **s)
 					 GPU_QUICK_BATCH_BYTES), 12);
 }
 
-/* A batch's sets come back whole while they fit the fetch's bound, else
- * as many as fit and at least two; which ones is drawn after the batch
- * ran, every set alike, so a kernel that skips any set of its batch is
- * found with the same chance. */
-static void test_fetch_picks_sets_evenly(void **s)
+/* Every set of a batch comes back; they are compared whole while they
+ * fit the comparison's bound, else as many as fit and at least two,
+ * drawn after the fetch, every set alike, so that a kernel that skips
+ * any set of its batch is found with the same chance. */
+static void test_compare_picks_sets_evenly(void **s)
 {
 	struct task t;
 	struct case_layout l;
-	struct gpu_fetch f;
+	struct gpu_fetch all, f;
 	struct rng r;
 	int hits[8] = { 0 };
 
 	(void)s;
-	assert_int_equal(gpu_fetch_sets(8, (size_t)256 << 20), 2);
-	assert_int_equal(gpu_fetch_sets(8, (size_t)16 << 20), 8);
-	assert_int_equal(gpu_fetch_sets(256, (size_t)4 << 20), 128);
-	assert_int_equal(gpu_fetch_sets(3, (size_t)1 << 30), 2);
-	assert_int_equal(gpu_fetch_sets(1, (size_t)1 << 30), 1);
+	assert_int_equal(gpu_compare_sets(8, (size_t)256 << 20), 2);
+	assert_int_equal(gpu_compare_sets(8, (size_t)16 << 20), 8);
+	assert_int_equal(gpu_compare_sets(256, (size_t)4 << 20), 128);
+	assert_int_equal(gpu_compare_sets(3, (size_t)1 << 30), 2);
+	assert_int_equal(gpu_compare_sets(1, (size_t)1 << 30), 1);
 	memset(&t, 0, sizeof(t));
 	memset(&l, 0, sizeof(l));
 	l.shm_size = (size_t)256 << 20;
+	ev_gpu_fetch_all(&all, &t, 8, false);
+	assert_int_equal(all.nsets, 8);
+	for (int k = 0; k < 8; k++)
+		assert_int_equal(all.set[k], k);
 	rng_seed(&r, 20261206);
 	for (int i = 0; i < 8000; i++) {
-		ev_gpu_fetch_pick(&f, &t, &l, 8, false, &r);
+		f = all;
+		ev_gpu_compare_pick(&f, &l, &r);
 		assert_int_equal(f.nsets, 2);
 		assert_true(0 <= f.set[0] && f.set[0] < f.set[1] &&
 			    f.set[1] < 8);
@@ -221,11 +226,11 @@ static void test_fetch_picks_sets_evenly(void **s)
 	/* 2,000 expected of each, sd 39. */
 	for (int k = 0; k < 8; k++)
 		assert_true(hits[k] > 1800 && hits[k] < 2200);
-	/* Without a generator (sizing a batch): every set. */
-	ev_gpu_fetch_pick(&f, &t, &l, 8, false, NULL);
+	/* Small sets: every one. */
+	l.shm_size = (size_t)1 << 20;
+	f = all;
+	ev_gpu_compare_pick(&f, &l, &r);
 	assert_int_equal(f.nsets, 8);
-	for (int k = 0; k < 8; k++)
-		assert_int_equal(f.set[k], k);
 }
 
 static void test_roofline_floor_from_measured_peaks(void **s)
@@ -788,7 +793,7 @@ int main(void)
 		cmocka_unit_test(
 			test_flush_covers_twice_l2_and_amd_infinity_cache),
 		cmocka_unit_test(test_calls_under_a_millisecond_are_batched),
-		cmocka_unit_test(test_fetch_picks_sets_evenly),
+		cmocka_unit_test(test_compare_picks_sets_evenly),
 		cmocka_unit_test(test_roofline_floor_from_measured_peaks),
 		cmocka_unit_test(
 			test_flop_floor_uses_the_tensor_core_rate_of_the_class),

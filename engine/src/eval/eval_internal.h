@@ -140,15 +140,16 @@ int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets,
  * numbers; anything else is ignored). */
 double gpu_batch_target_ns(void);
 uint64_t gpu_batch_max_bytes(void);
-/* Sets a sample fetches back of a batch of n whose sets take set_bytes
- * each: all of them while they fit GPU_FETCH_MAX_BYTES, else as many as
- * fit, and at least 2 (n permitting).  The rest stay on the device,
- * unread: the controller picks which come back after the batch ran
- * (ev_gpu_fetch_pick), so a kernel that skipped a set of its batch is
- * found with the chance that the pick holds it, in every sample.
- * $ARENA_GPU_FETCH_MAX_KIB replaces the bound, for tests. */
-#define GPU_FETCH_MAX_BYTES (512ull << 20)
-int gpu_fetch_sets(int n, size_t set_bytes);
+/* Sets of a sample's batch of n (sets of set_bytes each) compared with
+ * the other runner's: all of them while they fit GPU_COMPARE_MAX_BYTES,
+ * else as many as fit, and at least 2 (n permitting).  Every set is
+ * fetched back first, with the runner stopped after; which are compared
+ * is drawn only then (ev_gpu_compare_pick), so a kernel that skipped a
+ * set of its batch is found with the chance that the draw holds it, in
+ * every sample, and cannot make up for it when it learns which.
+ * $ARENA_GPU_COMPARE_MAX_KIB replaces the bound, for tests. */
+#define GPU_COMPARE_MAX_BYTES (512ull << 20)
+int gpu_compare_sets(int n, size_t set_bytes);
 
 /* The fastest arithmetic a task's kernels may use, for the flop floor:
  * the task's cost.compute_class when it states one, else from its

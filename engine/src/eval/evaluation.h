@@ -633,14 +633,16 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 /* The argument mask of a sample's fetch: outputs always, inputs when
  * `inputs`. */
 uint32_t ev_gpu_fetch_mask(const struct task *t, bool inputs);
-/* What the samples of a pair (or a correctness trial) of a batch of n
- * sets of layout l fetch back: the arguments of ev_gpu_fetch_mask, of
- * gpu_fetch_sets(n, ...) sets drawn from r, which the runners cannot
- * predict (every set without r).  Both runners of a pair fetch the same
- * sets; a runner learns which only when its batch has run. */
-void ev_gpu_fetch_pick(struct gpu_fetch *f, const struct task *t,
-		       const struct case_layout *l, int n, bool inputs,
-		       struct rng *r);
+/* What a sample of a batch of n fetches back: the arguments of
+ * ev_gpu_fetch_mask of every set. */
+void ev_gpu_fetch_all(struct gpu_fetch *f, const struct task *t, int n,
+		      bool inputs);
+/* Narrows f's sets, fetched already, to the gpu_compare_sets() of them
+ * that a pair (or a correctness trial) compares, drawn from r: after
+ * both samples, so no runner can know them while it could still
+ * write. */
+void ev_gpu_compare_pick(struct gpu_fetch *f, const struct case_layout *l,
+			 struct rng *r);
 /* Calls per sample of case ci, decided from the baseline runner alone
  * (trusted, a few samples of one call) and kept in x->gpu_batch[ci] (the
  * baseline's time per call in x->gpu_call_ns[ci]);
@@ -656,12 +658,12 @@ bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
 bool ev_gpu_sets_all(struct eval_ctx *x, const enum role *roles,
 		     struct runner *const *rs, int nr, int n,
 		     const struct case_layout *l, const struct task_case *c);
-/* Every fetched set (f) of cand's sample against base's: inputs (when
+/* The sets f lists of cand's sample against base's: inputs (when
  * fetched) bit for bit, outputs within twice the tolerance; skip_set
- * (-1: none) is not compared.  With sample (a generator the runners cannot predict,
- * drawn from after the outputs were fetched) a batch of more than 256
- * KiB is compared on windows of every array of every set
- * (compare_arrays_sampled), else whole.  False (verdict RS_INCORRECT or
+ * (-1: none) is not compared.  With sample (a generator the runners
+ * cannot predict, drawn from after the outputs were fetched) sets of
+ * more than 256 KiB in all are compared on windows of every array of
+ * every set listed (compare_arrays_sampled), else whole.  False (verdict RS_INCORRECT or
  * RS_REJECTED) when one differs; prefix names the sample in the
  * message. */
 bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,

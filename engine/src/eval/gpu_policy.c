@@ -77,10 +77,10 @@ int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets,
 	return n < 1 ? 1 : n;
 }
 
-int gpu_fetch_sets(int n, size_t set_bytes)
+int gpu_compare_sets(int n, size_t set_bytes)
 {
-	double kib = env_positive("ARENA_GPU_FETCH_MAX_KIB");
-	uint64_t most = kib > 0 ? (uint64_t)kib << 10 : GPU_FETCH_MAX_BYTES;
+	double kib = env_positive("ARENA_GPU_COMPARE_MAX_KIB");
+	uint64_t most = kib > 0 ? (uint64_t)kib << 10 : GPU_COMPARE_MAX_BYTES;
 	uint64_t fit;
 
 	if (n < 1)

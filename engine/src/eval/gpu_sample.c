@@ -223,19 +223,26 @@ uint32_t ev_gpu_fetch_mask(const struct task *t, bool inputs)
 	return mask;
 }
 
-void ev_gpu_fetch_pick(struct gpu_fetch *f, const struct task *t,
-		       const struct case_layout *l, int n, bool inputs,
-		       struct rng *r)
+void ev_gpu_fetch_all(struct gpu_fetch *f, const struct task *t, int n,
+		      bool inputs)
 {
-	int m = r ? gpu_fetch_sets(n, l->shm_size) : n;
-
 	f->args = ev_gpu_fetch_mask(t, inputs);
-	f->nsets = 0;
+	f->nsets = n;
+	for (int k = 0; k < n; k++)
+		f->set[k] = k;
+}
+
+void ev_gpu_compare_pick(struct gpu_fetch *f, const struct case_layout *l,
+			 struct rng *r)
+{
+	int n = f->nsets, m = gpu_compare_sets(n, l->shm_size), kept = 0;
+
 	/* Each set with the chance (sets still wanted) / (sets left): m of
-	 * the n, every choice alike, in ascending order. */
-	for (int k = 0; k < n && f->nsets < m; k++)
-		if (!r || rng_range(r, 0, n - k - 1) < m - f->nsets)
-			f->set[f->nsets++] = k;
+	 * the n, every choice alike, in their order. */
+	for (int i = 0; i < n && kept < m; i++)
+		if (rng_range(r, 0, n - i - 1) < m - kept)
+			f->set[kept++] = f->set[i];
+	f->nsets = kept;
 }
 
 /* The recorded inputs of a sample (an AKA task): set k of the batch gets
@@ -471,7 +478,7 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 	 * how it will be called (and sees the same batch in every phase). */
 	struct gpu_fetch one;
 
-	ev_gpu_fetch_pick(&one, t, l, 1, false, NULL);
+	ev_gpu_fetch_all(&one, t, 1, false);
 	for (int i = 0; i < w; i++) {
 		struct gpu_sample o;
 		char *spec =
@@ -500,9 +507,9 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 			    c->id, n);
 	ev_trace_mark(x,
 		      "case %s: %d call%s per sample (baseline %.1f us "
-		      "per call), %d of its sets fetched back",
+		      "per call), %d of its sets compared",
 		      c->id, n, n == 1 ? "" : "s", call / 1e3,
-		      gpu_fetch_sets(n, l->shm_size));
+		      gpu_compare_sets(n, l->shm_size));
 	return n;
 }
 

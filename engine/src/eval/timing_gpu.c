@@ -4,8 +4,9 @@
  * (gpu_sample.c: the keeper's warm kernel, gen, the keeper's flush, time
  * n, the keeper's probes, fetch, the keeper's probes), the two in
  * alternating order, with the same fresh inputs drawn on the device;
- * every set of the candidate's is compared with the baseline's, on
- * windows drawn after the fetch from the evaluation's secret, and whole
+ * every set of the candidate's, or a few drawn after the fetch where the
+ * batch is large (ev_gpu_compare_pick), is compared with the baseline's,
+ * on windows drawn after the fetch from the evaluation's secret, and whole
  * at random (twice per block at least, ev_check_due), where also one set
  * is compared with the reference's at the task's tolerance (docs/gpu.md
  * section 6, "what a pair checks"): a host reference's in the background
@@ -45,9 +46,10 @@
 
 /* One pair on block bk: a sample of each runner, the order alternating
  * from pair to pair (*first: the baseline went first), the other one
- * stopped; every set of the candidate's against the baseline's (twice
- * the tolerance), whole or (sampled) on windows, and with refcheck one
- * set drawn at random against the reference (the task's tolerance). */
+ * stopped, each fetching every set; then the sets ev_gpu_compare_pick
+ * draws of the candidate's against the baseline's (twice the
+ * tolerance), whole or (sampled) on windows, and with refcheck one of
+ * them drawn at random against the reference (the task's tolerance). */
 static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 		     int num, bool sampled, bool refcheck, bool *first,
 		     struct gpu_sample *bs, struct gpu_sample *cs)
@@ -62,8 +64,8 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	 * alike (a kernel that writes its inputs cannot know when). */
 	x->pair_t0_ns = now_ns();
 	bool inputs = (rng_next(p->r) & 3) == 0;
-	struct gpu_fetch fetch;
-	ev_gpu_fetch_pick(&fetch, t, p->l, p->n, inputs, p->r);
+	struct gpu_fetch fetch, cmp;
+	ev_gpu_fetch_all(&fetch, t, p->n, inputs);
 	char *spec = ev_gpu_gen_spec(t, p->l, pattern, rng_next(p->r));
 	snprintf(what, sizeof(what), "in %s call %d", kind, num);
 	/* Orders alternate within a block (from a random start): the
@@ -81,16 +83,17 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 					     &fetch, what, p->c, cs);
 	}
 	uint64_t t2 = now_ns();
+	cmp = fetch;
+	ev_gpu_compare_pick(&cmp, p->l, &p->check_rng);
 	if (refcheck)
-		k = fetch.set[rng_range(&p->check_rng, 0, fetch.nsets - 1)];
+		k = cmp.set[rng_range(&p->check_rng, 0, cmp.nsets - 1)];
 	snprintf(prefix, sizeof(prefix),
 		 "output of %s call %d in %s '%s' "
 		 "differs from baseline",
 		 kind, num, ev_case_kind(p->c), p->c->id);
-	ok = ok &&
-	     ev_gpu_sets_match(x, p->l, bk->base, bk->cand, &fetch, pattern,
-			       inputs, k, sampled ? &p->sample_rng : NULL, what,
-			       prefix, p->c);
+	ok = ok && ev_gpu_sets_match(x, p->l, bk->base, bk->cand, &cmp, pattern,
+				     inputs, k, sampled ? &p->sample_rng : NULL,
+				     what, prefix, p->c);
 	if (ok && refcheck) {
 		snprintf(prefix, sizeof(prefix),
 			 "output of %s call %d in %s "

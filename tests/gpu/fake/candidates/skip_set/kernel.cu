@@ -1,9 +1,9 @@
 /*
  * Cheat: fakepoly's baseline that skips one call in four (by a count of
  * its own calls), leaving that set's outputs as they were: a quarter off
- * every batch's time.  The controller fetches only some sets of a large
- * batch back (ev_gpu_fetch_pick); which ones is drawn after the batch
- * ran, so a skipped set is among them, sooner or later.
+ * every batch's time.  The controller compares only some sets of a
+ * large batch (ev_gpu_compare_pick); which ones is drawn after every set
+ * was fetched, so a skipped set is among them, sooner or later.
  */
 #include "arena/kernel.h"
 
