@@ -537,7 +537,7 @@ struct sets_check {
 	const struct gpu_fetch *f;
 	int pattern, skip;
 	bool inputs;
-	const uint64_t *seeds; /* per fetched set; NULL: whole */
+	const uint64_t *seeds; /* per listed set; NULL: whole */
 	bool bad;	       /* false -> true only, atomically */
 };
 
@@ -568,7 +568,7 @@ static bool set_arg_ok(const struct sets_check *sc, int a,
 	return cr.ok;
 }
 
-/* Fetched sets i0 .. i0 + n - 1 (indices into sc->f->set). */
+/* Listed sets i0 .. i0 + n - 1 (indices into sc->f->set). */
 static void sets_check_range(void *ctx, int64_t i0, int64_t n)
 {
 	struct sets_check *sc = ctx;
@@ -636,7 +636,7 @@ bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 		if (!sc.bad)
 			return true;
 	}
-	/* Every fetched set whole, in order: a sampled failure is found
+	/* Every listed set whole, in order: a sampled failure is found
 	 * again (the windows are part of the whole) and worded. */
 	for (int i = 0; i < n; i++) {
 		int k = f->set[i];
