@@ -43,7 +43,7 @@ check sigcont_work rejected "$acct"
 check recv_hook_partial rejected "$acct"
 check clock_majority rejected "$acct"
 # Its gain is taken back whether or not the claim check can name it under
-# the load of the moment (once in CI of 3b07246: ok, 1.008).
+# the load of the moment (once in CI of 55b7cc0: ok, 1.008).
 check_nogain shave_old_allowance "$acct"
 check exact_first_calls incorrect "tolerance of the reference"
 # Confined, a runner is alone in its PID namespace: the census sees no
