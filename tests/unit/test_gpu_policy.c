@@ -194,9 +194,8 @@ static void test_calls_under_a_millisecond_are_batched(void **s)
  * any set of its batch is found with the same chance. */
 static void test_compare_picks_sets_evenly(void **s)
 {
-	struct task t;
 	struct case_layout l;
-	struct gpu_fetch all, f;
+	struct gpu_sets f;
 	struct rng r;
 	int hits[8] = { 0 };
 
@@ -206,18 +205,12 @@ static void test_compare_picks_sets_evenly(void **s)
 	assert_int_equal(gpu_compare_sets(256, (size_t)4 << 20), 128);
 	assert_int_equal(gpu_compare_sets(3, (size_t)1 << 30), 2);
 	assert_int_equal(gpu_compare_sets(1, (size_t)1 << 30), 1);
-	memset(&t, 0, sizeof(t));
 	memset(&l, 0, sizeof(l));
 	l.shm_size = (size_t)256 << 20;
-	ev_gpu_fetch_all(&all, &t, 8, false);
-	assert_int_equal(all.nsets, 8);
-	for (int k = 0; k < 8; k++)
-		assert_int_equal(all.set[k], k);
 	rng_seed(&r, 20261206);
 	for (int i = 0; i < 8000; i++) {
-		f = all;
-		ev_gpu_compare_pick(&f, &l, &r);
-		assert_int_equal(f.nsets, 2);
+		ev_gpu_compare_pick(&f, &l, 8, &r);
+		assert_int_equal(f.n, 2);
 		assert_true(0 <= f.set[0] && f.set[0] < f.set[1] &&
 			    f.set[1] < 8);
 		hits[f.set[0]]++;
@@ -228,9 +221,10 @@ static void test_compare_picks_sets_evenly(void **s)
 		assert_true(hits[k] > 1800 && hits[k] < 2200);
 	/* Small sets: every one. */
 	l.shm_size = (size_t)1 << 20;
-	f = all;
-	ev_gpu_compare_pick(&f, &l, &r);
-	assert_int_equal(f.nsets, 8);
+	ev_gpu_compare_pick(&f, &l, 8, &r);
+	assert_int_equal(f.n, 8);
+	for (int k = 0; k < 8; k++)
+		assert_int_equal(f.set[k], k);
 }
 
 static void test_roofline_floor_from_measured_peaks(void **s)

@@ -90,7 +90,7 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		char what[64], prefix[160], setpfx[200];
 		struct gpu_sample bs, cs;
 		bool inputs = (rng_next(&r) & 3) == 0;
-		struct gpu_fetch bf, cf, cmp;
+		struct gpu_sets cmp;
 
 		pattern = trial & 1;
 		free(spec);
@@ -106,22 +106,19 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		/* Each side's sample by the controller's clock, for the
 		 * trace: a runner's first sample holds its kernel's JIT
 		 * (Triton compiles at the first call). */
-		ev_gpu_fetch_all(&bf, t, n, true);
-		ev_gpu_fetch_all(&cf, t, n, inputs);
 		uint64_t t0 = now_ns();
-		if (!ev_gpu_sample(x, ROLE_BASE, base, n, spec, &bf, what, c,
-				   &bs))
+		if (!ev_gpu_sample(x, ROLE_BASE, base, n, spec,
+				   ev_gpu_fetch_mask(t, true), what, c, &bs))
 			goto out;
 		uint64_t t1 = now_ns();
-		if (!ev_gpu_sample(x, ROLE_CAND, cand, n, spec, &cf, what, c,
-				   &cs))
+		if (!ev_gpu_sample(x, ROLE_CAND, cand, n, spec,
+				   ev_gpu_fetch_mask(t, inputs), what, c, &cs))
 			goto out;
 		uint64_t t2 = now_ns();
 		ev_trace_detail(x, "case %s trial %d: sampled", c->id,
 				trial + 1);
-		cmp = cf;
-		ev_gpu_compare_pick(&cmp, &l, &r);
-		k = cmp.set[rng_range(&r, 0, cmp.nsets - 1)];
+		ev_gpu_compare_pick(&cmp, &l, n, &r);
+		k = cmp.set[rng_range(&r, 0, cmp.n - 1)];
 		snprintf(setpfx, sizeof(setpfx),
 			 "output of correctness trial %d "
 			 "in %s '%s' differs from baseline",

@@ -762,14 +762,8 @@ void runner_sets_all(struct runner *const *rs, int n, int nsets,
 enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, int *rc,
 				 int64_t *claim_ns, int64_t *drain_ns,
 				 int64_t *wall_ns);
-/* What a GPU sample's fetch copies back: the arguments in args
- * (ev_gpu_fetch_mask) of sets set[0..nsets-1], in ascending order. */
-struct gpu_fetch {
-	uint32_t args;
-	int nsets;
-	int set[RP_MAX_SETS];
-};
-enum runner_fail runner_fetch(struct runner *r, const struct gpu_fetch *f,
+/* `fetch`: the arguments in mask of set k, or of every set (k < 0). */
+enum runner_fail runner_fetch(struct runner *r, uint32_t mask, int k,
 			      int64_t *wall_ns);
 /* GPU: the first request of a sample: the inputs drawn on the device and
  * the outputs poisoned, per argument as spec says (runner_proto.h). */

@@ -623,25 +623,25 @@ char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
 		      int pattern, uint64_t seed);
 /* One sample of runner r, every other runner stopped: the keeper's warm
  * kernel, gen (spec), the keeper's flush, time n calls, the keeper's
- * probes, fetch what `fetch` says, the keeper's probes; the clocks of
- * struct gpu_sample.  False (verdict set) on any failure, including a
- * claim the clock contradicts. */
+ * probes, fetch the arguments in mask of every set, the keeper's probes;
+ * the clocks of struct gpu_sample.  False (verdict set) on any failure,
+ * including a claim the clock contradicts. */
 bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
-		   const char *spec, const struct gpu_fetch *fetch,
-		   const char *what, const struct task_case *c,
-		   struct gpu_sample *o);
+		   const char *spec, uint32_t mask, const char *what,
+		   const struct task_case *c, struct gpu_sample *o);
 /* The argument mask of a sample's fetch: outputs always, inputs when
  * `inputs`. */
 uint32_t ev_gpu_fetch_mask(const struct task *t, bool inputs);
-/* What a sample of a batch of n fetches back: the arguments of
- * ev_gpu_fetch_mask of every set. */
-void ev_gpu_fetch_all(struct gpu_fetch *f, const struct task *t, int n,
-		      bool inputs);
-/* Narrows f's sets, fetched already, to the gpu_compare_sets() of them
- * that a pair (or a correctness trial) compares, drawn from r: after
- * both samples, so no runner can know them while it could still
- * write. */
-void ev_gpu_compare_pick(struct gpu_fetch *f, const struct case_layout *l,
+/* The sets of a batch that a pair (or a correctness trial) compares:
+ * set[0..n-1], ascending. */
+struct gpu_sets {
+	int n;
+	int set[RP_MAX_SETS];
+};
+/* gpu_compare_sets() of a batch's n sets of layout l, drawn from r once
+ * both samples have fetched every set, so no runner can know them while
+ * it could still write. */
+void ev_gpu_compare_pick(struct gpu_sets *s, const struct case_layout *l, int n,
 			 struct rng *r);
 /* Calls per sample of case ci, decided from the baseline runner alone
  * (trusted, a few samples of one call) and kept in x->gpu_batch[ci] (the
@@ -658,7 +658,7 @@ bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
 bool ev_gpu_sets_all(struct eval_ctx *x, const enum role *roles,
 		     struct runner *const *rs, int nr, int n,
 		     const struct case_layout *l, const struct task_case *c);
-/* The sets f lists of cand's sample against base's: inputs (when
+/* The sets s lists of cand's sample against base's: inputs (when
  * fetched) bit for bit, outputs within twice the tolerance; skip_set
  * (-1: none) is not compared.  With sample (a generator the runners
  * cannot predict, drawn from after the outputs were fetched) sets of
@@ -668,7 +668,7 @@ bool ev_gpu_sets_all(struct eval_ctx *x, const enum role *roles,
  * message. */
 bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 		       struct runner *base, struct runner *cand,
-		       const struct gpu_fetch *f, int pattern, bool inputs,
+		       const struct gpu_sets *s, int pattern, bool inputs,
 		       int skip_set, struct rng *sample, const char *what,
 		       const char *prefix, const struct task_case *c);
 /* The trusted baseline draws the inputs of its sample whose gen spec

@@ -223,26 +223,17 @@ uint32_t ev_gpu_fetch_mask(const struct task *t, bool inputs)
 	return mask;
 }
 
-void ev_gpu_fetch_all(struct gpu_fetch *f, const struct task *t, int n,
-		      bool inputs)
-{
-	f->args = ev_gpu_fetch_mask(t, inputs);
-	f->nsets = n;
-	for (int k = 0; k < n; k++)
-		f->set[k] = k;
-}
-
-void ev_gpu_compare_pick(struct gpu_fetch *f, const struct case_layout *l,
+void ev_gpu_compare_pick(struct gpu_sets *s, const struct case_layout *l, int n,
 			 struct rng *r)
 {
-	int n = f->nsets, m = gpu_compare_sets(n, l->shm_size), kept = 0;
+	int m = gpu_compare_sets(n, l->shm_size);
 
 	/* Each set with the chance (sets still wanted) / (sets left): m of
-	 * the n, every choice alike, in their order. */
-	for (int i = 0; i < n && kept < m; i++)
-		if (rng_range(r, 0, n - i - 1) < m - kept)
-			f->set[kept++] = f->set[i];
-	f->nsets = kept;
+	 * the n, every choice alike, in ascending order. */
+	s->n = 0;
+	for (int k = 0; k < n && s->n < m; k++)
+		if (rng_range(r, 0, n - k - 1) < m - s->n)
+			s->set[s->n++] = k;
 }
 
 /* The recorded inputs of a sample (an AKA task): set k of the batch gets
@@ -312,9 +303,8 @@ static enum runner_fail keeper_follow(struct eval_ctx *x, struct runner *r,
 }
 
 static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
-		   const char *spec, const struct gpu_fetch *fetch,
-		   const char *what, const struct task_case *c,
-		   struct gpu_sample *o)
+		   const char *spec, uint32_t mask, const char *what,
+		   const struct task_case *c, struct gpu_sample *o)
 {
 	int rc = 0;
 	int64_t warm = 0;
@@ -349,7 +339,7 @@ static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	if (f == RUNNER_OK && kf == RUNNER_OK) {
 		int64_t gaps = 0;
 		r->hold = true;
-		f = runner_fetch(r, fetch, &o->fetch);
+		f = runner_fetch(r, mask, -1, &o->fetch);
 		kf = keeper_follow(x, r, "probe", &f, &kq, &gaps);
 	}
 	o->span = (int64_t)(now_ns() - t0);
@@ -415,9 +405,8 @@ static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 }
 
 bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
-		   const char *spec, const struct gpu_fetch *fetch,
-		   const char *what, const struct task_case *c,
-		   struct gpu_sample *o)
+		   const char *spec, uint32_t mask, const char *what,
+		   const struct task_case *c, struct gpu_sample *o)
 {
 	/* Where controller_may_spin(), every reply of the sample is awaited
 	 * by polling (the keeper's too): a sleeping controller's wake-up is
@@ -429,7 +418,7 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		return false;
 	r->spin_replies = spin;
 	x->keeper->spin_replies = spin;
-	bool ok = sample(x, role, r, n, spec, fetch, what, c, o);
+	bool ok = sample(x, role, r, n, spec, mask, what, c, o);
 	r->spin_replies = false;
 	if (x->keeper)
 		x->keeper->spin_replies = false;
@@ -476,16 +465,14 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 		return x->gpu_batch[ci];
 	/* The baseline alone: the candidate is not involved in choosing
 	 * how it will be called (and sees the same batch in every phase). */
-	struct gpu_fetch one;
-
-	ev_gpu_fetch_all(&one, t, 1, false);
 	for (int i = 0; i < w; i++) {
 		struct gpu_sample o;
 		char *spec =
 			ev_gpu_gen_spec(t, l, i & 1,
 					ev_derive(x->req->seed ^ x->secret, 10,
 						  (uint64_t)ci, (uint64_t)i));
-		bool ok = ev_gpu_sample(x, ROLE_BASE, base, 1, spec, &one,
+		bool ok = ev_gpu_sample(x, ROLE_BASE, base, 1, spec,
+					ev_gpu_fetch_mask(t, false),
 					"while sizing the batches", c, &o);
 		free(spec);
 		if (!ok)
@@ -534,7 +521,7 @@ struct sets_check {
 	const struct eval_ctx *x;
 	const struct case_layout *l;
 	struct runner *base, *cand;
-	const struct gpu_fetch *f;
+	const struct gpu_sets *s;
 	int pattern, skip;
 	bool inputs;
 	const uint64_t *seeds; /* per listed set; NULL: whole */
@@ -568,7 +555,7 @@ static bool set_arg_ok(const struct sets_check *sc, int a,
 	return cr.ok;
 }
 
-/* Listed sets i0 .. i0 + n - 1 (indices into sc->f->set). */
+/* Listed sets i0 .. i0 + n - 1 (indices into sc->s->set). */
 static void sets_check_range(void *ctx, int64_t i0, int64_t n)
 {
 	struct sets_check *sc = ctx;
@@ -576,7 +563,7 @@ static void sets_check_range(void *ctx, int64_t i0, int64_t n)
 
 	for (int64_t i = i0;
 	     i < i0 + n && !__atomic_load_n(&sc->bad, __ATOMIC_RELAXED); i++) {
-		int k = sc->f->set[i];
+		int k = sc->s->set[i];
 		size_t off = (size_t)k * sc->l->shm_size;
 		struct rng r;
 		if (sc->seeds)
@@ -610,14 +597,14 @@ static size_t sets_bytes(const struct task *t, const struct case_layout *l,
 
 bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 		       struct runner *base, struct runner *cand,
-		       const struct gpu_fetch *f, int pattern, bool inputs,
+		       const struct gpu_sets *s, int pattern, bool inputs,
 		       int skip_set, struct rng *sample, const char *what,
 		       const char *prefix, const struct task_case *c)
 {
-	struct sets_check sc = { x,	  l,	    base,   cand, f,
+	struct sets_check sc = { x,	  l,	    base,   cand, s,
 				 pattern, skip_set, inputs, NULL, false };
 	uint64_t *seeds = NULL;
-	int n = f->nsets;
+	int n = s->n;
 
 	if (sample && sets_bytes(x->t, l, n, inputs) > SETS_WHOLE_MAX_BYTES) {
 		/* Drawn now, after the outputs were fetched; one seed per
@@ -639,7 +626,7 @@ bool ev_gpu_sets_match(struct eval_ctx *x, const struct case_layout *l,
 	/* Every listed set whole, in order: a sampled failure is found
 	 * again (the windows are part of the whole) and worded. */
 	for (int i = 0; i < n; i++) {
-		int k = f->set[i];
+		int k = s->set[i];
 		size_t off = (size_t)k * l->shm_size;
 		void *base_in[TASK_MAX_ARGS];
 		for (int a = 0; a < x->t->nargs; a++)
@@ -660,7 +647,7 @@ bool ev_gpu_inputs_again(struct eval_ctx *x, struct runner *base,
 			 const struct task_case *c)
 {
 	const struct task *t = x->t;
-	struct gpu_fetch in = { .nsets = 1, .set = { k } };
+	uint32_t in_mask = 0;
 	enum runner_fail f;
 
 	/* The inputs of set k as they were before the call (the call
@@ -668,7 +655,7 @@ bool ev_gpu_inputs_again(struct eval_ctx *x, struct runner *base,
 	 * from the same spec and hands them over, untimed. */
 	for (int a = 0; a < t->nargs; a++)
 		if (t->args[a].io != IO_OUT)
-			in.args |= 1u << a;
+			in_mask |= 1u << a;
 	/* Recorded inputs are staged again, as for the sample. */
 	if (spec[0] == 'R' &&
 	    !stage_recorded(x, base, base->nsets > 1 ? base->nsets : 1, c,
@@ -676,7 +663,7 @@ bool ev_gpu_inputs_again(struct eval_ctx *x, struct runner *base,
 		return false;
 	f = runner_gen(base, spec, NULL);
 	if (f == RUNNER_OK)
-		f = runner_fetch(base, &in, NULL);
+		f = runner_fetch(base, in_mask, k, NULL);
 	if (f != RUNNER_OK) {
 		ev_runner_failed(x, ROLE_BASE, base, f, what, c);
 		return false;

@@ -527,19 +527,17 @@ enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, int *rc,
 	return f;
 }
 
-enum runner_fail runner_fetch(struct runner *r, const struct gpu_fetch *f,
+enum runner_fail runner_fetch(struct runner *r, uint32_t mask, int k,
 			      int64_t *wall_ns)
 {
-	struct strbuf a;
+	char a[48];
 
-	strbuf_init(&a);
-	strbuf_addf(&a, "%" PRIu32, f->args);
-	for (int i = 0; i < f->nsets; i++)
-		strbuf_addf(&a, " %d", f->set[i]);
-	enum runner_fail rf = request(
-		r, "fetch", a.buf, "copy the outputs back", 0, NULL, wall_ns);
-	strbuf_release(&a);
-	return rf;
+	if (k < 0)
+		snprintf(a, sizeof(a), "%" PRIu32, mask);
+	else
+		snprintf(a, sizeof(a), "%" PRIu32 " %d", mask, k);
+	return request(r, "fetch", a, "copy the outputs back", 0, NULL,
+		       wall_ns);
 }
 
 enum runner_fail runner_gen(struct runner *r, const char *spec,

@@ -64,8 +64,8 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	 * alike (a kernel that writes its inputs cannot know when). */
 	x->pair_t0_ns = now_ns();
 	bool inputs = (rng_next(p->r) & 3) == 0;
-	struct gpu_fetch fetch, cmp;
-	ev_gpu_fetch_all(&fetch, t, p->n, inputs);
+	uint32_t mask = ev_gpu_fetch_mask(t, inputs);
+	struct gpu_sets cmp;
 	char *spec = ev_gpu_gen_spec(t, p->l, pattern, rng_next(p->r));
 	snprintf(what, sizeof(what), "in %s call %d", kind, num);
 	/* Orders alternate within a block (from a random start): the
@@ -78,15 +78,14 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	for (int i = 0; i < 2 && ok; i++) {
 		bool do_base = (i == 0) == base_first;
 		ok = do_base ? ev_gpu_sample(x, ROLE_BASE, bk->base, p->n, spec,
-					     &fetch, what, p->c, bs)
+					     mask, what, p->c, bs)
 			     : ev_gpu_sample(x, ROLE_CAND, bk->cand, p->n, spec,
-					     &fetch, what, p->c, cs);
+					     mask, what, p->c, cs);
 	}
 	uint64_t t2 = now_ns();
-	cmp = fetch;
-	ev_gpu_compare_pick(&cmp, p->l, &p->check_rng);
+	ev_gpu_compare_pick(&cmp, p->l, p->n, &p->check_rng);
 	if (refcheck)
-		k = cmp.set[rng_range(&p->check_rng, 0, cmp.nsets - 1)];
+		k = cmp.set[rng_range(&p->check_rng, 0, cmp.n - 1)];
 	snprintf(prefix, sizeof(prefix),
 		 "output of %s call %d in %s '%s' "
 		 "differs from baseline",
