@@ -3,7 +3,8 @@
 # an unevaluated workspace give exactly one evaluation and one answer,
 # while other paths stay responsive; an interrupted reader leaves no
 # evaluation behind (none runs, none is cached); a non-blocking open of an
-# unevaluated score fails with EAGAIN.
+# unevaluated score fails with EAGAIN.  No agent of a cancelled run
+# outlives its executor.
 . "$(dirname "$0")/fs_lib.sh"
 fs_mount
 
@@ -25,6 +26,10 @@ for r in $(ls "$MNT/runs" | grep '^run_'); do
 	echo cancel > "$MNT/runs/$r/control" || fail "cancel $r"
 done
 wait_executors 90
+# (an agent works in its workspace through the mount: none may outlive
+# its executor)
+h=$(mount_holders)
+[ -z "$h" ] || fail "processes outlived their cancelled runs: $h"
 for r in $(ls "$MNT/runs" | grep '^run_'); do
 	grep -q '^status: cancelled$' "$MNT/runs/$r/status" ||
 		fail "$r: $(head -n 3 "$MNT/runs/$r/status")"

@@ -49,8 +49,36 @@ fs_mount() {
 	fail "the mount did not come up"
 }
 
+# Processes whose working directory, root or an open descriptor lies
+# under $MNT, one line each: pid, command, what it holds.
+mount_holders() {
+	for p in /proc/[0-9]*; do
+		for l in "$p/cwd" "$p/root" "$p"/fd/*; do
+			t=$(readlink "$l" 2>/dev/null) || continue
+			case $t in "$MNT"|"$MNT"/*)
+				echo "${p#/proc/} $(tr '\0' ' ' < "$p/cmdline" 2>/dev/null |
+					cut -c1-80): ${l#$p/} -> $t" ;;
+			esac
+		done
+	done
+}
+
+# Unmounts $MNT and reaps the daemon.  A reference the test cannot see
+# (a path walk of another process in flight) makes umount(2) answer
+# EBUSY for a moment: the holders are logged and the unmount is tried
+# again for up to 10 s; a mount still busy then fails the test.
 fs_umount() {
-	fusermount3 -u "$MNT" || fail "fusermount3 -u failed"
+	tries=0
+	until fusermount3 -u "$MNT" 2>"$T/umount.err"; do
+		tries=$((tries + 1))
+		if [ $tries = 1 ]; then
+			echo "-- unmount: $(cat "$T/umount.err"); holders:" >&2
+			mount_holders >&2
+		fi
+		[ $tries -lt 50 ] || fail "fusermount3 -u failed: $(cat "$T/umount.err")"
+		sleep 0.2
+	done
+	[ $tries = 0 ] || echo "-- unmounted after $tries busy tries" >&2
 	wait "$FS_PID" 2>/dev/null
 	FS_PID=
 }
