@@ -65,7 +65,8 @@ enum result_phase {
 	RPH_CORRECTNESS,  /* candidate and baseline calls of the trials,
 			   * staging, comparing */
 	RPH_REFERENCE,	  /* calls of the reference runner */
-	RPH_LOCK_WAIT,	  /* waiting for another evaluation's device lock */
+	RPH_LOCK_WAIT,	  /* waiting for another evaluation's device lock,
+			   * or for device memory it holds */
 	RPH_PEAKS,	  /* measuring the device's peaks (roofline) */
 	RPH_TIMING,	  /* the timing phase's own work */
 	RPH_TEARDOWN,	  /* ending the runners, removing the scratch */

@@ -259,8 +259,7 @@ static int bundle_sources(struct eval_ctx *x, const struct source_set *own,
 	return 0;
 }
 
-/* Timing blocks of this evaluation (block 0 is the correctness pair). */
-static int timing_blocks(const struct eval_ctx *x)
+int ev_timing_blocks(const struct eval_ctx *x)
 {
 	int n = x->req->quick ? 1 : x->req->timing.blocks;
 
@@ -274,7 +273,10 @@ static int timing_blocks(const struct eval_ctx *x)
  * otherwise the runners start after the builds. */
 static void prelaunch_gpu(struct eval_ctx *x)
 {
-	if (!x->gpu || ev_lock_device(x, LOCK_SH, true) != 0)
+	/* Memory first, without waiting (a queued ask keeps its place):
+	 * nothing waits for memory while holding the device's lock. */
+	if (!x->gpu || !ev_gpu_memory_admit(x, false) ||
+	    ev_lock_device(x, LOCK_SH, true) != 0)
 		return;
 	for (int role = 0; role < NROLES && !x->decided; role++) {
 		if (!ev_role_gpu(x, (enum role)role))
@@ -287,7 +289,7 @@ static void prelaunch_gpu(struct eval_ctx *x)
 		(void)ev_keeper_launch(x);
 	if (x->req->skip_timing)
 		return;
-	for (int b = 1; b < timing_blocks(x) && !x->decided; b++)
+	for (int b = 1; b < ev_timing_blocks(x) && !x->decided; b++)
 		for (int i = 0; i < 2; i++) {
 			enum role role = ev_block_role(b, i);
 			x->tblk[b][role == ROLE_CAND] =
@@ -320,7 +322,7 @@ static bool finish_start(struct eval_ctx *x, enum role role, struct runner *r)
  * prelaunched timing runners given their kernels). */
 static void start_correctness_runners(struct eval_ctx *x)
 {
-	if (!x->gpu || x->decided)
+	if (!x->gpu || x->decided || !ev_gpu_memory_admit(x, true))
 		return;
 	/* Exclusively: from here on every GPU sample ends with the keeper
 	 * probing until the device is idle, and another evaluation's

@@ -163,10 +163,14 @@ size_t ev_llc_bytes(void)
 }
 
 /* Shared memory of every runner of a GPU evaluation: room for its largest
- * case, and for batches of small ones (runners live across cases). */
+ * case, and for batches of small ones (runners live across cases).  And
+ * the device memory a runner's sets may take at most: a case's batch
+ * (gpu_batch_size) is at most RP_MAX_SETS sets and at most the batch
+ * bound in bytes, or one set larger than that. */
 int ev_gpu_shm_size(struct eval_ctx *x, struct errbuf *err)
 {
 	size_t most = 0, batch_max = (size_t)gpu_batch_max_bytes();
+	uint64_t sets_max = x->req->quick ? GPU_QUICK_BATCH_BYTES : batch_max;
 
 	for (int ci = 0; ci < x->t->ncases; ci++) {
 		struct case_layout l;
@@ -176,6 +180,13 @@ int ev_gpu_shm_size(struct eval_ctx *x, struct errbuf *err)
 			return -EINVAL;
 		if (l.shm_size > most)
 			most = l.shm_size;
+		uint64_t one = l.shm_size;
+		uint64_t sets = one * RP_MAX_SETS < sets_max ? one * RP_MAX_SETS
+							     : sets_max;
+		if (sets < one)
+			sets = one;
+		if (sets > x->gpu_sets_bytes)
+			x->gpu_sets_bytes = sets;
 		layout_release(&l);
 	}
 	x->shm_size = most > batch_max ? most : batch_max;

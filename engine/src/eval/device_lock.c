@@ -40,10 +40,20 @@ static int lock_dir_ready(const char *dir, struct errbuf *err)
 	return 0;
 }
 
+char *ev_device_file(const char *dir, const char *device, const char *suffix)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "%s", device);
+	for (char *q = name; *q; q++)
+		if (*q == '/' || *q == '.' || *q == ':')
+			*q = '_';
+	return xasprintf("%s/%s%s", dir ? dir : paths_lock_dir(), name, suffix);
+}
+
 int ev_device_lock_open(const char *dir, const char *device, int *fd,
 			struct errbuf *err)
 {
-	char name[96];
 	int rc;
 
 	*fd = -1;
@@ -51,11 +61,7 @@ int ev_device_lock_open(const char *dir, const char *device, int *fd,
 		dir = paths_lock_dir();
 	if ((rc = lock_dir_ready(dir, err)))
 		return rc;
-	snprintf(name, sizeof(name), "%s", device);
-	for (char *q = name; *q; q++)
-		if (*q == '/' || *q == '.' || *q == ':')
-			*q = '_';
-	char *path = xasprintf("%s/%s.lock", dir, name);
+	char *path = ev_device_file(dir, device, ".lock");
 	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 	if (*fd < 0) {
 		rc = errf_code(err, errno, "%s: %s", path, strerror(errno));

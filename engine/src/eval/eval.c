@@ -242,9 +242,10 @@ void eval_cache_key(const struct task *t, const char *sources_hash,
 
 /*
  * Deferred teardown (req->defer_teardown): the killed runners, the device
- * lock's descriptor and the trace go to a thread that reaps the runners,
- * then writes the trace's last mark, closes it and lets the lock go: what
- * ctx_release would have done, after the caller has its verdict.  The
+ * lock's descriptor, the device memory's ledger entry and the trace go to
+ * a thread that reaps the runners, then gives the memory back, writes the
+ * trace's last mark, closes it and lets the lock go: what ctx_release
+ * would have done, after the caller has its verdict.  The
  * lock is kept shared meanwhile (fairlock_share: no one measures while a
  * context is torn down, but the next evaluation may start its runners).
  */
@@ -253,6 +254,7 @@ struct teardown {
 	int n;
 	int lockfd, lockmode;
 	int64_t lockticket;
+	struct memledger_entry mem; /* given back once they are reaped */
 	FILE *trace;
 	uint64_t t0_ns;
 };
@@ -269,6 +271,10 @@ static void *teardown_main(void *arg)
 		fairlock_share(td->lockfd, td->lockticket);
 	for (int i = 0; i < td->n; i++)
 		runner_destroy(td->runners[i]);
+	if (td->trace && td->mem.granted)
+		fprintf(td->trace, "# %.1f ms: device memory given back\n",
+			(double)(now_ns() - td->t0_ns) / 1e6);
+	memledger_release(&td->mem);
 	if (td->trace) {
 		if (td->lockfd >= 0 && td->lockmode)
 			fprintf(td->trace,
@@ -299,6 +305,7 @@ static bool teardown_defer(struct eval_ctx *x)
 	td->lockfd = x->lockfd;
 	td->lockmode = x->lockmode;
 	td->lockticket = x->lockticket;
+	td->mem = x->mem;
 	td->trace = x->trace;
 	td->t0_ns = x->t0_ns;
 	if (x->trace)
@@ -329,6 +336,7 @@ static bool teardown_defer(struct eval_ctx *x)
 
 	x->nlive = 0;
 	x->lockfd = -1;
+	x->mem = (struct memledger_entry)MEMLEDGER_ENTRY_INIT;
 	x->trace = NULL;
 	return true;
 }
@@ -352,6 +360,12 @@ static void ctx_release(struct eval_ctx *x)
 		(void)teardown_defer(x);
 	while (x->nlive > 0)
 		ev_ctx_forget(x, x->live[x->nlive - 1]);
+	/* Every runner reaped: its device memory is free (marked first:
+	 * whoever is granted it next marks that after this). */
+	if (x->trace && x->mem.granted)
+		fprintf(x->trace, "# %.1f ms: device memory given back\n",
+			(double)(now_ns() - x->t0_ns) / 1e6);
+	memledger_release(&x->mem);
 	for (int i = 0; i < NROLES; i++) {
 		free(x->so[i]);
 		if (x->logfd[i] >= 0)
@@ -768,6 +782,7 @@ int ev_run_task(const struct eval_request *req, const struct aka_inputs *rec,
 		return errf(err, "evaluation request without a task, a "
 			    "candidate directory or a cache directory");
 	x.lockfd = -1;
+	x.mem = (struct memledger_entry)MEMLEDGER_ENTRY_INIT;
 	if ((rc = eval_check_device(t, device, &x.dev, err)))
 		return rc;
 	x.gpu = x.dev.kind != DEV_HOST;

@@ -129,6 +129,14 @@ size_t gpu_flush_bytes(const struct gpu_info *g);
 #define GPU_BATCH_MIN_NS 1000000.0
 #define GPU_BATCH_TARGET_NS 1000000.0
 #define GPU_BATCH_MAX_BYTES (2048ull << 20)
+/* Device memory (gpu_memory.c): what one runner's context takes, an
+ * allowance rather than a measurement (CUDA's contexts load modules
+ * lazily; a runner's is one small kernel module and the runtime's own),
+ * and the share of a device's memory that arena's evaluations on it may
+ * hold together, the rest left to the driver and to other programs
+ * ($ARENA_GPU_MEMORY_MIB replaces the share by a size). */
+#define GPU_CONTEXT_BYTES (512ull << 20)
+#define GPU_MEMORY_USABLE_TENTHS 9
 /* Quick evaluations (a rough answer fast) keep a batch's sets under this:
  * large batches cost copies back and comparisons per pair, and page-locking
  * from 64 MiB up. */

@@ -42,6 +42,7 @@
 #include <stdio.h>
 
 #include "arena/eval.h"
+#include "arena/memledger.h"
 #include "arena/stats.h"
 #include "eval_internal.h"
 
@@ -255,6 +256,9 @@ struct eval_ctx {
 	int lockfd;			/* the device lock, -1 when not held */
 	int lockmode;			/* LOCK_SH or LOCK_EX while held */
 	int64_t lockticket;		/* its ticket (arena/fairlock.h) */
+	struct memledger_entry mem;	/* the device memory asked for
+					 * (gpu_memory.c), fd -1 when none */
+	uint64_t gpu_sets_bytes;	/* most sets one runner holds */
 	int trusted_threads;		/* most threads of a trusted GPU runner */
 	struct runner *keeper;		/* the trusted GPU process: L2 flush,
 					 * probes (gpu_sample.c) */
@@ -468,6 +472,9 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
  * '_'). */
 int ev_device_lock_open(const char *dir, const char *device, int *fd,
 			struct errbuf *err);
+/* <dir>/<device><suffix>, the device's name made a file name as for
+ * its lock (dir NULL: paths_lock_dir()). */
+char *ev_device_file(const char *dir, const char *device, const char *suffix);
 /* The lock's name for a device: "gpu-<pci>" for a GPU whose PCI address
  * g says (g may be NULL), else the device as given ("host" for NULL). */
 void ev_device_lock_name(const struct gpu_info *g, const char *device,
@@ -493,7 +500,30 @@ void ev_unlock_device(struct eval_ctx *x);
  * reference computes). */
 bool ev_device_exclusive(const struct eval_ctx *x);
 
+/* ---- gpu_memory.c ----------------------------------------------------- */
+
+/* Bytes of device memory x's runners may hold at most: a context each,
+ * the keeper's and the L2 flush buffers, and every runner's largest batch
+ * of sets. */
+uint64_t ev_gpu_memory_need(const struct eval_ctx *x);
+/* Has x's need granted by the device's memory ledger before its first
+ * runner starts there.  true: granted (or no ledger applies: a host
+ * evaluation, a device whose memory is unknown).  false: not granted -
+ * with wait false, still queued (x keeps its place); with wait true,
+ * only when the ledger failed (the verdict says why).  A wait lets the
+ * device lock go first: an evaluation never waits for memory while
+ * holding it. */
+bool ev_gpu_memory_admit(struct eval_ctx *x, bool wait);
+/* Before a GPU runner starts: x's memory granted, waiting for it when
+ * not yet (build.c asks before it takes the device's lock; a launch that
+ * comes first waits without the lock and takes it back after).  false:
+ * a verdict says why. */
+bool ev_gpu_memory_before_launch(struct eval_ctx *x);
+
 /* ---- build.c ---------------------------------------------------------- */
+
+/* Timing blocks of x (block 0 is the correctness pair). */
+int ev_timing_blocks(const struct eval_ctx *x);
 
 /* Builds reference, baseline and candidate (the candidate from its
  * snapshot) and starts the correctness runners; a negative errno when

@@ -101,6 +101,8 @@ bool ev_keeper_launch(struct eval_ctx *x)
 
 	if (x->keeper)
 		return true;
+	if (!ev_gpu_memory_before_launch(x))
+		return false;
 	snprintf(devarg, sizeof(devarg), "%d", x->dev.index);
 	if (x->nlive >= MAX_LIVE) {
 		ev_verdict(x, RS_INFRA_ERROR, "too many runners at once");

@@ -193,6 +193,8 @@ int ev_reference_threads(const struct eval_ctx *x)
 struct runner *ev_launch(struct eval_ctx *x, enum role role, size_t shm,
 			 const struct task_case *c)
 {
+	if (ev_role_gpu(x, role) && !ev_gpu_memory_before_launch(x))
+		return NULL;
 	enum result_phase was = ev_phase_enter(x, RPH_RUNNER_START);
 	struct runner *r = launch(x, role, shm, c);
 

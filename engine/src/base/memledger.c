@@ -1,0 +1,251 @@
+/*
+ * memledger.c - a ledger of device memory shared by processes
+ * (arena/memledger.h).
+ *
+ * Layout of a ledger directory:
+ *   guard        8 bytes, the next entry's sequence number; every look
+ *                at the ledger holds a write lock on it, so that looks
+ *                and changes are one at a time
+ *   e-<seq>      one entry: "<bytes, 20 digits> <0|1 granted>\n", with a
+ *                write lock (byte 0) held by its owner for as long as it
+ *                lives; the sequence number, zero-padded, orders entries
+ *                by their arrival
+ */
+#include "arena/memledger.h"
+#include "arena/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define ENTRY_PREFIX "e-"
+#define ENTRY_TEXT_LEN 23 /* 20 digits, a space, the flag, a newline */
+
+static int ofd_lock(int fd, short type, int cmd)
+{
+	struct flock fl = {
+		.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1
+	};
+
+	return fcntl(fd, cmd, &fl) == 0 ? 0 : -errno;
+}
+
+/* Whether a live process holds the entry's lock. */
+static bool entry_owned(int fd)
+{
+	struct flock fl = { .l_type = F_WRLCK,
+			    .l_whence = SEEK_SET,
+			    .l_start = 0,
+			    .l_len = 1 };
+
+	if (fcntl(fd, F_OFD_GETLK, &fl) != 0)
+		return true; /* cannot tell: counted, never removed */
+	return fl.l_type != F_UNLCK;
+}
+
+static int dir_ready(const char *dir, struct errbuf *err)
+{
+	struct stat st;
+	int rc;
+
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	if ((rc = mkdir_p(dir, err)))
+		return rc;
+	(void)chmod(dir, 01777); /* every user of the device writes here */
+	return 0;
+}
+
+/* Opens dir/guard and waits for its lock: the caller looks at or changes
+ * the ledger, then closes the descriptor. */
+static int guard_take(const char *dir, struct errbuf *err)
+{
+	char *path = path_join(dir, "guard");
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	int rc;
+
+	if (fd < 0) {
+		rc = errf_code(err, errno, "%s: %s", path, strerror(errno));
+		free(path);
+		return rc;
+	}
+	(void)fchmod(fd, 0666);
+	while ((rc = ofd_lock(fd, F_WRLCK, F_OFD_SETLKW)) == -EINTR)
+		;
+	if (rc) {
+		errf_code(err, -rc, "%s: cannot lock: %s", path, strerror(-rc));
+		close(fd);
+		free(path);
+		return rc;
+	}
+	free(path);
+	return fd;
+}
+
+static uint64_t next_seq(int guard)
+{
+	uint64_t seq = 0;
+
+	if (pread(guard, &seq, sizeof(seq), 0) != (ssize_t)sizeof(seq))
+		seq = 0;
+	uint64_t next = seq + 1;
+	(void)!pwrite(guard, &next, sizeof(next), 0);
+	return seq;
+}
+
+static bool parse_entry(int fd, uint64_t *bytes, bool *granted)
+{
+	char buf[ENTRY_TEXT_LEN + 1];
+	ssize_t n = pread(fd, buf, ENTRY_TEXT_LEN, 0);
+	char *end;
+
+	if (n != ENTRY_TEXT_LEN)
+		return false;
+	buf[n] = '\0';
+	*bytes = strtoull(buf, &end, 10);
+	if (end != buf + 20 || buf[20] != ' ')
+		return false;
+	*granted = buf[21] == '1';
+	return true;
+}
+
+/* Reads every other entry of the ledger into view, removing those whose
+ * owner is gone.  Called with the guard held. */
+static void look(const char *dir, const struct memledger_entry *self,
+		 struct memledger_view *v)
+{
+	const char *own = self->path ? strrchr(self->path, '/') + 1 : NULL;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	memset(v, 0, sizeof(*v));
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		uint64_t bytes;
+		bool granted;
+		if (strncmp(de->d_name, ENTRY_PREFIX, strlen(ENTRY_PREFIX)) ||
+		    (own && !strcmp(de->d_name, own)))
+			continue;
+		int fd = openat(dirfd(d), de->d_name,
+				O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!entry_owned(fd)) {
+			/* Its owner died (or is between its unlink and its
+			 * close): gone from the ledger either way. */
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+		} else if (parse_entry(fd, &bytes, &granted)) {
+			if (granted) {
+				v->held_bytes += bytes;
+				v->holders++;
+			} else if (own && strcmp(de->d_name, own) < 0) {
+				v->waiting_ahead++;
+			}
+		}
+		close(fd);
+	}
+	closedir(d);
+}
+
+/* Grants e when nothing stands in the way (guard held). */
+static int try_grant(const char *dir, uint64_t capacity,
+		     struct memledger_entry *e, struct memledger_view *view)
+{
+	struct memledger_view v;
+
+	look(dir, e, &v);
+	if (view)
+		*view = v;
+	if (v.waiting_ahead > 0 ||
+	    (v.holders > 0 &&
+	     (e->bytes > capacity || v.held_bytes > capacity - e->bytes)))
+		return -EWOULDBLOCK;
+	if (pwrite(e->fd, "1", 1, 21) != 1)
+		return -errno;
+	e->granted = true;
+	return 0;
+}
+
+int memledger_ask(const char *dir, uint64_t capacity, uint64_t bytes,
+		  struct memledger_entry *e, struct memledger_view *view,
+		  struct errbuf *err)
+{
+	char text[ENTRY_TEXT_LEN + 1];
+	int guard, rc;
+
+	*e = (struct memledger_entry)MEMLEDGER_ENTRY_INIT;
+	if ((rc = dir_ready(dir, err)))
+		return rc;
+	if ((guard = guard_take(dir, err)) < 0)
+		return guard;
+	e->bytes = bytes;
+	/* (A name already taken is a leftover of an older guard's count.) */
+	for (int tries = 0; e->fd < 0 && tries < 1000; tries++) {
+		char name[40];
+		snprintf(name, sizeof(name), ENTRY_PREFIX "%016" PRIu64,
+			 next_seq(guard));
+		free(e->path);
+		e->path = path_join(dir, name);
+		e->fd = open(e->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+			     0666);
+		if (e->fd < 0 && errno != EEXIST)
+			break;
+	}
+	snprintf(text, sizeof(text), "%020" PRIu64 " 0\n", bytes);
+	rc = e->fd < 0 ? -errno : ofd_lock(e->fd, F_WRLCK, F_OFD_SETLK);
+	if (!rc && write(e->fd, text, ENTRY_TEXT_LEN) != ENTRY_TEXT_LEN)
+		rc = -EIO;
+	if (rc) {
+		errf_code(err, -rc, "%s: %s", e->path, strerror(-rc));
+		close(guard);
+		/* Unlinked only when this call made it. */
+		if (e->fd < 0) {
+			free(e->path);
+			e->path = NULL;
+		}
+		memledger_release(e);
+		return rc;
+	}
+	(void)fchmod(e->fd, 0666);
+	rc = try_grant(dir, capacity, e, view);
+	close(guard);
+	if (rc && rc != -EWOULDBLOCK) {
+		errf_code(err, -rc, "%s: %s", e->path, strerror(-rc));
+		memledger_release(e);
+	}
+	return rc;
+}
+
+int memledger_retry(const char *dir, uint64_t capacity,
+		    struct memledger_entry *e, struct memledger_view *view,
+		    struct errbuf *err)
+{
+	int guard, rc;
+
+	if (e->granted)
+		return 0;
+	if ((guard = guard_take(dir, err)) < 0)
+		return guard;
+	rc = try_grant(dir, capacity, e, view);
+	close(guard);
+	if (rc && rc != -EWOULDBLOCK)
+		errf_code(err, -rc, "%s: %s", e->path, strerror(-rc));
+	return rc;
+}
+
+void memledger_release(struct memledger_entry *e)
+{
+	if (e->path)
+		(void)unlink(e->path);
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->path);
+	*e = (struct memledger_entry)MEMLEDGER_ENTRY_INIT;
+}

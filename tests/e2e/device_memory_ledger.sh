@@ -1,0 +1,75 @@
+# The device memory ledger (engine/src/eval/gpu_memory.c, docs/gpu.md
+# section 5), on the fake GPU runner: two evaluations of one emulated
+# device (two stores) whose runners' memory does not fit the device
+# together are never both holding it: the second waits, before it starts
+# a runner, until the first has reaped its runners and given the memory
+# back (read from both timing.tsv files on the machine's monotonic clock),
+# and both answer ok.  With room for both, neither waits for memory.  No
+# entry is left in the ledger afterwards.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/locks_lib.sh"
+FAKE=$ROOT/$B/tests/arena-runner-fakegpu
+[ -x "$FAKE" ] || { echo "skip: $FAKE is not built"; exit 77; }
+fake=$ROOT/tests/gpu/fake
+dev=$(mktemp -d /dev/shm/arena-fake-gpu-XXXXXX) || fail "no /dev/shm"
+trap 'locks_cleanup; rm -rf "$dev"' EXIT
+export ARENA_FAKE_GPU_DIR=$dev ARENA_RUNNER_CUDA=$FAKE NVCC=$fake/nvcc
+export ARENA_DEVICE=cuda:0
+ws=$T/ws
+mkdir -p "$ws"
+cp "$fake/task/fakeheavy/kernel.cu" "$ws/"
+mkdir -p "$T/tasks/task"
+cp -R "$fake/task/fakeheavy" "$T/tasks/task/"
+export ARENA_TASKS_DIR=$T/tasks
+task=task/fakeheavy
+
+asked_mib() {	# NAME: the MiB its grant mark says it asked for
+	sed -n 's/^# [0-9.]* ms: device memory granted: \([0-9]*\) MiB asked.*/\1/p' \
+		"$T/$1/timing.tsv" | head -n 1
+}
+
+pair() {	# tag: A, then B once A holds its memory; both must end ok
+	eval_bg "A$1" "$T/store-a$1" $task --workspace "$ws" --no-cache --quick --seed 1
+	apid=$last_pid
+	wait_mark "A$1" "device memory granted" "$apid" 60 ||
+		fail "A$1 was never granted memory: $(tail -n 5 "$T/A$1.out")"
+	eval_bg "B$1" "$T/store-b$1" $task --workspace "$ws" --no-cache --quick --seed 2
+	bpid=$last_pid
+	wait "$apid" || fail "evaluation A$1 failed: $(tail -n 5 "$T/A$1.out")"
+	wait "$bpid" || fail "evaluation B$1 failed: $(tail -n 5 "$T/B$1.out")"
+	apid= bpid=
+	for e in "A$1" "B$1"; do
+		grep -q '^status: ok' "$T/$e.out" || fail "$e: $(grep -m1 '^status' "$T/$e.out")"
+	done
+}
+
+# Room for one evaluation at a time: A's ask alone, less 1 MiB, doubled.
+eval_bg probe "$T/store-probe" $task --workspace "$ws" --no-cache --quick --seed 3
+wait "$last_pid" || fail "the probe evaluation failed: $(tail -n 5 "$T/probe.out")"
+need=$(asked_mib probe)
+[ -n "$need" ] && [ "$need" -gt 512 ] ||
+	fail "no grant mark of a plausible size: $(grep -m2 'device memory' "$T/probe/timing.tsv")"
+export ARENA_GPU_MEMORY_MIB=$((need * 2 - 1))
+pair 1
+has_mark B1 "waiting for device memory: $need MiB asked; $need MiB held by 1 other evaluation" ||
+	fail "B1 did not wait for A1's memory: $(grep 'device memory' "$T/B1/timing.tsv")"
+given=$(mark_ms A1 "device memory given back" last)
+granted=$(mark_ms B1 "device memory granted after waiting" first)
+[ -n "$given" ] && [ -n "$granted" ] ||
+	fail "marks missing: A1 gave back at '$given', B1 granted at '$granted'"
+awk -v g="$given" -v b="$granted" 'BEGIN { exit !(b >= g) }' ||
+	fail "B1 was granted memory at $granted ms, before A1 gave it back at $given ms"
+note "one at a time: A1 gave $need MiB back at $given ms, B1 granted at $granted ms (monotonic clock)"
+
+# Room for both: nobody waits for memory.
+export ARENA_GPU_MEMORY_MIB=$((need * 2 + 1))
+pair 2
+for e in A2 B2; do
+	has_mark "$e" "waiting for device memory" &&
+		fail "$e waited for memory with room for both: $(grep 'device memory' "$T/$e/timing.tsv")"
+done
+note "room for two: neither waited"
+
+left=$(find "$LOCKS" -path '*.mem/e-*' | wc -l)
+[ "$left" = 0 ] || fail "entries left in the ledger: $(find "$LOCKS" -path '*.mem/*')"
+echo ok
