@@ -65,7 +65,7 @@ PUBLIC = {
     "util.h": "base", "stats.h": "base", "stats_dist.h": "base",
     "ydoc.h": "base",
     "paths.h": "base", "proc.h": "base", "banned.h": "base",
-    "confine.h": "base", "fairlock.h": "base",
+    "confine.h": "base", "fairlock.h": "base", "memledger.h": "base",
     "task.h": "task", "expr.h": "task", "config.h": "task",
     "result.h": "result", "result_view.h": "result",
     "store.h": "store",
