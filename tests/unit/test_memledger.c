@@ -2,7 +2,8 @@
  * test_memledger.c - the device memory ledger (arena/memledger.h): asks
  * are granted while the sum fits the capacity and queued beyond it; they
  * are served first come, first served (a later ask that would fit does
- * not pass a queued one); one ask larger than the capacity is granted
+ * not pass a queued one), granted by whoever looks next, the owner or
+ * not; one ask larger than the capacity is granted
  * alone; an entry whose owner died, granted or queued, is out of the way;
  * a ledger that cannot be made is an error naming its path.
  *
@@ -124,13 +125,29 @@ static void test_first_come_first_served(void **state)
 	/* 60 + 10 would fit, but the 50 asked first. */
 	assert_int_equal(ask(100, 10, &small, &v), -EWOULDBLOCK);
 	assert_int_equal(v.waiting_ahead, 1);
+	/* Whoever looks next grants the queued asks in order, the 50 of an
+	 * owner busy elsewhere first. */
 	memledger_release(&a);
-	assert_int_equal(retry(100, &small, &v), -EWOULDBLOCK);
-	assert_int_equal(v.waiting_ahead, 1);
-	assert_int_equal(retry(100, &big, &v), 0);
-	assert_int_equal(v.waiting_ahead, 0);
 	assert_int_equal(retry(100, &small, &v), 0);
 	assert_int_equal(v.held_bytes, 50);
+	assert_int_equal(v.waiting_ahead, 0);
+	assert_false(big.granted);
+	assert_int_equal(retry(100, &big, &v), 0);
+	assert_true(big.granted);
+	assert_int_equal(v.held_bytes, 10);
+	memledger_release(&big);
+	memledger_release(&small);
+
+	/* The first that does not fit stops those behind it. */
+	assert_int_equal(ask(100, 60, &a, &v), 0);
+	assert_int_equal(ask(100, 70, &big, &v), -EWOULDBLOCK);
+	assert_int_equal(ask(100, 10, &small, &v), -EWOULDBLOCK);
+	assert_int_equal(retry(100, &small, &v), -EWOULDBLOCK);
+	assert_int_equal(v.waiting_ahead, 1);
+	assert_int_equal(v.held_bytes, 60);
+	memledger_release(&a);
+	assert_int_equal(retry(100, &small, &v), 0);
+	assert_int_equal(v.held_bytes, 70);
 	memledger_release(&big);
 	memledger_release(&small);
 

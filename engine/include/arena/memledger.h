@@ -11,8 +11,10 @@
  * a crash never leaks memory from the ledger.  Takers are served first
  * come, first served: a waiter writes its entry at once, marked waiting,
  * and nobody after it is granted before it, even when it would fit
- * (a stream of small evaluations cannot starve a large one).  One
- * entry larger than the whole capacity is granted when it is alone.
+ * (a stream of small evaluations cannot starve a large one).  Whoever
+ * looks at the ledger grants the queued entries that fit, in order,
+ * whether their owners are looking or busy elsewhere.  One entry larger
+ * than the whole capacity is granted when it is alone.
  */
 #ifndef ARENA_MEMLEDGER_H
 #define ARENA_MEMLEDGER_H

@@ -6,7 +6,8 @@
  *   guard        8 bytes, the next entry's sequence number; every look
  *                at the ledger holds a write lock on it, so that looks
  *                and changes are one at a time
- *   e-<seq>      one entry: "<bytes, 20 digits> <0|1 granted>\n", with a
+ *   e-<seq>      one entry: "<bytes, 20 digits> <0|1 granted>\n" (the
+ *                flag written by whoever granted it), with a
  *                write lock (byte 0) held by its owner for as long as it
  *                lives; the sequence number, zero-padded, orders entries
  *                by their arrival
@@ -115,62 +116,118 @@ static bool parse_entry(int fd, uint64_t *bytes, bool *granted)
 	return true;
 }
 
-/* Reads every other entry of the ledger into view, removing those whose
- * owner is gone.  Called with the guard held. */
-static void look(const char *dir, const struct memledger_entry *self,
-		 struct memledger_view *v)
+struct seen {
+	char name[32];
+	uint64_t bytes;
+	bool granted;
+};
+
+static int by_name(const void *a, const void *b)
 {
-	const char *own = self->path ? strrchr(self->path, '/') + 1 : NULL;
+	return strcmp(((const struct seen *)a)->name,
+		      ((const struct seen *)b)->name);
+}
+
+/* Marks entry `name` granted in its file. */
+static int grant(int dirfd_, const char *name)
+{
+	int fd = openat(dirfd_, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (pwrite(fd, "1", 1, 21) != 1)
+		rc = errno ? -errno : -EIO;
+	close(fd);
+	return rc;
+}
+
+/* One pass over the ledger with the guard held: entries whose owner is
+ * gone are removed; then queued entries are granted in the order they
+ * came while they fit (an ask beyond the capacity when nothing is
+ * held), and none after the first that does not fit - whether or not
+ * its owner is looking now, so that an evaluation that asked and went
+ * on compiling holds up nobody once its memory is there.  Says whether
+ * e's own entry is granted, and in v what the others hold and how many
+ * wait ahead of it. */
+static int pass(const char *dir, uint64_t capacity, struct memledger_entry *e,
+		struct memledger_view *v)
+{
+	const char *own = strrchr(e->path, '/') + 1;
+	struct seen *all = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t held = 0;
+	int holders = 0, rc = 0;
 	DIR *d = opendir(dir);
 	struct dirent *de;
 
 	memset(v, 0, sizeof(*v));
 	if (!d)
-		return;
+		return -errno;
 	while ((de = readdir(d))) {
-		uint64_t bytes;
-		bool granted;
+		struct seen one;
 		if (strncmp(de->d_name, ENTRY_PREFIX, strlen(ENTRY_PREFIX)) ||
-		    (own && !strcmp(de->d_name, own)))
+		    strlen(de->d_name) >= sizeof(one.name))
 			continue;
 		int fd = openat(dirfd(d), de->d_name,
 				O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (!entry_owned(fd)) {
+		bool owned = entry_owned(fd);
+		bool ok = parse_entry(fd, &one.bytes, &one.granted);
+		close(fd);
+		if (!owned) {
 			/* Its owner died (or is between its unlink and its
 			 * close): gone from the ledger either way. */
 			(void)unlinkat(dirfd(d), de->d_name, 0);
-		} else if (parse_entry(fd, &bytes, &granted)) {
-			if (granted) {
-				v->held_bytes += bytes;
-				v->holders++;
-			} else if (own && strcmp(de->d_name, own) < 0) {
-				v->waiting_ahead++;
-			}
+			continue;
 		}
-		close(fd);
+		if (!ok)
+			continue;
+		memcpy(one.name, de->d_name, strlen(de->d_name) + 1);
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			all = xrealloc(all, cap * sizeof(*all));
+		}
+		all[n++] = one;
+		if (one.granted) {
+			held += one.bytes;
+			holders++;
+		}
 	}
+	qsort(all, n, sizeof(*all), by_name);
+	for (size_t i = 0; i < n; i++) {
+		struct seen *w = &all[i];
+		if (w->granted)
+			continue;
+		if (holders > 0 &&
+		    (w->bytes > capacity || held > capacity - w->bytes))
+			break;
+		int g = grant(dirfd(d), w->name);
+		if (g) {
+			/* (Another's entry that cannot be written holds up
+			 * those behind it until its owner looks again.) */
+			if (!strcmp(w->name, own))
+				rc = g;
+			break;
+		}
+		w->granted = true;
+		held += w->bytes;
+		holders++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(all[i].name, own)) {
+			e->granted = all[i].granted;
+		} else if (all[i].granted) {
+			v->held_bytes += all[i].bytes;
+			v->holders++;
+		} else if (strcmp(all[i].name, own) < 0) {
+			v->waiting_ahead++;
+		}
+	}
+	free(all);
 	closedir(d);
-}
-
-/* Grants e when nothing stands in the way (guard held). */
-static int try_grant(const char *dir, uint64_t capacity,
-		     struct memledger_entry *e, struct memledger_view *view)
-{
-	struct memledger_view v;
-
-	look(dir, e, &v);
-	if (view)
-		*view = v;
-	if (v.waiting_ahead > 0 ||
-	    (v.holders > 0 &&
-	     (e->bytes > capacity || v.held_bytes > capacity - e->bytes)))
-		return -EWOULDBLOCK;
-	if (pwrite(e->fd, "1", 1, 21) != 1)
-		return -errno;
-	e->granted = true;
-	return 0;
+	return rc ? rc : e->granted ? 0 : -EWOULDBLOCK;
 }
 
 int memledger_ask(const char *dir, uint64_t capacity, uint64_t bytes,
@@ -214,7 +271,8 @@ int memledger_ask(const char *dir, uint64_t capacity, uint64_t bytes,
 		return rc;
 	}
 	(void)fchmod(e->fd, 0666);
-	rc = try_grant(dir, capacity, e, view);
+	rc = pass(dir, capacity, e,
+		  view ? view : &(struct memledger_view){ 0 });
 	close(guard);
 	if (rc && rc != -EWOULDBLOCK) {
 		errf_code(err, -rc, "%s: %s", e->path, strerror(-rc));
@@ -233,7 +291,8 @@ int memledger_retry(const char *dir, uint64_t capacity,
 		return 0;
 	if ((guard = guard_take(dir, err)) < 0)
 		return guard;
-	rc = try_grant(dir, capacity, e, view);
+	rc = pass(dir, capacity, e,
+		  view ? view : &(struct memledger_view){ 0 });
 	close(guard);
 	if (rc && rc != -EWOULDBLOCK)
 		errf_code(err, -rc, "%s: %s", e->path, strerror(-rc));
