@@ -4,8 +4,9 @@
 # together are never both holding it: the second waits, before it starts
 # a runner, until the first has reaped its runners and given the memory
 # back (read from both timing.tsv files on the machine's monotonic clock),
-# and both answer ok.  With room for both, neither waits for memory.  No
-# entry is left in the ledger afterwards.
+# and both answer ok.  With room for both, the second is granted while the
+# first holds its memory, and neither waits.  No entry is left in the
+# ledger afterwards, and `arena doctor` reports the ledger.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/locks_lib.sh"
 FAKE=$ROOT/$B/tests/arena-runner-fakegpu
@@ -28,13 +29,23 @@ asked_mib() {	# NAME: the MiB its grant mark says it asked for
 		"$T/$1/timing.tsv" | head -n 1
 }
 
-pair() {	# tag: A, then B once A holds its memory; both must end ok
+# pair TAG [B_MARK]: A, then B once A holds its memory; with B_MARK, A
+# is stopped (SIGSTOP) from its grant until B shows that mark, so that
+# A cannot finish before B asks however loaded the machine is.  Both
+# must end ok.
+pair() {
 	eval_bg "A$1" "$T/store-a$1" $task --workspace "$ws" --no-cache --quick --seed 1
 	apid=$last_pid
 	wait_mark "A$1" "device memory granted" "$apid" 60 ||
 		fail "A$1 was never granted memory: $(tail -n 5 "$T/A$1.out")"
+	[ -n "${2:-}" ] && kill -STOP "$apid"
 	eval_bg "B$1" "$T/store-b$1" $task --workspace "$ws" --no-cache --quick --seed 2
 	bpid=$last_pid
+	if [ -n "${2:-}" ]; then
+		wait_mark "B$1" "$2" "$bpid" 60 ||
+			fail "B$1 never showed '$2': $(grep 'device memory' "$T/B$1/timing.tsv")"
+		kill -CONT "$apid"
+	fi
 	wait "$apid" || fail "evaluation A$1 failed: $(tail -n 5 "$T/A$1.out")"
 	wait "$bpid" || fail "evaluation B$1 failed: $(tail -n 5 "$T/B$1.out")"
 	apid= bpid=
@@ -50,7 +61,7 @@ need=$(asked_mib probe)
 [ -n "$need" ] && [ "$need" -gt 512 ] ||
 	fail "no grant mark of a plausible size: $(grep -m2 'device memory' "$T/probe/timing.tsv")"
 export ARENA_GPU_MEMORY_MIB=$((need * 2 - 1))
-pair 1
+pair 1 "waiting for device memory"
 has_mark B1 "waiting for device memory: $need MiB asked; $need MiB held by 1 other evaluation" ||
 	fail "B1 did not wait for A1's memory: $(grep 'device memory' "$T/B1/timing.tsv")"
 given=$(mark_ms A1 "device memory given back" last)
@@ -63,13 +74,20 @@ note "one at a time: A1 gave $need MiB back at $given ms, B1 granted at $granted
 
 # Room for both: nobody waits for memory.
 export ARENA_GPU_MEMORY_MIB=$((need * 2 + 1))
-pair 2
+pair 2 "device memory granted"
+has_mark B2 "device memory granted: $need MiB asked; $need MiB held by 1 other evaluation" ||
+	fail "B2 was not granted beside A2: $(grep 'device memory' "$T/B2/timing.tsv")"
 for e in A2 B2; do
 	has_mark "$e" "waiting for device memory" &&
 		fail "$e waited for memory with room for both: $(grep 'device memory' "$T/$e/timing.tsv")"
 done
-note "room for two: neither waited"
+note "room for two: B2 granted beside A2, neither waited"
 
 left=$(find "$LOCKS" -path '*.mem/e-*' | wc -l)
 [ "$left" = 0 ] || fail "entries left in the ledger: $(find "$LOCKS" -path '*.mem/*')"
+
+# arena doctor says what evaluations may hold and what the ledger holds.
+"$ARENA" --store "$T/store-doctor" doctor >"$T/doctor.out" 2>&1
+grep -q "device memory for evaluations: $((need * 2 + 1)) MiB; 0 MiB held now by 0 evaluations, 0 waiting ($LOCKS/gpu-" "$T/doctor.out" ||
+	fail "doctor's ledger line: $(grep -A3 'cuda:0' "$T/doctor.out")"
 echo ok

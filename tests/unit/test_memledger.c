@@ -5,7 +5,8 @@
  * not pass a queued one), granted by whoever looks next, the owner or
  * not; one ask larger than the capacity is granted
  * alone; an entry whose owner died, granted or queued, is out of the way;
- * a ledger that cannot be made is an error naming its path.
+ * a look reports what is held and queued; a ledger that cannot be made
+ * is an error naming its path.
  *
  * Every entry holds a lock of its own open file description, so one
  * process can play several evaluations; death needs a child process.
@@ -217,6 +218,33 @@ static void test_what_a_dead_process_asked_for_is_out_of_the_way(void **state)
 	assert_int_equal(entries_on_disk(), 0);
 }
 
+static void test_a_look_reports_what_is_held_and_queued(void **state)
+{
+	struct memledger_entry a, b;
+	struct memledger_view v;
+	struct errbuf err;
+
+	(void)state;
+	errbuf_init(&err);
+	/* A ledger never made holds nothing, and a look does not make it. */
+	assert_int_equal(memledger_look(dir, 100, &v, &err), 0);
+	assert_int_equal(v.holders + v.waiting_ahead, 0);
+	assert_int_equal(access(dir, F_OK), -1);
+	assert_int_equal(ask(100, 60, &a, &v), 0);
+	assert_int_equal(ask(100, 50, &b, &v), -EWOULDBLOCK);
+	assert_int_equal(memledger_look(dir, 100, &v, &err), 0);
+	assert_int_equal(v.held_bytes, 60);
+	assert_int_equal(v.holders, 1);
+	assert_int_equal(v.waiting_ahead, 1);
+	/* A look grants what fits, as every look does. */
+	memledger_release(&a);
+	assert_int_equal(memledger_look(dir, 100, &v, &err), 0);
+	assert_int_equal(v.held_bytes, 50);
+	assert_int_equal(v.waiting_ahead, 0);
+	assert_int_equal(retry(100, &b, &v), 0);
+	memledger_release(&b);
+}
+
 static void test_a_ledger_that_cannot_be_made_names_its_path(void **state)
 {
 	struct memledger_entry e;
@@ -249,6 +277,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_what_a_dead_process_asked_for_is_out_of_the_way,
 			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_a_look_reports_what_is_held_and_queued, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_a_ledger_that_cannot_be_made_names_its_path, setup,
 			teardown),

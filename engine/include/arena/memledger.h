@@ -56,6 +56,13 @@ int memledger_retry(const char *dir, uint64_t capacity,
 		    struct memledger_entry *e, struct memledger_view *view,
 		    struct errbuf *err);
 
+/* What the ledger holds now, for a report: the bytes and entries
+ * granted, and the entries queued (as waiting_ahead).  A look grants
+ * the queued entries that fit, as every look does.  A ledger never made
+ * holds nothing.  0, or -errno (err says which file). */
+int memledger_look(const char *dir, uint64_t capacity,
+		   struct memledger_view *view, struct errbuf *err);
+
 /* Takes the entry out of the ledger (granted or queued). */
 void memledger_release(struct memledger_entry *e);
 

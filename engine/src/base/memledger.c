@@ -153,7 +153,8 @@ static int grant(int dirfd_, const char *name)
 static int pass(const char *dir, uint64_t capacity, struct memledger_entry *e,
 		struct memledger_view *v)
 {
-	const char *own = strrchr(e->path, '/') + 1;
+	/* (Without an entry, a look: every queued one counts as ahead.) */
+	const char *own = e ? strrchr(e->path, '/') + 1 : "~";
 	struct seen *all = NULL;
 	size_t n = 0, cap = 0;
 	uint64_t held = 0;
@@ -207,7 +208,7 @@ static int pass(const char *dir, uint64_t capacity, struct memledger_entry *e,
 		if (g) {
 			/* (Another's entry that cannot be written holds up
 			 * those behind it until its owner looks again.) */
-			if (!strcmp(w->name, own))
+			if (e && !strcmp(w->name, own))
 				rc = g;
 			break;
 		}
@@ -216,7 +217,7 @@ static int pass(const char *dir, uint64_t capacity, struct memledger_entry *e,
 		holders++;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(all[i].name, own)) {
+		if (e && !strcmp(all[i].name, own)) {
 			e->granted = all[i].granted;
 		} else if (all[i].granted) {
 			v->held_bytes += all[i].bytes;
@@ -227,7 +228,7 @@ static int pass(const char *dir, uint64_t capacity, struct memledger_entry *e,
 	}
 	free(all);
 	closedir(d);
-	return rc ? rc : e->granted ? 0 : -EWOULDBLOCK;
+	return rc ? rc : !e || e->granted ? 0 : -EWOULDBLOCK;
 }
 
 int memledger_ask(const char *dir, uint64_t capacity, uint64_t bytes,
@@ -296,6 +297,24 @@ int memledger_retry(const char *dir, uint64_t capacity,
 	close(guard);
 	if (rc && rc != -EWOULDBLOCK)
 		errf_code(err, -rc, "%s: %s", e->path, strerror(-rc));
+	return rc;
+}
+
+int memledger_look(const char *dir, uint64_t capacity,
+		   struct memledger_view *view, struct errbuf *err)
+{
+	struct stat st;
+	int guard, rc;
+
+	memset(view, 0, sizeof(*view));
+	if (stat(dir, &st) != 0 && errno == ENOENT)
+		return 0;
+	if ((guard = guard_take(dir, err)) < 0)
+		return guard;
+	rc = pass(dir, capacity, NULL, view);
+	close(guard);
+	if (rc)
+		errf_code(err, -rc, "%s: %s", dir, strerror(-rc));
 	return rc;
 }
 

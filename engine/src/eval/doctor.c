@@ -177,6 +177,38 @@ static void peaks_line(struct report *r, const struct gpu_info *g,
 	     g->read_bps / 1e12, g->fma_flops / 1e12, tc);
 }
 
+/* What the device's memory ledger holds now (docs/gpu.md section 5). */
+static void memory_line(struct report *r, const struct gpu_info *g,
+			enum dev_kind kind, int index)
+{
+	uint64_t usable = ev_gpu_memory_usable(g);
+	struct memledger_view v;
+	struct errbuf e;
+	char dev[32];
+
+	if (!usable) {
+		line(r, "          device memory for evaluations: unknown "
+			"(no ledger)");
+		return;
+	}
+	snprintf(dev, sizeof(dev), "%s:%d", dev_kind_name(kind), index);
+	char *dir = ev_gpu_memory_ledger_dir(g, dev, NULL);
+	errbuf_init(&e);
+	if (memledger_look(dir, usable, &v, &e) != 0)
+		line(r,
+		     "          device memory for evaluations: %.0f MiB; "
+		     "its ledger cannot be read: %s",
+		     usable / 1048576.0, errbuf_str(&e));
+	else
+		line(r,
+		     "          device memory for evaluations: %.0f MiB; "
+		     "%.0f MiB held now by %d evaluation%s, %d waiting "
+		     "(%s)",
+		     usable / 1048576.0, v.held_bytes / 1048576.0, v.holders,
+		     v.holders == 1 ? "" : "s", v.waiting_ahead, dir);
+	free(dir);
+}
+
 static int devices_of(struct report *r, enum dev_kind kind,
 		      const struct doctor_options *o, const char *cache)
 {
@@ -216,6 +248,7 @@ static int devices_of(struct report *r, enum dev_kind kind,
 		     g->runtime_version, g->driver_version);
 		line(r, "          flush before every timed sample: %.0f MiB",
 		     gpu_flush_bytes(g) / 1048576.0);
+		memory_line(r, g, kind, i);
 		char *st = NULL;
 		errbuf_init(&e);
 		int src = gpu_selftest(&d, &st, &e);

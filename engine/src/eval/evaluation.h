@@ -502,6 +502,14 @@ bool ev_device_exclusive(const struct eval_ctx *x);
 
 /* ---- gpu_memory.c ----------------------------------------------------- */
 
+/* What arena's evaluations on device g may hold together: 90% of its
+ * memory, or $ARENA_GPU_MEMORY_MIB; 0 when unknown (no ledger). */
+uint64_t ev_gpu_memory_usable(const struct gpu_info *g);
+/* The device's memory ledger, <lock_dir>/gpu-<pci>.mem (lock_dir NULL:
+ * the machine's). */
+char *ev_gpu_memory_ledger_dir(const struct gpu_info *g, const char *device,
+			       const char *lock_dir);
+
 /* Bytes of device memory x's runners may hold at most: a context each,
  * the keeper's and the L2 flush buffers, and every runner's largest batch
  * of sets. */

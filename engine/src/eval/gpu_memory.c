@@ -34,16 +34,24 @@ static uint64_t memory_knob(void)
 	return *end == '\0' ? (uint64_t)mib * MIB : 0;
 }
 
-/* What the evaluations on x's device may hold together. */
-static uint64_t capacity(const struct eval_ctx *x)
+uint64_t ev_gpu_memory_usable(const struct gpu_info *g)
 {
 	uint64_t knob = memory_knob();
 
 	if (knob)
 		return knob;
-	if (x->gi.memory_bytes <= 0)
+	if (g->memory_bytes <= 0)
 		return 0;
-	return (uint64_t)x->gi.memory_bytes / 10 * GPU_MEMORY_USABLE_TENTHS;
+	return (uint64_t)g->memory_bytes / 10 * GPU_MEMORY_USABLE_TENTHS;
+}
+
+char *ev_gpu_memory_ledger_dir(const struct gpu_info *g, const char *device,
+			       const char *lock_dir)
+{
+	char name[96];
+
+	ev_device_lock_name(g, device, name, sizeof(name));
+	return ev_device_file(lock_dir, name, ".mem");
 }
 
 uint64_t ev_gpu_memory_need(const struct eval_ctx *x)
@@ -81,11 +89,10 @@ bool ev_gpu_memory_admit(struct eval_ctx *x, bool wait)
 	uint64_t cap;
 	int rc;
 
-	if (!x->gpu || x->mem.granted || !(cap = capacity(x)))
+	if (!x->gpu || x->mem.granted || !(cap = ev_gpu_memory_usable(&x->gi)))
 		return true;
-	char name[96];
-	ev_device_lock_name(&x->gi, x->req->device, name, sizeof(name));
-	char *dir = ev_device_file(x->req->lock_dir, name, ".mem");
+	char *dir = ev_gpu_memory_ledger_dir(&x->gi, x->req->device,
+					     x->req->lock_dir);
 	errbuf_init(&e);
 	if (x->mem.fd < 0)
 		rc = memledger_ask(dir, cap, ev_gpu_memory_need(x), &x->mem, &v,
