@@ -19,15 +19,8 @@
 # not) overlaps another evaluation's timing.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/locks_lib.sh"
-FAKE=$ROOT/$B/tests/arena-runner-fakegpu
-[ -x "$FAKE" ] || { echo "skip: $FAKE is not built"; exit 77; }
-fake=$ROOT/tests/gpu/fake
-# One emulated device for both evaluations, as one GPU would be
-# (engine/runner/gpu/gpu_rt_fake.h).
-dev=$(mktemp -d /dev/shm/arena-fake-gpu-XXXXXX) || fail "no /dev/shm"
-trap 'locks_cleanup; rm -rf "$dev"' EXIT
-export ARENA_FAKE_GPU_DIR=$dev ARENA_RUNNER_CUDA=$FAKE NVCC=$fake/nvcc
-export ARENA_DEVICE=cuda:0 ARENA_TASKS_DIR=$T/tasks
+fake_gpu_device
+export ARENA_TASKS_DIR=$T/tasks
 
 # fakeheavy with calls of about 0.1 s (4x its own), so that each phase
 # lasts a second or more and the test's polling does not miss it on a

@@ -6,16 +6,11 @@
 # back (read from both timing.tsv files on the machine's monotonic clock),
 # and both answer ok.  With room for both, the second is granted while the
 # first holds its memory, and neither waits.  No entry is left in the
-# ledger afterwards, and `arena doctor` reports the ledger.
+# ledger afterwards.  A device too small for every runner's batch of sets
+# gets smaller batches.  `arena doctor` reports the ledger.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/locks_lib.sh"
-FAKE=$ROOT/$B/tests/arena-runner-fakegpu
-[ -x "$FAKE" ] || { echo "skip: $FAKE is not built"; exit 77; }
-fake=$ROOT/tests/gpu/fake
-dev=$(mktemp -d /dev/shm/arena-fake-gpu-XXXXXX) || fail "no /dev/shm"
-trap 'locks_cleanup; rm -rf "$dev"' EXIT
-export ARENA_FAKE_GPU_DIR=$dev ARENA_RUNNER_CUDA=$FAKE NVCC=$fake/nvcc
-export ARENA_DEVICE=cuda:0
+fake_gpu_device
 ws=$T/ws
 mkdir -p "$ws"
 cp "$fake/task/fakeheavy/kernel.cu" "$ws/"
@@ -86,8 +81,37 @@ note "room for two: B2 granted beside A2, neither waited"
 left=$(find "$LOCKS" -path '*.mem/e-*' | wc -l)
 [ "$left" = 0 ] || fail "entries left in the ledger: $(find "$LOCKS" -path '*.mem/*')"
 
+# A device too small for every runner's batch gets smaller batches, and
+# the evaluation still answers: fakepoly's tiny_batched (8 KiB sets) takes
+# 256 calls a sample with room, fewer on a device of 1729 MiB, where a
+# quick evaluation's three processes (baseline, candidate, keeper: a 512
+# MiB context and a 64 MiB flush buffer each) leave 1 MiB for two
+# runners' sets.  (Batches aim at 100 ms here, so that the calls'
+# speed on a loaded machine does not bound them first.)
+cp -R "$fake/task/fakepoly" "$T/tasks/task/"
+mkdir -p "$T/wspoly"
+cp "$fake/task/fakepoly/kernel.cu" "$T/wspoly/"
+calls() {	# NAME: calls per sample of tiny_batched
+	sed -n 's/^# [0-9.]* ms: case tiny_batched: \([0-9]*\) calls per sample.*/\1/p' \
+		"$T/$1/timing.tsv" | head -n 1
+}
+unset ARENA_GPU_MEMORY_MIB
+export ARENA_GPU_BATCH_TARGET_US=100000
+"$ARENA" --store "$T/store-p1" eval task/fakepoly --workspace "$T/wspoly" \
+	--no-cache --quick --logs "$T/roomy" >"$T/roomy.out" 2>&1 ||
+	fail "fakepoly: $(tail -n 5 "$T/roomy.out")"
+ARENA_GPU_MEMORY_MIB=1729 "$ARENA" --store "$T/store-p2" eval task/fakepoly \
+	--workspace "$T/wspoly" --no-cache --quick --logs "$T/tight" \
+	>"$T/tight.out" 2>&1 || fail "fakepoly on 1729 MiB: $(tail -n 5 "$T/tight.out")"
+grep -q '^status: ok' "$T/tight.out" || fail "fakepoly on 1729 MiB: $(grep -m1 '^status' "$T/tight.out")"
+roomy=$(calls roomy) tight=$(calls tight)
+[ "$roomy" = 256 ] && [ -n "$tight" ] && [ "$tight" -ge 2 ] && [ "$tight" -lt 64 ] ||
+	fail "tiny_batched: $roomy calls a sample with room, $tight on 1729 MiB"
+note "batches by the device's memory: $roomy calls a sample with room, $tight on 1729 MiB"
+unset ARENA_GPU_BATCH_TARGET_US
+
 # arena doctor says what evaluations may hold and what the ledger holds.
-"$ARENA" --store "$T/store-doctor" doctor >"$T/doctor.out" 2>&1
+ARENA_GPU_MEMORY_MIB=$((need * 2 + 1)) "$ARENA" --store "$T/store-doctor" doctor >"$T/doctor.out" 2>&1
 grep -q "device memory for evaluations: $((need * 2 + 1)) MiB; 0 MiB held now by 0 evaluations, 0 waiting ($LOCKS/gpu-" "$T/doctor.out" ||
 	fail "doctor's ledger line: $(grep -A3 'cuda:0' "$T/doctor.out")"
 echo ok

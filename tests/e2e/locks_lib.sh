@@ -24,6 +24,20 @@ locks_cleanup() {
 }
 trap locks_cleanup EXIT
 
+# fake_gpu_device: one emulated device (engine/runner/gpu/gpu_rt_fake.h)
+# for every evaluation of the test, as one GPU would be: the fake GPU
+# runner and nvcc, ARENA_DEVICE=cuda:0, removed at exit.  Skips (77)
+# when the fake runner is not built.  Sets $fake (tests/gpu/fake).
+fake_gpu_device() {
+	FAKE=$ROOT/$B/tests/arena-runner-fakegpu
+	[ -x "$FAKE" ] || { echo "skip: $FAKE is not built"; exit 77; }
+	fake=$ROOT/tests/gpu/fake
+	dev=$(mktemp -d /dev/shm/arena-fake-gpu-XXXXXX) || fail "no /dev/shm"
+	trap 'locks_cleanup; rm -rf "$dev"' EXIT
+	export ARENA_FAKE_GPU_DIR=$dev ARENA_RUNNER_CUDA=$FAKE NVCC=$fake/nvcc
+	export ARENA_DEVICE=cuda:0
+}
+
 # eval_bg NAME STORE ARGS...: `arena --store STORE eval ARGS --logs
 # $T/NAME` in the background; its pid is in $last_pid, its output in
 # $T/NAME.out.

@@ -542,7 +542,9 @@ static inline fakeError_t fakeGetDeviceProperties(fakeDeviceProp_t *p, int d)
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "Arena Fake GPU");
 	p->pciDeviceID = d;
-	p->totalGlobalMem = (size_t)8 << 30;
+	/* An H100's size: evaluations' memory ledger (gpu_memory.c)
+	 * bounds batches by it, and tests of batches assume room. */
+	p->totalGlobalMem = (size_t)80 << 30;
 	p->multiProcessorCount = 4;
 	return fakeSuccess;
 }
@@ -553,7 +555,7 @@ static inline fakeError_t fakeDeviceGetAttribute(int *v, int attr, int)
 }
 static inline fakeError_t fakeMemGetInfo(size_t *f, size_t *t)
 {
-	*f = *t = (size_t)8 << 30;
+	*f = *t = (size_t)80 << 30;
 	return fakeSuccess;
 }
 

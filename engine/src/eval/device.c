@@ -166,11 +166,18 @@ size_t ev_llc_bytes(void)
  * case, and for batches of small ones (runners live across cases).  And
  * the device memory a runner's sets may take at most: a case's batch
  * (gpu_batch_size) is at most RP_MAX_SETS sets and at most the batch
- * bound in bytes, or one set larger than that. */
+ * bound in bytes, or one set larger than that; the bound is less where
+ * the device's memory would not hold every runner's batch
+ * (ev_gpu_sets_room). */
 int ev_gpu_shm_size(struct eval_ctx *x, struct errbuf *err)
 {
 	size_t most = 0, batch_max = (size_t)gpu_batch_max_bytes();
 	uint64_t sets_max = x->req->quick ? GPU_QUICK_BATCH_BYTES : batch_max;
+	uint64_t room = ev_gpu_sets_room(x);
+
+	if (room && room < sets_max)
+		sets_max = room;
+	x->gpu_batch_bytes = sets_max;
 
 	for (int ci = 0; ci < x->t->ncases; ci++) {
 		struct case_layout l;

@@ -259,6 +259,8 @@ struct eval_ctx {
 	struct memledger_entry mem;	/* the device memory asked for
 					 * (gpu_memory.c), fd -1 when none */
 	uint64_t gpu_sets_bytes;	/* most sets one runner holds */
+	uint64_t gpu_batch_bytes;	/* bound on a runner's batch of sets
+					 * (ev_gpu_shm_size) */
 	int trusted_threads;		/* most threads of a trusted GPU runner */
 	struct runner *keeper;		/* the trusted GPU process: L2 flush,
 					 * probes (gpu_sample.c) */
@@ -510,6 +512,13 @@ uint64_t ev_gpu_memory_usable(const struct gpu_info *g);
 char *ev_gpu_memory_ledger_dir(const struct gpu_info *g, const char *device,
 			       const char *lock_dir);
 
+/* Room for one runner's sets when every runner x will start holds its
+ * own: the memory the ledger may grant, less every runner's context and
+ * flush buffer and the keeper's, shared by the runners; 0 when the
+ * device's memory is unknown.  A batch is bounded by it too, so that one
+ * evaluation alone fits its device (a 24 GB card gets batches of about
+ * 1 GiB at six blocks, an 80 GB one the usual 2 GiB). */
+uint64_t ev_gpu_sets_room(const struct eval_ctx *x);
 /* Bytes of device memory x's runners may hold at most: a context each,
  * the keeper's and the L2 flush buffers, and every runner's largest batch
  * of sets. */

@@ -12,12 +12,8 @@
  */
 #include "evaluation.h"
 
-#include "arena/paths.h"
-
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/file.h>
 #include <time.h>
 
 #define MIB (1ull << 20)
@@ -54,10 +50,11 @@ char *ev_gpu_memory_ledger_dir(const struct gpu_info *g, const char *device,
 	return ev_device_file(lock_dir, name, ".mem");
 }
 
-uint64_t ev_gpu_memory_need(const struct eval_ctx *x)
+/* GPU runners x starts: its correctness roles on the device and two
+ * per further timing block (none when it skips timing); the keeper
+ * aside. */
+static int gpu_runners(const struct eval_ctx *x)
 {
-	uint64_t per_runner =
-		GPU_CONTEXT_BYTES + x->flush_bytes + x->gpu_sets_bytes;
 	int runners = 0;
 
 	for (int role = 0; role < NROLES; role++)
@@ -65,9 +62,33 @@ uint64_t ev_gpu_memory_need(const struct eval_ctx *x)
 			runners++;
 	if (!x->req->skip_timing)
 		runners += 2 * (ev_timing_blocks(x) - 1);
+	return runners;
+}
+
+/* A context and the L2 flush buffer, what every GPU process holds. */
+static uint64_t process_bytes(const struct eval_ctx *x)
+{
+	return GPU_CONTEXT_BYTES + gpu_flush_bytes(&x->gi);
+}
+
+uint64_t ev_gpu_sets_room(const struct eval_ctx *x)
+{
+	uint64_t usable = ev_gpu_memory_usable(&x->gi);
+	int runners = gpu_runners(x);
+	uint64_t fixed = (uint64_t)(runners + 1) * process_bytes(x);
+
+	if (!usable || runners == 0)
+		return 0;
+	/* (1 byte: one set a batch, whatever its size.) */
+	return usable > fixed ? (usable - fixed) / (uint64_t)runners : 1;
+}
+
+uint64_t ev_gpu_memory_need(const struct eval_ctx *x)
+{
 	/* The keeper: a context and the flush buffer, no sets. */
-	return (uint64_t)runners * per_runner + GPU_CONTEXT_BYTES +
-	       x->flush_bytes;
+	return (uint64_t)gpu_runners(x) *
+		       (process_bytes(x) + x->gpu_sets_bytes) +
+	       process_bytes(x);
 }
 
 static void mark_view(struct eval_ctx *x, const char *what, uint64_t cap,
@@ -122,6 +143,8 @@ bool ev_gpu_memory_admit(struct eval_ctx *x, bool wait)
 				      (double)(now_ns() - asked) / 1e6);
 	} else if (rc == 0) {
 		mark_view(x, "device memory granted", cap, &v);
+	} else if (rc == -EWOULDBLOCK) {
+		mark_view(x, "device memory queued", cap, &v);
 	}
 	free(dir);
 	if (rc && rc != -EWOULDBLOCK)

@@ -485,9 +485,7 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 	int max_sets = (int)(x->shm_size / l->shm_size);
 	if (max_sets > RP_MAX_SETS)
 		max_sets = RP_MAX_SETS;
-	int n = gpu_batch_size(call, l->shm_size, max_sets,
-			       x->req->quick ? GPU_QUICK_BATCH_BYTES
-					     : gpu_batch_max_bytes());
+	int n = gpu_batch_size(call, l->shm_size, max_sets, x->gpu_batch_bytes);
 	x->gpu_batch[ci] = n;
 	x->gpu_call_ns[ci] = call;
 	if (n > 1)
