@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -95,6 +96,10 @@ static void test_grants_within_capacity_and_queues_beyond(void **state)
 	assert_int_equal(ask(100, 60, &a, &v), 0);
 	assert_true(a.granted);
 	assert_int_equal(v.holders, 0);
+	/* Made for every user of the device, sticky like /tmp. */
+	struct stat st;
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 01777);
 	assert_int_equal(ask(100, 30, &b, &v), 0);
 	assert_int_equal(v.held_bytes, 60);
 	assert_int_equal(ask(100, 20, &c, &v), -EWOULDBLOCK);

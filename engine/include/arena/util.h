@@ -115,6 +115,10 @@ bool file_exists(const char *path);
 bool dir_exists(const char *path);
 /* mkdir -p; mode 0755. */
 int mkdir_p(const char *path, struct errbuf *err);
+/* mkdir_p, the last directory made sticky and world-writable, like /tmp,
+ * when this call makes it: a directory every user of the machine writes
+ * in (the device locks and memory ledgers). */
+int mkdir_shared(const char *path, struct errbuf *err);
 /* The part of path after its last '/' (all of it without one; "" for
  * NULL): a pointer into path. */
 const char *path_last(const char *path);

@@ -125,6 +125,18 @@ bool dir_exists(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+int mkdir_shared(const char *path, struct errbuf *err)
+{
+	int rc;
+
+	if (dir_exists(path))
+		return 0;
+	if ((rc = mkdir_p(path, err)))
+		return rc;
+	(void)chmod(path, 01777);
+	return 0;
+}
+
 const char *path_last(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;

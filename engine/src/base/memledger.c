@@ -50,19 +50,6 @@ static bool entry_owned(int fd)
 	return fl.l_type != F_UNLCK;
 }
 
-static int dir_ready(const char *dir, struct errbuf *err)
-{
-	struct stat st;
-	int rc;
-
-	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-		return 0;
-	if ((rc = mkdir_p(dir, err)))
-		return rc;
-	(void)chmod(dir, 01777); /* every user of the device writes here */
-	return 0;
-}
-
 /* Opens dir/guard and waits for its lock: the caller looks at or changes
  * the ledger, then closes the descriptor. */
 static int guard_take(const char *dir, struct errbuf *err)
@@ -148,8 +135,8 @@ static int grant(int dirfd_, const char *name)
  * held), and none after the first that does not fit - whether or not
  * its owner is looking now, so that an evaluation that asked and went
  * on compiling holds up nobody once its memory is there.  Says whether
- * e's own entry is granted, and in v what the others hold and how many
- * wait ahead of it. */
+ * e's own entry is granted, and in v (when not NULL) what the others
+ * hold and how many wait ahead of it. */
 static int pass(const char *dir, uint64_t capacity, struct memledger_entry *e,
 		struct memledger_view *v)
 {
@@ -159,9 +146,12 @@ static int pass(const char *dir, uint64_t capacity, struct memledger_entry *e,
 	size_t n = 0, cap = 0;
 	uint64_t held = 0;
 	int holders = 0, rc = 0;
+	struct memledger_view unused;
 	DIR *d = opendir(dir);
 	struct dirent *de;
 
+	if (!v)
+		v = &unused;
 	memset(v, 0, sizeof(*v));
 	if (!d)
 		return -errno;
@@ -239,7 +229,7 @@ int memledger_ask(const char *dir, uint64_t capacity, uint64_t bytes,
 	int guard, rc;
 
 	*e = (struct memledger_entry)MEMLEDGER_ENTRY_INIT;
-	if ((rc = dir_ready(dir, err)))
+	if ((rc = mkdir_shared(dir, err)))
 		return rc;
 	if ((guard = guard_take(dir, err)) < 0)
 		return guard;
@@ -272,8 +262,7 @@ int memledger_ask(const char *dir, uint64_t capacity, uint64_t bytes,
 		return rc;
 	}
 	(void)fchmod(e->fd, 0666);
-	rc = pass(dir, capacity, e,
-		  view ? view : &(struct memledger_view){ 0 });
+	rc = pass(dir, capacity, e, view);
 	close(guard);
 	if (rc && rc != -EWOULDBLOCK) {
 		errf_code(err, -rc, "%s: %s", e->path, strerror(-rc));
@@ -282,40 +271,40 @@ int memledger_ask(const char *dir, uint64_t capacity, uint64_t bytes,
 	return rc;
 }
 
+/* A pass with the guard taken for it (e NULL: a look). */
+static int guarded_pass(const char *dir, uint64_t capacity,
+			struct memledger_entry *e, struct memledger_view *view,
+			struct errbuf *err)
+{
+	int guard, rc;
+
+	if ((guard = guard_take(dir, err)) < 0)
+		return guard;
+	rc = pass(dir, capacity, e, view);
+	close(guard);
+	if (rc && rc != -EWOULDBLOCK)
+		errf_code(err, -rc, "%s: %s", e ? e->path : dir, strerror(-rc));
+	return rc;
+}
+
 int memledger_retry(const char *dir, uint64_t capacity,
 		    struct memledger_entry *e, struct memledger_view *view,
 		    struct errbuf *err)
 {
-	int guard, rc;
-
 	if (e->granted)
 		return 0;
-	if ((guard = guard_take(dir, err)) < 0)
-		return guard;
-	rc = pass(dir, capacity, e,
-		  view ? view : &(struct memledger_view){ 0 });
-	close(guard);
-	if (rc && rc != -EWOULDBLOCK)
-		errf_code(err, -rc, "%s: %s", e->path, strerror(-rc));
-	return rc;
+	return guarded_pass(dir, capacity, e, view, err);
 }
 
 int memledger_look(const char *dir, uint64_t capacity,
 		   struct memledger_view *view, struct errbuf *err)
 {
 	struct stat st;
-	int guard, rc;
 
 	memset(view, 0, sizeof(*view));
 	if (stat(dir, &st) != 0 && errno == ENOENT)
 		return 0;
-	if ((guard = guard_take(dir, err)) < 0)
-		return guard;
-	rc = pass(dir, capacity, NULL, view);
-	close(guard);
-	if (rc)
-		errf_code(err, -rc, "%s: %s", dir, strerror(-rc));
-	return rc;
+	return guarded_pass(dir, capacity, NULL, view, err);
 }
 
 void memledger_release(struct memledger_entry *e)

@@ -24,22 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Makes the machine-wide lock directory, usable by every user of the
- * machine's devices (sticky and world-writable, like /tmp), the first
- * time anything needs it. */
-static int lock_dir_ready(const char *dir, struct errbuf *err)
-{
-	struct stat st;
-
-	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-		return 0;
-	int rc = mkdir_p(dir, err);
-	if (rc)
-		return rc;
-	(void)chmod(dir, 01777);
-	return 0;
-}
-
 char *ev_device_file(const char *dir, const char *device, const char *suffix)
 {
 	char name[96];
@@ -59,7 +43,7 @@ int ev_device_lock_open(const char *dir, const char *device, int *fd,
 	*fd = -1;
 	if (!dir)
 		dir = paths_lock_dir();
-	if ((rc = lock_dir_ready(dir, err)))
+	if ((rc = mkdir_shared(dir, err)))
 		return rc;
 	char *path = ev_device_file(dir, device, ".lock");
 	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
