@@ -3,9 +3,12 @@
 # arena accepts do what they do in AKA (docs/config.md): log_directory
 # gets the run's events in <dir>/<GPU>_<agent>_<stamp>.log, appended by
 # later executions from anywhere; workspace_directory_prefix gets
-# <prefix>_<GPU>_<agent>/<run> linking to the run's workspaces; a
-# directory that cannot be made stops the run's creation with the reason;
-# AKA keys arena does not take are refused, naming the ones it takes.
+# <prefix>_<GPU>_<agent>/<run>/, AKA's run directory: a link to each
+# attempt's directory and reports/ with AKA's dashboard files, found where
+# AKA's dashboard looks (real files whose real path is
+# <prefix>_*/run_*/reports, naming target_gpu_model); a directory that
+# cannot be made stops the run's creation with the reason; AKA keys arena
+# does not take are refused, naming the ones it takes.
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$T/cwd" "$T/elsewhere"
@@ -22,10 +25,36 @@ for kind in created started agent_start agent_end eval_start eval_end done; do
 	grep -q "^20[0-9-]*T[0-9:]*Z $kind " "$log" || fail "the log has no $kind line: $(cat "$log")"
 done
 grep -q "eval_end    c2c/saxpy " "$log" || fail "the log does not name the task"
-link="$T/cwd/ws_host_noop/$run"
-[ -L "$link" ] || fail "no workspace link at $link"
-[ -f "$link/c2c_saxpy/workspace/kernel.c" ] || fail "the link does not reach the workspaces: $(ls -l "$link")"
+place="$T/cwd/ws_host_noop/$run"
+[ -d "$place" ] && [ ! -L "$place" ] || fail "no run directory at $place: $(ls -lR "$T/cwd")"
+[ -L "$place/c2c_saxpy" ] && [ -f "$place/c2c_saxpy/workspace/kernel.c" ] ||
+	fail "the run directory does not link the attempt's workspace: $(ls -l "$place")"
+# AKA's dashboard resolves each report directory and keeps it only when
+# its real path is <prefix>_*/run_*/reports under its project root.
+real=$(cd "$place/reports" 2>/dev/null && pwd -P) || fail "no reports/ in $place"
+case $real in
+"$(cd "$T/cwd" && pwd -P)"/ws_*/run_*/reports) ;;
+*) fail "reports/ resolves to $real, outside the run directory" ;;
+esac
+for f in overall_summary.csv task_type_breakdown.json overall_report.txt; do
+	[ -f "$place/reports/$f" ] && [ ! -L "$place/reports/$f" ] ||
+		fail "reports/$f is not a file of the run directory"
+	cmp -s "$place/reports/$f" "$(run_dir_of "$run")/reports/$f" ||
+		fail "reports/$f differs from the run's own"
+done
+grep -q '^PASS  *c2c/saxpy  *Score: ' "$place/reports/overall_report.txt" ||
+	fail "overall_report.txt has no line for c2c/saxpy: $(cat "$place/reports/overall_report.txt")"
 note "log_directory and workspace_directory_prefix, relative to the current directory"
+
+# target_gpu_model names the GPU in the place and in AKA's files.
+write_config "$T/m.yaml" "{template: noop}" "[c2c/saxpy]" \
+	"target_gpu_model: MI300
+workspace_directory_prefix: workspace"
+"$ARENA" --store "$STORE" run "$T/m.yaml" >"$T/m.log" 2>&1 || fail "run: $(tail -n 20 "$T/m.log")"
+mrun=$(latest_run)
+grep -q '"target_gpu":[[:space:]]*"MI300"' "$T/cwd/workspace_MI300_noop/$mrun/reports/task_type_breakdown.json" ||
+	fail "task_type_breakdown.json does not name target_gpu_model: $(ls -R "$T/cwd")"
+note "target_gpu_model is the GPU AKA's files name"
 
 # A later execution from elsewhere appends to the same log.
 lines=$(wc -l < "$log")

@@ -19,6 +19,7 @@
 
 #include "arena/report.h"
 #include "arena/report_html.h"
+#include "arena/result_view.h"
 #include "arena/util.h"
 
 /* ---- fixtures ---------------------------------------------------------- */
@@ -731,6 +732,72 @@ static void write_all_writes_the_four_files(void **state)
 	run5_free(&f);
 }
 
+/* AKA's dashboard files also go to AKA's run directory (the run's
+ * workspace_directory_prefix place), which may lie where agents read: a
+ * message about a held-out case is withheld there, as in the agent view
+ * (result_view.h), and one about a visible case is kept. */
+static void
+aka_files_go_to_the_run_directory_without_held_out_messages(void **state)
+{
+	struct task_result r[2];
+	struct report_row rows[2];
+	char run[] = "/tmp/test_report_run_XXXXXX",
+	     place[] = "/tmp/test_report_place_XXXXXX";
+	const char *names[] = { "overall_summary.csv",
+				"task_type_breakdown.json",
+				"overall_report.txt" };
+	struct errbuf err;
+
+	result_init(&r[0]);
+	r[0].status = RS_INCORRECT;
+	r[0].pass_compilation = true;
+	result_add_case(&r[0], "vis1", false);
+	result_add_case(&r[0], "ho_secret", true);
+	r[0].correctness_error_message =
+		xstrdup("case 'ho_secret': output 'y' differs at 3");
+	result_score(&r[0]);
+	result_init(&r[1]);
+	r[1].status = RS_INCORRECT;
+	r[1].pass_compilation = true;
+	result_add_case(&r[1], "vis1", false);
+	result_add_case(&r[1], "ho_secret", true);
+	r[1].correctness_error_message =
+		xstrdup("case 'vis1': output 'y' differs at 5");
+	result_score(&r[1]);
+	rows[0] = (struct report_row){ "c2c/a", 1, &r[0] };
+	rows[1] = (struct report_row){ "c2c/b", 1, &r[1] };
+	assert_non_null(mkdtemp(run));
+	assert_non_null(mkdtemp(place));
+	struct report_meta m = { .run_id = "run_20261206_100000",
+				 .agent = "noop",
+				 .device = "cuda:0",
+				 .target_gpu = "MI300",
+				 .aka_run_dir = place };
+	errbuf_init(&err);
+	assert_int_equal(report_write_all(run, &m, rows, 2, &err), 0);
+	for (int i = 0; i < 3; i++) {
+		char *a = xasprintf("%s/reports/%s", run, names[i]),
+		     *b = xasprintf("%s/reports/%s", place, names[i]), *ta, *tb;
+		assert_int_equal(file_read_all(a, 1 << 20, &ta, NULL, &err), 0);
+		assert_int_equal(file_read_all(b, 1 << 20, &tb, NULL, &err), 0);
+		assert_string_equal(ta, tb);
+		assert_null(strstr(tb, "ho_secret"));
+		if (i == 1)
+			assert_non_null(strstr(tb, "\"MI300\""));
+		if (i == 2) {
+			assert_non_null(strstr(tb, RESULT_WITHHELD));
+			assert_non_null(strstr(tb, "case 'vis1'"));
+		}
+		free(ta);
+		free(tb);
+		free(a);
+		free(b);
+	}
+	assert_int_equal(rm_rf(run), 0);
+	assert_int_equal(rm_rf(place), 0);
+	result_release(&r[0]);
+	result_release(&r[1]);
+}
 
 static void variants_are_grouped_in_csv_json_and_text(void **state)
 {
@@ -887,6 +954,8 @@ int main(void)
 		cmocka_unit_test(text_warns_of_unconfined_evaluations),
 		cmocka_unit_test(text_of_an_empty_run),
 		cmocka_unit_test(write_all_writes_the_four_files),
+		cmocka_unit_test(
+			aka_files_go_to_the_run_directory_without_held_out_messages),
 		cmocka_unit_test(json_costs_verdicts_and_visible_cases),
 	};
 

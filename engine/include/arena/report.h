@@ -51,6 +51,12 @@ struct report_meta {
 	const char *device;
 	const char *created_at;
 	const char *status;		/* run status */
+	/* AgentKernelArena's dashboard files (report_write_all): the GPU
+	 * they name (the config's target_gpu_model; NULL: device) and a
+	 * second directory whose reports/ gets them too (the run's
+	 * workspace_directory_prefix place; NULL: none). */
+	const char *target_gpu;
+	const char *aka_run_dir;
 };
 
 char *report_csv(const struct report_row *rows, int n);
@@ -60,7 +66,8 @@ char *report_text(const struct report_meta *m, const struct report_row *rows,
 		  int n);
 
 /* Writes summary.csv, summary.json, report.txt and report.html
- * (arena/report_html.h) into dir, each atomically. */
+ * (arena/report_html.h) into dir, each atomically, and AgentKernelArena's
+ * dashboard files into dir/reports/ (and m->aka_run_dir/reports/). */
 int report_write_all(const char *dir, const struct report_meta *m,
 		     const struct report_row *rows, int n, struct errbuf *err);
 

@@ -29,4 +29,9 @@ void result_hide_held_out(struct task_result *r);
  * ("held-out case"); used for event messages, which carry no case list. */
 bool result_text_mentions_held_out(const char *text);
 
+/* Whether text (a message of r) concerns one of r's held-out cases, by
+ * the evaluator's wording or by the case's quoted id. */
+bool result_message_concerns_held_out(const struct task_result *r,
+				      const char *text);
+
 #endif /* ARENA_RESULT_VIEW_H */

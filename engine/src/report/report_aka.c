@@ -1,12 +1,16 @@
 /*
  * report_aka.c - the three files AgentKernelArena's dashboard reads, in
- * <run>/reports/, beside arena's own reports (docs/aka.md):
+ * <run>/reports/, beside arena's own reports, and in AKA's run directory
+ * when the run has one (workspace_directory_prefix: run_places.c;
+ * docs/aka.md):
  *
  *   overall_summary.csv      Task Name, Task Type, Score, Speedup,
  *                            Optimization_summary (scores and speedups
  *                            with 4 decimals)
- *   task_type_breakdown.json run_timestamp, agent, target_gpu, overall,
- *                            task_types: AKA's keys, rates in percent
+ *   task_type_breakdown.json run_timestamp, agent, target_gpu (the
+ *                            config's target_gpu_model, else the
+ *                            device), overall, task_types: AKA's keys,
+ *                            rates in percent
  *   overall_report.txt       AKA's layout; one line per task that the
  *                            dashboard's pattern reads:
  *                            "PASS     <task> Score:  220.0  Speedup: 1.00x"
@@ -19,7 +23,10 @@
  * arena run of AKA's tasks lines up with AKA's own runs), the type is the
  * name's first component.  Tasks that were skipped (they cannot run on
  * this machine) are left out, as AKA leaves out the tasks it filters by
- * platform; a later attempt of a task is named task#2, task#3.
+ * platform; a later attempt of a task is named task#2, task#3.  A
+ * task's error line is withheld when it concerns a held-out case, as in
+ * the agent-readable view of a result (result_view.h): AKA's run
+ * directory may lie where agents read.
  */
 #include "report_internal.h"
 
@@ -30,6 +37,7 @@
 
 #include <cJSON.h>
 
+#include "arena/result_view.h"
 #include "arena/stats.h"
 
 struct aka_row {
@@ -229,7 +237,9 @@ int report_write_aka(const char *dir, const struct report_meta *m,
 			    : m->run_id ? m->run_id
 					: "unknown";
 	const char *agent = m->agent ? m->agent : "unknown";
-	const char *gpu = m->device ? m->device : "unknown";
+	const char *gpu = m->target_gpu ? m->target_gpu
+			  : m->device	? m->device
+					: "unknown";
 
 	for (int i = 0; i < n; i++) {
 		const struct task_result *r = rows[i].result;
@@ -252,6 +262,10 @@ int report_write_aka(const char *dir, const struct report_meta *m,
 				: r->correctness_error_message
 					? r->correctness_error_message
 					: r->compilation_error_message;
+			/* The run directory's copy may lie where
+			 * agents can read (run_places.c). */
+			if (why && result_message_concerns_held_out(r, why))
+				why = RESULT_WITHHELD;
 			if (why)
 				a->error = one_line(why, 300);
 		} else {
@@ -352,19 +366,23 @@ int report_write_aka(const char *dir, const struct report_meta *m,
 	}
 	strbuf_addf(&txt, "%s\n", rule);
 
-	char *rdir = path_join(dir, "reports");
-	rc = mkdir_p(rdir, err);
 	const char *names[] = { "overall_summary.csv",
 				"task_type_breakdown.json",
 				"overall_report.txt" };
 	const char *texts[] = { strbuf_str(&csv), json ? json : "{}",
 				strbuf_str(&txt) };
-	for (int i = 0; i < 3 && rc == 0; i++) {
-		char *p = path_join(rdir, names[i]);
-		rc = file_write_atomic_str(p, texts[i], err);
-		free(p);
+	const char *dirs[] = { dir, m->aka_run_dir };
+	rc = 0;
+	for (int d = 0; d < 2 && rc == 0 && dirs[d]; d++) {
+		char *rdir = path_join(dirs[d], "reports");
+		rc = mkdir_p(rdir, err);
+		for (int i = 0; i < 3 && rc == 0; i++) {
+			char *p = path_join(rdir, names[i]);
+			rc = file_write_atomic_str(p, texts[i], err);
+			free(p);
+		}
+		free(rdir);
 	}
-	free(rdir);
 	free(json);
 	strbuf_release(&csv);
 	strbuf_release(&txt);

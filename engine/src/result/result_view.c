@@ -41,6 +41,20 @@ static void withhold(char **field, char *const *ids, int nids)
 	}
 }
 
+bool result_message_concerns_held_out(const struct task_result *r,
+				      const char *text)
+{
+	char **ids = xcalloc((size_t)r->ncases + 1, sizeof(*ids));
+	int nids = 0;
+
+	for (int i = 0; i < r->ncases; i++)
+		if (r->cases[i].held_out)
+			ids[nids++] = r->cases[i].id;
+	bool yes = concerns(text, ids, nids);
+	free(ids);
+	return yes;
+}
+
 void result_hide_held_out(struct task_result *r)
 {
 	char **ids = xcalloc((size_t)r->ncases + 1, sizeof(*ids));

@@ -177,7 +177,10 @@ int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
 	c->workspace = path_join(c->task_dir, "workspace");
 	c->logs = path_join(c->task_dir, "logs");
 	/* Repairs a creation interrupted half-way; keeps existing files. */
-	return workspace_create(c->task, c->task_dir, err);
+	rc = workspace_create(c->task, c->task_dir, err);
+	if (!rc)
+		rc = eng_places_link_attempt(c->e, c->run_id, c->task_dir, err);
+	return rc;
 }
 
 /* The workspace path an agent is given: the front end's view of it when

@@ -411,6 +411,8 @@ int engine_run_create(struct engine *e, const struct runconfig *cfg,
 			int repeat = (a - 1) / cfg->nvariants + 1;
 			char *dir = store_task_dir(e->store, id, t->id, a);
 			rc = workspace_create(t, dir, err);
+			if (!rc)
+				rc = eng_places_link_attempt(e, id, dir, err);
 			free(dir);
 			if (!rc)
 				rc = store_attempt_insert(e->store, id, t->id, a,
@@ -492,7 +494,13 @@ int engine_run_report(struct engine *e, const char *run_id, struct errbuf *err)
 	if (rc)
 		return rc;
 	char *dir = store_run_dir(e->store, run_id);
+	char *target_gpu = eng_places_target_gpu(&rr.run);
+	char *aka_dir = eng_places_run_dir(e, run_id);
+	rr.meta.target_gpu = target_gpu;
+	rr.meta.aka_run_dir = aka_dir;
 	rc = report_write_all(dir, &rr.meta, rr.rows, rr.n, err);
+	free(aka_dir);
+	free(target_gpu);
 	free(dir);
 	run_rows_release(&rr);
 	return rc;

@@ -53,10 +53,22 @@ void eng_unlock_fd(int fd);
 /* ---- run_places.c -------------------------------------------------------- */
 
 /* AgentKernelArena's log_directory and workspace_directory_prefix for a
- * run being created: the log's path kept in the run directory, the link
- * to its workspaces made. */
+ * run being created: the log's path and AKA's run directory kept in the
+ * run directory, AKA's run directory made. */
 int eng_places_create(struct engine *e, const struct runconfig *cfg,
 		      const char *run_id, struct errbuf *err);
+/* The run's own file naming its AKA run directory. */
+#define AKA_RUN_DIR_FILE "aka_run_dir"
+/* The run's AKA run directory (workspace_directory_prefix), or NULL when
+ * it has none (caller frees). */
+char *eng_places_run_dir(struct engine *e, const char *run_id);
+/* Links the attempt directory task_dir into the run's AKA run directory
+ * under its own name; nothing without one, nothing when the link is
+ * there already. */
+int eng_places_link_attempt(struct engine *e, const char *run_id,
+			    const char *task_dir, struct errbuf *err);
+/* The run config's target_gpu_model, or NULL (caller frees). */
+char *eng_places_target_gpu(const struct store_run *run);
 /* Appends an event to the run's log_directory log, when it has one. */
 void eng_runlog_append(struct engine *e, const char *run_id,
 		       const char *task_id, const char *kind,

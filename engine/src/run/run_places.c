@@ -9,18 +9,27 @@
  *     when not on a terminal, with the full date) is appended to
  *     <log_directory>/<GPU>_<agent>_<stamp>[_<suffix>].log, by whichever
  *     process executes it (arena run, resume, worker, the mount);
- *   - workspace_directory_prefix: <prefix>_<GPU>_<agent>/<run id> is a
- *     symbolic link to the run's tasks/ in the store, where each
- *     attempt's workspace is (the store stays the one copy).
+ *   - workspace_directory_prefix: <prefix>_<GPU>_<agent>/<run id>/ is a
+ *     directory, as AKA's run directory is: one symbolic link per
+ *     attempt, named as the attempt's directory in the store's tasks/,
+ *     to that directory (the store stays the one copy of the
+ *     workspaces), and reports/, a copy of AKA's three dashboard files
+ *     written whenever the run's reports are (report_aka.c).  A real
+ *     directory and real files, because AKA's dashboard
+ *     (`python3 -m src.visualization build --include-workspace-runs`)
+ *     resolves every path it finds and keeps only reports whose real path
+ *     is workspace_<...>/run_<...>/reports under its project root.
  * <GPU> is target_gpu_model, else the configured device; <agent> the
  * (first) agent's template; <stamp> the run id without "run_".  A relative
  * directory is relative to the current directory of the process that
  * creates the run from a file (as AKA, which runs from its repository),
  * and to the store for a config written to the mount's runs/new.  The
- * resolved log path is kept in the run directory (log_path), so later
- * executions append to the same file wherever they run from.
+ * resolved paths are kept in the run directory (log_path, aka_run_dir),
+ * so later executions write to the same places wherever they run from.
  */
 #include "engine_internal.h"
+
+#include "arena/ydoc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -82,28 +91,71 @@ int eng_places_create(struct engine *e, const struct runconfig *cfg,
 	}
 	if (!rc && cfg->workspace_directory_prefix) {
 		char *root = place_dir(e, cfg, cfg->workspace_directory_prefix);
-		char *dir = xasprintf("%s_%s", root, label);
-		char *link = path_join(dir, run_id);
-		char *target = path_join(run_dir, "tasks");
+		char *place = xasprintf("%s_%s/%s", root, label, run_id);
+		char *keep = path_join(run_dir, AKA_RUN_DIR_FILE);
 
-		rc = mkdir_p(dir, err);
-		if (!rc && symlink(target, link) != 0 && errno != EEXIST)
-			rc = errf_code(err, errno,
-				       "workspace_directory_prefix: "
-				       "cannot link %s to the run's workspaces "
-				       "(%s): %s",
-				       link, target, strerror(errno));
-		else if (rc)
+		rc = mkdir_p(place, err);
+		if (rc)
 			errbuf_prefix(err, "workspace_directory_prefix '%s'",
 				      cfg->workspace_directory_prefix);
-		free(target);
-		free(link);
-		free(dir);
+		else
+			rc = file_write_atomic_str(keep, place, err);
+		free(keep);
+		free(place);
 		free(root);
 	}
 	free(run_dir);
 	free(label);
 	return rc;
+}
+
+char *eng_places_run_dir(struct engine *e, const char *run_id)
+{
+	char *run_dir = store_run_dir(e->store, run_id);
+	char *keep = path_join(run_dir, AKA_RUN_DIR_FILE), *place = NULL;
+
+	if (file_read_all(keep, 4096, &place, NULL, NULL) != 0 || !*place) {
+		free(place);
+		place = NULL;
+	}
+	free(keep);
+	free(run_dir);
+	return place;
+}
+
+int eng_places_link_attempt(struct engine *e, const char *run_id,
+			    const char *task_dir, struct errbuf *err)
+{
+	char *place = eng_places_run_dir(e, run_id);
+	int rc = 0;
+
+	if (!place)
+		return 0;
+	char *link = path_join(place, path_last(task_dir));
+	if (symlink(task_dir, link) != 0 && errno != EEXIST)
+		rc = errf_code(err, errno,
+			       "workspace_directory_prefix: cannot link %s to "
+			       "the attempt's directory %s: %s",
+			       link, task_dir, strerror(errno));
+	free(link);
+	free(place);
+	return rc;
+}
+
+char *eng_places_target_gpu(const struct store_run *run)
+{
+	struct ydoc doc;
+	char *gpu = NULL;
+
+	if (!run->config_yaml ||
+	    ydoc_parse(&doc, "config.yaml", run->config_yaml,
+		       strlen(run->config_yaml), NULL) != 0)
+		return NULL;
+	const char *s = ynode_str(ynode_get(doc.root, "target_gpu_model"));
+	if (s && *s)
+		gpu = xstrdup(s);
+	ydoc_release(&doc);
+	return gpu;
 }
 
 void eng_runlog_append(struct engine *e, const char *run_id,
