@@ -43,8 +43,9 @@ write_config "$T/tune.yaml" "{template: autotune, timeout_seconds: 900}" "[task/
 	{ cat "$T/tune.log"; fail "autotune run failed"; }
 d=$(run_dir_of "$(latest_run)")
 k=$d/tasks/task_pypoly_tune/workspace/kernel.py
-tail -n 3 "$k" | grep -q '^HORNER = 1$' || fail "autotune did not write HORNER = 1 at the end: $(tail -n 5 "$k")"
 r=$d/tasks/task_pypoly_tune/task_result.yaml
+tail -n 3 "$k" | grep -q '^HORNER = 1$' ||
+	fail "autotune did not write HORNER = 1 at the end: $(tail -n 5 "$k"); its result: $(grep -E '^(status|optimization_summary|agent_status|agent_error):' "$r"); its turns: $(grep 'agent turn' "$T/tune.log")"
 grep -q '^status: ok' "$r" || fail "autotune result: $(grep -E '^(status|.*error_message)' "$r")"
 s=$(sed -n 's/^speedup_ratio: //p' "$r")
 awk -v s="$s" 'BEGIN { exit !(s > 1.5) }' || fail "autotuned speedup $s"

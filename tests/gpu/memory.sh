@@ -65,10 +65,11 @@ while [ $i -lt "$n" ]; do
 		head -n 6 >>"$sum"
 	i=$((i + 1))
 done
-awk '$2 == "gpu" { sub(",", "", $3); if ($3 > m) m = $3; tot = $4 }
+# (+ 0: nvidia-smi's numbers compared as numbers, not as strings.)
+awk '$2 == "gpu" { sub(",", "", $3); if ($3 + 0 > m) m = $3 + 0; tot = $4 }
      END { if (tot) printf "device: most used %d MiB of %d MiB\n", m, tot }' \
 	"$work/samples" >>"$sum"
-awk '$2 == "app" { sub(",", "", $3); if ($4 > m[$3]) m[$3] = $4 }
+awk '$2 == "app" { sub(",", "", $3); if ($4 + 0 > m[$3]) m[$3] = $4 + 0 }
      END { for (p in m) print m[p] }' "$work/samples" | sort -n |
 	awk '{ v[NR] = $1 } END {
 		if (NR) printf "runner processes: %d, MiB each: min %d, median %d, max %d\n",
