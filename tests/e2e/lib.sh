@@ -1,6 +1,8 @@
 # tests/e2e/lib.sh - helpers for end-to-end tests (sourced).
 # Each test gets a private store and scratch directory under $T, removed on
-# exit; ARENA is the binary under test; fail() prints and exits 1.
+# exit (kept, and named on stderr, with ARENA_E2E_KEEP=1: to read a
+# failure's store); ARENA is the binary under test; fail() prints and
+# exits 1.
 set -u
 B=${B:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -8,7 +10,7 @@ ARENA="$ROOT/$B/arena"
 T=$(mktemp -d /tmp/arena-e2e.XXXXXX)
 STORE="$T/store"
 export ARENA_TASKS_DIR="${ARENA_TASKS_DIR:-$ROOT/tasks}"
-trap 'rm -rf "$T"' EXIT
+trap 'if [ -n "${ARENA_E2E_KEEP:-}" ]; then echo "kept $T" >&2; else rm -rf "$T"; fi' EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "-- $*"; }
