@@ -732,6 +732,19 @@ static void write_all_writes_the_four_files(void **state)
 	run5_free(&f);
 }
 
+/* An incorrect result with a visible case 'vis1', a held-out case
+ * 'ho_secret' and the given message. */
+static void make_incorrect(struct task_result *r, const char *message)
+{
+	result_init(r);
+	r->status = RS_INCORRECT;
+	r->pass_compilation = true;
+	result_add_case(r, "vis1", false);
+	result_add_case(r, "ho_secret", true);
+	r->correctness_error_message = xstrdup(message);
+	result_score(r);
+}
+
 /* AKA's dashboard files also go to AKA's run directory (the run's
  * workspace_directory_prefix place), which may lie where agents read: a
  * message about a held-out case is withheld there, as in the agent view
@@ -748,22 +761,8 @@ aka_files_go_to_the_run_directory_without_held_out_messages(void **state)
 				"overall_report.txt" };
 	struct errbuf err;
 
-	result_init(&r[0]);
-	r[0].status = RS_INCORRECT;
-	r[0].pass_compilation = true;
-	result_add_case(&r[0], "vis1", false);
-	result_add_case(&r[0], "ho_secret", true);
-	r[0].correctness_error_message =
-		xstrdup("case 'ho_secret': output 'y' differs at 3");
-	result_score(&r[0]);
-	result_init(&r[1]);
-	r[1].status = RS_INCORRECT;
-	r[1].pass_compilation = true;
-	result_add_case(&r[1], "vis1", false);
-	result_add_case(&r[1], "ho_secret", true);
-	r[1].correctness_error_message =
-		xstrdup("case 'vis1': output 'y' differs at 5");
-	result_score(&r[1]);
+	make_incorrect(&r[0], "case 'ho_secret': output 'y' differs at 3");
+	make_incorrect(&r[1], "case 'vis1': output 'y' differs at 5");
 	rows[0] = (struct report_row){ "c2c/a", 1, &r[0] };
 	rows[1] = (struct report_row){ "c2c/b", 1, &r[1] };
 	assert_non_null(mkdtemp(run));
