@@ -595,7 +595,12 @@ static void test_a_skipped_call_made_up_in_the_fetch_is_charged(void **s)
 	evaluate("lazy_fetch", &o, &r);
 	unsetenv("ARENA_GPU_COMPARE_MAX_KIB");
 	unsetenv("ARENA_GPU_BATCH_TARGET_US");
-	expect(&r, RS_REJECTED, "work done after the timed calls");
+	/* The fetch's own excess names it; when the load of the moment
+	 * makes the sample's clock check (inputs drawn to outputs computed,
+	 * the fetch included) trip first, that check does (CI of afffd38):
+	 * either is the made-up call found outside the claims. */
+	expect_either(&r, RS_REJECTED, "work done after the timed calls",
+		      "inconsistent with the controller's clock");
 	result_release(&r);
 }
 
