@@ -46,6 +46,9 @@
 #define CONTROL_MAX 4096
 /* How long a `resume` waits for the executor it started to take the run. */
 #define RESUME_START_WAIT_S 10.0
+/* How long a `resume` waits for a run's lock held by no live lease
+ * holder to be released (resume_holder_gone). */
+#define RESUME_HOLDER_WAIT_S 3.0
 #define POLL_INTERVAL_MS 250
 #define POLL_MAX_AGE_S 3600
 
@@ -359,6 +362,34 @@ static int wait_executor_started(struct fsv *fs, struct engine *e,
 	}
 }
 
+/* Whether the run's lock, held when `resume` looked, is released within
+ * RESUME_HOLDER_WAIT_S while no live process holds a lease of the run.
+ * A process killed with SIGKILL shows as a zombie before its last thread
+ * has exited, and its descriptors, the lock's among them, are closed only
+ * then (a thread in an uninterruptible wait, a disk write or a file-system
+ * request, holds them a while): such a dying executor must not make a
+ * resume succeed and start nothing (issue 11).  A live executor between
+ * attempts holds no lease either; it keeps the lock, and the wait ends
+ * with the run still its own. */
+static bool resume_holder_gone(struct engine *e, const char *run)
+{
+	double until = now_wall() + RESUME_HOLDER_WAIT_S;
+
+	for (;;) {
+		struct run_progress p;
+		if (engine_run_progress(e, run, &p, NULL) != 0)
+			return false;
+		bool held = p.executor_lock, leased = p.workers > 0;
+		run_progress_release(&p);
+		if (!held)
+			return true;
+		if (leased || now_wall() > until)
+			return false;
+		struct timespec ts = { 0, 20 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
 static int control_resume(struct fsv *fs, struct engine *e, const char *run,
 			  struct errbuf *err)
 {
@@ -376,7 +407,8 @@ static int control_resume(struct fsv *fs, struct engine *e, const char *run,
 		/* The executor is stopping after its current step; a waiter
 		 * resumes the run once it has. */
 		rc = fsv_spawn_executor(fs, run, true, NULL, err);
-	} else if (!p.executor_lock) {
+	} else if (!p.executor_lock ||
+		   (p.workers == 0 && resume_holder_gone(e, run))) {
 		rc = fsv_spawn_executor(fs, run, false, &pid, err);
 		if (!rc)
 			rc = wait_executor_started(fs, e, run, pid, err);

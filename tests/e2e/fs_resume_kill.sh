@@ -5,7 +5,9 @@
 # kill -9 of the daemon and of the executor, a new mount, and an immediate
 # `echo resume > control` must start an executor that runs the run to the
 # end (or fail with an error), never succeed and start nothing.  The same
-# holds with the daemon alive and only the executor killed.
+# holds with the daemon alive and only the executor killed, and when the
+# killed executor's lock outlives it for a moment (its last thread still
+# exiting: here a process holding the run's lock for 1.5 s, no lease).
 . "$(dirname "$0")/fs_lib.sh"
 
 # Mounts through the non-reaping parent; FS_PID is that parent.
@@ -61,8 +63,38 @@ for case in daemon_and_executor executor_only; do
 	wait_status "$run" done 120
 	note "$case: resume after kill -9 ran $run to the end"
 done
+# A dying holder: the executor is killed, and the run's lock stays taken
+# for 1.5 s more (as a killed process whose last thread is still in an
+# uninterruptible wait keeps it).  `resume` must wait for it and start an
+# executor, not see the lock, return 0 and start nothing.
+run=$(new_run "$T/run.yaml")
+wait_executor_running "$run"
+ex=$(executor_pid "$run")
+[ -n "$ex" ] || fail "no executor process for $run"
+kill -9 "$ex"
+python3 - "$STORE/runs/$run/.lock" "$T/held" <<'PY' &
+import fcntl, os, struct, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+# struct flock: l_type, l_whence, (pad), l_start, l_len, l_pid, (pad)
+fcntl.fcntl(fd, fcntl.F_OFD_SETLKW, struct.pack("hh4xqqi4x", fcntl.F_WRLCK, 0, 0, 0, 0))
+open(sys.argv[2], "w").close()
+time.sleep(1.5)
+PY
+holder=$!
+for _ in $(seq 250); do [ -e "$T/held" ] && break; sleep 0.02; done
+[ -e "$T/held" ] || fail "dying_holder: the stand-in never took the run's lock"
+echo resume > "$MNT/runs/$run/control" || { cat "$T/mount.log"; fail "dying_holder: resume failed"; }
+new_ex=
+for p in $(pgrep -f -- "--store $STORE .* resume $run\$"); do
+	is_zombie "$p" || new_ex=$p
+done
+[ -n "$new_ex" ] || fail "dying_holder: resume returned success but no executor runs"
+wait "$holder"
+wait_status "$run" done 120
+note "dying_holder: resume waited for the lock and ran $run to the end"
+
 fusermount3 -u "$MNT"
-for p in $(daemon_pid); do kill "$p"; done
+for p in $(daemon_pid); do kill "$p" 2>/dev/null; done
 kill "$FS_PID" 2>/dev/null
 FS_PID=
 wait_executors 30
