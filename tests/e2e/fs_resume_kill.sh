@@ -28,6 +28,18 @@ PY
 daemon_pid() { pgrep -f -- "--store $STORE mount $MNT --foreground" | head -n 1; }
 executor_pid() { pgrep -f -- "--store $STORE .* resume $1\$" | head -n 1; }
 is_zombie() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+# resume_starts CASE RUN: `echo resume` succeeds and started something: a
+# live executor of RUN, holding the run.
+resume_starts() {
+	echo resume > "$MNT/runs/$2/control" || { cat "$T/mount.log"; fail "$1: resume failed"; }
+	new_ex=
+	for p in $(pgrep -f -- "--store $STORE .* resume $2\$"); do
+		is_zombie "$p" || new_ex=$p
+	done
+	[ -n "$new_ex" ] || fail "$1: resume returned success but no executor runs"
+	grep -q '^executor: running' "$MNT/runs/$2/status" ||
+		fail "$1: no executor holds the run: $(cat "$MNT/runs/$2/status")"
+}
 
 reaperless_mount
 cheap_config "$T/run.yaml"
@@ -51,15 +63,7 @@ for case in daemon_and_executor executor_only; do
 		for _ in $(seq 50); do is_zombie "$ex" && break; sleep 0.02; done
 		is_zombie "$ex" || fail "the killed executor is not a zombie"
 	fi
-	echo resume > "$MNT/runs/$run/control" || { cat "$T/mount.log"; fail "$case: resume failed"; }
-	# It started something: a live executor, and it holds the run.
-	new_ex=
-	for p in $(pgrep -f -- "--store $STORE .* resume $run\$"); do
-		is_zombie "$p" || new_ex=$p
-	done
-	[ -n "$new_ex" ] || fail "$case: resume returned success but no executor runs"
-	grep -q '^executor: running' "$MNT/runs/$run/status" ||
-		fail "$case: no executor holds the run: $(cat "$MNT/runs/$run/status")"
+	resume_starts "$case" "$run"
 	wait_status "$run" done 120
 	note "$case: resume after kill -9 ran $run to the end"
 done
@@ -83,12 +87,7 @@ PY
 holder=$!
 for _ in $(seq 250); do [ -e "$T/held" ] && break; sleep 0.02; done
 [ -e "$T/held" ] || fail "dying_holder: the stand-in never took the run's lock"
-echo resume > "$MNT/runs/$run/control" || { cat "$T/mount.log"; fail "dying_holder: resume failed"; }
-new_ex=
-for p in $(pgrep -f -- "--store $STORE .* resume $run\$"); do
-	is_zombie "$p" || new_ex=$p
-done
-[ -n "$new_ex" ] || fail "dying_holder: resume returned success but no executor runs"
+resume_starts dying_holder "$run"
 wait "$holder"
 wait_status "$run" done 120
 note "dying_holder: resume waited for the lock and ran $run to the end"
