@@ -49,6 +49,8 @@
 /* How long a `resume` waits for a run's lock held by no live lease
  * holder to be released (resume_holder_gone). */
 #define RESUME_HOLDER_WAIT_S 3.0
+/* How often those waits look at the run again. */
+#define RESUME_POLL_MS 20
 #define POLL_INTERVAL_MS 250
 #define POLL_MAX_AGE_S 3600
 
@@ -357,8 +359,7 @@ static int wait_executor_started(struct fsv *fs, struct engine *e,
 			/* Alive but slow to start (a loaded machine): it
 			 * exists, which is all resume promises. */
 			return 0;
-		struct timespec ts = { 0, 20 * 1000000L };
-		nanosleep(&ts, NULL);
+		sleep_ms(RESUME_POLL_MS);
 	}
 }
 
@@ -385,8 +386,7 @@ static bool resume_holder_gone(struct engine *e, const char *run)
 			return true;
 		if (leased || now_wall() > until)
 			return false;
-		struct timespec ts = { 0, 20 * 1000000L };
-		nanosleep(&ts, NULL);
+		sleep_ms(RESUME_POLL_MS);
 	}
 }
 

@@ -69,13 +69,6 @@ int fsv_eval_worker(const char *store_dir, const char *tasks_dir,
 	return rc ? exit_code(rc) : 0;
 }
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 int fsv_resume_waiter(const char *store_dir, const char *tasks_dir,
 		      const char *run_id)
 {

@@ -168,6 +168,7 @@ int sha256_file_hex(const char *path, char out[65], struct errbuf *err);
 
 uint64_t now_ns(void);		/* CLOCK_MONOTONIC */
 double now_wall(void);		/* CLOCK_REALTIME, seconds */
+void sleep_ms(int ms);		/* nanosleep; a signal may end it early */
 /* "YYYYmmdd_HHMMSS" in local time, for run ids. */
 void time_stamp_compact(char out[16], double wall);
 /* ISO 8601 UTC "YYYY-mm-ddTHH:MM:SSZ". */
