@@ -5,7 +5,9 @@
  * exactly once and nothing else; a runner forked from the controller
  * does not inherit the buffer; the CPUs said to share a last-level cache
  * include the CPU asked about, read from sysfs by the CPU-list parser that
- * $ARENA_GPU_RUNNER_CPUS shares (device.c).
+ * $ARENA_GPU_RUNNER_CPUS shares (device.c); a host pair's hold
+ * (host_pin.c) puts the controller's thread and both runners on the one
+ * CPU the controller was on, and gives the thread its own affinity back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -138,6 +141,65 @@ static void test_cpu_lists_parse_as_sysfs_writes_them(void **state)
 	assert_int_equal(ev_cpu_list_parse("1;2", &set), -1);
 }
 
+/* A child that waits to be killed. */
+static pid_t idle_child(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+static void assert_only_cpu(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	assert_int_equal(sched_getaffinity(pid, sizeof(set), &set), 0);
+	assert_int_equal(CPU_COUNT(&set), 1);
+	assert_true(CPU_ISSET(cpu, &set));
+}
+
+static void test_a_pair_is_held_to_the_controllers_cpu(void **state)
+{
+	cpu_set_t before, after;
+	struct host_pin h;
+	pid_t a = idle_child(), b = idle_child();
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(before), &before), 0);
+	host_pin_hold(&h, a, b);
+	if (!h.held) {
+		kill(a, SIGKILL);
+		kill(b, SIGKILL);
+		waitpid(a, NULL, 0);
+		waitpid(b, NULL, 0);
+		skip(); /* a cpuset that forbids it: the pair runs unheld */
+	}
+	assert_int_equal(sched_getcpu(), h.cpu);
+	assert_only_cpu(0, h.cpu);
+	assert_only_cpu(a, h.cpu);
+	assert_only_cpu(b, h.cpu);
+	host_pin_release(&h);
+	assert_false(h.held);
+	assert_int_equal(sched_getaffinity(0, sizeof(after), &after), 0);
+	assert_true(CPU_EQUAL(&before, &after));
+	/* The runners stay until the next pair holds them elsewhere. */
+	assert_only_cpu(a, h.cpu);
+	/* A runner already gone holds nothing up. */
+	kill(b, SIGKILL);
+	waitpid(b, NULL, 0);
+	host_pin_hold(&h, a, b);
+	assert_true(h.held);
+	assert_only_cpu(a, h.cpu);
+	host_pin_release(&h);
+	kill(a, SIGKILL);
+	waitpid(a, NULL, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -147,6 +209,7 @@ int main(void)
 		cmocka_unit_test(
 			test_a_cpu_shares_its_last_level_cache_with_itself),
 		cmocka_unit_test(test_cpu_lists_parse_as_sysfs_writes_them),
+		cmocka_unit_test(test_a_pair_is_held_to_the_controllers_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -306,6 +306,21 @@ int host_sweep_init(struct host_sweep *s, size_t bytes);
  * takes a CPU from another evaluation's timed call. */
 void host_sweep_run(struct host_sweep *s, bool exclusive);
 void host_sweep_release(struct host_sweep *s);
+
+/* ---- one CPU for a host pair (host_pin.c) ------------------------------ */
+
+struct host_pin {
+	bool held;
+	int cpu;	  /* the CPU held, while held */
+	cpu_set_t before; /* the calling thread's own affinity */
+};
+
+/* Holds the calling thread, and the processes a and b (where > 0), to
+ * the CPU the caller runs on now; h->held says whether it could.  The
+ * processes stay there until they are held elsewhere. */
+void host_pin_hold(struct host_pin *h, pid_t a, pid_t b);
+/* Gives the calling thread its own affinity back. */
+void host_pin_release(struct host_pin *h);
 /* Evicts every cache line of [p, p + n) from every core's caches
  * (clflush; dc civac on AArch64); a no-op where
  * host_cache_can_evict() is false (the sweep then stands alone). */

@@ -6,7 +6,8 @@
  *   1. fresh inputs into both runners of the block (from a pool drawn
  *      from the seed and the evaluation's secret), outputs poisoned, both
  *      runners stopped;
- *   2. in random order, each runner: the controller's own flush (a sweep
+ *   2. on one CPU, the controller's (host_pin.c), in random order, each
+ *      runner: the controller's own flush (a sweep
  *      of twice the last-level cache, clflush of the runner's argument
  *      memory: host_cache.c), then one `time` request, with the runner's
  *      CPU time (clock_getcpuclockid) read before the SIGCONT and after it
@@ -102,23 +103,27 @@ static bool pair_check(struct timing_case *p, struct block *bk, int pattern,
 	return !*due || reference_check(p, bk, pattern, kind, n);
 }
 
-/* Baseline and candidate once each, in random order; the other runner is
- * stopped throughout (both are, between requests). */
+/* Baseline and candidate once each, in random order, on one CPU
+ * (host_pin.c says why); the other runner is stopped throughout (both
+ * are, between requests). */
 static bool pair_calls(struct timing_case *p, struct block *bk,
 		       const char *what, bool *base_first,
 		       struct gpu_sample *bs, struct gpu_sample *cs)
 {
+	struct host_pin pin;
+	bool ok = true;
+
 	*base_first = rng_next(p->r) & 1;
-	for (int k = 0; k < 2; k++) {
+	host_pin_hold(&pin, bk->base->pid, bk->cand->pid);
+	for (int k = 0; k < 2 && ok; k++) {
 		bool do_base = (k == 0) == *base_first;
-		bool ok = do_base ? ev_host_call(p->x, ROLE_BASE, bk->base,
-						 what, p->c, true, bs)
-				  : ev_host_call(p->x, ROLE_CAND, bk->cand,
-						 what, p->c, true, cs);
-		if (!ok)
-			return false;
+		ok = do_base ? ev_host_call(p->x, ROLE_BASE, bk->base, what,
+					    p->c, true, bs)
+			     : ev_host_call(p->x, ROLE_CAND, bk->cand, what,
+					    p->c, true, cs);
 	}
-	return true;
+	host_pin_release(&pin);
+	return ok;
 }
 
 static bool warm_up(struct timing_case *p, struct block *bk)
@@ -241,11 +246,13 @@ static void host_ratios(struct timing_case *p)
  * over a request e = cpu - claim is what the protocol costs beyond the
  * call (waits for a CPU inside the call, on a loaded machine, only lower
  * it; each side's e is taken as at least o, the baseline's pings'
- * wait-free cost).  The two calls of a pair run back to back, so what
- * disturbs a loaded machine for a while - seen on CI's: 40-70 us more
- * of CPU time outside the claims of both runners for several pairs in a
- * row - falls on both, and the candidate is held against the baseline
- * pair by pair: d = e(candidate) - e(baseline).  Two findings, either
+ * wait-free cost).  The two calls of a pair run back to back on one
+ * CPU (host_pin.c: left to the scheduler, where each runner woke
+ * decided 40-100 us of its e under load), so what disturbs a loaded
+ * machine for a while - seen on CI's: 40-70 us more of CPU time outside
+ * the claims of both runners for several pairs in a row - falls on
+ * both, and the candidate is held against the baseline pair by pair:
+ * d = e(candidate) - e(baseline).  Two findings, either
  * `rejected` after a second timing (ev_clock_finding):
  *   - the median d beyond max(20 us, 1% of the candidate's claim) plus
  *     three standard errors of that median: its claims hide time it
@@ -354,9 +361,12 @@ static bool host_prepare(struct timing_case *p)
 static bool protocol_cost(struct timing_case *p, struct block *bk)
 {
 	for (int i = 0; i < HOST_PINGS; i++) {
+		struct host_pin pin;
+		host_pin_hold(&pin, bk->base->pid, bk->cand->pid);
 		host_sweep_run(&p->x->sweep, ev_device_exclusive(p->x));
 		host_cache_evict(bk->base->shm, bk->base->shm_size);
 		enum runner_fail f = runner_ping(bk->base);
+		host_pin_release(&pin);
 		if (f != RUNNER_OK) {
 			ev_runner_failed(p->x, ROLE_BASE, bk->base, f,
 					 "in a ping", p->c);
