@@ -8,7 +8,10 @@
 # AKA's dashboard looks (real files whose real path is
 # <prefix>_*/run_*/reports, naming target_gpu_model); a directory that
 # cannot be made stops the run's creation with the reason; AKA keys arena
-# does not take are refused, naming the ones it takes.
+# does not take are refused, naming the ones it takes.  A sandboxed agent
+# allowed to read the directory around them finds neither place (every
+# run's results and events) nor the other tasks of its task root (their
+# references and held-out cases).
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$T/cwd" "$T/elsewhere"
@@ -62,6 +65,42 @@ lines=$(wc -l < "$log")
 [ "$(wc -l < "$log")" -gt "$lines" ] || fail "resume did not append to the run's log"
 [ ! -e "$T/elsewhere/logs" ] || fail "resume from elsewhere made a second log directory"
 note "a resume from another directory appends to the same log"
+
+# A sandboxed agent that may read the directory holding the places and
+# a task root: the log directory, every run's AKA directory and the task
+# root are masked inside its sandbox; its own workspace is not.
+if "$ARENA" check-agents --agents noop --json 2>/dev/null | grep -q '"sandbox":	true'; then
+	mkdir -p "$T/cwd/roots/c2c"
+	cp -R "$ROOT/tasks/c2c/saxpy" "$ROOT/tasks/c2c/dot" "$T/cwd/roots/c2c/"
+	cat > "$T/look.sh" <<EOF
+for p in "$T/cwd/logs" "$T/cwd/ws_host_noop" "$T/cwd/ws_host_command" \
+	"$T/cwd/roots/c2c/dot/held_out.yaml" "$T/cwd/roots/c2c/dot/config.yaml"; do
+	if [ -n "\$(ls -A "\$p" 2>/dev/null)" ]; then echo "seen \$p"; else echo "hidden \$p"; fi
+done > seen.txt
+ls "$T/cwd" >> seen.txt
+EOF
+	cat > "$T/s.yaml" <<EOF
+agent:
+  template: command
+  command: [sh, "$T/look.sh"]
+  options: {sandbox: "on", expose: "$T/cwd"}
+tasks: [mine/c2c/saxpy]
+task_roots: {mine: "$T/cwd/roots"}
+device: host
+timing: {case_budget_s: 0.2, blocks: 1, min_pairs: 6, max_pairs: 30}
+log_directory: logs
+workspace_directory_prefix: ws
+EOF
+	"$ARENA" --store "$STORE" run "$T/s.yaml" >"$T/s.log" 2>&1 || fail "sandboxed run: $(tail -n 20 "$T/s.log")"
+	seen=$(run_dir_of "$(latest_run)")/tasks/mine_c2c_saxpy/workspace/seen.txt
+	[ -f "$seen" ] || fail "the sandboxed agent wrote nothing: $(tail -n 20 "$T/s.log")"
+	grep -qx "roots" "$seen" || fail "the agent could not read the exposed directory: $(cat "$seen")"
+	grep "^seen " "$seen" && fail "a sandboxed agent read the places or the task root: $(cat "$seen")"
+	[ "$(grep -c '^hidden ' "$seen")" = 5 ] || fail "unexpected: $(cat "$seen")"
+	note "the places and the task root are hidden from a sandboxed agent that may read around them"
+else
+	note "skip: the sandbox part (bubblewrap is not available here)"
+fi
 
 # A log directory that cannot be made: the run is not created, the
 # reason is given.

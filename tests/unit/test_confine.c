@@ -5,7 +5,9 @@
  * Each test builds a plan, runs a shell inside it through proc_run() and
  * asserts on what the shell printed: the allow-list holds (no /home, no
  * /work, nothing of the caller's /tmp), hidden paths under an allowed
- * directory are masked, the process is alone in its PID namespace and has
+ * directory are masked (those hidden always - registered task roots, runs'
+ * places - in every plan built after), the process is alone in its PID
+ * namespace and has
  * no network, and the bubblewrap rendering keeps the order that makes
  * masks win over what they cover.  Skipped (as a whole) where the sandbox
  * cannot be built here.
@@ -383,6 +385,40 @@ test_bwrap_rendering_puts_masks_after_binds_and_rw_last(void **state)
 	free(ws);
 }
 
+/* What the process hides always (a registered task root, a run's places)
+ * is masked in every plan built after, with no spec naming it.  Last in
+ * the group: the registration is process-wide. */
+static void test_a_path_hidden_always_is_masked_in_later_plans(void **state)
+{
+	struct confine_spec s = { .profile = CONFINE_RUNNER };
+	const char *victim = NULL;
+	static const char *const cands[] = { "/etc/apt", "/etc/default",
+					     "/etc/init.d", "/etc/skel" };
+	int st;
+
+	(void)state;
+	need_sandbox();
+	for (size_t i = 0; i < ARRAY_SIZE(cands) && !victim; i++) {
+		struct stat sb;
+		if (stat(cands[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+			victim = cands[i];
+	}
+	if (!victim)
+		skip();
+	char *script = xasprintf("echo visible:; ls -A %s; echo :end", victim);
+	char *before = run_in(&s, script, &st);
+	assert_null(strstr(before, "visible:\n:end\n"));
+	confine_hide_always(victim);
+	confine_hide_always(victim); /* kept once */
+	confine_hide_always("relative/ignored");
+	char *after = run_in(&s, script, &st);
+	fprintf(stderr, "%s", after);
+	assert_non_null(strstr(after, "visible:\n:end\n"));
+	free(after);
+	free(before);
+	free(script);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +435,8 @@ int main(void)
 			test_agent_sees_the_library_path_under_its_private_tmp),
 		cmocka_unit_test(
 			test_bwrap_rendering_puts_masks_after_binds_and_rw_last),
+		cmocka_unit_test(
+			test_a_path_hidden_always_is_masked_in_later_plans),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

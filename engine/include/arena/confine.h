@@ -99,6 +99,11 @@ void confine_symlink(struct confine_plan *p, const char *target,
 		     const char *dst);
 /* Adds path (and its resolved form) to the hidden set. */
 void confine_hide(struct confine_plan *p, const char *path);
+/* Adds path to what every plan this process builds from now on hides,
+ * besides the catalogue: the directories of registered task roots
+ * (task_root_add) and a run's places outside the store (run_places.c),
+ * wherever they lie.  Thread-safe; a path added twice is kept once. */
+void confine_hide_always(const char *path);
 
 /* ---- profiles ---------------------------------------------------------- */
 

@@ -283,7 +283,21 @@ static void add_gpu(struct confine_plan *p)
 	}
 }
 
-/* The catalogue wherever arena keeps it, and /etc's secrets. */
+static pthread_mutex_t always_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct strvec always_hidden = STRVEC_INIT;
+
+void confine_hide_always(const char *path)
+{
+	if (!path || path[0] != '/')
+		return;
+	pthread_mutex_lock(&always_lock);
+	if (!strvec_contains(&always_hidden, path))
+		strvec_push(&always_hidden, path);
+	pthread_mutex_unlock(&always_lock);
+}
+
+/* The catalogue wherever arena keeps it, /etc's secrets, and what the
+ * process was told to hide always. */
 static void hide_defaults(struct confine_plan *p)
 {
 	static const char *const secrets[] = {
@@ -305,6 +319,10 @@ static void hide_defaults(struct confine_plan *p)
 		confine_hide(p, secrets[i]);
 	confine_hide(p, paths_tasks_root());
 	confine_hide(p, getenv("ARENA_TASKS_DIR"));
+	pthread_mutex_lock(&always_lock);
+	for (size_t i = 0; i < always_hidden.n; i++)
+		confine_hide(p, always_hidden.v[i]);
+	pthread_mutex_unlock(&always_lock);
 	if (exe) {
 		char *inst = xasprintf("%s/../share/arena/tasks", exe);
 		char *tree = xasprintf("%s/../tasks", exe);

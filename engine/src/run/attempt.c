@@ -180,6 +180,8 @@ int attempt_prepare(struct attempt_ctx *c, struct errbuf *err)
 	rc = workspace_create(c->task, c->task_dir, err);
 	if (!rc)
 		rc = eng_places_link_attempt(c->e, c->run_id, c->task_dir, err);
+	/* Runs created since this process opened the store. */
+	eng_places_hide_all(c->e);
 	return rc;
 }
 

@@ -193,6 +193,7 @@ int engine_open(const char *store_dir, const char *tasks_root,
 		return rc;
 	}
 	roots_load(e);
+	eng_places_hide_all(e);
 	*out = e;
 	return 0;
 }

@@ -67,6 +67,10 @@ char *eng_places_run_dir(struct engine *e, const char *run_id);
  * there already. */
 int eng_places_link_attempt(struct engine *e, const char *run_id,
 			    const char *task_dir, struct errbuf *err);
+/* Hides every run's places from every process this one confines from
+ * now on (confine_hide_always): the directories <store>/places lists
+ * (made from the runs' kept paths where a store has none yet). */
+void eng_places_hide_all(struct engine *e);
 /* The run config's target_gpu_model, or NULL (caller frees). */
 char *eng_places_target_gpu(const struct store_run *run);
 /* Appends an event to the run's log_directory log, when it has one. */

@@ -26,11 +26,22 @@
  * and to the store for a config written to the mount's runs/new.  The
  * resolved paths are kept in the run directory (log_path, aka_run_dir),
  * so later executions write to the same places wherever they run from.
+ *
+ * Both places hold what the store keeps from agents (every task's
+ * result, every event), so every process that opens the store hides them
+ * from every process it confines (confine_hide_always): the directories
+ * that hold them - the log's directory and <prefix>_<GPU>_<agent>, with
+ * every run in it - are appended to <store>/places when a run is created,
+ * one line each, and read back at engine_open and before each attempt
+ * (eng_places_hide_all).  A store from before that file existed gets it
+ * from its runs' kept paths, once.
  */
 #include "engine_internal.h"
 
+#include "arena/confine.h"
 #include "arena/ydoc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -66,6 +77,39 @@ static char *place_label(const struct runconfig *cfg)
 	return s;
 }
 
+#define PLACES_FILE "places"
+
+/* Appends dir to <store>/places (one write on an O_APPEND descriptor: no
+ * line of another process is lost) and hides it in this process. */
+static void places_note(struct engine *e, const char *dir)
+{
+	char *path = path_join(store_root(e->store), PLACES_FILE);
+	char *line = xasprintf("%s\n", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	if (fd >= 0) {
+		if (write(fd, line, strlen(line)) < 0) {
+			/* still hidden in this process */
+		}
+		close(fd);
+	}
+	confine_hide_always(dir);
+	free(line);
+	free(path);
+}
+
+/* path without its last component, in place; false for a top-level
+ * path (nothing above it worth hiding). */
+static bool cut_last(char *path)
+{
+	char *slash = strrchr(path, '/');
+
+	if (!slash || slash == path)
+		return false;
+	*slash = '\0';
+	return true;
+}
+
 int eng_places_create(struct engine *e, const struct runconfig *cfg,
 		      const char *run_id, struct errbuf *err)
 {
@@ -85,6 +129,8 @@ int eng_places_create(struct engine *e, const struct runconfig *cfg,
 				      cfg->log_directory);
 		if (!rc)
 			rc = file_write_atomic_str(keep, log, err);
+		if (!rc)
+			places_note(e, dir);
 		free(keep);
 		free(log);
 		free(dir);
@@ -100,6 +146,8 @@ int eng_places_create(struct engine *e, const struct runconfig *cfg,
 				      cfg->workspace_directory_prefix);
 		else
 			rc = file_write_atomic_str(keep, place, err);
+		if (!rc && cut_last(place))
+			places_note(e, place);
 		free(keep);
 		free(place);
 		free(root);
@@ -109,10 +157,11 @@ int eng_places_create(struct engine *e, const struct runconfig *cfg,
 	return rc;
 }
 
-char *eng_places_run_dir(struct engine *e, const char *run_id)
+/* A path the run directory keeps in its file name, or NULL. */
+static char *kept_place(struct engine *e, const char *run_id, const char *name)
 {
 	char *run_dir = store_run_dir(e->store, run_id);
-	char *keep = path_join(run_dir, AKA_RUN_DIR_FILE), *place = NULL;
+	char *keep = path_join(run_dir, name), *place = NULL;
 
 	if (file_read_all(keep, 4096, &place, NULL, NULL) != 0 || !*place) {
 		free(place);
@@ -121,6 +170,60 @@ char *eng_places_run_dir(struct engine *e, const char *run_id)
 	free(keep);
 	free(run_dir);
 	return place;
+}
+
+char *eng_places_run_dir(struct engine *e, const char *run_id)
+{
+	return kept_place(e, run_id, AKA_RUN_DIR_FILE);
+}
+
+/* <store>/places for a store whose runs were created before it: the
+ * directories of every run's kept places; made even when empty, so that
+ * no later open scans the runs again. */
+static void places_from_runs(struct engine *e, const char *path)
+{
+	char *runs = path_join(store_root(e->store), "runs");
+	DIR *d = opendir(runs);
+	struct dirent *de;
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	if (fd >= 0)
+		close(fd);
+
+	while (d && (de = readdir(d))) {
+		if (!store_run_id_valid(de->d_name))
+			continue;
+		char *place = kept_place(e, de->d_name, AKA_RUN_DIR_FILE);
+		char *log = kept_place(e, de->d_name, "log_path");
+		if (place && cut_last(place))
+			places_note(e, place);
+		if (log && cut_last(log))
+			places_note(e, log);
+		free(place);
+		free(log);
+	}
+	if (d)
+		closedir(d);
+	free(runs);
+}
+
+void eng_places_hide_all(struct engine *e)
+{
+	char *path = path_join(store_root(e->store), PLACES_FILE);
+	char *text = NULL;
+
+	if (access(path, F_OK) != 0)
+		places_from_runs(e, path);
+	if (file_read_all(path, 16u << 20, &text, NULL, NULL) == 0) {
+		for (char *line = text, *nl; line && *line; line = nl) {
+			nl = strchr(line, '\n');
+			if (nl)
+				*nl++ = '\0';
+			confine_hide_always(line);
+		}
+	}
+	free(text);
+	free(path);
 }
 
 int eng_places_link_attempt(struct engine *e, const char *run_id,
@@ -162,21 +265,13 @@ void eng_runlog_append(struct engine *e, const char *run_id,
 		       const char *task_id, const char *kind,
 		       const char *message)
 {
-	char *run_dir, *keep, *log = NULL, ts[32];
+	char *log, ts[32];
 	struct strbuf line = STRBUF_INIT;
 	int fd;
 
-	if (!run_id || !store_run_id_valid(run_id))
+	if (!run_id || !store_run_id_valid(run_id) ||
+	    !(log = kept_place(e, run_id, "log_path")))
 		return;
-	run_dir = store_run_dir(e->store, run_id);
-	keep = path_join(run_dir, "log_path");
-	free(run_dir);
-	if (file_read_all(keep, 4096, &log, NULL, NULL) != 0 || !*log) {
-		free(keep);
-		free(log);
-		return;
-	}
-	free(keep);
 	time_stamp_iso(ts, now_wall());
 	strbuf_addf(&line, "%s %-11s %-24s %s\n", ts, kind,
 		    task_id ? task_id : "-", message);

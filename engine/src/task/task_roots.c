@@ -9,9 +9,13 @@
  * the store remembers them for the processes that serve its runs); a
  * mutex guards it because the filesystem daemon loads tasks from several
  * threads.  Paths are stored resolved (realpath), so one directory has one
- * spelling.
+ * spelling.  A registered root is a catalogue like the tasks root: every
+ * confined process (agents, compilers, runners) has it hidden
+ * (confine_hide_always), wherever it lies.
  */
 #include "task_parse.h"
+
+#include "arena/confine.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -120,6 +124,7 @@ int task_root_add(const char *name, const char *path, struct errbuf *err)
 		root_name[nroots] = xstrdup(name);
 		root_path[nroots] = real;
 		nroots++;
+		confine_hide_always(real);
 	}
 	pthread_mutex_unlock(&roots_lock);
 	return rc;
