@@ -97,6 +97,11 @@ EOF
 	grep -qx "roots" "$seen" || fail "the agent could not read the exposed directory: $(cat "$seen")"
 	grep "^seen " "$seen" && fail "a sandboxed agent read the places or the task root: $(cat "$seen")"
 	[ "$(grep -c '^hidden ' "$seen")" = 5 ] || fail "unexpected: $(cat "$seen")"
+	# Listed once each however many runs share them.
+	for d in logs ws_host_noop ws_host_command; do
+		[ "$(grep -cx "$(cd "$T/cwd" && pwd -P)/$d" "$STORE/places")" = 1 ] ||
+			fail "$STORE/places does not list $d once: $(cat "$STORE/places")"
+	done
 	note "the places and the task root are hidden from a sandboxed agent that may read around them"
 else
 	note "skip: the sandbox part (bubblewrap is not available here)"

@@ -46,7 +46,11 @@ while [ $i -lt "$n" ]; do
 	mkdir -p "$work/ws$i"
 	cp -r "$ARENA_TASKS_DIR/$task/." "$work/ws$i/"
 	k=$(ls "$work/ws$i"/kernel.* | head -n 1)
-	echo "// memory.sh $i $t0" >>"$k"
+	# A comment in the kernel's language: distinct sources, no cache.
+	case $k in
+	*.py) echo "# memory.sh $i $t0" >>"$k" ;;
+	*) echo "// memory.sh $i $t0" >>"$k" ;;
+	esac
 	timeout 500 "$ARENA" --store "$STORE.mem$i" eval "$task" \
 		--workspace "$work/ws$i" --logs "$work/logs$i" --no-cache \
 		>"$work/eval$i.yaml" 2>&1 &

@@ -79,16 +79,24 @@ static char *place_label(const struct runconfig *cfg)
 
 #define PLACES_FILE "places"
 
-/* Appends dir to <store>/places (one write on an O_APPEND descriptor: no
- * line of another process is lost) and hides it in this process. */
+/* Appends dir to <store>/places unless it is listed already (one write
+ * on an O_APPEND descriptor: no line of another process is lost; two
+ * that race may both add it, which is harmless) and hides it in this
+ * process. */
 static void places_note(struct engine *e, const char *dir)
 {
 	char *path = path_join(store_root(e->store), PLACES_FILE);
-	char *line = xasprintf("%s\n", dir);
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	char *line = xasprintf("\n%s\n", dir), *text = NULL;
+	size_t len = 0;
+	int fd = -1;
 
+	if (file_read_all(path, 16u << 20, &text, &len, NULL) != 0 ||
+	    (strncmp(text, line + 1, strlen(line + 1)) && !strstr(text, line)))
+		fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			  0644);
+	free(text);
 	if (fd >= 0) {
-		if (write(fd, line, strlen(line)) < 0) {
+		if (write(fd, line + 1, strlen(line + 1)) < 0) {
 			/* still hidden in this process */
 		}
 		close(fd);
