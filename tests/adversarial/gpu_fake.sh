@@ -72,6 +72,9 @@ if grep -q "task/fakepoly | ok" "$tmp/out/noop.txt" 2>/dev/null; then
 	echo "ok    noop run: $(grep 'task/fakepoly' "$tmp/out/noop.txt")"
 else
 	echo "FAIL  noop run"; cat "$tmp/noop.log" "$tmp/out/noop-run.log" 2>/dev/null | tail -30
+	# The verdict's own words: why the task was not ok.
+	grep -hE '^(status|[a-z_]*error_message):' \
+		"$tmp"/store-noop/runs/*/tasks/*/task_result.yaml 2>/dev/null
 	fail=1
 fi
 OUT=$tmp/out STORE=$tmp/store-base sh tests/gpu/baselines.sh task > "$tmp/base.log" 2>&1

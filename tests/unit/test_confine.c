@@ -119,6 +119,20 @@ static void test_runner_sees_only_the_allow_list(void **state)
 	free(script);
 }
 
+/* A directory under the allowed /etc to hide, or NULL. */
+static const char *etc_victim(void)
+{
+	static const char *const cands[] = { "/etc/apt", "/etc/default",
+					     "/etc/init.d", "/etc/skel" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(cands); i++) {
+		struct stat sb;
+		if (stat(cands[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+			return cands[i];
+	}
+	return NULL;
+}
+
 static void test_hidden_directory_under_an_allowed_one_is_empty(void **state)
 {
 	/* /etc is allowed; a directory of it named hidden must show
@@ -126,18 +140,11 @@ static void test_hidden_directory_under_an_allowed_one_is_empty(void **state)
 	 * way). */
 	struct strvec hide = STRVEC_INIT;
 	struct confine_spec s = { .profile = CONFINE_RUNNER, .hide = &hide };
-	const char *victim = NULL;
-	static const char *const cands[] = { "/etc/apt", "/etc/default",
-					     "/etc/init.d", "/etc/skel" };
+	const char *victim = etc_victim();
 	int st;
 
 	(void)state;
 	need_sandbox();
-	for (size_t i = 0; i < ARRAY_SIZE(cands) && !victim; i++) {
-		struct stat sb;
-		if (stat(cands[i], &sb) == 0 && S_ISDIR(sb.st_mode))
-			victim = cands[i];
-	}
 	if (!victim)
 		skip();
 	strvec_push(&hide, victim);
@@ -391,18 +398,11 @@ test_bwrap_rendering_puts_masks_after_binds_and_rw_last(void **state)
 static void test_a_path_hidden_always_is_masked_in_later_plans(void **state)
 {
 	struct confine_spec s = { .profile = CONFINE_RUNNER };
-	const char *victim = NULL;
-	static const char *const cands[] = { "/etc/apt", "/etc/default",
-					     "/etc/init.d", "/etc/skel" };
+	const char *victim = etc_victim();
 	int st;
 
 	(void)state;
 	need_sandbox();
-	for (size_t i = 0; i < ARRAY_SIZE(cands) && !victim; i++) {
-		struct stat sb;
-		if (stat(cands[i], &sb) == 0 && S_ISDIR(sb.st_mode))
-			victim = cands[i];
-	}
 	if (!victim)
 		skip();
 	char *script = xasprintf("echo visible:; ls -A %s; echo :end", victim);
