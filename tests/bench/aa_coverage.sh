@@ -78,7 +78,7 @@ trap 'exit 130' INT TERM
 tsv=${out:-$store/aa.tsv}
 
 echo "# A/A coverage: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc) CPUs," \
-	"commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+	"commit ${ARENA_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $n repeats of: $(echo $tasks)$extra"
 printf 'level\ttask\tcase\trepeat\tspeedup\tlo\thi\tcontains_one\n' >"$tsv"
 rc=0
