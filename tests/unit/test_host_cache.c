@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdbool.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -141,13 +142,15 @@ static void test_cpu_lists_parse_as_sysfs_writes_them(void **state)
 	assert_int_equal(ev_cpu_list_parse("1;2", &set), -1);
 }
 
-/* A child that waits to be killed. */
+/* A child that waits to be killed (and dies with the test if an
+ * assertion ends it first). */
 static pid_t idle_child(void)
 {
 	pid_t pid = fork();
 
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		for (;;)
 			pause();
 	}
