@@ -78,6 +78,8 @@ static char *place_label(const struct runconfig *cfg)
 }
 
 #define PLACES_FILE "places"
+/* The run's own file naming its log (log_directory). */
+#define LOG_PATH_FILE "log_path"
 
 /* Appends dir to <store>/places unless it is listed already (one write
  * on an O_APPEND descriptor: no line of another process is lost; two
@@ -87,10 +89,9 @@ static void places_note(struct engine *e, const char *dir)
 {
 	char *path = path_join(store_root(e->store), PLACES_FILE);
 	char *line = xasprintf("\n%s\n", dir), *text = NULL;
-	size_t len = 0;
 	int fd = -1;
 
-	if (file_read_all(path, 16u << 20, &text, &len, NULL) != 0 ||
+	if (file_read_all(path, 16u << 20, &text, NULL, NULL) != 0 ||
 	    (strncmp(text, line + 1, strlen(line + 1)) && !strstr(text, line)))
 		fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
 			  0644);
@@ -129,7 +130,7 @@ int eng_places_create(struct engine *e, const struct runconfig *cfg,
 	if (cfg->log_directory) {
 		char *dir = place_dir(e, cfg, cfg->log_directory);
 		char *log = xasprintf("%s/%s_%s.log", dir, label, stamp);
-		char *keep = path_join(run_dir, "log_path");
+		char *keep = path_join(run_dir, LOG_PATH_FILE);
 
 		rc = mkdir_p(dir, err);
 		if (rc)
@@ -202,7 +203,7 @@ static void places_from_runs(struct engine *e, const char *path)
 		if (!store_run_id_valid(de->d_name))
 			continue;
 		char *place = kept_place(e, de->d_name, AKA_RUN_DIR_FILE);
-		char *log = kept_place(e, de->d_name, "log_path");
+		char *log = kept_place(e, de->d_name, LOG_PATH_FILE);
 		if (place && cut_last(place))
 			places_note(e, place);
 		if (log && cut_last(log))
@@ -278,7 +279,7 @@ void eng_runlog_append(struct engine *e, const char *run_id,
 	int fd;
 
 	if (!run_id || !store_run_id_valid(run_id) ||
-	    !(log = kept_place(e, run_id, "log_path")))
+	    !(log = kept_place(e, run_id, LOG_PATH_FILE)))
 		return;
 	time_stamp_iso(ts, now_wall());
 	strbuf_addf(&line, "%s %-11s %-24s %s\n", ts, kind,
