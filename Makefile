@@ -273,6 +273,7 @@ HIP_ARCHS  ?= gfx90a
 GPU_SRC    := engine/runner/gpu/arena_runner_gpu.cpp
 GPU_DEPS   := $(GPU_SRC) engine/runner/gpu/gpu_rt.h engine/runner/gpu/gpu_rt_fake.h \
 	engine/runner/gpu/gpu_gate.h engine/runner/gpu/gpu_gen.h engine/runner/gpu/gpu_diag.h \
+	engine/runner/gpu/gpu_cmp.h \
 	engine/runner/runner_io.h engine/include/arena/runner_proto.h \
 	engine/runner/runner_sandbox.h engine/include/arena/kernel.h \
 	engine/include/arena/fp16.h
@@ -292,7 +293,7 @@ ifneq ($(HIPCC),)
 GPU_RUNNERS += $(B)/arena-runner-hip
 endif
 endif
-GPU_RUNNERS += $(B)/tests/arena-runner-fakegpu $(B)/tests/test_gpu_gen
+GPU_RUNNERS += $(B)/tests/arena-runner-fakegpu $(B)/tests/test_gpu_gen $(B)/tests/test_gpu_cmp
 
 .PHONY: gpu-runners test-gpu install-gpu
 all: $(GPU_RUNNERS)
@@ -324,6 +325,12 @@ $(B)/tests/arena-runner-fakegpu: $(GPU_DEPS) $(GPU_LINK)
 
 # The device-side input generator (gpu_gen.h), on the host emulation.
 $(B)/tests/test_gpu_gen: tests/unit/test_gpu_gen.cpp $(GPU_DEPS)
+	@mkdir -p $(B)/tests
+	$(CXX) -std=c++17 -O2 -DARENA_GPU_FAKE $(GPU_INC) -Wall -Wextra \
+		$(WERROR) $(SANITIZE) -o $@ $<
+
+# The keeper's comparison of lent sets (gpu_cmp.h), on the host emulation.
+$(B)/tests/test_gpu_cmp: tests/unit/test_gpu_cmp.cpp $(GPU_DEPS)
 	@mkdir -p $(B)/tests
 	$(CXX) -std=c++17 -O2 -DARENA_GPU_FAKE $(GPU_INC) -Wall -Wextra \
 		$(WERROR) $(SANITIZE) -o $@ $<

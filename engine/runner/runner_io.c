@@ -119,15 +119,42 @@ static void send_all(const char *s, size_t n)
 	}
 }
 
-void rio_replyf(const char *fmt, ...)
+/* Sends the first byte of s with descriptor fd (SCM_RIGHTS), then the
+ * rest. */
+static void send_with_fd(const char *s, size_t n, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = { (void *)s, 1 };
+	struct msghdr m;
+	ssize_t w;
+
+	memset(&m, 0, sizeof(m));
+	memset(&ctl, 0, sizeof(ctl));
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = ctl.b;
+	m.msg_controllen = sizeof(ctl.b);
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	do
+		w = sendmsg(RP_FD_CONTROL, &m, MSG_NOSIGNAL);
+	while (w < 0 && errno == EINTR);
+	if (w != 1)
+		_exit(RP_EXIT_CHANNEL);
+	send_all(s + 1, n - 1);
+}
+
+static void vreply(int fd, const char *fmt, va_list ap)
 {
 	char line[1024];
-	va_list ap;
-	int n;
+	int n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
 
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		_exit(RP_EXIT_CHANNEL);
 	if ((size_t)n > sizeof(line) - 2)
@@ -137,7 +164,28 @@ void rio_replyf(const char *fmt, ...)
 		if (line[i] < 0x20 || line[i] > 0x7e)
 			line[i] = '?';
 	line[n++] = '\n';
-	send_all(line, (size_t)n);
+	if (fd >= 0)
+		send_with_fd(line, (size_t)n, fd);
+	else
+		send_all(line, (size_t)n);
+}
+
+void rio_replyf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreply(-1, fmt, ap);
+	va_end(ap);
+}
+
+void rio_reply_fd(int fd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreply(fd, fmt, ap);
+	va_end(ap);
 }
 
 char *rio_read_line(void)

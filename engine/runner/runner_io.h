@@ -25,6 +25,10 @@ extern "C" {
 /* Sends one reply line (made printable, '\n' appended); exits with
  * RP_EXIT_CHANNEL when the channel is broken. */
 void rio_replyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same, with descriptor fd sent along (SCM_RIGHTS; a keeper's
+ * `lend`). */
+void rio_reply_fd(int fd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Reads one request line into a static NUL-terminated buffer (valid until
  * the next call); exits 0 on EOF and RP_EXIT_CHANNEL on errors. */

@@ -1384,6 +1384,83 @@ static void test_wrong_only_in_timed_calls_is_caught_by_sampling(void **s)
 	}
 }
 
+/* Whether timing.tsv of log directory dir has a line containing what. */
+static bool trace_says(const char *dir, const char *what)
+{
+	char *path = path_join(dir, "timing.tsv"), line[2048];
+	FILE *f = fopen(path, "r");
+	bool found = false;
+
+	free(path);
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, what) != NULL;
+	fclose(f);
+	return found;
+}
+
+/* Timing runners' sets are lent by the keeper, which compares them where
+ * they lie (docs/gpu.md section 6, "the keeper's compare"), and
+ * ARENA_GPU_LEND=0 keeps the host fetch, as does a keeper that cannot
+ * export memory (HIP today; "x": the fake's ARENA_FAKE_GPU_NO_VMM): each
+ * gives an honest candidate its verdict and catches one wrong in every
+ * 997th element of its timed calls. */
+static void test_lent_and_fetched_sets_give_the_same_verdicts(void **s)
+{
+	static const char *const modes[] = { "1", "0", "x" };
+	char *wrong = fake_variant("timed_wrong", "TIMED_WRONG_MODE", 2);
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
+		char dir[] = "/tmp/arena-test-gpu-lend-XXXXXX";
+		struct opts o = { .task = task_wide, .min_pairs = 40 };
+		struct task_result r;
+		bool lent = strcmp(modes[m], "1") == 0;
+		bool unsupported = strcmp(modes[m], "x") == 0;
+
+		setenv("ARENA_GPU_LEND", unsupported ? "1" : modes[m], 1);
+		if (unsupported)
+			setenv("ARENA_FAKE_GPU_NO_VMM", "1", 1);
+		assert_non_null(mkdtemp(dir));
+		o.log_dir = dir;
+		evaluate("task/fakewide", &o, &r);
+		expect(&r, RS_OK, "");
+		result_release(&r);
+		assert_true(trace_says(dir, lent ? "batch buffers lent by the "
+						   "keeper"
+						 : "batch buffers allocated"));
+		assert_false(trace_says(dir, lent ? "batch buffers allocated"
+						  : "lent by the keeper"));
+		assert_true(trace_says(dir, "the keeper lends no sets") ==
+			    unsupported);
+		rm_rf(dir);
+		o.log_dir = NULL;
+		evaluate(wrong, &o, &r);
+		expect(&r, RS_INCORRECT, "differs from");
+		result_release(&r);
+		unsetenv("ARENA_FAKE_GPU_NO_VMM");
+	}
+	unsetenv("ARENA_GPU_LEND");
+	free(wrong);
+}
+
+/* An input written in timed calls, one element of half a million, is
+ * found on the first timed pair: the keeper compares every input of
+ * every set, whole, on every pair. */
+static void test_one_input_element_written_in_timed_calls_is_rejected(void **s)
+{
+	struct opts o = { .task = task_wide, .min_pairs = 40 };
+	struct task_result r;
+
+	(void)s;
+	evaluate("input_scribble", &o, &r);
+	expect(&r, RS_REJECTED, "input 'x' was modified by the kernel");
+	result_release(&r);
+}
+
 /* ---- reference checks of timed samples in the background ---- */
 
 /* What timing.tsv says of the reference checks of timed samples: the
@@ -1692,6 +1769,10 @@ int main(void)
 		cmocka_unit_test(test_approximate_only_in_batches_is_incorrect),
 		cmocka_unit_test(
 			test_wrong_only_in_timed_calls_is_caught_by_sampling),
+		cmocka_unit_test(
+			test_lent_and_fetched_sets_give_the_same_verdicts),
+		cmocka_unit_test(
+			test_one_input_element_written_in_timed_calls_is_rejected),
 		cmocka_unit_test(
 			test_honest_candidate_passes_with_background_checks),
 		cmocka_unit_test(

@@ -500,6 +500,16 @@ static void test_compare_treats_nan_and_inf_strictly(void **state)
 	want[0] = NAN;
 	compare_arrays(ARENA_F64, got, want, 1, 0, 0, -1, &r);
 	assert_true(r.ok);
+	/* An infinite reference with rtol > 0 is no wildcard either: the
+	 * other infinity and any finite value fail (the tolerance
+	 * atol + rtol |want| is infinite there). */
+	float fg[2] = { -INFINITY, 3e38f }, fw[2] = { INFINITY, INFINITY };
+	compare_arrays(ARENA_F32, fg, fw, 1, 1e-3, 1e-3, -1, &r);
+	assert_false(r.ok);
+	compare_arrays(ARENA_F32, fg + 1, fw + 1, 1, 1e-3, 1e-3, -1, &r);
+	assert_false(r.ok);
+	compare_arrays(ARENA_F32, fw, fw, 2, 1e-3, 1e-3, -1, &r);
+	assert_true(r.ok);
 }
 
 static void test_compare_requires_exact_integers(void **state)

@@ -126,6 +126,12 @@
  *                                  of the layout; set k lives in shared
  *                                  memory at k * stride; <lo> <hi> as for
  *                                  layout)
+ *     sets <seq> <n> <stride> <bytes>  + a descriptor (SCM_RIGHTS)
+ *                               → ok <seq> <lo> <hi>   (the same sets in
+ *                                  memory the keeper lent: <bytes> of the
+ *                                  allocation the descriptor stands for,
+ *                                  mapped, set k's argument a where the
+ *                                  keeper's `lend` put it)
  *     fetch <seq> [<mask> [<set>...]]   → ok <seq>     (copies every
  *                                  argument in <mask> (all without one)
  *                                  of the sets listed (every set without
@@ -159,6 +165,34 @@
  *                                  Does the device work, and is another
  *                                  context's work still running (the
  *                                  write waits for its turn)?
+ *     lend <seq> <slot> <n> <stride> <layout...>  + the runner's shared
+ *                               memory (SCM_RIGHTS)
+ *                               → ok <seq> <bytes>  + the descriptor of
+ *                                  a new allocation of <bytes> holding n
+ *                                  sets of the layout (the arguments of
+ *                                  `layout`), exportable, replacing slot
+ *                                  <slot>'s (0 .. RP_LEND_SLOTS - 1);
+ *                                  `error <seq> lend unsupported` where
+ *                                  the device cannot export memory (HIP
+ *                                  today): the controller then fetches
+ *     unlend <seq> <slot>       → ok <seq>
+ *     compare <seq> <bslot> <cslot> <place> <rule>...
+ *                               → ok <seq> <bad> <set> <arg> <index>
+ *                                  every set of cslot against bslot's,
+ *                                  per argument by its rule ("-" skip,
+ *                                  "=" bit for bit, "t:<atol>:<rtol>"
+ *                                  within tolerance), each argument at
+ *                                  the placement of seed <place> (hex,
+ *                                  or "-"); how many elements failed and
+ *                                  the first (-1 -1 -1 when none)
+ *     take <seq> <slot> <place> <mask> <set>  → ok <seq>   the arguments
+ *                                  in <mask> of that set into the slot's
+ *                                  runner's shared memory at
+ *                                  <set> * <stride>, as its fetch would
+ *   The controller lends only the runner's own sets to each runner, so
+ *   no runner can write another's; the keeper reads them only while both
+ *   runners of the pair are stopped (docs/gpu.md section 6, "the
+ *   keeper's compare").
  *   A GPU sample of runner R is: gen to R, flush to the keeper, time and
  *   fetch to R, then probes to the keeper until one finds the device
  *   idle, with every other process stopped; the controller's clock over
@@ -189,6 +223,8 @@
 #define RP_MAX_PARAMS 16
 #define RP_MAX_FLUSH_BYTES (1024LL * 1024 * 1024) /* GPU flush */
 #define RP_MAX_SETS 256
+/* Runners whose sets one keeper lends at once (`lend`). */
+#define RP_LEND_SLOTS 80
 /* Exit status when the control channel breaks (the controller is gone or
  * the kernel closed fd 3). */
 #define RP_EXIT_CHANNEL 125

@@ -74,6 +74,7 @@
 #include "runner_embed.h"
 #include "gpu_gate.h"
 #include "gpu_gen.h"
+#include "gpu_cmp.h"
 
 static arena_launch_fn launch;
 static const struct runner_embed *embed;	/* NULL: a plain program */
@@ -142,14 +143,23 @@ static void device_error(const char *seq, gpu_err e, const char *during)
 
 /* ---- buffers ---------------------------------------------------------- */
 
+/* The sets the keeper lent (one allocation for all of them), mapped
+ * here; ptr NULL while the sets are this runner's own allocations. */
+static struct gpu_vmm lent_map;
+
 static void free_sets(void)
 {
 	for (int k = 0; k < RP_MAX_SETS; k++)
 		for (int a = 0; a < RP_MAX_ARGS; a++) {
-			if (dalloc[k][a])
+			if (dalloc[k][a] && !lent_map.ptr)
 				(void)GPU(Free)(dalloc[k][a]);
 			dalloc[k][a] = dbuf[k][a] = NULL;
 		}
+	if (lent_map.ptr)
+		gpu_vmm_release(&lent_map);
+#if defined(ARENA_GPU_FAKE)
+	fake_forget_allocs();
+#endif
 	nsets = 0;
 }
 
@@ -177,12 +187,12 @@ static void free_sets(void)
 #define PLACE_BUDGET ((size_t)64 << 20) /* all windows of a runner */
 #define PLACE_ALIGN ((size_t)256)
 
-static size_t place_window(int n)
+static size_t place_window(const struct rio_layout *l, int n)
 {
 	int small = 0;
 
-	for (int a = 0; a < lay.nargs; a++)
-		small += lay.bytes[a] < PLACE_SMALL;
+	for (int a = 0; a < l->nargs; a++)
+		small += l->bytes[a] < PLACE_SMALL;
 	if (!small)
 		return 0;
 	size_t w = PLACE_BUDGET / ((size_t)n * (size_t)small);
@@ -193,9 +203,77 @@ static size_t place_window(int n)
 	return w / PLACE_ALIGN * PLACE_ALIGN;
 }
 
+/*
+ * Where n sets of layout l lie in one allocation (memory the keeper
+ * lends, docs/gpu.md section 6): argument a of set k at k * span +
+ * off[a], in a slot of its rounded size plus its placement window, as
+ * alloc_sets gives each argument an allocation of its own.  The keeper
+ * and the runner compute it alike from the same layout.
+ */
+struct set_plan {
+	size_t window[RP_MAX_ARGS], off[RP_MAX_ARGS], slot[RP_MAX_ARGS];
+	size_t span;
+};
+
+static void plan_sets(const struct rio_layout *l, int n, struct set_plan *p)
+{
+	size_t w = place_window(l, n);
+
+	p->span = 0;
+	for (int a = 0; a < l->nargs; a++) {
+		size_t b = l->bytes[a] ? l->bytes[a] : 256;
+		b = (b + PLACE_ALIGN - 1) / PLACE_ALIGN * PLACE_ALIGN;
+		p->window[a] = l->bytes[a] < PLACE_SMALL ? w : 0;
+		p->off[a] = p->span;
+		p->slot[a] = b + p->window[a];
+		p->span += p->slot[a];
+	}
+}
+
+/* The offset of argument a of set k in its window for the sample whose
+ * placement seed is seed (the same in both runners of a pair and in
+ * the keeper). */
+static size_t place_offset(unsigned long long seed, int k, int a, size_t win)
+{
+	size_t slots = win / PLACE_ALIGN + 1;
+	unsigned long long h = gen_mix(
+		seed ^
+		gen_mix(((unsigned long long)k << 8 | (unsigned long long)a) +
+			0x9e3779b97f4a7c15ULL));
+
+	return (size_t)(h % slots) * PLACE_ALIGN;
+}
+
+/* Maps `bytes` of the allocation the keeper lent (descriptor fd) as n
+ * sets of the layout. */
+static gpu_err map_lent_sets(int fd, int n, size_t bytes)
+{
+	struct set_plan p;
+
+	plan_sets(&lay, n, &p);
+	if (bytes < (size_t)n * p.span)
+		return GPU(ErrorInvalidValue);
+	gpu_err e = gpu_vmm_import(fd, bytes, &lent_map);
+	if (e != GPU(Success))
+		return e;
+	for (int a = 0; a < lay.nargs; a++)
+		window[a] = p.window[a];
+	for (int k = 0; k < n; k++)
+		for (int a = 0; a < lay.nargs; a++) {
+			dalloc[k][a] = (unsigned char *)lent_map.ptr +
+				       (size_t)k * p.span + p.off[a];
+			dbuf[k][a] = dalloc[k][a];
+#if defined(ARENA_GPU_FAKE)
+			fake_note_alloc(dalloc[k][a], p.slot[a]);
+#endif
+		}
+	nsets = n;
+	return GPU(Success);
+}
+
 static gpu_err alloc_sets(int n)
 {
-	size_t w = place_window(n);
+	size_t w = place_window(&lay, n);
 
 	for (int a = 0; a < lay.nargs; a++)
 		window[a] = lay.bytes[a] < PLACE_SMALL ? w : 0;
@@ -220,15 +298,9 @@ static gpu_err alloc_sets(int n)
 static void place_sets(unsigned long long seed)
 {
 	for (int k = 0; k < nsets; k++)
-		for (int a = 0; a < lay.nargs; a++) {
-			size_t slots = window[a] / PLACE_ALIGN + 1;
-			unsigned long long h = gen_mix(
-				seed ^ gen_mix(((unsigned long long)k << 8 |
-						(unsigned long long)a) +
-					       0x9e3779b97f4a7c15ULL));
+		for (int a = 0; a < lay.nargs; a++)
 			dbuf[k][a] = (unsigned char *)dalloc[k][a] +
-				     (size_t)(h % slots) * PLACE_ALIGN;
-		}
+				     place_offset(seed, k, a, window[a]);
 }
 
 /* Page-locks the first `used` bytes of the shared memory (for copies at
@@ -362,25 +434,37 @@ static void do_layout(const char *seq, char **save)
 	reply_allocated(seq);
 }
 
+/* sets <seq> <n> <stride> [<bytes>]: n sets, set k at k * stride in the
+ * shared memory; with <bytes> and a descriptor, the sets are `bytes` of
+ * memory the keeper lent (map_lent_sets) instead of allocations of this
+ * runner's own. */
 static void do_sets(const char *seq, char **save)
 {
-	int64_t n, stride;
+	int64_t n, stride, bytes = 0;
+	int fd = rio_take_fd();
 
 	if (!nsets) {
 		rio_replyf("error %s no layout yet", seq);
-		return;
-	}
-	if (rio_parse_i64(save, &n) || rio_parse_i64(save, &stride) ||
-	    n < 1 || n > RP_MAX_SETS || stride < lay.size ||
-	    stride % RP_ALIGN != 0 || (uint64_t)stride > shm_size / (uint64_t)n) {
+	} else if (rio_parse_i64(save, &n) || rio_parse_i64(save, &stride) ||
+		   n < 1 || n > RP_MAX_SETS || stride < lay.size ||
+		   stride % RP_ALIGN != 0 ||
+		   (uint64_t)stride > shm_size / (uint64_t)n ||
+		   (**save && (rio_parse_i64(save, &bytes) || bytes < 1)) ||
+		   (bytes > 0) != (fd >= 0)) {
 		rio_replyf("error %s bad sets request", seq);
-		return;
+	} else {
+		free_sets();
+		set_stride = (size_t)stride;
+		lock_host((size_t)(n * stride));
+		gpu_err e = fd >= 0 ? map_lent_sets(fd, (int)n, (size_t)bytes)
+				    : alloc_sets((int)n);
+		if (e == GPU(Success))
+			reply_allocated(seq);
+		else
+			device_error(seq, e, "allocating the argument sets");
 	}
-	free_sets();
-	set_stride = (size_t)stride;
-	lock_host((size_t)(n * stride));
-	CHECK(seq, alloc_sets((int)n), "allocating the argument sets");
-	reply_allocated(seq);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* The first argument whose hash differs, + 1; 0 when none does. */
@@ -826,6 +910,314 @@ static void do_warm(const char *seq)
 }
 
 /*
+ * Lent sets (docs/gpu.md section 6, "the keeper's compare").  The keeper
+ * allocates every timing runner's argument sets, exportable
+ * (gpu_rt.h), and the controller hands each runner its own descriptor
+ * with `sets`: a runner never holds another's.  With both runners of a
+ * pair stopped, the keeper compares the candidate's sets with the
+ * baseline's where they lie (gpu_cmp.h) and copies to a runner's shared
+ * memory only what the controller must see (a reference check's set, a
+ * failure to word): a timed pair no longer copies every output to the
+ * host.  A slot is one runner's sets; the runner's shared memory comes
+ * with `lend` so that `take` can write into it.
+ */
+static struct lent_slot {
+	struct rio_layout lay;
+	int n;
+	size_t stride;
+	struct set_plan plan;
+	struct gpu_vmm mem;
+	unsigned char *shm; /* the runner's shared memory, for take */
+	size_t shm_len;
+} lent[RP_LEND_SLOTS];
+
+static uintptr_t *cmp_htab;
+static void *cmp_dtab;
+static unsigned long long *cmp_res;
+
+static void lent_free(struct lent_slot *s)
+{
+	if (s->mem.ptr)
+		gpu_vmm_release(&s->mem);
+	if (s->shm)
+		munmap(s->shm, s->shm_len);
+	s->shm = NULL;
+	s->shm_len = 0;
+	s->n = 0;
+}
+
+/* The slot named by the next token, with sets in it (need_sets). */
+static struct lent_slot *parse_slot(char **save, bool need_sets)
+{
+	int64_t i;
+
+	if (rio_parse_i64(save, &i) || i < 0 || i >= RP_LEND_SLOTS ||
+	    (need_sets && !lent[i].n))
+		return NULL;
+	return &lent[i];
+}
+
+/* A placement seed ("-": none, every argument at the start of its
+ * window). */
+static bool parse_place(char **save, bool *placed, unsigned long long *seed)
+{
+	char *tok = rio_next_tok(save), *end;
+
+	if (!tok)
+		return false;
+	*placed = strcmp(tok, "-") != 0;
+	if (!*placed)
+		return true;
+	errno = 0;
+	*seed = strtoull(tok, &end, 16);
+	return !errno && end != tok && !*end;
+}
+
+/* Where argument a of set k of slot s lies for the sample. */
+static unsigned char *lent_arg(const struct lent_slot *s, int k, int a,
+			       bool placed, unsigned long long seed)
+{
+	size_t at = (size_t)k * s->plan.span + s->plan.off[a];
+
+	if (placed)
+		at += place_offset(seed, k, a, s->plan.window[a]);
+	return (unsigned char *)s->mem.ptr + at;
+}
+
+/* lend <seq> <slot> <n> <stride> <layout...> + the runner's shared
+ * memory: n sets of the layout (its window and slot sizes as a runner's
+ * own, plan_sets) in one exportable allocation, replacing the slot's;
+ * `ok <seq> <bytes>` with the allocation's descriptor. */
+static void do_lend(const char *seq, char **save)
+{
+	int fd = rio_take_fd();
+	int64_t n, stride;
+	struct lent_slot *s = parse_slot(save, false);
+	struct stat st;
+	struct rio_layout l;
+	char why[128] = "bad lend request";
+
+	if (fd < 0 || !s || fstat(fd, &st) != 0 || rio_parse_i64(save, &n) ||
+	    rio_parse_i64(save, &stride) || n < 1 || n > RP_MAX_SETS ||
+	    stride < 1 || stride % RP_ALIGN != 0 ||
+	    (uint64_t)stride * (uint64_t)n > (uint64_t)st.st_size ||
+	    rio_parse_layout(save, stride, &l, why, sizeof(why))) {
+		if (fd >= 0)
+			close(fd);
+		rio_replyf("error %s %s", seq, why);
+		return;
+	}
+	lent_free(s);
+	s->lay = l;
+	s->n = (int)n;
+	s->stride = (size_t)stride;
+	plan_sets(&l, (int)n, &s->plan);
+	s->shm_len = (size_t)(n * stride);
+	s->shm = (unsigned char *)mmap(NULL, s->shm_len, PROT_READ | PROT_WRITE,
+				       MAP_SHARED, fd, 0);
+	close(fd);
+	if (s->shm == MAP_FAILED) {
+		s->shm = NULL;
+		lent_free(s);
+		rio_replyf("error %s cannot map the runner's shared memory",
+			   seq);
+		return;
+	}
+	int out = -1;
+	gpu_err e = gpu_vmm_create((size_t)n * s->plan.span, &s->mem, &out);
+	if (e != GPU(Success)) {
+		lent_free(s);
+		/* No exportable memory here (HIP, an old driver): the
+		 * controller keeps the host fetch. */
+		if (e == GPU(ErrorNotSupported))
+			rio_replyf("error %s lend unsupported", seq);
+		else
+			device_error(seq, e, "allocating lent sets");
+		return;
+	}
+	rio_reply_fd(out, "ok %s %zu", seq, s->mem.size);
+	close(out);
+}
+
+/* unlend <seq> <slot>: the keeper's part of a slot freed (what a runner
+ * still maps stays until it maps something else). */
+static void do_unlend(const char *seq, char **save)
+{
+	struct lent_slot *s = parse_slot(save, false);
+
+	if (!s) {
+		rio_replyf("error %s bad slot", seq);
+		return;
+	}
+	lent_free(s);
+	rio_replyf("ok %s", seq);
+}
+
+/* One argument's rule: "-" skipped, "=" bit for bit, "t:<atol>:<rtol>"
+ * within tolerance (integers bit for bit). */
+static bool parse_rule(const char *tok, int dtype, struct cmp_job *j)
+{
+	char *end;
+
+	j->dtype = dtype;
+	j->atol = j->rtol = 0;
+	if (strcmp(tok, "-") == 0) {
+		j->kind = CMP_SKIP;
+		return true;
+	}
+	if (strcmp(tok, "=") == 0) {
+		j->kind = CMP_BITS;
+		return true;
+	}
+	if (tok[0] != 't' || tok[1] != ':')
+		return false;
+	j->kind = CMP_TOL;
+	j->atol = strtod(tok + 2, &end);
+	if (*end != ':')
+		return false;
+	j->rtol = strtod(end + 1, &end);
+	return !*end && j->atol >= 0 && j->rtol >= 0;
+}
+
+/* compare <seq> <bslot> <cslot> <place> <rule>...: every set of cslot's
+ * arguments (the candidate's) against bslot's (the baseline's) at the
+ * sample's placement, per argument by its rule; `ok <seq> <bad> <set>
+ * <arg> <index>`: how many elements failed, and the first (lowest set,
+ * then argument, then index; -1 -1 -1 when none). */
+static void do_compare(const char *seq, char **save)
+{
+	struct lent_slot *b = parse_slot(save, true);
+	struct lent_slot *c = parse_slot(save, true);
+	struct cmp_job jobs[RP_MAX_ARGS];
+	unsigned long long seed = 0;
+	bool placed = false, same = b && c && b != c && b->n == c->n &&
+				    b->lay.nargs == c->lay.nargs;
+
+	for (int a = 0; same && a < b->lay.nargs; a++)
+		same = b->lay.bytes[a] == c->lay.bytes[a] &&
+		       b->lay.dtype[a] == c->lay.dtype[a] &&
+		       b->plan.window[a] == c->plan.window[a];
+	if (!same || !parse_place(save, &placed, &seed)) {
+		rio_replyf("error %s bad compare request", seq);
+		return;
+	}
+	int nargs = b->lay.nargs, n = b->n;
+	for (int a = 0; a < nargs; a++) {
+		char *tok = rio_next_tok(save);
+		if (!tok || !parse_rule(tok, b->lay.dtype[a], &jobs[a])) {
+			rio_replyf("error %s bad rule for argument %d", seq, a);
+			return;
+		}
+		jobs[a].esize = rio_dtype_bytes(b->lay.dtype[a]);
+		jobs[a].numel = (size_t)b->lay.numel[a];
+	}
+	size_t tab_bytes = (size_t)nargs * (size_t)n * 2 * sizeof(uintptr_t);
+	if (!cmp_htab) {
+		size_t most = (size_t)RP_MAX_ARGS * RP_MAX_SETS * 2 *
+			      sizeof(uintptr_t);
+		cmp_htab = (uintptr_t *)malloc(most);
+		CHECK(seq, cmp_htab ? GPU(Success) : GPU(ErrorMemoryAllocation),
+		      "allocating the compare tables");
+		CHECK(seq, GPU(Malloc)(&cmp_dtab, most),
+		      "allocating the compare tables");
+		CHECK(seq,
+		      GPU(Malloc)((void **)&cmp_res,
+				  2 * RP_MAX_ARGS * sizeof(*cmp_res)),
+		      "allocating the compare results");
+	}
+	unsigned long long res[2 * RP_MAX_ARGS];
+	for (int a = 0; a < nargs; a++) {
+		res[2 * a] = 0;
+		res[2 * a + 1] = CMP_NONE;
+		for (int k = 0; k < n; k++) {
+			uintptr_t *t = cmp_htab + ((size_t)a * n + k) * 2;
+			t[0] = (uintptr_t)lent_arg(c, k, a, placed, seed);
+			t[1] = (uintptr_t)lent_arg(b, k, a, placed, seed);
+		}
+	}
+	CHECK(seq,
+	      GPU(MemcpyAsync)(cmp_dtab, cmp_htab, tab_bytes,
+			       GPU(MemcpyHostToDevice), stream),
+	      "comparing the sets");
+	CHECK(seq,
+	      GPU(MemcpyAsync)(cmp_res, res, 2 * (size_t)nargs * sizeof(*res),
+			       GPU(MemcpyHostToDevice), stream),
+	      "comparing the sets");
+	for (int a = 0; a < nargs; a++)
+		if (jobs[a].kind != CMP_SKIP && jobs[a].numel)
+			CHECK(seq,
+			      cmp_enqueue(&jobs[a], n,
+					  (const uintptr_t *)cmp_dtab +
+						  (size_t)a * n * 2,
+					  cmp_htab + (size_t)a * n * 2,
+					  cmp_res + 2 * a, stream),
+			      "comparing the sets");
+	CHECK(seq,
+	      GPU(MemcpyAsync)(res, cmp_res, 2 * (size_t)nargs * sizeof(*res),
+			       GPU(MemcpyDeviceToHost), stream),
+	      "comparing the sets");
+	CHECK(seq, GPU(StreamSynchronize)(stream), "comparing the sets");
+	unsigned long long bad = 0, first = CMP_NONE;
+	int first_arg = -1;
+	for (int a = 0; a < nargs; a++) {
+		bad += res[2 * a];
+		/* Lowest set first, then the lowest argument. */
+		if (res[2 * a] &&
+		    (first == CMP_NONE || res[2 * a + 1] >> 48 < first >> 48)) {
+			first = res[2 * a + 1];
+			first_arg = a;
+		}
+	}
+	if (!bad)
+		rio_replyf("ok %s 0 -1 -1 -1", seq);
+	else
+		rio_replyf("ok %s %llu %llu %d %llu", seq, bad, first >> 48,
+			   first_arg, first & ((1ull << 48) - 1));
+}
+
+/* take <seq> <slot> <place> <mask> <set>...: the arguments in mask of the
+ * sets listed, at the sample's placement, into the runner's shared memory
+ * where its own fetch would put them (set k at k * stride). */
+static void do_take(const char *seq, char **save)
+{
+	struct lent_slot *s = parse_slot(save, true);
+	unsigned long long seed = 0;
+	bool placed = false;
+	int64_t mask, k;
+	bool any = false;
+
+	if (!s || !parse_place(save, &placed, &seed) ||
+	    rio_parse_i64(save, &mask) || mask < 0) {
+		rio_replyf("error %s bad take request", seq);
+		return;
+	}
+	while (**save) {
+		if (rio_parse_i64(save, &k) || k < 0 || k >= s->n) {
+			rio_replyf("error %s bad set in take", seq);
+			return;
+		}
+		any = true;
+		for (int a = 0; a < s->lay.nargs; a++)
+			if ((mask >> a & 1) && s->lay.bytes[a])
+				CHECK(seq,
+				      GPU(MemcpyAsync)(
+					      s->shm + (size_t)k * s->stride +
+						      s->lay.offset[a],
+					      lent_arg(s, (int)k, a, placed,
+						       seed),
+					      s->lay.bytes[a],
+					      GPU(MemcpyDeviceToHost), stream),
+				      "taking a set");
+	}
+	if (!any) {
+		rio_replyf("error %s take lists no set", seq);
+		return;
+	}
+	CHECK(seq, GPU(StreamSynchronize)(stream), "taking a set");
+	rio_replyf("ok %s", seq);
+}
+
+/*
  * time <seq> <n> [hold].  With "hold" the gate's kernel (gpu_gate.h)
  * holds the stream from before the start event until every call is
  * enqueued: a Python kernel's launch costs tens to hundreds of
@@ -986,9 +1378,20 @@ static void serve(void)
 				do_probe(seq);
 			else if (strcmp(cmd, "warm") == 0)
 				do_warm(seq);
+			else if (strcmp(cmd, "lend") == 0)
+				do_lend(seq, &save);
+			else if (strcmp(cmd, "unlend") == 0)
+				do_unlend(seq, &save);
+			else if (strcmp(cmd, "compare") == 0)
+				do_compare(seq, &save);
+			else if (strcmp(cmd, "take") == 0)
+				do_take(seq, &save);
 			else
-				rio_replyf("error %s a keeper serves warm, "
-					   "flush and probe only", seq);
+				rio_replyf(
+					"error %s a keeper serves warm, "
+					"flush, probe, lend, unlend, compare "
+					"and take only",
+					seq);
 			continue;
 		}
 		if (strcmp(cmd, "load") == 0) {

@@ -17,6 +17,9 @@
 #ifndef ARENA_GPU_RT_H
 #define ARENA_GPU_RT_H
 
+#include <stdint.h>
+#include <string.h>
+
 #if defined(ARENA_GPU_FAKE)
 #include "gpu_rt_fake.h"
 #elif defined(ARENA_GPU_HIP)
@@ -73,5 +76,268 @@ static inline void gpu_no_persisting_l2(void)
 	(void)cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
 #endif
 }
+
+/*
+ * Memory one process allocates and another maps (docs/gpu.md section 6,
+ * "the keeper's compare"): the keeper creates an allocation with the
+ * driver's virtual memory API, exportable as a POSIX file descriptor (a
+ * capability that travels over the control socket with SCM_RIGHTS and
+ * cannot be guessed), and a runner maps it as its argument sets.  CUDA
+ * reaches the driver's calls through the runtime's entry-point lookup,
+ * so the runner links no libcuda.  HIP has the same calls from ROCm 5.x
+ * but they were never run here: GPU_HAS_VMM 0 there, every call answers
+ * NotSupported, and the controller keeps the host fetch.
+ */
+struct gpu_vmm {
+	void *ptr;   /* where this process maps it */
+	size_t size; /* bytes mapped (a multiple of the granularity) */
+	unsigned long long handle; /* the allocation's handle; 0 = none */
+};
+
+#if defined(ARENA_GPU_FAKE)
+/* The fake's device memory is host memory: an exported allocation is a
+ * memfd both processes map, so CI runs the same protocol. */
+#define GPU_HAS_VMM 1
+static inline void gpu_vmm_release(struct gpu_vmm *m)
+{
+	if (m->ptr)
+		munmap(m->ptr, m->size);
+	m->ptr = NULL;
+	m->size = 0;
+	m->handle = 0;
+}
+
+static inline gpu_err gpu_vmm_create(size_t want, struct gpu_vmm *m, int *fd)
+{
+	const size_t gran = FAKE_ALLOC_ALIGN;
+
+	memset(m, 0, sizeof(*m));
+	*fd = -1;
+	if (fake_status())
+		return fake_sticky;
+	/* A device that cannot export memory (HIP today), for the test of
+	 * the controller's fallback. */
+	if (getenv("ARENA_FAKE_GPU_NO_VMM"))
+		return fakeErrorNotSupported;
+	m->size = want ? (want + gran - 1) / gran * gran : gran;
+	int f = memfd_create("arena-fake-vmm", MFD_CLOEXEC);
+	if (f < 0 || ftruncate(f, (off_t)m->size) != 0) {
+		if (f >= 0)
+			close(f);
+		return fakeErrorMemoryAllocation;
+	}
+	void *p = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+	if (p == MAP_FAILED) {
+		close(f);
+		return fakeErrorMemoryAllocation;
+	}
+	m->ptr = p;
+	m->handle = 1;
+	*fd = f;
+	return fakeSuccess;
+}
+
+static inline gpu_err gpu_vmm_import(int fd, size_t size, struct gpu_vmm *m)
+{
+	struct stat st;
+
+	memset(m, 0, sizeof(*m));
+	if (fake_status())
+		return fake_sticky;
+	/* A real driver refuses to map past the allocation's end. */
+	if (fstat(fd, &st) != 0 || (size_t)st.st_size < size || !size)
+		return fakeErrorInvalidValue;
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return fakeErrorMemoryAllocation;
+	m->ptr = p;
+	m->size = size;
+	m->handle = 1;
+	return fakeSuccess;
+}
+#elif defined(ARENA_GPU_HIP)
+#define GPU_HAS_VMM 0
+static inline gpu_err gpu_vmm_create(size_t, struct gpu_vmm *, int *)
+{
+	return hipErrorNotSupported;
+}
+static inline gpu_err gpu_vmm_import(int, size_t, struct gpu_vmm *)
+{
+	return hipErrorNotSupported;
+}
+static inline void gpu_vmm_release(struct gpu_vmm *m)
+{
+	m->ptr = NULL;
+	m->size = 0;
+	m->handle = 0;
+}
+#else
+#include <cuda.h>
+#define GPU_HAS_VMM 1
+static struct {
+	bool tried, ok;
+	CUresult (*granularity)(size_t *, const CUmemAllocationProp *,
+				CUmemAllocationGranularity_flags);
+	CUresult (*create)(CUmemGenericAllocationHandle *, size_t,
+			   const CUmemAllocationProp *, unsigned long long);
+	CUresult (*export_fd)(void *, CUmemGenericAllocationHandle,
+			      CUmemAllocationHandleType, unsigned long long);
+	CUresult (*import_fd)(CUmemGenericAllocationHandle *, void *,
+			      CUmemAllocationHandleType);
+	CUresult (*reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr,
+			    unsigned long long);
+	CUresult (*map)(CUdeviceptr, size_t, size_t,
+			CUmemGenericAllocationHandle, unsigned long long);
+	CUresult (*set_access)(CUdeviceptr, size_t, const CUmemAccessDesc *,
+			       size_t);
+	CUresult (*unmap)(CUdeviceptr, size_t);
+	CUresult (*address_free)(CUdeviceptr, size_t);
+	CUresult (*release)(CUmemGenericAllocationHandle);
+} vmm;
+
+static inline bool vmm_sym(const char *name, void **fn)
+{
+	cudaDriverEntryPointQueryResult q;
+
+	return cudaGetDriverEntryPointByVersion(
+		       name, fn, 12000, cudaEnableDefault, &q) == cudaSuccess &&
+	       q == cudaDriverEntryPointSuccess && *fn;
+}
+
+static inline bool vmm_load(void)
+{
+	if (vmm.tried)
+		return vmm.ok;
+	vmm.tried = true;
+	vmm.ok = vmm_sym("cuMemGetAllocationGranularity",
+			 (void **)&vmm.granularity) &&
+		 vmm_sym("cuMemCreate", (void **)&vmm.create) &&
+		 vmm_sym("cuMemExportToShareableHandle",
+			 (void **)&vmm.export_fd) &&
+		 vmm_sym("cuMemImportFromShareableHandle",
+			 (void **)&vmm.import_fd) &&
+		 vmm_sym("cuMemAddressReserve", (void **)&vmm.reserve) &&
+		 vmm_sym("cuMemMap", (void **)&vmm.map) &&
+		 vmm_sym("cuMemSetAccess", (void **)&vmm.set_access) &&
+		 vmm_sym("cuMemUnmap", (void **)&vmm.unmap) &&
+		 vmm_sym("cuMemAddressFree", (void **)&vmm.address_free) &&
+		 vmm_sym("cuMemRelease", (void **)&vmm.release);
+	(void)cudaGetLastError();
+	return vmm.ok;
+}
+
+static inline gpu_err vmm_err(CUresult r)
+{
+	return r == CUDA_SUCCESS	       ? cudaSuccess
+	       : r == CUDA_ERROR_OUT_OF_MEMORY ? cudaErrorMemoryAllocation
+					       : cudaErrorInvalidValue;
+}
+
+static inline CUmemAllocationProp vmm_prop(int dev)
+{
+	CUmemAllocationProp p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	p.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	p.location.id = dev;
+	p.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	return p;
+}
+
+static inline void gpu_vmm_release(struct gpu_vmm *m)
+{
+	if (m->ptr) {
+		(void)vmm.unmap((CUdeviceptr)(uintptr_t)m->ptr, m->size);
+		(void)vmm.address_free((CUdeviceptr)(uintptr_t)m->ptr, m->size);
+	}
+	if (m->handle)
+		(void)vmm.release((CUmemGenericAllocationHandle)m->handle);
+	m->ptr = NULL;
+	m->size = 0;
+	m->handle = 0;
+}
+
+/* Maps m->handle (m->size bytes) at a fresh address, readable and
+ * writable by this process's device. */
+static inline gpu_err vmm_map(int dev, struct gpu_vmm *m)
+{
+	CUdeviceptr p = 0;
+	CUmemAccessDesc a;
+	CUresult r = vmm.reserve(&p, m->size, 0, 0, 0);
+
+	if (r != CUDA_SUCCESS)
+		return vmm_err(r);
+	r = vmm.map(p, m->size, 0, (CUmemGenericAllocationHandle)m->handle, 0);
+	if (r != CUDA_SUCCESS) {
+		(void)vmm.address_free(p, m->size);
+		return vmm_err(r);
+	}
+	m->ptr = (void *)(uintptr_t)p;
+	memset(&a, 0, sizeof(a));
+	a.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	a.location.id = dev;
+	a.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	return vmm_err(vmm.set_access(p, m->size, &a, 1));
+}
+
+/* At least `want` bytes on the current device, mapped here, and *fd a
+ * descriptor another process can map them by. */
+static inline gpu_err gpu_vmm_create(size_t want, struct gpu_vmm *m, int *fd)
+{
+	int dev = 0;
+	size_t gran = 0;
+	CUmemGenericAllocationHandle h;
+
+	*fd = -1;
+	memset(m, 0, sizeof(*m));
+	if (!vmm_load())
+		return cudaErrorNotSupported;
+	if (cudaGetDevice(&dev) != cudaSuccess)
+		return cudaErrorInvalidDevice;
+	CUmemAllocationProp p = vmm_prop(dev);
+	CUresult r =
+		vmm.granularity(&gran, &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+	if (r != CUDA_SUCCESS || !gran)
+		return vmm_err(r);
+	m->size = (want + gran - 1) / gran * gran;
+	if (!m->size)
+		m->size = gran;
+	if ((r = vmm.create(&h, m->size, &p, 0)) != CUDA_SUCCESS)
+		return vmm_err(r);
+	m->handle = (unsigned long long)h;
+	gpu_err e = vmm_map(dev, m);
+	if (e == cudaSuccess &&
+	    (r = vmm.export_fd(fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+			       0)) != CUDA_SUCCESS)
+		e = vmm_err(r);
+	if (e != cudaSuccess)
+		gpu_vmm_release(m);
+	return e;
+}
+
+/* Maps `size` bytes of the allocation descriptor fd stands for. */
+static inline gpu_err gpu_vmm_import(int fd, size_t size, struct gpu_vmm *m)
+{
+	int dev = 0;
+	CUmemGenericAllocationHandle h;
+
+	memset(m, 0, sizeof(*m));
+	if (!vmm_load())
+		return cudaErrorNotSupported;
+	if (cudaGetDevice(&dev) != cudaSuccess)
+		return cudaErrorInvalidDevice;
+	CUresult r = vmm.import_fd(&h, (void *)(uintptr_t)fd,
+				   CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	if (r != CUDA_SUCCESS)
+		return vmm_err(r);
+	m->handle = (unsigned long long)h;
+	m->size = size;
+	gpu_err e = vmm_map(dev, m);
+	if (e != cudaSuccess)
+		gpu_vmm_release(m);
+	return e;
+}
+#endif
 
 #endif /* ARENA_GPU_RT_H */

@@ -49,9 +49,14 @@
  *   arena_fake_gpu_write_late(p, byte, n)
  *                                       the same "after the given stream
  *                                       had finished": work never joined
+ * and $ARENA_FAKE_GPU_NO_VMM makes the keeper's exportable allocations
+ * (gpu_rt.h) fail as unsupported, as on a device without them.
  *   arena_fake_gpu_alloc_base(p)        the start of the allocation p
  *                                       points into (the runner places
- *                                       arguments at an offset in theirs)
+ *                                       arguments at an offset in theirs;
+ *                                       in memory the keeper lent, the
+ *                                       start of the argument's slot,
+ *                                       fake_note_alloc)
  * Never part of a real build.
  */
 #ifndef ARENA_GPU_RT_FAKE_H
@@ -67,6 +72,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,11 +92,13 @@ typedef struct fake_event {
 } *fakeEvent_t;
 enum {
 	fakeSuccess = 0,
+	fakeErrorInvalidValue = 1,
 	fakeErrorMemoryAllocation = 2,
 	fakeErrorNoDevice = 100,
 	fakeErrorECCUncorrectable = 214,
 	fakeErrorIllegalAddress = 700,
 	fakeErrorLaunchTimeout = 702,
+	fakeErrorNotSupported = 801,
 	fakeStreamNonBlocking = 1,
 	fakeHostRegisterDefault = 0,
 	fakeMemcpyHostToDevice = 1,
@@ -332,6 +340,8 @@ static inline const char *fakeGetErrorName(fakeError_t e)
 	switch (e) {
 	case fakeSuccess:
 		return "cudaSuccess";
+	case fakeErrorInvalidValue:
+		return "cudaErrorInvalidValue";
 	case fakeErrorMemoryAllocation:
 		return "cudaErrorMemoryAllocation";
 	case fakeErrorNoDevice:
@@ -342,6 +352,8 @@ static inline const char *fakeGetErrorName(fakeError_t e)
 		return "cudaErrorECCUncorrectable";
 	case fakeErrorLaunchTimeout:
 		return "cudaErrorLaunchTimeout";
+	case fakeErrorNotSupported:
+		return "cudaErrorNotSupported";
 	}
 	return "cudaErrorUnknown";
 }
@@ -424,6 +436,27 @@ static inline fakeError_t fakeMalloc(void **p, size_t n)
 	*p = (void *)at;
 	return fakeSuccess;
 }
+/* Argument slots of memory the keeper lent (one allocation for every
+ * set, arena_runner_gpu.cpp): each counts as an allocation of its own
+ * for arena_fake_gpu_alloc_base, as each argument's cudaMalloc would. */
+#define FAKE_SLOTS_MAX 4096
+static struct fake_slot {
+	uintptr_t at;
+	size_t len;
+} fake_slots[FAKE_SLOTS_MAX];
+static int fake_nslots;
+
+static inline void fake_note_alloc(const void *p, size_t len)
+{
+	if (fake_nslots < FAKE_SLOTS_MAX)
+		fake_slots[fake_nslots++] = { (uintptr_t)p, len };
+}
+
+static inline void fake_forget_allocs(void)
+{
+	fake_nslots = 0;
+}
+
 /* The start of the allocation p points into (cuPointerGetAttribute's
  * range start on a GPU), for test kernels that recognise a buffer
  * whatever offset the runner placed it at; NULL when none is found
@@ -432,6 +465,11 @@ extern "C" __attribute__((visibility("default"))) void *
 arena_fake_gpu_alloc_base(const void *p)
 {
 	uintptr_t q = (uintptr_t)p & ~(uintptr_t)(FAKE_ALLOC_ALIGN - 1);
+
+	for (int i = 0; i < fake_nslots; i++)
+		if ((uintptr_t)p >= fake_slots[i].at &&
+		    (uintptr_t)p < fake_slots[i].at + fake_slots[i].len)
+			return (void *)fake_slots[i].at;
 
 	for (int i = 0; i < 32 && q > FAKE_ALLOC_ALIGN; i++) {
 		const size_t *hdr = (const size_t *)(q - 4096);

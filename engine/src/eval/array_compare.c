@@ -96,18 +96,20 @@ static inline float bf16f(uint16_t h)
 
 /* The test of the file's comment on float values; the fast path is a
  * pair of finite, close values (a NaN or an infinity makes it false and
- * falls through to float_bad). */
-#define CMP_FLOAT(gv, wv, i)                                              \
-	do {                                                              \
-		double g_ = (gv), w_ = (wv);                              \
-		double diff_ = fabs(g_ - w_);                             \
-		if (diff_ <= atol + rtol * fabs(w_)) {                    \
-			if (diff_ > p->max_abs_err)                       \
-				p->max_abs_err = diff_;                   \
-			break;                                            \
-		}                                                         \
-		if (float_bad(g_, w_, atol, rtol, &p->max_abs_err))       \
-			part_bad(p, (i));                                 \
+ * falls through to float_bad).  want must be finite there: an infinite
+ * want makes the tolerance infinite too whenever rtol > 0, and any got -
+ * the other infinity, a finite number - would pass. */
+#define CMP_FLOAT(gv, wv, i)                                           \
+	do {                                                           \
+		double g_ = (gv), w_ = (wv);                           \
+		double diff_ = fabs(g_ - w_);                          \
+		if (diff_ <= atol + rtol * fabs(w_) && isfinite(w_)) { \
+			if (diff_ > p->max_abs_err)                    \
+				p->max_abs_err = diff_;                \
+			break;                                         \
+		}                                                      \
+		if (float_bad(g_, w_, atol, rtol, &p->max_abs_err))    \
+			part_bad(p, (i));                              \
 	} while (0)
 
 static void compare_range(arena_dtype d, const void *got, const void *want,

@@ -699,6 +699,15 @@ struct runner {
 			   * keeper's request is posted); runner_stop ends
 			   * it */
 	int schedstat_fd; /* /proc/<pid>/schedstat, or -1 */
+	int shm_fd;	  /* GPU runners: the shared memory's memfd, kept
+			   * for the keeper's `lend` (take writes there);
+			   * -1 otherwise */
+	int lend_slot;	  /* 1 + its slot of the keeper's lent sets, 0
+			   * while its sets are its own (a GPU timing
+			   * runner, gpu_sample.c) */
+	bool takes_fds;	  /* the keeper: replies may carry a descriptor
+			   * (`lend`), kept in passed_fd */
+	int passed_fd;	  /* the last one received, -1 when none */
 	char runner_path[256];
 	int status;		/* wait status once reaped */
 	char why[512];		/* last failure, a clause: "was killed by ..." */
@@ -781,6 +790,12 @@ enum runner_fail runner_split(struct runner *r, int param, int threads,
  * over the request); copying sets back. */
 void runner_sets_all(struct runner *const *rs, int n, int nsets,
 		     size_t stride, enum runner_fail *fail);
+/* The same, each runner i given sets the keeper lent: bytes[i] of the
+ * allocation descriptor fds[i] stands for (`sets <n> <stride> <bytes>`
+ * with the descriptor). */
+void runner_sets_lent(struct runner *const *rs, int n, int nsets, size_t stride,
+		      const int *fds, const int64_t *bytes,
+		      enum runner_fail *fail);
 /* `time <n>`, with "hold" when hold (runner_proto.h). */
 enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, int *rc,
 				 int64_t *claim_ns, int64_t *drain_ns,
@@ -807,6 +822,23 @@ enum runner_fail runner_keeper_post(struct runner *k, const char *verb,
 				    size_t flush_bytes);
 enum runner_fail runner_keeper_collect(struct runner *k, const char *what,
 				       struct keeper_reply *o);
+/* The keeper's lent sets (docs/gpu.md section 6, "the keeper's
+ * compare"): `lend` (nsets sets of the layout whose `layout` arguments
+ * are proto, for the runner whose shared memory is shm_fd; *fd the
+ * allocation's descriptor, *bytes its size; RUNNER_REFUSED when the
+ * keeper cannot export memory), `compare` (rules: one per argument;
+ * out: elements that failed, and the first's set, argument and index, -1
+ * when none), `take` (the arguments in mask of set k into the slot's
+ * runner's shared memory).  place: the sample's placement seed in hex, or
+ * "-". */
+enum runner_fail runner_keeper_lend(struct runner *k, int slot, int nsets,
+				    size_t stride, const char *proto,
+				    int shm_fd, int *fd, int64_t *bytes);
+enum runner_fail runner_keeper_compare(struct runner *k, int bslot, int cslot,
+				       const char *place, const char *rules,
+				       int64_t out[4]);
+enum runner_fail runner_keeper_take(struct runner *k, int slot,
+				    const char *place, uint32_t mask, int set);
 /* Both halves of a `probe`. */
 enum runner_fail runner_probe(struct runner *k, struct keeper_reply *o);
 /* The keeper's ~1 ms busy kernel, waited for; ns by its own clock. */

@@ -265,6 +265,11 @@ struct eval_ctx {
 	struct runner *keeper;		/* the trusted GPU process: L2 flush,
 					 * probes (gpu_sample.c) */
 	bool keeper_pending;		/* launched, not awaited yet */
+	/* The runner each of the keeper's lent-set slots belongs to (NULL:
+	 * free; its memory stays with the keeper until lent again), and
+	 * whether the keeper lends at all (gpu_sample.c). */
+	struct runner *lent_owner[RP_LEND_SLOTS];
+	bool lend_off;
 	int64_t probe_min_ns;		/* the fastest keeper probe so far */
 	int *gpu_batch;			/* per case: calls per sample, 0 = not
 					 * decided yet (gpu_sample.c) */
@@ -705,6 +710,37 @@ bool ev_gpu_sets(struct eval_ctx *x, enum role role, struct runner *r, int n,
 bool ev_gpu_sets_all(struct eval_ctx *x, const enum role *roles,
 		     struct runner *const *rs, int nr, int n,
 		     const struct case_layout *l, const struct task_case *c);
+/* Whether timing runners get sets the keeper lends (docs/gpu.md section
+ * 6, "the keeper's compare"): by default where the keeper can export
+ * memory; ARENA_GPU_LEND=0 keeps every set a runner's own and every
+ * output fetched to the host. */
+bool ev_gpu_lend_wanted(const struct eval_ctx *x);
+/* ev_gpu_sets_all with sets the keeper lends where it can (*lent then
+ * true; a keeper that cannot export memory turns lending off for the
+ * evaluation and the runners get sets of their own). */
+bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
+		      struct runner *const *rs, int nr, int n,
+		      const struct case_layout *l, const struct task_case *c,
+		      bool *lent);
+/* The placement seed of a sample drawn from seed (the first drawn
+ * input's, as the runners place their sets), in hex, or "-" when no
+ * input is drawn (recorded inputs: every argument at the start of its
+ * window). */
+void ev_gpu_place(const struct task *t, uint64_t seed, char *buf, size_t n);
+/* Every set of cand's lent sets against base's, compared by the keeper
+ * where they lie: inputs bit for bit, outputs within twice the
+ * tolerance.  A failure is worded from host copies of the first failing
+ * set (ev_gpu_sets_match).  False (verdict set) when one differs or the
+ * keeper failed. */
+bool ev_gpu_lent_match(struct eval_ctx *x, const struct case_layout *l,
+		       struct runner *base, struct runner *cand,
+		       const char *place, int pattern, const char *what,
+		       const char *prefix, const struct task_case *c);
+/* The outputs of set k of a runner's lent sets, copied by the keeper
+ * into the runner's shared memory where its fetch would put them (a
+ * reference check's set); false (verdict set) on failure. */
+bool ev_gpu_lent_take(struct eval_ctx *x, struct runner *r, const char *place,
+		      uint32_t mask, int k, const struct task_case *c);
 /* The sets s lists of cand's sample against base's: inputs (when
  * fetched) bit for bit, outputs within twice the tolerance; skip_set
  * (-1: none) is not compared.  With sample (a generator the runners

@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <unistd.h>
 
 /* Samples of one call the baseline runs to size a case's batches; the
  * fastest counts (a runner's first call of a case can be many times
@@ -498,6 +499,180 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 		      c->id, n, n == 1 ? "" : "s", call / 1e3,
 		      gpu_compare_sets(n, l->shm_size));
 	return n;
+}
+
+/* ---- lent sets ------------------------------------------------------------- */
+
+bool ev_gpu_lend_wanted(const struct eval_ctx *x)
+{
+	const char *v = getenv("ARENA_GPU_LEND");
+
+	return !x->lend_off && (!v || strcmp(v, "0") != 0);
+}
+
+/* The keeper's slot for r's sets (0-based): the one it has, else a free
+ * one; -1 when all are taken. */
+static int lend_slot_for(struct eval_ctx *x, struct runner *r)
+{
+	int s = r->lend_slot - 1;
+
+	if (s >= 0 && s < RP_LEND_SLOTS && x->lent_owner[s] == r)
+		return s;
+	for (s = 0; s < RP_LEND_SLOTS; s++)
+		if (!x->lent_owner[s]) {
+			x->lent_owner[s] = r;
+			r->lend_slot = s + 1;
+			return s;
+		}
+	return -1;
+}
+
+bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
+		      struct runner *const *rs, int nr, int n,
+		      const struct case_layout *l, const struct task_case *c,
+		      bool *lent)
+{
+	int fds[2 * MAX_BLOCKS];
+	int64_t bytes[2 * MAX_BLOCKS];
+	enum runner_fail fail[2 * MAX_BLOCKS];
+	enum runner_fail f = RUNNER_OK;
+	bool ok = true;
+
+	*lent = false;
+	if (nr > 2 * MAX_BLOCKS || !ev_gpu_lend_wanted(x))
+		return ev_gpu_sets_all(x, roles, rs, nr, n, l, c);
+	if (!ev_keeper_ready(x))
+		return false;
+	for (int i = 0; i < nr; i++)
+		fds[i] = -1;
+	for (int i = 0; i < nr && f == RUNNER_OK; i++) {
+		int slot = lend_slot_for(x, rs[i]);
+		if (slot < 0 || rs[i]->shm_fd < 0) {
+			f = RUNNER_REFUSED;
+			snprintf(x->keeper->why, sizeof(x->keeper->why),
+				 "has no slot left");
+		} else {
+			f = runner_keeper_lend(x->keeper, slot, n, l->shm_size,
+					       l->proto, rs[i]->shm_fd, &fds[i],
+					       &bytes[i]);
+		}
+	}
+	if (f != RUNNER_OK) {
+		for (int i = 0; i < nr; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		if (f != RUNNER_REFUSED) {
+			keeper_failed(x, f, "while lending the argument sets",
+				      false, c);
+			return false;
+		}
+		/* No exportable memory on this device (HIP, an old
+		 * driver): outputs go to the host, as before lending. */
+		x->lend_off = true;
+		ev_trace_mark(x,
+			      "the keeper lends no sets (%s): every output "
+			      "is fetched to the host",
+			      x->keeper->why);
+		return ev_gpu_sets_all(x, roles, rs, nr, n, l, c);
+	}
+	runner_sets_lent(rs, nr, n, l->shm_size, fds, bytes, fail);
+	for (int i = 0; i < nr; i++) {
+		close(fds[i]);
+		if (ok && fail[i] != RUNNER_OK) {
+			ev_runner_failed(x, roles[i], rs[i], fail[i],
+					 "while mapping the argument sets "
+					 "the keeper lent",
+					 c);
+			ok = false;
+		}
+	}
+	*lent = ok;
+	return ok;
+}
+
+void ev_gpu_place(const struct task *t, uint64_t seed, char *buf, size_t n)
+{
+	for (int a = 0; a < t->nargs; a++)
+		if (t->args[a].io != IO_OUT &&
+		    t->args[a].init.dist != INIT_RECORDED) {
+			/* ev_gpu_gen_spec's seed of argument a. */
+			snprintf(buf, n, "%llx",
+				 (unsigned long long)mix64(
+					 seed ^ mix64((uint64_t)a + 1)));
+			return;
+		}
+	snprintf(buf, n, "-");
+}
+
+bool ev_gpu_lent_take(struct eval_ctx *x, struct runner *r, const char *place,
+		      uint32_t mask, int k, const struct task_case *c)
+{
+	enum runner_fail f =
+		runner_keeper_take(x->keeper, r->lend_slot - 1, place, mask, k);
+
+	if (f != RUNNER_OK)
+		keeper_failed(x, f, "while taking a set", false, c);
+	return f == RUNNER_OK;
+}
+
+bool ev_gpu_lent_match(struct eval_ctx *x, const struct case_layout *l,
+		       struct runner *base, struct runner *cand,
+		       const char *place, int pattern, const char *what,
+		       const char *prefix, const struct task_case *c)
+{
+	const struct task *t = x->t;
+	struct strbuf rules = STRBUF_INIT;
+	int64_t out[4];
+
+	for (int a = 0; a < t->nargs; a++) {
+		const struct task_arg *ta = &t->args[a];
+		double atol, rtol;
+		if (a)
+			strbuf_addch(&rules, ' ');
+		if (ta->scratch) {
+			strbuf_addch(&rules, '-');
+		} else if (ta->io == IO_IN) {
+			strbuf_addch(&rules, '=');
+		} else {
+			task_tolerance(t, ta, &atol, &rtol);
+			strbuf_addf(&rules, "t:%.17g:%.17g", atol * 2.0,
+				    rtol * 2.0);
+		}
+	}
+	enum runner_fail f = runner_keeper_compare(x->keeper,
+						   base->lend_slot - 1,
+						   cand->lend_slot - 1, place,
+						   rules.buf, out);
+	strbuf_release(&rules);
+	if (f != RUNNER_OK) {
+		keeper_failed(x, f, "while comparing the sets", false, c);
+		return false;
+	}
+	if (out[0] == 0)
+		return true;
+	/* Words it as a comparison on the host would: that set of both,
+	 * whole (the same elements fail). */
+	int k = (int)out[1];
+	if (k < 0 || k >= cand->nsets || out[2] < 0 || out[2] >= t->nargs) {
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the keeper's comparison named no set (%s)", what);
+		return false;
+	}
+	uint32_t all = t->nargs >= 32 ? ~0u : (1u << t->nargs) - 1;
+	if (!ev_gpu_lent_take(x, base, place, all, k, c) ||
+	    !ev_gpu_lent_take(x, cand, place, all, k, c))
+		return false;
+	struct gpu_sets one = { .n = 1, .set = { k } };
+	if (!ev_gpu_sets_match(x, l, base, cand, &one, pattern, true, -1, NULL,
+			       what, prefix, c))
+		return false;
+	ev_verdict(x, RS_INCORRECT,
+		   "%s: %lld element%s differ%s (the first in set %d, "
+		   "argument '%s', element %lld; found on the device)",
+		   prefix, (long long)out[0], out[0] == 1 ? "" : "s",
+		   out[0] == 1 ? "s" : "", k, t->args[out[2]].name,
+		   (long long)out[3]);
+	return false;
 }
 
 /* ---- comparisons ------------------------------------------------------------ */

@@ -60,6 +60,8 @@ struct runner *runner_new(void)
 
 	r->sock = -1;
 	r->schedstat_fd = -1;
+	r->shm_fd = -1;
+	r->passed_fd = -1;
 	return r;
 }
 
@@ -275,6 +277,7 @@ static void runner_env(struct strvec *env, bool gpu)
 		"ARENA_FAKE_GPU_DIR",
 		"ARENA_FAKE_GPU_GEN_JITTER_US",
 		"ARENA_FAKE_GPU_WAKE_JITTER_US",
+		"ARENA_FAKE_GPU_NO_VMM",
 	};
 
 	strvec_push(env, "PATH=/usr/local/bin:/usr/bin:/bin");
@@ -397,8 +400,12 @@ child_exec(pid_t parent, int sock, int memfd, int kfd, int devnull, int logfd,
 	rl.rlim_cur = s->gpu ? 7200 : 600;
 	rl.rlim_max = rl.rlim_cur + 10;
 	setrlimit(RLIMIT_CPU, &rl);
+	/* What a runner may write to a file: its log.  Not the keeper's,
+	 * which runs no candidate code and whose lent sets on the fake GPU
+	 * are memfds, files the limit would cap (gpu_rt.h). */
 	rl.rlim_cur = rl.rlim_max = 64ull << 20;
-	setrlimit(RLIMIT_FSIZE, &rl);
+	if (strcmp(s->role, "keeper") != 0)
+		setrlimit(RLIMIT_FSIZE, &rl);
 	rl.rlim_cur = rl.rlim_max = 256;
 	setrlimit(RLIMIT_NOFILE, &rl);
 	if (s->as_limit) {
@@ -564,7 +571,12 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 	r->sock = sv[0];
 	snprintf(r->runner_path, sizeof(r->runner_path), "%s", s->runner_path);
 	close(sv[1]);
-	close(memfd);
+	/* A GPU runner's shared memory may be lent to the keeper, whose
+	 * `take` writes a set there (gpu_sample.c). */
+	if (s->gpu)
+		r->shm_fd = memfd;
+	else
+		close(memfd);
 	close(kfd);
 	close(devnull);
 	strvec_release(&env);
@@ -708,6 +720,10 @@ void runner_destroy(struct runner *r)
 		close(r->sock);
 	if (r->schedstat_fd >= 0)
 		close(r->schedstat_fd);
+	if (r->shm_fd >= 0)
+		close(r->shm_fd);
+	if (r->passed_fd >= 0)
+		close(r->passed_fd);
 	if (r->shm)
 		munmap(r->shm, r->shm_size);
 	free(r);

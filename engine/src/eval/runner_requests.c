@@ -89,6 +89,43 @@ int runner_take_line(struct runner *r, bool allow_more, char **line,
 	return 0;
 }
 
+/* recv(2) of what the runner sent; for the keeper (r->takes_fds) with
+ * any descriptor it sent along, the first kept in r->passed_fd (a
+ * plain recv closes them). */
+static ssize_t recv_some(struct runner *r, char *buf, size_t len)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int) * 4)];
+	} ctl;
+	struct iovec iov = { buf, len };
+	struct msghdr m;
+
+	if (!r->takes_fds)
+		return recv(r->sock, buf, len, MSG_DONTWAIT);
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = ctl.b;
+	m.msg_controllen = sizeof(ctl.b);
+	ssize_t n = recvmsg(r->sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&m) : NULL; c;
+	     c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			if (r->passed_fd < 0)
+				r->passed_fd = fd;
+			else
+				close(fd);
+		}
+	}
+	return n;
+}
+
 /* How long a reader with r->spin_replies polls the channel before it
  * sleeps in poll(2): the replies of a timed GPU sample's requests come
  * within a few milliseconds, and a sleeping controller's wake-up is noise
@@ -126,8 +163,8 @@ enum runner_fail rcl_read_line_more(struct runner *r, const char *what,
 			if (pr <= 0)
 				continue;
 		}
-		ssize_t n = recv(r->sock, r->buf + r->blen,
-				 RP_MAX_LINE - r->blen, MSG_DONTWAIT);
+		ssize_t n =
+			recv_some(r, r->buf + r->blen, RP_MAX_LINE - r->blen);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
@@ -465,6 +502,80 @@ void runner_sets_all(struct runner *const *rs, int n, int nsets,
 		if (fail[i] == RUNNER_OK)
 			rs[i]->nsets = nsets;
 	}
+}
+
+void runner_sets_lent(struct runner *const *rs, int n, int nsets, size_t stride,
+		      const int *fds, const int64_t *bytes,
+		      enum runner_fail *fail)
+{
+	for (int i = 0; i < n; i++) {
+		struct runner *r = rs[i];
+		r->seq++;
+		char *req = xasprintf("sets %" PRIu64 " %d %zu %" PRId64 "\n",
+				      r->seq, nsets, stride, bytes[i]);
+		fail[i] = post(r, req, fds[i]);
+		free(req);
+	}
+	for (int i = 0; i < n; i++) {
+		if (fail[i] != RUNNER_OK)
+			continue;
+		fail[i] = collect_buffers(rs[i], "map the argument sets lent");
+		if (fail[i] == RUNNER_OK)
+			rs[i]->nsets = nsets;
+	}
+}
+
+enum runner_fail runner_keeper_lend(struct runner *k, int slot, int nsets,
+				    size_t stride, const char *proto,
+				    int shm_fd, int *fd, int64_t *bytes)
+{
+	int64_t v[1];
+	enum runner_fail f;
+
+	*fd = -1;
+	k->takes_fds = true;
+	if (k->passed_fd >= 0)
+		close(k->passed_fd);
+	k->passed_fd = -1;
+	k->seq++;
+	char *req = xasprintf("lend %" PRIu64 " %d %d %zu %s\n", k->seq, slot,
+			      nsets, stride, proto);
+	f = post(k, req, shm_fd);
+	free(req);
+	if (f == RUNNER_OK)
+		f = collect_reply(k, "lend argument sets", 1, v, NULL, k->hold);
+	*fd = k->passed_fd;
+	k->passed_fd = -1;
+	if (f == RUNNER_OK && (*fd < 0 || v[0] < 1))
+		f = rcl_protocol(k, "lent sets without a descriptor");
+	if (f != RUNNER_OK && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	if (f == RUNNER_OK)
+		*bytes = v[0];
+	return f;
+}
+
+enum runner_fail runner_keeper_compare(struct runner *k, int bslot, int cslot,
+				       const char *place, const char *rules,
+				       int64_t out[4])
+{
+	char *a = xasprintf("%d %d %s %s", bslot, cslot, place, rules);
+	enum runner_fail f =
+		request(k, "compare", a, "compare the sets", 4, out, NULL);
+
+	free(a);
+	return f;
+}
+
+enum runner_fail runner_keeper_take(struct runner *k, int slot,
+				    const char *place, uint32_t mask, int set)
+{
+	char a[96];
+
+	snprintf(a, sizeof(a), "%d %s %" PRIu32 " %d", slot, place, mask, set);
+	return request(k, "take", a, "take a set", 0, NULL, NULL);
 }
 
 enum runner_fail runner_call(struct runner *r, int *rc)

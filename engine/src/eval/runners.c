@@ -29,6 +29,13 @@
 
 void ev_ctx_forget(struct eval_ctx *x, struct runner *r)
 {
+	/* Its lent slot is free again (the keeper frees the memory when the
+	 * slot is lent next, or with the keeper). */
+	if (r && r->lend_slot > 0 && r->lend_slot <= RP_LEND_SLOTS &&
+	    x->lent_owner[r->lend_slot - 1] == r)
+		x->lent_owner[r->lend_slot - 1] = NULL;
+	if (r == x->keeper)
+		memset(x->lent_owner, 0, sizeof(x->lent_owner));
 	for (int i = 0; i < x->nlive; i++)
 		if (x->live[i] == r) {
 			x->live[i] = x->live[--x->nlive];

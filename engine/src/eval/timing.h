@@ -92,6 +92,10 @@ struct timing_case {
 	void **stage;
 	/* GPU: set k of a batch at shared-memory offset k * stride */
 	size_t stride;
+	/* GPU: every runner's sets were lent by the keeper, which compares
+	 * them where they lie (ev_gpu_lent_match): a sample's fetch copies
+	 * nothing */
+	bool lent;
 	/* A reference runner for checks of timed samples (host), or NULL. */
 	struct runner *ref;
 	/* GPU with a host reference: those checks run in the background

@@ -61,12 +61,18 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	bool ok = true;
 
 	/* Inputs come back on a random quarter of samples, in every phase
-	 * alike (a kernel that writes its inputs cannot know when). */
+	 * alike (a kernel that writes its inputs cannot know when).  With
+	 * lent sets nothing comes back: the fetch only waits for the
+	 * runner's stream, and the keeper compares every set, inputs
+	 * included, where they lie. */
 	x->pair_t0_ns = now_ns();
 	bool inputs = (rng_next(p->r) & 3) == 0;
-	uint32_t mask = ev_gpu_fetch_mask(t, inputs);
+	uint32_t mask = p->lent ? 0 : ev_gpu_fetch_mask(t, inputs);
 	struct gpu_sets cmp;
-	char *spec = ev_gpu_gen_spec(t, p->l, pattern, rng_next(p->r));
+	uint64_t seed = rng_next(p->r);
+	char *spec = ev_gpu_gen_spec(t, p->l, pattern, seed);
+	char place[24];
+	ev_gpu_place(t, seed, place, sizeof(place));
 	snprintf(what, sizeof(what), "in %s call %d", kind, num);
 	/* Orders alternate within a block (from a random start): the
 	 * sample that opens a pair pays for the device and the host waking
@@ -90,9 +96,22 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 		 "output of %s call %d in %s '%s' "
 		 "differs from baseline",
 		 kind, num, ev_case_kind(p->c), p->c->id);
-	ok = ok && ev_gpu_sets_match(x, p->l, bk->base, bk->cand, &cmp, pattern,
-				     inputs, k, sampled ? &p->sample_rng : NULL,
-				     what, prefix, p->c);
+	if (p->lent) {
+		ok = ok && ev_gpu_lent_match(x, p->l, bk->base, bk->cand, place,
+					     pattern, what, prefix, p->c);
+		/* The reference check's set of the candidate, where its
+		 * fetch would have put it. */
+		ok = ok &&
+		     (k < 0 ||
+		      ev_gpu_lent_take(x, bk->cand, place,
+				       ev_gpu_fetch_mask(t, false), k, p->c));
+		sampled = false;
+	} else {
+		ok = ok && ev_gpu_sets_match(x, p->l, bk->base, bk->cand, &cmp,
+					     pattern, inputs, k,
+					     sampled ? &p->sample_rng : NULL,
+					     what, prefix, p->c);
+	}
 	if (ok && refcheck) {
 		snprintf(prefix, sizeof(prefix),
 			 "output of %s call %d in %s "
@@ -534,9 +553,10 @@ static bool gpu_prepare(struct timing_case *p)
 			rs[nr++] = role == ROLE_CAND ? blocks[b].cand
 						     : blocks[b].base;
 		}
-	if (!ev_gpu_sets_all(x, roles, rs, nr, p->n, p->l, c))
+	if (!ev_gpu_sets_lent(x, roles, rs, nr, p->n, p->l, c, &p->lent))
 		return false;
-	ev_trace_mark(x, "case %s: batch buffers allocated", c->id);
+	ev_trace_mark(x, "case %s: batch buffers %s", c->id,
+		      p->lent ? "lent by the keeper" : "allocated");
 	x->pair_end_ns = now_ns();
 	/* Pairs of opposite orders are averaged in the excess (gpu_ratios):
 	 * an even number of them per block. */

@@ -3,13 +3,22 @@
  * exp), and one line on stderr (the runner's log) per call: the bits of
  * x[0], which name the sample and set (inputs are drawn from the pair's
  * seed, the same in both runners of a pair), and each argument's offset
- * within its 2 MiB-aligned fake allocation (gpu_rt_fake.h).
+ * within its fake allocation, or its slot of the sets the keeper lent
+ * (arena_fake_gpu_alloc_base, gpu_rt_fake.h).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "arena/kernel.h"
+
+extern "C" void *arena_fake_gpu_alloc_base(const void *p);
+
+static unsigned long offset_in_alloc(const void *p)
+{
+	return (unsigned long)((uintptr_t)p -
+			       (uintptr_t)arena_fake_gpu_alloc_base(p));
+}
 
 extern "C" ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
 					 const int64_t *params, int nparams,
@@ -24,8 +33,7 @@ extern "C" ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
 	uint32_t bits;
 	memcpy(&bits, x, sizeof(bits));
 	fprintf(stderr, "place %08x %lu %lu\n", (unsigned)bits,
-		(unsigned long)((uintptr_t)x & ((2u << 20) - 1)),
-		(unsigned long)((uintptr_t)y & ((2u << 20) - 1)));
+		offset_in_alloc(x), offset_in_alloc(y));
 	fflush(stderr);
 	for (int64_t i = 0; i < n; i++) {
 		float v = x[i];
