@@ -62,30 +62,31 @@ CMP_FN float cmp_half(uint16_t h)
 	return f;
 }
 
+/* Element i of an array of T: one load of its width on the device
+ * (every argument starts 256-byte aligned), memcpy on the host. */
+template <typename T> CMP_FN T cmp_load(const unsigned char *p, size_t i)
+{
+#if defined(ARENA_GPU_FAKE)
+	T v;
+	memcpy(&v, p + i * sizeof(T), sizeof(T));
+	return v;
+#else
+	return ((const T *)p)[i];
+#endif
+}
+
 CMP_FN double cmp_value(int dtype, const unsigned char *p, size_t i)
 {
 	switch (dtype) {
-	case ARENA_F32: {
-		float f;
-		memcpy(&f, p + i * 4, 4);
-		return f;
-	}
-	case ARENA_F64: {
-		double d;
-		memcpy(&d, p + i * 8, 8);
-		return d;
-	}
-	case ARENA_F16: {
-		uint16_t h;
-		memcpy(&h, p + i * 2, 2);
-		return cmp_half(h);
-	}
+	case ARENA_F32:
+		return cmp_load<float>(p, i);
+	case ARENA_F64:
+		return cmp_load<double>(p, i);
+	case ARENA_F16:
+		return cmp_half(cmp_load<uint16_t>(p, i));
 	default: { /* ARENA_BF16 */
-		uint16_t h;
-		uint32_t bits;
+		uint32_t bits = (uint32_t)cmp_load<uint16_t>(p, i) << 16;
 		float f;
-		memcpy(&h, p + i * 2, 2);
-		bits = (uint32_t)h << 16;
 		memcpy(&f, &bits, 4);
 		return f;
 	}
@@ -117,11 +118,19 @@ CMP_FN bool cmp_element_bad(int kind, int dtype, size_t esize,
 			return g != w;
 		return true;
 	}
-	const unsigned char *a = got + i * esize, *b = want + i * esize;
-	for (size_t j = 0; j < esize; j++)
-		if (a[j] != b[j])
-			return true;
-	return false;
+	switch (esize) {
+	case 1:
+		return cmp_load<uint8_t>(got, i) != cmp_load<uint8_t>(want, i);
+	case 2:
+		return cmp_load<uint16_t>(got, i) !=
+		       cmp_load<uint16_t>(want, i);
+	case 4:
+		return cmp_load<uint32_t>(got, i) !=
+		       cmp_load<uint32_t>(want, i);
+	default:
+		return cmp_load<uint64_t>(got, i) !=
+		       cmp_load<uint64_t>(want, i);
+	}
 }
 
 /* One argument of every set: tab[2k] its got, tab[2k + 1] its want. */
