@@ -1403,12 +1403,13 @@ static bool trace_says(const char *dir, const char *what)
 /* Timing runners' sets are lent by the keeper, which compares them where
  * they lie (docs/gpu.md section 6, "the keeper's compare"), and
  * ARENA_GPU_LEND=0 keeps the host fetch, as does a keeper that cannot
- * export memory (HIP today; "x": the fake's ARENA_FAKE_GPU_NO_VMM): each
- * gives an honest candidate its verdict and catches one wrong in every
- * 997th element of its timed calls. */
+ * export memory (HIP today; "x": the fake's ARENA_FAKE_GPU_NO_VMM) and a
+ * baseline runner that cannot map it ("y": ARENA_FAKE_GPU_NO_IMPORT):
+ * each gives an honest candidate its verdict and catches one wrong in
+ * every 997th element of its timed calls. */
 static void test_lent_and_fetched_sets_give_the_same_verdicts(void **s)
 {
-	static const char *const modes[] = { "1", "0", "x" };
+	static const char *const modes[] = { "1", "0", "x", "y" };
 	char *wrong = fake_variant("timed_wrong", "TIMED_WRONG_MODE", 2);
 
 	(void)s;
@@ -1420,10 +1421,13 @@ static void test_lent_and_fetched_sets_give_the_same_verdicts(void **s)
 		struct task_result r;
 		bool lent = strcmp(modes[m], "1") == 0;
 		bool unsupported = strcmp(modes[m], "x") == 0;
+		bool unmappable = strcmp(modes[m], "y") == 0;
 
-		setenv("ARENA_GPU_LEND", unsupported ? "1" : modes[m], 1);
+		setenv("ARENA_GPU_LEND", strcmp(modes[m], "0") ? "1" : "0", 1);
 		if (unsupported)
 			setenv("ARENA_FAKE_GPU_NO_VMM", "1", 1);
+		if (unmappable)
+			setenv("ARENA_FAKE_GPU_NO_IMPORT", "1", 1);
 		assert_non_null(mkdtemp(dir));
 		o.log_dir = dir;
 		evaluate("task/fakewide", &o, &r);
@@ -1436,15 +1440,32 @@ static void test_lent_and_fetched_sets_give_the_same_verdicts(void **s)
 						  : "lent by the keeper"));
 		assert_true(trace_says(dir, "the keeper lends no sets") ==
 			    unsupported);
+		assert_true(trace_says(dir, "a baseline runner cannot map") ==
+			    unmappable);
 		rm_rf(dir);
 		o.log_dir = NULL;
 		evaluate(wrong, &o, &r);
 		expect(&r, RS_INCORRECT, "differs from");
 		result_release(&r);
 		unsetenv("ARENA_FAKE_GPU_NO_VMM");
+		unsetenv("ARENA_FAKE_GPU_NO_IMPORT");
 	}
 	unsetenv("ARENA_GPU_LEND");
 	free(wrong);
+}
+
+/* A candidate whose runner refuses the sets the keeper lends fails: only
+ * a baseline's refusal turns lending off, so that no candidate can push
+ * its evaluation back to the sampled comparison. */
+static void test_a_candidate_refusing_lent_sets_fails(void **s)
+{
+	struct opts o = { 0 };
+	struct task_result r;
+
+	(void)s;
+	evaluate("refuse_lent", &o, &r);
+	expect(&r, RS_RUNTIME_ERROR, "lent sets refused");
+	result_release(&r);
 }
 
 /* An input written in timed calls, one element of half a million, is
@@ -1773,6 +1794,7 @@ int main(void)
 			test_lent_and_fetched_sets_give_the_same_verdicts),
 		cmocka_unit_test(
 			test_one_input_element_written_in_timed_calls_is_rejected),
+		cmocka_unit_test(test_a_candidate_refusing_lent_sets_fails),
 		cmocka_unit_test(
 			test_honest_candidate_passes_with_background_checks),
 		cmocka_unit_test(

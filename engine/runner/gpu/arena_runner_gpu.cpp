@@ -458,8 +458,17 @@ static void do_sets(const char *seq, char **save)
 		lock_host((size_t)(n * stride));
 		gpu_err e = fd >= 0 ? map_lent_sets(fd, (int)n, (size_t)bytes)
 				    : alloc_sets((int)n);
+		(void)GPU(GetLastError)();
 		if (e == GPU(Success))
 			reply_allocated(seq);
+		else if (fd >= 0 && GPU(DeviceSynchronize)() == GPU(Success) &&
+			 alloc_sets(1) == GPU(Success))
+			/* Not a device error: lent memory cannot be mapped
+			 * here (the sandbox, the driver).  One set of its own
+			 * again, as after `layout`: the controller falls back
+			 * to sets of the runners' own if a baseline says so. */
+			rio_replyf("error %s lent sets refused: %s (%s)", seq,
+				   gpu_err_name(e), gpu_err_string(e));
 		else
 			device_error(seq, e, "allocating the argument sets");
 	}
@@ -1027,10 +1036,13 @@ static void do_lend(const char *seq, char **save)
 	gpu_err e = gpu_vmm_create((size_t)n * s->plan.span, &s->mem, &out);
 	if (e != GPU(Success)) {
 		lent_free(s);
-		/* No exportable memory here (HIP, an old driver): the
-		 * controller keeps the host fetch. */
-		if (e == GPU(ErrorNotSupported))
-			rio_replyf("error %s lend unsupported", seq);
+		(void)GPU(GetLastError)();
+		/* No exportable memory here (HIP, an old driver, a sandbox
+		 * the export needs more from): the controller keeps the host
+		 * fetch, unless the device itself failed. */
+		if (GPU(DeviceSynchronize)() == GPU(Success))
+			rio_replyf("error %s lend unsupported: %s (%s)", seq,
+				   gpu_err_name(e), gpu_err_string(e));
 		else
 			device_error(seq, e, "allocating lent sets");
 		return;

@@ -50,7 +50,8 @@
  *                                       the same "after the given stream
  *                                       had finished": work never joined
  * and $ARENA_FAKE_GPU_NO_VMM makes the keeper's exportable allocations
- * (gpu_rt.h) fail as unsupported, as on a device without them.
+ * (gpu_rt.h) fail as unsupported, as on a device without them;
+ * $ARENA_FAKE_GPU_NO_IMPORT makes a runner's mapping of them fail.
  *   arena_fake_gpu_alloc_base(p)        the start of the allocation p
  *                                       points into (the runner places
  *                                       arguments at an offset in theirs;

@@ -575,7 +575,43 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 			      x->keeper->why);
 		return ev_gpu_sets_all(x, roles, rs, nr, n, l, c);
 	}
-	runner_sets_lent(rs, nr, n, l->shm_size, fds, bytes, fail);
+	/* The baselines first: a trusted runner that cannot map lent memory
+	 * (the driver, the sandbox) turns lending off for the evaluation.
+	 * A candidate's refusal is its failure, never a way back to the
+	 * weaker sampled comparison. */
+	struct runner *part[2 * MAX_BLOCKS];
+	int idx[2 * MAX_BLOCKS], fd_part[2 * MAX_BLOCKS], np;
+	int64_t by_part[2 * MAX_BLOCKS];
+	enum runner_fail f_part[2 * MAX_BLOCKS];
+	for (int cand = 0; cand < 2; cand++) {
+		np = 0;
+		for (int i = 0; i < nr; i++)
+			if ((roles[i] == ROLE_CAND) == (cand == 1)) {
+				idx[np] = i;
+				part[np] = rs[i];
+				fd_part[np] = fds[i];
+				by_part[np++] = bytes[i];
+			}
+		runner_sets_lent(part, np, n, l->shm_size, fd_part, by_part,
+				 f_part);
+		for (int j = 0; j < np; j++)
+			fail[idx[j]] = f_part[j];
+		int refused = -1;
+		for (int j = 0; j < np && !cand; j++)
+			if (f_part[j] == RUNNER_REFUSED)
+				refused = j;
+		if (refused >= 0) {
+			x->lend_off = true;
+			ev_trace_mark(x,
+				      "a baseline runner cannot map the sets "
+				      "the keeper lent (%s): every output is "
+				      "fetched to the host",
+				      part[refused]->why);
+			for (int i = 0; i < nr; i++)
+				close(fds[i]);
+			return ev_gpu_sets_all(x, roles, rs, nr, n, l, c);
+		}
+	}
 	for (int i = 0; i < nr; i++) {
 		close(fds[i]);
 		if (ok && fail[i] != RUNNER_OK) {

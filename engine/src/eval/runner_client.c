@@ -278,6 +278,7 @@ static void runner_env(struct strvec *env, bool gpu)
 		"ARENA_FAKE_GPU_GEN_JITTER_US",
 		"ARENA_FAKE_GPU_WAKE_JITTER_US",
 		"ARENA_FAKE_GPU_NO_VMM",
+		"ARENA_FAKE_GPU_NO_IMPORT",
 	};
 
 	strvec_push(env, "PATH=/usr/local/bin:/usr/bin:/bin");
