@@ -1463,7 +1463,9 @@ static void test_a_candidate_refusing_lent_sets_fails(void **s)
 	struct task_result r;
 
 	(void)s;
+	setenv("ARENA_GPU_LEND", "1", 1);
 	evaluate("refuse_lent", &o, &r);
+	unsetenv("ARENA_GPU_LEND");
 	expect(&r, RS_RUNTIME_ERROR, "lent sets refused");
 	result_release(&r);
 }
@@ -1477,7 +1479,9 @@ static void test_one_input_element_written_in_timed_calls_is_rejected(void **s)
 	struct task_result r;
 
 	(void)s;
+	setenv("ARENA_GPU_LEND", "1", 1);
 	evaluate("input_scribble", &o, &r);
+	unsetenv("ARENA_GPU_LEND");
 	expect(&r, RS_REJECTED, "input 'x' was modified by the kernel");
 	result_release(&r);
 }

@@ -507,7 +507,9 @@ bool ev_gpu_lend_wanted(const struct eval_ctx *x)
 {
 	const char *v = getenv("ARENA_GPU_LEND");
 
-	return !x->lend_off && (!v || strcmp(v, "0") != 0);
+	/* Off unless asked for, until it has run on a GPU (docs/gpu.md
+	 * section 6, "The keeper's compare"). */
+	return !x->lend_off && v && strcmp(v, "1") == 0;
 }
 
 /* The keeper's slot for r's sets (0-based): the one it has, else a free
