@@ -3,8 +3,8 @@
 # against the host fetch it replaced, side by side on one GPU: for each
 # TASK, ROUNDS rounds of two default `arena eval --aa` (the task's
 # baseline against itself, correctness and reference checks included),
-# one with ARENA_GPU_LEND=1 and one with =0, in alternating order, each on
-# an edited copy (a comment unique to the call: never a cached result).
+# one with ARENA_GPU_LEND=1 and one with =0, in alternating order (an A/A
+# is never a cached result).
 # Per evaluation: wall seconds, status, speedup and interval, the timing
 # phase, timed pairs and the medians of a timed pair's whole time, of its
 # two fetches and of its checks (timing.tsv's pair lines), and whether
@@ -21,21 +21,15 @@ sum=$OUT/lend_ab.txt
 commit=${ARENA_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')}
 echo "# lend_ab.sh on $DEVICE, commit $commit, $(date -u +%FT%TZ), $rounds round(s)" >"$sum"
 echo "task | lend | exit | wall s | status | speedup | interval | timing s | pairs | pair ms | fetch ms | check ms | buffers" >>"$sum"
-stamp="$(date +%s).$$"
 n=0
 one() { # TASK LEND
 	task=$1
 	lend=$2
 	n=$((n + 1))
-	ws=$work/ws$n
 	logs=$work/logs$n
-	cp -r "${ARENA_TASKS_DIR:-$ROOT/tasks}/$task" "$ws"
-	main=$(ls "$ws"/kernel.* | head -n 1)
-	case $main in *.py) c="#" ;; *) c="//" ;; esac
-	echo "$c lend_ab $stamp $n" >>"$main"
 	t0=$(now)
 	ARENA_GPU_LEND=$lend timeout 300 "$ARENA" --store "$STORE" eval "$task" \
-		--workspace "$ws" --aa --logs "$logs" >"$work/$n.yaml" 2>&1
+		--aa --logs "$logs" >"$work/$n.yaml" 2>&1
 	rc=$?
 	wall=$(elapsed "$t0")
 	y=$work/$n.yaml

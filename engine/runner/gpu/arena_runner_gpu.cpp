@@ -1486,6 +1486,33 @@ static void warm_pool(int dev)
 	(void)GPU(GetLastError)();
 }
 
+/*
+ * The keeper's file-system rules: no writes anywhere, as for every
+ * runner, except the NVIDIA device nodes.  Exporting an allocation as a
+ * file descriptor (`lend`, gpu_rt.h) makes the driver open a new
+ * descriptor of its control device read-write, which the rules of a
+ * runner refuse; the keeper runs no candidate code, and its device is
+ * open already.  Nodes that do not exist are skipped (sbx_landlock_fs).
+ */
+static const struct sbx_fs *keeper_fs(void)
+{
+	static char names[34][24];
+	static const char *list[35];
+	static struct sbx_fs fs;
+
+	if (!list[0]) {
+		snprintf(names[0], sizeof(names[0]), "/dev/nvidiactl");
+		snprintf(names[1], sizeof(names[1]), "/dev/nvidia-uvm");
+		for (int i = 0; i < 32; i++)
+			snprintf(names[i + 2], sizeof(names[i + 2]),
+				 "/dev/nvidia%d", i);
+		for (int i = 0; i < 34; i++)
+			list[i] = names[i];
+		fs.write = list;
+	}
+	return &fs;
+}
+
 /* Opens the device and everything the requests need, before the sandbox:
  * the driver opens its device files read-write and starts threads here. */
 static gpu_err open_device(int dev, const char **during)
@@ -1640,7 +1667,9 @@ static int runner_main(int argc, char **argv)
 			   (long)getpid(), shm_size);
 		_exit(1);
 	}
-	int landlock = nnp && sbx_landlock_fs(embed ? embed->fs : NULL) == 0;
+	int landlock = nnp && sbx_landlock_fs(keeper  ? keeper_fs()
+					      : embed ? embed->fs
+						      : NULL) == 0;
 	int seccomp = nnp && sbx_seccomp(SBX_GPU | (embed ? embed->seccomp_extra
 							   : 0)) == 0;
 	step_clock_mark(&sc, "sandbox");

@@ -18,6 +18,7 @@
 #define ARENA_GPU_RT_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #if defined(ARENA_GPU_FAKE)
@@ -230,6 +231,15 @@ static inline bool vmm_load(void)
 	return vmm.ok;
 }
 
+/* The driver's result of a failed step, to the runner's log (the
+ * runtime's error code below keeps only whether memory ran out). */
+static inline void vmm_log(const char *step, CUresult r)
+{
+	if (r != CUDA_SUCCESS)
+		fprintf(stderr, "arena-runner-cuda: %s failed: CUresult %d\n",
+			step, (int)r);
+}
+
 static inline gpu_err vmm_err(CUresult r)
 {
 	return r == CUDA_SUCCESS	       ? cudaSuccess
@@ -270,9 +280,11 @@ static inline gpu_err vmm_map(int dev, struct gpu_vmm *m)
 	CUmemAccessDesc a;
 	CUresult r = vmm.reserve(&p, m->size, 0, 0, 0);
 
+	vmm_log("cuMemAddressReserve", r);
 	if (r != CUDA_SUCCESS)
 		return vmm_err(r);
 	r = vmm.map(p, m->size, 0, (CUmemGenericAllocationHandle)m->handle, 0);
+	vmm_log("cuMemMap", r);
 	if (r != CUDA_SUCCESS) {
 		(void)vmm.address_free(p, m->size);
 		return vmm_err(r);
@@ -282,7 +294,9 @@ static inline gpu_err vmm_map(int dev, struct gpu_vmm *m)
 	a.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 	a.location.id = dev;
 	a.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-	return vmm_err(vmm.set_access(p, m->size, &a, 1));
+	r = vmm.set_access(p, m->size, &a, 1);
+	vmm_log("cuMemSetAccess", r);
+	return vmm_err(r);
 }
 
 /* At least `want` bytes on the current device, mapped here, and *fd a
@@ -302,19 +316,24 @@ static inline gpu_err gpu_vmm_create(size_t want, struct gpu_vmm *m, int *fd)
 	CUmemAllocationProp p = vmm_prop(dev);
 	CUresult r =
 		vmm.granularity(&gran, &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+	vmm_log("cuMemGetAllocationGranularity", r);
 	if (r != CUDA_SUCCESS || !gran)
-		return vmm_err(r);
+		return r != CUDA_SUCCESS ? vmm_err(r) : cudaErrorNotSupported;
 	m->size = (want + gran - 1) / gran * gran;
 	if (!m->size)
 		m->size = gran;
-	if ((r = vmm.create(&h, m->size, &p, 0)) != CUDA_SUCCESS)
+	r = vmm.create(&h, m->size, &p, 0);
+	vmm_log("cuMemCreate", r);
+	if (r != CUDA_SUCCESS)
 		return vmm_err(r);
 	m->handle = (unsigned long long)h;
 	gpu_err e = vmm_map(dev, m);
 	if (e == cudaSuccess &&
 	    (r = vmm.export_fd(fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
-			       0)) != CUDA_SUCCESS)
+			       0)) != CUDA_SUCCESS) {
+		vmm_log("cuMemExportToShareableHandle", r);
 		e = vmm_err(r);
+	}
 	if (e != cudaSuccess)
 		gpu_vmm_release(m);
 	return e;
@@ -333,6 +352,7 @@ static inline gpu_err gpu_vmm_import(int fd, size_t size, struct gpu_vmm *m)
 		return cudaErrorInvalidDevice;
 	CUresult r = vmm.import_fd(&h, (void *)(uintptr_t)fd,
 				   CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	vmm_log("cuMemImportFromShareableHandle", r);
 	if (r != CUDA_SUCCESS)
 		return vmm_err(r);
 	m->handle = (unsigned long long)h;
