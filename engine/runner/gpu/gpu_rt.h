@@ -299,6 +299,16 @@ static inline gpu_err vmm_map(int dev, struct gpu_vmm *m)
 	return vmm_err(r);
 }
 
+/* m emptied, the driver's calls found, *dev this process's device. */
+static inline gpu_err vmm_begin(struct gpu_vmm *m, int *dev)
+{
+	memset(m, 0, sizeof(*m));
+	if (!vmm_load())
+		return cudaErrorNotSupported;
+	return cudaGetDevice(dev) == cudaSuccess ? cudaSuccess
+						 : cudaErrorInvalidDevice;
+}
+
 /* At least `want` bytes on the current device, mapped here, and *fd a
  * descriptor another process can map them by. */
 static inline gpu_err gpu_vmm_create(size_t want, struct gpu_vmm *m, int *fd)
@@ -308,11 +318,9 @@ static inline gpu_err gpu_vmm_create(size_t want, struct gpu_vmm *m, int *fd)
 	CUmemGenericAllocationHandle h;
 
 	*fd = -1;
-	memset(m, 0, sizeof(*m));
-	if (!vmm_load())
-		return cudaErrorNotSupported;
-	if (cudaGetDevice(&dev) != cudaSuccess)
-		return cudaErrorInvalidDevice;
+	gpu_err e = vmm_begin(m, &dev);
+	if (e != cudaSuccess)
+		return e;
 	CUmemAllocationProp p = vmm_prop(dev);
 	CUresult r =
 		vmm.granularity(&gran, &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
@@ -327,7 +335,7 @@ static inline gpu_err gpu_vmm_create(size_t want, struct gpu_vmm *m, int *fd)
 	if (r != CUDA_SUCCESS)
 		return vmm_err(r);
 	m->handle = (unsigned long long)h;
-	gpu_err e = vmm_map(dev, m);
+	e = vmm_map(dev, m);
 	if (e == cudaSuccess &&
 	    (r = vmm.export_fd(fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
 			       0)) != CUDA_SUCCESS) {
@@ -344,12 +352,10 @@ static inline gpu_err gpu_vmm_import(int fd, size_t size, struct gpu_vmm *m)
 {
 	int dev = 0;
 	CUmemGenericAllocationHandle h;
+	gpu_err e = vmm_begin(m, &dev);
 
-	memset(m, 0, sizeof(*m));
-	if (!vmm_load())
-		return cudaErrorNotSupported;
-	if (cudaGetDevice(&dev) != cudaSuccess)
-		return cudaErrorInvalidDevice;
+	if (e != cudaSuccess)
+		return e;
 	CUresult r = vmm.import_fd(&h, (void *)(uintptr_t)fd,
 				   CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
 	vmm_log("cuMemImportFromShareableHandle", r);
@@ -357,7 +363,7 @@ static inline gpu_err gpu_vmm_import(int fd, size_t size, struct gpu_vmm *m)
 		return vmm_err(r);
 	m->handle = (unsigned long long)h;
 	m->size = size;
-	gpu_err e = vmm_map(dev, m);
+	e = vmm_map(dev, m);
 	if (e != cudaSuccess)
 		gpu_vmm_release(m);
 	return e;
