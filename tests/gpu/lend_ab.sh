@@ -56,6 +56,9 @@ one() { # TASK LEND
 	echo "$task | $lend | $rc | $wall | $(field status <"$y") | $(field speedup_ratio <"$y") | $(field speedup_ci <"$y") | ${timing:--} | ${stats:-0 | - | - | -} | $buf" >>"$sum"
 	grep -q '^status: ok' "$y" || grep -E '_error_message: [^n]' "$y" | head -n 2 | sed 's/^/    /' >>"$sum"
 	grep -h 'lends no sets' "$logs/timing.tsv" 2>/dev/null | head -n 1 | sed 's/^/    /' >>"$sum"
+	# Which driver step failed, when lending did not happen (gpu_rt.h).
+	cat "$logs"/runner-*.log 2>/dev/null | grep -h 'CUresult' | sort | uniq -c |
+		head -n 3 | sed 's/^/    /' >>"$sum"
 }
 r=1
 while [ "$r" -le "$rounds" ]; do
