@@ -1384,22 +1384,6 @@ static void test_wrong_only_in_timed_calls_is_caught_by_sampling(void **s)
 	}
 }
 
-/* Whether timing.tsv of log directory dir has a line containing what. */
-static bool trace_says(const char *dir, const char *what)
-{
-	char *path = path_join(dir, "timing.tsv"), line[2048];
-	FILE *f = fopen(path, "r");
-	bool found = false;
-
-	free(path);
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, what) != NULL;
-	fclose(f);
-	return found;
-}
-
 /* Timing runners' sets are lent by the keeper, which compares them where
  * they lie (docs/gpu.md section 6, "the keeper's compare"), and
  * ARENA_GPU_LEND=0 keeps the host fetch, as does a keeper that cannot
@@ -1433,14 +1417,14 @@ static void test_lent_and_fetched_sets_give_the_same_verdicts(void **s)
 		evaluate("task/fakewide", &o, &r);
 		expect(&r, RS_OK, "");
 		result_release(&r);
-		assert_true(trace_says(dir, lent ? "batch buffers lent by the "
+		assert_true(trace_has(dir, lent ? "batch buffers lent by the "
 						   "keeper"
 						 : "batch buffers allocated"));
-		assert_false(trace_says(dir, lent ? "batch buffers allocated"
+		assert_false(trace_has(dir, lent ? "batch buffers allocated"
 						  : "lent by the keeper"));
-		assert_true(trace_says(dir, "the keeper lends no sets") ==
+		assert_true(trace_has(dir, "the keeper lends no sets") ==
 			    unsupported);
-		assert_true(trace_says(dir, "a baseline runner cannot map") ==
+		assert_true(trace_has(dir, "a baseline runner cannot map") ==
 			    unmappable);
 		rm_rf(dir);
 		o.log_dir = NULL;

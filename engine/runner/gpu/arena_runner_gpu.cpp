@@ -273,15 +273,14 @@ static gpu_err map_lent_sets(int fd, int n, size_t bytes)
 
 static gpu_err alloc_sets(int n)
 {
-	size_t w = place_window(&lay, n);
+	struct set_plan p;
 
+	plan_sets(&lay, n, &p);
 	for (int a = 0; a < lay.nargs; a++)
-		window[a] = lay.bytes[a] < PLACE_SMALL ? w : 0;
+		window[a] = p.window[a];
 	for (int k = 0; k < n; k++)
 		for (int a = 0; a < lay.nargs; a++) {
-			size_t b = lay.bytes[a] ? lay.bytes[a] : 256;
-			b = (b + PLACE_ALIGN - 1) / PLACE_ALIGN * PLACE_ALIGN;
-			gpu_err e = GPU(Malloc)(&dalloc[k][a], b + window[a]);
+			gpu_err e = GPU(Malloc)(&dalloc[k][a], p.slot[a]);
 			if (e != GPU(Success)) {
 				dalloc[k][a] = NULL;
 				free_sets();

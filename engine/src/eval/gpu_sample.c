@@ -110,6 +110,8 @@ bool ev_keeper_launch(struct eval_ctx *x)
 		return false;
 	}
 	r = runner_new();
+	/* Its `lend` replies carry a descriptor. */
+	r->takes_fds = true;
 	x->live[x->nlive++] = r;
 	x->keeper = r;
 	x->keeper_pending = true;
@@ -171,6 +173,18 @@ bool ev_gpu_hold_launch(void)
 	return !v || strcmp(v, "0") != 0;
 }
 
+/* Whether argument ta is drawn on the device by `gen` (an input that is
+ * not recorded), and its seed in the sample whose seed is seed. */
+static bool drawn_input(const struct task_arg *ta)
+{
+	return ta->io != IO_OUT && ta->init.dist != INIT_RECORDED;
+}
+
+static uint64_t drawn_seed(uint64_t seed, int a)
+{
+	return mix64(seed ^ mix64((uint64_t)a + 1));
+}
+
 char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
 		      int pattern, uint64_t seed)
 {
@@ -206,8 +220,7 @@ char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
 			strbuf_addf(&sb, "g:%c:%.17g:%.17g:%lld:%lld:%llx",
 				    dist[ta->init.dist], ta->init.a, ta->init.b,
 				    (long long)l->lo[a], (long long)l->hi[a],
-				    (unsigned long long)mix64(
-					    seed ^ mix64((uint64_t)a + 1)));
+				    (unsigned long long)drawn_seed(seed, a));
 			continue;
 		}
 		int w = poison_bits(ta->dtype, pattern, &bits);
@@ -631,12 +644,9 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 void ev_gpu_place(const struct task *t, uint64_t seed, char *buf, size_t n)
 {
 	for (int a = 0; a < t->nargs; a++)
-		if (t->args[a].io != IO_OUT &&
-		    t->args[a].init.dist != INIT_RECORDED) {
-			/* ev_gpu_gen_spec's seed of argument a. */
+		if (drawn_input(&t->args[a])) {
 			snprintf(buf, n, "%llx",
-				 (unsigned long long)mix64(
-					 seed ^ mix64((uint64_t)a + 1)));
+				 (unsigned long long)drawn_seed(seed, a));
 			return;
 		}
 	snprintf(buf, n, "-");
@@ -696,7 +706,7 @@ bool ev_gpu_lent_match(struct eval_ctx *x, const struct case_layout *l,
 			   "the keeper's comparison named no set (%s)", what);
 		return false;
 	}
-	uint32_t all = t->nargs >= 32 ? ~0u : (1u << t->nargs) - 1;
+	uint32_t all = ev_gpu_fetch_mask(t, true);
 	if (!ev_gpu_lent_take(x, base, place, all, k, c) ||
 	    !ev_gpu_lent_take(x, cand, place, all, k, c))
 		return false;

@@ -533,7 +533,6 @@ enum runner_fail runner_keeper_lend(struct runner *k, int slot, int nsets,
 	enum runner_fail f;
 
 	*fd = -1;
-	k->takes_fds = true;
 	if (k->passed_fd >= 0)
 		close(k->passed_fd);
 	k->passed_fd = -1;
