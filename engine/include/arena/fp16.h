@@ -1,10 +1,12 @@
 /*
  * fp16.h - float to IEEE binary16 and to bfloat16, rounding to nearest
- * even, written once for the two places that store 16-bit inputs: the
- * controller's host draws (engine/src/eval/inputs.c) and the GPU runner's
- * device-side draws for timing (engine/runner/gpu/gpu_gen.h, compiled by
- * nvcc, hipcc and a host C++ compiler).  Plain C; under a GPU compiler
- * the functions are __host__ __device__.
+ * even, and back, written once for the places that store or compare
+ * 16-bit values: the controller's host draws and comparisons
+ * (engine/src/eval/inputs.c, array_compare.c) and the GPU runner's
+ * device-side draws and the keeper's comparison for timing
+ * (engine/runner/gpu/gpu_gen.h, gpu_cmp.h, compiled by nvcc, hipcc and a
+ * host C++ compiler).  Plain C; under a GPU compiler the functions are
+ * __host__ __device__.
  */
 #ifndef ARENA_FP16_H
 #define ARENA_FP16_H
@@ -46,6 +48,34 @@ ARENA_FP16_FN uint16_t arena_float_to_half(float f)
 	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
 		h++;	/* may carry into the exponent: still correct */
 	return (uint16_t)(sign | h);
+}
+
+ARENA_FP16_FN float arena_half_to_float(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+	uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+	float f;
+
+	if (exp == 0) {
+		/* zero or subnormal: man * 2^-24 */
+		f = (float)man * 0x1p-24f;
+		return (h & 0x8000) ? -f : f;
+	}
+	if (exp == 31)
+		bits = sign | 0x7f800000u | (man << 13);
+	else
+		bits = sign | ((exp + 112) << 23) | (man << 13);
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+ARENA_FP16_FN float arena_bf16_to_float(uint16_t h)
+{
+	uint32_t bits = (uint32_t)h << 16;
+	float f;
+
+	memcpy(&f, &bits, sizeof(f));
+	return f;
 }
 
 ARENA_FP16_FN uint16_t arena_float_to_bf16(float f)

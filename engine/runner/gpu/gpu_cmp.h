@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "gpu_rt.h"
+#include "arena/fp16.h"
 #include "arena/kernel.h"
 
 #if defined(ARENA_GPU_FAKE)
@@ -40,27 +41,6 @@ enum { CMP_SKIP = 0, CMP_BITS = 1, CMP_TOL = 2 };
 #define CMP_KEY(set, i) \
 	((unsigned long long)(set) << 48 | (unsigned long long)(i))
 #define CMP_NONE (~0ull)
-
-CMP_FN float cmp_half(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-	uint32_t exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
-	float f;
-
-	if (exp == 0x1f) {
-		bits = sign | 0x7f800000u | man << 13;
-	} else if (exp) {
-		bits = sign | (exp + 112u) << 23 | man << 13;
-	} else if (man) {
-		/* Subnormal: value man * 2^-24. */
-		f = (float)man * 5.9604644775390625e-8f;
-		return sign ? -f : f;
-	} else {
-		bits = sign;
-	}
-	memcpy(&f, &bits, sizeof(f));
-	return f;
-}
 
 /* Element i of an array of T: one load of its width on the device
  * (every argument starts 256-byte aligned), memcpy on the host. */
@@ -83,13 +63,9 @@ CMP_FN double cmp_value(int dtype, const unsigned char *p, size_t i)
 	case ARENA_F64:
 		return cmp_load<double>(p, i);
 	case ARENA_F16:
-		return cmp_half(cmp_load<uint16_t>(p, i));
-	default: { /* ARENA_BF16 */
-		uint32_t bits = (uint32_t)cmp_load<uint16_t>(p, i) << 16;
-		float f;
-		memcpy(&f, &bits, 4);
-		return f;
-	}
+		return arena_half_to_float(cmp_load<uint16_t>(p, i));
+	default: /* ARENA_BF16 */
+		return arena_bf16_to_float(cmp_load<uint16_t>(p, i));
 	}
 }
 

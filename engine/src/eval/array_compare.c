@@ -22,6 +22,8 @@
  */
 #include "eval_internal.h"
 
+#include "arena/fp16.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -85,15 +87,6 @@ static void half_lut_init(void)
 		half_lut[h] = half_to_float((uint16_t)h);
 }
 
-static inline float bf16f(uint16_t h)
-{
-	uint32_t bits = (uint32_t)h << 16;
-	float f;
-
-	memcpy(&f, &bits, sizeof(f));
-	return f;
-}
-
 /* The test of the file's comment on float values; the fast path is a
  * pair of finite, close values (a NaN or an infinity makes it false and
  * falls through to float_bad).  want must be finite there: an infinite
@@ -129,7 +122,8 @@ static void compare_range(arena_dtype d, const void *got, const void *want,
 	} else if (d == ARENA_BF16) {
 		const uint16_t *g = got, *w = want;
 		for (int64_t i = i0; i < end; i++)
-			CMP_FLOAT(bf16f(g[i]), bf16f(w[i]), i);
+			CMP_FLOAT(arena_bf16_to_float(g[i]),
+				  arena_bf16_to_float(w[i]), i);
 	} else if (dtype_is_float(d)) {
 		for (int64_t i = i0; i < end; i++)
 			CMP_FLOAT(elem_as_double(d, got, i),

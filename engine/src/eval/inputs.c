@@ -46,21 +46,7 @@
 
 float half_to_float(uint16_t h)
 {
-	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
-	uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
-	float f;
-
-	if (exp == 0) {
-		/* zero or subnormal: man * 2^-24 */
-		f = (float)man * 0x1p-24f;
-		return (h & 0x8000) ? -f : f;
-	}
-	if (exp == 31)
-		bits = sign | 0x7f800000u | (man << 13);
-	else
-		bits = sign | ((exp + 112) << 23) | (man << 13);
-	memcpy(&f, &bits, sizeof(f));
-	return f;
+	return arena_half_to_float(h);
 }
 
 uint16_t float_to_half(float f)
@@ -70,11 +56,7 @@ uint16_t float_to_half(float f)
 
 float bf16_to_float(uint16_t h)
 {
-	uint32_t bits = (uint32_t)h << 16;
-	float f;
-
-	memcpy(&f, &bits, sizeof(f));
-	return f;
+	return arena_bf16_to_float(h);
 }
 
 uint16_t float_to_bf16(float f)
