@@ -1418,10 +1418,10 @@ static void test_lent_and_fetched_sets_give_the_same_verdicts(void **s)
 		expect(&r, RS_OK, "");
 		result_release(&r);
 		assert_true(trace_has(dir, lent ? "batch buffers lent by the "
-						   "keeper"
-						 : "batch buffers allocated"));
+						  "keeper"
+						: "batch buffers allocated"));
 		assert_false(trace_has(dir, lent ? "batch buffers allocated"
-						  : "lent by the keeper"));
+						 : "lent by the keeper"));
 		assert_true(trace_has(dir, "the keeper lends no sets") ==
 			    unsupported);
 		assert_true(trace_has(dir, "a baseline runner cannot map") ==
