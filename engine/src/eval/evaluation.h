@@ -711,9 +711,9 @@ bool ev_gpu_sets_all(struct eval_ctx *x, const enum role *roles,
 		     struct runner *const *rs, int nr, int n,
 		     const struct case_layout *l, const struct task_case *c);
 /* Whether timing runners get sets the keeper lends (docs/gpu.md section
- * 6, "the keeper's compare"): with ARENA_GPU_LEND=1, where the keeper can
- * export memory; otherwise every set is a runner's own and every output
- * is fetched to the host (the default until lending has run on a GPU). */
+ * 6, "the keeper's compare"): where the keeper can export memory,
+ * unless ARENA_GPU_LEND=0; otherwise every set is a runner's own and
+ * every output is fetched to the host. */
 bool ev_gpu_lend_wanted(const struct eval_ctx *x);
 /* ev_gpu_sets_all with sets the keeper lends where it can (*lent then
  * true; a keeper that cannot export memory turns lending off for the

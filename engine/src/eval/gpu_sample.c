@@ -520,9 +520,10 @@ bool ev_gpu_lend_wanted(const struct eval_ctx *x)
 {
 	const char *v = getenv("ARENA_GPU_LEND");
 
-	/* Off unless asked for, until it has run on a GPU (docs/gpu.md
-	 * section 6, "The keeper's compare"). */
-	return !x->lend_off && v && strcmp(v, "1") == 0;
+	/* On unless ARENA_GPU_LEND=0 (docs/gpu.md section 6, "The
+	 * keeper's compare"): the host fetch is kept for A/B runs against
+	 * it (tests/gpu/lend_ab.sh). */
+	return !x->lend_off && !(v && strcmp(v, "0") == 0);
 }
 
 /* The keeper's slot for r's sets (0-based): the one it has, else a free
