@@ -1424,6 +1424,7 @@ static void test_lent_and_fetched_sets_give_the_same_verdicts(void **s)
 						 : "lent by the keeper"));
 		assert_true(trace_has(dir, "the keeper lends no sets") ==
 			    unsupported);
+		assert_true(trace_has(dir, "runners' sets lent in") == lent);
 		assert_true(trace_has(dir, "a baseline runner cannot map") ==
 			    unmappable);
 		rm_rf(dir);

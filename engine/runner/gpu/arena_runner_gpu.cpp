@@ -454,10 +454,21 @@ static void do_sets(const char *seq, char **save)
 	} else {
 		free_sets();
 		set_stride = (size_t)stride;
+		int64_t t0 = mono_ns();
 		lock_host((size_t)(n * stride));
+		int64_t t1 = mono_ns();
 		gpu_err e = fd >= 0 ? map_lent_sets(fd, (int)n, (size_t)bytes)
 				    : alloc_sets((int)n);
 		(void)GPU(GetLastError)();
+		/* For the log: where a slow `sets` spent its time. */
+		if (mono_ns() - t0 > 10 * 1000 * 1000)
+			fprintf(stderr,
+				"arena-runner-%s: sets (%" PRId64 " of %" PRId64
+				" bytes, %s): page-locking %.1f ms, the sets "
+				"%.1f ms\n",
+				GPU_BACKEND, n, stride,
+				fd >= 0 ? "lent" : "own", (t1 - t0) / 1e6,
+				(mono_ns() - t1) / 1e6);
 		if (e == GPU(Success))
 			reply_allocated(seq);
 		else if (fd >= 0 && GPU(DeviceSynchronize)() == GPU(Success) &&

@@ -561,6 +561,9 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 		return false;
 	for (int i = 0; i < nr; i++)
 		fds[i] = -1;
+	/* Where the time goes (the keeper allocates one runner's sets after
+	 * another; the runners map theirs at once): the trace's mark. */
+	uint64_t t0 = now_ns(), t_mapped[2] = { 0, 0 };
 	for (int i = 0; i < nr && f == RUNNER_OK; i++) {
 		int slot = lend_slot_for(x, rs[i]);
 		if (slot < 0 || rs[i]->shm_fd < 0) {
@@ -591,6 +594,7 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 			      x->keeper->why);
 		return ev_gpu_sets_all(x, roles, rs, nr, n, l, c);
 	}
+	uint64_t t_lent = now_ns();
 	/* The baselines first: a trusted runner that cannot map lent memory
 	 * (the driver, the sandbox) turns lending off for the evaluation.
 	 * A candidate's refusal is its failure, never a way back to the
@@ -610,6 +614,7 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 			}
 		runner_sets_lent(part, np, n, l->shm_size, fd_part, by_part,
 				 f_part);
+		t_mapped[cand] = now_ns();
 		for (int j = 0; j < np; j++)
 			fail[idx[j]] = f_part[j];
 		int refused = -1;
@@ -638,6 +643,14 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 			ok = false;
 		}
 	}
+	if (ok)
+		ev_trace_mark(x,
+			      "case %s: %d runners' sets lent in %.1f ms "
+			      "(the keeper's allocations), the baselines' "
+			      "mapped in %.1f ms, the candidates' in %.1f ms",
+			      c->id, nr, (t_lent - t0) / 1e6,
+			      (t_mapped[0] - t_lent) / 1e6,
+			      (t_mapped[1] - t_mapped[0]) / 1e6);
 	*lent = ok;
 	return ok;
 }
