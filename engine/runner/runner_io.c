@@ -7,6 +7,7 @@
  * than guess when the channel breaks.
  */
 #include "runner_io.h"
+#include "arena/fd_pass.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -64,38 +65,9 @@ static bool spin_until_readable(void)
  * are closed. */
 static ssize_t read_with_fd(char *buf, size_t n)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int) * 4)];
-	} ctl;
-	struct iovec iov = { buf, n };
-	struct msghdr m;
-	ssize_t r;
-
 	if (spin_ns)
 		(void)spin_until_readable();
-	memset(&m, 0, sizeof(m));
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = ctl.b;
-	m.msg_controllen = sizeof(ctl.b);
-	r = recvmsg(RP_FD_CONTROL, &m, MSG_CMSG_CLOEXEC);
-	if (r < 0)
-		return r;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k; i++) {
-			int fd;
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			if (passed_fd < 0)
-				passed_fd = fd;
-			else
-				close(fd);
-		}
-	}
-	return r;
+	return fd_pass_recv(RP_FD_CONTROL, buf, n, 0, &passed_fd);
 }
 
 int rio_take_fd(void)
@@ -123,27 +95,10 @@ static void send_all(const char *s, size_t n)
  * rest. */
 static void send_with_fd(const char *s, size_t n, int fd)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	struct iovec iov = { (void *)s, 1 };
-	struct msghdr m;
 	ssize_t w;
 
-	memset(&m, 0, sizeof(m));
-	memset(&ctl, 0, sizeof(ctl));
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = ctl.b;
-	m.msg_controllen = sizeof(ctl.b);
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(fd));
 	do
-		w = sendmsg(RP_FD_CONTROL, &m, MSG_NOSIGNAL);
+		w = fd_pass_send(RP_FD_CONTROL, s, 1, &fd, 1);
 	while (w < 0 && errno == EINTR);
 	if (w != 1)
 		_exit(RP_EXIT_CHANNEL);

@@ -41,6 +41,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arena/fd_pass.h"
 #include "arena/paths.h"
 
 #define ZYGOTE_START_MS 180000 /* importing torch on a loaded machine */
@@ -285,27 +286,11 @@ static void json_str(struct strbuf *b, const char *s)
 static pid_t zygote_request(const char *req, const int fds[5], char *why,
 			    size_t n)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int) * 5)];
-	} ctl;
-	struct iovec iov = { (void *)req, strlen(req) };
-	struct msghdr m;
+	size_t len = strlen(req);
 	char line[512];
 	long pid = 0;
 
-	memset(&m, 0, sizeof(m));
-	memset(&ctl, 0, sizeof(ctl));
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = ctl.b;
-	m.msg_controllen = sizeof(ctl.b);
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int) * 5);
-	memcpy(CMSG_DATA(c), fds, sizeof(int) * 5);
-	if (sendmsg(zy_sock, &m, MSG_NOSIGNAL) != (ssize_t)iov.iov_len) {
+	if (fd_pass_send(zy_sock, req, len, fds, 5) != (ssize_t)len) {
 		snprintf(why, n, "the zygote is gone");
 		return -1;
 	}

@@ -12,6 +12,7 @@
  * runner_client.c's opening comment.
  */
 #include "runner_client.h"
+#include "arena/fd_pass.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -94,36 +95,9 @@ int runner_take_line(struct runner *r, bool allow_more, char **line,
  * plain recv closes them). */
 static ssize_t recv_some(struct runner *r, char *buf, size_t len)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int) * 4)];
-	} ctl;
-	struct iovec iov = { buf, len };
-	struct msghdr m;
-
 	if (!r->takes_fds)
 		return recv(r->sock, buf, len, MSG_DONTWAIT);
-	memset(&m, 0, sizeof(m));
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = ctl.b;
-	m.msg_controllen = sizeof(ctl.b);
-	ssize_t n = recvmsg(r->sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&m) : NULL; c;
-	     c = CMSG_NXTHDR(&m, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k; i++) {
-			int fd;
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			if (r->passed_fd < 0)
-				r->passed_fd = fd;
-			else
-				close(fd);
-		}
-	}
-	return n;
+	return fd_pass_recv(r->sock, buf, len, MSG_DONTWAIT, &r->passed_fd);
 }
 
 /* How long a reader with r->spin_replies polls the channel before it
@@ -248,27 +222,7 @@ enum runner_fail runner_pause(struct runner *r)
 /* Sends req (with descriptor fd, or -1) as one sendmsg. */
 static ssize_t send_req(int sock, const char *req, size_t len, int fd)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	struct iovec iov = { (void *)req, len };
-	struct msghdr m;
-
-	memset(&m, 0, sizeof(m));
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	if (fd >= 0) {
-		memset(&ctl, 0, sizeof(ctl));
-		m.msg_control = ctl.b;
-		m.msg_controllen = sizeof(ctl.b);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(fd));
-	}
-	return sendmsg(sock, &m, MSG_NOSIGNAL);
+	return fd_pass_send(sock, req, len, &fd, fd >= 0 ? 1 : 0);
 }
 
 /* Resumes the runner and sends req (with descriptor fd, or -1): the
