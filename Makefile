@@ -324,13 +324,13 @@ $(B)/tests/arena-runner-fakegpu: $(GPU_DEPS) $(GPU_LINK)
 		-x none $(GPU_LINK) -ldl
 
 # The device-side input generator (gpu_gen.h), on the host emulation.
-$(B)/tests/test_gpu_gen: tests/unit/test_gpu_gen.cpp $(GPU_DEPS)
+$(B)/tests/test_gpu_gen: tests/unit/test_gpu_gen.cpp tests/unit/plain_check.h $(GPU_DEPS)
 	@mkdir -p $(B)/tests
 	$(CXX) -std=c++17 -O2 -DARENA_GPU_FAKE $(GPU_INC) -Wall -Wextra \
 		$(WERROR) $(SANITIZE) -o $@ $<
 
 # The keeper's comparison of lent sets (gpu_cmp.h), on the host emulation.
-$(B)/tests/test_gpu_cmp: tests/unit/test_gpu_cmp.cpp $(GPU_DEPS)
+$(B)/tests/test_gpu_cmp: tests/unit/test_gpu_cmp.cpp tests/unit/plain_check.h $(GPU_DEPS)
 	@mkdir -p $(B)/tests
 	$(CXX) -std=c++17 -O2 -DARENA_GPU_FAKE $(GPU_INC) -Wall -Wextra \
 		$(WERROR) $(SANITIZE) -o $@ $<

@@ -13,19 +13,8 @@
 #include <string.h>
 #include <vector>
 
+#include "plain_check.h"
 #include "gpu/gpu_cmp.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);                        \
-			fputc('\n', stderr);                                 \
-			failures++;                                          \
-		}                                                            \
-	} while (0)
 
 /* Whether got fails against want as f32 at atol = rtol = 1e-3. */
 static bool f32_bad(float got, float want, int kind = CMP_TOL)
@@ -125,10 +114,5 @@ int main(void)
 	test_float_rule();
 	test_narrow_types();
 	test_count_and_first();
-	if (failures) {
-		fprintf(stderr, "test_gpu_cmp: %d failure(s)\n", failures);
-		return 1;
-	}
-	printf("test_gpu_cmp: all checks passed\n");
-	return 0;
+	return plain_check_exit("test_gpu_cmp");
 }

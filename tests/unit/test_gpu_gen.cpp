@@ -11,19 +11,8 @@
 #include <string.h>
 #include <vector>
 
+#include "plain_check.h"
 #include "gpu/gpu_gen.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                        \
-	do {                                                    \
-		if (!(cond)) {                                  \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);           \
-			fputc('\n', stderr);                    \
-			failures++;                             \
-		}                                               \
-	} while (0)
 
 static struct gen_spec spec(int dist, double a, double b, long long lo,
 			    long long hi, unsigned long long seed)
@@ -157,6 +146,5 @@ int main(void)
 	test_uniform_in_range();
 	test_same_seed_same_values_other_set_other_values();
 	test_dtype_conversions();
-	printf("test_gpu_gen: %s\n", failures ? "FAILED" : "all passed");
-	return failures ? 1 : 0;
+	return plain_check_exit("test_gpu_gen");
 }
