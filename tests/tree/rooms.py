@@ -75,6 +75,7 @@ PUBLIC = {
     "engine.h": "run", "engine_fs.h": "run", "agent.h": "run",
     "check.h": "run",
     "kernel.h": "abi", "fp16.h": "abi", "runner_proto.h": "abi",
+    "fd_pass.h": "abi",
 }
 
 SRC_DIRS = ["engine/src", "engine/runner", "engine/include", "agents", "fs",
