@@ -1047,9 +1047,10 @@ static void test_work_done_while_the_runner_fetches_is_rejected(void **s)
 }
 
 /* Whether <dir>/timing.tsv has a line containing text. */
-static bool trace_has(const char *dir, const char *text)
+/* Whether a line of dir/name holds text. */
+static bool log_has(const char *dir, const char *name, const char *text)
 {
-	char *path = path_join(dir, "timing.tsv"), line[4096];
+	char *path = path_join(dir, name), line[4096];
 	FILE *f = fopen(path, "r");
 	bool found = false;
 
@@ -1060,6 +1061,11 @@ static bool trace_has(const char *dir, const char *text)
 		found = strstr(line, text) != NULL;
 	fclose(f);
 	return found;
+}
+
+static bool trace_has(const char *dir, const char *text)
+{
+	return log_has(dir, "timing.tsv", text);
 }
 
 /* A quick evaluation of cand on task/fakeheavy, its trace kept in dir
@@ -1455,6 +1461,30 @@ static void test_a_candidate_refusing_lent_sets_fails(void **s)
 	result_release(&r);
 }
 
+/* No runner can reach another's lent sets: the candidate lent_thief
+ * searches its descriptors and mappings for lent memory on every call
+ * and fails the call when it finds more than its own (a baseline's sets
+ * would let a cheat write its own outputs there, past the keeper's
+ * comparison); its log says the search found its own. */
+static void test_no_runner_reaches_another_runners_lent_sets(void **s)
+{
+	char dir[] = "/tmp/arena-test-gpu-thief-XXXXXX";
+	struct opts o = { .log_dir = dir };
+	struct task_result r;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	evaluate("lent_thief", &o, &r);
+	expect(&r, RS_OK, "");
+	result_release(&r);
+	assert_true(trace_has(dir, "batch buffers lent by the keeper"));
+	assert_true(log_has(dir, "runner-candidate.log",
+			    "its own lent sets found"));
+	rm_rf(dir);
+}
+
 /* An input written in timed calls, one element of half a million, is
  * found on the first timed pair: the keeper compares every input of
  * every set, whole, on every pair. */
@@ -1784,6 +1814,8 @@ int main(void)
 		cmocka_unit_test(
 			test_one_input_element_written_in_timed_calls_is_rejected),
 		cmocka_unit_test(test_a_candidate_refusing_lent_sets_fails),
+		cmocka_unit_test(
+			test_no_runner_reaches_another_runners_lent_sets),
 		cmocka_unit_test(
 			test_honest_candidate_passes_with_background_checks),
 		cmocka_unit_test(
