@@ -526,6 +526,16 @@ bool ev_gpu_lend_wanted(const struct eval_ctx *x)
 	return !x->lend_off && !(v && strcmp(v, "0") == 0);
 }
 
+/* Closes the descriptors of fds[0..n) that are open. */
+static void close_fds(int *fds, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (fds[i] >= 0) {
+			close(fds[i]);
+			fds[i] = -1;
+		}
+}
+
 /* The keeper's slot for r's sets (0-based): the one it has, else a free
  * one; -1 when all are taken. */
 static int lend_slot_for(struct eval_ctx *x, struct runner *r)
@@ -543,27 +553,18 @@ static int lend_slot_for(struct eval_ctx *x, struct runner *r)
 	return -1;
 }
 
-bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
-		      struct runner *const *rs, int nr, int n,
-		      const struct case_layout *l, const struct task_case *c,
-		      bool *lent)
+/* Lends runners rs[0..nr) their sets from the keeper: *fds and *bytes
+ * what each is handed; RUNNER_OK, or the keeper's failure (every
+ * descriptor already closed). */
+static enum runner_fail keeper_lend_all(struct eval_ctx *x,
+					struct runner *const *rs, int nr, int n,
+					const struct case_layout *l, int *fds,
+					int64_t *bytes)
 {
-	int fds[2 * MAX_BLOCKS];
-	int64_t bytes[2 * MAX_BLOCKS];
-	enum runner_fail fail[2 * MAX_BLOCKS];
 	enum runner_fail f = RUNNER_OK;
-	bool ok = true;
 
-	*lent = false;
-	if (nr > 2 * MAX_BLOCKS || !ev_gpu_lend_wanted(x))
-		return ev_gpu_sets_all(x, roles, rs, nr, n, l, c);
-	if (!ev_keeper_ready(x))
-		return false;
 	for (int i = 0; i < nr; i++)
 		fds[i] = -1;
-	/* Where the time goes (the keeper allocates one runner's sets after
-	 * another; the runners map theirs at once): the trace's mark. */
-	uint64_t t0 = now_ns(), t_mapped[2] = { 0, 0 };
 	for (int i = 0; i < nr && f == RUNNER_OK; i++) {
 		int slot = lend_slot_for(x, rs[i]);
 		if (slot < 0 || rs[i]->shm_fd < 0) {
@@ -576,15 +577,50 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 					       &bytes[i]);
 		}
 	}
-	if (f != RUNNER_OK) {
+	if (f != RUNNER_OK)
+		close_fds(fds, nr);
+	return f;
+}
+
+bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
+		      struct runner *const *rs, int nr, int n,
+		      const struct case_layout *l, const struct task_case *c,
+		      bool *lent)
+{
+	/* Everything in one order, the baselines first (nb of them): a
+	 * trusted runner that cannot map lent memory (the driver, the
+	 * sandbox) turns lending off for the evaluation, while a
+	 * candidate's refusal is its failure, never a way back to the
+	 * weaker sampled comparison. */
+	struct runner *ro[2 * MAX_BLOCKS];
+	enum role rl[2 * MAX_BLOCKS];
+	int fds[2 * MAX_BLOCKS], nb = 0, m = 0;
+	int64_t bytes[2 * MAX_BLOCKS];
+	enum runner_fail fail[2 * MAX_BLOCKS];
+	bool ok = true;
+
+	*lent = false;
+	if (nr > 2 * MAX_BLOCKS || !ev_gpu_lend_wanted(x))
+		return ev_gpu_sets_all(x, roles, rs, nr, n, l, c);
+	if (!ev_keeper_ready(x))
+		return false;
+	for (int cand = 0; cand < 2; cand++)
 		for (int i = 0; i < nr; i++)
-			if (fds[i] >= 0)
-				close(fds[i]);
-		if (f != RUNNER_REFUSED) {
-			keeper_failed(x, f, "while lending the argument sets",
-				      false, c);
-			return false;
-		}
+			if ((roles[i] == ROLE_CAND) == (cand == 1)) {
+				ro[m] = rs[i];
+				rl[m++] = roles[i];
+				nb += !cand;
+			}
+	/* Where the time goes (the keeper allocates one runner's sets after
+	 * another; the runners map theirs at once): the trace's mark. */
+	uint64_t t0 = now_ns();
+	enum runner_fail f = keeper_lend_all(x, ro, nr, n, l, fds, bytes);
+	if (f != RUNNER_OK && f != RUNNER_REFUSED) {
+		keeper_failed(x, f, "while lending the argument sets", false,
+			      c);
+		return false;
+	}
+	if (f == RUNNER_REFUSED) {
 		/* No exportable memory on this device (HIP, an old
 		 * driver): outputs go to the host, as before lending. */
 		x->lend_off = true;
@@ -595,62 +631,38 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 		return ev_gpu_sets_all(x, roles, rs, nr, n, l, c);
 	}
 	uint64_t t_lent = now_ns();
-	/* The baselines first: a trusted runner that cannot map lent memory
-	 * (the driver, the sandbox) turns lending off for the evaluation.
-	 * A candidate's refusal is its failure, never a way back to the
-	 * weaker sampled comparison. */
-	struct runner *part[2 * MAX_BLOCKS];
-	int idx[2 * MAX_BLOCKS], fd_part[2 * MAX_BLOCKS], np;
-	int64_t by_part[2 * MAX_BLOCKS];
-	enum runner_fail f_part[2 * MAX_BLOCKS];
-	for (int cand = 0; cand < 2; cand++) {
-		np = 0;
-		for (int i = 0; i < nr; i++)
-			if ((roles[i] == ROLE_CAND) == (cand == 1)) {
-				idx[np] = i;
-				part[np] = rs[i];
-				fd_part[np] = fds[i];
-				by_part[np++] = bytes[i];
-			}
-		runner_sets_lent(part, np, n, l->shm_size, fd_part, by_part,
-				 f_part);
-		t_mapped[cand] = now_ns();
-		for (int j = 0; j < np; j++)
-			fail[idx[j]] = f_part[j];
-		int refused = -1;
-		for (int j = 0; j < np && !cand; j++)
-			if (f_part[j] == RUNNER_REFUSED)
-				refused = j;
-		if (refused >= 0) {
+	runner_sets_lent(ro, nb, n, l->shm_size, fds, bytes, fail);
+	uint64_t t_base = now_ns();
+	for (int j = 0; j < nb; j++)
+		if (fail[j] == RUNNER_REFUSED) {
 			x->lend_off = true;
 			ev_trace_mark(x,
 				      "a baseline runner cannot map the sets "
 				      "the keeper lent (%s): every output is "
 				      "fetched to the host",
-				      part[refused]->why);
-			for (int i = 0; i < nr; i++)
-				close(fds[i]);
+				      ro[j]->why);
+			close_fds(fds, nr);
 			return ev_gpu_sets_all(x, roles, rs, nr, n, l, c);
 		}
-	}
-	for (int i = 0; i < nr; i++) {
-		close(fds[i]);
-		if (ok && fail[i] != RUNNER_OK) {
-			ev_runner_failed(x, roles[i], rs[i], fail[i],
+	runner_sets_lent(ro + nb, nr - nb, n, l->shm_size, fds + nb, bytes + nb,
+			 fail + nb);
+	uint64_t t_cand = now_ns();
+	close_fds(fds, nr);
+	for (int j = 0; j < nr && ok; j++)
+		if (fail[j] != RUNNER_OK) {
+			ev_runner_failed(x, rl[j], ro[j], fail[j],
 					 "while mapping the argument sets "
 					 "the keeper lent",
 					 c);
 			ok = false;
 		}
-	}
 	if (ok)
 		ev_trace_mark(x,
 			      "case %s: %d runners' sets lent in %.1f ms "
 			      "(the keeper's allocations), the baselines' "
 			      "mapped in %.1f ms, the candidates' in %.1f ms",
 			      c->id, nr, (t_lent - t0) / 1e6,
-			      (t_mapped[0] - t_lent) / 1e6,
-			      (t_mapped[1] - t_mapped[0]) / 1e6);
+			      (t_base - t_lent) / 1e6, (t_cand - t_base) / 1e6);
 	*lent = ok;
 	return ok;
 }
