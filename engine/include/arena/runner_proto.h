@@ -126,12 +126,16 @@
  *                                  of the layout; set k lives in shared
  *                                  memory at k * stride; <lo> <hi> as for
  *                                  layout)
- *     sets <seq> <n> <stride> <bytes>  + a descriptor (SCM_RIGHTS)
+ *     sets <seq> <n> <stride> <bytes> [pinned]  + a descriptor
+ *                                  (SCM_RIGHTS)
  *                               → ok <seq> <lo> <hi>   (the same sets in
  *                                  memory the keeper lent: <bytes> of the
  *                                  allocation the descriptor stands for,
  *                                  mapped, set k's argument a where the
- *                                  keeper's `lend` put it)
+ *                                  keeper's `lend` put it; with "pinned"
+ *                                  the n sets of shared memory are
+ *                                  page-locked, as own sets always are,
+ *                                  for a baseline's fetches of inputs)
  *     fetch <seq> [<mask> [<set>...]]   → ok <seq>     (copies every
  *                                  argument in <mask> (all without one)
  *                                  of the sets listed (every set without

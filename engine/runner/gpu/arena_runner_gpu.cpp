@@ -433,14 +433,25 @@ static void do_layout(const char *seq, char **save)
 	reply_allocated(seq);
 }
 
-/* sets <seq> <n> <stride> [<bytes>]: n sets, set k at k * stride in the
- * shared memory; with <bytes> and a descriptor, the sets are `bytes` of
- * memory the keeper lent (map_lent_sets) instead of allocations of this
- * runner's own. */
+/* The optional last word of a lent `sets`: "pinned". */
+static bool parse_pinned(char **save, bool *pinned)
+{
+	char *w = rio_next_tok(save);
+
+	*pinned = w && strcmp(w, "pinned") == 0;
+	return *pinned && !**save;
+}
+
+/* sets <seq> <n> <stride> [<bytes> [pinned]]: n sets, set k at k * stride
+ * in the shared memory; with <bytes> and a descriptor, the sets are
+ * `bytes` of memory the keeper lent (map_lent_sets) instead of
+ * allocations of this runner's own, their shared memory page-locked only
+ * when "pinned" says so. */
 static void do_sets(const char *seq, char **save)
 {
 	int64_t n, stride, bytes = 0;
 	int fd = rio_take_fd();
+	bool pinned = fd < 0;
 
 	if (!nsets) {
 		rio_replyf("error %s no layout yet", seq);
@@ -449,18 +460,21 @@ static void do_sets(const char *seq, char **save)
 		   stride % RP_ALIGN != 0 ||
 		   (uint64_t)stride > shm_size / (uint64_t)n ||
 		   (**save && (rio_parse_i64(save, &bytes) || bytes < 1)) ||
-		   (bytes > 0) != (fd >= 0)) {
+		   (bytes > 0) != (fd >= 0) ||
+		   (**save && (fd < 0 || !parse_pinned(save, &pinned)))) {
 		rio_replyf("error %s bad sets request", seq);
 	} else {
 		free_sets();
 		set_stride = (size_t)stride;
 		int64_t t0 = mono_ns();
 		/* Lent sets never cross PCIe in a timed sample (the keeper
-		 * compares them on the device), so only a set of one's own
-		 * needs its shared memory page-locked: on an H100 locking 7
-		 * sets of 256 MiB took 0.8-1.1 s in each of 12 runners at
-		 * once, the largest part of a case's start. */
-		if (fd < 0)
+		 * compares them on the device): only sets of one's own, and
+		 * a baseline's lent ones (its inputs are fetched for the
+		 * reference checks), need their shared memory page-locked.
+		 * On an H100 locking 7 sets of 256 MiB took 0.8-1.1 s in
+		 * each of 12 runners at once, the largest part of a case's
+		 * start. */
+		if (pinned)
 			lock_host((size_t)(n * stride));
 		int64_t t1 = mono_ns();
 		gpu_err e = fd >= 0 ? map_lent_sets(fd, (int)n, (size_t)bytes)

@@ -791,10 +791,11 @@ enum runner_fail runner_split(struct runner *r, int param, int threads,
 void runner_sets_all(struct runner *const *rs, int n, int nsets,
 		     size_t stride, enum runner_fail *fail);
 /* The same, each runner i given sets the keeper lent: bytes[i] of the
- * allocation descriptor fds[i] stands for (`sets <n> <stride> <bytes>`
- * with the descriptor). */
+ * allocation descriptor fds[i] stands for (`sets <n> <stride> <bytes>
+ * [pinned]` with the descriptor; pinned: its shared memory page-locked,
+ * for fetches). */
 void runner_sets_lent(struct runner *const *rs, int n, int nsets, size_t stride,
-		      const int *fds, const int64_t *bytes,
+		      const int *fds, const int64_t *bytes, bool pinned,
 		      enum runner_fail *fail);
 /* `time <n>`, with "hold" when hold (runner_proto.h). */
 enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, int *rc,

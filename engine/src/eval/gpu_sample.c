@@ -631,7 +631,9 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 		return ev_gpu_sets_all(x, roles, rs, nr, n, l, c);
 	}
 	uint64_t t_lent = now_ns();
-	runner_sets_lent(ro, nb, n, l->shm_size, fds, bytes, fail);
+	/* A baseline's shared memory is page-locked: its inputs are
+	 * fetched for the reference checks (ev_gpu_inputs_again). */
+	runner_sets_lent(ro, nb, n, l->shm_size, fds, bytes, true, fail);
 	uint64_t t_base = now_ns();
 	for (int j = 0; j < nb; j++)
 		if (fail[j] == RUNNER_REFUSED) {
@@ -645,7 +647,7 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 			return ev_gpu_sets_all(x, roles, rs, nr, n, l, c);
 		}
 	runner_sets_lent(ro + nb, nr - nb, n, l->shm_size, fds + nb, bytes + nb,
-			 fail + nb);
+			 false, fail + nb);
 	uint64_t t_cand = now_ns();
 	close_fds(fds, nr);
 	for (int j = 0; j < nr && ok; j++)

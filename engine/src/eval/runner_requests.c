@@ -459,14 +459,15 @@ void runner_sets_all(struct runner *const *rs, int n, int nsets,
 }
 
 void runner_sets_lent(struct runner *const *rs, int n, int nsets, size_t stride,
-		      const int *fds, const int64_t *bytes,
+		      const int *fds, const int64_t *bytes, bool pinned,
 		      enum runner_fail *fail)
 {
 	for (int i = 0; i < n; i++) {
 		struct runner *r = rs[i];
 		r->seq++;
-		char *req = xasprintf("sets %" PRIu64 " %d %zu %" PRId64 "\n",
-				      r->seq, nsets, stride, bytes[i]);
+		char *req = xasprintf("sets %" PRIu64 " %d %zu %" PRId64 "%s\n",
+				      r->seq, nsets, stride, bytes[i],
+				      pinned ? " pinned" : "");
 		fail[i] = post(r, req, fds[i]);
 		free(req);
 	}
