@@ -1431,6 +1431,10 @@ static void test_lent_and_fetched_sets_give_the_same_verdicts(void **s)
 		assert_true(trace_has(dir, "the keeper lends no sets") ==
 			    unsupported);
 		assert_true(trace_has(dir, "runners' sets lent in") == lent);
+		/* Lent, a reference check's set goes from the device
+		 * straight into the check's memory. */
+		assert_true(trace_has(dir, "inputs taken by the keeper") ==
+			    lent);
 		assert_true(trace_has(dir, "a baseline runner cannot map") ==
 			    unmappable);
 		rm_rf(dir);
@@ -1459,6 +1463,42 @@ static void test_a_candidate_refusing_lent_sets_fails(void **s)
 	unsetenv("ARENA_GPU_LEND");
 	expect(&r, RS_RUNTIME_ERROR, "lent sets refused");
 	result_release(&r);
+}
+
+/* A candidate off by 1.5 times the tolerance in its timed calls only
+ * passes the comparison with the baseline (twice the tolerance) and is
+ * found by the reference checks of timed samples: with lent sets, whose
+ * checked set the keeper takes straight into the check's memory, as with
+ * fetched ones. */
+static void
+test_timed_calls_beyond_the_tolerance_fail_the_reference_check(void **s)
+{
+	static const char *const modes[] = { "1", "0" };
+	char *wrong = fake_variant("timed_wrong", "TIMED_WRONG_MODE", 4);
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
+		char dir[] = "/tmp/arena-test-gpu-refcheck-XXXXXX";
+		struct opts o = { .task = task_wide,
+				  .min_pairs = 40,
+				  .log_dir = dir };
+		struct task_result r;
+
+		setenv("ARENA_GPU_LEND", modes[m], 1);
+		assert_non_null(mkdtemp(dir));
+		evaluate(wrong, &o, &r);
+		expect(&r, RS_INCORRECT,
+		       "differs from the reference (a random check of a "
+		       "timed sample)");
+		result_release(&r);
+		assert_true(trace_has(dir, "inputs taken by the keeper") ==
+			    (m == 0));
+		rm_rf(dir);
+	}
+	unsetenv("ARENA_GPU_LEND");
+	free(wrong);
 }
 
 /* No runner can reach another's lent sets: the candidate lent_thief
@@ -1816,6 +1856,8 @@ int main(void)
 		cmocka_unit_test(test_a_candidate_refusing_lent_sets_fails),
 		cmocka_unit_test(
 			test_no_runner_reaches_another_runners_lent_sets),
+		cmocka_unit_test(
+			test_timed_calls_beyond_the_tolerance_fail_the_reference_check),
 		cmocka_unit_test(
 			test_honest_candidate_passes_with_background_checks),
 		cmocka_unit_test(

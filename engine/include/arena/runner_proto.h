@@ -192,7 +192,12 @@
  *     take <seq> <slot> <place> <mask> <set>  → ok <seq>   the arguments
  *                                  in <mask> of that set into the slot's
  *                                  runner's shared memory at
- *                                  <set> * <stride>, as its fetch would
+ *                                  <set> * <stride>, as its fetch would;
+ *                                  with a descriptor (SCM_RIGHTS: a
+ *                                  reference check's memory), into that
+ *                                  memory as set 0 lies in a layout
+ *                                  (or: error <seq> take destination
+ *                                  refused ...)
  *   The controller lends only the runner's own sets to each runner, so
  *   no runner can write another's; the keeper reads them only while both
  *   runners of the pair are stopped (docs/gpu.md section 6, "the

@@ -1217,44 +1217,158 @@ static void do_compare(const char *seq, char **save)
 			   first_arg, first & ((1ull << 48) - 1));
 }
 
+/*
+ * Where a take handed a descriptor lands: the controller's memory (a
+ * background reference check's buffer, its reference runner's shared
+ * memory, refpool.c), mapped and page-locked once and kept for the next
+ * takes into the same memory: a copy from the device into page-locked
+ * memory runs at the link's speed, into pageable memory at a fraction of
+ * it.  The oldest is let go when a new one needs its place.
+ */
+#define TAKE_DESTS 6
+static struct take_dest {
+	dev_t dev;
+	ino_t ino;
+	unsigned char *p;
+	size_t len, locked;
+	unsigned long long used;
+} take_dests[TAKE_DESTS];
+static unsigned long long take_clock;
+
+static void take_dest_drop(struct take_dest *d)
+{
+	if (d->locked)
+		(void)GPU(HostUnregister)(d->p);
+	if (d->p)
+		munmap(d->p, d->len);
+	memset(d, 0, sizeof(*d));
+}
+
+/* fd's memory mapped here, its first `need` bytes page-locked where the
+ * driver allows (failure only costs speed); NULL when it is smaller. */
+static unsigned char *take_dest(int fd, size_t need)
+{
+	struct stat st;
+	struct take_dest *d = NULL;
+
+	if (fstat(fd, &st) != 0 || st.st_size < 0 || (size_t)st.st_size < need)
+		return NULL;
+	for (int i = 0; i < TAKE_DESTS && !d; i++) {
+		struct take_dest *e = &take_dests[i];
+		if (e->p && e->dev == st.st_dev && e->ino == st.st_ino) {
+			if (e->len == (size_t)st.st_size)
+				d = e;
+			else
+				take_dest_drop(e);
+		}
+	}
+	for (int i = 0; i < TAKE_DESTS && !d; i++)
+		if (!take_dests[i].p)
+			d = &take_dests[i];
+	if (!d) {
+		d = &take_dests[0];
+		for (int i = 1; i < TAKE_DESTS; i++)
+			if (take_dests[i].used < d->used)
+				d = &take_dests[i];
+	}
+	if (!d->p || d->dev != st.st_dev || d->ino != st.st_ino) {
+		take_dest_drop(d);
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		d->p = (unsigned char *)p;
+		d->len = (size_t)st.st_size;
+		d->dev = st.st_dev;
+		d->ino = st.st_ino;
+	}
+	d->used = ++take_clock;
+	size_t want = (need + 4095) / 4096 * 4096;
+	if (want > d->len)
+		want = d->len;
+	if (want > d->locked) {
+		if (d->locked)
+			(void)GPU(HostUnregister)(d->p);
+		d->locked = GPU(HostRegister)(d->p, want,
+					      GPU(HostRegisterDefault)) ==
+					    GPU(Success)
+				    ? want
+				    : 0;
+		(void)GPU(GetLastError)();
+	}
+	return d->p;
+}
+
 /* take <seq> <slot> <place> <mask> <set>...: the arguments in mask of the
  * sets listed, at the sample's placement, into the runner's shared memory
- * where its own fetch would put them (set k at k * stride). */
+ * where its own fetch would put them (set k at k * stride).  Handed a
+ * descriptor, one set is listed and lands in that memory as set 0 would
+ * (take_dest). */
 static void do_take(const char *seq, char **save)
 {
+	int dfd = rio_take_fd();
 	struct lent_slot *s = parse_slot(save, true);
 	unsigned long long seed = 0;
 	bool placed = false;
 	int64_t mask, k;
-	bool any = false;
+	int listed = 0;
+	int64_t sets[RP_MAX_SETS];
 
 	if (!s || !parse_place(save, &placed, &seed) ||
 	    rio_parse_i64(save, &mask) || mask < 0) {
+		if (dfd >= 0)
+			close(dfd);
 		rio_replyf("error %s bad take request", seq);
 		return;
 	}
 	while (**save) {
-		if (rio_parse_i64(save, &k) || k < 0 || k >= s->n) {
+		if (rio_parse_i64(save, &k) || k < 0 || k >= s->n ||
+		    listed == RP_MAX_SETS) {
+			if (dfd >= 0)
+				close(dfd);
 			rio_replyf("error %s bad set in take", seq);
 			return;
 		}
-		any = true;
+		sets[listed++] = k;
+	}
+	if (!listed || (dfd >= 0 && listed != 1)) {
+		if (dfd >= 0)
+			close(dfd);
+		rio_replyf("error %s take lists %s", seq,
+			   listed ? "more than one set for a descriptor"
+				  : "no set");
+		return;
+	}
+	unsigned char *dst = s->shm;
+	size_t stride = s->stride;
+	if (dfd >= 0) {
+		size_t need = 0;
+		for (int a = 0; a < s->lay.nargs; a++)
+			if ((mask >> a & 1) &&
+			    s->lay.offset[a] + s->lay.bytes[a] > need)
+				need = s->lay.offset[a] + s->lay.bytes[a];
+		dst = take_dest(dfd, need);
+		close(dfd);
+		stride = 0;
+		if (!dst) {
+			rio_replyf("error %s take destination refused: it "
+				   "cannot be mapped, or is smaller than a set",
+				   seq);
+			return;
+		}
+	}
+	for (int j = 0; j < listed; j++)
 		for (int a = 0; a < s->lay.nargs; a++)
 			if ((mask >> a & 1) && s->lay.bytes[a])
 				CHECK(seq,
 				      GPU(MemcpyAsync)(
-					      s->shm + (size_t)k * s->stride +
+					      dst + (size_t)sets[j] * stride +
 						      s->lay.offset[a],
-					      lent_arg(s, (int)k, a, placed,
-						       seed),
+					      lent_arg(s, (int)sets[j], a,
+						       placed, seed),
 					      s->lay.bytes[a],
 					      GPU(MemcpyDeviceToHost), stream),
 				      "taking a set");
-	}
-	if (!any) {
-		rio_replyf("error %s take lists no set", seq);
-		return;
-	}
 	CHECK(seq, GPU(StreamSynchronize)(stream), "taking a set");
 	rio_replyf("ok %s", seq);
 }

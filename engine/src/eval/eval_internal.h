@@ -699,9 +699,9 @@ struct runner {
 			   * keeper's request is posted); runner_stop ends
 			   * it */
 	int schedstat_fd; /* /proc/<pid>/schedstat, or -1 */
-	int shm_fd;	  /* GPU runners: the shared memory's memfd, kept
-			   * for the keeper's `lend` (take writes there);
-			   * -1 otherwise */
+	int shm_fd;	  /* the shared memory's memfd, kept for the
+			   * keeper's `lend` and `take` (gpu_sample.c,
+			   * refpool.c); -1 before the launch */
 	int lend_slot;	  /* 1 + its slot of the keeper's lent sets, 0
 			   * while its sets are its own (a GPU timing
 			   * runner, gpu_sample.c) */
@@ -830,7 +830,9 @@ enum runner_fail runner_keeper_collect(struct runner *k, const char *what,
  * keeper cannot export memory), `compare` (rules: one per argument;
  * out: elements that failed, and the first's set, argument and index, -1
  * when none), `take` (the arguments in mask of set k into the slot's
- * runner's shared memory).  place: the sample's placement seed in hex, or
+ * runner's shared memory where its fetch would put them, or with to_fd
+ * >= 0 into that memory as set 0 would lie; RUNNER_REFUSED when the
+ * keeper cannot map it).  place: the sample's placement seed in hex, or
  * "-". */
 enum runner_fail runner_keeper_lend(struct runner *k, int slot, int nsets,
 				    size_t stride, const char *proto,
@@ -839,7 +841,8 @@ enum runner_fail runner_keeper_compare(struct runner *k, int bslot, int cslot,
 				       const char *place, const char *rules,
 				       int64_t out[4]);
 enum runner_fail runner_keeper_take(struct runner *k, int slot,
-				    const char *place, uint32_t mask, int set);
+				    const char *place, uint32_t mask, int set,
+				    int to_fd);
 /* Both halves of a `probe`. */
 enum runner_fail runner_probe(struct runner *k, struct keeper_reply *o);
 /* The keeper's ~1 ms busy kernel, waited for; ns by its own clock. */

@@ -739,6 +739,12 @@ bool ev_gpu_lent_match(struct eval_ctx *x, const struct case_layout *l,
 /* The outputs of set k of a runner's lent sets, copied by the keeper
  * into the runner's shared memory where its fetch would put them (a
  * reference check's set); false (verdict set) on failure. */
+/* ev_gpu_lent_take into the memory to_fd stands for, as set 0 lies
+ * there: 1 done, 0 the keeper cannot map that memory (no verdict), -1
+ * verdict set. */
+int ev_gpu_lent_take_to(struct eval_ctx *x, struct runner *r, const char *place,
+			uint32_t mask, int k, int to_fd,
+			const struct task_case *c);
 bool ev_gpu_lent_take(struct eval_ctx *x, struct runner *r, const char *place,
 		      uint32_t mask, int k, const struct task_case *c);
 /* The sets s lists of cand's sample against base's: inputs (when
@@ -767,6 +773,10 @@ bool ev_gpu_inputs_again(struct eval_ctx *x, struct runner *base,
  * every output, the comparison. */
 struct refcheck_times {
 	uint64_t again_ns, staged_ns, call_ns, wrote_ns, compared_ns;
+	/* The set was taken by the keeper straight into the check's
+	 * memory (again_ns: its inputs, staged_ns: the candidate's
+	 * outputs), not drawn again and copied. */
+	bool taken;
 };
 /* The check's line in timing.tsv, the same whether it ran on the
  * evaluation's thread or in the background (refpool.c): where says
@@ -819,6 +829,20 @@ struct refpool *ev_refpool_new(struct eval_ctx *x, const struct case_layout *l,
 bool ev_refpool_check(struct refpool *p, struct runner *base,
 		      struct runner *cand, int k, const char *spec, int pattern,
 		      const char *what, const char *prefix);
+/* Whether a task's checks can take their sets from lent memory
+ * (ev_refpool_check_lent): no inout or scratch argument, whose values
+ * before the call the reference needs and the sets no longer hold. */
+bool ev_refpool_lent_fits(const struct task *t);
+/* ev_refpool_check for lent sets (base and cand at the sample's
+ * placement place): the keeper takes the baseline's inputs of set k,
+ * which its compare has just found equal to the candidate's, into the
+ * worker's reference runner, and the candidate's outputs into the
+ * worker's buffer, both straight from the device (no draw again, no
+ * copy on this thread).  1 handed over; 0 the keeper could not take
+ * into that memory (the caller checks the old way); -1 verdict set. */
+int ev_refpool_check_lent(struct refpool *p, struct runner *base,
+			  struct runner *cand, int k, const char *place,
+			  int pattern, const char *what, const char *prefix);
 /* Takes the outcome of checks that have finished, without waiting; when
  * one failed, waits for the rest and sets the earliest failure's verdict
  * (false).  p NULL: true. */

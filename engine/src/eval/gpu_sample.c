@@ -680,15 +680,31 @@ void ev_gpu_place(const struct task *t, uint64_t seed, char *buf, size_t n)
 	snprintf(buf, n, "-");
 }
 
+int ev_gpu_lent_take_to(struct eval_ctx *x, struct runner *r, const char *place,
+			uint32_t mask, int k, int to_fd,
+			const struct task_case *c)
+{
+	enum runner_fail f = runner_keeper_take(x->keeper, r->lend_slot - 1,
+						place, mask, k, to_fd);
+
+	if (f == RUNNER_OK)
+		return 1;
+	if (f == RUNNER_REFUSED && to_fd >= 0) {
+		ev_trace_mark(x,
+			      "case %s: the keeper cannot take a set into "
+			      "a reference check's memory (%s): the checks "
+			      "draw their inputs again",
+			      c->id, x->keeper->why);
+		return 0;
+	}
+	keeper_failed(x, f, "while taking a set", false, c);
+	return -1;
+}
+
 bool ev_gpu_lent_take(struct eval_ctx *x, struct runner *r, const char *place,
 		      uint32_t mask, int k, const struct task_case *c)
 {
-	enum runner_fail f =
-		runner_keeper_take(x->keeper, r->lend_slot - 1, place, mask, k);
-
-	if (f != RUNNER_OK)
-		keeper_failed(x, f, "while taking a set", false, c);
-	return f == RUNNER_OK;
+	return ev_gpu_lent_take_to(x, r, place, mask, k, -1, c) == 1;
 }
 
 bool ev_gpu_lent_match(struct eval_ctx *x, const struct case_layout *l,
@@ -926,14 +942,17 @@ void ev_trace_refcheck(struct eval_ctx *x, const struct task_case *c,
 		       const char *what, const struct refcheck_times *t,
 		       const char *where)
 {
-	ev_trace_detail(x,
-			"case %s: reference check %s: inputs again %.1f ms, "
-			"staged %.1f ms, reference call %.1f ms, its outputs "
-			"all written %.1f ms, compared %.1f ms; %s",
-			c->id, what, (double)t->again_ns / 1e6,
-			(double)t->staged_ns / 1e6, (double)t->call_ns / 1e6,
-			(double)t->wrote_ns / 1e6, (double)t->compared_ns / 1e6,
-			where);
+	ev_trace_detail(
+		x,
+		"case %s: reference check %s: %s %.1f ms, %s %.1f ms, "
+		"reference call %.1f ms, its outputs all written "
+		"%.1f ms, compared %.1f ms; %s",
+		c->id, what,
+		t->taken ? "inputs taken by the keeper" : "inputs again",
+		(double)t->again_ns / 1e6,
+		t->taken ? "outputs taken" : "staged",
+		(double)t->staged_ns / 1e6, (double)t->call_ns / 1e6,
+		(double)t->wrote_ns / 1e6, (double)t->compared_ns / 1e6, where);
 }
 
 bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
@@ -1006,7 +1025,8 @@ bool ev_gpu_reference_check(struct eval_ctx *x, const struct case_layout *l,
 		goto out;
 	ev_trace_refcheck(x, c, what,
 			  &(struct refcheck_times){ t1 - t0, t2 - t1, t2s - t2,
-						    t3 - t2s, now_ns() - t3 },
+						    t3 - t2s, now_ns() - t3,
+						    false },
 			  "on the evaluation's thread");
 	ok = true;
 out:

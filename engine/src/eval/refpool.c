@@ -47,6 +47,7 @@
 #include "evaluation.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -68,8 +69,11 @@ struct slot {
 	bool started; /* th runs */
 	struct runner *ref;
 	/* Set k of the candidate's sample: its outputs, laid out as the
-	 * case's layout. */
+	 * case's layout, in a memfd (cand_fd) the keeper can take into
+	 * (-1: plain memory, where none could be made). */
 	unsigned char *cand;
+	size_t cand_len;
+	int cand_fd;
 	enum slot_state state;
 	/* The job, set by the evaluation's thread. */
 	int seq; /* handed over as the seq-th, from 1 */
@@ -77,6 +81,7 @@ struct slot {
 	char what[64];
 	char prefix[200];
 	uint64_t again_ns, copy_ns; /* on the evaluation's thread */
+	bool taken;		    /* by the keeper (ev_refpool_check_lent) */
 	/* Its outcome, set by the worker. */
 	bool ok;
 	enum result_status st;
@@ -105,6 +110,9 @@ struct refpool {
 	enum result_status fail_st;
 	char *fail_msg;
 	bool reported;
+	/* The keeper could not take into a worker's memory: every check
+	 * of the case draws its inputs again (ev_refpool_check). */
+	bool take_refused;
 	/* For the case's line in timing.tsv. */
 	int checked;
 	uint64_t waited_ns;
@@ -211,6 +219,7 @@ struct refpool *ev_refpool_new(struct eval_ctx *x, const struct case_layout *l,
 	for (int i = 0; i < REFPOOL_MAX; i++) {
 		p->slot[i].pool = p;
 		p->slot[i].index = i;
+		p->slot[i].cand_fd = -1;
 		strbuf_init(&p->slot[i].msg);
 	}
 	p->slot[0].ref = ref;
@@ -240,7 +249,7 @@ static void collect(struct refpool *p, struct slot *s)
 			  &(struct refcheck_times){ s->again_ns,
 						    s->copy_ns + s->poison_ns,
 						    s->call_ns, s->wrote_ns,
-						    s->cmp_ns },
+						    s->cmp_ns, s->taken },
 			  where);
 	strbuf_reset(&s->msg);
 	s->waited_ns = 0;
@@ -352,6 +361,39 @@ static bool slot_start(struct slot *s)
 	return s->started;
 }
 
+/* Slot s's buffer for the candidate's outputs: a memfd the keeper can
+ * be handed (ev_refpool_check_lent), else plain memory. */
+static void cand_alloc(struct slot *s, size_t len)
+{
+	int fd = memfd_create("arena-refcheck", MFD_CLOEXEC);
+	void *m = MAP_FAILED;
+
+	if (fd >= 0 && ftruncate(fd, (off_t)len) == 0)
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	s->cand_len = len;
+	if (m != MAP_FAILED) {
+		s->cand = m;
+		s->cand_fd = fd;
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	s->cand = xmalloc(len);
+	s->cand_fd = -1;
+}
+
+static void cand_free(struct slot *s)
+{
+	if (s->cand_fd >= 0) {
+		munmap(s->cand, s->cand_len);
+		close(s->cand_fd);
+	} else {
+		free(s->cand);
+	}
+	s->cand = NULL;
+	s->cand_fd = -1;
+}
+
 /* An idle slot, with a runner: one idle already, else a new slot with a
  * reference runner of its own while there may be more, else the first
  * to finish.  NULL (verdict set) when a runner could not be started, or
@@ -397,8 +439,37 @@ static struct slot *slot_get(struct refpool *p)
 				p->c->id, (int)r->pid, s->index, p->max);
 	}
 	if (!s->cand)
-		s->cand = xmalloc(p->l->shm_size ? p->l->shm_size : 1);
+		cand_alloc(s, p->l->shm_size ? p->l->shm_size : 1);
 	return s;
+}
+
+/* Slot s's job handed to its worker (or run here when no thread can be
+ * had): the staged set checked against the reference. */
+static void hand_over(struct refpool *p, struct slot *s, bool taken,
+		      uint64_t again_ns, uint64_t copy_ns, int pattern,
+		      const char *what, const char *prefix)
+{
+	s->taken = taken;
+	s->again_ns = again_ns;
+	s->copy_ns = copy_ns;
+	s->pattern = pattern;
+	snprintf(s->what, sizeof(s->what), "%s", what);
+	snprintf(s->prefix, sizeof(s->prefix), "%s", prefix);
+	pthread_mutex_lock(&p->mu);
+	s->seq = ++p->seq;
+	s->state = SLOT_JOB;
+	p->pending++;
+	if (slot_start(s)) {
+		pthread_cond_broadcast(&p->work);
+	} else {
+		/* No thread: the job runs here, as the synchronous check
+		 * would, and is collected like any other. */
+		pthread_mutex_unlock(&p->mu);
+		slot_run(s);
+		pthread_mutex_lock(&p->mu);
+		s->state = SLOT_DONE;
+	}
+	pthread_mutex_unlock(&p->mu);
 }
 
 bool ev_refpool_check(struct refpool *p, struct runner *base,
@@ -430,27 +501,51 @@ bool ev_refpool_check(struct refpool *p, struct runner *base,
 			par_memcpy(s->cand + l->offset[a],
 				   cand->shm + off + l->offset[a], l->bytes[a]);
 	}
-	s->again_ns = t1 - t0;
-	s->copy_ns = now_ns() - t1;
-	s->pattern = pattern;
-	snprintf(s->what, sizeof(s->what), "%s", what);
-	snprintf(s->prefix, sizeof(s->prefix), "%s", prefix);
-	pthread_mutex_lock(&p->mu);
-	s->seq = ++p->seq;
-	s->state = SLOT_JOB;
-	p->pending++;
-	if (slot_start(s)) {
-		pthread_cond_broadcast(&p->work);
-	} else {
-		/* No thread: the job runs here, as the synchronous check
-		 * would, and is collected like any other. */
-		pthread_mutex_unlock(&p->mu);
-		slot_run(s);
-		pthread_mutex_lock(&p->mu);
-		s->state = SLOT_DONE;
-	}
-	pthread_mutex_unlock(&p->mu);
+	hand_over(p, s, false, t1 - t0, now_ns() - t1, pattern, what, prefix);
 	return true;
+}
+
+bool ev_refpool_lent_fits(const struct task *t)
+{
+	for (int a = 0; a < t->nargs; a++)
+		if (t->args[a].scratch || t->args[a].io == IO_INOUT)
+			return false;
+	return true;
+}
+
+int ev_refpool_check_lent(struct refpool *p, struct runner *base,
+			  struct runner *cand, int k, const char *place,
+			  int pattern, const char *what, const char *prefix)
+{
+	struct eval_ctx *x = p->x;
+	const struct task *t = x->t;
+	uint32_t in = 0, out = 0;
+	struct slot *s;
+
+	if (p->take_refused || !ev_refpool_lent_fits(t))
+		return 0;
+	if (x->decided || !(s = slot_get(p)))
+		return -1;
+	if (s->cand_fd < 0 || s->ref->shm_fd < 0)
+		return 0;
+	for (int a = 0; a < t->nargs; a++)
+		*(t->args[a].io == IO_IN ? &in : &out) |= 1u << a;
+	/* The baseline's inputs of set k (what the candidate's call had:
+	 * the keeper's compare found them equal, bit for bit) into the
+	 * worker's reference runner, the candidate's outputs into the
+	 * worker's buffer, both straight from the device. */
+	uint64_t t0 = now_ns();
+	int got = ev_gpu_lent_take_to(x, base, place, in, k, s->ref->shm_fd,
+				      p->c);
+	uint64_t t1 = now_ns();
+	if (got == 1)
+		got = ev_gpu_lent_take_to(x, cand, place, out, k, s->cand_fd,
+					  p->c);
+	if (got == 1)
+		hand_over(p, s, true, t1 - t0, now_ns() - t1, pattern, what,
+			  prefix);
+	p->take_refused = got == 0;
+	return got;
 }
 
 bool ev_refpool_free(struct refpool *p)
@@ -473,7 +568,7 @@ bool ev_refpool_free(struct refpool *p)
 		/* Slot 0's runner is the caller's. */
 		if (i > 0 && s->ref)
 			ev_ctx_forget(x, s->ref);
-		free(s->cand);
+		cand_free(s);
 		strbuf_release(&s->msg);
 	}
 	if (p->checked)

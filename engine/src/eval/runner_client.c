@@ -572,12 +572,11 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 	r->sock = sv[0];
 	snprintf(r->runner_path, sizeof(r->runner_path), "%s", s->runner_path);
 	close(sv[1]);
-	/* A GPU runner's shared memory may be lent to the keeper, whose
-	 * `take` writes a set there (gpu_sample.c). */
-	if (s->gpu)
-		r->shm_fd = memfd;
-	else
-		close(memfd);
+	/* A runner's shared memory may be handed to the keeper, whose
+	 * `take` writes a set there: a GPU timing runner's with its lent
+	 * sets (gpu_sample.c), a host reference runner's for a reference
+	 * check's inputs (refpool.c). */
+	r->shm_fd = memfd;
 	close(kfd);
 	close(devnull);
 	strvec_release(&env);

@@ -372,15 +372,21 @@ bad:;
 }
 
 /* Sends "<verb> <seq>[ <args>]" (post). */
-static enum runner_fail post_request(struct runner *r, const char *verb,
-				     const char *args)
+static enum runner_fail post_request_fd(struct runner *r, const char *verb,
+					const char *args, int fd)
 {
 	r->seq++;
 	char *req = args ? xasprintf("%s %" PRIu64 " %s\n", verb, r->seq, args)
 			 : xasprintf("%s %" PRIu64 "\n", verb, r->seq);
-	enum runner_fail f = post(r, req, -1);
+	enum runner_fail f = post(r, req, fd);
 	free(req);
 	return f;
+}
+
+static enum runner_fail post_request(struct runner *r, const char *verb,
+				     const char *args)
+{
+	return post_request_fd(r, verb, args, -1);
 }
 
 /* Reads and parses the reply to the request posted last; the runner is
@@ -524,12 +530,16 @@ enum runner_fail runner_keeper_compare(struct runner *k, int bslot, int cslot,
 }
 
 enum runner_fail runner_keeper_take(struct runner *k, int slot,
-				    const char *place, uint32_t mask, int set)
+				    const char *place, uint32_t mask, int set,
+				    int to_fd)
 {
 	char a[96];
 
 	snprintf(a, sizeof(a), "%d %s %" PRIu32 " %d", slot, place, mask, set);
-	return request(k, "take", a, "take a set", 0, NULL, NULL);
+	enum runner_fail f = post_request_fd(k, "take", a, to_fd);
+	return f != RUNNER_OK
+		       ? f
+		       : collect_reply(k, "take a set", 0, NULL, NULL, k->hold);
 }
 
 enum runner_fail runner_call(struct runner *r, int *rc)

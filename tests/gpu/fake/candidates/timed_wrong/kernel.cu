@@ -11,7 +11,11 @@
  *   1            one contiguous region of 1% of the elements, at a place
  *                that moves from sample to sample;
  *   2            every 997th element from the 500th (neither end);
- *   3            every element, on a random 10% of the timed calls.
+ *   3            every element, on a random 10% of the timed calls;
+ *   4            every element, off by 1.5 times the task's tolerance
+ *                (not y + 1): within the twice the tolerance that the
+ *                comparison with the baseline allows, so that only the
+ *                reference checks of timed samples can find it.
  */
 #include "arena/kernel.h"
 
@@ -68,8 +72,11 @@ extern "C" ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
 	bool call_wrong = next_random() % 10 == 0;
 	for (int64_t i = 0; i < n; i++) {
 		float v = 2.0f * x[i] + 1.0f;
-		y[i] = late && wrong_at(i, n, region, call_wrong) ? v + 1.0f
-								  : v;
+		/* fakewide's tolerance: atol = rtol = 1e-5. */
+		float off = TIMED_WRONG_MODE == 4
+				    ? 1.5f * (1e-5f + 1e-5f * (v < 0 ? -v : v))
+				    : 1.0f;
+		y[i] = late && wrong_at(i, n, region, call_wrong) ? v + off : v;
 	}
 	return 0;
 }
