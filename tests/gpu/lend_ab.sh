@@ -8,7 +8,10 @@
 # Per evaluation: wall seconds, status, speedup and interval, the timing
 # phase, timed pairs and the medians of a timed pair's whole time, of its
 # two fetches and of its checks (timing.tsv's pair lines), and whether
-# the batch buffers were lent (timing.tsv).
+# the batch buffers were lent (timing.tsv); below each line, where the
+# lending of each case went, the pairs checked against the reference
+# (their check's median) and how their sets reached the reference
+# (taken by the keeper, or drawn again).
 #
 # usage: OUT=DIR [ROUNDS=2] sh tests/gpu/lend_ab.sh [TASK...]
 #   default tasks: cuda2cuda/saxpy hip2hip/gelu triton2triton/rmsnorm_bf16
@@ -59,6 +62,20 @@ one() { # TASK LEND
 	# Which driver step failed, when lending did not happen (gpu_rt.h).
 	cat "$logs"/runner-*.log 2>/dev/null | grep -h 'CUresult' | sort | uniq -c |
 		head -n 3 | sed 's/^/    /' >>"$sum"
+	# Where a case's lending went, and the pairs checked against the
+	# reference: how many, the median of their check on the
+	# evaluation's thread, and how their sets reached the worker.
+	grep -h "runners' sets lent in" "$logs/timing.tsv" 2>/dev/null |
+		sed 's/^# [0-9.]* ms: /    /' >>"$sum"
+	awk -F'\t' '$3 == "timed" && NF > 40 && $NF == 2 { n++; c[n] = $16 }
+		END { if (!n) exit
+		      for (i = 2; i <= n; i++) for (j = i; j > 1 && c[j - 1] > c[j]; j--) {
+			k = c[j]; c[j] = c[j - 1]; c[j - 1] = k }
+		      printf "    %d pairs checked against the reference, check median %.1f ms\n",
+			n, c[int((n + 1) / 2)] / 1e6 }' "$logs/timing.tsv" 2>/dev/null >>"$sum"
+	taken=$(grep -c 'inputs taken by the keeper' "$logs/timing.tsv" 2>/dev/null)
+	again=$(grep -c 'reference check in timed call.*inputs again' "$logs/timing.tsv" 2>/dev/null)
+	echo "    reference checks of timed samples: ${taken:-0} taken by the keeper, ${again:-0} drawn again" >>"$sum"
 }
 r=1
 while [ "$r" -le "$rounds" ]; do
