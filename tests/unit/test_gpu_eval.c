@@ -1501,12 +1501,13 @@ test_timed_calls_beyond_the_tolerance_fail_the_reference_check(void **s)
 	free(wrong);
 }
 
-/* No runner can reach another's lent sets: the candidate lent_thief
- * searches its descriptors and mappings for lent memory on every call
- * and fails the call when it finds more than its own (a baseline's sets
- * would let a cheat write its own outputs there, past the keeper's
- * comparison); its log says the search found its own. */
-static void test_no_runner_reaches_another_runners_lent_sets(void **s)
+/* No runner can reach another runner's lent sets or shared memory, nor
+ * a reference check's memory: the candidate memory_thief searches its
+ * descriptors and mappings on every call and fails the call when it
+ * finds more than its own (a baseline's sets would let a cheat write its
+ * own outputs there, past the keeper's comparison; a reference check's
+ * copy, past the reference); its log says the search found its own. */
+static void test_no_runner_reaches_another_runners_memory(void **s)
 {
 	char dir[] = "/tmp/arena-test-gpu-thief-XXXXXX";
 	struct opts o = { .log_dir = dir };
@@ -1516,12 +1517,13 @@ static void test_no_runner_reaches_another_runners_lent_sets(void **s)
 	if (!have_runner)
 		skip();
 	assert_non_null(mkdtemp(dir));
-	evaluate("lent_thief", &o, &r);
+	evaluate("memory_thief", &o, &r);
 	expect(&r, RS_OK, "");
 	result_release(&r);
 	assert_true(trace_has(dir, "batch buffers lent by the keeper"));
+	assert_true(trace_has(dir, "inputs taken by the keeper"));
 	assert_true(log_has(dir, "runner-candidate.log",
-			    "its own lent sets found"));
+			    "its own lent sets and shared memory found"));
 	rm_rf(dir);
 }
 
@@ -1854,8 +1856,7 @@ int main(void)
 		cmocka_unit_test(
 			test_one_input_element_written_in_timed_calls_is_rejected),
 		cmocka_unit_test(test_a_candidate_refusing_lent_sets_fails),
-		cmocka_unit_test(
-			test_no_runner_reaches_another_runners_lent_sets),
+		cmocka_unit_test(test_no_runner_reaches_another_runners_memory),
 		cmocka_unit_test(
 			test_timed_calls_beyond_the_tolerance_fail_the_reference_check),
 		cmocka_unit_test(
