@@ -1046,8 +1046,7 @@ static void test_work_done_while_the_runner_fetches_is_rejected(void **s)
 	result_release(&r);
 }
 
-/* Whether <dir>/timing.tsv has a line containing text. */
-/* Whether a line of dir/name holds text. */
+/* Whether a line of <dir>/<name> holds text. */
 static bool log_has(const char *dir, const char *name, const char *text)
 {
 	char *path = path_join(dir, name), line[4096];
@@ -1063,6 +1062,7 @@ static bool log_has(const char *dir, const char *name, const char *text)
 	return found;
 }
 
+/* Whether <dir>/timing.tsv has a line containing text. */
 static bool trace_has(const char *dir, const char *text)
 {
 	return log_has(dir, "timing.tsv", text);
