@@ -11,9 +11,13 @@
  * waiting.  Here the evaluation's thread does the device part as before
  * (ev_gpu_inputs_again), copies set k's inputs into a worker's own
  * reference runner and the candidate's outputs of set k into the
- * worker's buffer, and goes on timing; the worker poisons the reference's
- * outputs, calls it, checks that it wrote every output and compares the
- * candidate's saved outputs with its own at the task's tolerance - the
+ * worker's buffer, and goes on timing.  Where the keeper lent the sets
+ * (ev_refpool_check_lent), it takes both straight from the device into
+ * that memory instead: the baseline's inputs, which its compare has just
+ * found equal to the candidate's, and the candidate's outputs.  The
+ * worker poisons the reference's outputs, calls it, checks that it wrote
+ * every output and compares the candidate's saved outputs with its own
+ * at the task's tolerance - the
  * same steps, on the same bytes, with the same functions as the
  * synchronous check.  Which pairs are checked, the tolerance and the
  * words of a failure are unchanged.
