@@ -19,6 +19,31 @@ static const char *or_dash(const char *s)
 	return s ? s : "-";
 }
 
+/* The last evaluation's log directory, where a caller keeps one ("" when
+ * none): a failed expectation prints its trace's marks, so that a verdict
+ * that came out otherwise under a CI machine's load says why. */
+static char eval_check_logs[4096];
+
+/* The marks (the lines starting with "# ") of <eval_check_logs>/timing.tsv,
+ * on stderr, at most 400 of them. */
+static void eval_check_print_trace(void)
+{
+	char path[4200], line[2048];
+	FILE *f;
+	int n = 0;
+
+	if (!eval_check_logs[0])
+		return;
+	snprintf(path, sizeof(path), "%s/timing.tsv", eval_check_logs);
+	if (!(f = fopen(path, "r")))
+		return;
+	fprintf(stderr, "  its trace's marks (%s):\n", path);
+	while (n < 400 && fgets(line, sizeof(line), f))
+		if (strncmp(line, "# ", 2) == 0 && ++n)
+			fprintf(stderr, "    %s", line);
+	fclose(f);
+}
+
 /* Runs req into res (initialised here) and prints what it decided. */
 static void eval_checked(const struct eval_request *req, const char *label,
 			 struct task_result *res)
@@ -74,13 +99,15 @@ static void expect_either(const struct task_result *res, enum result_status st,
 			    ? res->speedup_calculation_error_message : "");
 	bool named = !phrase || strstr(all.buf, phrase) ||
 		     (other && strstr(all.buf, other));
-	if (res->status != st || !named)
+	if (res->status != st || !named) {
 		fprintf(stderr,
 			"expected %s mentioning \"%s\"%s%s%s, got %s: %s\n",
 			result_status_name(st), phrase ? phrase : "",
 			other ? " or \"" : "", other ? other : "",
 			other ? "\"" : "", result_status_name(res->status),
 			all.buf);
+		eval_check_print_trace();
+	}
 	assert_int_equal(res->status, st);
 	assert_true(named);
 	assert_false(st != RS_OK && res->candidate_accepted);

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,6 +40,10 @@ static struct task *task, *task_unimpl, *task_heavy, *task_place, *task_wide;
 static struct task *task_slowref;
 static char *fake_root;		/* tests/gpu/fake */
 static char cache_dir[] = "/tmp/arena-test-gpu-eval-XXXXXX";
+/* Where an evaluation without a log directory of its test's own keeps its
+ * logs, emptied before each (eval_check.h prints the trace of one whose
+ * verdict was not the one expected). */
+static char logs_dir[] = "/tmp/arena-test-gpu-logs-XXXXXX";
 /* The fake device every runner of this process shares (gpu_rt_fake.h),
  * shown to confined runners by the GPU profile. */
 static char device_dir[] = "/dev/shm/arena-fake-gpu-XXXXXX";
@@ -84,7 +89,7 @@ static int group_setup(void **state)
 			errbuf_str(&err));
 		return -1;
 	}
-	if (!mkdtemp(cache_dir))
+	if (!mkdtemp(cache_dir) || !mkdtemp(logs_dir))
 		return -1;
 	return 0;
 }
@@ -101,6 +106,7 @@ static int group_teardown(void **state)
 	free(fake_root);
 	rm_rf(cache_dir);
 	rm_rf(device_dir);
+	rm_rf(logs_dir);
 	return 0;
 }
 
@@ -146,6 +152,12 @@ static void evaluate(const char *cand, const struct opts *o,
 	req.quick = o->quick;
 	req.mutants = o->mutants;
 	req.log_dir = o->log_dir;
+	if (!req.log_dir) {
+		rm_rf(logs_dir);
+		req.log_dir = mkdir(logs_dir, 0700) == 0 ? logs_dir : NULL;
+	}
+	snprintf(eval_check_logs, sizeof(eval_check_logs), "%s",
+		 req.log_dir ? req.log_dir : "");
 	req.timing.case_budget_s = 0.3;
 	req.timing.blocks = o->blocks > 0 ? o->blocks : 2;
 	req.timing.min_pairs = o->min_pairs > 0 ? o->min_pairs : 5;
