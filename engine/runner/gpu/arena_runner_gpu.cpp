@@ -302,6 +302,29 @@ static void place_sets(unsigned long long seed)
 				     place_offset(seed, k, a, window[a]);
 }
 
+/* Grows what is page-locked of p (len bytes mapped, its first `locked`
+ * locked already) to its first `used` bytes, rounded to pages: copies
+ * between the device and locked memory run at the link's speed.  The
+ * bytes locked now: `locked` when that was enough, 0 when the driver
+ * refused (*err says why; failure only costs speed). */
+static size_t lock_grown(unsigned char *p, size_t len, size_t locked,
+			 size_t used, gpu_err *err)
+{
+	*err = GPU(Success);
+	used = (used + 4095) / 4096 * 4096;
+	if (used > len)
+		used = len;
+	if (used <= locked)
+		return locked;
+	if (locked)
+		(void)GPU(HostUnregister)(p);
+	*err = GPU(HostRegister)(p, used, GPU(HostRegisterDefault));
+	if (*err == GPU(Success))
+		return used;
+	(void)GPU(GetLastError)();
+	return 0;
+}
+
 /* Page-locks the first `used` bytes of the shared memory (for copies at
  * full speed) when they are 1 MiB or more; failure only costs speed.
  * Grows only: a case's `layout` (one set) and `sets` (n) and a later
@@ -311,12 +334,6 @@ static void place_sets(unsigned long long seed)
  * runners). */
 static void lock_host(size_t used)
 {
-	if (used <= registered)
-		return;
-	if (registered) {
-		(void)GPU(HostUnregister)(shm_base);
-		registered = 0;
-	}
 	/* Pinning costs about as much as a few copies, once per layout.
 	 * Pageable copies of tens of MiB are slow and uneven from one
 	 * process to the next: on the H200 a candidate runner's fetches
@@ -326,15 +343,10 @@ static void lock_host(size_t used)
 	 * copies too small to matter stay pageable. */
 	if (used < ((size_t)1 << 20))
 		return;
-	used = (used + 4095) / 4096 * 4096;
-	if (used > shm_size)
-		used = shm_size;
-	gpu_err e = GPU(HostRegister)(shm_base, used, GPU(HostRegisterDefault));
-	if (e == GPU(Success)) {
-		registered = used;
+	gpu_err e;
+	registered = lock_grown(shm_base, shm_size, registered, used, &e);
+	if (registered)
 		return;
-	}
-	(void)GPU(GetLastError)();
 	/* For the log: every copy of this layout is pageable, and slower. */
 	fprintf(stderr,
 		"arena-runner-%s: the shared memory (%zu MiB) could not be "
@@ -1283,19 +1295,8 @@ static unsigned char *take_dest(int fd, size_t need)
 		d->ino = st.st_ino;
 	}
 	d->used = ++take_clock;
-	size_t want = (need + 4095) / 4096 * 4096;
-	if (want > d->len)
-		want = d->len;
-	if (want > d->locked) {
-		if (d->locked)
-			(void)GPU(HostUnregister)(d->p);
-		d->locked = GPU(HostRegister)(d->p, want,
-					      GPU(HostRegisterDefault)) ==
-					    GPU(Success)
-				    ? want
-				    : 0;
-		(void)GPU(GetLastError)();
-	}
+	gpu_err e;
+	d->locked = lock_grown(d->p, d->len, d->locked, need, &e);
 	return d->p;
 }
 
