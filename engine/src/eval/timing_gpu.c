@@ -44,12 +44,6 @@
 /* Bootstrap resamples of the charged excess. */
 #define GPU_EXCESS_ITERS 1000
 
-/* The words of a failed reference check of a timed sample: kind, num,
- * the case's kind and id. */
-#define REFCHECK_PREFIX                                               \
-	"output of %s call %d in %s '%s' differs from the reference " \
-	"(a random check of a timed sample)"
-
 /* One pair on block bk: a sample of each runner, the order alternating
  * from pair to pair (*first: the baseline went first), the other one
  * stopped, each fetching every set; then the sets ev_gpu_compare_pick
@@ -63,7 +57,7 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	struct eval_ctx *x = p->x;
 	const struct task *t = x->t;
 	int pattern = num & 1, k = -1;
-	char what[64], prefix[200], refprefix[200];
+	char what[64], prefix[200];
 	bool ok = true;
 
 	/* Inputs come back on a random quarter of samples, in every phase
@@ -102,26 +96,9 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 		 "output of %s call %d in %s '%s' "
 		 "differs from baseline",
 		 kind, num, ev_case_kind(p->c), p->c->id);
-	/* 1: the reference check is handed over already (lent sets taken
-	 * straight into a worker's memory). */
-	int taken = 0;
 	if (p->lent) {
 		ok = ok && ev_gpu_lent_match(x, p->l, bk->base, bk->cand, place,
 					     pattern, what, prefix, p->c);
-		if (ok && refcheck && p->refpool) {
-			snprintf(refprefix, sizeof(refprefix), REFCHECK_PREFIX,
-				 kind, num, ev_case_kind(p->c), p->c->id);
-			taken = ev_refpool_check_lent(p->refpool, bk->base,
-						      bk->cand, k, place,
-						      pattern, what, refprefix);
-			ok = taken >= 0;
-		}
-		/* Otherwise the reference check's set of the candidate,
-		 * where its fetch would have put it. */
-		ok = ok &&
-		     (k < 0 || taken ||
-		      ev_gpu_lent_take(x, bk->cand, place,
-				       ev_gpu_fetch_mask(t, false), k, p->c));
 		sampled = false;
 	} else {
 		ok = ok && ev_gpu_sets_match(x, p->l, bk->base, bk->cand, &cmp,
@@ -129,19 +106,39 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 					     sampled ? &p->sample_rng : NULL,
 					     what, prefix, p->c);
 	}
-	if (ok && refcheck && !taken) {
-		snprintf(prefix, sizeof(prefix), REFCHECK_PREFIX, kind, num,
-			 ev_case_kind(p->c), p->c->id);
+	if (ok && refcheck) {
+		snprintf(prefix, sizeof(prefix),
+			 "output of %s call %d in %s "
+			 "'%s' differs from the reference (a random check of "
+			 "a timed sample)",
+			 kind, num, ev_case_kind(p->c), p->c->id);
+		/* Lent sets: the keeper takes the checked set straight into
+		 * a worker's memory where it can (1: handed over), else the
+		 * candidate's set where its fetch would have put it. */
+		int taken = p->lent && p->refpool
+				    ? ev_refpool_check_lent(p->refpool,
+							    bk->base, bk->cand,
+							    k, place, pattern,
+							    what, prefix)
+				    : 0;
 		/* A host reference's check runs in the background once the
 		 * device's part is done (refpool.c). */
-		if (p->refpool)
-			ok = ev_refpool_check(p->refpool, bk->base, bk->cand, k,
-					      spec, pattern, what, prefix);
-		else
-			ok = ev_gpu_reference_check(x, p->l, p->ref, bk->base,
-						    bk->cand, k, spec, pattern,
-						    false, false, what, prefix,
-						    p->c, NULL);
+		if (taken < 0)
+			ok = false;
+		else if (!taken)
+			ok = (!p->lent ||
+			      ev_gpu_lent_take(x, bk->cand, place,
+					       ev_gpu_fetch_mask(t, false), k,
+					       p->c)) &&
+			     (p->refpool
+				      ? ev_refpool_check(p->refpool, bk->base,
+							 bk->cand, k, spec,
+							 pattern, what, prefix)
+				      : ev_gpu_reference_check(
+						x, p->l, p->ref, bk->base,
+						bk->cand, k, spec, pattern,
+						false, false, what, prefix,
+						p->c, NULL));
 	}
 	free(spec);
 	if (ok)
