@@ -736,15 +736,15 @@ bool ev_gpu_lent_match(struct eval_ctx *x, const struct case_layout *l,
 		       struct runner *base, struct runner *cand,
 		       const char *place, int pattern, const char *what,
 		       const char *prefix, const struct task_case *c);
-/* The outputs of set k of a runner's lent sets, copied by the keeper
- * into the runner's shared memory where its fetch would put them (a
- * reference check's set); false (verdict set) on failure. */
 /* ev_gpu_lent_take into the memory to_fd stands for, as set 0 lies
  * there: 1 done, 0 the keeper cannot map that memory (no verdict), -1
  * verdict set. */
 int ev_gpu_lent_take_to(struct eval_ctx *x, struct runner *r, const char *place,
 			uint32_t mask, int k, int to_fd,
 			const struct task_case *c);
+/* The outputs of set k of a runner's lent sets, copied by the keeper
+ * into the runner's shared memory where its fetch would put them (a
+ * reference check's set); false (verdict set) on failure. */
 bool ev_gpu_lent_take(struct eval_ctx *x, struct runner *r, const char *place,
 		      uint32_t mask, int k, const struct task_case *c);
 /* The sets s lists of cand's sample against base's: inputs (when
@@ -829,17 +829,15 @@ struct refpool *ev_refpool_new(struct eval_ctx *x, const struct case_layout *l,
 bool ev_refpool_check(struct refpool *p, struct runner *base,
 		      struct runner *cand, int k, const char *spec, int pattern,
 		      const char *what, const char *prefix);
-/* Whether a task's checks can take their sets from lent memory
- * (ev_refpool_check_lent): no inout or scratch argument, whose values
- * before the call the reference needs and the sets no longer hold. */
-bool ev_refpool_lent_fits(const struct task *t);
 /* ev_refpool_check for lent sets (base and cand at the sample's
  * placement place): the keeper takes the baseline's inputs of set k,
  * which its compare has just found equal to the candidate's, into the
  * worker's reference runner, and the candidate's outputs into the
  * worker's buffer, both straight from the device (no draw again, no
- * copy on this thread).  1 handed over; 0 the keeper could not take
- * into that memory (the caller checks the old way); -1 verdict set. */
+ * copy on this thread).  1 handed over; 0 not so (a task with an inout
+ * or scratch argument, whose values before the call the reference needs
+ * and the sets no longer hold, or a keeper that cannot take into that
+ * memory: the caller checks the old way); -1 verdict set. */
 int ev_refpool_check_lent(struct refpool *p, struct runner *base,
 			  struct runner *cand, int k, const char *place,
 			  int pattern, const char *what, const char *prefix);

@@ -17,9 +17,8 @@
  * found equal to the candidate's, and the candidate's outputs.  The
  * worker poisons the reference's outputs, calls it, checks that it wrote
  * every output and compares the candidate's saved outputs with its own
- * at the task's tolerance - the
- * same steps, on the same bytes, with the same functions as the
- * synchronous check.  Which pairs are checked, the tolerance and the
+ * at the task's tolerance - the same steps, on the same bytes, with the
+ * same functions as the synchronous check.  Which pairs are checked, the tolerance and the
  * words of a failure are unchanged.
  *
  * The verdict is the synchronous one: a failed check is turned into the
@@ -509,7 +508,9 @@ bool ev_refpool_check(struct refpool *p, struct runner *base,
 	return true;
 }
 
-bool ev_refpool_lent_fits(const struct task *t)
+/* No inout or scratch argument: the values before the call are all in
+ * the sets after it. */
+static bool lent_fits(const struct task *t)
 {
 	for (int a = 0; a < t->nargs; a++)
 		if (t->args[a].scratch || t->args[a].io == IO_INOUT)
@@ -526,7 +527,7 @@ int ev_refpool_check_lent(struct refpool *p, struct runner *base,
 	uint32_t in = 0, out = 0;
 	struct slot *s;
 
-	if (p->take_refused || !ev_refpool_lent_fits(t))
+	if (p->take_refused || !lent_fits(t))
 		return 0;
 	if (x->decided || !(s = slot_get(p)))
 		return -1;
