@@ -610,9 +610,17 @@ static void test_a_skipped_call_made_up_in_the_fetch_is_charged(void **s)
 	/* The fetch's own excess names it; when the load of the moment
 	 * makes the sample's clock check (inputs drawn to outputs computed,
 	 * the fetch included) trip first, that check does (CI of afffd38):
-	 * either is the made-up call found outside the claims. */
-	expect_either(&r, RS_REJECTED, "work done after the timed calls",
-		      "inconsistent with the controller's clock");
+	 * either is the made-up call found outside the claims.  A load that
+	 * keeps the distribution-free bound from naming it leaves the
+	 * charge, its median where the bounds did not settle: no gain (ok
+	 * at 0.857 beside three busy loops; before the median was charged,
+	 * ok at 1.329 in CI of 2f790ef and 1.473 here). */
+	if (r.status == RS_OK)
+		assert_true(r.speedup_ratio < 1.0);
+	else
+		expect_either(&r, RS_REJECTED,
+			      "work done after the timed calls",
+			      "inconsistent with the controller's clock");
 	result_release(&r);
 }
 
