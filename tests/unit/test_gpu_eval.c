@@ -923,7 +923,7 @@ static void test_both_runners_of_a_pair_place_buffers_alike(void **s)
  * timing decides; under load, an A/A's first timing can fail it). */
 static double traced_block_median(const char *dir, const char *cs, int b)
 {
-	char *path = path_join(dir, "timing.tsv"), line[2048];
+	char *path = path_join(dir, "timing.tsv"), line[4096];
 	char *again = xasprintf("case %s: clock check failed once", cs);
 	FILE *f = fopen(path, "r");
 	double v[4096];
@@ -1175,12 +1175,13 @@ static void test_forged_claims_are_rejected_by_the_controllers_clock(void **s)
  * false without a mark or a file. */
 struct traced_charge {
 	bool found;
-	double charged, alone, floor, claim;
+	double charged, alone, floor, gate, claim;
+	int gated; /* pairs whose gates the controller opened */
 };
 
 static void read_traced_charge(const char *dir, struct traced_charge *t)
 {
-	char *path = path_join(dir, "timing.tsv"), line[2048];
+	char *path = path_join(dir, "timing.tsv"), line[4096];
 	FILE *f = fopen(path, "r");
 
 	free(path);
@@ -1192,8 +1193,15 @@ static void read_traced_charge(const char *dir, struct traced_charge *t)
 		const char *a = strstr(line, "the time request alone ");
 		const char *l = strstr(line, "; its floor ");
 		const char *c = strstr(line, "candidate's median claim ");
+		const char *g = strstr(line, "the controller's gate to the "
+					     "reply ");
 		if (!m || !a || !c)
 			continue;
+		t->gate = g ? atof(g + strlen("the controller's gate to the "
+					      "reply "))
+			    : -1;
+		const char *gp = g ? strstr(g, " us over ") : NULL;
+		t->gated = gp ? atoi(gp + strlen(" us over ")) : -1;
 		t->charged = atof(m + strlen(": charged excess "));
 		t->alone = atof(a + strlen("the time request alone "));
 		t->floor = l ? atof(l + strlen("; its floor ")) : -1;
@@ -1239,8 +1247,10 @@ static void expect_shave_charged(const char *name, struct task_result *r,
 	double shaved = t->claim * 7 / 93;
 	fprintf(stderr,
 		"  %s: shaved %.1f us a sample; time request alone %.1f us, its "
-		"floor %.1f us, charged %.1f us; speedup %.4f\n",
-		name, shaved, t->alone, t->floor, t->charged, r->speedup_ratio);
+		"floor %.1f us, the controller's gate %.1f us, charged %.1f "
+		"us; speedup %.4f\n",
+		name, shaved, t->alone, t->floor, t->gate, t->charged,
+		r->speedup_ratio);
 	assert_true(t->charged >= t->alone);
 	assert_true(t->floor >= 0 && t->charged >= t->floor);
 	assert_true(t->charged >= shaved / part);
@@ -1482,6 +1492,48 @@ static void test_a_candidate_refusing_lent_sets_fails(void **s)
 	evaluate("refuse_lent", &o, &r);
 	unsetenv("ARENA_GPU_LEND");
 	expect(&r, RS_RUNTIME_ERROR, "lent sets refused");
+	result_release(&r);
+}
+
+/* The controller opens timed batches' gates (gpu_sample.c, gate_offered)
+ * unless a trusted runner cannot map its page: then the runners open
+ * their own and the verdict stands.  A candidate that refuses the page
+ * fails: it cannot choose the weaker check. */
+static void test_the_controllers_gate_is_refused_only_by_a_baseline(void **s)
+{
+	static const char *const modes[] = { "mapped", "refused", "off" };
+	struct task_result r;
+
+	(void)s;
+	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
+		char dir[] = "/tmp/arena-test-gpu-gate-XXXXXX";
+		struct opts o = { 0 };
+		bool refused = m == 1, off = m == 2;
+
+		if (refused)
+			setenv("ARENA_FAKE_GPU_NO_HOST_MAP", "1", 1);
+		if (off)
+			setenv("ARENA_GPU_CTL_GATE", "0", 1);
+		assert_non_null(mkdtemp(dir));
+		o.log_dir = dir;
+		evaluate("baseline_copy", &o, &r);
+		unsetenv("ARENA_FAKE_GPU_NO_HOST_MAP");
+		unsetenv("ARENA_GPU_CTL_GATE");
+		expect(&r, RS_OK, "");
+		result_release(&r);
+		assert_true(trace_has(dir, "cannot map the controller's gate "
+					   "page") == refused);
+		struct traced_charge t;
+		read_traced_charge(dir, &t);
+		assert_true(t.found);
+		fprintf(stderr,
+			"  %s: the controller's gate %.1f us over %d pairs\n",
+			modes[m], t.gate, t.gated);
+		assert_true(refused || off ? t.gated == 0 : t.gated > 0);
+		rm_rf(dir);
+	}
+	evaluate("refuse_gate", &(struct opts){ 0 }, &r);
+	expect(&r, RS_RUNTIME_ERROR, "gate page refused");
 	result_release(&r);
 }
 
@@ -1876,6 +1928,8 @@ int main(void)
 		cmocka_unit_test(
 			test_one_input_element_written_in_timed_calls_is_rejected),
 		cmocka_unit_test(test_a_candidate_refusing_lent_sets_fails),
+		cmocka_unit_test(
+			test_the_controllers_gate_is_refused_only_by_a_baseline),
 		cmocka_unit_test(test_no_runner_reaches_another_runners_memory),
 		cmocka_unit_test(
 			test_timed_calls_beyond_the_tolerance_fail_the_reference_check),

@@ -122,6 +122,27 @@
  *                                  every call is enqueued, so the events
  *                                  time the kernels back to back, not
  *                                  the host's launches between them)
+ *     time <seq> <n> gate <token>
+ *                               → armed <seq>, then the reply of `time`
+ *                                  (the same, except that the controller
+ *                                  opens the gate: once every call is
+ *                                  enqueued the runner answers "armed",
+ *                                  and the controller writes <token> (1
+ *                                  to 2^32-1) into the first word of its
+ *                                  gate page; its clock from that write
+ *                                  to the reply, less <ns>, is the gate's
+ *                                  reaction, which binds the claim.  An
+ *                                  error may come instead of "armed".
+ *                                  Only after `gate`)
+ *     gate <seq>  + a descriptor (SCM_RIGHTS)
+ *                               → ok <seq>     (a page of the
+ *                                  controller's, mapped into the device's
+ *                                  address space for `time ... gate`;
+ *                                  "error <seq> gate page refused: ..."
+ *                                  where it cannot be: a trusted
+ *                                  runner's refusal turns the controller's
+ *                                  gate off for the evaluation, a
+ *                                  candidate's fails it)
  *     sets <seq> <n> <stride>   → ok <seq> <lo> <hi>   (n device copies
  *                                  of the layout; set k lives in shared
  *                                  memory at k * stride; <lo> <hi> as for

@@ -1374,26 +1374,48 @@ static void do_take(const char *seq, char **save)
 	rio_replyf("ok %s", seq);
 }
 
+/* gate <seq> with a descriptor: the controller's gate page
+ * (gpu_gate.h, gate_page_map), for `time <n> gate <token>`. */
+static void do_gate_page(const char *seq)
+{
+	int fd = rio_take_fd();
+	const char *why = "no descriptor came with the request";
+	gpu_err e = GPU(ErrorInvalidValue);
+
+	if (fd >= 0) {
+		e = gate_page_map(&gate, fd, &why);
+		close(fd);
+	}
+	if (e == GPU(Success))
+		rio_replyf("ok %s", seq);
+	else
+		rio_replyf("error %s gate page refused: %s (%s)", seq, why,
+			   gpu_err_name(e));
+}
+
 /*
- * time <seq> <n> [hold].  With "hold" the gate's kernel (gpu_gate.h)
- * holds the stream from before the start event until every call is
- * enqueued: a Python kernel's launch costs tens to hundreds of
+ * time <seq> <n> [hold | gate <token>].  With "hold" the gate's kernel
+ * (gpu_gate.h) holds the stream from before the start event until every
+ * call is enqueued: a Python kernel's launch costs tens to hundreds of
  * microseconds of host time, during which the device would idle inside
  * the timed window (six Triton tasks' A/As on the H200 had intervals of
  * +-4-9% at 250-530 us per call, 2026-12-03, where CUDA and HIP tasks of
  * the same length had +-0.2-0.5%).  What the host does meanwhile is
  * outside the events but inside the controller's clock, which charges a
  * candidate for it (docs/gpu.md section 6).  A launch that waits for its
- * own stream waits out the gate's limit: slower, never stuck.
+ * own stream waits out the gate's limit: slower, never stuck.  With
+ * "gate <token>" the controller opens it (gate_close_on): once every call
+ * is enqueued the runner answers "armed <seq>" and the controller writes
+ * the token; the reply follows as for "hold".
  */
 #define HOLD_LIMIT_NS ((uint64_t)50 * 1000 * 1000)
 
 static void do_time(const char *seq, char **save)
 {
-	int64_t n;
+	int64_t n, token = 0;
 	float ms = 0;
 	int rc = 0;
-	bool hold = false;
+	bool hold = false, ctl = false;
 
 	if (rio_parse_i64(save, &n) || n < 1 || n > nsets) {
 		rio_replyf("error %s bad batch size", seq);
@@ -1401,20 +1423,38 @@ static void do_time(const char *seq, char **save)
 	}
 	if (**save) {
 		char *w = rio_next_tok(save);
-		if (!w || strcmp(w, "hold") != 0) {
+		ctl = w && strcmp(w, "gate") == 0;
+		if (!w || (strcmp(w, "hold") != 0 && !ctl) ||
+		    (ctl && (rio_parse_i64(save, &token) || token < 1 ||
+			     token > 0xffffffffll || !gate.ctl_host))) {
 			rio_replyf("error %s bad time option", seq);
 			return;
 		}
-		hold = true;
+		hold = !ctl;
 	}
 	if (hold)
 		CHECK(seq, gate_close(&gate, stream, HOLD_LIMIT_NS),
 		      "holding the stream");
+	else if (ctl) {
+		gpu_err e = gate_close_on(&gate, stream, (unsigned)token,
+					  HOLD_LIMIT_NS);
+		if (e != GPU(Success))
+			gate_open_on(&gate, (unsigned)token);
+		CHECK(seq, e, "holding the stream");
+#if defined(ARENA_GPU_FAKE)
+		/* The fake runs each call as it is launched: the calls wait
+		 * for the token here, as the device would behind the gate. */
+		rio_replyf("armed %s", seq);
+		gate_fake_wait(&gate, (unsigned)token, HOLD_LIMIT_NS);
+#endif
+	}
 	CHECK(seq, GPU(EventRecord)(ev_start, stream), "recording an event");
 	for (int k = 0; k < n; k++) {
 		int r = call_set(k);
 		if (r == RUNNER_EMBED_RAISED && hold)
 			(void)gate_open(&gate);
+		else if (r == RUNNER_EMBED_RAISED && ctl)
+			gate_open_on(&gate, (unsigned)token);
 		if (raised(seq, r))
 			return;
 		if (r != 0 && rc == 0)
@@ -1426,6 +1466,12 @@ static void do_time(const char *seq, char **save)
 				: GPU(Success);
 	/* Opened whatever happened: nothing waits for the deadline. */
 	gpu_err opened = hold ? gate_open(&gate) : GPU(Success);
+#if !defined(ARENA_GPU_FAKE)
+	if (ctl && (launched != GPU(Success) || ended != GPU(Success)))
+		gate_open_on(&gate, (unsigned)token);
+	else if (ctl)
+		rio_replyf("armed %s", seq);
+#endif
 	CHECK(seq, launched, "in the kernel's launch");
 	CHECK(seq, ended, "recording an event");
 	CHECK(seq, opened, "releasing the stream");
@@ -1553,6 +1599,10 @@ static void serve(void)
 		}
 		if (strcmp(cmd, "load") == 0) {
 			do_load(seq);
+			continue;
+		}
+		if (strcmp(cmd, "gate") == 0) {
+			do_gate_page(seq);
 			continue;
 		}
 		if (!launch) {

@@ -34,6 +34,16 @@
  * The fake runtime (gpu_rt_fake.h) runs every launch at once, so it cannot
  * hold a stream: there a test kernel declares its unordered writes with
  * arena_fake_gpu_write_unordered(), and the gate reports those.
+ *
+ * The same gate holds a timed batch (`time <n> hold`): opened by the
+ * runner once every call is enqueued, or (`time <n> gate <token>`) by
+ * the controller, which writes the token into a page of its own that the
+ * runner maps into the device's address space (gate_page_map): the
+ * controller then knows when the batch could start, and the time from
+ * that moment to the reply, less the claim, binds the claim within the
+ * gate's reaction (docs/gpu.md section 6, "The controller opens the
+ * gate").  On the fake runtime the runner waits for the token itself
+ * before it runs the calls (gate_fake_wait).
  */
 #ifndef ARENA_GPU_GATE_H
 #define ARENA_GPU_GATE_H
@@ -52,6 +62,10 @@ struct gpu_gate {
 	unsigned *dev;			/* gate[2] */
 	unsigned long long *hashes;	/* two slots of one per argument */
 	gpu_stream side;		/* does not wait for the gate */
+	/* The controller's page (gate_page_map), or NULL: its first word
+	 * opens a gate closed with gate_close_on when it equals the token. */
+	volatile unsigned *ctl_host;
+	unsigned *ctl_dev;
 };
 
 #if !defined(ARENA_GPU_FAKE)
@@ -71,14 +85,17 @@ __device__ static unsigned long long gate_clock_ns(void)
 #endif
 }
 
-__global__ void gate_kernel(volatile unsigned *gate, unsigned long long limit_ns)
+/* Spins until *open == want (gate[0], or the controller's page). */
+__global__ void gate_kernel(volatile unsigned *gate,
+			    volatile const unsigned *open, unsigned want,
+			    unsigned long long limit_ns)
 {
 	unsigned long long t0 = gate_clock_ns(), spins = 0;
 
 	gate[1] = GATE_HOLDING;
 	__threadfence_system();
 	for (;;) {
-		if (gate[0]) {
+		if (*open == want) {
 			gate[1] = GATE_OPENED;
 			return;
 		}
@@ -198,10 +215,98 @@ static gpu_err gate_close(struct gpu_gate *g, gpu_stream stream,
 	fake_unordered_ptr = fake_late_ptr = NULL;
 	return GPU(Success);
 #else
-	gate_kernel<<<1, 1, 0, stream>>>(g->dev, (unsigned long long)limit_ns);
+	gate_kernel<<<1, 1, 0, stream>>>(g->dev, g->dev, 1u,
+					 (unsigned long long)limit_ns);
 	return GPU(GetLastError)();
 #endif
 }
+
+/* Maps the controller's gate page (a descriptor of at least one page)
+ * into the device's address space; on failure the gate stays the
+ * runner's own and the reason is in *why. */
+static gpu_err gate_page_map(struct gpu_gate *g, int fd, const char **why)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	gpu_err e;
+
+	*why = NULL;
+	if (p == MAP_FAILED) {
+		*why = "the page cannot be mapped";
+		return GPU(ErrorInvalidValue);
+	}
+	if (g->ctl_host) {
+		*why = "a gate page was mapped before";
+		munmap(p, 4096);
+		return GPU(ErrorInvalidValue);
+	}
+	e = GPU(HostRegister)(p, 4096, GPU(HostRegisterMapped));
+	if (e == GPU(Success))
+		e = GPU(HostGetDevicePointer)((void **)&g->ctl_dev, p, 0);
+	if (e != GPU(Success)) {
+		(void)GPU(GetLastError)();
+		*why = "the page cannot be mapped into the device's address "
+		       "space";
+		munmap(p, 4096);
+		return e;
+	}
+	g->ctl_host = (volatile unsigned *)p;
+	return GPU(Success);
+}
+
+/* Holds `stream` until the controller writes `token` into its page, or
+ * for limit_ns at most.  On the fake runtime nothing is queued: the
+ * runner waits itself (gate_fake_wait) before it runs the calls. */
+static gpu_err gate_close_on(struct gpu_gate *g, gpu_stream stream,
+			     unsigned token, uint64_t limit_ns)
+{
+	gpu_err e = GPU(MemsetAsync)(g->dev, 0, 2 * sizeof(unsigned), stream);
+
+	if (e != GPU(Success))
+		return e;
+#if defined(ARENA_GPU_FAKE)
+	(void)limit_ns, (void)token;
+	return GPU(Success);
+#else
+	gate_kernel<<<1, 1, 0, stream>>>(g->dev, g->ctl_dev, token,
+					 (unsigned long long)limit_ns);
+	return GPU(GetLastError)();
+#endif
+}
+
+/* Opens a gate closed with gate_close_on from this side (a launch that
+ * failed: nothing should wait for the deadline). */
+static void gate_open_on(struct gpu_gate *g, unsigned token)
+{
+	__atomic_store_n(g->ctl_host, token, __ATOMIC_RELEASE);
+}
+
+#if defined(ARENA_GPU_FAKE)
+/* The fake runtime's gate: waits until the page holds `token`, for
+ * limit_ns at most, as a device held by gate_close_on would.  It yields
+ * and then naps between looks, as a device's gate kernel does not need
+ * to: this "device" is a CPU, and on two of them a spinning runner kept
+ * the controller from the CPU it needed to open the gate. */
+static void gate_fake_wait(struct gpu_gate *g, unsigned token,
+			   uint64_t limit_ns)
+{
+	struct timespec t, nap = { 0, 5000 };
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	uint64_t end = (uint64_t)t.tv_sec * 1000000000ull +
+		       (uint64_t)t.tv_nsec + limit_ns;
+
+	for (int look = 0;
+	     __atomic_load_n(g->ctl_host, __ATOMIC_ACQUIRE) != token; look++) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec >
+		    end)
+			return;
+		if (look < 20)
+			sched_yield();
+		else
+			nanosleep(&nap, NULL);
+	}
+}
+#endif
 
 /* The gate kernel's state (GATE_*), read without waiting for it. */
 static gpu_err gate_state(struct gpu_gate *g, unsigned *state)

@@ -51,7 +51,10 @@
  *                                       had finished": work never joined
  * and $ARENA_FAKE_GPU_NO_VMM makes the keeper's exportable allocations
  * (gpu_rt.h) fail as unsupported, as on a device without them;
- * $ARENA_FAKE_GPU_NO_IMPORT makes a runner's mapping of them fail.
+ * $ARENA_FAKE_GPU_NO_IMPORT makes a runner's mapping of them fail;
+ * $ARENA_FAKE_GPU_NO_HOST_MAP makes mapping a page of host memory into
+ * the "device's" address space fail (the controller's gate page,
+ * gpu_gate.h).
  *   arena_fake_gpu_alloc_base(p)        the start of the allocation p
  *                                       points into (the runner places
  *                                       arguments at an offset in theirs;
@@ -102,6 +105,7 @@ enum {
 	fakeErrorNotSupported = 801,
 	fakeStreamNonBlocking = 1,
 	fakeHostRegisterDefault = 0,
+	fakeHostRegisterMapped = 2,
 	fakeMemcpyHostToDevice = 1,
 	fakeMemcpyDeviceToHost = 2,
 	fakeMemcpyDeviceToDevice = 3,
@@ -530,6 +534,15 @@ static inline fakeError_t fakeHostRegister(void *, size_t, int)
 static inline fakeError_t fakeHostUnregister(void *)
 {
 	return fakeSuccess;
+}
+/* "Device" memory is host memory: a registered page is its own device
+ * pointer. */
+static inline fakeError_t fakeHostGetDevicePointer(void **d, void *h, int)
+{
+	if (getenv("ARENA_FAKE_GPU_NO_HOST_MAP"))
+		return fakeErrorNotSupported;
+	*d = h;
+	return fake_status();
 }
 static inline fakeError_t fakeStreamCreateWithFlags(fakeStream_t *s, int)
 {

@@ -209,7 +209,9 @@ double gpu_charged_excess_ns(const double *const *e, const int *sizes,
 			     int nblocks, int iters, uint64_t seed,
 			     double *median, double *hi, double *strict);
 /* One timed pair's `time` requests by both clocks (ns): each runner's
- * claim and the controller's wall around the request. */
+ * claim and the controller's wall around the request, or from the
+ * controller's gate opening to the reply where it opened both runners'
+ * gates (timing.c, S_BROVH). */
 struct gpu_timed_pair {
 	double base_claim, base_wall, cand_claim, cand_wall;
 };
@@ -707,6 +709,12 @@ struct runner {
 			   * runner, gpu_sample.c) */
 	bool takes_fds;	  /* the keeper: replies may carry a descriptor
 			   * (`lend`), kept in passed_fd */
+	volatile unsigned *gate_page; /* GPU: the page whose first word opens
+				       * its timed batches' gate
+				       * (runner_gate_page), or NULL */
+	int gate_state;	     /* 0 not offered, 1 mapped by the runner, -1
+			   * refused (gate_why says why) */
+	uint32_t gate_token; /* the last token written */
 	int passed_fd;	  /* the last one received, -1 when none */
 	char runner_path[256];
 	int status;		/* wait status once reaped */
@@ -797,10 +805,19 @@ void runner_sets_all(struct runner *const *rs, int n, int nsets,
 void runner_sets_lent(struct runner *const *rs, int n, int nsets, size_t stride,
 		      const int *fds, const int64_t *bytes, bool pinned,
 		      enum runner_fail *fail);
-/* `time <n>`, with "hold" when hold (runner_proto.h). */
-enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, int *rc,
-				 int64_t *claim_ns, int64_t *drain_ns,
-				 int64_t *wall_ns);
+/* The controller's gate page (runner_proto.h, `gate`): a page made and
+ * mapped here, offered to GPU runner r once.  RUNNER_OK with
+ * r->gate_state 1 when r mapped it; RUNNER_REFUSED (r->why says why) with
+ * r->gate_state -1 when it did not; other failures as any request's. */
+#define RUNNER_GATE_PAGE 4096
+enum runner_fail runner_gate_page(struct runner *r);
+/* `time <n>`: with "hold" when hold; or, when gate and r mapped the
+ * controller's gate page, "gate <token>": the token is written into the
+ * page once r answers "armed", and *react_ns is the controller's clock
+ * from that write to the reply (-1 otherwise). */
+enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, bool gate,
+				 int *rc, int64_t *claim_ns, int64_t *drain_ns,
+				 int64_t *wall_ns, int64_t *react_ns);
 /* `fetch`: the arguments in mask of set k, or of every set (k < 0). */
 enum runner_fail runner_fetch(struct runner *r, uint32_t mask, int k,
 			      int64_t *wall_ns);

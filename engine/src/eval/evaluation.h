@@ -132,6 +132,9 @@ struct ref_trial {
  * outputs over (docs/gpu.md section 6).  Host samples: 0. */
 struct gpu_sample {
 	int64_t claim, wall, drain, fetch, cpu, delay;
+	/* The controller's gate opened to the reply (`time <n> gate`), <= 0
+	 * when the runner opened its own (and in host samples). */
+	int64_t react;
 	int64_t span, gen, keep, probe, probe_f, gaps;
 	int64_t ovh, fovh;
 	/* Outside the span, for the pace's accounting (timing.tsv): the
@@ -270,6 +273,9 @@ struct eval_ctx {
 	 * whether the keeper lends at all (gpu_sample.c). */
 	struct runner *lent_owner[RP_LEND_SLOTS];
 	bool lend_off;
+	/* Timed batches' gates opened by the controller (gpu_sample.c,
+	 * gate_offered), until a trusted runner cannot map its page. */
+	bool ctl_gate;
 	int64_t probe_min_ns;		/* the fastest keeper probe so far */
 	int *gpu_batch;			/* per case: calls per sample, 0 = not
 					 * decided yet (gpu_sample.c) */
@@ -668,6 +674,10 @@ bool ev_device_works(struct eval_ctx *x, char *why, size_t why_len);
  * (docs/gpu.md, "Launches behind a held stream"); ARENA_GPU_HOLD_LAUNCH=0
  * turns it off.  Every runner of an evaluation alike. */
 bool ev_gpu_hold_launch(void);
+/* Whether the controller opens held batches' gates (`time <n> gate`,
+ * runner_proto.h; docs/gpu.md section 6): the default wherever batches
+ * are held; ARENA_GPU_CTL_GATE=0 leaves the runners to open their own. */
+bool ev_gpu_ctl_gate_wanted(void);
 /* The gen spec of a sample: inputs drawn on the device from seed (every
  * set its own, the same in every runner), outputs poisoned with pattern.
  * Caller frees. */

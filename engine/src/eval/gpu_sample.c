@@ -173,6 +173,48 @@ bool ev_gpu_hold_launch(void)
 	return !v || strcmp(v, "0") != 0;
 }
 
+bool ev_gpu_ctl_gate_wanted(void)
+{
+	const char *v = getenv("ARENA_GPU_CTL_GATE");
+
+	return ev_gpu_hold_launch() && (!v || strcmp(v, "0") != 0);
+}
+
+/* Whether runner r's timed batches wait for the controller's gate
+ * (runner_gate_page): 1 yes, 0 no, -1 failed (the verdict is set).  The
+ * page is offered before r's first batch: in every
+ * sample, correctness trials included, so that a batch's requests are
+ * the same wherever it is.  A trusted runner that cannot map the page
+ * (the driver, the sandbox) turns the controller's gate off for the
+ * evaluation: runners then open their own (`hold`), and the pairs that
+ * mix both are charged as before (timing.c).  A candidate's refusal is
+ * its failure, never a way back to the weaker check. */
+static int gate_offered(struct eval_ctx *x, enum role role, struct runner *r,
+			const struct task_case *c)
+{
+	if (!x->ctl_gate || r->gate_state < 0)
+		return 0;
+	if (r->gate_state == 1)
+		return 1;
+	enum runner_fail f = runner_gate_page(r);
+	if (f == RUNNER_OK)
+		return 1;
+	if (f == RUNNER_REFUSED && role != ROLE_CAND) {
+		x->ctl_gate = false;
+		ev_trace_mark(x,
+			      "the %s runner cannot map the controller's "
+			      "gate page (%s): runners open their timed "
+			      "batches' gates themselves",
+			      ev_role_names[role], r->why);
+		return 0;
+	}
+	ev_runner_failed(x, role, r, f,
+			 "while mapping the controller's gate "
+			 "page",
+			 c);
+	return -1;
+}
+
 /* Whether argument ta is drawn on the device by `gen` (an input that is
  * not recorded), and its seed in the sample whose seed is seed. */
 static bool drawn_input(const struct task_arg *ta)
@@ -333,6 +375,9 @@ static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		return false;
 	if (spec[0] == 'R' && !stage_recorded(x, r, n, c, &spec))
 		return false;
+	int gated = gate_offered(x, role, r, c);
+	if (gated < 0)
+		return false;
 	struct runner *k = x->keeper;
 	k->hold = true;
 	uint64_t tw = now_ns();
@@ -347,8 +392,8 @@ static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	}
 	if (f == RUNNER_OK && kf == RUNNER_OK) {
 		r->hold = true;
-		f = runner_time_gpu(r, n, x->gpu_hold, &rc, &o->claim,
-				    &o->drain, &o->wall);
+		f = runner_time_gpu(r, n, x->gpu_hold, gated == 1, &rc,
+				    &o->claim, &o->drain, &o->wall, &o->react);
 		kwhat = "while probing the device";
 		kf = keeper_follow(x, r, "probe", &f, &kp, &o->gaps);
 	}

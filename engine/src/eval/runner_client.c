@@ -279,6 +279,7 @@ static void runner_env(struct strvec *env, bool gpu)
 		"ARENA_FAKE_GPU_WAKE_JITTER_US",
 		"ARENA_FAKE_GPU_NO_VMM",
 		"ARENA_FAKE_GPU_NO_IMPORT",
+		"ARENA_FAKE_GPU_NO_HOST_MAP",
 	};
 
 	strvec_push(env, "PATH=/usr/local/bin:/usr/bin:/bin");
@@ -726,5 +727,7 @@ void runner_destroy(struct runner *r)
 		close(r->passed_fd);
 	if (r->shm)
 		munmap(r->shm, r->shm_size);
+	if (r->gate_page)
+		munmap((void *)r->gate_page, RUNNER_GATE_PAGE);
 	free(r);
 }

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -584,15 +585,85 @@ enum runner_fail runner_time(struct runner *r, int *rc, int64_t *claim_ns,
 	return f;
 }
 
-enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, int *rc,
-				 int64_t *claim_ns, int64_t *drain_ns,
-				 int64_t *wall_ns)
+enum runner_fail runner_gate_page(struct runner *r)
+{
+	int fd = memfd_create("arena-gate", MFD_CLOEXEC);
+	void *p = MAP_FAILED;
+	enum runner_fail f;
+
+	if (fd < 0 || ftruncate(fd, RUNNER_GATE_PAGE) != 0 ||
+	    (p = mmap(NULL, RUNNER_GATE_PAGE, PROT_READ | PROT_WRITE,
+		      MAP_SHARED, fd, 0)) == MAP_FAILED) {
+		snprintf(r->why, sizeof(r->why),
+			 "could not be given a gate page: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return RUNNER_SYSTEM;
+	}
+	if ((f = post_request_fd(r, "gate", NULL, fd)) == RUNNER_OK)
+		f = collect_reply(r, "map the gate page", 0, NULL, NULL,
+				  r->hold);
+	close(fd);
+	if (f == RUNNER_OK) {
+		r->gate_page = (volatile unsigned *)p;
+		r->gate_state = 1;
+	} else {
+		munmap(p, RUNNER_GATE_PAGE);
+		r->gate_state = -1;
+	}
+	return f;
+}
+
+/* The reply to a gated `time`, posted last: "armed <seq>" first, then
+ * the token written, then the reply itself; *react_ns from the write to
+ * the reply.  An error reply may come instead of "armed". */
+static enum runner_fail collect_gated(struct runner *r, uint32_t token,
+				      int64_t *v, int64_t *wall_ns,
+				      int64_t *react_ns)
+{
+	char *line = NULL, armed[48];
+	enum runner_fail f = collect(r, "arm its timed calls", &line, NULL);
+
+	if (f != RUNNER_OK)
+		return f;
+	snprintf(armed, sizeof(armed), "armed %" PRIu64, r->seq);
+	if (strcmp(line, armed) != 0) {
+		f = r->hold ? RUNNER_OK : runner_stop(r);
+		if (f == RUNNER_OK)
+			f = runner_parse_reply(r, line, 3, v);
+		return f == RUNNER_OK ? rcl_protocol(r, "answered a gated "
+							"batch without arming "
+							"it")
+				      : f;
+	}
+	uint64_t opened = now_ns();
+	__atomic_store_n(r->gate_page, token, __ATOMIC_RELEASE);
+	f = collect_reply(r, "return", 3, v, wall_ns, r->hold);
+	*react_ns = (int64_t)(r->replied_at - opened);
+	return f;
+}
+
+enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, bool gate,
+				 int *rc, int64_t *claim_ns, int64_t *drain_ns,
+				 int64_t *wall_ns, int64_t *react_ns)
 {
 	int64_t v[3];
-	char a[32];
+	char a[48];
+	enum runner_fail f;
 
-	snprintf(a, sizeof(a), "%d%s", n, hold ? " hold" : "");
-	enum runner_fail f = request(r, "time", a, "return", 3, v, wall_ns);
+	*react_ns = -1;
+	if (gate && r->gate_state == 1) {
+		if (++r->gate_token == 0)
+			r->gate_token = 1;
+		snprintf(a, sizeof(a), "%d gate %" PRIu32, n, r->gate_token);
+		f = post_request(r, "time", a);
+		if (f == RUNNER_OK)
+			f = collect_gated(r, r->gate_token, v, wall_ns,
+					  react_ns);
+	} else {
+		snprintf(a, sizeof(a), "%d%s", n, hold ? " hold" : "");
+		f = request(r, "time", a, "return", 3, v, wall_ns);
+	}
 	if (f == RUNNER_OK) {
 		r->calls++;
 		*rc = (int)v[0];

@@ -49,6 +49,15 @@ void ev_samples_add(struct samples *s, int block, bool base_first,
 	s->v[S_CFOVH][s->n] = (double)c->fovh;
 	s->v[S_BTOVH][s->n] = (double)(b->wall - b->claim);
 	s->v[S_CTOVH][s->n] = (double)(c->wall - c->claim);
+	/* A pair compares like with like: the gate's reaction where the
+	 * controller opened both runners' gates, else their whole `time`
+	 * requests. */
+	bool gated = b->react > 0 && c->react > 0;
+	s->ngated += gated;
+	s->v[S_BROVH][s->n] = gated ? (double)(b->react - b->claim)
+				    : s->v[S_BTOVH][s->n];
+	s->v[S_CROVH][s->n] = gated ? (double)(c->react - c->claim)
+				    : s->v[S_CTOVH][s->n];
 	s->v[S_FIRST][s->n] = base_first ? 1.0 : 0.0;
 	s->v[S_BDRAIN][s->n] = (double)b->drain;
 	s->v[S_CDRAIN][s->n] = (double)c->drain;

@@ -43,6 +43,8 @@ enum {
 	S_CFOVH,
 	S_BTOVH,
 	S_CTOVH,
+	S_BROVH,
+	S_CROVH,
 	S_FIRST,
 	NS
 };
@@ -57,10 +59,15 @@ struct samples {
 				 * base_fovh, cand_fovh (GPU: fetch and
 				 * the keeper's probes after it),
 				 * base_tovh, cand_tovh (GPU: the `time`
-				 * request alone beyond its claim), and
+				 * request alone beyond its claim),
+				 * base_rovh, cand_rovh (GPU: from the
+				 * controller's gate opening to the reply,
+				 * beyond the claim; where either runner
+				 * opened its own gate, tovh), and
 				 * 1 where the baseline went first */
 	int *block;    /* each pair's block */
 	int n, cap;
+	int ngated; /* GPU: pairs whose gates the controller opened */
 };
 
 /* A case's timing limits from the request (ev_case_budget). */
@@ -139,6 +146,10 @@ struct timing_case {
 	 * the claim), a part of the first with less noise; the charge for
 	 * holding inputs is the larger bound (excess_ns). */
 	double time_excess_ns, time_excess_med_ns;
+	/* GPU: the same for the controller's gate opened to the reply, a
+	 * part of the `time` request with less noise still: no launch in it
+	 * (S_BROVH). */
+	double gate_excess_ns, gate_excess_med_ns;
 	/* GPU: the same request's floor (gpu_floor_excess_ns): its strict
 	 * lower bound, also a part of excess_ns, and its point value. */
 	double floor_excess_ns, floor_excess_point_ns;
