@@ -54,7 +54,10 @@
  * $ARENA_FAKE_GPU_NO_IMPORT makes a runner's mapping of them fail;
  * $ARENA_FAKE_GPU_NO_HOST_MAP makes mapping a page of host memory into
  * the "device's" address space fail (the controller's gate page,
- * gpu_gate.h).
+ * gpu_gate.h), and $ARENA_FAKE_GPU_GATE_EXPIRES makes every gate the
+ * controller holds expire before the calls are enqueued (a GPU runner
+ * whose launches outlast the gate kernel's deadline: its batch runs
+ * before the token, and "armed" and the reply come together).
  *   arena_fake_gpu_alloc_base(p)        the start of the allocation p
  *                                       points into (the runner places
  *                                       arguments at an offset in theirs;
@@ -120,6 +123,11 @@ struct fake_prop {
 typedef struct fake_prop fakeDeviceProp_t;
 
 static int fake_sticky, fake_soft;
+
+static inline bool fake_gate_expires(void)
+{
+	return getenv("ARENA_FAKE_GPU_GATE_EXPIRES") != NULL;
+}
 static int fake_gate_closed;
 static void *fake_unordered_ptr, *fake_late_ptr;
 

@@ -280,6 +280,7 @@ static void runner_env(struct strvec *env, bool gpu)
 		"ARENA_FAKE_GPU_NO_VMM",
 		"ARENA_FAKE_GPU_NO_IMPORT",
 		"ARENA_FAKE_GPU_NO_HOST_MAP",
+		"ARENA_FAKE_GPU_GATE_EXPIRES",
 	};
 
 	strvec_push(env, "PATH=/usr/local/bin:/usr/bin:/bin");

@@ -616,13 +616,20 @@ enum runner_fail runner_gate_page(struct runner *r)
 
 /* The reply to a gated `time`, posted last: "armed <seq>" first, then
  * the token written, then the reply itself; *react_ns from the write to
- * the reply.  An error reply may come instead of "armed". */
+ * the reply.  An error reply may come instead of "armed".  The reply may
+ * also follow "armed" at once, in the same read: where the runner took
+ * longer than the gate kernel's deadline to enqueue its calls (a fresh
+ * runner's first launch, 51 ms on an H100), the gate opened by itself
+ * and the batch ran before the token; the reaction is then small or
+ * negative, and that sample's claim is bound by its whole request, as
+ * a runner-opened gate's is. */
 static enum runner_fail collect_gated(struct runner *r, uint32_t token,
 				      int64_t *v, int64_t *wall_ns,
 				      int64_t *react_ns)
 {
 	char *line = NULL, armed[48];
-	enum runner_fail f = collect(r, "arm its timed calls", &line, NULL);
+	enum runner_fail f =
+		rcl_read_line_more(r, "arm its timed calls", &line, true);
 
 	if (f != RUNNER_OK)
 		return f;
