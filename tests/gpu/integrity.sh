@@ -142,6 +142,7 @@ stopped_work|nogain||inconsistent with the controller|work left running|below th
 forged_claim|rejected||inconsistent with the controller|below the roofline floor
 shave_claim|nogain||inconsistent with the controller
 shave_most|nogain||inconsistent with the controller
+gate_opener|nogain||before the gate opened|inconsistent with the controller
 other_stream|nogain||work still running after the stream|work not ordered on the stream|work left running on the device|inconsistent with the controller
 forged_ecc|runtime_error||found it working
 approx_late|incorrect||differs from the reference

@@ -1274,9 +1274,12 @@ static void test_shaved_claims_are_charged_back(void **s)
 	struct traced_charge t;
 
 	(void)s;
+	setenv("ARENA_GPU_CTL_GATE", "1", 1);
 	evaluate_noisy("shave_claim", "ARENA_FAKE_GPU_GEN_JITTER_US", "20000",
 		       &r, &t);
+	setenv("ARENA_GPU_CTL_GATE", "0", 1);
 	expect_shave_charged("shave_claim", &r, &t, 10);
+	assert_true(t.gated > 0);
 	result_release(&r);
 }
 
@@ -1517,15 +1520,14 @@ static void test_the_controllers_gate_is_refused_only_by_a_baseline(void **s)
 
 		if (refused)
 			setenv("ARENA_FAKE_GPU_NO_HOST_MAP", "1", 1);
-		if (off)
-			setenv("ARENA_GPU_CTL_GATE", "0", 1);
+		setenv("ARENA_GPU_CTL_GATE", off ? "0" : "1", 1);
 		if (expired)
 			setenv("ARENA_FAKE_GPU_GATE_EXPIRES", "1", 1);
 		assert_non_null(mkdtemp(dir));
 		o.log_dir = dir;
 		evaluate("baseline_copy", &o, &r);
 		unsetenv("ARENA_FAKE_GPU_NO_HOST_MAP");
-		unsetenv("ARENA_GPU_CTL_GATE");
+		setenv("ARENA_GPU_CTL_GATE", "0", 1);
 		unsetenv("ARENA_FAKE_GPU_GATE_EXPIRES");
 		expect(&r, RS_OK, "");
 		result_release(&r);
@@ -1540,7 +1542,9 @@ static void test_the_controllers_gate_is_refused_only_by_a_baseline(void **s)
 		assert_true(refused || off ? t.gated == 0 : t.gated > 0);
 		rm_rf(dir);
 	}
+	setenv("ARENA_GPU_CTL_GATE", "1", 1);
 	evaluate("refuse_gate", &(struct opts){ 0 }, &r);
+	setenv("ARENA_GPU_CTL_GATE", "0", 1);
 	expect(&r, RS_RUNTIME_ERROR, "gate page refused");
 	result_release(&r);
 }
@@ -1949,5 +1953,13 @@ int main(void)
 			test_wrong_only_in_timed_samples_is_caught_in_the_background),
 		cmocka_unit_test(test_a_slow_host_reference_overlaps_timing),
 	};
+	/* The controller's gate is off for this suite but where a test turns
+	 * it on: the fake "device" that waits for a token is a CPU process
+	 * scheduled beside the controller, and on two loaded CPUs its wake-ups
+	 * added milliseconds of noise to the clock checks that these tests
+	 * hold (four of them failed in one CI run of 3df2135: honest copies
+	 * rejected or below 0.5).  A GPU's gate kernel has no such noise
+	 * (docs/gpu.md); the other fake-GPU suites keep the gate on. */
+	setenv("ARENA_GPU_CTL_GATE", "0", 1);
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -255,6 +255,11 @@
 #define RP_MAX_SETS 256
 /* Runners whose sets one keeper lends at once (`lend`). */
 #define RP_LEND_SLOTS 80
+/* How long a held batch's gate kernel waits at most (`time <n> hold`,
+ * `time <n> gate`): a launch that waits for its own stream waits this
+ * out, slower but never stuck.  A batch that ran before the controller
+ * opened its gate is honest only in a request this long. */
+#define RP_GATE_LIMIT_NS (50LL * 1000 * 1000)
 /* Exit status when the control channel breaks (the controller is gone or
  * the kernel closed fd 3). */
 #define RP_EXIT_CHANNEL 125

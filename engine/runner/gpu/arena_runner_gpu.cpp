@@ -1408,7 +1408,7 @@ static void do_gate_page(const char *seq)
  * is enqueued the runner answers "armed <seq>" and the controller writes
  * the token; the reply follows as for "hold".
  */
-#define HOLD_LIMIT_NS ((uint64_t)50 * 1000 * 1000)
+#define HOLD_LIMIT_NS ((uint64_t)RP_GATE_LIMIT_NS)
 
 static void do_time(const char *seq, char **save)
 {
@@ -1446,7 +1446,7 @@ static void do_time(const char *seq, char **save)
 		 * for the token here, as the device would behind the gate
 		 * (unless the test makes the gate expire first, as a slow
 		 * first launch does on a GPU). */
-		if (!fake_gate_expires()) {
+		if (!fake_gate_expires(HOLD_LIMIT_NS)) {
 			rio_replyf("armed %s", seq);
 			armed = true;
 			gate_fake_wait(&gate, (unsigned)token, HOLD_LIMIT_NS);

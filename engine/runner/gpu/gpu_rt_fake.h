@@ -54,10 +54,10 @@
  * $ARENA_FAKE_GPU_NO_IMPORT makes a runner's mapping of them fail;
  * $ARENA_FAKE_GPU_NO_HOST_MAP makes mapping a page of host memory into
  * the "device's" address space fail (the controller's gate page,
- * gpu_gate.h), and $ARENA_FAKE_GPU_GATE_EXPIRES makes every gate the
- * controller holds expire before the calls are enqueued (a GPU runner
- * whose launches outlast the gate kernel's deadline: its batch runs
- * before the token, and "armed" and the reply come together).
+ * gpu_gate.h), and $ARENA_FAKE_GPU_GATE_EXPIRES makes each runner's first
+ * batch behind the controller's gate outlast the gate's deadline (as a
+ * fresh GPU runner's first launch does): the batch runs before the
+ * token, and "armed" and the reply come together.
  *   arena_fake_gpu_alloc_base(p)        the start of the allocation p
  *                                       points into (the runner places
  *                                       arguments at an offset in theirs;
@@ -124,9 +124,19 @@ typedef struct fake_prop fakeDeviceProp_t;
 
 static int fake_sticky, fake_soft;
 
-static inline bool fake_gate_expires(void)
+/* Whether this gated batch outlasts its gate (once, the runner's first),
+ * having waited out the gate's deadline of limit_ns. */
+static inline bool fake_gate_expires(uint64_t limit_ns)
 {
-	return getenv("ARENA_FAKE_GPU_GATE_EXPIRES") != NULL;
+	static bool expired_once;
+
+	if (expired_once || !getenv("ARENA_FAKE_GPU_GATE_EXPIRES"))
+		return false;
+	expired_once = true;
+	struct timespec t = { (time_t)(limit_ns / 1000000000ull),
+			      (long)(limit_ns % 1000000000ull) };
+	nanosleep(&t, NULL);
+	return true;
 }
 static int fake_gate_closed;
 static void *fake_unordered_ptr, *fake_late_ptr;

@@ -246,6 +246,13 @@ struct gpu_timed_pair {
 double gpu_floor_excess_ns(const struct gpu_timed_pair *const *pairs,
 			   const int *sizes, int nblocks, int iters,
 			   uint64_t seed, double *point);
+/* A batch behind the controller's gate that claims more than the time
+ * from the gate's opening to its reply by over max(GPU_GATE_SLACK_ABS_NS,
+ * GPU_GATE_SLACK_REL x the claim) ran before the gate opened
+ * (gpu_sample.c, gate_held): the slack is the skew of the device's and
+ * the controller's clocks over one batch. */
+#define GPU_GATE_SLACK_ABS_NS 10000.0
+#define GPU_GATE_SLACK_REL 0.005
 /* An excess this large is not charged but rejected, by name:
  * max(GPU_GROSS_EXCESS_ABS_NS, GPU_GROSS_EXCESS_REL x the candidate's
  * median claim). */

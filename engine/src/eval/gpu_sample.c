@@ -42,6 +42,7 @@
  */
 #include "evaluation.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +214,39 @@ static int gate_offered(struct eval_ctx *x, enum role role, struct runner *r,
 			 "page",
 			 c);
 	return -1;
+}
+
+/* A batch behind the controller's gate runs after the token: from the
+ * token to the reply (react) lasts at least the claim, less the skew of
+ * two clocks (GPU_GATE_SLACK_*).  One that finished earlier ran before
+ * the gate opened: honestly only when the gate kernel's deadline passed
+ * first (a fresh runner's first launch), in a request at least that
+ * long; that sample counts as not gated (react -1: its claim is bound by
+ * the whole request).  Otherwise the runner opened its gate itself: a
+ * candidate is rejected, a trusted runner's sample counts as not gated
+ * (no honest runner does it; nothing of the candidate's moves it). */
+static bool gate_held(struct eval_ctx *x, enum role role, struct gpu_sample *o,
+		      const char *what, const struct task_case *c)
+{
+	double slack = fmax(GPU_GATE_SLACK_ABS_NS,
+			    GPU_GATE_SLACK_REL * (double)o->claim);
+
+	if (o->react <= 0 || (double)o->react + slack >= (double)o->claim)
+		return true;
+	if (role == ROLE_CAND && o->wall < RP_GATE_LIMIT_NS) {
+		ev_verdict(x, RS_REJECTED,
+			   "reported times inconsistent with the "
+			   "controller's clock: the candidate's batch %s, "
+			   "%s '%s', claimed %.1f us but was done %.1f us "
+			   "after the controller opened its gate: it ran "
+			   "before the gate opened, which only the runner "
+			   "itself can have done",
+			   what, ev_case_kind(c), c->id, o->claim / 1e3,
+			   o->react / 1e3);
+		return false;
+	}
+	o->react = -1;
+	return true;
 }
 
 /* Whether argument ta is drawn on the device by `gen` (an input that is
@@ -460,6 +494,8 @@ static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 				   o->wall / 1e3);
 		return false;
 	}
+	if (!gate_held(x, role, o, what, c))
+		return false;
 	o->ovh = o->gen + (o->wall - o->claim) + o->keep + o->probe;
 	o->fovh = o->fetch + o->probe_f;
 	return true;
