@@ -240,8 +240,11 @@ static gpu_err gate_page_map(struct gpu_gate *g, int fd, const char **why)
 		return GPU(ErrorInvalidValue);
 	}
 	e = GPU(HostRegister)(p, 4096, GPU(HostRegisterMapped));
-	if (e == GPU(Success))
+	if (e == GPU(Success)) {
 		e = GPU(HostGetDevicePointer)((void **)&g->ctl_dev, p, 0);
+		if (e != GPU(Success))
+			(void)GPU(HostUnregister)(p);
+	}
 	if (e != GPU(Success)) {
 		(void)GPU(GetLastError)();
 		*why = "the page cannot be mapped into the device's address "
