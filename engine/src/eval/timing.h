@@ -159,9 +159,6 @@ struct timing_case {
 	double excess_sound_ns, fetch_excess_sound_ns;
 	/* GPU: the excess's bounds are still too far apart to stop early. */
 	bool excess_unsettled;
-	/* GPU: excess_ns and fetch_excess_ns are their medians, not their
-	 * lower bounds, because their bounds had not settled. */
-	bool excess_at_median, fetch_at_median;
 	/* GPU: a median excess above the gross line that the
 	 * distribution-free bound does not (yet) confirm: the case needs
 	 * more pairs before its claims are judged (pair_step.wants_more). */

@@ -290,6 +290,7 @@ static void gpu_ratios(struct timing_case *p)
 				       &p->fetch_excess_med_ns,
 				       &p->fetch_excess_hi_ns, &fstrict,
 				       &p->fetch_excess_sound_ns);
+	double charged = p->excess_ns + p->fetch_excess_ns;
 	double cm = ev_samples_median(s, S_CAND);
 	double gross = gpu_gross_excess_ns(cm);
 	p->gross_open =
@@ -298,28 +299,8 @@ static void gpu_ratios(struct timing_case *p)
 		 p->fetch_excess_sound_ns <= gross);
 	double spread = p->excess_hi_ns - p->excess_ns;
 	double fspread = p->fetch_excess_hi_ns - p->fetch_excess_ns;
-	bool unsettled = spread > gpu_unconfirmed_ns(cm);
-	bool funsettled = fspread > gpu_unconfirmed_ns(cm);
-	p->excess_unsettled = unsettled || funsettled;
-	/* A gross median is never forgiven for noise: where the bounds lie
-	 * far apart (the case keeps sampling while they do, and a case that
-	 * ends so has run out of pairs) and the median is above the gross
-	 * line, the median is charged, not the lower bound.  A cheat on a
-	 * machine too busy to bound its excess, or one that makes its own
-	 * overheads noisy, was otherwise charged the bound's 0 and kept its
-	 * claims (lazy_fetch at 1.47 beside three busy loops, 2026-12-07).
-	 * Below the gross line the lower bound stands: charging every
-	 * unsettled median cost an honest copy on the fake GPU its noise
-	 * (0.393 in one quiet run here, where its median had been 0.93). */
-	p->excess_at_median = unsettled && p->excess_med_ns > gross &&
-			      p->excess_med_ns > p->excess_ns;
-	if (p->excess_at_median)
-		p->excess_ns = p->excess_med_ns;
-	p->fetch_at_median = funsettled && p->fetch_excess_med_ns > gross &&
-			     p->fetch_excess_med_ns > p->fetch_excess_ns;
-	if (p->fetch_at_median)
-		p->fetch_excess_ns = p->fetch_excess_med_ns;
-	double charged = p->excess_ns + p->fetch_excess_ns;
+	p->excess_unsettled = spread > gpu_unconfirmed_ns(cm) ||
+			      fspread > gpu_unconfirmed_ns(cm);
 	ev_timing_clear(p->ct);
 	for (int i = 0; i < s->n; i++)
 		ev_timing_add(p->ct, s->block[i],
@@ -358,30 +339,22 @@ static bool gpu_claims_ok(struct timing_case *p)
 		return false;
 	}
 	ev_trace_mark(x,
-		      "case %s: charged excess %.1f us per sample%s (median "
+		      "case %s: charged excess %.1f us per sample (median "
 		      "excess %.1f us over %d pairs, upper bound %.1f us, "
 		      "distribution-free lower bound %.1f us; the time "
 		      "request alone %.1f us at its strict bound, median %.1f "
 		      "us; its floor %.1f us at its strict bound, point %.1f "
 		      "us; the controller's gate to the reply %.1f us at its "
 		      "strict bound, median %.1f us over %d gated pairs), "
-		      "handing the outputs "
-		      "over %.1f us%s (median %.1f "
-		      "us, upper bound %.1f us, distribution-free lower bound "
+		      "handing the outputs over %.1f us (median %.1f us, "
+		      "upper bound %.1f us, distribution-free lower bound "
 		      "%.1f us); candidate's median claim %.1f us",
-		      c->id, excess / 1e3,
-		      p->excess_at_median ? ", its median: the bounds did "
-					    "not settle"
-					  : "",
-		      p->excess_med_ns / 1e3, s->n, p->excess_hi_ns / 1e3,
-		      p->excess_sound_ns / 1e3, p->time_excess_ns / 1e3,
-		      p->time_excess_med_ns / 1e3, p->floor_excess_ns / 1e3,
-		      p->floor_excess_point_ns / 1e3, p->gate_excess_ns / 1e3,
-		      p->gate_excess_med_ns / 1e3, s->ngated,
-		      p->fetch_excess_ns / 1e3,
-		      p->fetch_at_median ? ", its median: the bounds did "
-					   "not settle"
-					 : "",
+		      c->id, excess / 1e3, p->excess_med_ns / 1e3, s->n,
+		      p->excess_hi_ns / 1e3, p->excess_sound_ns / 1e3,
+		      p->time_excess_ns / 1e3, p->time_excess_med_ns / 1e3,
+		      p->floor_excess_ns / 1e3, p->floor_excess_point_ns / 1e3,
+		      p->gate_excess_ns / 1e3, p->gate_excess_med_ns / 1e3,
+		      s->ngated, p->fetch_excess_ns / 1e3,
 		      p->fetch_excess_med_ns / 1e3, p->fetch_excess_hi_ns / 1e3,
 		      p->fetch_excess_sound_ns / 1e3, cm / 1e3);
 	/* Gross where the distribution-free bound says so, not the
