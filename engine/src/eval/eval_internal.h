@@ -720,7 +720,7 @@ struct runner {
 				       * its timed batches' gate
 				       * (runner_gate_page), or NULL */
 	int gate_state;	     /* 0 not offered, 1 mapped by the runner, -1
-			   * refused (gate_why says why) */
+			   * refused (why says why) */
 	uint32_t gate_token; /* the last token written */
 	int passed_fd;	  /* the last one received, -1 when none */
 	char runner_path[256];
