@@ -488,7 +488,8 @@ static int open_logs(struct eval_ctx *x)
 		      "excess_ns\tbase_probe_fetch_ns\tcand_probe_fetch_ns\t"
 		      "base_gaps_ns\tcand_gaps_ns\tfetch_excess_ns\t"
 		      "base_warm_ns\tcand_warm_ns\tbase_tail_ns\t"
-		      "cand_tail_ns\tpair_ns\tloop_ns\tchecked\n",
+		      "cand_tail_ns\tbase_react_ns\tcand_react_ns\t"
+		      "pair_ns\tloop_ns\tchecked\n",
 		      x->trace);
 	for (int i = 0; i < NROLES; i++) {
 		char *p = path_join(x->log_dir, names[i]);

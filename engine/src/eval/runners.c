@@ -702,7 +702,9 @@ void ev_trace_detail(struct eval_ctx *x, const char *fmt, ...)
  * noise can be traced to its source; then (GPU pairs) each sample's span
  * and its parts, and the pair's excess e (docs/gpu.md section 6).
  * Last (GPU pairs, the pace's accounting): each sample's keeper warm-up
- * before its span and the keeper's stop after it, the whole pair from its
+ * before its span and the keeper's stop after it, each sample's time
+ * from the controller's gate opening to its reply (react, -1 or 0 where
+ * the controller did not open it: gpu_sample.c), the whole pair from its
  * first request to its checks' end (pair_ns), and the controller's own
  * work since the previous pair ended (loop_ns: intervals, the adaptive
  * stop), and how its sets were checked (checked: 0 on windows, 1 whole,
@@ -729,7 +731,7 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
 		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t"
-		"%lld\t%lld\t%d\n",
+		"%lld\t%lld\t%lld\t%lld\t%d\n",
 		c->id, block, kind, num, n, base_first ? 1 : 0,
 		(long long)bs->claim, (long long)cs->claim, (long long)bs->wall,
 		(long long)cs->wall, (long long)bs->drain, (long long)cs->drain,
@@ -743,7 +745,8 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
 		(long long)cs->probe_f, (long long)bs->gaps,
 		(long long)cs->gaps, (long long)(cs->fovh - bs->fovh),
 		(long long)bs->warm, (long long)cs->warm, (long long)bs->tail,
-		(long long)cs->tail, pair, loop, checked);
+		(long long)cs->tail, (long long)bs->react, (long long)cs->react,
+		pair, loop, checked);
 }
 
 /* The verdicts of the ordering check on one candidate call (order and
