@@ -612,9 +612,11 @@ static void test_a_skipped_call_made_up_in_the_fetch_is_charged(void **s)
 	 * the fetch included) trip first, that check does (CI of afffd38):
 	 * either is the made-up call found outside the claims.  A load that
 	 * keeps the distribution-free bound from naming it leaves the
-	 * charge, its median where the bounds did not settle: no gain (ok
-	 * at 0.857 beside three busy loops; before the median was charged,
-	 * ok at 1.329 in CI of 2f790ef and 1.473 here). */
+	 * charge: passed when it leaves no gain.  Under heavy load this
+	 * still fails now and then (ok at 1.329 in CI of 2f790ef, 1.473
+	 * beside three busy loops here): the fake GPU's claims are the
+	 * host's clock, and a preempted window inflates them (docs/gpu.md,
+	 * "A clock too noisy"). */
 	if (r.status == RS_OK)
 		assert_true(r.speedup_ratio < 1.0);
 	else
