@@ -260,6 +260,8 @@
  * out, slower but never stuck.  A batch that ran before the controller
  * opened its gate is honest only in a request this long. */
 #define RP_GATE_LIMIT_NS (50LL * 1000 * 1000)
+/* The controller's gate page (`gate`): its size in bytes. */
+#define RP_GATE_PAGE_BYTES 4096
 /* Exit status when the control channel breaks (the controller is gone or
  * the kernel closed fd 3). */
 #define RP_EXIT_CHANNEL 125

@@ -226,7 +226,8 @@ static gpu_err gate_close(struct gpu_gate *g, gpu_stream stream,
  * runner's own and the reason is in *why. */
 static gpu_err gate_page_map(struct gpu_gate *g, int fd, const char **why)
 {
-	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	void *p = mmap(NULL, RP_GATE_PAGE_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, fd, 0);
 	gpu_err e;
 
 	*why = NULL;
@@ -236,10 +237,10 @@ static gpu_err gate_page_map(struct gpu_gate *g, int fd, const char **why)
 	}
 	if (g->ctl_host) {
 		*why = "a gate page was mapped before";
-		munmap(p, 4096);
+		munmap(p, RP_GATE_PAGE_BYTES);
 		return GPU(ErrorInvalidValue);
 	}
-	e = GPU(HostRegister)(p, 4096, GPU(HostRegisterMapped));
+	e = GPU(HostRegister)(p, RP_GATE_PAGE_BYTES, GPU(HostRegisterMapped));
 	if (e == GPU(Success)) {
 		e = GPU(HostGetDevicePointer)((void **)&g->ctl_dev, p, 0);
 		if (e != GPU(Success))
@@ -249,7 +250,7 @@ static gpu_err gate_page_map(struct gpu_gate *g, int fd, const char **why)
 		(void)GPU(GetLastError)();
 		*why = "the page cannot be mapped into the device's address "
 		       "space";
-		munmap(p, 4096);
+		munmap(p, RP_GATE_PAGE_BYTES);
 		return e;
 	}
 	g->ctl_host = (volatile unsigned *)p;
@@ -292,16 +293,12 @@ static void gate_open_on(struct gpu_gate *g, unsigned token)
 static void gate_fake_wait(struct gpu_gate *g, unsigned token,
 			   uint64_t limit_ns)
 {
-	struct timespec t, nap = { 0, 5000 };
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	uint64_t end = (uint64_t)t.tv_sec * 1000000000ull +
-		       (uint64_t)t.tv_nsec + limit_ns;
+	struct timespec nap = { 0, 5000 };
+	int64_t end = fake_now() + (int64_t)limit_ns;
 
 	for (int look = 0;
 	     __atomic_load_n(g->ctl_host, __ATOMIC_ACQUIRE) != token; look++) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec >
-		    end)
+		if (fake_now() > end)
 			return;
 		if (look < 20)
 			sched_yield();

@@ -816,7 +816,6 @@ void runner_sets_lent(struct runner *const *rs, int n, int nsets, size_t stride,
  * mapped here, offered to GPU runner r once.  RUNNER_OK with
  * r->gate_state 1 when r mapped it; RUNNER_REFUSED (r->why says why) with
  * r->gate_state -1 when it did not; other failures as any request's. */
-#define RUNNER_GATE_PAGE 4096
 enum runner_fail runner_gate_page(struct runner *r);
 /* `time <n>`: with "hold" when hold; or, when gate and r mapped the
  * controller's gate page, "gate <token>": the token is written into the

@@ -167,18 +167,23 @@ bool ev_device_works(struct eval_ctx *x, char *why, size_t why_len)
 
 /* ---- one sample ---------------------------------------------------------- */
 
-bool ev_gpu_hold_launch(void)
+/* Whether the switch in environment variable name is on: on unless it
+ * says 0. */
+static bool switch_on(const char *name)
 {
-	const char *v = getenv("ARENA_GPU_HOLD_LAUNCH");
+	const char *v = getenv(name);
 
 	return !v || strcmp(v, "0") != 0;
 }
 
+bool ev_gpu_hold_launch(void)
+{
+	return switch_on("ARENA_GPU_HOLD_LAUNCH");
+}
+
 bool ev_gpu_ctl_gate_wanted(void)
 {
-	const char *v = getenv("ARENA_GPU_CTL_GATE");
-
-	return ev_gpu_hold_launch() && (!v || strcmp(v, "0") != 0);
+	return switch_on("ARENA_GPU_CTL_GATE");
 }
 
 /* Whether runner r's timed batches wait for the controller's gate
@@ -599,12 +604,10 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 
 bool ev_gpu_lend_wanted(const struct eval_ctx *x)
 {
-	const char *v = getenv("ARENA_GPU_LEND");
-
 	/* On unless ARENA_GPU_LEND=0 (docs/gpu.md section 6, "The
 	 * keeper's compare"): the host fetch is kept for A/B runs against
 	 * it (tests/gpu/lend_ab.sh). */
-	return !x->lend_off && !(v && strcmp(v, "0") == 0);
+	return !x->lend_off && switch_on("ARENA_GPU_LEND");
 }
 
 /* Closes the descriptors of fds[0..n) that are open. */

@@ -729,6 +729,6 @@ void runner_destroy(struct runner *r)
 	if (r->shm)
 		munmap(r->shm, r->shm_size);
 	if (r->gate_page)
-		munmap((void *)r->gate_page, RUNNER_GATE_PAGE);
+		munmap((void *)r->gate_page, RP_GATE_PAGE_BYTES);
 	free(r);
 }

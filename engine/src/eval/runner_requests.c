@@ -591,8 +591,8 @@ enum runner_fail runner_gate_page(struct runner *r)
 	void *p = MAP_FAILED;
 	enum runner_fail f;
 
-	if (fd < 0 || ftruncate(fd, RUNNER_GATE_PAGE) != 0 ||
-	    (p = mmap(NULL, RUNNER_GATE_PAGE, PROT_READ | PROT_WRITE,
+	if (fd < 0 || ftruncate(fd, RP_GATE_PAGE_BYTES) != 0 ||
+	    (p = mmap(NULL, RP_GATE_PAGE_BYTES, PROT_READ | PROT_WRITE,
 		      MAP_SHARED, fd, 0)) == MAP_FAILED) {
 		snprintf(r->why, sizeof(r->why),
 			 "could not be given a gate page: %s", strerror(errno));
@@ -608,7 +608,7 @@ enum runner_fail runner_gate_page(struct runner *r)
 		r->gate_page = (volatile unsigned *)p;
 		r->gate_state = 1;
 	} else {
-		munmap(p, RUNNER_GATE_PAGE);
+		munmap(p, RP_GATE_PAGE_BYTES);
 		r->gate_state = -1;
 	}
 	return f;
