@@ -1544,9 +1544,11 @@ static void test_the_controllers_gate_is_refused_only_by_a_baseline(void **s)
 		assert_true(refused || off ? t.gated == 0 : t.gated > 0);
 		rm_rf(dir);
 	}
+	char *refuse = fake_variant("refuse_lent", "REFUSE_GATE_PAGE", 1);
 	setenv("ARENA_GPU_CTL_GATE", "1", 1);
-	evaluate("refuse_gate", &(struct opts){ 0 }, &r);
+	evaluate(refuse, &(struct opts){ 0 }, &r);
 	setenv("ARENA_GPU_CTL_GATE", "0", 1);
+	free(refuse);
 	expect(&r, RS_RUNTIME_ERROR, "gate page refused");
 	result_release(&r);
 }

@@ -2,17 +2,27 @@
  * Cheat, for task/fakepoly: the baseline's kernel, and a constructor that
  * makes its own runner refuse the sets the keeper lends (as a kernel that
  * patched its runner would), hoping to push the evaluation back to the
- * host fetch and its comparison on windows.  A candidate's refusal is its
- * own failure (gpu_sample.c, ev_gpu_sets_lent); only a baseline's turns
- * lending off.
+ * host fetch and its comparison on windows.  Built with
+ * REFUSE_GATE_PAGE=1 (tests/unit/test_gpu_eval.c), it refuses the
+ * controller's gate page instead, hoping to open its timed batches' gates
+ * itself, where the controller cannot tell when they opened.  A
+ * candidate's refusal is its own failure (gpu_sample.c, ev_gpu_sets_lent
+ * and gate_offered); only a baseline's turns lending, or the controller's
+ * gate, off.
  */
 #include <stdlib.h>
 
 #include "arena/kernel.h"
 
+#ifndef REFUSE_GATE_PAGE
+#define REFUSE_GATE_PAGE 0
+#endif
+
 __attribute__((constructor)) static void refuse(void)
 {
-	setenv("ARENA_FAKE_GPU_NO_IMPORT", "1", 1);
+	setenv(REFUSE_GATE_PAGE ? "ARENA_FAKE_GPU_NO_HOST_MAP"
+				: "ARENA_FAKE_GPU_NO_IMPORT",
+	       "1", 1);
 }
 
 extern "C" ARENA_EXPORT int arena_launch(const arena_arg *args, int nargs,
