@@ -1553,6 +1553,31 @@ static void test_the_controllers_gate_is_refused_only_by_a_baseline(void **s)
 	result_release(&r);
 }
 
+/* A candidate that opens the controller's gate itself, before the
+ * controller does, and so runs most of each timed batch before the
+ * controller's clock starts (gate_opener: it writes the token into the
+ * page it finds mapped and holds its runner's "armed" back until the
+ * middle of the last call) is rejected by name; with the gate off it is
+ * an honest kernel, accepted (what rejects it is the gate's check). */
+static void test_a_batch_run_before_the_gate_opens_is_rejected(void **s)
+{
+	static const char *const modes[] = { "1", "0" };
+	struct task_result r;
+
+	(void)s;
+	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
+		setenv("ARENA_GPU_CTL_GATE", modes[m], 1);
+		evaluate("gate_opener", &(struct opts){ 0 }, &r);
+		if (m == 0)
+			expect(&r, RS_REJECTED,
+			       "it ran before the gate opened");
+		else
+			expect(&r, RS_OK, "");
+		result_release(&r);
+	}
+	setenv("ARENA_GPU_CTL_GATE", "0", 1);
+}
+
 /* A candidate off by 1.5 times the tolerance in its timed calls only
  * passes the comparison with the baseline (twice the tolerance) and is
  * found by the reference checks of timed samples: with lent sets, whose
@@ -1946,6 +1971,8 @@ int main(void)
 		cmocka_unit_test(test_a_candidate_refusing_lent_sets_fails),
 		cmocka_unit_test(
 			test_the_controllers_gate_is_refused_only_by_a_baseline),
+		cmocka_unit_test(
+			test_a_batch_run_before_the_gate_opens_is_rejected),
 		cmocka_unit_test(test_no_runner_reaches_another_runners_memory),
 		cmocka_unit_test(
 			test_timed_calls_beyond_the_tolerance_fail_the_reference_check),
