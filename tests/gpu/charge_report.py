@@ -3,20 +3,24 @@
 timing.tsv (docs/gpu.md section 6, "The charged excess"): per timing of a
 case, the excess over the whole sample (e, the excess_ns column: the
 candidate's span beyond its claim less the baseline's) and over the `time`
-request alone (e_t: each side's wall less its claim), as timing_gpu.c
-forms them - consecutive timed pairs of a block averaged into pairs of
+request alone (e_t: each side's wall less its claim) and from the
+controller's gate opening to the reply (e_r: each side's reaction less its
+claim where the controller opened both runners' gates, the `time`
+request's overhead otherwise: timing.c's S_BROVH and S_CROVH), as
+timing_gpu.c forms them - consecutive timed pairs of a block averaged into pairs of
 pairs - with their medians, the hierarchical bootstrap's lower bound
 (blocks, then pairs of pairs within them, 1000 resamples; at 5% for e,
-at the strict 0.5% for e_t: what is charged) and the sign test's
+at the strict 0.5% for e_t and e_r: what is charged) and the sign test's
 distribution-free lower 5% bound over all pairs of pairs (what names a
-gross excess); the floor of the `time` request (gpu_floor_excess_ns: the
+gross excess); the floor of the gated `time` request (gpu_floor_excess_ns
+over e_r's overheads: the
 candidate's lower-decile overhead less the baseline's, or its wall at the
 lower twentieth less its median claim less the baseline's lower-decile
 overhead, the larger; its point value and strict bootstrap bound over
 the pairs, charged too); then the case's point speedup (the median over its pairs
 of baseline claim / (candidate claim + charge)) from the claims alone,
-as charged now (the largest of e's, e_t's and the floor's bootstrap
-bounds) and with
+as charged now (the largest of e's, e_t's, e_r's and the floor's
+bootstrap bounds) and with
 the sign test's bounds as well ("sound" charge: the largest of the
 four).  On A/A runs (an evaluation's baseline against
 itself) the last line sums how often each charge is above 0 and its mean
@@ -25,8 +29,8 @@ timing, where the noise lies: for e, e_t and the candidate-less-baseline
 differences of the sample's parts (gen, the keeper's flush, its probes)
 the median, the interquartile range of the pairs of pairs and the spread
 of the blocks' medians (offsets between runner processes); then each
-process's floor: per block, the lower decile of each side's `time`
-overhead (wall less claim), and their spread over the blocks (what
+process's floor: per block, the lower decile of each side's gate
+overhead (reaction or wall, less the claim), and their spread over the blocks (what
 limits the floor's bound: ARENA_GPU_RUNNER_CPUS is meant to narrow it).
 
 usage: charge_report.py TIMING.TSV...
@@ -111,12 +115,27 @@ def kth_at(v, q):
     return sorted(v)[int(q * (len(v) - 1))]
 
 
+def gated(r):
+    """Whether the controller opened both runners' gates (timing.c)."""
+    return (float(r.get("base_react_ns", -1)) > 0 and
+            float(r.get("cand_react_ns", -1)) > 0)
+
+
+def rovh(r, side):
+    """A side's gate overhead: its reaction less its claim where both
+    gates were the controller's, else its `time` overhead (S_BROVH)."""
+    if gated(r):
+        return num(r, side + "_react_ns") - num(r, side + "_claim_ns")
+    return num(r, side + "_wall_ns") - num(r, side + "_claim_ns")
+
+
 def floor_stat(rows):
-    co = [num(r, "cand_wall_ns") - num(r, "cand_claim_ns") for r in rows]
-    bo = [num(r, "base_wall_ns") - num(r, "base_claim_ns") for r in rows]
+    co = [rovh(r, "cand") for r in rows]
+    bo = [rovh(r, "base") for r in rows]
     base = kth_at(bo, FLOOR_Q)
     shift = kth_at(co, FLOOR_Q) - base
-    med = (kth_at([num(r, "cand_wall_ns") for r in rows], FLOOR_Q / 2) -
+    med = (kth_at([num(r, "cand_claim_ns") + rovh(r, "cand") for r in rows],
+                  FLOOR_Q / 2) -
            median([num(r, "cand_claim_ns") for r in rows]) - base)
     return max(shift, med)
 
@@ -178,9 +197,13 @@ def report(path, totals):
         et = pairs_of_pairs(R, lambda r: (num(r, "cand_wall_ns") -
                                           num(r, "cand_claim_ns")) -
                             (num(r, "base_wall_ns") - num(r, "base_claim_ns")))
+        er = pairs_of_pairs(R, lambda r: rovh(r, "cand") - rovh(r, "base"))
         flat = [x for v in e.values() for x in v]
         flat_t = [x for v in et.values() for x in v]
+        flat_r = [x for v in er.values() for x in v]
         b, bt = median_lo(e, 1), median_lo(et, 2, ALPHA_STRICT)
+        br = median_lo(er, 4, ALPHA_STRICT)
+        ngated = sum(1 for r in R if gated(r))
         s, st = max(0.0, sign_lo(flat)), max(0.0, sign_lo(flat_t))
         cm = median([num(r, "cand_claim_ns") for r in R])
 
@@ -188,16 +211,18 @@ def report(path, totals):
             return median([num(r, "base_claim_ns") /
                            (num(r, "cand_claim_ns") + charge) for r in R])
         fp, fl = floor_charge(R, 3)
-        now, sound = max(b, bt, fl), max(b, bt, fl, s, st)
-        print("%s %s: %d pairs, claim %.1f us; e median %.1f, bootstrap %.1f,"
-              " sign %.1f us; e_t median %.1f, strict bootstrap %.1f, sign"
-              " %.1f us; floor %.1f, strict bootstrap %.1f us;"
+        now, sound = max(b, bt, br, fl), max(b, bt, br, fl, s, st)
+        print("%s %s: %d pairs (%d gated), claim %.1f us; e median %.1f,"
+              " bootstrap %.1f, sign %.1f us; e_t median %.1f, strict"
+              " bootstrap %.1f, sign %.1f us; e_r median %.1f, strict"
+              " bootstrap %.1f us; floor %.1f, strict bootstrap %.1f us;"
               " speedup claims %.4f, charged %.4f, sound %.4f" %
-              (path, case, len(R), cm / 1e3, median(flat) / 1e3, b / 1e3,
-               s / 1e3, median(flat_t) / 1e3, bt / 1e3, st / 1e3, fp / 1e3,
-               fl / 1e3, speedup(0), speedup(now), speedup(sound)))
+              (path, case, len(R), ngated, cm / 1e3, median(flat) / 1e3,
+               b / 1e3, s / 1e3, median(flat_t) / 1e3, bt / 1e3, st / 1e3,
+               median(flat_r) / 1e3, br / 1e3, fp / 1e3, fl / 1e3,
+               speedup(0), speedup(now), speedup(sound)))
         totals.append((now / cm, sound / cm, b / cm))
-        parts = [("e", e), ("e_t", et)]
+        parts = [("e", e), ("e_t", et), ("e_r", er)]
         for name, col in (("gen", "gen_ns"), ("keeper", "keeper_ns"),
                           ("probe", "probe_ns")):
             parts.append((name, pairs_of_pairs(
@@ -210,7 +235,7 @@ def report(path, totals):
 
 
 def process_floors(rows):
-    """Each block's lower-decile `time` overhead per side, in us, and the
+    """Each block's lower-decile gate overhead (rovh) per side, in us, and the
     standard deviation of those over the blocks."""
     blocks = {}
     for r in rows:
@@ -219,15 +244,14 @@ def process_floors(rows):
     for b in sorted(blocks):
         fl = {}
         for side in sides:
-            fl[side] = kth_at([num(r, side + "_wall_ns") -
-                               num(r, side + "_claim_ns")
-                               for r in blocks[b]], FLOOR_Q) / 1e3
+            fl[side] = kth_at([rovh(r, side) for r in blocks[b]],
+                              FLOOR_Q) / 1e3
             sides[side].append(fl[side])
         line.append("%d:%.0f/%.0f" % (b, fl["base"], fl["cand"]))
     sd = {k: statistics.stdev(v) if len(v) > 1 else 0.0
           for k, v in sides.items()}
     return ("process floors, us (block: baseline/candidate lower decile of "
-            "the time overhead): %s; sd over blocks %.1f / %.1f" %
+            "the gate overhead): %s; sd over blocks %.1f / %.1f" %
             (" ".join(line), sd["base"], sd["cand"]))
 
 
@@ -240,7 +264,7 @@ def main(argv):
         report(p, totals)
     if totals:
         n = len(totals)
-        for i, name in enumerate(("charged now (bootstrap of e, e_t, floor)",
+        for i, name in enumerate(("charged now (bootstrap of e, e_t, e_r, floor)",
                                   "sound (bootstrap and sign test)",
                                   "before (bootstrap of e alone)")):
             pos = sum(1 for t in totals if t[i] > 0)
