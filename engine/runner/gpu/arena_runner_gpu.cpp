@@ -832,6 +832,12 @@ static void do_gen(const char *seq, char **save)
  * was.
  */
 static bool keeper;
+/* Whether `flush` runs the busy kernel before its write (default), or
+ * trusts the runner's `gen`, which it follows within microseconds, to
+ * have kept the device's clocks up: ARENA_GPU_FLUSH_WARM=0, a
+ * measurement knob (docs/gpu.md section 6, "Where a lent evaluation's
+ * time goes"). */
+static bool flush_warms = true;
 static void *probe_dev;
 static int64_t probe_min;	/* the fastest probe so far, ns */
 
@@ -928,7 +934,7 @@ static void do_keeper_flush(const char *seq, char **save)
 		 * below evicts them too. */
 		gpu_reset_persisting_l2();
 		(void)GPU(GetLastError)();
-		gpu_err e = warm_device();
+		gpu_err e = flush_warms ? warm_device() : GPU(Success);
 		if (e == GPU(Success))
 			e = GPU(MemsetAsync)(flush_dev,
 					     (int)(++flush_round & 0xff), write,
@@ -1872,6 +1878,8 @@ static int runner_main(int argc, char **argv)
 	int seccomp = nnp && sbx_seccomp(SBX_GPU | (embed ? embed->seccomp_extra
 							   : 0)) == 0;
 	step_clock_mark(&sc, "sandbox");
+	const char *fw = getenv("ARENA_GPU_FLUSH_WARM");
+	flush_warms = !fw || strcmp(fw, "0") != 0;
 	/* Requests awaited by polling where the controller says so
 	 * (runner_io.h): a blocked runner's wake-up is noise in the
 	 * controller's clock around every timed request. */
