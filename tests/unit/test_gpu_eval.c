@@ -1466,6 +1466,11 @@ static void test_lent_and_fetched_sets_give_the_same_verdicts(void **s)
 		assert_true(trace_has(dir, "the keeper lends no sets") ==
 			    unsupported);
 		assert_true(trace_has(dir, "runners' sets lent in") == lent);
+		/* fakewide has no inout or scratch argument: its baselines'
+		 * shared memory is not page-locked (the keeper takes what
+		 * a reference check needs from the device). */
+		assert_true(trace_has(dir, "(their shared memory not "
+					   "page-locked)") == lent);
 		/* Lent, a reference check's set goes from the device
 		 * straight into the check's memory. */
 		assert_true(trace_has(dir, "inputs taken by the keeper") ==
