@@ -1562,25 +1562,31 @@ static void test_the_controllers_gate_is_refused_only_by_a_baseline(void **s)
  * controller does, and so runs most of each timed batch before the
  * controller's clock starts (gate_opener: it writes the token into the
  * page it finds mapped and holds its runner's "armed" back until the
- * middle of the last call) is rejected by name; with the gate off it is
- * an honest kernel, accepted (what rejects it is the gate's check). */
+ * middle of the last call, or with GATE_OPENER_WITH_REPLY until its
+ * reply, both in one read as after an honest gate's deadline) is
+ * rejected by name; with the gate off it is an honest kernel, accepted
+ * (what rejects it is the gate's check). */
 static void test_a_batch_run_before_the_gate_opens_is_rejected(void **s)
 {
-	static const char *const modes[] = { "1", "0" };
+	char *with_reply =
+		fake_variant("gate_opener", "GATE_OPENER_WITH_REPLY", 1);
+	const char *const cands[] = { "gate_opener", with_reply };
 	struct task_result r;
 
 	(void)s;
-	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
-		setenv("ARENA_GPU_CTL_GATE", modes[m], 1);
-		evaluate("gate_opener", &(struct opts){ 0 }, &r);
-		if (m == 0)
-			expect(&r, RS_REJECTED,
-			       "it ran before the gate opened");
-		else
-			expect(&r, RS_OK, "");
-		result_release(&r);
-	}
+	for (size_t c = 0; c < ARRAY_SIZE(cands); c++)
+		for (int gate = 1; gate >= 0; gate--) {
+			setenv("ARENA_GPU_CTL_GATE", gate ? "1" : "0", 1);
+			evaluate(cands[c], &(struct opts){ 0 }, &r);
+			if (gate)
+				expect(&r, RS_REJECTED,
+				       "it ran before the gate opened");
+			else
+				expect(&r, RS_OK, "");
+			result_release(&r);
+		}
 	setenv("ARENA_GPU_CTL_GATE", "0", 1);
+	free(with_reply);
 }
 
 /* A candidate off by 1.5 times the tolerance in its timed calls only

@@ -236,7 +236,7 @@ static bool gate_held(struct eval_ctx *x, enum role role, struct gpu_sample *o,
 	double slack = fmax(GPU_GATE_SLACK_ABS_NS,
 			    GPU_GATE_SLACK_REL * (double)o->claim);
 
-	if (o->react <= 0 || (double)o->react + slack >= (double)o->claim)
+	if (o->react < 0 || (double)o->react + slack >= (double)o->claim)
 		return true;
 	if (role == ROLE_CAND && o->wall < RP_GATE_LIMIT_NS) {
 		ev_verdict(x, RS_REJECTED,
