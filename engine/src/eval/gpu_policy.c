@@ -52,6 +52,15 @@ double gpu_batch_target_ns(void)
 	return us > 0 ? us * 1e3 : GPU_BATCH_TARGET_NS;
 }
 
+int gpu_warmup_pairs(bool quick)
+{
+	double n = env_positive("ARENA_GPU_WARMUP_PAIRS");
+
+	if (n >= 1 && n == floor(n) && n <= 100)
+		return (int)n;
+	return quick ? 1 : GPU_WARMUP_PAIRS;
+}
+
 uint64_t gpu_batch_max_bytes(void)
 {
 	double mib = env_positive("ARENA_GPU_BATCH_MAX_MIB");

@@ -40,7 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GPU_WARMUP_CALLS 3
 /* Bootstrap resamples of the charged excess. */
 #define GPU_EXCESS_ITERS 1000
 
@@ -588,7 +587,7 @@ static bool gpu_prepare(struct timing_case *p)
 	 * an even number of them per block. */
 	if (p->cb.min_pairs & 1)
 		p->cb.min_pairs++;
-	int nwarm = x->req->quick ? 1 : GPU_WARMUP_CALLS;
+	int nwarm = gpu_warmup_pairs(x->req->quick);
 	for (int b = 0; b < nblocks; b++) {
 		blocks[b].base_next = rng_next(p->r) & 1;
 		for (int i = 0; i < nwarm; i++) {
