@@ -60,15 +60,40 @@ GEN_FN long long gen_clamp(double v, double lo, double hi)
 	return (long long)llrint(v);
 }
 
-/* A standard normal from 64 random bits (Box-Muller, one branch): u1 in
- * (0, 1] in float's own steps, so never log(0) and at most 5.8 standard
- * deviations out. */
+/* On a device, the hardware's approximate logarithm and cosine (a few
+ * instructions each, errors near 1e-6): the values are random inputs,
+ * drawn alike by both runners, not results.  On the host (the fake
+ * device, the unit tests) the library's. */
+GEN_FN float gen_logf(float x)
+{
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+	return __logf(x);
+#else
+	return logf(x);
+#endif
+}
+
+GEN_FN float gen_cosf(float x)
+{
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+	return __cosf(x);
+#else
+	return cosf(x);
+#endif
+}
+
+/* A standard normal from 64 random bits (Box-Muller, one branch): u1
+ * from the top 24 bits, in (0, 1] in float's own steps, so never log(0)
+ * and at most 5.8 standard deviations out; u2 from the next 24.  One mix
+ * per element: `gen` was compute-bound on the device with two (3.0 ms
+ * of a 6.6 ms sample on the H200, 2026-12-06; tests/gpu/bench/gen_probe.cu
+ * compares). */
 GEN_FN float gen_normal(unsigned long long h)
 {
 	float u1 = (float)((h >> 40) + 1) * 0x1p-24f;
-	float u2 = (float)(gen_mix(h) >> 40) * 0x1p-24f;
+	float u2 = (float)((h >> 16) & 0xffffff) * 0x1p-24f;
 
-	return sqrtf(-2.0f * logf(u1)) * cosf(6.2831853f * u2);
+	return sqrtf(-2.0f * gen_logf(u1)) * gen_cosf(6.2831853f * u2);
 }
 
 /* Element i of a set whose seed is `seed`, stored at dst[i]. */
@@ -77,7 +102,7 @@ GEN_FN void gen_element(void *dst, int dtype, size_t i, const struct gen_spec *g
 {
 	unsigned long long h = gen_mix(seed + (unsigned long long)i *
 					       0x9e3779b97f4a7c15ull);
-	double u = (double)(h >> 11) * 0x1p-53, v;
+	double v;
 	long long iv = 0;
 	bool exact = false;
 
@@ -86,7 +111,7 @@ GEN_FN void gen_element(void *dst, int dtype, size_t i, const struct gen_spec *g
 		v = g->a + g->b * (double)gen_normal(h);
 		break;
 	case GEN_UNIFORM:
-		v = g->a + (g->b - g->a) * u;
+		v = g->a + (g->b - g->a) * ((double)(h >> 11) * 0x1p-53);
 		break;
 	case GEN_RANDINT: {
 		unsigned long long span = (unsigned long long)(g->hi - g->lo) + 1;

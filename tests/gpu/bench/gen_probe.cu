@@ -2,11 +2,11 @@
  * gen_probe.cu - how fast the runners' input generator (gpu_gen.h) fills
  * device memory against the memory's own floor: per distribution and
  * dtype, the median of 20 timed fills of n elements by gen_fill, by a
- * plain cudaMemsetAsync of the same bytes (the write floor), and by a
- * cheaper draw (one 64-bit mix per element, float arithmetic only, fast
- * intrinsics) that shows what the generator's arithmetic costs.  A
- * diagnostic for docs/gpu.md section 6 (a timed pair's `gen`), not part
- * of arena.
+ * plain cudaMemsetAsync of the same bytes (the write floor), and, for
+ * normals, by the draw gen_fill made until 2026-12-07 (two 64-bit mixes
+ * per element, the library's logarithm and cosine), which shows what the
+ * generator's arithmetic costs.  A diagnostic for docs/gpu.md section 6
+ * (a timed pair's `gen`), not part of arena.
  *
  * build: nvcc -O2 -arch=sm_90 -Iengine/include -Iengine/runner/gpu
  *            -o build/gen_probe tests/gpu/bench/gen_probe.cu
@@ -29,23 +29,26 @@
 		}                                        \
 	} while (0)
 
-/* One mix per element, float only: what a cheaper draw would cost. */
-__global__ void cheap_kernel(void *dst, int dtype, size_t n, float a, float b,
-			     unsigned long long seed)
+/* The normal draw before 2026-12-07: two mixes, the library's math. */
+__global__ void before_kernel(void *dst, int dtype, size_t n, double a,
+			      double b, unsigned long long seed)
 {
 	size_t stride = (size_t)gridDim.x * blockDim.x;
 	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
 	     i += stride) {
 		unsigned long long h =
 			gen_mix(seed + i * 0x9e3779b97f4a7c15ull);
+		double u = (double)(h >> 11) * 0x1p-53;
 		float u1 = (float)((h >> 40) + 1) * 0x1p-24f;
-		float u2 = (float)((h >> 16) & 0xffffff) * 0x1p-24f;
-		float v = a + b * sqrtf(-2.0f * __logf(u1)) *
-				      __cosf(6.2831853f * u2);
+		float u2 = (float)(gen_mix(h) >> 40) * 0x1p-24f;
+		double v = a + b * (double)(sqrtf(-2.0f * logf(u1)) *
+					    cosf(6.2831853f * u2));
+		if (u < 0) /* as before: u computed for every element */
+			v = u;
 		if (dtype == ARENA_F32)
-			((float *)dst)[i] = v;
+			((float *)dst)[i] = (float)v;
 		else
-			((uint16_t *)dst)[i] = arena_float_to_bf16(v);
+			((uint16_t *)dst)[i] = arena_float_to_bf16((float)v);
 	}
 }
 
@@ -87,12 +90,12 @@ static void by_memset(void *p)
 	CK(cudaMemsetAsync(j->buf, 7, j->n * j->size, j->s));
 }
 
-static void by_cheap(void *p)
+static void by_before(void *p)
 {
 	job *j = (job *)p;
 	size_t blocks = (j->n + 255) / 256;
-	cheap_kernel<<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, j->s>>>(
-		j->buf, j->dtype, j->n, 0.0f, 1.0f, 12345);
+	before_kernel<<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, j->s>>>(
+		j->buf, j->dtype, j->n, 0.0, 1.0, 12345);
 	CK(cudaGetLastError());
 }
 
@@ -133,9 +136,10 @@ int main(int argc, char **argv)
 		       "GB/s)  gen/memset %.2fx",
 		       r.name, g, gb / g * 1e3, m, gb / m * 1e3, g / m);
 		if (r.dist == GEN_NORMAL) {
-			float c = timed(s, e0, e1, by_cheap, &j);
-			printf("  cheaper draw %.3f ms (%.2fx memset)", c,
-			       c / m);
+			float c = timed(s, e0, e1, by_before, &j);
+			printf("  the draw before 2026-12-07 %.3f ms (%.2fx "
+			       "memset)",
+			       c, c / m);
 		}
 		printf("\n");
 	}
