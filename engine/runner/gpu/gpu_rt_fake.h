@@ -124,6 +124,48 @@ typedef struct fake_prop fakeDeviceProp_t;
 
 static int fake_sticky, fake_soft;
 
+/* Memory mapped from another process's exportable allocation
+ * (gpu_vmm_import) and host memory page-locked (HostRegister), so that the
+ * fake refuses what a GPU refuses: on an H100 (2026-12-07) a copy from
+ * imported memory into host memory that was not page-locked failed with
+ * cudaErrorInvalidValue (a baseline's inputs fetched for a reference
+ * check from the sets the keeper lent it). */
+struct fake_range {
+	const char *p;
+	size_t n;
+};
+enum { FAKE_RANGES = 64 };
+static struct fake_range fake_imported[FAKE_RANGES], fake_locked[FAKE_RANGES];
+
+static inline void fake_range_add(struct fake_range *set, const void *p,
+				  size_t n)
+{
+	for (int i = 0; i < FAKE_RANGES; i++)
+		if (!set[i].p) {
+			set[i].p = (const char *)p;
+			set[i].n = n;
+			return;
+		}
+}
+
+static inline void fake_range_del(struct fake_range *set, const void *p)
+{
+	for (int i = 0; i < FAKE_RANGES; i++)
+		if (set[i].p == (const char *)p)
+			set[i].p = NULL;
+}
+
+static inline bool fake_range_has(const struct fake_range *set, const void *p,
+				  size_t n)
+{
+	const char *c = (const char *)p;
+
+	for (int i = 0; i < FAKE_RANGES; i++)
+		if (set[i].p && c >= set[i].p && c + n <= set[i].p + set[i].n)
+			return true;
+	return false;
+}
+
 /* Whether this gated batch outlasts its gate (once, the runner's first),
  * having waited out the gate's deadline of limit_ns. */
 static inline bool fake_gate_expires(uint64_t limit_ns)
@@ -530,10 +572,14 @@ static inline fakeError_t fakeMemPoolSetAttribute(fakeMemPool_t, int, void *)
 	return fakeSuccess;
 }
 static inline fakeError_t fakeMemcpyAsync(void *d, const void *s, size_t n,
-					  int, fakeStream_t)
+					  int kind, fakeStream_t)
 {
 	if (fake_status())
 		return fake_sticky;
+	if (kind == fakeMemcpyDeviceToHost &&
+	    fake_range_has(fake_imported, s, n) &&
+	    !fake_range_has(fake_locked, d, n))
+		return fakeErrorInvalidValue;
 	memcpy(d, s, n);
 	return fakeSuccess;
 }
@@ -545,12 +591,14 @@ static inline fakeError_t fakeMemsetAsync(void *d, int v, size_t n,
 	memset(d, v, n);
 	return fakeSuccess;
 }
-static inline fakeError_t fakeHostRegister(void *, size_t, int)
+static inline fakeError_t fakeHostRegister(void *p, size_t n, int)
 {
+	fake_range_add(fake_locked, p, n);
 	return fakeSuccess;
 }
-static inline fakeError_t fakeHostUnregister(void *)
+static inline fakeError_t fakeHostUnregister(void *p)
 {
+	fake_range_del(fake_locked, p);
 	return fakeSuccess;
 }
 /* "Device" memory is host memory: a registered page is its own device

@@ -851,11 +851,6 @@ bool ev_refpool_check(struct refpool *p, struct runner *base,
 int ev_refpool_check_lent(struct refpool *p, struct runner *base,
 			  struct runner *cand, int k, const char *place,
 			  int pattern, const char *what, const char *prefix);
-/* Whether ev_refpool_check_lent can check task t at all: no inout or
- * scratch argument (the values before the call are all in the sets
- * after it).  Otherwise its baselines' inputs are fetched again for
- * every check (ev_gpu_inputs_again). */
-bool ev_refpool_takes_lent(const struct task *t);
 /* Takes the outcome of checks that have finished, without waiting; when
  * one failed, waits for the rest and sets the earliest failure's verdict
  * (false).  p NULL: true. */

@@ -715,15 +715,14 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 		return ev_gpu_sets_all(x, roles, rs, nr, n, l, c);
 	}
 	uint64_t t_lent = now_ns();
-	/* A baseline's shared memory is page-locked only where its inputs
-	 * are fetched for every reference check (ev_gpu_inputs_again: a
-	 * task with an inout or scratch argument); elsewhere the keeper
-	 * takes them from the device (ev_refpool_check_lent), and locking
-	 * took 0.8-1.1 s of every case's start on an H100 (docs/gpu.md
-	 * section 6).  A keeper that then refuses its take leaves the
-	 * checks the fetch, from pageable memory: slower, the same. */
-	bool pin = !ev_refpool_takes_lent(x->t);
-	runner_sets_lent(ro, nb, n, l->shm_size, fds, bytes, pin, fail);
+	/* A baseline's shared memory is page-locked: its inputs are
+	 * fetched for the reference checks the keeper does not take (a
+	 * task with an inout or scratch argument, a GPU reference's checks
+	 * on this thread: ev_gpu_inputs_again), and a GPU refuses a copy
+	 * from lent memory into memory that is not page-locked
+	 * (cudaErrorInvalidValue on an H100, 2026-12-07: without the lock
+	 * every such check of gemm_f32 was an infra_error). */
+	runner_sets_lent(ro, nb, n, l->shm_size, fds, bytes, true, fail);
 	uint64_t t_base = now_ns();
 	for (int j = 0; j < nb; j++)
 		if (fail[j] == RUNNER_REFUSED) {
@@ -752,12 +751,9 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 		ev_trace_mark(x,
 			      "case %s: %d runners' sets lent in %.1f ms "
 			      "(the keeper's allocations), the baselines' "
-			      "mapped in %.1f ms (their shared memory %s), "
-			      "the candidates' in %.1f ms",
+			      "mapped in %.1f ms, the candidates' in %.1f ms",
 			      c->id, nr, (t_lent - t0) / 1e6,
-			      (t_base - t_lent) / 1e6,
-			      pin ? "page-locked" : "not page-locked",
-			      (t_cand - t_base) / 1e6);
+			      (t_base - t_lent) / 1e6, (t_cand - t_base) / 1e6);
 	*lent = ok;
 	return ok;
 }

@@ -508,7 +508,9 @@ bool ev_refpool_check(struct refpool *p, struct runner *base,
 	return true;
 }
 
-bool ev_refpool_takes_lent(const struct task *t)
+/* No inout or scratch argument: the values before the call are all in
+ * the sets after it. */
+static bool lent_fits(const struct task *t)
 {
 	for (int a = 0; a < t->nargs; a++)
 		if (t->args[a].scratch || t->args[a].io == IO_INOUT)
@@ -525,7 +527,7 @@ int ev_refpool_check_lent(struct refpool *p, struct runner *base,
 	uint32_t in = 0, out = 0;
 	struct slot *s;
 
-	if (p->take_refused || !ev_refpool_takes_lent(t))
+	if (p->take_refused || !lent_fits(t))
 		return 0;
 	if (x->decided || !(s = slot_get(p)))
 		return -1;
