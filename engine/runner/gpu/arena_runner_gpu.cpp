@@ -834,12 +834,13 @@ static void do_gen(const char *seq, char **save)
  * was.
  */
 static bool keeper;
-/* Whether `flush` runs the busy kernel before its write (default), or
- * trusts the runner's `gen`, which it follows within microseconds, to
- * have kept the device's clocks up: ARENA_GPU_FLUSH_WARM=0, a
- * measurement knob (docs/gpu.md section 6, "Where a lent evaluation's
- * time goes"). */
-static bool flush_warms = true;
+/* Whether `flush` runs the busy kernel before its write
+ * (ARENA_GPU_FLUSH_WARM=1, for measurements), or, by default, trusts the
+ * runner's `gen`, which it follows within microseconds, to have kept the
+ * device's clocks up: on an H100 that saved 2.6 ms of a 9-11 ms pair with
+ * A/As unchanged (docs/gpu.md section 6, "Where a lent evaluation's time
+ * goes"). */
+static bool flush_warms;
 static void *probe_dev;
 static int64_t probe_min;	/* the fastest probe so far, ns */
 
@@ -1881,7 +1882,7 @@ static int runner_main(int argc, char **argv)
 							   : 0)) == 0;
 	step_clock_mark(&sc, "sandbox");
 	const char *fw = getenv("ARENA_GPU_FLUSH_WARM");
-	flush_warms = !fw || strcmp(fw, "0") != 0;
+	flush_warms = fw && strcmp(fw, "1") == 0;
 	/* Requests awaited by polling where the controller says so
 	 * (runner_io.h): a blocked runner's wake-up is noise in the
 	 * controller's clock around every timed request. */

@@ -149,10 +149,12 @@ int gpu_batch_size(double call_ns, size_t set_bytes, int max_sets,
 double gpu_batch_target_ns(void);
 uint64_t gpu_batch_max_bytes(void);
 /* Untimed pairs each block runs before a case's timed ones:
- * GPU_WARMUP_PAIRS (1 in quick mode), or, for measurements,
- * $ARENA_GPU_WARMUP_PAIRS (a positive whole number). */
-#define GPU_WARMUP_PAIRS 3
-int gpu_warmup_pairs(bool quick);
+ * GPU_WARMUP_PAIRS, or, for measurements, $ARENA_GPU_WARMUP_PAIRS (a
+ * positive whole number).  Three until 2026-12-07; one, on an H100, left
+ * the A/As as they were and saved 12 pairs a case (docs/gpu.md section
+ * 6). */
+#define GPU_WARMUP_PAIRS 1
+int gpu_warmup_pairs(void);
 /* Sets of a sample's batch of n (sets of set_bytes each) compared with
  * the other runner's: all of them while they fit GPU_COMPARE_MAX_BYTES,
  * else as many as fit, and at least 2 (n permitting).  Every set is

@@ -52,13 +52,13 @@ double gpu_batch_target_ns(void)
 	return us > 0 ? us * 1e3 : GPU_BATCH_TARGET_NS;
 }
 
-int gpu_warmup_pairs(bool quick)
+int gpu_warmup_pairs(void)
 {
 	double n = env_positive("ARENA_GPU_WARMUP_PAIRS");
 
 	if (n >= 1 && n == floor(n) && n <= 100)
 		return (int)n;
-	return quick ? 1 : GPU_WARMUP_PAIRS;
+	return GPU_WARMUP_PAIRS;
 }
 
 uint64_t gpu_batch_max_bytes(void)

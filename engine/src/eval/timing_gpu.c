@@ -587,7 +587,7 @@ static bool gpu_prepare(struct timing_case *p)
 	 * an even number of them per block. */
 	if (p->cb.min_pairs & 1)
 		p->cb.min_pairs++;
-	int nwarm = gpu_warmup_pairs(x->req->quick);
+	int nwarm = gpu_warmup_pairs();
 	for (int b = 0; b < nblocks; b++) {
 		blocks[b].base_next = rng_next(p->r) & 1;
 		for (int i = 0; i < nwarm; i++) {
