@@ -1506,12 +1506,13 @@ static void test_a_candidate_refusing_lent_sets_fails(void **s)
  * runner has enqueued its calls (a GPU's slow first launch: every
  * evaluation of the H100's first run of this, 2026-12-07, ended in
  * infra_error when "armed" and the reply came in one read) leaves the
- * verdict standing too.  A candidate that refuses the page fails: it
- * cannot choose the weaker check. */
+ * verdict standing too, and so does a controller that polls for the
+ * gated replies (ARENA_GPU_GATE_SPIN=1).  A candidate that refuses the
+ * page fails: it cannot choose the weaker check. */
 static void test_the_controllers_gate_is_refused_only_by_a_baseline(void **s)
 {
 	static const char *const modes[] = { "mapped", "refused", "off",
-					     "expired" };
+					     "expired", "spinning" };
 	struct task_result r;
 
 	(void)s;
@@ -1519,18 +1520,22 @@ static void test_the_controllers_gate_is_refused_only_by_a_baseline(void **s)
 		char dir[] = "/tmp/arena-test-gpu-gate-XXXXXX";
 		struct opts o = { 0 };
 		bool refused = m == 1, off = m == 2, expired = m == 3;
+		bool spinning = m == 4;
 
 		if (refused)
 			setenv("ARENA_FAKE_GPU_NO_HOST_MAP", "1", 1);
 		setenv("ARENA_GPU_CTL_GATE", off ? "0" : "1", 1);
 		if (expired)
 			setenv("ARENA_FAKE_GPU_GATE_EXPIRES", "1", 1);
+		if (spinning)
+			setenv("ARENA_GPU_GATE_SPIN", "1", 1);
 		assert_non_null(mkdtemp(dir));
 		o.log_dir = dir;
 		evaluate("baseline_copy", &o, &r);
 		unsetenv("ARENA_FAKE_GPU_NO_HOST_MAP");
 		setenv("ARENA_GPU_CTL_GATE", "0", 1);
 		unsetenv("ARENA_FAKE_GPU_GATE_EXPIRES");
+		unsetenv("ARENA_GPU_GATE_SPIN");
 		expect(&r, RS_OK, "");
 		result_release(&r);
 		assert_true(trace_has(dir, "cannot map the controller's gate "

@@ -690,6 +690,8 @@ struct runner {
 	bool gpu;
 	bool spin_replies;	/* poll for replies before sleeping in poll(2)
 				 * (a timed GPU sample, rcl_read_line) */
+	bool spin_gated;	/* the same for a gated batch's reply alone,
+				 * from the token's write (collect_gated) */
 	bool deferred;		/* started without its kernel */
 	bool dev_sticky;	/* after RUNNER_DEVICE: the context is lost */
 	char dev_error[64];	/* after RUNNER_DEVICE: "cudaErrorIllegalAddress" */
@@ -758,6 +760,11 @@ enum runner_fail runner_load(struct runner *r, const char *so_path);
  * runners or controller). */
 bool runner_may_spin(void);
 bool controller_may_spin(void);
+/* Whether the controller polls for a gated batch's reply alone, from its
+ * write of the token (about one batch, 1 ms): $ARENA_GPU_GATE_SPIN=1, a
+ * measurement knob, off by default until a GPU says what it does to the
+ * gate's reaction (docs/gpu.md, "The controller opens the gate"). */
+bool controller_spins_on_gate(void);
 /* The CPUs this process may run on (its affinity; the online CPUs where
  * that cannot be read), at least 1 (device.c). */
 int ev_cpus_usable(void);

@@ -519,6 +519,7 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	if (!ev_keeper_ready(x))
 		return false;
 	r->spin_replies = spin;
+	r->spin_gated = controller_spins_on_gate();
 	x->keeper->spin_replies = spin;
 	bool ok = sample(x, role, r, n, spec, mask, what, c, o);
 	r->spin_replies = false;

@@ -259,6 +259,13 @@ bool controller_may_spin(void)
 	return spin_side("controller");
 }
 
+bool controller_spins_on_gate(void)
+{
+	const char *v = getenv("ARENA_GPU_GATE_SPIN");
+
+	return v && strcmp(v, "1") == 0;
+}
+
 /* Environment for a runner: nothing of the controller's (API keys, seeds)
  * except sanitizer options. */
 static void runner_env(struct strvec *env, bool gpu)

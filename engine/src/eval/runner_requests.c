@@ -643,10 +643,13 @@ static enum runner_fail collect_gated(struct runner *r, uint32_t token,
 							"it")
 				      : f;
 	}
+	bool spin = r->spin_replies;
+	r->spin_replies = spin || r->spin_gated;
 	uint64_t opened = now_ns();
 	__atomic_store_n(r->gate_page, token, __ATOMIC_RELEASE);
 	f = collect_reply(r, "return", 3, v, wall_ns, r->hold);
 	*react_ns = (int64_t)(r->replied_at - opened);
+	r->spin_replies = spin;
 	return f;
 }
 
