@@ -86,8 +86,9 @@ GEN_FN float gen_cosf(float x)
  * from the top 24 bits, in (0, 1] in float's own steps, so never log(0)
  * and at most 5.8 standard deviations out; u2 from the next 24.  One mix
  * per element: `gen` was compute-bound on the device with two (3.0 ms
- * of a 6.6 ms sample on the H200, 2026-12-06; tests/gpu/bench/gen_probe.cu
- * compares). */
+ * of a 6.6 ms sample on the H200, 2026-12-06); with one and the device's
+ * approximations an H100 drew 256 MiB of f32 normals in 0.229 ms
+ * against 0.329 ms (tests/gpu/bench/gen_probe.cu, 2026-12-07). */
 GEN_FN float gen_normal(unsigned long long h)
 {
 	float u1 = (float)((h >> 40) + 1) * 0x1p-24f;

@@ -134,7 +134,7 @@ struct fake_range {
 	const char *p;
 	size_t n;
 };
-enum { FAKE_RANGES = 64 };
+enum { FAKE_RANGES = 64 }; /* a runner's own and lent sets: a few */
 static struct fake_range fake_imported[FAKE_RANGES], fake_locked[FAKE_RANGES];
 
 static inline void fake_range_add(struct fake_range *set, const void *p,

@@ -523,6 +523,7 @@ bool ev_gpu_sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	x->keeper->spin_replies = spin;
 	bool ok = sample(x, role, r, n, spec, mask, what, c, o);
 	r->spin_replies = false;
+	r->spin_gated = false;
 	if (x->keeper)
 		x->keeper->spin_replies = false;
 	return ok;
