@@ -899,11 +899,12 @@ template <typename F> static void keeper_until_idle(const char *seq,
 		   busy ? 1 : 0, t0);
 }
 
-/* flush <seq> <bytes>: a ~1 ms busy kernel (the device idles while the
- * controller prepares a sample, its clocks drop, and a kernel timed right
- * after an idle gap would start slow), then a write of <bytes> (>= 2x L2)
- * of the keeper's own memory and a reset of persisting L2 lines; then
- * probes until the device is idle (keeper_until_idle). */
+/* flush <seq> <bytes>: a reset of persisting L2 lines and a write of
+ * <bytes> (>= 2x L2) of the keeper's own memory, after a ~1 ms busy
+ * kernel where flush_warms says so (the device idles while the controller
+ * prepares a sample, its clocks drop, and a kernel timed right after an
+ * idle gap would start slow; `warm` before the runner's `gen` sees to
+ * that now); then probes until the device is idle (keeper_until_idle). */
 static void do_keeper_flush(const char *seq, char **save)
 {
 	int64_t bytes;
