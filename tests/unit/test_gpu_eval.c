@@ -1595,9 +1595,11 @@ static void test_a_batch_run_before_the_gate_opens_is_rejected(void **s)
  * checked set the keeper takes straight into the check's memory, as with
  * fetched ones, and with lent sets checked on the evaluation's thread (a
  * GPU reference's way; here ARENA_ASYNC_REFCHECK=0), where the baseline's
- * inputs are fetched from the sets the keeper lent it: a GPU refuses
- * that copy into memory that is not page-locked (an H100, 2026-12-07,
- * every such check an infra_error), and the fake does too. */
+ * inputs are fetched from the sets the keeper lent it into its shared
+ * memory, which must be page-locked whole or not at all (CUDA's rule,
+ * which the fake enforces: on an H100, 2026-12-07, a baseline left with
+ * an earlier layout's lock failed every such check of its largest case;
+ * this task's sets are too small to be locked). */
 static void
 test_timed_calls_beyond_the_tolerance_fail_the_reference_check(void **s)
 {

@@ -482,9 +482,9 @@ static void do_sets(const char *seq, char **save)
 		/* Lent sets never cross PCIe in a timed sample (the keeper
 		 * compares them on the device): only sets of one's own, and
 		 * a baseline's lent ones (its inputs are fetched for some
-		 * reference checks, and a GPU refuses a copy from lent
-		 * memory into memory that is not page-locked), need their
-		 * shared memory page-locked.
+		 * reference checks, and a GPU refuses a copy into memory
+		 * page-locked in part, as an earlier layout's lock would
+		 * leave it), need their shared memory page-locked.
 		 * On an H100 locking 7 sets of 256 MiB took 0.8-1.1 s in
 		 * each of 12 runners at once, the largest part of a case's
 		 * start. */

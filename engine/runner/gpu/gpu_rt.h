@@ -103,7 +103,6 @@ static inline void gpu_vmm_release(struct gpu_vmm *m)
 {
 	if (m->ptr)
 		munmap(m->ptr, m->size);
-	fake_range_del(fake_imported, m->ptr);
 	m->ptr = NULL;
 	m->size = 0;
 	m->handle = 0;
@@ -159,7 +158,6 @@ static inline gpu_err gpu_vmm_import(int fd, size_t size, struct gpu_vmm *m)
 	m->ptr = p;
 	m->size = size;
 	m->handle = 1;
-	fake_range_add(fake_imported, p, size);
 	return fakeSuccess;
 }
 #elif defined(ARENA_GPU_HIP)

@@ -124,18 +124,20 @@ typedef struct fake_prop fakeDeviceProp_t;
 
 static int fake_sticky, fake_soft;
 
-/* Memory mapped from another process's exportable allocation
- * (gpu_vmm_import) and host memory page-locked (HostRegister), so that the
- * fake refuses what a GPU refuses: on an H100 (2026-12-07) a copy from
- * imported memory into host memory that was not page-locked failed with
- * cudaErrorInvalidValue (a baseline's inputs fetched for a reference
- * check from the sets the keeper lent it). */
+/* Host memory page-locked (HostRegister), so that the fake refuses what a
+ * GPU refuses: a copy whose host side is partly inside a page-locked
+ * range and partly outside it fails with cudaErrorInvalidValue.  On an
+ * H100 (2026-12-07) a baseline whose shared memory was locked for a
+ * smaller layout and not again for the sets the keeper lent it failed so
+ * in the reference checks that fetched its inputs from a set across the
+ * old lock's end; copies wholly outside (pageable) or wholly inside
+ * worked. */
 struct fake_range {
 	const char *p;
 	size_t n;
 };
-enum { FAKE_RANGES = 64 }; /* a runner's own and lent sets: a few */
-static struct fake_range fake_imported[FAKE_RANGES], fake_locked[FAKE_RANGES];
+enum { FAKE_RANGES = 64 }; /* a few registrations a runner */
+static struct fake_range fake_locked[FAKE_RANGES];
 
 static inline void fake_range_add(struct fake_range *set, const void *p,
 				  size_t n)
@@ -155,14 +157,17 @@ static inline void fake_range_del(struct fake_range *set, const void *p)
 			set[i].p = NULL;
 }
 
-static inline bool fake_range_has(const struct fake_range *set, const void *p,
-				  size_t n)
+/* Whether [p, p + n) overlaps a range of set without lying inside it. */
+static inline bool fake_range_straddles(const struct fake_range *set,
+					const void *p, size_t n)
 {
 	const char *c = (const char *)p;
 
-	for (int i = 0; i < FAKE_RANGES; i++)
-		if (set[i].p && c >= set[i].p && c + n <= set[i].p + set[i].n)
+	for (int i = 0; i < FAKE_RANGES; i++) {
+		const char *b = set[i].p, *e = b + set[i].n;
+		if (b && c < e && c + n > b && (c < b || c + n > e))
 			return true;
+	}
 	return false;
 }
 
@@ -576,9 +581,10 @@ static inline fakeError_t fakeMemcpyAsync(void *d, const void *s, size_t n,
 {
 	if (fake_status())
 		return fake_sticky;
-	if (kind == fakeMemcpyDeviceToHost &&
-	    fake_range_has(fake_imported, s, n) &&
-	    !fake_range_has(fake_locked, d, n))
+	if ((kind == fakeMemcpyDeviceToHost &&
+	     fake_range_straddles(fake_locked, d, n)) ||
+	    (kind == fakeMemcpyHostToDevice &&
+	     fake_range_straddles(fake_locked, s, n)))
 		return fakeErrorInvalidValue;
 	memcpy(d, s, n);
 	return fakeSuccess;

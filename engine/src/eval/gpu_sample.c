@@ -721,9 +721,11 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 	 * fetched for the reference checks the keeper does not take (a
 	 * task with an inout or scratch argument, a GPU reference's checks
 	 * on this thread: ev_gpu_inputs_again), and a GPU refuses a copy
-	 * from lent memory into memory that is not page-locked
-	 * (cudaErrorInvalidValue on an H100, 2026-12-07: without the lock
-	 * every such check of gemm_f32 was an infra_error). */
+	 * whose host memory is page-locked in part: left unlocked for
+	 * lent sets, a baseline's lock from an earlier, smaller layout
+	 * ended inside a set (cudaErrorInvalidValue on an H100,
+	 * 2026-12-07: the checks of gemm_f32's largest case were
+	 * infra_errors). */
 	runner_sets_lent(ro, nb, n, l->shm_size, fds, bytes, true, fail);
 	uint64_t t_base = now_ns();
 	for (int j = 0; j < nb; j++)
