@@ -58,6 +58,16 @@ commit=${ARENA_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || ec
 note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
 left() { echo $((t_end - $(date +%s))); }
 has_step() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
+# runs STEP NEED: whether step STEP was asked for and NEED seconds are
+# left for it; a step asked for and left out for lack of time is said and
+# fails the run (a PASS means every step asked for ran).
+runs() {
+	has_step "$1" || return 1
+	[ "$(left)" -gt "$2" ] && return 0
+	note "$1: not run (the deadline leaves $(left) s, the step needs more than $2 s)"
+	fail=1
+	return 1
+}
 
 note "# integrity.sh on $DEVICE, commit $commit, $(date -u +%FT%TZ)$($quick && echo ', quick')"
 
@@ -162,7 +172,7 @@ illegal_address|runtime_error||illegal memory access
 gen_part|nogain||inconsistent with the controller
 EOF
 }
-if has_step adversarial && [ "$(left)" -gt 60 ]; then
+if runs adversarial 60; then
 	TABLE=$OUT/adversarial.txt
 	printf '%-20s | %-8s | %-13s | %8s | %s | %s\n' candidate verdict status \
 		speedup "charged excess case=E/median us" reason > "$TABLE"
@@ -190,7 +200,7 @@ if has_step adversarial && [ "$(left)" -gt 60 ]; then
 fi
 
 # ---- honest -----------------------------------------------------------------
-if has_step honest && [ "$(left)" -gt 60 ]; then
+if runs honest 60; then
 	TABLE=$OUT/honest.txt
 	printf '%-20s | %-8s | %-13s | %8s | %s | %s\n' candidate verdict status \
 		speedup "charged excess case=E/median us" reason > "$TABLE"
@@ -227,7 +237,7 @@ fi
 # A/A of the whole suite: every speedup must be within 1.00 +- 0.02; and
 # 60 task-level intervals over all repeats, at least 90% of them
 # containing 1.0 (about 95% should), are issue 10's coverage figure.
-if has_step aa && [ "$(left)" -gt 90 ]; then
+if runs aa 90; then
 	t0=$(now)
 	jobs=${COVERAGE_JOBS:-2}
 	reps=10
@@ -282,7 +292,7 @@ if has_step aa && [ "$(left)" -gt 90 ]; then
 fi
 
 # ---- noop: the same A/A through `arena run` (optional) -------------------
-if has_step noop && [ "$(left)" -gt 120 ]; then
+if runs noop 120; then
 	t0=$(now)
 	sel=$SELECT
 	$quick && [ "$sel" = "hip2hip cuda2cuda" ] && sel=cuda2cuda
