@@ -104,7 +104,7 @@ def report(path, tsv, out):
                     or m == "case %s %s" % (c, text)]
             return (hits[-1] if last else hits[0]) if hits else None
 
-        t_ready = at("batch buffers allocated")
+        t_ready = at("batch buffers")  # allocated, or lent by the keeper
         t_end = at("timed", last=True)
         t_start = None
         if t_ready is not None:
