@@ -838,7 +838,7 @@ static bool keeper;
  * (ARENA_GPU_FLUSH_WARM=1, for measurements), or, by default, trusts the
  * runner's `gen`, which it follows within microseconds, to have kept the
  * device's clocks up: on an H100 that took a pair's two spans from
- * 9.1-10.8 ms to 6.1-7.8 ms with A/As unchanged (docs/gpu.md section 6,
+ * 8.9-10.8 ms to 6.0-8.1 ms with A/As unchanged (docs/gpu.md section 6,
  * "Where a lent evaluation's time goes"). */
 static bool flush_warms;
 static void *probe_dev;
