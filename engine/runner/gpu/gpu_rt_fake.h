@@ -132,39 +132,37 @@ static int fake_sticky, fake_soft;
  * in the reference checks that fetched its inputs from a set across the
  * old lock's end; copies wholly outside (pageable) or wholly inside
  * worked. */
-struct fake_range {
+enum { FAKE_LOCKS = 64 }; /* a few registrations a runner */
+static struct {
 	const char *p;
 	size_t n;
-};
-enum { FAKE_RANGES = 64 }; /* a few registrations a runner */
-static struct fake_range fake_locked[FAKE_RANGES];
+} fake_locked[FAKE_LOCKS];
 
-static inline void fake_range_add(struct fake_range *set, const void *p,
-				  size_t n)
+static inline void fake_lock_add(const void *p, size_t n)
 {
-	for (int i = 0; i < FAKE_RANGES; i++)
-		if (!set[i].p) {
-			set[i].p = (const char *)p;
-			set[i].n = n;
+	for (int i = 0; i < FAKE_LOCKS; i++)
+		if (!fake_locked[i].p) {
+			fake_locked[i].p = (const char *)p;
+			fake_locked[i].n = n;
 			return;
 		}
 }
 
-static inline void fake_range_del(struct fake_range *set, const void *p)
+static inline void fake_lock_del(const void *p)
 {
-	for (int i = 0; i < FAKE_RANGES; i++)
-		if (set[i].p == (const char *)p)
-			set[i].p = NULL;
+	for (int i = 0; i < FAKE_LOCKS; i++)
+		if (fake_locked[i].p == (const char *)p)
+			fake_locked[i].p = NULL;
 }
 
-/* Whether [p, p + n) overlaps a range of set without lying inside it. */
-static inline bool fake_range_straddles(const struct fake_range *set,
-					const void *p, size_t n)
+/* Whether host memory [p, p + n) is page-locked in part: it overlaps a
+ * registered range without lying inside it. */
+static inline bool fake_lock_straddles(const void *p, size_t n)
 {
 	const char *c = (const char *)p;
 
-	for (int i = 0; i < FAKE_RANGES; i++) {
-		const char *b = set[i].p, *e = b + set[i].n;
+	for (int i = 0; i < FAKE_LOCKS; i++) {
+		const char *b = fake_locked[i].p, *e = b + fake_locked[i].n;
 		if (b && c < e && c + n > b && (c < b || c + n > e))
 			return true;
 	}
@@ -581,10 +579,8 @@ static inline fakeError_t fakeMemcpyAsync(void *d, const void *s, size_t n,
 {
 	if (fake_status())
 		return fake_sticky;
-	if ((kind == fakeMemcpyDeviceToHost &&
-	     fake_range_straddles(fake_locked, d, n)) ||
-	    (kind == fakeMemcpyHostToDevice &&
-	     fake_range_straddles(fake_locked, s, n)))
+	if ((kind == fakeMemcpyDeviceToHost && fake_lock_straddles(d, n)) ||
+	    (kind == fakeMemcpyHostToDevice && fake_lock_straddles(s, n)))
 		return fakeErrorInvalidValue;
 	memcpy(d, s, n);
 	return fakeSuccess;
@@ -599,12 +595,12 @@ static inline fakeError_t fakeMemsetAsync(void *d, int v, size_t n,
 }
 static inline fakeError_t fakeHostRegister(void *p, size_t n, int)
 {
-	fake_range_add(fake_locked, p, n);
+	fake_lock_add(p, n);
 	return fakeSuccess;
 }
 static inline fakeError_t fakeHostUnregister(void *p)
 {
-	fake_range_del(fake_locked, p);
+	fake_lock_del(p);
 	return fakeSuccess;
 }
 /* "Device" memory is host memory: a registered page is its own device
