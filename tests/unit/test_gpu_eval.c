@@ -1527,8 +1527,7 @@ static void test_the_controllers_gate_is_refused_only_by_a_baseline(void **s)
 		setenv("ARENA_GPU_CTL_GATE", off ? "0" : "1", 1);
 		if (expired)
 			setenv("ARENA_FAKE_GPU_GATE_EXPIRES", "1", 1);
-		if (spinning)
-			setenv("ARENA_GPU_GATE_SPIN", "1", 1);
+		setenv("ARENA_GPU_GATE_SPIN", spinning ? "1" : "0", 1);
 		assert_non_null(mkdtemp(dir));
 		o.log_dir = dir;
 		evaluate("baseline_copy", &o, &r);

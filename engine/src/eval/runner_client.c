@@ -263,7 +263,9 @@ bool controller_spins_on_gate(void)
 {
 	const char *v = getenv("ARENA_GPU_GATE_SPIN");
 
-	return v && strcmp(v, "1") == 0;
+	if (v && *v)
+		return strcmp(v, "1") == 0;
+	return ev_cpus_to_spare();
 }
 
 /* Environment for a runner: nothing of the controller's (API keys, seeds)
