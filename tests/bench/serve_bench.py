@@ -57,7 +57,35 @@ def pct(v, p):
     return v[min(len(v) - 1, int(round(p / 100.0 * (len(v) - 1))))]
 
 
-def summary(name, n, wall, lat, speedups, bad):
+def yaml_phases(text):
+    """eval_phases of a task_result.yaml (one flow mapping), or None."""
+    m = re.search(r"^eval_phases: *\{(.*)\}", text, re.M)
+    if not m:
+        return None
+    out = {}
+    for kv in m.group(1).split(","):
+        k, _, v = kv.partition(":")
+        try:
+            out[k.strip()] = float(v)
+        except ValueError:
+            pass
+    return out
+
+
+def phase_line(name, phases):
+    """The median of each phase over a mode's evaluations: where an
+    evaluation's time goes (the device's exclusive part is correctness,
+    reference and timing; the rest can overlap)."""
+    if not phases:
+        return
+    keys = [k for k in phases[0] if any(p.get(k, 0) > 0 for p in phases)]
+    print("%-10s phases, median over %d (s): %s" % (
+        name, len(phases), " ".join(
+            "%s %.2f" % (k, statistics.median(p.get(k, 0) for p in phases))
+            for k in keys)), flush=True)
+
+
+def summary(name, n, wall, lat, speedups, bad, phases=None):
     rate = 3600.0 * n / wall if wall > 0 else 0
     line = ("%-10s %3d evals in %7.1f s: %7.0f evals/hour; latency "
             "median %6.1f s, p90 %6.1f s" %
@@ -68,11 +96,12 @@ def summary(name, n, wall, lat, speedups, bad):
     if bad:
         line += "; %d not ok" % bad
     print(line, flush=True)
+    phase_line(name, phases)
     return rate
 
 
 def seq_mode(arena, store, tasks, per, name):
-    lat, sp, bad = [], [], 0
+    lat, sp, bad, ph = [], [], 0, []
     t0 = time.time()
     for i in range(per):
         task = tasks[i % len(tasks)]
@@ -88,15 +117,18 @@ def seq_mode(arena, store, tasks, per, name):
             lat.append(time.time() - s)
             st = re.search(r"^status: *(\S+)", out.stdout, re.M)
             m = re.search(r"^speedup_ratio: *(\S+)", out.stdout, re.M)
+            p = yaml_phases(out.stdout)
+            if p:
+                ph.append(p)
             if st and st.group(1).strip("'\"") == "ok" and m:
                 sp.append(float(m.group(1)))
             else:
                 bad += 1
-    return summary(name, per, time.time() - t0, lat, sp, bad)
+    return summary(name, per, time.time() - t0, lat, sp, bad, ph)
 
 
 def serve_mode(url, tasks, per, clients):
-    lat, sp, bad = [], [], [0]
+    lat, sp, bad, ph = [], [], [0], []
     todo = list(range(per))
 
     def client():
@@ -113,6 +145,8 @@ def serve_mode(url, tasks, per, clients):
                 r = a["result"] or {}
                 with lock:
                     lat.append(time.time() - s)
+                    if isinstance(r.get("eval_phases"), dict):
+                        ph.append(r["eval_phases"])
                     if r.get("status") == "ok":
                         sp.append(r["speedup_ratio"])
                     else:
@@ -125,7 +159,7 @@ def serve_mode(url, tasks, per, clients):
     for t in th:
         t.join()
     return summary("serve c=%d" % clients, per, time.time() - t0, lat, sp,
-                   bad[0])
+                   bad[0], ph)
 
 
 def main(argv):
