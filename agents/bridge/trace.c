@@ -194,6 +194,16 @@ void trace_evaluation(struct trace *t, const char *via, bool quick,
 		add_capped(o, "error", error, TRACE_RESULT_MAX);
 	} else {
 		result_summary_add(o, r, RESULT_SUMMARY_REWARD);
+		/* Why it is not ok, in the evaluator's words. */
+		const char *why = r->compilation_error_message
+					  ? r->compilation_error_message
+				  : r->correctness_error_message
+					  ? r->correctness_error_message
+				  : r->status != RS_OK
+					  ? r->speedup_calculation_error_message
+					  : NULL;
+		if (why)
+			add_capped(o, "why", why, TRACE_RESULT_MAX);
 		cJSON_AddNumberToObject(o, "eval_seconds", r->eval_seconds);
 		cJSON *ph = cJSON_AddObjectToObject(o, "eval_phases");
 		for (int i = 0; ph && i < RESULT_NPHASES; i++)

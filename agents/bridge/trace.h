@@ -17,7 +17,8 @@
  *   usage          {input_tokens, output_tokens, cached_input_tokens,
  *                   cost_usd}                       (as the CLI reports)
  *   evaluation     {via, quick, status, compiled, correct, speedup,
- *                   score, reward}                  (arena's own verdict)
+ *                   score, reward, why (when not ok: the verdict's
+ *                   message, capped)}               (arena's own verdict)
  *   output         {stream, truncated, text}   (a command agent's log tail)
  *   error          {message}
  *   outcome        {status, error, duration_s, turns, input_tokens,

@@ -30,6 +30,7 @@
 #include "agents.h"
 #include "cli/cli_agent.h"
 #include "bridge/mcp_server.h"
+#include "bridge/trace.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/scratch.h"
 #include "arena/proc.h"
@@ -788,20 +789,68 @@ static void test_scratch_of_a_dead_launch_is_swept_and_no_other(void **state)
 	free(inner);
 }
 
+/* An evaluation event says why a result is not ok (a verdict given
+ * while timing keeps the speedup measured so far, so the status and the
+ * speedup alone do not say it), and says nothing of the kind when ok. */
+static void test_trace_evaluation_says_why_a_result_is_not_ok(void **s)
+{
+	char dir[] = "/tmp/arena-ut-trace-XXXXXX";
+	struct task_result r;
+	struct trace *t;
+	struct errbuf err;
+
+	(void)s;
+	assert_non_null(mkdtemp(dir));
+	char *path = path_join(dir, "trace.jsonl");
+	errbuf_init(&err);
+	assert_int_equal(trace_open(path, &t, &err), 0);
+	result_init(&r);
+	r.pass_compilation = r.pass_correctness = true;
+	r.status = RS_OK;
+	r.speedup_ratio = 1.2;
+	trace_evaluation(t, "bridge", false, &r, NULL, 1.0);
+	r.status = RS_REJECTED;
+	r.speedup_ratio = 0.999;
+	r.speedup_calculation_error_message =
+		xstrdup("reported times inconsistent with the controller's "
+			"clock in case 'big'");
+	trace_evaluation(t, "bridge", true, &r, NULL, 1.0);
+	trace_close(t);
+	result_release(&r);
+	char *text = slurp(path);
+	char *second = strchr(text, '\n');
+	assert_non_null(second);
+	*second++ = '\0';
+	assert_lacks(text, "\"why\"");
+	assert_contains(second, "\"status\":\"rejected\"");
+	assert_contains(second, "\"why\":\"reported times inconsistent with "
+				"the controller's clock in case 'big'\"");
+	free(text);
+	unlink(path);
+	free(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bin_override_by_name_searches_path),
-		cmocka_unit_test(test_claude_ok_runs_sandboxed_evaluates_and_parses_usage),
-		cmocka_unit_test(test_claude_without_sandbox_as_root_uses_tool_allowlist),
+		cmocka_unit_test(
+			test_trace_evaluation_says_why_a_result_is_not_ok),
+		cmocka_unit_test(
+			test_claude_ok_runs_sandboxed_evaluates_and_parses_usage),
+		cmocka_unit_test(
+			test_claude_without_sandbox_as_root_uses_tool_allowlist),
 		cmocka_unit_test(test_claude_is_error_with_exit_0_is_a_failure),
 		cmocka_unit_test(test_claude_nonzero_exit_reports_stderr),
 		cmocka_unit_test(test_claude_without_result_line_is_a_failure),
-		cmocka_unit_test(test_hang_ignoring_sigterm_is_killed_at_the_deadline),
+		cmocka_unit_test(
+			test_hang_ignoring_sigterm_is_killed_at_the_deadline),
 		cmocka_unit_test(test_hang_in_the_sandbox_dies_with_it),
 		cmocka_unit_test(
 			test_cancel_stops_the_cli_and_keeps_its_workspace),
-		cmocka_unit_test(test_megabytes_of_output_are_drained_and_capped),
+		cmocka_unit_test(
+			test_megabytes_of_output_are_drained_and_capped),
 		cmocka_unit_test(test_codex_events_and_computed_cost),
 		cmocka_unit_test(test_codex_turn_failed_is_a_failure),
 		cmocka_unit_test(test_gemini_stream_json),
