@@ -761,11 +761,10 @@ enum runner_fail runner_load(struct runner *r, const char *so_path);
 bool runner_may_spin(void);
 bool controller_may_spin(void);
 /* Whether the controller polls for a gated batch's reply alone, from its
- * write of the token (about one batch, 1 ms): by default where
- * ev_cpus_to_spare() (on an H100 `shave_most` kept 1.036 with it, 1.052
- * without: docs/gpu.md, "The controller opens the gate"; on fewer CPUs
- * the poll would take the runners'),
- * $ARENA_GPU_GATE_SPIN=0 or 1 decides instead. */
+ * write of the token (about one batch, 1 ms): $ARENA_GPU_GATE_SPIN=0 or
+ * 1, else where ev_cpus_to_spare() (on fewer CPUs the poll would take the
+ * runners').  On an H100 `shave_most` kept 1.036 with it, 1.052 without
+ * (docs/gpu.md, "The controller opens the gate"). */
 bool controller_spins_on_gate(void);
 /* The CPUs this process may run on (its affinity; the online CPUs where
  * that cannot be read), at least 1 (device.c). */
