@@ -1,0 +1,88 @@
+#!/bin/sh
+# tests/gpu/py_repeat.sh - honest Python candidates evaluated again and
+# again until the deadline, to catch and explain a false verdict (issue
+# 10: no honest kernel rejected).  On an H100 on 2026-12-07 two of 24
+# edits of triton2triton/rmsnorm_bf16 that changed only a comment were
+# rejected, reason unrecorded (docs/benchmarks.md, "H100, 2026-12-07").
+#
+# Each round appends a comment to the task's editable file (a new sources
+# hash; nothing cached answers) and runs `arena eval` on it, alternating
+# --quick and default mode, each with its own --logs.  For every
+# evaluation, one line in $OUT/py_repeat.txt: mode, seconds, status,
+# speedup and interval, and for one that is not ok every error message
+# and integrity line; then tests/gpu/role_excess.py over its timing.tsv
+# (where the candidate's excess over its baseline lies: the launches
+# enqueued, the gate's reaction, CPU time, scheduling delay, by order,
+# check and block) in $OUT/py_repeat-excess.txt.  The logs of every
+# evaluation that was not ok, and of the first that was, are kept in
+# $OUT/py_repeat.tgz.  Exit 1 when any evaluation was not ok.
+#
+# usage: tests/gpu/py_repeat.sh [--deadline SECONDS] [TASK]
+#        (default 300 s, triton2triton/rmsnorm_bf16; none started after
+#        the deadline)
+. "$(dirname "$0")/lib.sh"
+deadline=300
+if [ "${1:-}" = --deadline ]; then
+	deadline=$2
+	shift 2
+fi
+task=${1:-triton2triton/rmsnorm_bf16}
+tdir=${ARENA_TASKS_DIR:-$ROOT/tasks}
+TABLE=$OUT/py_repeat.txt
+EXCESS=$OUT/py_repeat-excess.txt
+: > "$TABLE"
+: > "$EXCESS"
+work=$(mktemp -d "${TMPDIR:-/tmp}/arena-py-repeat-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+ws=$work/ws
+keep=$work/keep
+mkdir -p "$ws" "$keep"
+editable=$(sed -n 's/^editable: *\[\([^],]*\).*/\1/p' "$tdir/$task/config.yaml" | tr -d " '\"")
+[ -n "$editable" ] && [ -f "$tdir/$task/$editable" ] || {
+	say "py_repeat: cannot find $task's editable file under $tdir"
+	exit 1
+}
+cp "$tdir/$task/$editable" "$ws/"
+case $editable in *.py) c='#' ;; *) c='//' ;; esac
+say "# py_repeat.sh on $DEVICE, commit ${ARENA_COMMIT:-?}, $task, $(date -u +%FT%TZ)"
+t_end=$(($(date +%s) + deadline))
+i=0 bad=0 kept_ok=false
+while [ "$(date +%s)" -lt "$t_end" ]; do
+	i=$((i + 1))
+	mode=default
+	[ $((i % 2)) -eq 1 ] && mode=quick
+	printf '\n%s py_repeat edit %d\n' "$c" "$i" >> "$ws/$editable"
+	logs=$work/logs-$i
+	t0=$(now)
+	if [ $mode = quick ]; then
+		"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
+			--workspace "$ws" --quick --logs "$logs" > "$work/out-$i.yaml" 2>&1
+	else
+		"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
+			--workspace "$ws" --logs "$logs" > "$work/out-$i.yaml" 2>&1
+	fi
+	t=$(elapsed "$t0")
+	y=$work/out-$i.yaml
+	st=$(field status < "$y")
+	say "$i $mode ${t}s status ${st:-?} speedup $(field speedup_ratio < "$y") $(field speedup_ci < "$y")"
+	if [ "$st" != ok ]; then
+		bad=$((bad + 1))
+		awk '/^[a-z_]*error_message: / && !/: null$/ { print "    " $0; next }
+			/^integrity:/ { p = 1; print "    " $0; next }
+			p && /^[^ -]/ { p = 0 }
+			p { print "    " $0 }' "$y" | tee -a "$TABLE"
+	fi
+	if [ -s "$logs/timing.tsv" ]; then
+		echo "== evaluation $i ($mode, ${st:-?})" >> "$EXCESS"
+		python3 "$ROOT/tests/gpu/role_excess.py" "$logs/timing.tsv" >> "$EXCESS" 2>&1
+	fi
+	if [ "$st" != ok ] || ! $kept_ok; then
+		[ "$st" = ok ] && kept_ok=true
+		cp "$y" "$logs/" 2>/dev/null
+		mv "$logs" "$keep/eval-$i-$mode-${st:-none}" 2>/dev/null
+	fi
+	rm -rf "$logs"
+done
+say "py_repeat: $i evaluations, $bad not ok"
+tar -czf "$OUT/py_repeat.tgz" -C "$work" keep 2>/dev/null
+[ "$bad" -eq 0 ]
