@@ -26,15 +26,12 @@ processes.
 usage: role_excess.py TIMING.TSV...
 """
 import csv
+import statistics
 import sys
 
 
 def median(v):
-    v = sorted(v)
-    n = len(v)
-    if not n:
-        return float("nan")
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+    return statistics.median(v) if v else float("nan")
 
 
 def num(row, key):
