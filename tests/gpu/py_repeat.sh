@@ -79,8 +79,8 @@ while [ "$(date +%s)" -lt "$t_end" ]; do
 		python3 "$ROOT/tests/gpu/role_excess.py" "$logs/timing.tsv" >> "$EXCESS" 2>&1
 	fi
 	if [ "$st" != ok ] || ! $kept_ok; then
-		# Where the pairs' time went (a Python pair cost about 50 ms on
-		# an H100, a C runner's 6-8 ms): pace_report.py.
+		# Where the pairs' time went (a Triton case's pairs cost 27-48
+		# ms each on an H100, a C runner's 6-8 ms): pace_report.py.
 		[ "$st" = ok ] && kept_ok=true &&
 			python3 "$ROOT/tests/gpu/pace_report.py" "$logs/timing.tsv" \
 				> "$OUT/py_repeat-pace.txt" 2>&1
