@@ -195,13 +195,7 @@ void trace_evaluation(struct trace *t, const char *via, bool quick,
 	} else {
 		result_summary_add(o, r, RESULT_SUMMARY_REWARD);
 		/* Why it is not ok, in the evaluator's words. */
-		const char *why = r->compilation_error_message
-					  ? r->compilation_error_message
-				  : r->correctness_error_message
-					  ? r->correctness_error_message
-				  : r->status != RS_OK
-					  ? r->speedup_calculation_error_message
-					  : NULL;
+		const char *why = r->status != RS_OK ? result_why(r) : NULL;
 		if (why)
 			add_capped(o, "why", why, TRACE_RESULT_MAX);
 		cJSON_AddNumberToObject(o, "eval_seconds", r->eval_seconds);

@@ -147,10 +147,7 @@ answer=$(awk -F'\t' '$3 != "ok" { print $5; exit }' "$tsv")
 if [ -n "$answer" ]; then
 	report "py_latency: the first of them ($answer) answered:"
 	{ head -n 3 "$(dirname "$tsv")/$answer"
-	  awk '/^[a-z_]*error_message: / && !/: null$/ { print; next }
-		/^integrity:/ { p = 1; print; next }
-		p && /^[^ -]/ { p = 0 }
-		p' "$(dirname "$tsv")/$answer"; } 2>/dev/null |
+	  awk -f "$ROOT/tests/bench/why.awk" "$(dirname "$tsv")/$answer"; } 2>/dev/null |
 		while IFS= read -r l; do report "    $l"; done
 else
 	tail -n 30 "$T/run.log"

@@ -69,10 +69,8 @@ while [ "$(date +%s)" -lt "$t_end" ]; do
 	say "$i $mode ${t}s status ${st:-?} speedup $(field speedup_ratio < "$y") $(field speedup_ci < "$y")"
 	if [ "$st" != ok ]; then
 		bad=$((bad + 1))
-		awk '/^[a-z_]*error_message: / && !/: null$/ { print "    " $0; next }
-			/^integrity:/ { p = 1; print "    " $0; next }
-			p && /^[^ -]/ { p = 0 }
-			p { print "    " $0 }' "$y" | tee -a "$TABLE"
+		awk -f "$ROOT/tests/bench/why.awk" "$y" | sed 's/^/    /' |
+			tee -a "$TABLE"
 	fi
 	if [ -s "$logs/timing.tsv" ]; then
 		echo "== evaluation $i ($mode, ${st:-?})" >> "$EXCESS"

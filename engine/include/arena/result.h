@@ -198,6 +198,12 @@ int result_from_json(const char *json, struct task_result *r,
 struct cJSON;
 void result_summary_add(struct cJSON *o, const struct task_result *r,
 			unsigned what);
+/* Why a result is what it is, in the evaluator's own message: the
+ * correctness check's, else the compiler's, else the timing's where the
+ * verdict was given while timing (which keeps the speedup measured so
+ * far) or nothing was timed (every case below the timing floor); NULL
+ * for a timed result with nothing to say.  (result/summary.c) */
+const char *result_why(const struct task_result *r);
 
 /* A copy of s (caller frees; NULL for NULL) in which every byte that does
  * not start a valid UTF-8 sequence is replaced by U+FFFD.  Both renderings

@@ -3,11 +3,24 @@
  * result_summary_add), the one rendering that the MCP tool, agent traces
  * and exported episodes share, so that "correct" means the same thing
  * wherever an agent or a training pipeline reads it: what the score
- * counts (result_correct), not the correctness phase's flag alone.
+ * counts (result_correct), not the correctness phase's flag alone; and
+ * the one message that says why (result_why), for the run's events and
+ * the traces alike.
  */
 #include "arena/result.h"
 
 #include <cJSON.h>
+
+const char *result_why(const struct task_result *r)
+{
+	if (r->correctness_error_message)
+		return r->correctness_error_message;
+	if (r->compilation_error_message)
+		return r->compilation_error_message;
+	if (r->speedup_ratio <= 0 || r->status != RS_OK)
+		return r->speedup_calculation_error_message;
+	return NULL;
+}
 
 void result_summary_add(cJSON *o, const struct task_result *r, unsigned what)
 {

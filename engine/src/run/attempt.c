@@ -387,15 +387,10 @@ int attempt_evaluate(struct attempt_ctx *c,
 				  res->sources_hash, false, err);
 	free(json);
 	/* "ok: score 320.00, speedup 2.000 [1.950, 2.050]", then "; " and
-	 * why it failed, when it did (a verdict given while timing too,
-	 * which keeps the speedup measured so far), or why nothing was timed
-	 * (every case below the timing floor: correctness only). */
-	const char *why = res->correctness_error_message
-				  ? res->correctness_error_message
-			  : res->compilation_error_message ? "compile error"
-			  : res->speedup_ratio <= 0 || res->status != RS_OK
-				  ? res->speedup_calculation_error_message
-				  : NULL;
+	 * result_why (a compiler's message shortened to "compile error"). */
+	const char *why = result_why(res);
+	if (why && why == res->compilation_error_message)
+		why = "compile error";
 	eng_emit(c->e, obs, c->run_id, c->a->task_id, "eval_end",
 		 "%s: score %.2f, speedup %.3f [%.3f, %.3f]%s%s",
 		 result_status_name(res->status), res->score,
