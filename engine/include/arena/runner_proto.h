@@ -260,6 +260,10 @@
  * out, slower but never stuck.  A batch that ran before the controller
  * opened its gate is honest only in a request this long. */
 #define RP_GATE_LIMIT_NS (50LL * 1000 * 1000)
+/* The same once the runner has answered "armed" to a batch whose inputs
+ * are drawn after it (`time <n> gate <token> place <seed>`): the nested
+ * `gen` and the keeper's flush come before the token. */
+#define RP_GATE_ARMED_LIMIT_NS (10LL * 1000 * 1000 * 1000)
 /* The controller's gate page (`gate`): its size in bytes. */
 #define RP_GATE_PAGE_BYTES 4096
 /* Exit status when the control channel breaks (the controller is gone or

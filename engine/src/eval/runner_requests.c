@@ -683,6 +683,92 @@ enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, bool gate,
 	return f;
 }
 
+enum runner_fail runner_time_arm(struct runner *r, int n, const char *place)
+{
+	char a[80], *line = NULL, armed[48];
+	enum runner_fail f;
+
+	if (++r->gate_token == 0)
+		r->gate_token = 1;
+	snprintf(a, sizeof(a), "%d gate %" PRIu32 " place %s", n, r->gate_token,
+		 place);
+	if ((f = post_request(r, "time", a)) != RUNNER_OK)
+		return f;
+	r->armed_seq = r->seq;
+	f = rcl_read_line(r, "arm its timed calls", &line);
+	if (f != RUNNER_OK)
+		return f;
+	snprintf(armed, sizeof(armed), "armed %" PRIu64, r->seq);
+	if (strcmp(line, armed) == 0)
+		return RUNNER_OK;
+	r->armed_seq = 0;
+	int64_t v[3];
+	f = r->hold ? RUNNER_OK : runner_stop(r);
+	if (f == RUNNER_OK)
+		f = runner_parse_reply(r, line, 3, v);
+	return f == RUNNER_OK
+		       ? rcl_protocol(r, "answered a gated batch without "
+					 "arming it")
+		       : f;
+}
+
+/* The reply to the armed `time` (r->armed_seq), parsed as its own. */
+static enum runner_fail collect_armed(struct runner *r, const char *what,
+				      int64_t *v, bool keep_running)
+{
+	uint64_t seq = r->seq;
+
+	r->seq = r->armed_seq;
+	r->armed_seq = 0;
+	enum runner_fail f = collect_reply(r, what, 3, v, NULL, keep_running);
+	r->seq = seq;
+	return f;
+}
+
+enum runner_fail runner_time_draw(struct runner *r, const char *spec,
+				  int64_t *wall_ns)
+{
+	enum runner_fail f =
+		post_request(r, "gen", spec && *spec ? spec : NULL);
+
+	if (f == RUNNER_OK)
+		f = collect_reply(r, "draw the inputs", 0, NULL, wall_ns, true);
+	if (f == RUNNER_REFUSED || f == RUNNER_DEVICE) {
+		/* It answers the armed `time` too; the draw's failure is
+		 * the one to report. */
+		int64_t v[3];
+		char why[sizeof(r->why)];
+		memcpy(why, r->why, sizeof(why));
+		(void)collect_armed(r, "give up its timed calls", v, r->hold);
+		memcpy(r->why, why, sizeof(why));
+	}
+	if (f != RUNNER_OK && !r->hold && !r->reaped)
+		(void)runner_stop(r);
+	return f;
+}
+
+enum runner_fail runner_time_open(struct runner *r, int *rc, int64_t *claim_ns,
+				  int64_t *drain_ns, int64_t *react_ns)
+{
+	int64_t v[3];
+	bool spin = r->spin_replies;
+
+	resume(r);
+	r->spin_replies = spin || r->spin_gated;
+	uint64_t opened = now_ns();
+	__atomic_store_n(r->gate_page, r->gate_token, __ATOMIC_RELEASE);
+	enum runner_fail f = collect_armed(r, "return", v, r->hold);
+	*react_ns = (int64_t)(r->replied_at - opened);
+	r->spin_replies = spin;
+	if (f == RUNNER_OK) {
+		r->calls++;
+		*rc = (int)v[0];
+		*claim_ns = v[1];
+		*drain_ns = v[2];
+	}
+	return f;
+}
+
 enum runner_fail runner_fetch(struct runner *r, uint32_t mask, int k,
 			      int64_t *wall_ns)
 {
