@@ -22,7 +22,15 @@
  * token, and times the child's reply (the gate's reaction).  Printed per
  * mode: the flush's median and 90th percentile, the reaction's median.
  *
- * usage: probe_xctx [samples [mib]]   (default 60 128)
+ * On an H100 (2026-12-07, docs/benchmarks.md): `none` 212.7 us median
+ * (p90 218.2), `spin` 2,044.7 us (p90 2,053.1) with a reaction of 189.6
+ * us against 3.1: the flush waits out one time slice of the runner's
+ * context, about 1.8 ms, and the runner's context takes ~190 us to come
+ * back.  `wait` never finished: the parent's flush did not complete while
+ * the child's stream waited on the page (the call was killed after 300
+ * s), so it runs only when asked for.
+ *
+ * usage: probe_xctx [samples [mib [wait]]]   (default 60 128: none, spin)
  * Build: nvcc -O2 -arch=sm_90 -o build/probe_xctx tests/gpu/probe_xctx.cu -lcuda
  */
 #include <cuda.h>
@@ -139,6 +147,7 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 60;
 	size_t mib = argc > 2 ? (size_t)atoll(argv[2]) : 128;
 	const char *modes[] = { "none", "spin", "wait" };
+	int nmodes = argc > 3 && strcmp(argv[3], "wait") == 0 ? 3 : 2;
 
 	int sv[3][2];
 	pid_t pid[3];
@@ -146,7 +155,7 @@ int main(int argc, char **argv)
 
 	printf("# probe_xctx: %d samples per mode, flush of %zu MiB\n", n, mib);
 	/* Every child forks before the parent touches CUDA. */
-	for (int m = 0; m < 3; m++) {
+	for (int m = 0; m < nmodes; m++) {
 		pages[m] = (volatile unsigned *)mmap(NULL, 4096,
 						     PROT_READ | PROT_WRITE,
 						     MAP_SHARED | MAP_ANONYMOUS,
@@ -163,7 +172,7 @@ int main(int argc, char **argv)
 		close(sv[m][1]);
 	}
 	CHECK(cudaSetDevice(0));
-	for (int m = 0; m < 3; m++) {
+	for (int m = 0; m < nmodes; m++) {
 		volatile unsigned *page = pages[m];
 		int *fd = sv[m];
 		cudaStream_t s;

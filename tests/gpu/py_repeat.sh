@@ -21,7 +21,9 @@
 #
 # usage: tests/gpu/py_repeat.sh [--deadline SECONDS] [TASK]
 #        (default 300 s, triton2triton/rmsnorm_bf16; none started after
-#        the deadline)
+#        the deadline; each evaluation killed after PY_REPEAT_EVAL_S,
+#        default 240 s, and py_repeat.tgz rewritten after each one kept,
+#        so that a run cut short still brings its logs back)
 . "$(dirname "$0")/lib.sh"
 deadline=300
 if [ "${1:-}" = --deadline ]; then
@@ -34,6 +36,7 @@ TABLE=$OUT/py_repeat.txt
 EXCESS=$OUT/py_repeat-excess.txt
 : > "$TABLE"
 : > "$EXCESS"
+rm -f "$OUT/py_repeat.tgz"
 work=$(mktemp -d "${TMPDIR:-/tmp}/arena-py-repeat-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 ws=$work/ws
@@ -57,10 +60,12 @@ while [ "$(date +%s)" -lt "$t_end" ]; do
 	logs=$work/logs-$i
 	t0=$(now)
 	if [ $mode = quick ]; then
-		"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
+		timeout "${PY_REPEAT_EVAL_S:-240}" \
+			"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
 			--workspace "$ws" --quick --logs "$logs" > "$work/out-$i.yaml" 2>&1
 	else
-		"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
+		timeout "${PY_REPEAT_EVAL_S:-240}" \
+			"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
 			--workspace "$ws" --logs "$logs" > "$work/out-$i.yaml" 2>&1
 	fi
 	t=$(elapsed "$t0")
@@ -88,6 +93,7 @@ while [ "$(date +%s)" -lt "$t_end" ]; do
 				> "$OUT/py_repeat-pace.txt" 2>&1
 		cp "$y" "$logs/" 2>/dev/null
 		mv "$logs" "$keep/eval-$i-$mode-${st:-none}" 2>/dev/null
+		tar -czf "$OUT/py_repeat.tgz" -C "$work" keep 2>/dev/null
 	fi
 	rm -rf "$logs"
 done

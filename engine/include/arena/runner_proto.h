@@ -100,7 +100,11 @@
  *                                  changed meanwhile; late 0 or a + 1 for an
  *                                  argument changed after the stream's own
  *                                  work was done)
- *     gen <seq> [<spec>...]     → ok <seq>     (per argument of every
+ *     gen <seq> [p:<place>] [<spec>...]
+ *                               → ok <seq>     (the sets placed by the
+ *                                  seed <place> (hex; without it they
+ *                                  stay where they are), then per
+ *                                  argument of every
  *                                  set, by its spec: "u" copy it to the
  *                                  device, "<width>:<hex>" fill it with
  *                                  that poison,
@@ -109,7 +113,10 @@
  *                                  spec: copy all; then a wait for the
  *                                  stream.  The first request of a sample:
  *                                  the controller's clock runs from here
- *                                  to the keeper's probe after the fetch)
+ *                                  to the keeper's probe after the fetch.
+ *                                  <place> is a keyed one-way function of
+ *                                  the sample's seed: the inputs' seeds
+ *                                  do not follow from it)
  *     time <seq> <n> [hold]     → ok <seq> <rc> <ns> <drain_ns>   (n
  *                                  back-to-back calls on sets 0..n-1
  *                                  between two events on the runner's
@@ -134,6 +141,25 @@
  *                                  reaction, which binds the claim.  An
  *                                  error may come instead of "armed".
  *                                  Only after `gate`)
+ *     time <seq> <n> gate <token> place <place|->
+ *                               → armed <seq>, then the nested
+ *                                  gen <seq2> <spec>...  → ok <seq2>,
+ *                                  then the reply of `time`   (a batch
+ *                                  armed before its inputs exist,
+ *                                  ARENA_GPU_LATE_DRAW=1: the sets placed
+ *                                  by <place> ("-": where they are), the
+ *                                  calls enqueued behind the gate, "armed";
+ *                                  the nested gen draws the inputs on a
+ *                                  stream of their own while the batch
+ *                                  waits; the keeper flushes; the
+ *                                  controller writes the token.  Its clock
+ *                                  runs from the nested gen; the wall of
+ *                                  `time` is the token to the reply.  A
+ *                                  batch whose gate expired while its
+ *                                  calls were enqueued runs again, held
+ *                                  by the runner's own gate, after the
+ *                                  token.  An error may come instead of
+ *                                  "armed", or of either reply)
  *     gate <seq>  + a descriptor (SCM_RIGHTS)
  *                               → ok <seq>     (a page of the
  *                                  controller's, mapped into the device's

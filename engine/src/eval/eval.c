@@ -790,7 +790,7 @@ int ev_run_task(const struct eval_request *req, const struct aka_inputs *rec,
 	x.gpu = x.dev.kind != DEV_HOST;
 	x.gpu_hold = x.gpu && ev_gpu_hold_launch();
 	x.ctl_gate = x.gpu_hold && ev_gpu_ctl_gate_wanted();
-	x.late_draw = ev_gpu_late_draw_wanted(t->language);
+	x.late_draw = ev_gpu_late_draw_wanted();
 	x.lang[ROLE_REF] = t->reference_language;
 	x.lang[ROLE_BASE] = x.lang[ROLE_CAND] = t->language;
 	if (!dir_exists(req->candidate_dir))

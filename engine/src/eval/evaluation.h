@@ -683,11 +683,10 @@ bool ev_gpu_hold_launch(void);
 bool ev_gpu_ctl_gate_wanted(void);
 /* Whether a batch the controller opens is armed before its inputs are
  * drawn (`time <n> gate <token> place <seed>` and a nested `gen`;
- * docs/gpu.md section 6, "Inputs drawn after armed") for kernels in
- * language: by default for Python and Triton, whose
- * launches take long enough to hide work in; ARENA_GPU_LATE_DRAW=0|1
- * decides for every language instead. */
-bool ev_gpu_late_draw_wanted(enum task_language language);
+ * docs/gpu.md section 6, "Inputs drawn after armed"): only with
+ * ARENA_GPU_LATE_DRAW=1, since its first run on an H100 (a Triton task)
+ * did not finish an evaluation in five minutes, cause not known yet. */
+bool ev_gpu_late_draw_wanted(void);
 /* The gen spec of a sample: the sets' placement (ev_gpu_place, as
  * "p:<hex>"), inputs drawn on the device from seed (every set its own,
  * the same in every runner), outputs poisoned with pattern.  Caller

@@ -186,13 +186,11 @@ bool ev_gpu_ctl_gate_wanted(void)
 	return switch_on("ARENA_GPU_CTL_GATE");
 }
 
-bool ev_gpu_late_draw_wanted(enum task_language language)
+bool ev_gpu_late_draw_wanted(void)
 {
 	const char *v = getenv("ARENA_GPU_LATE_DRAW");
 
-	if (v && *v)
-		return strcmp(v, "0") != 0;
-	return language_is_python(language);
+	return v && strcmp(v, "1") == 0;
 }
 
 /* Whether runner r's timed batches wait for the controller's gate
