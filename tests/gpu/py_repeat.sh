@@ -71,11 +71,7 @@ while [ "$(date +%s)" -lt "$t_end" ]; do
 	t=$(elapsed "$t0")
 	y=$work/out-$i.yaml
 	st=$(field status < "$y")
-	# Batches whose gate let them go before they were armed (their
-	# calls ran again after the token): a slow first launch, or a gate
-	# that never saw the runner's mark.
-	exp=$(cat "$logs"/runner-*.log 2>/dev/null | grep -c "before it was armed")
-	say "$i $mode ${t}s status ${st:-?} speedup $(field speedup_ratio < "$y") $(field speedup_ci < "$y") gates-expired ${exp:-0}"
+	say "$i $mode ${t}s status ${st:-?} speedup $(field speedup_ratio < "$y") $(field speedup_ci < "$y")"
 	if [ "$st" != ok ]; then
 		bad=$((bad + 1))
 		awk -f "$ROOT/tests/bench/why.awk" "$y" | sed 's/^/    /' |

@@ -15,9 +15,6 @@ of
   delay   the runner's time waiting for a CPU inside the request
           (schedstat)
   claim   the claims themselves
-  arm     a batch armed before its inputs were drawn: its request up to
-          "armed" (the launches enqueued; not charged, docs/gpu.md
-          section 6), 0 where inputs came first
 
 then e_t split by which runner went first in the pair and by whether the
 pair was checked (0 windows, 1 whole, 2 whole and against the reference),
@@ -75,7 +72,6 @@ COLUMNS = [
     ("cpu", lambda r, s: num(r, s + "_cpu_ns")),
     ("delay", lambda r, s: num(r, s + "_delay_ns")),
     ("claim", lambda r, s: num(r, s + "_claim_ns")),
-    ("arm", lambda r, s: num(r, s + "_arm_ns")),
 ]
 
 

@@ -1213,38 +1213,6 @@ static void read_traced_charge(const char *dir, struct traced_charge *t)
 	fclose(f);
 }
 
-/* How many timed pairs in dir's timing.tsv had both batches armed before
- * their inputs were drawn (base_arm_ns and cand_arm_ns, the two columns
- * before the last, above 0), of *timed. */
-static int traced_armed_first(const char *dir, int *timed)
-{
-	char *path = path_join(dir, "timing.tsv"), line[4096];
-	FILE *f = fopen(path, "r");
-	int n = 0;
-
-	free(path);
-	*timed = 0;
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		const char *col[64];
-		int ncol = 0;
-		if (line[0] == '#' || !strstr(line, "\ttimed\t"))
-			continue;
-		for (char *p = line; p && ncol < 64;) {
-			col[ncol++] = p;
-			p = strchr(p, '\t');
-			if (p)
-				*p++ = '\0';
-		}
-		++*timed;
-		n += ncol > 3 && atoll(col[ncol - 3]) > 0 &&
-		     atoll(col[ncol - 2]) > 0;
-	}
-	fclose(f);
-	return n;
-}
-
 /* cand evaluated on the heavy task (6 blocks of 10 pairs) with the fake
  * GPU's noise knob set to `us` microseconds (gpu_rt_fake.h), and what its
  * timing.tsv says it was charged (t->found false when no case was
@@ -1308,18 +1276,13 @@ static void test_shaved_claims_are_charged_back(void **s)
 	struct traced_charge t;
 
 	(void)s;
-	/* Inputs drawn first, then with the batch armed before them. */
-	for (int late = 0; late < 2; late++) {
-		setenv("ARENA_GPU_CTL_GATE", "1", 1);
-		setenv("ARENA_GPU_LATE_DRAW", late ? "1" : "0", 1);
-		evaluate_noisy("shave_claim", "ARENA_FAKE_GPU_GEN_JITTER_US",
-			       "20000", &r, &t);
-		setenv("ARENA_GPU_CTL_GATE", "0", 1);
-		unsetenv("ARENA_GPU_LATE_DRAW");
-		expect_shave_charged("shave_claim", &r, &t, 10);
-		assert_true(t.gated > 0);
-		result_release(&r);
-	}
+	setenv("ARENA_GPU_CTL_GATE", "1", 1);
+	evaluate_noisy("shave_claim", "ARENA_FAKE_GPU_GEN_JITTER_US", "20000",
+		       &r, &t);
+	setenv("ARENA_GPU_CTL_GATE", "0", 1);
+	expect_shave_charged("shave_claim", &r, &t, 10);
+	assert_true(t.gated > 0);
+	result_release(&r);
 }
 
 /* The same runner where most event waits wake up late (exponential, mean
@@ -1548,21 +1511,16 @@ static void test_a_candidate_refusing_lent_sets_fails(void **s)
  * page fails: it cannot choose the weaker check. */
 static void test_the_controllers_gate_is_refused_only_by_a_baseline(void **s)
 {
-	static const char *const modes[] = { "mapped",
-					     "refused",
-					     "off",
-					     "expired",
-					     "spinning",
-					     "armed first",
-					     "armed first, expired" };
+	static const char *const modes[] = { "mapped", "refused", "off",
+					     "expired", "spinning" };
 	struct task_result r;
 
 	(void)s;
 	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
 		char dir[] = "/tmp/arena-test-gpu-gate-XXXXXX";
 		struct opts o = { 0 };
-		bool refused = m == 1, off = m == 2, expired = m == 3 || m == 6;
-		bool spinning = m == 4, late = m >= 5;
+		bool refused = m == 1, off = m == 2, expired = m == 3;
+		bool spinning = m == 4;
 
 		if (refused)
 			setenv("ARENA_FAKE_GPU_NO_HOST_MAP", "1", 1);
@@ -1570,7 +1528,6 @@ static void test_the_controllers_gate_is_refused_only_by_a_baseline(void **s)
 		if (expired)
 			setenv("ARENA_FAKE_GPU_GATE_EXPIRES", "1", 1);
 		setenv("ARENA_GPU_GATE_SPIN", spinning ? "1" : "0", 1);
-		setenv("ARENA_GPU_LATE_DRAW", late ? "1" : "0", 1);
 		assert_non_null(mkdtemp(dir));
 		o.log_dir = dir;
 		evaluate("baseline_copy", &o, &r);
@@ -1578,7 +1535,6 @@ static void test_the_controllers_gate_is_refused_only_by_a_baseline(void **s)
 		setenv("ARENA_GPU_CTL_GATE", "0", 1);
 		unsetenv("ARENA_FAKE_GPU_GATE_EXPIRES");
 		unsetenv("ARENA_GPU_GATE_SPIN");
-		unsetenv("ARENA_GPU_LATE_DRAW");
 		expect(&r, RS_OK, "");
 		result_release(&r);
 		assert_true(trace_has(dir, "cannot map the controller's gate "
@@ -1590,9 +1546,6 @@ static void test_the_controllers_gate_is_refused_only_by_a_baseline(void **s)
 			"  %s: the controller's gate %.1f us over %d pairs\n",
 			modes[m], t.gate, t.gated);
 		assert_true(refused || off ? t.gated == 0 : t.gated > 0);
-		int timed, armed = traced_armed_first(dir, &timed);
-		assert_true(timed > 0);
-		assert_true(late ? armed == timed : armed == 0);
 		rm_rf(dir);
 	}
 	char *refuse = fake_variant("refuse_lent", "REFUSE_GATE_PAGE", 1);
@@ -1611,10 +1564,7 @@ static void test_the_controllers_gate_is_refused_only_by_a_baseline(void **s)
  * middle of the last call, or with GATE_OPENER_WITH_REPLY until its
  * reply, both in one read as after an honest gate's deadline) is
  * rejected by name; with the gate off it is an honest kernel, accepted
- * (what rejects it is the gate's check).  With its inputs drawn after
- * "armed" (ARENA_GPU_LATE_DRAW) the fake runs no call before the token,
- * and this candidate waits for a call that never comes: the test is of
- * the gate's check, with inputs drawn first. */
+ * (what rejects it is the gate's check). */
 static void test_a_batch_run_before_the_gate_opens_is_rejected(void **s)
 {
 	char *with_reply =
@@ -1623,7 +1573,6 @@ static void test_a_batch_run_before_the_gate_opens_is_rejected(void **s)
 	struct task_result r;
 
 	(void)s;
-	setenv("ARENA_GPU_LATE_DRAW", "0", 1);
 	for (size_t c = 0; c < ARRAY_SIZE(cands); c++)
 		for (int gate = 1; gate >= 0; gate--) {
 			setenv("ARENA_GPU_CTL_GATE", gate ? "1" : "0", 1);
@@ -1636,7 +1585,6 @@ static void test_a_batch_run_before_the_gate_opens_is_rejected(void **s)
 			result_release(&r);
 		}
 	setenv("ARENA_GPU_CTL_GATE", "0", 1);
-	unsetenv("ARENA_GPU_LATE_DRAW");
 	free(with_reply);
 }
 

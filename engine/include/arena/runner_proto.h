@@ -100,11 +100,7 @@
  *                                  changed meanwhile; late 0 or a + 1 for an
  *                                  argument changed after the stream's own
  *                                  work was done)
- *     gen <seq> [p:<place>] [<spec>...]
- *                               → ok <seq>     (the sets placed by the
- *                                  seed <place> (hex; without it they
- *                                  stay where they are), then per
- *                                  argument of every
+ *     gen <seq> [<spec>...]     → ok <seq>     (per argument of every
  *                                  set, by its spec: "u" copy it to the
  *                                  device, "<width>:<hex>" fill it with
  *                                  that poison,
@@ -113,10 +109,7 @@
  *                                  spec: copy all; then a wait for the
  *                                  stream.  The first request of a sample:
  *                                  the controller's clock runs from here
- *                                  to the keeper's probe after the fetch.
- *                                  <place> is a keyed one-way function of
- *                                  the sample's seed: the inputs' seeds
- *                                  do not follow from it)
+ *                                  to the keeper's probe after the fetch)
  *     time <seq> <n> [hold]     → ok <seq> <rc> <ns> <drain_ns>   (n
  *                                  back-to-back calls on sets 0..n-1
  *                                  between two events on the runner's
@@ -141,25 +134,6 @@
  *                                  reaction, which binds the claim.  An
  *                                  error may come instead of "armed".
  *                                  Only after `gate`)
- *     time <seq> <n> gate <token> place <place|->
- *                               → armed <seq>, then the nested
- *                                  gen <seq2> <spec>...  → ok <seq2>,
- *                                  then the reply of `time`   (a batch
- *                                  armed before its inputs exist,
- *                                  ARENA_GPU_LATE_DRAW=1: the sets placed
- *                                  by <place> ("-": where they are), the
- *                                  calls enqueued behind the gate, "armed";
- *                                  the nested gen draws the inputs on a
- *                                  stream of their own while the batch
- *                                  waits; the keeper flushes; the
- *                                  controller writes the token.  Its clock
- *                                  runs from the nested gen; the wall of
- *                                  `time` is the token to the reply.  A
- *                                  batch whose gate expired while its
- *                                  calls were enqueued runs again, held
- *                                  by the runner's own gate, after the
- *                                  token.  An error may come instead of
- *                                  "armed", or of either reply)
  *     gate <seq>  + a descriptor (SCM_RIGHTS)
  *                               → ok <seq>     (a page of the
  *                                  controller's, mapped into the device's
@@ -286,10 +260,6 @@
  * out, slower but never stuck.  A batch that ran before the controller
  * opened its gate is honest only in a request this long. */
 #define RP_GATE_LIMIT_NS (50LL * 1000 * 1000)
-/* The same once the runner has answered "armed" to a batch whose inputs
- * are drawn after it (`time <n> gate <token> place <seed>`): the nested
- * `gen` and the keeper's flush come before the token. */
-#define RP_GATE_ARMED_LIMIT_NS (10LL * 1000 * 1000 * 1000)
 /* The controller's gate page (`gate`): its size in bytes. */
 #define RP_GATE_PAGE_BYTES 4096
 /* Exit status when the control channel breaks (the controller is gone or

@@ -93,9 +93,6 @@ static void *dbuf[RP_MAX_SETS][RP_MAX_ARGS];
 static size_t window[RP_MAX_ARGS];
 
 static gpu_stream stream;
-/* Where the inputs of a batch already enqueued behind the controller's
- * gate are drawn (do_time_late): `stream` waits for the token. */
-static gpu_stream draw_stream;
 static gpu_event ev_start, ev_end;
 static struct gpu_gate gate;		/* the ordering check (gpu_gate.h) */
 static void *flush_dev;
@@ -362,19 +359,20 @@ static unsigned char *host_arg(int k, int a)
 	return shm_base + (size_t)k * set_stride + lay.offset[a];
 }
 
-static gpu_err copy_set(int k, bool to_device, uint32_t mask, gpu_stream s)
+static gpu_err copy_set(int k, bool to_device, uint32_t mask)
 {
 	for (int a = 0; a < lay.nargs; a++) {
 		if (!lay.bytes[a] || !(mask & (1u << a)))
 			continue;
 		gpu_err e =
-			to_device
-				? GPU(MemcpyAsync)(dbuf[k][a], host_arg(k, a),
-						   lay.bytes[a],
-						   GPU(MemcpyHostToDevice), s)
-				: GPU(MemcpyAsync)(host_arg(k, a), dbuf[k][a],
-						   lay.bytes[a],
-						   GPU(MemcpyDeviceToHost), s);
+			to_device ? GPU(MemcpyAsync)(dbuf[k][a], host_arg(k, a),
+						     lay.bytes[a],
+						     GPU(MemcpyHostToDevice),
+						     stream)
+				  : GPU(MemcpyAsync)(host_arg(k, a), dbuf[k][a],
+						     lay.bytes[a],
+						     GPU(MemcpyDeviceToHost),
+						     stream);
 		if (e != GPU(Success))
 			return e;
 	}
@@ -634,8 +632,7 @@ static void do_call(const char *seq, char **save)
 		return;
 	}
 	int64_t t0 = mono_ns();
-	CHECK(seq, copy_set(0, true, ~0u, stream),
-	      "copying the inputs to the device");
+	CHECK(seq, copy_set(0, true, ~0u), "copying the inputs to the device");
 	CHECK(seq, GPU(StreamSynchronize)(stream),
 	      "copying the inputs to the device");
 	int64_t tin = mono_ns();
@@ -651,7 +648,7 @@ static void do_call(const char *seq, char **save)
 	CHECK(seq, GPU(StreamSynchronize)(stream), "running the kernel");
 	CHECK(seq, GPU(DeviceSynchronize)(), "running the kernel");
 	int64_t t1 = mono_ns();
-	CHECK(seq, copy_set(0, false, ~0u, stream), "copying the outputs back");
+	CHECK(seq, copy_set(0, false, ~0u), "copying the outputs back");
 	CHECK(seq, GPU(StreamSynchronize)(stream), "copying the outputs back");
 	log_slow_call(t0, tin, t1, mono_ns());
 	if (hold_us >= 0)
@@ -687,18 +684,16 @@ __global__ void fill_kernel(unsigned char *p, size_t n, int width,
 }
 #endif
 
-static gpu_err fill_device(void *p, size_t n, int width, uint64_t pattern,
-			   gpu_stream s)
+static gpu_err fill_device(void *p, size_t n, int width, uint64_t pattern)
 {
 #if defined(ARENA_GPU_FAKE)
-	(void)s;
 	unsigned char *b = (unsigned char *)p;
 	for (size_t i = 0; i < n; i++)
 		memcpy(b + i * (size_t)width, &pattern, (size_t)width);
 	return GPU(Success);
 #else
-	fill_kernel<<<1024, 256, 0, s>>>((unsigned char *)p, n, width,
-					 (unsigned long long)pattern);
+	fill_kernel<<<1024, 256, 0, stream>>>((unsigned char *)p, n, width,
+					      (unsigned long long)pattern);
 	return GPU(GetLastError)();
 #endif
 }
@@ -743,50 +738,25 @@ static bool parse_gen(const char *tok, struct gen_spec *g)
 	return true;
 }
 
-/* The same as CHECK for a function that answers whether it replied
- * nothing: false once the device error is replied. */
-#define CHECK_OR_FALSE(seq, call, during)                  \
-	do {                                               \
-		gpu_err e_ = (call);                       \
-		if (e_ != GPU(Success)) {                  \
-			device_error((seq), e_, (during)); \
-			return false;                      \
-		}                                          \
-	} while (0)
-
-/* gen <seq> [p:<seed>] [<arg spec>...]: the inputs and poisoned outputs of
- * a sample, the sets first placed by <seed> (place_sets), then per
- * argument "u" (copy it from shared memory), "<width>:<hex pattern>"
+/* gen <seq> [<arg spec>...]: the inputs and poisoned outputs of a sample,
+ * per argument "u" (copy it from shared memory), "<width>:<hex pattern>"
  * (fill the device buffer with the poison) or "g:..." (draw it on the
  * device, every set from the sample's seed: gpu_gen.h); no specs: copy
  * every argument.  Then a wait for the stream: the controller's clock
- * covers this request, and the L2 flush that follows is the keeper's.
- * On stream s; sets a batch is already enqueued on (`placed`,
- * do_time_late) stay where they are.  False when an error was replied. */
-static bool gen_request(const char *seq, char **save, gpu_stream s, bool placed)
+ * covers this request, and the L2 flush that follows is the keeper's. */
+static void do_gen(const char *seq, char **save)
 {
 	uint32_t upload = ~0u, generate = 0;
 	int fill_w[RP_MAX_ARGS] = { 0 };
 	uint64_t fill_p[RP_MAX_ARGS] = { 0 };
 	struct gen_spec gen[RP_MAX_ARGS];
-	char *tok, *end;
-	bool place = false;
-	unsigned long long place_seed = 0;
+	char *tok;
 
-	if (strncmp(*save, "p:", 2) == 0) {
-		tok = rio_next_tok(save);
-		errno = 0;
-		place_seed = strtoull(tok + 2, &end, 16);
-		if (errno || end == tok + 2 || *end) {
-			rio_replyf("error %s bad placement", seq);
-			return false;
-		}
-		place = !placed;
-	}
 	for (int a = 0; (tok = rio_next_tok(save)) != NULL; a++) {
+		char *end;
 		if (a >= lay.nargs) {
 			rio_replyf("error %s too many argument specs", seq);
-			return false;
+			return;
 		}
 		if (a == 0)
 			upload = 0;
@@ -798,7 +768,7 @@ static bool gen_request(const char *seq, char **save, gpu_stream s, bool placed)
 			if (!parse_gen(tok, &gen[a])) {
 				rio_replyf("error %s bad generator of argument %d",
 					   seq, a);
-				return false;
+				return;
 			}
 			generate |= 1u << a;
 			continue;
@@ -807,51 +777,46 @@ static bool gen_request(const char *seq, char **save, gpu_stream s, bool placed)
 		if ((w != 1 && w != 2 && w != 4 && w != 8) || *end != ':' ||
 		    (size_t)w != rio_dtype_bytes(lay.dtype[a])) {
 			rio_replyf("error %s bad argument spec %d", seq, a);
-			return false;
+			return;
 		}
 		errno = 0;
 		fill_p[a] = strtoull(end + 1, &end, 16);
 		if (errno || *end) {
 			rio_replyf("error %s bad pattern of argument %d", seq, a);
-			return false;
+			return;
 		}
 		fill_w[a] = (int)w;
 	}
-	/* The placement has a seed of its own, from which the inputs' do
-	 * not follow (a gen without one keeps the buffers where they are). */
-	if (place)
-		place_sets(place_seed);
+	/* Every generated argument carries the sample's seed: the first
+	 * places the buffers (a gen that draws nothing keeps them). */
+	for (int a = 0; a < lay.nargs; a++)
+		if (generate >> a & 1) {
+			place_sets(gen[a].seed);
+			break;
+		}
 	for (int k = 0; k < nsets; k++) {
-		CHECK_OR_FALSE(seq, copy_set(k, true, upload, s),
-			       "copying the inputs to the device");
+		CHECK(seq, copy_set(k, true, upload),
+		      "copying the inputs to the device");
 		for (int a = 0; a < lay.nargs; a++) {
 			if (fill_w[a] && lay.numel[a])
-				CHECK_OR_FALSE(seq,
-					       fill_device(dbuf[k][a],
-							   (size_t)lay.numel[a],
-							   fill_w[a], fill_p[a],
-							   s),
-					       "poisoning the outputs");
+				CHECK(seq,
+				      fill_device(dbuf[k][a],
+						  (size_t)lay.numel[a],
+						  fill_w[a], fill_p[a]),
+				      "poisoning the outputs");
 			if ((generate >> a & 1) && lay.numel[a])
-				CHECK_OR_FALSE(seq,
-					       gen_fill(dbuf[k][a],
-							lay.dtype[a],
-							(size_t)lay.numel[a],
-							&gen[a], k, s),
-					       "drawing the inputs");
+				CHECK(seq,
+				      gen_fill(dbuf[k][a], lay.dtype[a],
+					       (size_t)lay.numel[a], &gen[a], k,
+					       stream),
+				      "drawing the inputs");
 		}
 	}
-	CHECK_OR_FALSE(seq, GPU(StreamSynchronize)(s), "drawing the inputs");
+	CHECK(seq, GPU(StreamSynchronize)(stream), "drawing the inputs");
 #if defined(ARENA_GPU_FAKE)
 	fake_gen_jitter();
 #endif
 	rio_replyf("ok %s", seq);
-	return true;
-}
-
-static void do_gen(const char *seq, char **save)
-{
-	(void)gen_request(seq, save, stream, false);
 }
 
 /* ---- the keeper ------------------------------------------------------- */
@@ -1459,167 +1424,6 @@ static void do_gate_page(const char *seq)
  */
 #define HOLD_LIMIT_NS ((uint64_t)RP_GATE_LIMIT_NS)
 
-/* The calls of a batch between the two events on the runner's stream;
- * *rc the first nonzero return.  False when an error was replied (a
- * kernel that raised, a failed launch): release() opened the stream's
- * gate first, so nothing waits for its deadline. */
-static bool enqueue_batch(const char *seq, int64_t n, int *rc,
-			  void (*release)(void))
-{
-	*rc = 0;
-	CHECK_OR_FALSE(seq, GPU(EventRecord)(ev_start, stream),
-		       "recording an event");
-	for (int k = 0; k < n; k++) {
-		int r = call_set(k);
-		if (r == RUNNER_EMBED_RAISED)
-			release();
-		if (raised(seq, r))
-			return false;
-		if (r != 0 && *rc == 0)
-			*rc = r;
-	}
-	gpu_err launched = GPU(GetLastError)();
-	gpu_err ended = launched == GPU(Success)
-				? GPU(EventRecord)(ev_end, stream)
-				: GPU(Success);
-	if (launched != GPU(Success) || ended != GPU(Success))
-		release();
-	CHECK_OR_FALSE(seq, launched, "in the kernel's launch");
-	CHECK_OR_FALSE(seq, ended, "recording an event");
-	return true;
-}
-
-/* Waits for a batch's end event and then for the whole device, and
- * replies with its claim and the drain (do_time's reply). */
-static void finish_batch(const char *seq, int rc)
-{
-	float ms = 0;
-
-	CHECK(seq, GPU(EventSynchronize)(ev_end), "running the kernel");
-	/* Whatever the stream's end event did not cover - work on another
-	 * stream, or still running - shows up here. */
-	int64_t t0 = mono_ns();
-	CHECK(seq, GPU(DeviceSynchronize)(), "running the kernel");
-	int64_t drain = mono_ns() - t0;
-	CHECK(seq, GPU(EventElapsedTime)(&ms, ev_start, ev_end),
-	      "reading the events");
-	int64_t ns = (int64_t)((double)ms * 1e6 + 0.5);
-	if (ns < 1)
-		ns = 1;
-	rio_replyf("ok %s %d %" PRId64 " %" PRId64, seq, rc, ns, drain);
-}
-
-#if !defined(ARENA_GPU_FAKE)
-static unsigned late_token;
-
-static void release_late(void)
-{
-	gate_open_on(&gate, late_token);
-}
-#endif
-
-static void release_hold(void)
-{
-	(void)gate_open(&gate);
-}
-
-/* The nested request of a batch armed before its inputs exist: it must
- * be `gen`, served on draw_stream while `stream` waits for the token.
- * False when it failed (its error replied). */
-static bool late_gen(void)
-{
-	char *cmd, *gseq, *rest;
-
-	rio_next_request(&cmd, &gseq, &rest);
-	if (strcmp(cmd, "gen") != 0) {
-		rio_replyf("error %s a batch armed before its inputs exist "
-			   "waits for gen",
-			   gseq);
-		return false;
-	}
-	return gen_request(gseq, &rest, draw_stream, true);
-}
-
-/*
- * time <seq> <n> gate <token> place <seed>: a batch whose inputs are
- * drawn only after it is armed (docs/gpu.md section 6, "Inputs drawn
- * after armed").  The sets are placed by <seed> (not by the inputs'
- * seeds, which this runner has not seen), the calls are enqueued on them
- * behind the controller's gate, and the runner answers "armed <seq>".
- * Then comes one nested request, `gen <seq2> <specs>`, served on
- * draw_stream (`ok <seq2>` once the inputs are on the device); the
- * keeper flushes L2; the controller writes the token and the batch runs;
- * the reply is `time`'s.  Whatever the runner does before it answers
- * "armed" cannot use the sample's inputs: they do not exist yet, so only
- * the controller's clock from `gen` on is charged.
- *
- * Where the calls took longer than the gate's deadline to enqueue (a
- * fresh runner's first launch), they ran on the previous sample's
- * buffers: the runner waits for them, answers "armed", serves `gen`,
- * waits for the token on the host and runs the batch again, held by its
- * own gate.  On the fake runtime, which runs a call as it is launched,
- * the calls always wait for `gen` and the token.
- */
-static void do_time_late(const char *line_seq, int64_t n, unsigned token,
-			 uint64_t place)
-{
-	int rc = 0;
-	bool held = false;
-	char seq[32];
-
-	/* The nested request's line replaces the one line_seq points into. */
-	snprintf(seq, sizeof(seq), "%s", line_seq);
-
-	place_sets(place);
-#if defined(ARENA_GPU_FAKE)
-	/* A first launch slower than the deadline: the calls run now, on
-	 * whatever the buffers hold. */
-	if (fake_gate_expires(HOLD_LIMIT_NS) &&
-	    !enqueue_batch(seq, n, &rc, release_hold))
-		return;
-#else
-	late_token = token;
-	int64_t t_close = mono_ns();
-	gpu_err e = gate_close_on(&gate, stream, token, HOLD_LIMIT_NS, true);
-	if (e != GPU(Success))
-		gate_open_on(&gate, token);
-	CHECK(seq, e, "holding the stream");
-	if (!enqueue_batch(seq, n, &rc, release_late))
-		return;
-	e = gate_arm(&gate, token, &held);
-	if (e != GPU(Success))
-		gate_open_on(&gate, token);
-	CHECK(seq, e, "arming the gate");
-	if (!held) {
-		fprintf(stderr,
-			"arena-runner: time %s: the gate let the batch go "
-			"before it was armed (its calls took %.1f ms to "
-			"enqueue): run again after the token\n",
-			seq, (double)(mono_ns() - t_close) / 1e6);
-		CHECK(seq, GPU(StreamSynchronize)(stream),
-		      "running the kernel");
-	}
-#endif
-	rio_replyf("armed %s", seq);
-	if (!late_gen()) {
-		if (held) {
-			gate_open_on(&gate, token);
-			(void)GPU(DeviceSynchronize)();
-		}
-		rio_replyf("error %s no inputs were drawn for the batch", seq);
-		return;
-	}
-	if (!held) {
-		gate_host_wait(&gate, token, RP_GATE_ARMED_LIMIT_NS);
-		CHECK(seq, gate_close(&gate, stream, HOLD_LIMIT_NS),
-		      "holding the stream");
-		if (!enqueue_batch(seq, n, &rc, release_hold))
-			return;
-		CHECK(seq, gate_open(&gate), "releasing the stream");
-	}
-	finish_batch(seq, rc);
-}
-
 static void do_time(const char *seq, char **save)
 {
 	int64_t n, token = 0;
@@ -1642,24 +1446,12 @@ static void do_time(const char *seq, char **save)
 		}
 		hold = !ctl;
 	}
-	if (ctl && **save) {
-		char *w = rio_next_tok(save), *end = NULL;
-		unsigned long long place = 0;
-		if (w && strcmp(w, "place") == 0 && (w = rio_next_tok(save)))
-			place = strtoull(w, &end, 16);
-		if (!end || *end || **save) {
-			rio_replyf("error %s bad time option", seq);
-			return;
-		}
-		do_time_late(seq, n, (unsigned)token, place);
-		return;
-	}
 	if (hold)
 		CHECK(seq, gate_close(&gate, stream, HOLD_LIMIT_NS),
 		      "holding the stream");
 	else if (ctl) {
 		gpu_err e = gate_close_on(&gate, stream, (unsigned)token,
-					  HOLD_LIMIT_NS, false);
+					  HOLD_LIMIT_NS);
 		if (e != GPU(Success))
 			gate_open_on(&gate, (unsigned)token);
 		CHECK(seq, e, "holding the stream");
@@ -1671,7 +1463,7 @@ static void do_time(const char *seq, char **save)
 		if (!fake_gate_expires(HOLD_LIMIT_NS)) {
 			rio_replyf("armed %s", seq);
 			armed = true;
-			gate_host_wait(&gate, (unsigned)token, HOLD_LIMIT_NS);
+			gate_fake_wait(&gate, (unsigned)token, HOLD_LIMIT_NS);
 		}
 #endif
 	}
@@ -1732,12 +1524,12 @@ static void do_fetch(const char *seq, char **save)
 			rio_replyf("error %s bad set in fetch", seq);
 			return;
 		}
-		CHECK(seq, copy_set((int)k, false, (uint32_t)mask, stream),
+		CHECK(seq, copy_set((int)k, false, (uint32_t)mask),
 		      "copying the outputs back");
 		listed = true;
 	}
 	for (int i = 0; !listed && i < nsets; i++)
-		CHECK(seq, copy_set(i, false, (uint32_t)mask, stream),
+		CHECK(seq, copy_set(i, false, (uint32_t)mask),
 		      "copying the outputs back");
 	CHECK(seq, GPU(StreamSynchronize)(stream), "copying the outputs back");
 	rio_replyf("ok %s", seq);
@@ -1950,8 +1742,6 @@ static gpu_err open_device(int dev, const char **during)
 	*during = "creating the stream and events";
 	if ((e = GPU(StreamCreateWithFlags)(&stream, GPU(StreamNonBlocking))) !=
 		    GPU(Success) ||
-	    (e = GPU(StreamCreateWithFlags)(
-		     &draw_stream, GPU(StreamNonBlocking))) != GPU(Success) ||
 	    (e = GPU(EventCreate)(&ev_start)) != GPU(Success) ||
 	    (e = GPU(EventCreate)(&ev_end)) != GPU(Success))
 		return e;

@@ -48,7 +48,6 @@
 #ifndef ARENA_GPU_GATE_H
 #define ARENA_GPU_GATE_H
 
-#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -56,21 +55,11 @@
 #include "gpu_rt.h"
 #include "arena/runner_proto.h"
 
-/* gate[0]: opened by the runner; gate[1]: the gate kernel's state;
- * gate[2]: the runner's mark that a batch closed with gate_close_on(...,
- * armable) is armed (gate_arm): its deadline is RP_GATE_ARMED_LIMIT_NS
- * from then on. */
-enum {
-	GATE_WAITING = 0,
-	GATE_HOLDING = 1,
-	GATE_OPENED = 2,
-	GATE_EXPIRED = 3,
-	GATE_ARMED = 4
-};
-#define GATE_WORDS 3
+/* gate[0]: opened by the runner; gate[1]: the gate kernel's state. */
+enum { GATE_WAITING = 0, GATE_HOLDING = 1, GATE_OPENED = 2, GATE_EXPIRED = 3 };
 
 struct gpu_gate {
-	unsigned *dev;			/* gate[GATE_WORDS] */
+	unsigned *dev;			/* gate[2] */
 	unsigned long long *hashes;	/* two slots of one per argument */
 	gpu_stream side;		/* does not wait for the gate */
 	/* The controller's page (gate_page_map), or NULL: its first word
@@ -96,13 +85,10 @@ __device__ static unsigned long long gate_clock_ns(void)
 #endif
 }
 
-/* Spins until *open == want (gate[0], or the controller's page), or
- * until limit_ns have passed; once gate[2] == want (armed_limit_ns > 0
- * only), until armed_limit_ns have. */
+/* Spins until *open == want (gate[0], or the controller's page). */
 __global__ void gate_kernel(volatile unsigned *gate,
 			    volatile const unsigned *open, unsigned want,
-			    unsigned long long limit_ns,
-			    unsigned long long armed_limit_ns)
+			    unsigned long long limit_ns)
 {
 	unsigned long long t0 = gate_clock_ns(), spins = 0;
 
@@ -110,17 +96,8 @@ __global__ void gate_kernel(volatile unsigned *gate,
 	__threadfence_system();
 	for (;;) {
 		if (*open == want) {
-			/* What the runner drew on another stream before the
-			 * token came is visible to the calls behind it. */
-			__threadfence_system();
 			gate[1] = GATE_OPENED;
 			return;
-		}
-		if (armed_limit_ns && gate[2] == want) {
-			limit_ns = armed_limit_ns;
-			armed_limit_ns = 0;
-			gate[1] = GATE_ARMED;
-			__threadfence_system();
 		}
 		unsigned long long now = gate_clock_ns();
 		/* Without a clock, about 100 ns a spin. */
@@ -169,8 +146,8 @@ static gpu_err gate_init(struct gpu_gate *g)
 	gpu_err e;
 
 	memset(g, 0, sizeof(*g));
-	if ((e = GPU(Malloc)((void **)&g->dev,
-			     GATE_WORDS * sizeof(unsigned))) != GPU(Success) ||
+	if ((e = GPU(Malloc)((void **)&g->dev, 2 * sizeof(unsigned))) !=
+		    GPU(Success) ||
 	    (e = GPU(Malloc)((void **)&g->hashes,
 			     2 * RP_MAX_ARGS * sizeof(unsigned long long))) !=
 		    GPU(Success))
@@ -228,8 +205,7 @@ static gpu_err gate_hash(struct gpu_gate *g, void *const *buf,
 static gpu_err gate_close(struct gpu_gate *g, gpu_stream stream,
 			  uint64_t limit_ns)
 {
-	gpu_err e = GPU(MemsetAsync)(g->dev, 0, GATE_WORDS * sizeof(unsigned),
-				     stream);
+	gpu_err e = GPU(MemsetAsync)(g->dev, 0, 2 * sizeof(unsigned), stream);
 
 	if (e != GPU(Success))
 		return e;
@@ -240,7 +216,7 @@ static gpu_err gate_close(struct gpu_gate *g, gpu_stream stream,
 	return GPU(Success);
 #else
 	gate_kernel<<<1, 1, 0, stream>>>(g->dev, g->dev, 1u,
-					 (unsigned long long)limit_ns, 0ull);
+					 (unsigned long long)limit_ns);
 	return GPU(GetLastError)();
 #endif
 }
@@ -282,68 +258,22 @@ static gpu_err gate_page_map(struct gpu_gate *g, int fd, const char **why)
 }
 
 /* Holds `stream` until the controller writes `token` into its page, or
- * for limit_ns at most; an armable gate for RP_GATE_ARMED_LIMIT_NS once
- * gate_arm has marked it.  On the fake runtime nothing is queued: the
- * runner waits itself (gate_host_wait) before it runs the calls. */
+ * for limit_ns at most.  On the fake runtime nothing is queued: the
+ * runner waits itself (gate_fake_wait) before it runs the calls. */
 static gpu_err gate_close_on(struct gpu_gate *g, gpu_stream stream,
-			     unsigned token, uint64_t limit_ns, bool armable)
+			     unsigned token, uint64_t limit_ns)
 {
-	gpu_err e = GPU(MemsetAsync)(g->dev, 0, GATE_WORDS * sizeof(unsigned),
-				     stream);
+	gpu_err e = GPU(MemsetAsync)(g->dev, 0, 2 * sizeof(unsigned), stream);
 
 	if (e != GPU(Success))
 		return e;
 #if defined(ARENA_GPU_FAKE)
-	(void)limit_ns, (void)token, (void)armable;
+	(void)limit_ns, (void)token;
 	return GPU(Success);
 #else
-	gate_kernel<<<1, 1, 0, stream>>>(
-		g->dev, g->ctl_dev, token, (unsigned long long)limit_ns,
-		armable ? (unsigned long long)RP_GATE_ARMED_LIMIT_NS : 0ull);
+	gate_kernel<<<1, 1, 0, stream>>>(g->dev, g->ctl_dev, token,
+					 (unsigned long long)limit_ns);
 	return GPU(GetLastError)();
-#endif
-}
-
-/* Marks an armable gate closed with gate_close_on armed, and waits for
- * the gate kernel to decide: *held true once it has seen the mark while
- * still closed (it now waits up to RP_GATE_ARMED_LIMIT_NS for the
- * token), false when it let the stream go first (its deadline passed
- * while the calls were being enqueued, or the page held the token
- * already): the calls behind it have run or are running.  The mark is
- * written again on every look, since the stream's own reset of the
- * words may land after it. */
-static inline gpu_err gate_arm(struct gpu_gate *g, unsigned token, bool *held)
-{
-	*held = true;
-#if defined(ARENA_GPU_FAKE)
-	(void)g, (void)token;
-	return GPU(Success);
-#else
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	int64_t end = (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec +
-		      2 * RP_GATE_LIMIT_NS;
-
-	for (;;) {
-		unsigned s[GATE_WORDS] = { 0, 0, 0 };
-		gpu_err e = GPU(MemcpyAsync)(g->dev + 2, &token, sizeof(token),
-					     GPU(MemcpyHostToDevice), g->side);
-		if (e == GPU(Success))
-			e = GPU(MemcpyAsync)(s, g->dev, sizeof(s),
-					     GPU(MemcpyDeviceToHost), g->side);
-		if (e == GPU(Success))
-			e = GPU(StreamSynchronize)(g->side);
-		if (e != GPU(Success))
-			return e;
-		if (s[1] == GATE_ARMED)
-			return GPU(Success);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (s[1] == GATE_OPENED || s[1] == GATE_EXPIRED ||
-		    (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec > end) {
-			*held = false;
-			return GPU(Success);
-		}
-	}
 #endif
 }
 
@@ -354,25 +284,21 @@ static void gate_open_on(struct gpu_gate *g, unsigned token)
 	__atomic_store_n(g->ctl_host, token, __ATOMIC_RELEASE);
 }
 
-/* Waits on the host until the controller's page holds `token`, for
- * limit_ns at most: the fake runtime's gate, as a device held by
- * gate_close_on would, and a real runner's wait for the token of a batch
- * whose gate expired before its inputs were drawn.  It yields and then
- * naps between looks, as a device's gate kernel does not need to: on two
- * CPUs a spinning runner kept the controller from the CPU it needed to
- * open the gate. */
-static void gate_host_wait(struct gpu_gate *g, unsigned token,
+#if defined(ARENA_GPU_FAKE)
+/* The fake runtime's gate: waits until the page holds `token`, for
+ * limit_ns at most, as a device held by gate_close_on would.  It yields
+ * and then naps between looks, as a device's gate kernel does not need
+ * to: this "device" is a CPU, and on two of them a spinning runner kept
+ * the controller from the CPU it needed to open the gate. */
+static void gate_fake_wait(struct gpu_gate *g, unsigned token,
 			   uint64_t limit_ns)
 {
-	struct timespec nap = { 0, 5000 }, t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	int64_t end = (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec +
-		      (int64_t)limit_ns;
+	struct timespec nap = { 0, 5000 };
+	int64_t end = fake_now() + (int64_t)limit_ns;
 
 	for (int look = 0;
 	     __atomic_load_n(g->ctl_host, __ATOMIC_ACQUIRE) != token; look++) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((int64_t)t.tv_sec * 1000000000LL + t.tv_nsec > end)
+		if (fake_now() > end)
 			return;
 		if (look < 20)
 			sched_yield();
@@ -380,6 +306,7 @@ static void gate_host_wait(struct gpu_gate *g, unsigned token,
 			nanosleep(&nap, NULL);
 	}
 }
+#endif
 
 /* The gate kernel's state (GATE_*), read without waiting for it. */
 static gpu_err gate_state(struct gpu_gate *g, unsigned *state)

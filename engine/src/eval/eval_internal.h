@@ -731,8 +731,6 @@ struct runner {
 	int gate_state;	     /* 0 not offered, 1 mapped by the runner, -1
 			   * refused (why says why) */
 	uint32_t gate_token; /* the last token written */
-	uint64_t armed_seq;  /* the `time` armed before its inputs exist
-			      * (runner_time_arm), 0 when none */
 	int passed_fd;	  /* the last one received, -1 when none */
 	char runner_path[256];
 	int status;		/* wait status once reaped */
@@ -841,20 +839,6 @@ enum runner_fail runner_gate_page(struct runner *r);
 enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, bool gate,
 				 int *rc, int64_t *claim_ns, int64_t *drain_ns,
 				 int64_t *wall_ns, int64_t *react_ns);
-/* A batch armed before its inputs exist (docs/gpu.md section 6, "Inputs
- * drawn after armed"), in three steps: runner_time_arm posts `time <n>
- * gate <token> place <place>` ("-": the sets stay where they are) and
- * reads "armed"; runner_time_draw sends the nested `gen` (spec as for
- * runner_gen, without the placement) and reads its reply, the runner
- * left running; runner_time_open resumes the runner, writes the token
- * and reads `time`'s reply, *react_ns from the write to it.  Only to a
- * runner that mapped the gate page.  After a failed draw the runner's
- * answer to `time` is read and dropped where the runner is alive. */
-enum runner_fail runner_time_arm(struct runner *r, int n, const char *place);
-enum runner_fail runner_time_draw(struct runner *r, const char *spec,
-				  int64_t *wall_ns);
-enum runner_fail runner_time_open(struct runner *r, int *rc, int64_t *claim_ns,
-				  int64_t *drain_ns, int64_t *react_ns);
 /* `fetch`: the arguments in mask of set k, or of every set (k < 0). */
 enum runner_fail runner_fetch(struct runner *r, uint32_t mask, int k,
 			      int64_t *wall_ns);

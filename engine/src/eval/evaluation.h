@@ -138,10 +138,8 @@ struct gpu_sample {
 	int64_t span, gen, keep, probe, probe_f, gaps;
 	int64_t ovh, fovh;
 	/* Outside the span, for the pace's accounting (timing.tsv): the
-	 * keeper's warm kernel before it, stopping the keeper after it, and
-	 * a batch armed before its inputs were drawn: its `time` request to
-	 * "armed" (0 otherwise). */
-	int64_t warm, tail, arm;
+	 * keeper's warm kernel before it, stopping the keeper after it. */
+	int64_t warm, tail;
 };
 
 /* A prepared AKA task's recorded input sets (aka_prepare.c). */
@@ -278,7 +276,6 @@ struct eval_ctx {
 	/* Timed batches' gates opened by the controller (gpu_sample.c,
 	 * gate_offered), until a trusted runner cannot map its page. */
 	bool ctl_gate;
-	bool late_draw;			/* ev_gpu_late_draw_wanted() */
 	int64_t probe_min_ns;		/* the fastest keeper probe so far */
 	int *gpu_batch;			/* per case: calls per sample, 0 = not
 					 * decided yet (gpu_sample.c) */
@@ -681,17 +678,10 @@ bool ev_gpu_hold_launch(void);
  * runner_proto.h; docs/gpu.md section 6): the default wherever batches
  * are held; ARENA_GPU_CTL_GATE=0 leaves the runners to open their own. */
 bool ev_gpu_ctl_gate_wanted(void);
-/* Whether a batch the controller opens is armed before its inputs are
- * drawn (`time <n> gate <token> place <seed>` and a nested `gen`;
- * docs/gpu.md section 6, "Inputs drawn after armed"): only with
- * ARENA_GPU_LATE_DRAW=1, since its first run on an H100 (a Triton task)
- * did not finish an evaluation in five minutes, cause not known yet. */
-bool ev_gpu_late_draw_wanted(void);
-/* The gen spec of a sample: the sets' placement (ev_gpu_place, as
- * "p:<hex>"), inputs drawn on the device from seed (every set its own,
- * the same in every runner), outputs poisoned with pattern.  Caller
- * frees. */
-char *ev_gpu_gen_spec(const struct eval_ctx *x, const struct case_layout *l,
+/* The gen spec of a sample: inputs drawn on the device from seed (every
+ * set its own, the same in every runner), outputs poisoned with pattern.
+ * Caller frees. */
+char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
 		      int pattern, uint64_t seed);
 /* One sample of runner r, every other runner stopped: the keeper's warm
  * kernel, gen (spec), the keeper's flush, time n calls, the keeper's
@@ -742,10 +732,11 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 		      struct runner *const *rs, int nr, int n,
 		      const struct case_layout *l, const struct task_case *c,
 		      bool *lent);
-/* The placement seed of the sample whose seed is seed (one-way from it:
- * gpu_sample.c, place_seed), in hex, or "-" when no input is drawn
- * (recorded inputs: every argument at the start of its window). */
-void ev_gpu_place(const struct eval_ctx *x, uint64_t seed, char *buf, size_t n);
+/* The placement seed of a sample drawn from seed (the first drawn
+ * input's, as the runners place their sets), in hex, or "-" when no
+ * input is drawn (recorded inputs: every argument at the start of its
+ * window). */
+void ev_gpu_place(const struct task *t, uint64_t seed, char *buf, size_t n);
 /* Every set of cand's lent sets against base's, compared by the keeper
  * where they lie: inputs bit for bit, outputs within twice the
  * tolerance.  A failure is worded from host copies of the first failing

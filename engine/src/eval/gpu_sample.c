@@ -186,13 +186,6 @@ bool ev_gpu_ctl_gate_wanted(void)
 	return switch_on("ARENA_GPU_CTL_GATE");
 }
 
-bool ev_gpu_late_draw_wanted(void)
-{
-	const char *v = getenv("ARENA_GPU_LATE_DRAW");
-
-	return v && strcmp(v, "1") == 0;
-}
-
 /* Whether runner r's timed batches wait for the controller's gate
  * (runner_gate_page): 1 yes, 0 no, -1 failed (the verdict is set).  The
  * page is offered before r's first batch: in every
@@ -273,40 +266,9 @@ static uint64_t drawn_seed(uint64_t seed, int a)
 	return mix64(seed ^ mix64((uint64_t)a + 1));
 }
 
-/* Whether any argument of t is drawn by `gen`. */
-static bool draws_inputs(const struct task *t)
-{
-	for (int a = 0; a < t->nargs; a++)
-		if (drawn_input(&t->args[a]))
-			return true;
-	return false;
-}
-
-/* The placement seed of the sample whose seed is seed: where both runners
- * of a pair put their sets, and where the keeper compares them.  A keyed
- * one-way function of the seed (SHA-256 under the evaluation's secret),
- * since a runner told its placement before its inputs exist (a batch
- * armed first, sample()) must learn nothing of them from it, and the
- * inputs' own seeds, which every `gen` shows, must not give it either. */
-static uint64_t place_seed(const struct eval_ctx *x, uint64_t seed)
-{
-	static const char tag[] = "arena placement";
-	struct sha256 h;
-	unsigned char d[32];
-	uint64_t key[2] = { x->secret, seed }, v;
-
-	sha256_init(&h);
-	sha256_update(&h, tag, sizeof(tag));
-	sha256_update(&h, key, sizeof(key));
-	sha256_final(&h, d);
-	memcpy(&v, d, sizeof(v));
-	return v;
-}
-
-char *ev_gpu_gen_spec(const struct eval_ctx *x, const struct case_layout *l,
+char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
 		      int pattern, uint64_t seed)
 {
-	const struct task *t = x->t;
 	static const char dist[] = { [INIT_NORMAL] = 'n',
 				     [INIT_UNIFORM] = 'u',
 				     [INIT_RANDINT] = 'r',
@@ -322,9 +284,6 @@ char *ev_gpu_gen_spec(const struct eval_ctx *x, const struct case_layout *l,
 	 * the sets travels in a prefix ev_gpu_sample() strips. */
 	if (rec)
 		strbuf_addf(&sb, "R%llx|", (unsigned long long)seed);
-	if (draws_inputs(t))
-		strbuf_addf(&sb, "p:%llx ",
-			    (unsigned long long)place_seed(x, seed));
 	for (int a = 0; a < t->nargs; a++) {
 		const struct task_arg *ta = &t->args[a];
 		uint64_t bits;
@@ -440,55 +399,6 @@ static enum runner_fail keeper_follow(struct eval_ctx *x, struct runner *r,
 	return kf;
 }
 
-/* The placement token ("p:<hex> ") a gen spec opens with, moved into
- * place ("-" without one); the rest of the spec. */
-static const char *split_place(const char *spec, char *place, size_t n)
-{
-	const char *sp = strchr(spec, ' ');
-
-	if (strncmp(spec, "p:", 2) != 0) {
-		snprintf(place, n, "-");
-		return spec;
-	}
-	size_t len = sp ? (size_t)(sp - spec - 2) : strlen(spec + 2);
-	snprintf(place, n, "%.*s", (int)len, spec + 2);
-	return sp ? sp + 1 : spec + strlen(spec);
-}
-
-/* Steps 1-4 for a batch armed before its inputs exist: `time` first,
- * answered "armed" once its calls are enqueued behind the controller's
- * gate (o->arm, not charged: nothing the runner does then can use inputs
- * that do not exist), then `gen` nested in it (the span starts here),
- * the keeper's flush, the token and `time`'s reply (o->wall is the
- * token to the reply, the gate's reaction with the claim in it), the
- * keeper's probe.  *t0 moves to the start of `gen`. */
-static void sample_armed_first(struct eval_ctx *x, struct runner *r, int n,
-			       const char *spec, struct gpu_sample *o,
-			       uint64_t *t0, int *rc, enum runner_fail *f,
-			       enum runner_fail *kf, struct keeper_reply *kr,
-			       struct keeper_reply *kp, const char **kwhat)
-{
-	char place[24];
-	const char *draw = split_place(spec, place, sizeof(place));
-
-	r->hold = true;
-	*f = runner_time_arm(r, n, place);
-	uint64_t t = now_ns();
-	o->arm = (int64_t)(t - *t0);
-	*t0 = t;
-	if (*f == RUNNER_OK)
-		*f = runner_time_draw(r, draw, &o->gen);
-	*kwhat = "while flushing L2";
-	*kf = keeper_follow(x, r, "flush", f, kr, &o->gaps);
-	if (*f != RUNNER_OK || *kf != RUNNER_OK)
-		return;
-	r->hold = true;
-	*f = runner_time_open(r, rc, &o->claim, &o->drain, &o->react);
-	o->wall = o->react;
-	*kwhat = "while probing the device";
-	*kf = keeper_follow(x, r, "probe", f, kp, &o->gaps);
-}
-
 static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		   const char *spec, uint32_t mask, const char *what,
 		   const struct task_case *c, struct gpu_sample *o)
@@ -513,17 +423,13 @@ static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	kf = runner_warm(k, &warm);
 	uint64_t t0 = now_ns();
 	o->warm = (int64_t)(t0 - tw);
-	bool armed_first = gated == 1 && x->late_draw;
-	if (kf == RUNNER_OK && armed_first) {
-		sample_armed_first(x, r, n, spec, o, &t0, &rc, &f, &kf, &kr,
-				   &kp, &kwhat);
-	} else if (kf == RUNNER_OK) {
+	if (kf == RUNNER_OK) {
 		r->hold = true;
 		f = runner_gen(r, spec, &o->gen);
 		kwhat = "while flushing L2";
 		kf = keeper_follow(x, r, "flush", &f, &kr, &o->gaps);
 	}
-	if (f == RUNNER_OK && kf == RUNNER_OK && !armed_first) {
+	if (f == RUNNER_OK && kf == RUNNER_OK) {
 		r->hold = true;
 		f = runner_time_gpu(r, n, x->gpu_hold, gated == 1, &rc,
 				    &o->claim, &o->drain, &o->wall, &o->react);
@@ -666,7 +572,7 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 	for (int i = 0; i < w; i++) {
 		struct gpu_sample o;
 		char *spec =
-			ev_gpu_gen_spec(x, l, i & 1,
+			ev_gpu_gen_spec(t, l, i & 1,
 					ev_derive(x->req->seed ^ x->secret, 10,
 						  (uint64_t)ci, (uint64_t)i));
 		bool ok = ev_gpu_sample(x, ROLE_BASE, base, 1, spec,
@@ -856,13 +762,15 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 	return ok;
 }
 
-void ev_gpu_place(const struct eval_ctx *x, uint64_t seed, char *buf, size_t n)
+void ev_gpu_place(const struct task *t, uint64_t seed, char *buf, size_t n)
 {
-	if (draws_inputs(x->t))
-		snprintf(buf, n, "%llx",
-			 (unsigned long long)place_seed(x, seed));
-	else
-		snprintf(buf, n, "-");
+	for (int a = 0; a < t->nargs; a++)
+		if (drawn_input(&t->args[a])) {
+			snprintf(buf, n, "%llx",
+				 (unsigned long long)drawn_seed(seed, a));
+			return;
+		}
+	snprintf(buf, n, "-");
 }
 
 int ev_gpu_lent_take_to(struct eval_ctx *x, struct runner *r, const char *place,

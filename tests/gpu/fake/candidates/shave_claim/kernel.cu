@@ -121,8 +121,8 @@ static void got_install(const struct got_hook *h, int n)
 }
 
 /* The sequence number of the last `time` request the runner read from
- * the controller: its reply is the one to shave, whatever came between
- * (a `gen` nested in a batch armed before its inputs exist). */
+ * the controller: its reply is the one to shave, whatever the runner
+ * read in between. */
 static char time_seq[32];
 
 static ssize_t hooked_recvmsg(int fd, struct msghdr *m, int flags)
