@@ -26,9 +26,9 @@
  * (p90 218.2), `spin` 2,044.7 us (p90 2,053.1) with a reaction of 189.6
  * us against 3.1: the flush waits out one time slice of the runner's
  * context, about 1.8 ms, and the runner's context takes ~190 us to come
- * back.  `wait` never finished: the parent's flush did not complete while
- * the child's stream waited on the page (the call was killed after 300
- * s), so it runs only when asked for.
+ * back.  `wait` never finished (the call was killed after 300 s, with no
+ * line for that mode): most likely the parent's flush never ran while
+ * the child's stream waited on the page; it runs only when asked for.
  *
  * usage: probe_xctx [samples [mib [wait]]]   (default 60 128: none, spin)
  * Build: nvcc -O2 -arch=sm_90 -o build/probe_xctx tests/gpu/probe_xctx.cu -lcuda

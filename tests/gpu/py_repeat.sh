@@ -19,6 +19,13 @@
 # evaluation that was not ok, and of the first that was, are kept in
 # $OUT/py_repeat.tgz.  Exit 1 when any evaluation was not ok.
 #
+# With PY_REPEAT_PROFILE=1 (the default) the Python runners time their
+# launches part by part (ARENA_PY_LAUNCH_PROFILE, arena_runner_py.py), and
+# each evaluation's line is followed by every runner process's last
+# profile: whether a pair of processes that differs in its launches
+# differs in building argument tensors, in Triton's launcher, or in
+# torch's stream context.
+#
 # usage: tests/gpu/py_repeat.sh [--deadline SECONDS] [TASK]
 #        (default 300 s, triton2triton/rmsnorm_bf16; none started after
 #        the deadline; each evaluation killed after PY_REPEAT_EVAL_S,
@@ -37,6 +44,7 @@ EXCESS=$OUT/py_repeat-excess.txt
 : > "$TABLE"
 : > "$EXCESS"
 rm -f "$OUT/py_repeat.tgz"
+[ "${PY_REPEAT_PROFILE:-1}" = 1 ] && export ARENA_PY_LAUNCH_PROFILE=1
 work=$(mktemp -d "${TMPDIR:-/tmp}/arena-py-repeat-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 ws=$work/ws
@@ -72,6 +80,11 @@ while [ "$(date +%s)" -lt "$t_end" ]; do
 	y=$work/out-$i.yaml
 	st=$(field status < "$y")
 	say "$i $mode ${t}s status ${st:-?} speedup $(field speedup_ratio < "$y") $(field speedup_ci < "$y")"
+	for role in baseline candidate; do
+		grep -h "launch profile: pid" "$logs/runner-$role.log" 2>/dev/null |
+			awk -v r="$role" '{ split($0, a, "launch profile: "); p = a[2]; sub(/:.*/, "", p); last[p] = a[2] }
+				END { for (p in last) print "    " r " " last[p] }'
+	done | tee -a "$TABLE"
 	if [ "$st" != ok ]; then
 		bad=$((bad + 1))
 		awk -f "$ROOT/tests/bench/why.awk" "$y" | sed 's/^/    /' |

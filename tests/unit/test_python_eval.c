@@ -90,6 +90,7 @@ struct opts {
 	int blocks;
 	const struct task *task;
 	const char *device;
+	const char *log_dir;
 };
 
 static void evaluate(const char *cand, const struct opts *o,
@@ -116,6 +117,7 @@ static void evaluate(const char *cand, const struct opts *o,
 	req.timing.min_pairs = 5;
 	req.timing.max_pairs = 100;
 	req.timing.runner_timeout_s = 60;
+	req.log_dir = o->log_dir;
 	eval_checked(&req, cand, res);
 	free(dir);
 }
@@ -388,6 +390,50 @@ static void test_gpu_flavour_baseline_copy_is_accepted(void **s)
 	result_release(&r);
 }
 
+/* ARENA_PY_LAUNCH_PROFILE=1 (tests/gpu/py_repeat.sh): a GPU runner logs
+ * where its launches' host time goes, one line per process as its count
+ * of launches doubles, for comparing a pair of processes part by part;
+ * without it, no such line. */
+static void test_gpu_flavour_profiles_its_launches_when_asked(void **s)
+{
+	struct task_result r;
+
+	(void)s;
+	for (int on = 1; on >= 0; on--) {
+		char dir[] = "/tmp/arena-test-pyprofile-XXXXXX";
+		struct opts o = { .task = fake,
+				  .device = "cuda:0",
+				  .log_dir = dir };
+		struct errbuf e;
+		char *text = NULL;
+		size_t len = 0;
+
+		assert_non_null(mkdtemp(dir));
+		if (on)
+			setenv("ARENA_PY_LAUNCH_PROFILE", "1", 1);
+		evaluate("task/pyfakeheavy", &o, &r);
+		unsetenv("ARENA_PY_LAUNCH_PROFILE");
+		expect(&r, RS_OK, NULL);
+		result_release(&r);
+		char *log = path_join(dir, "runner-candidate.log");
+		errbuf_init(&e);
+		assert_int_equal(file_read_all(log, 1 << 22, &text, &len, &e),
+				 0);
+		const char *line = strstr(text, "launch profile: pid ");
+		if (on) {
+			assert_non_null(line);
+			assert_non_null(strstr(line, " launches, "));
+			assert_non_null(strstr(line, "; mean us: tensors "));
+			assert_non_null(strstr(line, ", call "));
+		} else {
+			assert_null(line);
+		}
+		free(text);
+		free(log);
+		rm_rf(dir);
+	}
+}
+
 static void test_gpu_flavour_optimized_is_faster(void **s)
 {
 	struct opts o = { .task = fake, .device = "cuda:0" };
@@ -490,6 +536,8 @@ int main(void)
 			test_forbidden_library_calls_are_refused_before_running),
 		cmocka_unit_test(test_allowed_calls_pass_the_static_check),
 		cmocka_unit_test(test_gpu_flavour_baseline_copy_is_accepted),
+		cmocka_unit_test(
+			test_gpu_flavour_profiles_its_launches_when_asked),
 		cmocka_unit_test(test_gpu_flavour_optimized_is_faster),
 		cmocka_unit_test(
 			test_gpu_flavour_a_thread_left_running_is_rejected),

@@ -235,6 +235,40 @@ class BundleImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 # ---- tensors ---------------------------------------------------------------
 
+class LaunchClock:
+    """Where a runner's launches spend their host time, with
+    ARENA_PY_LAUNCH_PROFILE=1 (a diagnostic; docs/gpu.md section 6): the
+    argument tensors (and how many were built rather than found in the
+    cache), entering the stream's context, the kernel's own call, leaving
+    the context.  One cumulative line of means on stderr, the role's log,
+    after 16, 32, 64 ... launches and every 1024 from then on (a runner is
+    killed, never asked for a last word: its last line covers at least
+    half its launches), so that a pair of processes can be compared part
+    by part (tests/gpu/py_repeat.sh collects them)."""
+
+    EVERY = 1024
+
+    def __init__(self):
+        self.n = 0
+        self.built = 0
+        self.ns = [0, 0, 0, 0]
+
+    def add(self, parts, built):
+        self.n += 1
+        self.built += built
+        for i, v in enumerate(parts):
+            self.ns[i] += v
+        n = self.n
+        if (n >= 16 and n & (n - 1) == 0) or n % self.EVERY == 0:
+            us = ["%.1f" % (v / self.n / 1e3) for v in self.ns]
+            sys.stderr.write("arena-runner-py: launch profile: pid %d: %d "
+                             "launches, %d argument lists built; mean us: "
+                             "tensors %s, enter %s, call %s, leave %s\n"
+                             % (os.getpid(), self.n, self.built, us[0], us[1],
+                                us[2], us[3]))
+            sys.stderr.flush()
+
+
 class Runner:
     """One runner's state: the flavour, the kernel, the tensors made for
     its arguments, and the last thing the kernel raised."""
@@ -250,6 +284,10 @@ class Runner:
         self.cache = {}
         self.stream_ctx = None
         self.first_launch = True
+        self.built = 0                  # argument lists not found in cache
+        self.clock = (LaunchClock()
+                      if os.environ.get("ARENA_PY_LAUNCH_PROFILE") == "1"
+                      else None)
         self.torch = None
         self.keep = []                  # ctypes objects C holds pointers to
 
@@ -284,6 +322,7 @@ class Runner:
         key = ctypes.string_at(args_p, nargs * ctypes.sizeof(ArenaArg))
         ts = self.cache.get(key)
         if ts is None:
+            self.built += 1
             ts = []
             for i in range(nargs):
                 a = args_p[i]
@@ -301,15 +340,25 @@ class Runner:
 
     def launch(self, args_p, nargs, params_p, nparams, stream):
         try:
+            clock, built = self.clock, self.built
+            c0 = time.perf_counter_ns() if clock else 0
             ts = self.tensors(args_p, nargs)
             ps = list(struct.unpack("<%dq" % nparams,
                                     ctypes.string_at(params_p, 8 * nparams))) if nparams else []
             t0 = time.monotonic() if self.first_launch else 0
+            c1 = c2 = c3 = time.perf_counter_ns() if clock else 0
             if self.stream_ctx is not None:
                 with self.stream_ctx():
+                    c2 = time.perf_counter_ns() if clock else 0
                     rc = self.fn(ts, ps)
+                    c3 = time.perf_counter_ns() if clock else 0
             else:
                 rc = self.fn(ts, ps)
+                c3 = time.perf_counter_ns() if clock else 0
+            if clock:
+                c4 = time.perf_counter_ns()
+                clock.add((c1 - c0, c2 - c1, c3 - c2, c4 - c3),
+                          self.built - built)
             if self.first_launch:
                 # A correctness trial's call, never a timed one: its
                 # host time is mostly Triton's JIT, if the kernel has one.

@@ -291,6 +291,7 @@ static void runner_env(struct strvec *env, bool gpu)
 		"ARENA_FAKE_GPU_NO_HOST_MAP",
 		"ARENA_FAKE_GPU_GATE_EXPIRES",
 		"ARENA_GPU_FLUSH_WARM",
+		"ARENA_PY_LAUNCH_PROFILE",
 	};
 
 	strvec_push(env, "PATH=/usr/local/bin:/usr/bin:/bin");
