@@ -364,15 +364,13 @@ static gpu_err copy_set(int k, bool to_device, uint32_t mask)
 	for (int a = 0; a < lay.nargs; a++) {
 		if (!lay.bytes[a] || !(mask & (1u << a)))
 			continue;
-		gpu_err e =
-			to_device ? GPU(MemcpyAsync)(dbuf[k][a], host_arg(k, a),
-						     lay.bytes[a],
-						     GPU(MemcpyHostToDevice),
-						     stream)
-				  : GPU(MemcpyAsync)(host_arg(k, a), dbuf[k][a],
-						     lay.bytes[a],
-						     GPU(MemcpyDeviceToHost),
-						     stream);
+		gpu_err e = to_device
+			? GPU(MemcpyAsync)(dbuf[k][a], host_arg(k, a),
+					   lay.bytes[a],
+					   GPU(MemcpyHostToDevice), stream)
+			: GPU(MemcpyAsync)(host_arg(k, a), dbuf[k][a],
+					   lay.bytes[a],
+					   GPU(MemcpyDeviceToHost), stream);
 		if (e != GPU(Success))
 			return e;
 	}
@@ -799,16 +797,14 @@ static void do_gen(const char *seq, char **save)
 		      "copying the inputs to the device");
 		for (int a = 0; a < lay.nargs; a++) {
 			if (fill_w[a] && lay.numel[a])
-				CHECK(seq,
-				      fill_device(dbuf[k][a],
-						  (size_t)lay.numel[a],
-						  fill_w[a], fill_p[a]),
+				CHECK(seq, fill_device(dbuf[k][a],
+						       (size_t)lay.numel[a],
+						       fill_w[a], fill_p[a]),
 				      "poisoning the outputs");
 			if ((generate >> a & 1) && lay.numel[a])
-				CHECK(seq,
-				      gen_fill(dbuf[k][a], lay.dtype[a],
-					       (size_t)lay.numel[a], &gen[a], k,
-					       stream),
+				CHECK(seq, gen_fill(dbuf[k][a], lay.dtype[a],
+						    (size_t)lay.numel[a], &gen[a],
+						    k, stream),
 				      "drawing the inputs");
 		}
 	}
