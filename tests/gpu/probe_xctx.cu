@@ -45,53 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHECK(x)                                                               \
-	do {                                                                   \
-		cudaError_t e_ = (x);                                          \
-		if (e_ != cudaSuccess) {                                       \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, \
-				#x, cudaGetErrorString(e_));                   \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-__global__ void gate_kernel(volatile unsigned *flag, unsigned want,
-			    unsigned long long limit_ns)
-{
-	unsigned long long t0, t;
-
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-	for (;;) {
-		if (*flag == want)
-			return;
-		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-		if (t - t0 > limit_ns)
-			return;
-		__nanosleep(100);
-	}
-}
-
-__global__ void busy_kernel(float *out, unsigned long long ns)
-{
-	unsigned long long t0, t;
-	float acc = threadIdx.x;
-
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-	do {
-		acc = acc * 1.0000001f + 0.5f;
-		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	} while (t - t0 < ns);
-	if (acc == -1.0f)
-		out[threadIdx.x] = acc;
-}
+#include "probe_common.cuh"
 
 static int cmp_u64(const void *a, const void *b)
 {
