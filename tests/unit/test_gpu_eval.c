@@ -12,6 +12,11 @@
  * candidate of tests/gpu/fake/candidates against tests/gpu/fake/task.
  * What only a real device can show (timing fidelity, the L2 flush, the
  * driver under the sandbox) is tests/gpu/run.sh's job on the H200.
+ *
+ * test-exclusive: its verdicts rest on the controller's clock over fake
+ * "device" work that is host processes; beside test_aka_eval, the other
+ * long timing suite, on CI's two cores an honest copy was rejected and a
+ * shave went uncharged in one run (2026-12-07), as neither does alone.
  */
 #include <setjmp.h>
 #include <stdarg.h>
