@@ -244,7 +244,19 @@ class LaunchClock:
     after 16, 32, 64 ... launches and every 1024 from then on (a runner is
     killed, never asked for a last word: its last line covers at least
     half its launches), so that a pair of processes can be compared part
-    by part (tests/gpu/py_repeat.sh collects them)."""
+    by part (tests/gpu/py_repeat.sh collects them), with the CPU the
+    process last ran on: a process whose launches are slow throughout may
+    share a core with another that spins."""
+
+    @staticmethod
+    def cpu():
+        """The CPU this process last ran on (/proc/self/stat), or "?"."""
+        try:
+            with open("/proc/self/stat") as f:
+                stat = f.read()
+            return stat[stat.rindex(")") + 2:].split()[36]
+        except (OSError, ValueError, IndexError):
+            return "?"
 
     EVERY = 1024
 
@@ -263,9 +275,10 @@ class LaunchClock:
             us = ["%.1f" % (v / self.n / 1e3) for v in self.ns]
             sys.stderr.write("arena-runner-py: launch profile: pid %d: %d "
                              "launches, %d argument lists built; mean us: "
-                             "tensors %s, enter %s, call %s, leave %s\n"
+                             "tensors %s, enter %s, call %s, leave %s; cpu "
+                             "%s\n"
                              % (os.getpid(), self.n, self.built, us[0], us[1],
-                                us[2], us[3]))
+                                us[2], us[3], self.cpu()))
             sys.stderr.flush()
 
 
