@@ -24,7 +24,7 @@
 # each evaluation's line is followed by every runner process's last
 # profile: whether a pair of processes that differs in its launches
 # differs in building argument tensors, in Triton's launcher, or in
-# torch's stream context.
+# torch's stream context, and on which CPU each last ran.
 #
 # usage: tests/gpu/py_repeat.sh [--deadline SECONDS] [TASK]
 #        (default 300 s, triton2triton/rmsnorm_bf16; none started after
