@@ -24,7 +24,8 @@
 # each evaluation's line is followed by every runner process's last
 # profile: whether a pair of processes that differs in its launches
 # differs in building argument tensors, in Triton's launcher, or in
-# torch's stream context, and on which CPU each last ran.
+# torch's stream context, and on which CPU each last ran (the machine's
+# CPUs and cores in $OUT/py_repeat-cpus.txt).
 #
 # usage: tests/gpu/py_repeat.sh [--deadline SECONDS] [TASK]
 #        (default 300 s, triton2triton/rmsnorm_bf16; none started after
@@ -45,6 +46,9 @@ EXCESS=$OUT/py_repeat-excess.txt
 : > "$EXCESS"
 rm -f "$OUT/py_repeat.tgz"
 [ "${PY_REPEAT_PROFILE:-1}" = 1 ] && export ARENA_PY_LAUNCH_PROFILE=1
+# Which CPUs share a physical core, for the profiles' CPU numbers.
+lscpu -e > "$OUT/py_repeat-cpus.txt" 2>/dev/null ||
+	grep -E '^(processor|core id|physical id)' /proc/cpuinfo > "$OUT/py_repeat-cpus.txt"
 work=$(mktemp -d "${TMPDIR:-/tmp}/arena-py-repeat-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 ws=$work/ws
