@@ -393,7 +393,11 @@ static void test_gpu_flavour_baseline_copy_is_accepted(void **s)
 /* ARENA_PY_LAUNCH_PROFILE=1 (tests/gpu/py_repeat.sh): a GPU runner logs
  * where its launches' host time goes, one line per process as its count
  * of launches doubles, for comparing a pair of processes part by part;
- * without it, no such line. */
+ * without it, no such line.  The line shows that every argument list the
+ * runner made was made of views of the arguments' allocations (ArgViews,
+ * arena_runner_py.py), though the runner places the arguments anew for
+ * every sample; that the evaluation is ok shows the views are the right
+ * memory. */
 static void test_gpu_flavour_profiles_its_launches_when_asked(void **s)
 {
 	struct task_result r;
@@ -421,8 +425,16 @@ static void test_gpu_flavour_profiles_its_launches_when_asked(void **s)
 				 0);
 		const char *line = strstr(text, "launch profile: pid ");
 		if (on) {
+			int pid, n, built, viewed;
 			assert_non_null(line);
-			assert_non_null(strstr(line, " launches, "));
+			assert_int_equal(sscanf(line,
+						"launch profile: pid %d: %d "
+						"launches, %d argument lists "
+						"built (%d as views)",
+						&pid, &n, &built, &viewed),
+					 4);
+			assert_true(built > 1);
+			assert_int_equal(viewed, built);
 			assert_non_null(strstr(line, "; mean us: tensors "));
 			assert_non_null(strstr(line, ", call "));
 		} else {

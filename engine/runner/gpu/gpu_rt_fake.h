@@ -64,6 +64,11 @@
  *                                       in memory the keeper lent, the
  *                                       start of the argument's slot,
  *                                       fake_note_alloc)
+ *   arena_fake_gpu_alloc_range(p, &base, &len)
+ *                                       that allocation's start and length,
+ *                                       0 when found (cuMemGetAddressRange's
+ *                                       contract: the Python runner makes
+ *                                       argument tensors as views of it)
  * Never part of a real build.
  */
 #ifndef ARENA_GPU_RT_FAKE_H
@@ -546,6 +551,25 @@ arena_fake_gpu_alloc_base(const void *p)
 		q -= FAKE_ALLOC_ALIGN;
 	}
 	return NULL;
+}
+extern "C" __attribute__((visibility("default"))) int
+arena_fake_gpu_alloc_range(const void *p, void **base, size_t *len)
+{
+	unsigned char *b = (unsigned char *)arena_fake_gpu_alloc_base(p);
+
+	if (!b)
+		return -1;
+	for (int i = 0; i < fake_nslots; i++)
+		if ((uintptr_t)b == fake_slots[i].at) {
+			*base = b;
+			*len = fake_slots[i].len;
+			return 0;
+		}
+	/* A mapping of fakeMalloc's: from the aligned start to its end. */
+	const size_t *hdr = (const size_t *)((uintptr_t)b - 4096);
+	*base = b;
+	*len = hdr[0] + hdr[1] - (size_t)(uintptr_t)b;
+	return 0;
 }
 static inline fakeError_t fakeFree(void *p)
 {

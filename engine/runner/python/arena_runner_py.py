@@ -263,23 +263,90 @@ class LaunchClock:
     def __init__(self):
         self.n = 0
         self.built = 0
+        self.viewed = 0
         self.ns = [0, 0, 0, 0]
 
-    def add(self, parts, built):
+    def add(self, parts, built, viewed):
         self.n += 1
         self.built += built
+        self.viewed += viewed
         for i, v in enumerate(parts):
             self.ns[i] += v
         n = self.n
         if (n >= 16 and n & (n - 1) == 0) or n % self.EVERY == 0:
             us = ["%.1f" % (v / self.n / 1e3) for v in self.ns]
             sys.stderr.write("arena-runner-py: launch profile: pid %d: %d "
-                             "launches, %d argument lists built; mean us: "
-                             "tensors %s, enter %s, call %s, leave %s; cpu "
-                             "%s\n"
-                             % (os.getpid(), self.n, self.built, us[0], us[1],
-                                us[2], us[3], self.cpu()))
+                             "launches, %d argument lists built (%d as "
+                             "views); mean us: tensors %s, enter %s, call "
+                             "%s, leave %s; cpu %s\n"
+                             % (os.getpid(), self.n, self.built, self.viewed,
+                                us[0], us[1], us[2], us[3], self.cpu()))
             sys.stderr.flush()
+
+
+class ArgViews:
+    """Argument tensors made cheaply, as views of the allocation each
+    argument lies in.  The runner places every small argument at a new
+    offset in its allocation for each sample (arena_runner_gpu.cpp,
+    place_sets), so tensors cached by pointer are almost never found
+    again, and making one from a raw pointer (__cuda_array_interface__,
+    torch.frombuffer) costs tens of microseconds of Python, in the
+    launches that the controller's clock charges (docs/gpu.md section 6):
+    a pair of processes that differ in host speed then differ by 100 us
+    and more a sample, enough for a false verdict.  So each allocation
+    gets one uint8 tensor the first time an argument is seen in it
+    (find_range(ptr) -> (base, bytes) or None: the driver's
+    cuMemGetAddressRange on a GPU), one typed view of it per dtype, and
+    every argument after that is one as_strided of the typed view.  An
+    argument whose allocation is not known, or that is not aligned to its
+    element, gets None: the caller makes it the slow way.
+
+    A candidate can reach the whole allocation through the tensor's
+    storage; it could through the raw pointer already (its process maps
+    all of it), so nothing new is exposed."""
+
+    def __init__(self, find_range, make_base):
+        self.find_range = find_range    # ptr -> (base, nbytes) or None
+        self.make_base = make_base      # (base, nbytes) -> uint8 tensor
+        self.regions = []               # [lo, hi, uint8 tensor, {dtype: view}]
+        self.strides = {}               # shape -> contiguous strides
+        self.unknown = set()            # pointers find_range had no range for
+
+    def region(self, lo, hi):
+        for r in self.regions:
+            if r[0] <= lo and hi <= r[1]:
+                return r
+        if lo in self.unknown:
+            return None
+        found = self.find_range(lo)
+        if not found or not (found[0] <= lo and hi <= found[0] + found[1]):
+            if len(self.unknown) > 4096:
+                self.unknown.clear()
+            self.unknown.add(lo)
+            return None
+        r = [found[0], found[0] + found[1],
+             self.make_base(found[0], found[1]), {}]
+        self.regions.append(r)
+        return r
+
+    def tensor(self, ptr, nbytes, shape, dt, esize):
+        r = self.region(ptr, ptr + nbytes)
+        if r is None or (ptr - r[0]) % esize:
+            return None
+        typed = r[3].get(dt)
+        if typed is None:
+            n = (r[1] - r[0]) // esize
+            typed = r[2][:n * esize].view(dt)
+            r[3][dt] = typed
+        st = self.strides.get(shape)
+        if st is None:
+            acc, st = 1, []
+            for d in reversed(shape):
+                st.append(acc)
+                acc *= max(d, 1)
+            st = tuple(reversed(st))
+            self.strides[shape] = st
+        return typed.as_strided(shape, st, (ptr - r[0]) // esize)
 
 
 class Runner:
@@ -298,6 +365,8 @@ class Runner:
         self.stream_ctx = None
         self.first_launch = True
         self.built = 0                  # argument lists not found in cache
+        self.viewed = 0                 # of those, made wholly of views
+        self.views = None               # ArgViews, where ranges are known
         self.clock = (LaunchClock()
                       if os.environ.get("ARENA_PY_LAUNCH_PROFILE") == "1"
                       else None)
@@ -337,23 +406,47 @@ class Runner:
         if ts is None:
             self.built += 1
             ts = []
+            make = self.cuda_tensor if self.flavour == "cuda" else self.host_tensor
+            views = self.views
+            viewed = True
             for i in range(nargs):
                 a = args_p[i]
                 if a.dtype not in DTYPES or not 0 <= a.rank <= MAX_RANK:
                     raise ValueError("argument %d has an unknown dtype" % i)
                 shape = tuple(a.shape[d] for d in range(a.rank))
-                make = self.cuda_tensor if self.flavour == "cuda" else self.host_tensor
-                ts.append(make(a, shape))
+                t = None
+                if views is not None and a.numel > 0 and a.data:
+                    name, size, _ = DTYPES[a.dtype]
+                    t = views.tensor(a.data, a.numel * size, shape,
+                                     getattr(self.torch, name), size)
+                if t is None:
+                    viewed = False
+                    t = make(a, shape)
+                ts.append(t)
+            self.viewed += viewed
             if len(self.cache) > 4096:
                 self.cache.clear()
             self.cache[key] = ts
         return list(ts)
 
+    def host_base(self, base, nbytes):
+        buf = (ctypes.c_char * nbytes).from_address(base)
+        return self.torch.frombuffer(buf, dtype=self.torch.uint8)
+
+    def cuda_base(self, base, nbytes):
+        class Interface:
+            pass
+        o = Interface()
+        o.__cuda_array_interface__ = {
+            "shape": (nbytes,), "typestr": "|u1", "data": (base, False),
+            "version": 2, "strides": None}
+        return self.torch.as_tensor(o, device="cuda")
+
     # -- the callbacks --
 
     def launch(self, args_p, nargs, params_p, nparams, stream):
         try:
-            clock, built = self.clock, self.built
+            clock, built, viewed = self.clock, self.built, self.viewed
             c0 = time.perf_counter_ns() if clock else 0
             ts = self.tensors(args_p, nargs)
             ps = list(struct.unpack("<%dq" % nparams,
@@ -371,7 +464,7 @@ class Runner:
             if clock:
                 c4 = time.perf_counter_ns()
                 clock.add((c1 - c0, c2 - c1, c3 - c2, c4 - c3),
-                          self.built - built)
+                          self.built - built, self.viewed - viewed)
             if self.first_launch:
                 # A correctness trial's call, never a timed one: its
                 # host time is mostly Triton's JIT, if the kernel has one.
@@ -478,6 +571,39 @@ class StepClock:
         sys.stderr.flush()
 
 
+def driver_ranges(libcuda):
+    """find_range for ArgViews: the allocation a device pointer lies in,
+    from the driver (cuMemGetAddressRange, on the calling thread's
+    context: the runner's), or None."""
+    cu = ctypes.CDLL(libcuda)
+    get = cu.cuMemGetAddressRange_v2
+    get.restype = ctypes.c_int
+    get.argtypes = [ctypes.POINTER(ctypes.c_uint64),
+                    ctypes.POINTER(ctypes.c_size_t), ctypes.c_uint64]
+
+    def find_range(ptr):
+        base, size = ctypes.c_uint64(), ctypes.c_size_t()
+        if get(ctypes.byref(base), ctypes.byref(size), ptr) != 0:
+            return None
+        return base.value, size.value
+    return find_range
+
+
+def fake_ranges(lib):
+    """find_range for ArgViews on the fake GPU (gpu_rt_fake.h)."""
+    get = lib.arena_fake_gpu_alloc_range
+    get.restype = ctypes.c_int
+    get.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                    ctypes.POINTER(ctypes.c_size_t)]
+
+    def find_range(ptr):
+        base, size = ctypes.c_void_p(), ctypes.c_size_t()
+        if get(ptr, ctypes.byref(base), ctypes.byref(size)) != 0:
+            return None
+        return base.value, size.value
+    return find_range
+
+
 def prepare_cuda(r, device, stream):
     clock = StepClock()
     try:
@@ -508,6 +634,7 @@ def prepare_cuda_steps(r, device, stream, clock):
             p = ln.split()[-1] if ln.strip() else ""
             if "/libcuda.so" in p:
                 libcuda = os.path.dirname(p)
+                r.views = ArgViews(driver_ranges(p), r.cuda_base)
                 break
     if libcuda:
         os.environ["TRITON_LIBCUDA_PATH"] = libcuda
@@ -736,6 +863,8 @@ def run(flavour_arg, lib_path, scratch, trusted, argv_rest):
                int(argv_rest[3]) if flavour_arg == "gpu" and len(argv_rest) > 3 else 0)
     r.torch = torch
     lib = ctypes.CDLL(lib_path)
+    if flavour == "fake":
+        r.views = ArgViews(fake_ranges(lib), r.host_base)
     clock.step("runner library")
     embed = RunnerEmbed(LOAD_FN(r.load), FAILURE_FN(r.on_failure),
                         PREPARE_FN(r.prepare), ctypes.pointer(sandbox_rules(r)),
