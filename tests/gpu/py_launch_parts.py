@@ -11,12 +11,13 @@ them), the mean and median microseconds of:
               runner's slow path)
   views       ArgViews: one as_strided of a typed view of the allocation
   ctx         entering and leaving torch.cuda.stream(ExternalStream)
+              (what the runner did around every call until 2026-12-07)
+  keeper      stream_keeper's check that torch is on the runner's stream
   range       one cuMemGetAddressRange through ctypes
 each alternated round by round, ROUNDS rounds of N launches.
 
 usage: ARENA_PY_DIR=build/arena-python tests/gpu/py_launch_parts.py
 """
-import ctypes
 import os
 import statistics
 import sys
@@ -83,11 +84,17 @@ def main():
         with torch.cuda.stream(ext):
             pass
 
+    keep = rp.stream_keeper(torch, ext, stream.cuda_stream,
+                            torch.cuda.current_device())
+
+    def keeper(i):
+        keep()
+
     def rng(i):
         find(base + (i % 64) * 256)
 
     parts = [("interface", interface), ("views", viewed), ("ctx", ctx),
-             ("range", rng)]
+             ("keeper", keeper), ("range", rng)]
     got = {name: [] for name, _ in parts}
     for _ in range(ROUNDS):
         for name, f in parts:

@@ -239,8 +239,8 @@ class LaunchClock:
     """Where a runner's launches spend their host time, with
     ARENA_PY_LAUNCH_PROFILE=1 (a diagnostic; docs/gpu.md section 6): the
     argument tensors (and how many were built rather than found in the
-    cache), entering the stream's context, the kernel's own call, leaving
-    the context.  One cumulative line of means on stderr, the role's log,
+    cache, and of those how many as views: ArgViews), making sure torch
+    is on the runner's stream, and the kernel's own call.  One cumulative line of means on stderr, the role's log,
     after 16, 32, 64 ... launches and every 1024 from then on (a runner is
     killed, never asked for a last word: its last line covers at least
     half its launches), so that a pair of processes can be compared part
@@ -264,7 +264,7 @@ class LaunchClock:
         self.n = 0
         self.built = 0
         self.viewed = 0
-        self.ns = [0, 0, 0, 0]
+        self.ns = [0, 0, 0]
 
     def add(self, parts, built, viewed):
         self.n += 1
@@ -277,10 +277,10 @@ class LaunchClock:
             us = ["%.1f" % (v / self.n / 1e3) for v in self.ns]
             sys.stderr.write("arena-runner-py: launch profile: pid %d: %d "
                              "launches, %d argument lists built (%d as "
-                             "views); mean us: tensors %s, enter %s, call "
-                             "%s, leave %s; cpu %s\n"
+                             "views); mean us: tensors %s, stream %s, call "
+                             "%s; cpu %s\n"
                              % (os.getpid(), self.n, self.built, self.viewed,
-                                us[0], us[1], us[2], us[3], self.cpu()))
+                                us[0], us[1], us[2], self.cpu()))
             sys.stderr.flush()
 
 
@@ -362,7 +362,7 @@ class Runner:
         self.fn = None
         self.failure = "nothing raised"
         self.cache = {}
-        self.stream_ctx = None
+        self.on_stream = None           # puts torch back on the stream
         self.first_launch = True
         self.built = 0                  # argument lists not found in cache
         self.viewed = 0                 # of those, made wholly of views
@@ -452,18 +452,14 @@ class Runner:
             ps = list(struct.unpack("<%dq" % nparams,
                                     ctypes.string_at(params_p, 8 * nparams))) if nparams else []
             t0 = time.monotonic() if self.first_launch else 0
-            c1 = c2 = c3 = time.perf_counter_ns() if clock else 0
-            if self.stream_ctx is not None:
-                with self.stream_ctx():
-                    c2 = time.perf_counter_ns() if clock else 0
-                    rc = self.fn(ts, ps)
-                    c3 = time.perf_counter_ns() if clock else 0
-            else:
-                rc = self.fn(ts, ps)
-                c3 = time.perf_counter_ns() if clock else 0
+            c1 = time.perf_counter_ns() if clock else 0
+            if self.on_stream is not None:
+                self.on_stream()
+            c2 = time.perf_counter_ns() if clock else 0
+            rc = self.fn(ts, ps)
             if clock:
-                c4 = time.perf_counter_ns()
-                clock.add((c1 - c0, c2 - c1, c3 - c2, c4 - c3),
+                c3 = time.perf_counter_ns()
+                clock.add((c1 - c0, c2 - c1, c3 - c2),
                           self.built - built, self.viewed - viewed)
             if self.first_launch:
                 # A correctness trial's call, never a timed one: its
@@ -571,6 +567,27 @@ class StepClock:
         sys.stderr.flush()
 
 
+def stream_keeper(torch, ext, handle, device):
+    """What each launch calls first so that torch (and Triton, which
+    asks torch) launches on the runner's stream: the stream is made
+    torch's current one here, once, and put back only if something (a
+    kernel that left its own stream current) moved it.  A `with
+    torch.cuda.stream(...)` around every call cost two Python context
+    changes a launch, inside the window the controller's clock charges;
+    the check is one call that returns an int.  It changes nothing a
+    kernel can do: inside its call it may use any stream it likes, and
+    the ordering check (gpu_gate.h) judges what ran where."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    torch.cuda.set_stream(ext)
+    if raw is None:
+        return lambda: torch.cuda.set_stream(ext)
+
+    def on_stream():
+        if raw(device) != handle:
+            torch.cuda.set_stream(ext)
+    return on_stream
+
+
 def driver_ranges(libcuda):
     """find_range for ArgViews: the allocation a device pointer lies in,
     from the driver (cuMemGetAddressRange, on the calling thread's
@@ -619,7 +636,7 @@ def prepare_cuda_steps(r, device, stream, clock):
     clock.step("torch.cuda.init")
     ext = torch.cuda.ExternalStream(stream)
     r.keep.append(ext)
-    r.stream_ctx = lambda: torch.cuda.stream(ext)
+    r.on_stream = stream_keeper(torch, ext, stream, device)
     # One round trip through torch's runtime on the runner's stream.
     with torch.cuda.stream(ext):
         torch.empty(256, device="cuda").fill_(1.0).sum().item()
