@@ -35,7 +35,7 @@ def main():
     torch.cuda.init()
     r = rp.Runner("cuda", "", None, None, 0)
     r.torch = torch
-    pool = torch.empty(64 << 20, dtype=torch.uint8, device="cuda")
+    pool = torch.empty(512 << 20, dtype=torch.uint8, device="cuda")
     libcuda = None
     with open("/proc/self/maps") as f:
         for ln in f:
@@ -47,7 +47,7 @@ def main():
     views = rp.ArgViews(find, r.cuda_base)
     stream = torch.cuda.Stream()
     ext = torch.cuda.ExternalStream(stream.cuda_stream)
-    specs = [(1, (32768, 1024)), (1, (32768, 1024)), (1, (1024,))]  # bf16? f32
+    specs = [(1, (32768, 1024)), (1, (32768, 1024)), (1, (1024,))]  # float32
     base = pool.data_ptr()
 
     def args(i):
@@ -76,9 +76,10 @@ def main():
         a = lists[i % 64]
         for k in range(len(specs)):
             x = a[k]
-            views.tensor(x.data, x.numel * 4,
-                         tuple(x.shape[d] for d in range(x.rank)),
-                         torch.float32, 4)
+            t = views.tensor(x.data, x.numel * 4,
+                             tuple(x.shape[d] for d in range(x.rank)),
+                             torch.float32, 4)
+            assert t is not None, "no view: the allocation was not found"
 
     def ctx(i):
         with torch.cuda.stream(ext):
