@@ -240,7 +240,11 @@ class LaunchClock:
     ARENA_PY_LAUNCH_PROFILE=1 (a diagnostic; docs/gpu.md section 6): the
     argument tensors (and how many were built rather than found in the
     cache, and of those how many as views: ArgViews), making sure torch
-    is on the runner's stream, and the kernel's own call.  One cumulative line of means on stderr, the role's log,
+    is on the runner's stream, and the kernel's own call; and the objects
+    the collector tracks that are still alive since the runner turned it
+    off (gc.get_count()[0]: with the collector off, objects in reference
+    cycles are never freed, so a count that grows with the launches is a
+    leak in every launch).  One cumulative line of means on stderr, the role's log,
     after 16, 32, 64 ... launches and every 1024 from then on (a runner is
     killed, never asked for a last word: its last line covers at least
     half its launches), so that a pair of processes can be compared part
@@ -278,10 +282,24 @@ class LaunchClock:
             sys.stderr.write("arena-runner-py: launch profile: pid %d: %d "
                              "launches, %d argument lists built (%d as "
                              "views); mean us: tensors %s, stream %s, call "
-                             "%s; cpu %s\n"
+                             "%s; cpu %s; gc objects %d\n"
                              % (os.getpid(), self.n, self.built, self.viewed,
-                                us[0], us[1], us[2], self.cpu()))
+                                us[0], us[1], us[2], self.cpu(),
+                                gc.get_count()[0]))
             sys.stderr.flush()
+
+
+class CudaArray:
+    """Device memory described for torch.as_tensor (the CUDA array
+    interface, version 2: no stream to wait on).  One class for the
+    process: a class made per call is a reference cycle, which with the
+    collector off (run()) is never freed."""
+    __slots__ = ("__cuda_array_interface__",)
+
+    def __init__(self, ptr, shape, typestr):
+        self.__cuda_array_interface__ = {
+            "shape": tuple(shape), "typestr": typestr, "data": (ptr, False),
+            "version": 2, "strides": None}
 
 
 class ArgViews:
@@ -390,14 +408,7 @@ class Runner:
         dt = getattr(torch, name)
         if a.numel == 0 or not a.data:
             return torch.empty(shape, dtype=dt, device="cuda")
-
-        class Interface:
-            pass
-        o = Interface()
-        o.__cuda_array_interface__ = {
-            "shape": tuple(shape), "typestr": typestr,
-            "data": (a.data, False), "version": 2, "strides": None}
-        t = torch.as_tensor(o, device="cuda")
+        t = torch.as_tensor(CudaArray(a.data, shape, typestr), device="cuda")
         return t.view(dt) if t.dtype != dt else t
 
     def tensors(self, args_p, nargs):
@@ -434,13 +445,8 @@ class Runner:
         return self.torch.frombuffer(buf, dtype=self.torch.uint8)
 
     def cuda_base(self, base, nbytes):
-        class Interface:
-            pass
-        o = Interface()
-        o.__cuda_array_interface__ = {
-            "shape": (nbytes,), "typestr": "|u1", "data": (base, False),
-            "version": 2, "strides": None}
-        return self.torch.as_tensor(o, device="cuda")
+        return self.torch.as_tensor(CudaArray(base, (nbytes,), "|u1"),
+                                    device="cuda")
 
     # -- the callbacks --
 
