@@ -1127,6 +1127,75 @@ static void test_a_quick_charge_is_timed_again_on_a_fresh_pair(void **s)
 	rm_rf(dir);
 }
 
+/* Of timing.tsv's timed pairs (the column before the last, checked:
+ * both batches ran from a capture), how many ran from captures and how
+ * many live. */
+static void graph_pairs(const char *dir, int *captured, int *live)
+{
+	char *path = path_join(dir, "timing.tsv"), line[4096];
+	FILE *f = fopen(path, "r");
+
+	free(path);
+	*captured = *live = 0;
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *kind = strchr(line, '\t');
+		kind = kind ? strchr(kind + 1, '\t') : NULL;
+		char *last = strrchr(line, '\t');
+		if (!kind || !last || strncmp(kind + 1, "timed\t", 6) != 0)
+			continue;
+		*last = '\0';
+		last = strrchr(line, '\t');
+		if (last && atoi(last + 1) == 1)
+			(*captured)++;
+		else
+			(*live)++;
+	}
+	fclose(f);
+}
+
+/* Batches captured before their inputs exist (ARENA_GPU_CAPTURE=1; the
+ * default for Python kernels): an honest copy of the baseline is ok with
+ * every timed pair launched from its captures; a kernel whose calls
+ * cannot be captured turns captures off for both runners (a pair timed
+ * one way against the other would charge the live one), the trace says
+ * whose, and its honest verdict stands. */
+static void test_batches_run_from_captures_or_live_in_both(void **s)
+{
+	char dir[] = "/tmp/arena-test-gpu-capture-XXXXXX";
+	struct opts o = { .log_dir = dir };
+	struct task_result r;
+	int captured, live;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	setenv("ARENA_GPU_CAPTURE", "1", 1);
+	assert_non_null(mkdtemp(dir));
+	evaluate("baseline_copy", &o, &r);
+	expect(&r, RS_OK, "");
+	result_release(&r);
+	graph_pairs(dir, &captured, &live);
+	fprintf(stderr, "  baseline_copy: %d pairs captured, %d live\n",
+		captured, live);
+	assert_true(captured > 0);
+	assert_int_equal(live, 0);
+	rm_rf(dir);
+
+	snprintf(dir, sizeof(dir), "/tmp/arena-test-gpu-capture-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	evaluate("no_capture", &o, &r);
+	unsetenv("ARENA_GPU_CAPTURE");
+	expect(&r, RS_OK, "");
+	result_release(&r);
+	graph_pairs(dir, &captured, &live);
+	assert_int_equal(captured, 0);
+	assert_true(live > 0);
+	assert_true(trace_has(dir, "the candidate's timed calls could not be "
+				   "captured (a call returned 7)"));
+	rm_rf(dir);
+}
+
 /* The same cheat only in a runner that served the correctness phase's
  * `call` - the pair a quick evaluation times first - and honest in fresh
  * ones: the first timing's charge sends the case to a fresh pair, which
@@ -1977,6 +2046,8 @@ int main(void)
 			test_a_shave_under_late_wakeups_is_charged_by_the_floor),
 		cmocka_unit_test(
 			test_a_quick_charge_is_timed_again_on_a_fresh_pair),
+		cmocka_unit_test(
+			test_batches_run_from_captures_or_live_in_both),
 		cmocka_unit_test(
 			test_a_cheat_only_in_the_first_pair_of_processes_gains_nothing),
 		cmocka_unit_test(

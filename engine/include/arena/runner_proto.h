@@ -100,7 +100,11 @@
  *                                  changed meanwhile; late 0 or a + 1 for an
  *                                  argument changed after the stream's own
  *                                  work was done)
- *     gen <seq> [<spec>...]     → ok <seq>     (per argument of every
+ *     gen <seq> [p:<hex>] [<spec>...]
+ *                               → ok <seq>     (the sets placed by the
+ *                                  seed p:, where given, else by the
+ *                                  first drawn argument's seed; then per
+ *                                  argument of every
  *                                  set, by its spec: "u" copy it to the
  *                                  device, "<width>:<hex>" fill it with
  *                                  that poison,
@@ -122,6 +126,23 @@
  *                                  every call is enqueued, so the events
  *                                  time the kernels back to back, not
  *                                  the host's launches between them)
+ *     capture <seq> <n> <place> → ok <seq> 1  |  ok <seq> 0 <why>
+ *                                 (sets 0..n-1 placed by the seed
+ *                                  <place>, hex, or "-" for every
+ *                                  argument at the start of its window;
+ *                                  their n calls recorded on the stream,
+ *                                  not run, as one graph for the next
+ *                                  `time <n> ... graph`, before the
+ *                                  sample's `gen`: 1 captured, 0 not,
+ *                                  with the reason (a call that failed,
+ *                                  raised or did what a capture refuses);
+ *                                  docs/gpu.md section 6)
+ *     time <seq> <n> [hold | gate <token>] graph
+ *                               → as below, the batch run by one launch
+ *                                  of the graph captured for it at the
+ *                                  sets' present placement (else an
+ *                                  error), no call of the kernel's own
+ *                                  code in between
  *     time <seq> <n> gate <token>
  *                               → armed <seq>, then the reply of `time`
  *                                  (the same, except that the controller

@@ -147,8 +147,24 @@ static void device_error(const char *seq, gpu_err e, const char *during)
  * here; ptr NULL while the sets are this runner's own allocations. */
 static struct gpu_vmm lent_map;
 
+/* The batch captured for the coming `time` (do_capture): n calls at the
+ * placement place_seed (placed: false for every argument at the start of
+ * its window), run by one launch.  Released after that `time` and
+ * whenever the sets change. */
+static struct {
+	struct gpu_graph g;
+	int n;
+	bool placed;
+	unsigned long long place_seed;
+} cap;
+/* Where the sets lie now (place_sets). */
+static bool sets_placed;
+static unsigned long long sets_place_seed;
+
 static void free_sets(void)
 {
+	gpu_graph_release(&cap.g);
+	cap.n = 0;
 	for (int k = 0; k < RP_MAX_SETS; k++)
 		for (int a = 0; a < RP_MAX_ARGS; a++) {
 			if (dalloc[k][a] && !lent_map.ptr)
@@ -300,6 +316,17 @@ static void place_sets(unsigned long long seed)
 		for (int a = 0; a < lay.nargs; a++)
 			dbuf[k][a] = (unsigned char *)dalloc[k][a] +
 				     place_offset(seed, k, a, window[a]);
+	sets_placed = true;
+	sets_place_seed = seed;
+}
+
+/* Every argument at the start of its window (recorded inputs). */
+static void unplace_sets(void)
+{
+	for (int k = 0; k < nsets; k++)
+		for (int a = 0; a < lay.nargs; a++)
+			dbuf[k][a] = dalloc[k][a];
+	sets_placed = false;
 }
 
 /* Grows what is page-locked of p (len bytes mapped, its first `locked`
@@ -748,9 +775,23 @@ static void do_gen(const char *seq, char **save)
 	int fill_w[RP_MAX_ARGS] = { 0 };
 	uint64_t fill_p[RP_MAX_ARGS] = { 0 };
 	struct gen_spec gen[RP_MAX_ARGS];
-	char *tok;
+	unsigned long long place = 0;
+	bool place_given = false;
+	char *tok = rio_next_tok(save);
 
-	for (int a = 0; (tok = rio_next_tok(save)) != NULL; a++) {
+	/* "p:<hex>": where the sets go, apart from the inputs' seeds. */
+	if (tok && strncmp(tok, "p:", 2) == 0) {
+		char *end;
+		errno = 0;
+		place = strtoull(tok + 2, &end, 16);
+		if (errno || end == tok + 2 || *end) {
+			rio_replyf("error %s bad placement", seq);
+			return;
+		}
+		place_given = true;
+		tok = rio_next_tok(save);
+	}
+	for (int a = 0; tok != NULL; a++, tok = rio_next_tok(save)) {
 		char *end;
 		if (a >= lay.nargs) {
 			rio_replyf("error %s too many argument specs", seq);
@@ -785,13 +826,16 @@ static void do_gen(const char *seq, char **save)
 		}
 		fill_w[a] = (int)w;
 	}
-	/* Every generated argument carries the sample's seed: the first
-	 * places the buffers (a gen that draws nothing keeps them). */
-	for (int a = 0; a < lay.nargs; a++)
-		if (generate >> a & 1) {
-			place_sets(gen[a].seed);
-			break;
-		}
+	/* The placement given, else the first drawn argument's seed (a
+	 * gen that draws nothing keeps the buffers where they are). */
+	if (place_given)
+		place_sets(place);
+	else
+		for (int a = 0; a < lay.nargs; a++)
+			if (generate >> a & 1) {
+				place_sets(gen[a].seed);
+				break;
+			}
 	for (int k = 0; k < nsets; k++) {
 		CHECK(seq, copy_set(k, true, upload),
 		      "copying the inputs to the device");
@@ -1404,7 +1448,99 @@ static void do_gate_page(const char *seq)
 }
 
 /*
- * time <seq> <n> [hold | gate <token>].  With "hold" the gate's kernel
+ * capture <seq> <n> <place>: the coming `time`'s n calls (sets 0..n-1),
+ * at the placement whose seed is place ("-": every argument at the start
+ * of its window; a later `gen` must place the sets alike), recorded on
+ * the stream before their inputs exist and kept as one graph, so that
+ * `time ... graph` runs them with one launch and no call of the kernel's
+ * own code (docs/gpu.md section 6, "A batch captured before its inputs
+ * exist").  `ok <seq> 1` when captured; `ok <seq> 0 <why>` when not (a
+ * call failed or raised, or did what a capture refuses, such as waiting
+ * for the device): the calls then run live.  Capturing runs the kernel's
+ * host code on sets that hold the previous sample's data, which the
+ * `gen` after it overwrites; the controller's clock does not run, since
+ * nothing the runner learns here tells it the coming inputs.
+ */
+static void do_capture(const char *seq, char **save)
+{
+	int64_t n;
+	char *place = NULL, *end = NULL;
+	unsigned long long seed = 0;
+	char why[600];
+
+	gpu_graph_release(&cap.g);
+	cap.n = 0;
+	if (rio_parse_i64(save, &n) || n < 1 || n > nsets ||
+	    !(place = rio_next_tok(save))) {
+		rio_replyf("error %s bad capture request", seq);
+		return;
+	}
+	if (strcmp(place, "-") != 0) {
+		errno = 0;
+		seed = strtoull(place, &end, 16);
+		if (errno || end == place || *end) {
+			rio_replyf("error %s bad placement", seq);
+			return;
+		}
+		place_sets(seed);
+	} else {
+		unplace_sets();
+	}
+	(void)GPU(GetLastError)();
+	gpu_err e = gpu_capture_begin(stream);
+	if (e != GPU(Success)) {
+		(void)GPU(GetLastError)();
+		rio_replyf("ok %s 0 the capture did not begin (%s)", seq,
+			   gpu_err_name(e));
+		return;
+	}
+	int rc = 0;
+	for (int k = 0; k < n && rc == 0; k++)
+		rc = call_set(k);
+	struct gpu_graph g;
+	e = gpu_capture_end(stream, &g);
+	if (rc == RUNNER_EMBED_RAISED && embed && embed->failure)
+		embed->failure(why, sizeof(why));
+	else if (rc)
+		snprintf(why, sizeof(why), "a call returned %d", rc);
+	else if (e != GPU(Success))
+		snprintf(why, sizeof(why), "the capture failed (%s: %s)",
+			 gpu_err_name(e), gpu_err_string(e));
+	if (rc || e != GPU(Success)) {
+		gpu_graph_release(&g);
+		(void)GPU(GetLastError)();
+		rio_replyf("ok %s 0 %s", seq, why);
+		return;
+	}
+	cap.g = g;
+	cap.n = (int)n;
+	cap.placed = sets_placed;
+	cap.place_seed = sets_place_seed;
+	rio_replyf("ok %s 1", seq);
+}
+
+/* Runs the captured batch (do_capture): the calls' return code (0 for a
+ * graph, whose launch error the runtime keeps for GetLastError, as a
+ * kernel launch's).  The fake's capture recorded nothing (its launches
+ * are host calls that ran at once): it calls the batch again. */
+static int launch_captured(void)
+{
+#if defined(ARENA_GPU_FAKE)
+	int rc = 0;
+	for (int k = 0; k < cap.n; k++) {
+		int r = call_set(k);
+		if (r != 0 && rc == 0)
+			rc = r;
+	}
+	return rc;
+#else
+	(void)gpu_graph_launch(&cap.g, stream);
+	return 0;
+#endif
+}
+
+/*
+ * time <seq> <n> [hold | gate <token>] [graph].  With "hold" the gate's kernel
  * (gpu_gate.h) holds the stream from before the start event until every
  * call is enqueued: a Python kernel's launch costs tens to hundreds of
  * microseconds of host time, during which the device would idle inside
@@ -1425,22 +1561,39 @@ static void do_time(const char *seq, char **save)
 	int64_t n, token = 0;
 	float ms = 0;
 	int rc = 0;
-	bool hold = false, ctl = false, armed = false;
+	bool hold = false, ctl = false, armed = false, graph = false;
 
 	if (rio_parse_i64(save, &n) || n < 1 || n > nsets) {
 		rio_replyf("error %s bad batch size", seq);
 		return;
 	}
-	if (**save) {
-		char *w = rio_next_tok(save);
-		ctl = w && strcmp(w, "gate") == 0;
-		if (!w || (strcmp(w, "hold") != 0 && !ctl) ||
+	char *w = rio_next_tok(save);
+	if (w && strcmp(w, "graph") != 0) {
+		ctl = strcmp(w, "gate") == 0;
+		if ((strcmp(w, "hold") != 0 && !ctl) ||
 		    (ctl && (rio_parse_i64(save, &token) || token < 1 ||
 			     token > 0xffffffffll || !gate.ctl_host))) {
 			rio_replyf("error %s bad time option", seq);
 			return;
 		}
 		hold = !ctl;
+		w = rio_next_tok(save);
+	}
+	if (w && strcmp(w, "graph") == 0) {
+		graph = true;
+		w = rio_next_tok(save);
+	}
+	if (w) {
+		rio_replyf("error %s bad time option", seq);
+		return;
+	}
+	/* The batch captured for this sample, or none: never another's. */
+	if (graph && (cap.n != n || !cap.g.exec || cap.placed != sets_placed ||
+		      (sets_placed && cap.place_seed != sets_place_seed))) {
+		rio_replyf("error %s no batch of %d calls captured at this "
+			   "placement",
+			   seq, (int)n);
+		return;
 	}
 	if (hold)
 		CHECK(seq, gate_close(&gate, stream, HOLD_LIMIT_NS),
@@ -1464,7 +1617,9 @@ static void do_time(const char *seq, char **save)
 #endif
 	}
 	CHECK(seq, GPU(EventRecord)(ev_start, stream), "recording an event");
-	for (int k = 0; k < n; k++) {
+	if (graph)
+		rc = launch_captured();
+	for (int k = 0; k < n && !graph; k++) {
 		int r = call_set(k);
 		if (r == RUNNER_EMBED_RAISED && hold)
 			(void)gate_open(&gate);
@@ -1500,6 +1655,8 @@ static void do_time(const char *seq, char **save)
 	int64_t ns = (int64_t)((double)ms * 1e6 + 0.5);
 	if (ns < 1)
 		ns = 1;
+	gpu_graph_release(&cap.g);
+	cap.n = 0;
 	rio_replyf("ok %s %d %" PRId64 " %" PRId64, seq, rc, ns, drain);
 }
 
@@ -1639,6 +1796,8 @@ static void serve(void)
 			do_gen(seq, &save);
 		else if (strcmp(cmd, "time") == 0)
 			do_time(seq, &save);
+		else if (strcmp(cmd, "capture") == 0)
+			do_capture(seq, &save);
 		else if (strcmp(cmd, "fetch") == 0)
 			do_fetch(seq, &save);
 		else

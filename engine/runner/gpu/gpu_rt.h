@@ -370,4 +370,86 @@ static inline gpu_err gpu_vmm_import(int fd, size_t size, struct gpu_vmm *m)
 }
 #endif
 
+/*
+ * Captured batches (docs/gpu.md section 6, "A batch captured before its
+ * inputs exist"): a batch's calls recorded on the runner's stream (stream
+ * capture, relaxed mode: other threads' calls are not refused) into a
+ * graph, instantiated, and later run with one launch.  A capture that a
+ * call broke (a synchronisation, an unsupported call) ends with the error
+ * and no graph.  The fake records nothing (a fake launch is a host call
+ * that runs at once; gpu_rt_fake.h): the runner replays its batch there
+ * by calling it again.
+ */
+struct gpu_graph {
+	void *graph, *exec; /* both NULL: none */
+};
+
+#if defined(ARENA_GPU_FAKE)
+static inline gpu_err gpu_capture_begin(gpu_stream)
+{
+	fake_capturing = 1;
+	return fake_status();
+}
+
+static inline gpu_err gpu_capture_end(gpu_stream, struct gpu_graph *g)
+{
+	static char token;
+
+	fake_capturing = 0;
+	g->graph = g->exec = &token;
+	return fake_status();
+}
+
+static inline gpu_err gpu_graph_launch(const struct gpu_graph *, gpu_stream)
+{
+	return fake_status();
+}
+
+static inline void gpu_graph_release(struct gpu_graph *g)
+{
+	g->graph = g->exec = NULL;
+}
+#else
+static inline gpu_err gpu_capture_begin(gpu_stream s)
+{
+	return GPU(StreamBeginCapture)(s, GPU(StreamCaptureModeRelaxed));
+}
+
+static inline gpu_err gpu_capture_end(gpu_stream s, struct gpu_graph *g)
+{
+	GPU(Graph_t) graph = NULL;
+	GPU(GraphExec_t) exec = NULL;
+	gpu_err e = GPU(StreamEndCapture)(s, &graph);
+
+	g->graph = g->exec = NULL;
+	if (e == GPU(Success) && !graph)
+		e = GPU(ErrorUnknown);
+	if (e == GPU(Success))
+		e = GPU(GraphInstantiateWithFlags)(&exec, graph, 0);
+	if (e != GPU(Success)) {
+		if (graph)
+			(void)GPU(GraphDestroy)(graph);
+		(void)GPU(GetLastError)();
+		return e;
+	}
+	g->graph = (void *)graph;
+	g->exec = (void *)exec;
+	return e;
+}
+
+static inline gpu_err gpu_graph_launch(const struct gpu_graph *g, gpu_stream s)
+{
+	return GPU(GraphLaunch)((GPU(GraphExec_t))g->exec, s);
+}
+
+static inline void gpu_graph_release(struct gpu_graph *g)
+{
+	if (g->exec)
+		(void)GPU(GraphExecDestroy)((GPU(GraphExec_t))g->exec);
+	if (g->graph)
+		(void)GPU(GraphDestroy)((GPU(Graph_t))g->graph);
+	g->graph = g->exec = NULL;
+}
+#endif
+
 #endif /* ARENA_GPU_RT_H */

@@ -64,6 +64,8 @@
  *                                       in memory the keeper lent, the
  *                                       start of the argument's slot,
  *                                       fake_note_alloc)
+ *   arena_fake_gpu_capturing()         1 while the runner captures a
+ *                                       batch (gpu_rt.h)
  *   arena_fake_gpu_alloc_range(p, &base, &len)
  *                                       that allocation's start and length,
  *                                       0 when found (cuMemGetAddressRange's
@@ -508,6 +510,15 @@ static inline fakeError_t fakeMalloc(void **p, size_t n)
 	hdr[3] = (size_t)at;
 	*p = (void *)at;
 	return fakeSuccess;
+}
+/* Whether the runner is capturing a batch (gpu_rt.h, gpu_capture_begin):
+ * a fake launch still runs at once, and a test kernel can ask, to act
+ * as a kernel whose calls cannot be captured (one that synchronises). */
+static int fake_capturing;
+extern "C" __attribute__((visibility("default"))) int
+arena_fake_gpu_capturing(void)
+{
+	return fake_capturing;
 }
 /* Argument slots of memory the keeper lent (one allocation for every
  * set, arena_runner_gpu.cpp): each counts as an allocation of its own

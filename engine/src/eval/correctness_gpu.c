@@ -97,7 +97,7 @@ int ev_gpu_check_case(struct eval_ctx *x, int ci, struct case_result *cr)
 		/* From the evaluation's secret as well, as timing inputs
 		 * are: a candidate that knew the seed (results show it)
 		 * could otherwise compute these inputs' outputs ahead. */
-		spec = ev_gpu_gen_spec(t, &l, pattern,
+		spec = ev_gpu_gen_spec(x, &l, pattern,
 				       ev_derive(x->req->seed ^ x->secret, 1,
 						 (uint64_t)ci,
 						 (uint64_t)trial));

@@ -489,7 +489,7 @@ static int open_logs(struct eval_ctx *x)
 		      "base_gaps_ns\tcand_gaps_ns\tfetch_excess_ns\t"
 		      "base_warm_ns\tcand_warm_ns\tbase_tail_ns\t"
 		      "cand_tail_ns\tbase_react_ns\tcand_react_ns\t"
-		      "pair_ns\tloop_ns\tchecked\n",
+		      "pair_ns\tloop_ns\tgraph\tchecked\n",
 		      x->trace);
 	for (int i = 0; i < NROLES; i++) {
 		char *p = path_join(x->log_dir, names[i]);
@@ -789,6 +789,7 @@ int ev_run_task(const struct eval_request *req, const struct aka_inputs *rec,
 	x.gpu = x.dev.kind != DEV_HOST;
 	x.gpu_hold = x.gpu && ev_gpu_hold_launch();
 	x.ctl_gate = x.gpu_hold && ev_gpu_ctl_gate_wanted();
+	x.capture = x.gpu && ev_gpu_capture_wanted(t->language);
 	x.lang[ROLE_REF] = t->reference_language;
 	x.lang[ROLE_BASE] = x.lang[ROLE_CAND] = t->language;
 	if (!dir_exists(req->candidate_dir))

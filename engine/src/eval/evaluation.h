@@ -140,6 +140,8 @@ struct gpu_sample {
 	/* Outside the span, for the pace's accounting (timing.tsv): the
 	 * keeper's warm kernel before it, stopping the keeper after it. */
 	int64_t warm, tail;
+	/* The batch ran from a capture (ev_gpu_capture_pair). */
+	bool graph;
 };
 
 /* A prepared AKA task's recorded input sets (aka_prepare.c). */
@@ -276,6 +278,9 @@ struct eval_ctx {
 	/* Timed batches' gates opened by the controller (gpu_sample.c,
 	 * gate_offered), until a trusted runner cannot map its page. */
 	bool ctl_gate;
+	/* Timed batches captured before their inputs exist
+	 * (ev_gpu_capture_wanted), until a runner cannot capture. */
+	bool capture;
 	int64_t probe_min_ns;		/* the fastest keeper probe so far */
 	int *gpu_batch;			/* per case: calls per sample, 0 = not
 					 * decided yet (gpu_sample.c) */
@@ -678,10 +683,28 @@ bool ev_gpu_hold_launch(void);
  * runner_proto.h; docs/gpu.md section 6): the default wherever batches
  * are held; ARENA_GPU_CTL_GATE=0 leaves the runners to open their own. */
 bool ev_gpu_ctl_gate_wanted(void);
-/* The gen spec of a sample: inputs drawn on the device from seed (every
- * set its own, the same in every runner), outputs poisoned with pattern.
- * Caller frees. */
-char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
+/* Whether timed batches of kernels in language are captured before their
+ * inputs exist and launched at once (`capture`, runner_proto.h;
+ * docs/gpu.md section 6, "A batch captured before its inputs exist"): by
+ * default for Python and Triton, whose launches cost hundreds of
+ * microseconds of host time inside the controller's clock;
+ * ARENA_GPU_CAPTURE=0|1 decides for every language instead. */
+bool ev_gpu_capture_wanted(enum task_language language);
+/* Both runners of a pair capture their coming batch of n calls at the
+ * placement place (ev_gpu_place), so that their next `time` runs it with
+ * one launch: true, each runner's `captured` set.  Where either cannot,
+ * neither runs from a capture, and no batch of the evaluation is
+ * captured again (x->capture off, the trace says why): true too.  False
+ * (verdict set) when a runner failed.  Nothing to do when x->capture is
+ * off. */
+bool ev_gpu_capture_pair(struct eval_ctx *x, struct runner *base,
+			 struct runner *cand, int n, const char *place,
+			 const struct task_case *c);
+/* The gen spec of a sample: the sets' placement (ev_gpu_place, as
+ * "p:<hex>", where an input is drawn), inputs drawn on the device from
+ * seed (every set its own, the same in every runner), outputs poisoned
+ * with pattern.  Caller frees. */
+char *ev_gpu_gen_spec(const struct eval_ctx *x, const struct case_layout *l,
 		      int pattern, uint64_t seed);
 /* One sample of runner r, every other runner stopped: the keeper's warm
  * kernel, gen (spec), the keeper's flush, time n calls, the keeper's
@@ -732,11 +755,11 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 		      struct runner *const *rs, int nr, int n,
 		      const struct case_layout *l, const struct task_case *c,
 		      bool *lent);
-/* The placement seed of a sample drawn from seed (the first drawn
- * input's, as the runners place their sets), in hex, or "-" when no
- * input is drawn (recorded inputs: every argument at the start of its
- * window). */
-void ev_gpu_place(const struct task *t, uint64_t seed, char *buf, size_t n);
+/* The placement seed of the sample whose seed is seed (one-way from it
+ * under the evaluation's secret: gpu_sample.c, place_seed), in hex, or
+ * "-" when no input is drawn (recorded inputs: every argument at the
+ * start of its window). */
+void ev_gpu_place(const struct eval_ctx *x, uint64_t seed, char *buf, size_t n);
 /* Every set of cand's lent sets against base's, compared by the keeper
  * where they lie: inputs bit for bit, outputs within twice the
  * tolerance.  A failure is worded from host copies of the first failing

@@ -186,6 +186,15 @@ bool ev_gpu_ctl_gate_wanted(void)
 	return switch_on("ARENA_GPU_CTL_GATE");
 }
 
+bool ev_gpu_capture_wanted(enum task_language language)
+{
+	const char *v = getenv("ARENA_GPU_CAPTURE");
+
+	if (v && *v)
+		return strcmp(v, "0") != 0;
+	return language_is_python(language);
+}
+
 /* Whether runner r's timed batches wait for the controller's gate
  * (runner_gate_page): 1 yes, 0 no, -1 failed (the verdict is set).  The
  * page is offered before r's first batch: in every
@@ -266,9 +275,41 @@ static uint64_t drawn_seed(uint64_t seed, int a)
 	return mix64(seed ^ mix64((uint64_t)a + 1));
 }
 
-char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
+/* Whether any argument of t is drawn by `gen`. */
+static bool draws_inputs(const struct task *t)
+{
+	for (int a = 0; a < t->nargs; a++)
+		if (drawn_input(&t->args[a]))
+			return true;
+	return false;
+}
+
+/* The placement seed of the sample whose seed is seed: where both runners
+ * of a pair put their sets, and where the keeper compares them.  A keyed
+ * one-way function of the seed (SHA-256 under the evaluation's secret):
+ * a runner learns its placement before the inputs exist (`capture`,
+ * ev_gpu_capture_pair), and must learn nothing of them from it; the
+ * first input's own seed, the placement until 2026-12-07, would have
+ * told them. */
+static uint64_t place_seed(const struct eval_ctx *x, uint64_t seed)
+{
+	static const char tag[] = "arena placement";
+	struct sha256 h;
+	unsigned char d[32];
+	uint64_t key[2] = { x->secret, seed }, v;
+
+	sha256_init(&h);
+	sha256_update(&h, tag, sizeof(tag));
+	sha256_update(&h, key, sizeof(key));
+	sha256_final(&h, d);
+	memcpy(&v, d, sizeof(v));
+	return v;
+}
+
+char *ev_gpu_gen_spec(const struct eval_ctx *x, const struct case_layout *l,
 		      int pattern, uint64_t seed)
 {
+	const struct task *t = x->t;
 	static const char dist[] = { [INIT_NORMAL] = 'n',
 				     [INIT_UNIFORM] = 'u',
 				     [INIT_RANDINT] = 'r',
@@ -284,6 +325,9 @@ char *ev_gpu_gen_spec(const struct task *t, const struct case_layout *l,
 	 * the sets travels in a prefix ev_gpu_sample() strips. */
 	if (rec)
 		strbuf_addf(&sb, "R%llx|", (unsigned long long)seed);
+	if (draws_inputs(t))
+		strbuf_addf(&sb, "p:%llx ",
+			    (unsigned long long)place_seed(x, seed));
 	for (int a = 0; a < t->nargs; a++) {
 		const struct task_arg *ta = &t->args[a];
 		uint64_t bits;
@@ -431,6 +475,7 @@ static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	}
 	if (f == RUNNER_OK && kf == RUNNER_OK) {
 		r->hold = true;
+		o->graph = r->captured;
 		f = runner_time_gpu(r, n, x->gpu_hold, gated == 1, &rc,
 				    &o->claim, &o->drain, &o->wall, &o->react);
 		kwhat = "while probing the device";
@@ -572,7 +617,7 @@ int ev_gpu_case_batch(struct eval_ctx *x, int ci, struct runner *base,
 	for (int i = 0; i < w; i++) {
 		struct gpu_sample o;
 		char *spec =
-			ev_gpu_gen_spec(t, l, i & 1,
+			ev_gpu_gen_spec(x, l, i & 1,
 					ev_derive(x->req->seed ^ x->secret, 10,
 						  (uint64_t)ci, (uint64_t)i));
 		bool ok = ev_gpu_sample(x, ROLE_BASE, base, 1, spec,
@@ -762,15 +807,48 @@ bool ev_gpu_sets_lent(struct eval_ctx *x, const enum role *roles,
 	return ok;
 }
 
-void ev_gpu_place(const struct task *t, uint64_t seed, char *buf, size_t n)
+void ev_gpu_place(const struct eval_ctx *x, uint64_t seed, char *buf, size_t n)
 {
-	for (int a = 0; a < t->nargs; a++)
-		if (drawn_input(&t->args[a])) {
-			snprintf(buf, n, "%llx",
-				 (unsigned long long)drawn_seed(seed, a));
-			return;
+	if (draws_inputs(x->t))
+		snprintf(buf, n, "%llx",
+			 (unsigned long long)place_seed(x, seed));
+	else
+		snprintf(buf, n, "-");
+}
+
+bool ev_gpu_capture_pair(struct eval_ctx *x, struct runner *base,
+			 struct runner *cand, int n, const char *place,
+			 const struct task_case *c)
+{
+	struct runner *rs[2] = { base, cand };
+	static const enum role roles[2] = { ROLE_BASE, ROLE_CAND };
+	bool got[2] = { false, false };
+	int i;
+
+	base->captured = cand->captured = false;
+	if (!x->capture)
+		return true;
+	for (i = 0; i < 2; i++) {
+		enum runner_fail f = runner_capture(rs[i], n, place, &got[i]);
+		if (f != RUNNER_OK) {
+			ev_runner_failed(x, roles[i], rs[i], f,
+					 "capturing its timed calls", c);
+			return false;
 		}
-	snprintf(buf, n, "-");
+		if (!got[i])
+			break;
+	}
+	if (got[0] && got[1])
+		return true;
+	/* Neither runs from a capture: a pair timed one way against the
+	 * other would charge the live one its launches. */
+	base->captured = cand->captured = false;
+	x->capture = false;
+	ev_trace_mark(x,
+		      "case %s: the %s's timed calls could not be captured "
+		      "(%s): every batch is launched live from here on",
+		      c->id, i == 0 ? "baseline" : "candidate", rs[i]->why);
+	return true;
 }
 
 int ev_gpu_lent_take_to(struct eval_ctx *x, struct runner *r, const char *place,

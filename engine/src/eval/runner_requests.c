@@ -665,15 +665,18 @@ enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, bool gate,
 	if (gate && r->gate_state == 1) {
 		if (++r->gate_token == 0)
 			r->gate_token = 1;
-		snprintf(a, sizeof(a), "%d gate %" PRIu32, n, r->gate_token);
+		snprintf(a, sizeof(a), "%d gate %" PRIu32 "%s", n,
+			 r->gate_token, r->captured ? " graph" : "");
 		f = post_request(r, "time", a);
 		if (f == RUNNER_OK)
 			f = collect_gated(r, r->gate_token, v, wall_ns,
 					  react_ns);
 	} else {
-		snprintf(a, sizeof(a), "%d%s", n, hold ? " hold" : "");
+		snprintf(a, sizeof(a), "%d%s%s", n, hold ? " hold" : "",
+			 r->captured ? " graph" : "");
 		f = request(r, "time", a, "return", 3, v, wall_ns);
 	}
+	r->captured = false;
 	if (f == RUNNER_OK) {
 		r->calls++;
 		*rc = (int)v[0];
@@ -681,6 +684,37 @@ enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, bool gate,
 		*drain_ns = v[2];
 	}
 	return f;
+}
+
+enum runner_fail runner_capture(struct runner *r, int n, const char *place,
+				bool *captured)
+{
+	char a[48], yes[48], no[48], *line = NULL;
+	enum runner_fail f;
+
+	*captured = r->captured = false;
+	snprintf(a, sizeof(a), "%d %s", n, place);
+	if ((f = post_request(r, "capture", a)) != RUNNER_OK)
+		return f;
+	f = collect(r, "capture its timed calls", &line, NULL);
+	if (f == RUNNER_OK && !r->hold)
+		f = runner_stop(r);
+	if (f != RUNNER_OK)
+		return f;
+	snprintf(yes, sizeof(yes), "ok %" PRIu64 " 1", r->seq);
+	snprintf(no, sizeof(no), "ok %" PRIu64 " 0 ", r->seq);
+	if (strcmp(line, yes) == 0) {
+		*captured = r->captured = true;
+		return RUNNER_OK;
+	}
+	if (strncmp(line, no, strlen(no)) == 0) {
+		snprintf(r->why, sizeof(r->why), "%.400s", line + strlen(no));
+		return RUNNER_OK;
+	}
+	f = runner_parse_reply(r, line, 0, NULL);
+	return f != RUNNER_OK ? f
+			      : rcl_protocol(r, "answered a capture without "
+						"saying whether it captured");
 }
 
 enum runner_fail runner_fetch(struct runner *r, uint32_t mask, int k,

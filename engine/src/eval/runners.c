@@ -731,7 +731,7 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
 		"%lld\t%lld\t%lld\t%lld\t%llu\t%llu\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t"
 		"%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t"
-		"%lld\t%lld\t%lld\t%lld\t%d\n",
+		"%lld\t%lld\t%lld\t%lld\t%d\t%d\n",
 		c->id, block, kind, num, n, base_first ? 1 : 0,
 		(long long)bs->claim, (long long)cs->claim, (long long)bs->wall,
 		(long long)cs->wall, (long long)bs->drain, (long long)cs->drain,
@@ -746,7 +746,7 @@ void ev_trace_pair(struct eval_ctx *x, const struct task_case *c, int block,
 		(long long)cs->gaps, (long long)(cs->fovh - bs->fovh),
 		(long long)bs->warm, (long long)cs->warm, (long long)bs->tail,
 		(long long)cs->tail, (long long)bs->react, (long long)cs->react,
-		pair, loop, checked);
+		pair, loop, bs->graph && cs->graph ? 1 : 0, checked);
 }
 
 /* The verdicts of the ordering check on one candidate call (order and

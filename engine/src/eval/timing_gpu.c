@@ -69,10 +69,13 @@ static bool gpu_pair(struct timing_case *p, struct block *bk, const char *kind,
 	uint32_t mask = p->lent ? 0 : ev_gpu_fetch_mask(t, inputs);
 	struct gpu_sets cmp;
 	uint64_t seed = rng_next(p->r);
-	char *spec = ev_gpu_gen_spec(t, p->l, pattern, seed);
+	char *spec = ev_gpu_gen_spec(x, p->l, pattern, seed);
 	char place[24];
-	ev_gpu_place(t, seed, place, sizeof(place));
+	ev_gpu_place(x, seed, place, sizeof(place));
 	snprintf(what, sizeof(what), "in %s call %d", kind, num);
+	/* Python batches are captured before their inputs exist and then
+	 * launched at once (docs/gpu.md section 6). */
+	ok = ev_gpu_capture_pair(x, bk->base, bk->cand, p->n, place, p->c);
 	/* Orders alternate within a block (from a random start): the
 	 * sample that opens a pair pays for the device and the host waking
 	 * up after the gap between pairs, and two consecutive pairs cancel
