@@ -1529,6 +1529,8 @@ static int launch_captured(void)
 	int rc = 0;
 	for (int k = 0; k < cap.n; k++) {
 		int r = call_set(k);
+		if (r == RUNNER_EMBED_RAISED)
+			return r;
 		if (r != 0 && rc == 0)
 			rc = r;
 	}
@@ -1617,10 +1619,9 @@ static void do_time(const char *seq, char **save)
 #endif
 	}
 	CHECK(seq, GPU(EventRecord)(ev_start, stream), "recording an event");
-	if (graph)
-		rc = launch_captured();
-	for (int k = 0; k < n && !graph; k++) {
-		int r = call_set(k);
+	/* One launch of the captured batch, or the n calls. */
+	for (int k = 0; k < (graph ? 1 : n); k++) {
+		int r = graph ? launch_captured() : call_set(k);
 		if (r == RUNNER_EMBED_RAISED && hold)
 			(void)gate_open(&gate);
 		else if (r == RUNNER_EMBED_RAISED && ctl)
