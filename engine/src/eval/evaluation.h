@@ -685,10 +685,10 @@ bool ev_gpu_hold_launch(void);
 bool ev_gpu_ctl_gate_wanted(void);
 /* Whether timed batches of kernels in language are captured before their
  * inputs exist and launched at once (`capture`, runner_proto.h;
- * docs/gpu.md section 6, "A batch captured before its inputs exist"): by
- * default for Python and Triton, whose launches cost hundreds of
- * microseconds of host time inside the controller's clock;
- * ARENA_GPU_CAPTURE=0|1 decides for every language instead. */
+ * docs/gpu.md section 6, "A batch captured before its inputs exist"):
+ * meant for Python and Triton, whose launches cost hundreds of
+ * microseconds of host time inside the controller's clock, but only with
+ * ARENA_GPU_CAPTURE=1 (for every language) until it has run on a GPU. */
 bool ev_gpu_capture_wanted(enum task_language language);
 /* Both runners of a pair capture their coming batch of n calls at the
  * placement place (ev_gpu_place), so that their next `time` runs it with
