@@ -22,6 +22,10 @@
 # ok, are kept in $OUT/py_repeat.tgz.  Exit 1 when any evaluation was not
 # ok.
 #
+# Each evaluation's line ends with "captured C/N": of its N timed pairs,
+# C ran from batches captured before their inputs existed
+# (ARENA_GPU_CAPTURE=1, docs/gpu.md section 6).
+#
 # With PY_REPEAT_PROFILE=1 (the default) the Python runners time their
 # launches part by part (ARENA_PY_LAUNCH_PROFILE, arena_runner_py.py), and
 # each evaluation's line is followed by every runner process's last
@@ -86,7 +90,12 @@ while [ "$(date +%s)" -lt "$t_end" ]; do
 	t=$(elapsed "$t0")
 	y=$work/out-$i.yaml
 	st=$(field status < "$y")
-	say "$i $mode ${t}s status ${st:-?} speedup $(field speedup_ratio < "$y") $(field speedup_ci < "$y")"
+	# Timed pairs run from captured batches (ARENA_GPU_CAPTURE=1;
+	# timing.tsv's graph column), of all timed pairs.
+	graphs=$(awk -F'\t' '$1 == "case" { for (k = 1; k <= NF; k++) if ($k == "graph") g = k }
+		g && $3 == "timed" { n++; c += $g } END { printf "%d/%d", c, n }' \
+		"$logs/timing.tsv" 2>/dev/null)
+	say "$i $mode ${t}s status ${st:-?} speedup $(field speedup_ratio < "$y") $(field speedup_ci < "$y") captured ${graphs:-?}"
 	for role in baseline candidate; do
 		grep -h "launch profile: pid" "$logs/runner-$role.log" 2>/dev/null |
 			awk -v r="$role" '{ split($0, a, "launch profile: "); p = a[2]; sub(/:.*/, "", p); last[p] = a[2] }
