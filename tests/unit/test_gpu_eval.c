@@ -1196,6 +1196,38 @@ static void test_batches_run_from_captures_or_live_in_both(void **s)
 	rm_rf(dir);
 }
 
+/* Work left running on the device from a capture (a kernel that would
+ * wait there for the coming inputs) is the capturing runner's: the
+ * keeper probes the device right after each capture.  On a device of
+ * its own, since the fake device stays busy a while after. */
+static void test_work_left_running_from_a_capture_is_rejected(void **s)
+{
+	char dev[] = "/dev/shm/arena-fake-gpu-capture-XXXXXX";
+	const char *shared = getenv("ARENA_FAKE_GPU_DIR");
+	char *keep = shared ? xstrdup(shared) : NULL;
+	struct opts o = { 0 };
+	struct task_result r;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	assert_non_null(mkdtemp(dev));
+	setenv("ARENA_FAKE_GPU_DIR", dev, 1);
+	setenv("ARENA_GPU_CAPTURE", "1", 1);
+	evaluate("capture_leftover", &o, &r);
+	unsetenv("ARENA_GPU_CAPTURE");
+	if (keep)
+		setenv("ARENA_FAKE_GPU_DIR", keep, 1);
+	free(keep);
+	/* Named as the candidate's, whether the keeper found the device
+	 * still busy or could not probe it at all (the fake's leftover
+	 * outlasts the keeper's wait for an answer). */
+	expect(&r, RS_REJECTED, "work left running on the device");
+	expect(&r, RS_REJECTED, "capture");
+	result_release(&r);
+	rm_rf(dev);
+}
+
 /* The same cheat only in a runner that served the correctness phase's
  * `call` - the pair a quick evaluation times first - and honest in fresh
  * ones: the first timing's charge sends the case to a fresh pair, which
@@ -2048,6 +2080,8 @@ int main(void)
 			test_a_quick_charge_is_timed_again_on_a_fresh_pair),
 		cmocka_unit_test(
 			test_batches_run_from_captures_or_live_in_both),
+		cmocka_unit_test(
+			test_work_left_running_from_a_capture_is_rejected),
 		cmocka_unit_test(
 			test_a_cheat_only_in_the_first_pair_of_processes_gains_nothing),
 		cmocka_unit_test(

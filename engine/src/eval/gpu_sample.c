@@ -827,11 +827,50 @@ bool ev_gpu_capture_pair(struct eval_ctx *x, struct runner *base,
 	base->captured = cand->captured = false;
 	if (!x->capture)
 		return true;
+	if (!ev_keeper_ready(x))
+		return false;
 	for (i = 0; i < 2; i++) {
+		struct keeper_reply kp = { 0 };
+		int64_t gaps = 0;
+		/* The keeper probes the device the moment the runner has
+		 * answered, as after a sample: work a capture left running
+		 * (a kernel waiting for the coming inputs) is the capturing
+		 * runner's, not the next sample's. */
+		rs[i]->hold = true;
 		enum runner_fail f = runner_capture(rs[i], n, place, &got[i]);
+		enum runner_fail kf =
+			keeper_follow(x, rs[i], "probe", &f, &kp, &gaps);
 		if (f != RUNNER_OK) {
 			ev_runner_failed(x, roles[i], rs[i], f,
 					 "capturing its timed calls", c);
+			return false;
+		}
+		if (kf != RUNNER_OK) {
+			keeper_failed(x, kf,
+				      "while probing the device after a "
+				      "capture",
+				      roles[i] == ROLE_CAND, c);
+			return false;
+		}
+		if (kp.busy) {
+			if (roles[i] == ROLE_CAND)
+				ev_verdict(x, RS_REJECTED,
+					   "work left running on the device "
+					   "after the candidate captured its "
+					   "timed calls in %s '%s': the "
+					   "evaluation's trusted GPU process "
+					   "still found the device busy %.0f "
+					   "ms later",
+					   ev_case_kind(c), c->id,
+					   (double)kp.ns / 1e6);
+			else
+				ev_verdict(x, RS_INFRA_ERROR,
+					   "the device stayed busy for %.0f ms "
+					   "after the baseline captured its "
+					   "timed calls in %s '%s': another "
+					   "process is using it",
+					   (double)kp.ns / 1e6, ev_case_kind(c),
+					   c->id);
 			return false;
 		}
 		if (!got[i])
