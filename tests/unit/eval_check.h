@@ -1,8 +1,9 @@
 /*
- * eval_check.h - what test_eval.c and test_gpu_eval.c both do with an
- * evaluation: run it (eval_run must succeed), print one summary of what
- * it decided and why, and assert its verdict and a phrase of its stated
- * reason.  Include after <cmocka.h>.
+ * eval_check.h - what the evaluation tests (test_eval.c, test_gpu_eval.c,
+ * test_python_eval.c, ...) do alike with an evaluation: run it (eval_run
+ * must succeed), print one summary of what it decided and why, assert its
+ * verdict and a phrase of its stated reason, and read its trace.  Include
+ * after <cmocka.h>.
  */
 #ifndef ARENA_TEST_EVAL_CHECK_H
 #define ARENA_TEST_EVAL_CHECK_H
@@ -118,6 +119,34 @@ static void expect(const struct task_result *res, enum result_status st,
 		   const char *phrase)
 {
 	expect_either(res, st, phrase, NULL);
+}
+
+/* Of <dir>/timing.tsv's timed pairs, how many ran from batches captured
+ * before their inputs existed (its graph column, the one before the
+ * last, checked: 1) and how many were launched live. */
+static inline void eval_check_graph_pairs(const char *dir, int *captured,
+					  int *live)
+{
+	char *path = path_join(dir, "timing.tsv"), line[4096];
+	FILE *f = fopen(path, "r");
+
+	free(path);
+	*captured = *live = 0;
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *kind = strchr(line, '\t');
+		kind = kind ? strchr(kind + 1, '\t') : NULL;
+		char *last = strrchr(line, '\t');
+		if (!kind || !last || strncmp(kind + 1, "timed\t", 6) != 0)
+			continue;
+		*last = '\0';
+		last = strrchr(line, '\t');
+		if (last && atoi(last + 1) == 1)
+			(*captured)++;
+		else
+			(*live)++;
+	}
+	fclose(f);
 }
 
 #endif /* ARENA_TEST_EVAL_CHECK_H */

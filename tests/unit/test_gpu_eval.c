@@ -1127,33 +1127,6 @@ static void test_a_quick_charge_is_timed_again_on_a_fresh_pair(void **s)
 	rm_rf(dir);
 }
 
-/* Of timing.tsv's timed pairs (the column before the last, checked:
- * both batches ran from a capture), how many ran from captures and how
- * many live. */
-static void graph_pairs(const char *dir, int *captured, int *live)
-{
-	char *path = path_join(dir, "timing.tsv"), line[4096];
-	FILE *f = fopen(path, "r");
-
-	free(path);
-	*captured = *live = 0;
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		char *kind = strchr(line, '\t');
-		kind = kind ? strchr(kind + 1, '\t') : NULL;
-		char *last = strrchr(line, '\t');
-		if (!kind || !last || strncmp(kind + 1, "timed\t", 6) != 0)
-			continue;
-		*last = '\0';
-		last = strrchr(line, '\t');
-		if (last && atoi(last + 1) == 1)
-			(*captured)++;
-		else
-			(*live)++;
-	}
-	fclose(f);
-}
-
 /* Batches captured before their inputs exist (ARENA_GPU_CAPTURE=1; the
  * default for Python kernels): an honest copy of the baseline is ok with
  * every timed pair launched from its captures; a kernel whose calls
@@ -1175,7 +1148,7 @@ static void test_batches_run_from_captures_or_live_in_both(void **s)
 	evaluate("baseline_copy", &o, &r);
 	expect(&r, RS_OK, "");
 	result_release(&r);
-	graph_pairs(dir, &captured, &live);
+	eval_check_graph_pairs(dir, &captured, &live);
 	fprintf(stderr, "  baseline_copy: %d pairs captured, %d live\n",
 		captured, live);
 	assert_true(captured > 0);
@@ -1188,7 +1161,7 @@ static void test_batches_run_from_captures_or_live_in_both(void **s)
 	unsetenv("ARENA_GPU_CAPTURE");
 	expect(&r, RS_OK, "");
 	result_release(&r);
-	graph_pairs(dir, &captured, &live);
+	eval_check_graph_pairs(dir, &captured, &live);
 	assert_int_equal(captured, 0);
 	assert_true(live > 0);
 	assert_true(trace_has(dir, "the candidate's timed calls could not be "

@@ -456,8 +456,7 @@ static void test_gpu_flavour_times_its_batches_from_captures(void **s)
 	char dir[] = "/tmp/arena-test-pycapture-XXXXXX";
 	struct opts o = { .task = fake, .device = "cuda:0", .log_dir = dir };
 	struct task_result r;
-	char line[4096];
-	int captured = 0, live = 0;
+	int captured, live;
 
 	(void)s;
 	assert_non_null(mkdtemp(dir));
@@ -466,24 +465,7 @@ static void test_gpu_flavour_times_its_batches_from_captures(void **s)
 	unsetenv("ARENA_GPU_CAPTURE");
 	expect(&r, RS_OK, NULL);
 	result_release(&r);
-	char *path = path_join(dir, "timing.tsv");
-	FILE *f = fopen(path, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		char *kind = strchr(line, '\t');
-		kind = kind ? strchr(kind + 1, '\t') : NULL;
-		char *last = strrchr(line, '\t');
-		if (!kind || !last || strncmp(kind + 1, "timed\t", 6) != 0)
-			continue;
-		*last = '\0';
-		last = strrchr(line, '\t');
-		if (last && atoi(last + 1) == 1)
-			captured++;
-		else
-			live++;
-	}
-	fclose(f);
-	free(path);
+	eval_check_graph_pairs(dir, &captured, &live);
 	rm_rf(dir);
 	assert_true(captured > 0);
 	assert_int_equal(live, 0);
