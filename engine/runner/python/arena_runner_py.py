@@ -244,13 +244,14 @@ class LaunchClock:
     the collector tracks that are still alive since the runner turned it
     off (gc.get_count()[0]: with the collector off, objects in reference
     cycles are never freed, so a count that grows with the launches is a
-    leak in every launch).  One cumulative line of means on stderr, the role's log,
-    after 16, 32, 64 ... launches and every 1024 from then on (a runner is
-    killed, never asked for a last word: its last line covers at least
-    half its launches), so that a pair of processes can be compared part
-    by part (tests/gpu/py_repeat.sh collects them), with the CPU the
-    process last ran on: a process whose launches are slow throughout may
-    share a core with another that spins."""
+    leak in every launch, though cached argument lists count too).  One
+    cumulative line of means on stderr, the role's log, after 16, 32, 64
+    ... launches and every 1024 from then on (a runner is killed, never
+    asked for a last word: its last line covers at least half its
+    launches), so that a pair of processes can be compared part by part
+    (tests/gpu/py_repeat.sh collects them), with the CPU the process last
+    ran on: a process whose launches are slow throughout may share a core
+    with another that spins."""
 
     @staticmethod
     def cpu():
