@@ -24,7 +24,9 @@
 #
 # Each evaluation's line ends with "captured C/N": of its N timed pairs,
 # C ran from batches captured before their inputs existed
-# (ARENA_GPU_CAPTURE=1, docs/gpu.md section 6).
+# (ARENA_GPU_CAPTURE=1, docs/gpu.md section 6).  PY_REPEAT_CAPTURE=both
+# turns captures on for two evaluations (quick, default) and off for the
+# next two, and so on, so that both are measured side by side.
 #
 # With PY_REPEAT_PROFILE=1 (the default) the Python runners time their
 # launches part by part (ARENA_PY_LAUNCH_PROFILE, arena_runner_py.py), and
@@ -75,6 +77,15 @@ while [ "$(date +%s)" -lt "$t_end" ]; do
 	i=$((i + 1))
 	mode=default
 	[ $((i % 2)) -eq 1 ] && mode=quick
+	# PY_REPEAT_CAPTURE=both: captures on for two rounds (quick, default),
+	# off for the next two, and so on: the two side by side in one run.
+	if [ "${PY_REPEAT_CAPTURE:-}" = both ]; then
+		if [ $(((i - 1) / 2 % 2)) -eq 0 ]; then
+			export ARENA_GPU_CAPTURE=1
+		else
+			export ARENA_GPU_CAPTURE=0
+		fi
+	fi
 	printf '\n%s py_repeat edit %d\n' "$c" "$i" >> "$ws/$editable"
 	logs=$work/logs-$i
 	t0=$(now)
