@@ -138,15 +138,42 @@ static void event_text_is_recognised_by_the_evaluators_wording(void **state)
 	assert_false(result_text_mentions_held_out(NULL));
 }
 
+/* An event's text that names a held-out case by its id alone (no
+ * evaluator wording) is marked, so that the mount's events withhold it;
+ * the store keeps it whole, and other texts pass unchanged. */
+static void event_text_naming_a_held_out_id_alone_is_marked(void **state)
+{
+	struct task_result r;
+
+	(void)state;
+	probe_result(&r);
+	char *t = result_event_text(&r, "output of case 'tiny_odd' differs");
+	assert_true(result_text_mentions_held_out(t));
+	assert_non_null(strstr(t, "output of case 'tiny_odd' differs"));
+	free(t);
+	t = result_event_text(&r, "output of case 'small' differs");
+	assert_string_equal(t, "output of case 'small' differs");
+	free(t);
+	t = result_event_text(&r, "held-out case 'odd_prime' failed");
+	assert_string_equal(t, "held-out case 'odd_prime' failed");
+	free(t);
+	assert_null(result_event_text(&r, NULL));
+	result_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(held_out_cases_are_removed_and_visible_ones_kept),
+		cmocka_unit_test(
+			held_out_cases_are_removed_and_visible_ones_kept),
 		cmocka_unit_test(messages_about_held_out_cases_are_withheld),
 		cmocka_unit_test(verdict_score_and_aggregate_are_untouched),
 		cmocka_unit_test(the_rendered_yaml_names_no_held_out_case),
 		cmocka_unit_test(an_id_inside_another_word_is_not_a_mention),
-		cmocka_unit_test(event_text_is_recognised_by_the_evaluators_wording),
+		cmocka_unit_test(
+			event_text_is_recognised_by_the_evaluators_wording),
+		cmocka_unit_test(
+			event_text_naming_a_held_out_id_alone_is_marked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,4 +34,11 @@ bool result_text_mentions_held_out(const char *text);
 bool result_message_concerns_held_out(const struct task_result *r,
 				      const char *text);
 
+/* text, a message of r for the run's events, marked "(held-out case) "
+ * in front when it names one of r's held-out cases by id alone: events
+ * carry no case list, and every agent-readable view of them withholds a
+ * message by the wording (result_text_mentions_held_out), while the
+ * store and the CLI keep it whole.  Caller frees; NULL for NULL. */
+char *result_event_text(const struct task_result *r, const char *text);
+
 #endif /* ARENA_RESULT_VIEW_H */

@@ -55,6 +55,16 @@ bool result_message_concerns_held_out(const struct task_result *r,
 	return yes;
 }
 
+char *result_event_text(const struct task_result *r, const char *text)
+{
+	if (!text)
+		return NULL;
+	if (!result_text_mentions_held_out(text) &&
+	    result_message_concerns_held_out(r, text))
+		return xasprintf("(held-out case) %s", text);
+	return xstrdup(text);
+}
+
 void result_hide_held_out(struct task_result *r)
 {
 	char **ids = xcalloc((size_t)r->ncases + 1, sizeof(*ids));

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "arena/report.h"
+#include "arena/result_view.h"
 #include "lease.h"
 #include "workspace.h"
 
@@ -391,11 +392,15 @@ int attempt_evaluate(struct attempt_ctx *c,
 	const char *why = result_why(res);
 	if (why && why == res->compilation_error_message)
 		why = "compile error";
+	/* Marked where it names a held-out case by id alone, so that the
+	 * mount withholds it (result_view.h). */
+	char *said = result_event_text(res, why);
 	eng_emit(c->e, obs, c->run_id, c->a->task_id, "eval_end",
 		 "%s: score %.2f, speedup %.3f [%.3f, %.3f]%s%s",
 		 result_status_name(res->status), res->score,
 		 res->speedup_ratio, res->speedup_ci_lo, res->speedup_ci_hi,
-		 why ? "; " : "", why ? why : "");
+		 said ? "; " : "", said ? said : "");
+	free(said);
 	return rc;
 }
 
