@@ -33,8 +33,8 @@
 # each evaluation's line is followed by every runner process's last
 # profile: whether a pair of processes that differs in its launches
 # differs in building argument tensors, in Triton's launcher, or in
-# torch's stream context, and on which CPU each last ran (the machine's
-# CPUs and cores in $OUT/py_repeat-cpus.txt).
+# keeping torch on the runner's stream, and on which CPU each last ran
+# (the machine's CPUs and cores in $OUT/py_repeat-cpus.txt).
 #
 # usage: tests/gpu/py_repeat.sh [--deadline SECONDS] [TASK]
 #        (default 300 s, triton2triton/rmsnorm_bf16; none started after

@@ -1127,8 +1127,8 @@ static void test_a_quick_charge_is_timed_again_on_a_fresh_pair(void **s)
 	rm_rf(dir);
 }
 
-/* Batches captured before their inputs exist (ARENA_GPU_CAPTURE=1; the
- * default for Python kernels): an honest copy of the baseline is ok with
+/* Batches captured before their inputs exist (ARENA_GPU_CAPTURE=1,
+ * opt-in until it has run on a GPU): an honest copy of the baseline is ok with
  * every timed pair launched from its captures; a kernel whose calls
  * cannot be captured turns captures off for both runners (a pair timed
  * one way against the other would charge the live one), the trace says

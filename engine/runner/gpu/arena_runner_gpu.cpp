@@ -161,10 +161,16 @@ static struct {
 static bool sets_placed;
 static unsigned long long sets_place_seed;
 
-static void free_sets(void)
+/* No batch captured any more. */
+static void drop_capture(void)
 {
 	gpu_graph_release(&cap.g);
 	cap.n = 0;
+}
+
+static void free_sets(void)
+{
+	drop_capture();
 	for (int k = 0; k < RP_MAX_SETS; k++)
 		for (int a = 0; a < RP_MAX_ARGS; a++) {
 			if (dalloc[k][a] && !lent_map.ptr)
@@ -327,6 +333,16 @@ static void unplace_sets(void)
 		for (int a = 0; a < lay.nargs; a++)
 			dbuf[k][a] = dalloc[k][a];
 	sets_placed = false;
+}
+
+/* A placement seed in hex, the whole of tok. */
+static bool parse_seed(const char *tok, unsigned long long *seed)
+{
+	char *end;
+
+	errno = 0;
+	*seed = strtoull(tok, &end, 16);
+	return !errno && end != tok && !*end;
 }
 
 /* Grows what is page-locked of p (len bytes mapped, its first `locked`
@@ -781,10 +797,7 @@ static void do_gen(const char *seq, char **save)
 
 	/* "p:<hex>": where the sets go, apart from the inputs' seeds. */
 	if (tok && strncmp(tok, "p:", 2) == 0) {
-		char *end;
-		errno = 0;
-		place = strtoull(tok + 2, &end, 16);
-		if (errno || end == tok + 2 || *end) {
+		if (!parse_seed(tok + 2, &place)) {
 			rio_replyf("error %s bad placement", seq);
 			return;
 		}
@@ -1066,16 +1079,12 @@ static struct lent_slot *parse_slot(char **save, bool need_sets)
  * window). */
 static bool parse_place(char **save, bool *placed, unsigned long long *seed)
 {
-	char *tok = rio_next_tok(save), *end;
+	char *tok = rio_next_tok(save);
 
 	if (!tok)
 		return false;
 	*placed = strcmp(tok, "-") != 0;
-	if (!*placed)
-		return true;
-	errno = 0;
-	*seed = strtoull(tok, &end, 16);
-	return !errno && end != tok && !*end;
+	return !*placed || parse_seed(tok, seed);
 }
 
 /* Where argument a of set k of slot s lies for the sample. */
@@ -1464,28 +1473,20 @@ static void do_gate_page(const char *seq)
 static void do_capture(const char *seq, char **save)
 {
 	int64_t n;
-	char *place = NULL, *end = NULL;
+	bool placed = false;
 	unsigned long long seed = 0;
 	char why[600];
 
-	gpu_graph_release(&cap.g);
-	cap.n = 0;
+	drop_capture();
 	if (rio_parse_i64(save, &n) || n < 1 || n > nsets ||
-	    !(place = rio_next_tok(save))) {
+	    !parse_place(save, &placed, &seed)) {
 		rio_replyf("error %s bad capture request", seq);
 		return;
 	}
-	if (strcmp(place, "-") != 0) {
-		errno = 0;
-		seed = strtoull(place, &end, 16);
-		if (errno || end == place || *end) {
-			rio_replyf("error %s bad placement", seq);
-			return;
-		}
+	if (placed)
 		place_sets(seed);
-	} else {
+	else
 		unplace_sets();
-	}
 	(void)GPU(GetLastError)();
 	gpu_err e = gpu_capture_begin(stream);
 	if (e != GPU(Success)) {
@@ -1656,8 +1657,7 @@ static void do_time(const char *seq, char **save)
 	int64_t ns = (int64_t)((double)ms * 1e6 + 0.5);
 	if (ns < 1)
 		ns = 1;
-	gpu_graph_release(&cap.g);
-	cap.n = 0;
+	drop_capture();
 	rio_replyf("ok %s %d %" PRId64 " %" PRId64, seq, rc, ns, drain);
 }
 

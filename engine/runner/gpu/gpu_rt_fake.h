@@ -541,46 +541,46 @@ static inline void fake_forget_allocs(void)
 	fake_nslots = 0;
 }
 
-/* The start of the allocation p points into (cuPointerGetAttribute's
- * range start on a GPU), for test kernels that recognise a buffer
- * whatever offset the runner placed it at; NULL when none is found
- * within 64 MiB below p. */
-extern "C" __attribute__((visibility("default"))) void *
-arena_fake_gpu_alloc_base(const void *p)
+/* The allocation p points into (cuMemGetAddressRange's contract on a
+ * GPU): its start and length, 0 when found; -1 when none is found within
+ * 64 MiB below p.  A slot of memory the keeper lent counts as an
+ * allocation of its own; a mapping of fakeMalloc's runs from its aligned
+ * start to its end. */
+extern "C" __attribute__((visibility("default"))) int
+arena_fake_gpu_alloc_range(const void *p, void **base, size_t *len)
 {
 	uintptr_t q = (uintptr_t)p & ~(uintptr_t)(FAKE_ALLOC_ALIGN - 1);
 
 	for (int i = 0; i < fake_nslots; i++)
 		if ((uintptr_t)p >= fake_slots[i].at &&
-		    (uintptr_t)p < fake_slots[i].at + fake_slots[i].len)
-			return (void *)fake_slots[i].at;
-
-	for (int i = 0; i < 32 && q > FAKE_ALLOC_ALIGN; i++) {
-		const size_t *hdr = (const size_t *)(q - 4096);
-		if (hdr[2] == FAKE_ALLOC_MAGIC && hdr[3] == (size_t)q)
-			return (void *)q;
-		q -= FAKE_ALLOC_ALIGN;
-	}
-	return NULL;
-}
-extern "C" __attribute__((visibility("default"))) int
-arena_fake_gpu_alloc_range(const void *p, void **base, size_t *len)
-{
-	unsigned char *b = (unsigned char *)arena_fake_gpu_alloc_base(p);
-
-	if (!b)
-		return -1;
-	for (int i = 0; i < fake_nslots; i++)
-		if ((uintptr_t)b == fake_slots[i].at) {
-			*base = b;
+		    (uintptr_t)p < fake_slots[i].at + fake_slots[i].len) {
+			*base = (void *)fake_slots[i].at;
 			*len = fake_slots[i].len;
 			return 0;
 		}
-	/* A mapping of fakeMalloc's: from the aligned start to its end. */
-	const size_t *hdr = (const size_t *)((uintptr_t)b - 4096);
-	*base = b;
-	*len = hdr[0] + hdr[1] - (size_t)(uintptr_t)b;
-	return 0;
+
+	for (int i = 0; i < 32 && q > FAKE_ALLOC_ALIGN; i++) {
+		const size_t *hdr = (const size_t *)(q - 4096);
+		if (hdr[2] == FAKE_ALLOC_MAGIC && hdr[3] == (size_t)q) {
+			*base = (void *)q;
+			*len = hdr[0] + hdr[1] - (size_t)q;
+			return 0;
+		}
+		q -= FAKE_ALLOC_ALIGN;
+	}
+	return -1;
+}
+
+/* The start of the allocation p points into (cuPointerGetAttribute's
+ * range start on a GPU), for test kernels that recognise a buffer
+ * whatever offset the runner placed it at; NULL when none is found. */
+extern "C" __attribute__((visibility("default"))) void *
+arena_fake_gpu_alloc_base(const void *p)
+{
+	void *base;
+	size_t len;
+
+	return arena_fake_gpu_alloc_range(p, &base, &len) == 0 ? base : NULL;
 }
 static inline fakeError_t fakeFree(void *p)
 {

@@ -644,9 +644,9 @@ def prepare_cuda_steps(r, device, stream, clock):
     ext = torch.cuda.ExternalStream(stream)
     r.keep.append(ext)
     r.on_stream = stream_keeper(torch, ext, stream, device)
-    # One round trip through torch's runtime on the runner's stream.
-    with torch.cuda.stream(ext):
-        torch.empty(256, device="cuda").fill_(1.0).sum().item()
+    # One round trip through torch's runtime on the runner's stream
+    # (torch's current one from here on).
+    torch.empty(256, device="cuda").fill_(1.0).sum().item()
     torch.cuda.synchronize()
     clock.step("first torch op")
     # Triton's driver compiles and loads its helper module now (a C
@@ -678,9 +678,8 @@ def prepare_cuda_steps(r, device, stream, clock):
     clock.step("triton driver")
     try:
         from warmup import arena_warm as k
-        with torch.cuda.stream(ext):
-            t = torch.zeros(256, device="cuda")
-            k[(1,)](t, 256, BLOCK=256)
+        t = torch.zeros(256, device="cuda")   # on the runner's stream
+        k[(1,)](t, 256, BLOCK=256)
         torch.cuda.synchronize()
     except Exception:  # noqa: B902 - Triton broken: the kernel's own JIT says how
         traceback.print_exc()

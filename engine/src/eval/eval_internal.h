@@ -842,11 +842,10 @@ enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, bool gate,
 				 int *rc, int64_t *claim_ns, int64_t *drain_ns,
 				 int64_t *wall_ns, int64_t *react_ns);
 /* `capture <n> <place>`: the coming `time`'s n calls recorded before
- * their inputs exist (runner_proto.h).  *captured (and r->captured, so
- * that the next runner_time_gpu asks for `graph`) when the runner did;
- * else r->why says why not.  Failures as any request's. */
-enum runner_fail runner_capture(struct runner *r, int n, const char *place,
-				bool *captured);
+ * their inputs exist (runner_proto.h).  r->captured (so that the next
+ * runner_time_gpu asks for `graph`) when the runner did; else r->why
+ * says why not.  Failures as any request's. */
+enum runner_fail runner_capture(struct runner *r, int n, const char *place);
 /* `fetch`: the arguments in mask of set k, or of every set (k < 0). */
 enum runner_fail runner_fetch(struct runner *r, uint32_t mask, int k,
 			      int64_t *wall_ns);

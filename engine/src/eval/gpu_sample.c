@@ -442,6 +442,29 @@ static enum runner_fail keeper_follow(struct eval_ctx *x, struct runner *r,
 	return kf;
 }
 
+/* The verdict when the keeper found the device still busy (for waited
+ * ns) after a runner of role did what `after` says ("sample in timed
+ * call 3"): the candidate's work left running, or, after a trusted
+ * runner, another process on the device. */
+static void device_busy_verdict(struct eval_ctx *x, enum role role,
+				const char *after, double waited,
+				const struct task_case *c)
+{
+	if (role == ROLE_CAND)
+		ev_verdict(x, RS_REJECTED,
+			   "work left running on the device after the "
+			   "candidate's %s, %s '%s': the evaluation's trusted "
+			   "GPU process still found the device busy %.0f ms "
+			   "later",
+			   after, ev_case_kind(c), c->id, waited / 1e6);
+	else
+		ev_verdict(x, RS_INFRA_ERROR,
+			   "the device stayed busy for %.0f ms after the %s's "
+			   "%s, %s '%s': another process is using it",
+			   waited / 1e6, ev_role_names[role], after,
+			   ev_case_kind(c), c->id);
+}
+
 static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		   const char *spec, uint32_t mask, const char *what,
 		   const struct task_case *c, struct gpu_sample *o)
@@ -502,21 +525,13 @@ static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 		return false;
 	}
 	if (kr.busy || kp.busy || kq.busy) {
-		double waited = (double)(kr.busy ? kr.ns : kp.busy ? kp.ns : kq.ns);
-		if (role == ROLE_CAND)
-			ev_verdict(x, RS_REJECTED,
-				   "work left running on the "
-				   "device after the candidate's sample %s, %s "
-				   "'%s': the evaluation's trusted GPU process "
-				   "still found the device busy %.0f ms later",
-				   what, ev_case_kind(c), c->id, waited / 1e6);
-		else
-			ev_verdict(x, RS_INFRA_ERROR,
-				   "the device stayed busy "
-				   "for %.0f ms after the %s's sample %s, %s "
-				   "'%s': another process is using it",
-				   waited / 1e6, ev_role_names[role], what,
-				   ev_case_kind(c), c->id);
+		char after[96];
+		snprintf(after, sizeof(after), "sample %s", what);
+		device_busy_verdict(x, role, after,
+				    (double)(kr.busy   ? kr.ns
+					     : kp.busy ? kp.ns
+						       : kq.ns),
+				    c);
 		return false;
 	}
 	if (!ev_call_outcome_ok(x, role, r, f, rc, what, c))
@@ -821,7 +836,6 @@ bool ev_gpu_capture_pair(struct eval_ctx *x, struct runner *base,
 {
 	struct runner *rs[2] = { base, cand };
 	static const enum role roles[2] = { ROLE_BASE, ROLE_CAND };
-	bool got[2] = { false, false };
 	int i;
 
 	base->captured = cand->captured = false;
@@ -837,7 +851,7 @@ bool ev_gpu_capture_pair(struct eval_ctx *x, struct runner *base,
 		 * (a kernel waiting for the coming inputs) is the capturing
 		 * runner's, not the next sample's. */
 		rs[i]->hold = true;
-		enum runner_fail f = runner_capture(rs[i], n, place, &got[i]);
+		enum runner_fail f = runner_capture(rs[i], n, place);
 		enum runner_fail kf =
 			keeper_follow(x, rs[i], "probe", &f, &kp, &gaps);
 		if (f != RUNNER_OK) {
@@ -853,30 +867,15 @@ bool ev_gpu_capture_pair(struct eval_ctx *x, struct runner *base,
 			return false;
 		}
 		if (kp.busy) {
-			if (roles[i] == ROLE_CAND)
-				ev_verdict(x, RS_REJECTED,
-					   "work left running on the device "
-					   "after the candidate captured its "
-					   "timed calls in %s '%s': the "
-					   "evaluation's trusted GPU process "
-					   "still found the device busy %.0f "
-					   "ms later",
-					   ev_case_kind(c), c->id,
-					   (double)kp.ns / 1e6);
-			else
-				ev_verdict(x, RS_INFRA_ERROR,
-					   "the device stayed busy for %.0f ms "
-					   "after the baseline captured its "
-					   "timed calls in %s '%s': another "
-					   "process is using it",
-					   (double)kp.ns / 1e6, ev_case_kind(c),
-					   c->id);
+			device_busy_verdict(x, roles[i],
+					    "capture of its timed calls",
+					    (double)kp.ns, c);
 			return false;
 		}
-		if (!got[i])
+		if (!rs[i]->captured)
 			break;
 	}
-	if (got[0] && got[1])
+	if (base->captured && cand->captured)
 		return true;
 	/* Neither runs from a capture: a pair timed one way against the
 	 * other would charge the live one its launches. */

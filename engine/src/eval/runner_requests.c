@@ -686,13 +686,12 @@ enum runner_fail runner_time_gpu(struct runner *r, int n, bool hold, bool gate,
 	return f;
 }
 
-enum runner_fail runner_capture(struct runner *r, int n, const char *place,
-				bool *captured)
+enum runner_fail runner_capture(struct runner *r, int n, const char *place)
 {
 	char a[48], yes[48], no[48], *line = NULL;
 	enum runner_fail f;
 
-	*captured = r->captured = false;
+	r->captured = false;
 	snprintf(a, sizeof(a), "%d %s", n, place);
 	if ((f = post_request(r, "capture", a)) != RUNNER_OK)
 		return f;
@@ -704,7 +703,7 @@ enum runner_fail runner_capture(struct runner *r, int n, const char *place,
 	snprintf(yes, sizeof(yes), "ok %" PRIu64 " 1", r->seq);
 	snprintf(no, sizeof(no), "ok %" PRIu64 " 0 ", r->seq);
 	if (strcmp(line, yes) == 0) {
-		*captured = r->captured = true;
+		r->captured = true;
 		return RUNNER_OK;
 	}
 	if (strncmp(line, no, strlen(no)) == 0) {
