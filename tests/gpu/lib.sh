@@ -25,5 +25,14 @@ say() {
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
+# captured_pairs TIMING_TSV: "C/N", of an evaluation's N timed pairs the C
+# that ran from batches captured before their inputs existed (timing.tsv's
+# graph column; docs/gpu.md section 6); "?" without the file.
+captured_pairs() {
+	[ -f "$1" ] || { echo '?'; return 0; }
+	awk -F'\t' '$1 == "case" { for (k = 1; k <= NF; k++) if ($k == "graph") g = k }
+		g && $3 == "timed" { n++; c += $g } END { printf "%d/%d\n", c, n }' "$1"
+}
+
 # field KEY < task_result.yaml: the value of a top-level key.
 field() { sed -n "s/^$1: //p" | head -n 1 | sed "s/^'\(.*\)'$/\1/"; }

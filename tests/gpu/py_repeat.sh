@@ -103,9 +103,7 @@ while [ "$(date +%s)" -lt "$t_end" ]; do
 	st=$(field status < "$y")
 	# Timed pairs run from captured batches (ARENA_GPU_CAPTURE=1;
 	# timing.tsv's graph column), of all timed pairs.
-	graphs=$(awk -F'\t' '$1 == "case" { for (k = 1; k <= NF; k++) if ($k == "graph") g = k }
-		g && $3 == "timed" { n++; c += $g } END { printf "%d/%d", c, n }' \
-		"$logs/timing.tsv" 2>/dev/null)
+	graphs=$(captured_pairs "$logs/timing.tsv")
 	say "$i $mode ${t}s status ${st:-?} speedup $(field speedup_ratio < "$y") $(field speedup_ci < "$y") captured ${graphs:-?}"
 	for role in baseline candidate; do
 		grep -h "launch profile: pid" "$logs/runner-$role.log" 2>/dev/null |

@@ -1201,6 +1201,71 @@ static void test_work_left_running_from_a_capture_is_rejected(void **s)
 	rm_rf(dev);
 }
 
+/* Captures are the default on an NVIDIA device (the fake's kind), and
+ * ARENA_GPU_CAPTURE=0 turns them off, as they are on an AMD device: the
+ * method says which, and each way keeps the verdicts (an honest copy
+ * accepted, a forger named by the controller's clock or charged back). */
+static void test_captured_and_live_batches_keep_the_verdicts(void **s)
+{
+	char dir[] = "/tmp/arena-test-gpu-live-XXXXXX";
+	struct opts o = { .log_dir = dir };
+	struct task_result r;
+	int captured, live;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	evaluate("baseline_copy", &o, &r);
+	expect(&r, RS_OK, "");
+	assert_non_null(strstr(r.benchmark_method,
+			       "captured before their inputs existed"));
+	result_release(&r);
+	eval_check_graph_pairs(dir, &captured, &live);
+	assert_true(captured > 0);
+	assert_int_equal(live, 0);
+
+	setenv("ARENA_GPU_CAPTURE", "0", 1);
+	evaluate("baseline_copy", &o, &r);
+	expect(&r, RS_OK, "");
+	assert_null(strstr(r.benchmark_method, "captured"));
+	result_release(&r);
+	eval_check_graph_pairs(dir, &captured, &live);
+	assert_int_equal(captured, 0);
+	assert_true(live > 0);
+	o.task = task_heavy;
+	o.log_dir = NULL;
+	evaluate("forged_claim", &o, &r);
+	unsetenv("ARENA_GPU_CAPTURE");
+	if (r.status == RS_OK)
+		assert_true(r.speedup_ratio < 2.0);
+	else
+		expect(&r, RS_REJECTED,
+		       "inconsistent with the controller's clock");
+	result_release(&r);
+	rm_rf(dir);
+}
+
+/* A host thread started while capturing, which waits for the coming
+ * inputs, writes the outputs ahead of the timed replay and is gone before
+ * the sample ends: the candidate runner's threads are counted right after
+ * its capture, as after every call. */
+static void test_a_thread_started_while_capturing_is_rejected(void **s)
+{
+	struct opts o = { 0 };
+	struct task_result r;
+
+	(void)s;
+	if (!have_runner)
+		skip();
+	setenv("ARENA_GPU_CAPTURE", "1", 1);
+	evaluate("capture_thread", &o, &r);
+	unsetenv("ARENA_GPU_CAPTURE");
+	expect(&r, RS_REJECTED, "work left running after");
+	expect(&r, RS_REJECTED, "while capturing its timed calls");
+	result_release(&r);
+}
+
 /* The same cheat only in a runner that served the correctness phase's
  * `call` - the pair a quick evaluation times first - and honest in fresh
  * ones: the first timing's charge sends the case to a fresh pair, which
@@ -2055,6 +2120,10 @@ int main(void)
 			test_batches_run_from_captures_or_live_in_both),
 		cmocka_unit_test(
 			test_work_left_running_from_a_capture_is_rejected),
+		cmocka_unit_test(
+			test_a_thread_started_while_capturing_is_rejected),
+		cmocka_unit_test(
+			test_captured_and_live_batches_keep_the_verdicts),
 		cmocka_unit_test(
 			test_a_cheat_only_in_the_first_pair_of_processes_gains_nothing),
 		cmocka_unit_test(

@@ -426,7 +426,19 @@ static inline gpu_err gpu_capture_end(gpu_stream s, struct gpu_graph *g)
 		e = GPU(ErrorUnknown);
 	if (e == GPU(Success))
 		e = GPU(GraphInstantiateWithFlags)(&exec, graph, 0);
+#if !defined(ARENA_GPU_HIP)
+	/* The graph's first launch would otherwise copy it to the device
+	 * inside the timed window (HIP 5.2 has no hipGraphUpload).  Waited
+	 * for, so that the keeper's probe after the capture finds the
+	 * device idle. */
+	if (e == GPU(Success))
+		e = GPU(GraphUpload)(exec, s);
+	if (e == GPU(Success))
+		e = GPU(StreamSynchronize)(s);
+#endif
 	if (e != GPU(Success)) {
+		if (exec)
+			(void)GPU(GraphExecDestroy)(exec);
 		if (graph)
 			(void)GPU(GraphDestroy)(graph);
 		(void)GPU(GetLastError)();

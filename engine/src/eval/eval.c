@@ -789,7 +789,8 @@ int ev_run_task(const struct eval_request *req, const struct aka_inputs *rec,
 	x.gpu = x.dev.kind != DEV_HOST;
 	x.gpu_hold = x.gpu && ev_gpu_hold_launch();
 	x.ctl_gate = x.gpu_hold && ev_gpu_ctl_gate_wanted();
-	x.capture = x.gpu && ev_gpu_capture_wanted(t->language);
+	x.capture = x.capture_asked = x.gpu &&
+				      ev_gpu_capture_wanted(x.dev.kind);
 	x.lang[ROLE_REF] = t->reference_language;
 	x.lang[ROLE_BASE] = x.lang[ROLE_CAND] = t->language;
 	if (!dir_exists(req->candidate_dir))
@@ -892,6 +893,18 @@ done:
 		if (x.method_notes.len)
 			strbuf_addf(&m, "; batches of back-to-back calls per "
 				    "event pair: %s", x.method_notes.buf);
+		if (x.captured_pairs)
+			strbuf_addf(&m,
+				    "; batches captured before their "
+				    "inputs existed, each launched as one "
+				    "graph%s",
+				    x.capture ? ""
+					      : ", until a runner's calls "
+						"could not be captured");
+		else if (x.capture_asked && !x.capture)
+			strbuf_addstr(&m, "; batches launched live (a "
+					  "runner's calls could not be "
+					  "captured)");
 		if (x.gpu_hold)
 			strbuf_addstr(&m, "; calls enqueued behind a held "
 				      "stream");

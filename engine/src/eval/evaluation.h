@@ -279,8 +279,10 @@ struct eval_ctx {
 	 * gate_offered), until a trusted runner cannot map its page. */
 	bool ctl_gate;
 	/* Timed batches captured before their inputs exist
-	 * (ev_gpu_capture_wanted), until a runner cannot capture. */
-	bool capture;
+	 * (ev_gpu_capture_wanted), until a runner cannot capture; whether
+	 * they were at the start; pairs that ran from captures. */
+	bool capture, capture_asked;
+	int captured_pairs;
 	int64_t probe_min_ns;		/* the fastest keeper probe so far */
 	int *gpu_batch;			/* per case: calls per sample, 0 = not
 					 * decided yet (gpu_sample.c) */
@@ -683,13 +685,14 @@ bool ev_gpu_hold_launch(void);
  * runner_proto.h; docs/gpu.md section 6): the default wherever batches
  * are held; ARENA_GPU_CTL_GATE=0 leaves the runners to open their own. */
 bool ev_gpu_ctl_gate_wanted(void);
-/* Whether timed batches of kernels in language are captured before their
+/* Whether timed batches on a device of kind are captured before their
  * inputs exist and launched at once (`capture`, runner_proto.h;
  * docs/gpu.md section 6, "A batch captured before its inputs exist"):
- * meant for Python and Triton, whose launches cost hundreds of
- * microseconds of host time inside the controller's clock, but only with
- * ARENA_GPU_CAPTURE=1 (for every language) until it has run on a GPU. */
-bool ev_gpu_capture_wanted(enum task_language language);
+ * the default on NVIDIA devices, where it ran (H100, 2026-12-07: Triton's
+ * per-block excess between processes fell from 194-408 us to 54-68 us);
+ * not on AMD's, where it has not run.  ARENA_GPU_CAPTURE=1 or 0 turns it
+ * on or off everywhere. */
+bool ev_gpu_capture_wanted(enum dev_kind kind);
 /* Both runners of a pair capture their coming batch of n calls at the
  * placement place (ev_gpu_place), so that their next `time` runs it with
  * one launch: true, each runner's `captured` set.  Where either cannot,

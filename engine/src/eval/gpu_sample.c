@@ -186,12 +186,15 @@ bool ev_gpu_ctl_gate_wanted(void)
 	return switch_on("ARENA_GPU_CTL_GATE");
 }
 
-bool ev_gpu_capture_wanted(enum task_language language)
+bool ev_gpu_capture_wanted(enum dev_kind kind)
 {
 	const char *v = getenv("ARENA_GPU_CAPTURE");
 
-	(void)language;
-	return v && strcmp(v, "1") == 0;
+	if (v && strcmp(v, "1") == 0)
+		return true;
+	if (v && strcmp(v, "0") == 0)
+		return false;
+	return kind == DEV_CUDA;
 }
 
 /* Whether runner r's timed batches wait for the controller's gate
@@ -872,11 +875,21 @@ bool ev_gpu_capture_pair(struct eval_ctx *x, struct runner *base,
 					    (double)kp.ns, c);
 			return false;
 		}
+		/* Threads are counted as after every call: one started
+		 * while capturing could wait for the coming inputs and be
+		 * gone by the end of the sample. */
+		if (!ev_call_outcome_ok(x, roles[i], rs[i], RUNNER_OK, 0,
+					"while capturing its timed calls", c))
+			return false;
+		if (roles[i] != ROLE_CAND)
+			ev_note_trusted(x, rs[i]);
 		if (!rs[i]->captured)
 			break;
 	}
-	if (base->captured && cand->captured)
+	if (base->captured && cand->captured) {
+		x->captured_pairs++;
 		return true;
+	}
 	/* Neither runs from a capture: a pair timed one way against the
 	 * other would charge the live one its launches. */
 	base->captured = cand->captured = false;
