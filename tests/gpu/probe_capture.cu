@@ -13,6 +13,10 @@
  * and does what a kernel's call might: a free, an allocation, a
  * synchronous copy, a stream synchronisation, work on another stream.
  *
+ * Each scenario runs in relaxed mode (what the runner used first) and in
+ * thread-local mode, where a call the capture cannot hold (an allocation,
+ * a free, a synchronisation) fails and ends the capture instead.
+ *
  * usage: probe_capture [scenario...]   (default: all)
  * Build here: nvcc -O2 -arch=sm_90 -o build/probe_capture tests/gpu/probe_capture.cu
  */
@@ -73,12 +77,23 @@ static int call(const char *kind)
 		     cudaMemcpy(h, y, sizeof(h), cudaMemcpyDeviceToHost));
 	} else if (!strcmp(kind, "stream_sync")) {
 		step("cudaStreamSynchronize", cudaStreamSynchronize(s));
+	} else if (!strcmp(kind, "workspace")) {
+		float *tmp = NULL;
+		step("cudaMalloc a workspace",
+		     cudaMalloc((void **)&tmp, N * 4));
+		if (tmp) {
+			poly<<<N / 256, 256, 0, s>>>(y, tmp, N);
+			step("kernel on the workspace", cudaGetLastError());
+			step("cudaFree the workspace", cudaFree(tmp));
+		}
 	} else if (!strcmp(kind, "side_stream")) {
 		spin<<<1, 1, 0, side>>>(4000000LL);
 		step("spin on another stream", cudaGetLastError());
 	}
 	return 0;
 }
+
+static cudaStreamCaptureMode mode;
 
 static void scenario(const char *kind)
 {
@@ -100,8 +115,10 @@ static void scenario(const char *kind)
 		printf("  captured call, round %d\n", round);
 		if (!other)
 			(void)cudaMalloc((void **)&other, N * 4);
-		step("cudaStreamBeginCapture relaxed",
-		     cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+		step("cudaStreamBeginCapture", cudaStreamBeginCapture(s, mode));
+		/* Two calls, as a batch of two: the second frees what the
+		 * first captured (free_malloc). */
+		call(kind);
 		call(kind);
 		step("cudaStreamIsCapturing", cudaStreamIsCapturing(s, &st));
 		printf("    capture status %d\n", (int)st);
@@ -136,28 +153,38 @@ static void scenario(const char *kind)
 
 int main(int argc, char **argv)
 {
-	static const char *all[] = { "free_malloc", "free_only",
-				     "malloc_only", "sync_copy",
-				     "stream_sync", "side_stream" };
+	static const char *all[] = { "free_malloc", "free_only", "malloc_only",
+				     "workspace",   "sync_copy", "stream_sync",
+				     "side_stream" };
+	static const struct {
+		cudaStreamCaptureMode m;
+		const char *name;
+	} modes[] = { { cudaStreamCaptureModeRelaxed, "relaxed" },
+		      { cudaStreamCaptureModeThreadLocal, "thread-local" } };
 	int n = argc > 1 ? argc - 1 : (int)(sizeof(all) / sizeof(all[0]));
 
-	for (int i = 0; i < n; i++) {
-		const char *kind = argc > 1 ? argv[i + 1] : all[i];
-		printf("scenario %s\n", kind);
-		fflush(stdout);
-		pid_t pid = fork();
-		if (pid == 0) {
-			scenario(kind);
-			_exit(0);
+	for (int m = 0; m < 2; m++)
+		for (int i = 0; i < n; i++) {
+			const char *kind = argc > 1 ? argv[i + 1] : all[i];
+			printf("scenario %s, %s\n", kind, modes[m].name);
+			fflush(stdout);
+			mode = modes[m].m;
+			pid_t pid = fork();
+			if (pid == 0) {
+				scenario(kind);
+				_exit(0);
+			}
+			int ws = 0;
+			waitpid(pid, &ws, 0);
+			if (WIFSIGNALED(ws))
+				printf("scenario %s, %s: killed by signal %d "
+				       "(%s)\n",
+				       kind, modes[m].name, WTERMSIG(ws),
+				       strsignal(WTERMSIG(ws)));
+			else
+				printf("scenario %s, %s: exit %d\n", kind,
+				       modes[m].name, WEXITSTATUS(ws));
+			fflush(stdout);
 		}
-		int ws = 0;
-		waitpid(pid, &ws, 0);
-		if (WIFSIGNALED(ws))
-			printf("scenario %s: killed by signal %d (%s)\n", kind,
-			       WTERMSIG(ws), strsignal(WTERMSIG(ws)));
-		else
-			printf("scenario %s: exit %d\n", kind, WEXITSTATUS(ws));
-		fflush(stdout);
-	}
 	return 0;
 }

@@ -373,10 +373,12 @@ static inline gpu_err gpu_vmm_import(int fd, size_t size, struct gpu_vmm *m)
 /*
  * Captured batches (docs/gpu.md section 6, "A batch captured before its
  * inputs exist"): a batch's calls recorded on the runner's stream (stream
- * capture, relaxed mode: other threads' calls are not refused) into a
- * graph, instantiated, and later run with one launch.  A capture that a
- * call broke (a synchronisation, an unsupported call) ends with the error
- * and no graph.  The fake records nothing (a fake launch is a host call
+ * capture) into a graph, instantiated, and later run with one launch.
+ * Thread-local mode: this thread's calls that a graph cannot hold (an
+ * allocation or a free, a synchronisation) fail and end the capture with
+ * the error and no graph, so the batch runs live.  In relaxed mode they
+ * would run at capture time, and a call's workspace freed then would be
+ * gone when the graph replays it (tests/gpu/probe_capture.cu).  The fake records nothing (a fake launch is a host call
  * that runs at once; gpu_rt_fake.h): the runner replays its batch there
  * by calling it again.
  */
@@ -412,7 +414,7 @@ static inline void gpu_graph_release(struct gpu_graph *g)
 #else
 static inline gpu_err gpu_capture_begin(gpu_stream s)
 {
-	return GPU(StreamBeginCapture)(s, GPU(StreamCaptureModeRelaxed));
+	return GPU(StreamBeginCapture)(s, GPU(StreamCaptureModeThreadLocal));
 }
 
 static inline gpu_err gpu_capture_end(gpu_stream s, struct gpu_graph *g)
