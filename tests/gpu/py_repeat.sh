@@ -24,7 +24,7 @@
 #
 # Each evaluation's line ends with "captured C/N": of its N timed pairs,
 # C ran from batches captured before their inputs existed
-# (ARENA_GPU_CAPTURE=1, docs/gpu.md section 6).  PY_REPEAT_CAPTURE=both
+# (the default on NVIDIA devices, docs/gpu.md section 6).  PY_REPEAT_CAPTURE=both
 # turns captures on for two evaluations (quick, default) and off for the
 # next two, and so on, so that both are measured side by side.
 #
@@ -101,8 +101,6 @@ while [ "$(date +%s)" -lt "$t_end" ]; do
 	t=$(elapsed "$t0")
 	y=$work/out-$i.yaml
 	st=$(field status < "$y")
-	# Timed pairs run from captured batches (ARENA_GPU_CAPTURE=1;
-	# timing.tsv's graph column), of all timed pairs.
 	graphs=$(captured_pairs "$logs/timing.tsv")
 	say "$i $mode ${t}s status ${st:-?} speedup $(field speedup_ratio < "$y") $(field speedup_ci < "$y") captured ${graphs:-?}"
 	for role in baseline candidate; do

@@ -446,8 +446,9 @@ static void test_gpu_flavour_profiles_its_launches_when_asked(void **s)
 	}
 }
 
-/* ARENA_GPU_CAPTURE=1 (docs/gpu.md section 6, "A batch captured before
- * its inputs exist"): a Python GPU runner's batches are captured before
+/* Captures (docs/gpu.md section 6, "A batch captured before its inputs
+ * exist"; the default on an NVIDIA device, set here whatever the
+ * default): a Python GPU runner's batches are captured before
  * their inputs exist and launched at once; every timed pair of the trace
  * says so (timing.tsv's graph column, the one before the last), and the
  * verdict is the honest one. */

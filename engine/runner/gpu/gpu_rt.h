@@ -378,9 +378,10 @@ static inline gpu_err gpu_vmm_import(int fd, size_t size, struct gpu_vmm *m)
  * allocation or a free, a synchronisation) fail and end the capture with
  * the error and no graph, so the batch runs live.  In relaxed mode they
  * would run at capture time, and a call's workspace freed then would be
- * gone when the graph replays it (tests/gpu/probe_capture.cu).  The fake records nothing (a fake launch is a host call
- * that runs at once; gpu_rt_fake.h): the runner replays its batch there
- * by calling it again.
+ * gone when the graph replays it (tests/gpu/probe_capture.cu).  The fake
+ * records nothing (a fake launch is a host call that runs at once;
+ * gpu_rt_fake.h): the runner replays its batch there by calling it
+ * again.
  */
 struct gpu_graph {
 	void *graph, *exec; /* both NULL: none */

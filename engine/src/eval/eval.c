@@ -134,8 +134,7 @@ void ev_verdict(struct eval_ctx *x, enum result_status st,
 	free(msg);
 }
 
-void ev_verdict_supersede(struct eval_ctx *x, enum result_status st,
-			  const char *msg)
+void ev_verdict_withdraw(struct eval_ctx *x)
 {
 	struct task_result *r = x->res;
 	struct verdict_undo *u = &x->undo;
@@ -153,6 +152,12 @@ void ev_verdict_supersede(struct eval_ctx *x, enum result_status st,
 		}
 		x->decided = false;
 	}
+}
+
+void ev_verdict_supersede(struct eval_ctx *x, enum result_status st,
+			  const char *msg)
+{
+	ev_verdict_withdraw(x);
 	ev_verdict(x, st, "%s", msg);
 }
 
@@ -899,8 +904,8 @@ done:
 				    "inputs existed, each launched as one "
 				    "graph%s",
 				    x.capture ? ""
-					      : ", until a runner's calls "
-						"could not be captured");
+					      : ", then live (the trace "
+						"says why)");
 		else if (x.capture_asked && !x.capture)
 			strbuf_addstr(&m, "; batches launched live (a "
 					  "runner's calls could not be "

@@ -337,6 +337,9 @@ void ev_verdict(struct eval_ctx *x, enum result_status st, const char *fmt,
  * foreground; without a verdict set, ev_verdict. */
 void ev_verdict_supersede(struct eval_ctx *x, enum result_status st,
 			  const char *msg);
+/* Takes back the verdict set last, as if it had not been reached (the
+ * result as it was before it); nothing without one. */
+void ev_verdict_withdraw(struct eval_ctx *x);
 
 /* ---- runners.c -------------------------------------------------------- */
 
