@@ -6,8 +6,9 @@
 # rejected, reason unrecorded (docs/benchmarks.md, "H100, 2026-12-07").
 #
 # Each round appends a comment to the task's editable file (a new sources
-# hash; nothing cached answers) and runs `arena eval` on it, alternating
-# --quick and default mode, each with its own --logs.  For every
+# hash) and runs `arena eval --no-cache` on it (the same edits in an
+# earlier run in the same store would otherwise be answered from its
+# cache), alternating --quick and default mode, each with its own --logs.  For every
 # evaluation, one line in $OUT/py_repeat.txt: mode, seconds, status,
 # speedup and interval, and for one that is not ok every error message
 # and integrity line; then tests/gpu/role_excess.py over its timing.tsv
@@ -24,9 +25,14 @@
 #
 # Each evaluation's line ends with "captured C/N": of its N timed pairs,
 # C ran from batches captured before their inputs existed
-# (the default on NVIDIA devices, docs/gpu.md section 6).  PY_REPEAT_CAPTURE=both
-# turns captures on for two evaluations (quick, default) and off for the
-# next two, and so on, so that both are measured side by side.
+# (the default on NVIDIA devices, docs/gpu.md section 6).
+#
+# PY_REPEAT_MODES (default "quick default") is the cycle of modes, e.g.
+# "quick" for quick evaluations only.  PY_REPEAT_SWITCH=VAR sets the
+# environment variable VAR to 1 for one cycle of modes, to 0 for the
+# next, and so on, so that a switch is measured on and off side by side
+# (each line then says VAR=1 or VAR=0); PY_REPEAT_CAPTURE=both is
+# PY_REPEAT_SWITCH=ARENA_GPU_CAPTURE.
 #
 # With PY_REPEAT_PROFILE=1 (the default) the Python runners time their
 # launches part by part (ARENA_PY_LAUNCH_PROFILE, arena_runner_py.py), and
@@ -70,21 +76,34 @@ editable=$(sed -n 's/^editable: *\[\([^],]*\).*/\1/p' "$tdir/$task/config.yaml" 
 }
 cp "$tdir/$task/$editable" "$ws/"
 case $editable in *.py) c='#' ;; *) c='//' ;; esac
+modes=${PY_REPEAT_MODES:-quick default}
+nmodes=$(echo $modes | wc -w)
+for m in $modes; do
+	case $m in quick | default) ;; *)
+		say "py_repeat: PY_REPEAT_MODES: '$m' is neither quick nor default"
+		exit 1 ;;
+	esac
+done
+switch=${PY_REPEAT_SWITCH:-}
+[ "${PY_REPEAT_CAPTURE:-}" = both ] && switch=ARENA_GPU_CAPTURE
+case $switch in
+'' | [A-Za-z_]*) ;;
+*) say "py_repeat: PY_REPEAT_SWITCH=$switch is not a variable name"; exit 1 ;;
+esac
 say "# py_repeat.sh on $DEVICE, commit ${ARENA_COMMIT:-?}, $task, $(date -u +%FT%TZ)"
 t_end=$(($(date +%s) + deadline))
 i=0 bad=0 kept_ok=false
 while [ "$(date +%s)" -lt "$t_end" ]; do
 	i=$((i + 1))
-	mode=default
-	[ $((i % 2)) -eq 1 ] && mode=quick
-	# PY_REPEAT_CAPTURE=both: captures on for two rounds (quick, default),
-	# off for the next two, and so on: the two side by side in one run.
-	if [ "${PY_REPEAT_CAPTURE:-}" = both ]; then
-		if [ $(((i - 1) / 2 % 2)) -eq 0 ]; then
-			export ARENA_GPU_CAPTURE=1
-		else
-			export ARENA_GPU_CAPTURE=0
-		fi
+	# The i-th mode of the cycle, and the switch's value for its cycle.
+	set -- $modes
+	k=$(((i - 1) % $#))
+	shift $k
+	mode=$1
+	switched=
+	if [ -n "$switch" ]; then
+		export "$switch=$((1 - (i - 1) / nmodes % 2))"
+		switched=" $switch=$(printenv "$switch")"
 	fi
 	printf '\n%s py_repeat edit %d\n' "$c" "$i" >> "$ws/$editable"
 	logs=$work/logs-$i
@@ -92,17 +111,19 @@ while [ "$(date +%s)" -lt "$t_end" ]; do
 	if [ $mode = quick ]; then
 		timeout "${PY_REPEAT_EVAL_S:-240}" \
 			"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
-			--workspace "$ws" --quick --logs "$logs" > "$work/out-$i.yaml" 2>&1
+			--workspace "$ws" --quick --no-cache --logs "$logs" \
+			> "$work/out-$i.yaml" 2>&1
 	else
 		timeout "${PY_REPEAT_EVAL_S:-240}" \
 			"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
-			--workspace "$ws" --logs "$logs" > "$work/out-$i.yaml" 2>&1
+			--workspace "$ws" --no-cache --logs "$logs" \
+			> "$work/out-$i.yaml" 2>&1
 	fi
 	t=$(elapsed "$t0")
 	y=$work/out-$i.yaml
 	st=$(field status < "$y")
 	graphs=$(captured_pairs "$logs/timing.tsv")
-	say "$i $mode ${t}s status ${st:-?} speedup $(field speedup_ratio < "$y") $(field speedup_ci < "$y") captured ${graphs:-?}"
+	say "$i $mode ${t}s status ${st:-?} speedup $(field speedup_ratio < "$y") $(field speedup_ci < "$y") captured ${graphs:-?}$switched"
 	for role in baseline candidate; do
 		grep -h "launch profile: pid" "$logs/runner-$role.log" 2>/dev/null |
 			awk -v r="$role" '{ split($0, a, "launch profile: "); p = a[2]; sub(/:.*/, "", p); last[p] = a[2] }
