@@ -8,8 +8,8 @@
 # Each round appends a comment to the task's editable file (a new sources
 # hash) and runs `arena eval --no-cache` on it (the same edits in an
 # earlier run in the same store would otherwise be answered from its
-# cache), alternating --quick and default mode, each with its own --logs.  For every
-# evaluation, one line in $OUT/py_repeat.txt: mode, seconds, status,
+# cache), alternating --quick and default mode, each with its own
+# --logs.  For every evaluation, one line in $OUT/py_repeat.txt: mode, seconds, status,
 # speedup and interval, and for one that is not ok every error message
 # and integrity line; then tests/gpu/role_excess.py over its timing.tsv
 # (where the candidate's excess over its baseline lies: the launches
@@ -17,7 +17,7 @@
 # check and block) in $OUT/py_repeat-excess.txt, and where the first ok
 # evaluation's pairs spent their time (tests/gpu/pace_report.py) in
 # $OUT/py_repeat-pace.txt.  An ok evaluation whose interval lies wholly
-# below 0.98 (a charge on an edit that changed nothing) is marked
+# below 1.0 (a charge on an edit that changed nothing) is marked
 # `ok-charged`, with its cases' charges from the trace.  The logs of every
 # evaluation that was not ok or was charged, and of the first that was
 # ok, are kept in $OUT/py_repeat.tgz.  Exit 1 when any evaluation was not
@@ -134,10 +134,12 @@ while [ "$(date +%s)" -lt "$t_end" ]; do
 		awk -f "$ROOT/tests/bench/why.awk" "$y" | sed 's/^/    /' |
 			tee -a "$TABLE"
 	fi
-	# An ok verdict whose interval lies wholly below 0.98: a charge on an
-	# edit that changed nothing.  Its cases' charges, and its logs kept.
+	# An ok verdict whose interval lies wholly below 1.0: "slower" said
+	# with confidence of an edit that changed nothing (0.9382 [0.9340,
+	# 0.9814] on an H100 went unkept under a 0.98 line).  Its cases'
+	# charges, and its logs kept.
 	hi=$(field speedup_ci < "$y" | tr -d '[]' | awk -F', *' '{ print $2 }')
-	charged=$(awk -v h="$hi" 'BEGIN { print (h != "" && h + 0 < 0.98) ? 1 : 0 }')
+	charged=$(awk -v h="$hi" 'BEGIN { print (h != "" && h + 0 < 1.0) ? 1 : 0 }')
 	if [ "$st" = ok ] && [ "$charged" = 1 ]; then
 		st=ok-charged
 		grep -h "charged excess\|timed again on a fresh pair" \
