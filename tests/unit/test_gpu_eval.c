@@ -1278,6 +1278,29 @@ static void test_a_kernel_wrong_only_when_replayed_is_timed_live(void **s)
 	rm_rf(dir);
 }
 
+/* With ARENA_GPU_PAIR_CPU=1 (opt-in) each pair's two runners are held
+ * to one CPU, not the controller's, for the pair (host_pin.c,
+ * gpu_pair_cpu): the trace says which, and the verdict is the honest
+ * one.  A machine of one CPU has none to spare. */
+static void test_a_pairs_runners_can_be_held_to_one_cpu(void **s)
+{
+	char dir[] = "/tmp/arena-test-gpu-paircpu-XXXXXX";
+	struct task_result r;
+	int captured, live;
+
+	(void)s;
+	if (!have_runner || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		skip();
+	setenv("ARENA_GPU_PAIR_CPU", "1", 1);
+	evaluate_logged("baseline_copy", NULL, dir, &r, &captured, &live);
+	unsetenv("ARENA_GPU_PAIR_CPU");
+	expect(&r, RS_OK, "");
+	result_release(&r);
+	assert_true(trace_has(dir, "each pair's runners held to CPU"));
+	assert_true(captured + live > 0);
+	rm_rf(dir);
+}
+
 /* A host thread started while capturing, which waits for the coming
  * inputs, writes the outputs ahead of the timed replay and is gone before
  * the sample ends: the candidate runner's threads are counted right after
@@ -2158,6 +2181,7 @@ int main(void)
 			test_captured_and_live_batches_keep_the_verdicts),
 		cmocka_unit_test(
 			test_a_kernel_wrong_only_when_replayed_is_timed_live),
+		cmocka_unit_test(test_a_pairs_runners_can_be_held_to_one_cpu),
 		cmocka_unit_test(
 			test_a_cheat_only_in_the_first_pair_of_processes_gains_nothing),
 		cmocka_unit_test(

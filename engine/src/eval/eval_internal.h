@@ -337,6 +337,14 @@ struct host_pin {
 void host_pin_hold(struct host_pin *h, pid_t a, pid_t b);
 /* Gives the calling thread its own affinity back. */
 void host_pin_release(struct host_pin *h);
+/* The CPU a GPU evaluation holds each pair's two runners to while the
+ * pair runs, with $ARENA_GPU_PAIR_CPU=1 (opt-in): the first of
+ * $ARENA_GPU_RUNNER_CPUS when that is set, else the highest-numbered CPU
+ * the calling thread may use other than the one it runs on; -1 when off
+ * or when there is none. */
+int gpu_pair_cpu(void);
+/* Holds processes a and b to cpu: true when both could be. */
+bool pin_pair_to(int cpu, pid_t a, pid_t b);
 /* Evicts every cache line of [p, p + n) from every core's caches
  * (clflush; dc civac on AArch64); a no-op where
  * host_cache_can_evict() is false (the sweep then stands alone). */

@@ -283,6 +283,10 @@ struct eval_ctx {
 	 * they were at the start; pairs that ran from captures. */
 	bool capture, capture_asked;
 	int captured_pairs;
+	/* The CPU each pair's runners are held to (gpu_pair_cpu), -1:
+	 * none. */
+	int pair_cpu;
+	bool pair_cpu_said;
 	int64_t probe_min_ns;		/* the fastest keeper probe so far */
 	int *gpu_batch;			/* per case: calls per sample, 0 = not
 					 * decided yet (gpu_sample.c) */

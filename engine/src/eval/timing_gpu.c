@@ -35,6 +35,7 @@
 
 #include "arena/stats_dist.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,29 @@
 
 /* Bootstrap resamples of the charged excess. */
 #define GPU_EXCESS_ITERS 1000
+
+/* Holds the pair's runners to the evaluation's pair CPU, if any
+ * (gpu_pair_cpu); where they cannot be, none is held again. */
+static void hold_pair(struct eval_ctx *x, struct block *bk,
+		      const struct task_case *c)
+{
+	if (x->pair_cpu < 0)
+		return;
+	if (pin_pair_to(x->pair_cpu, bk->base->pid, bk->cand->pid)) {
+		if (!x->pair_cpu_said)
+			ev_trace_mark(x,
+				      "case %s: each pair's runners held to "
+				      "CPU %d",
+				      c->id, x->pair_cpu);
+		x->pair_cpu_said = true;
+		return;
+	}
+	ev_trace_mark(x,
+		      "case %s: the pair's runners could not be held to "
+		      "CPU %d (%s): none is from here on",
+		      c->id, x->pair_cpu, strerror(errno));
+	x->pair_cpu = -1;
+}
 
 /* One pair on block bk: a sample of each runner, the order alternating
  * from pair to pair (*first: the baseline went first), the other one
@@ -74,6 +98,7 @@ static bool gpu_pair_once(struct timing_case *p, struct block *bk,
 	char place[24];
 	ev_gpu_place(x, seed, place, sizeof(place));
 	snprintf(what, sizeof(what), "in %s call %d", kind, num);
+	hold_pair(x, bk, p->c);
 	/* Python batches are captured before their inputs exist and then
 	 * launched at once (docs/gpu.md section 6). */
 	ok = ev_gpu_capture_pair(x, bk->base, bk->cand, p->n, place, p->c);
