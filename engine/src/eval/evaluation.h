@@ -459,7 +459,8 @@ bool ev_outputs_within(const struct eval_ctx *x, const struct case_layout *l,
 		       const struct runner *got, const struct runner *want,
 		       double tol_scale, int pattern);
 /* The verdict on one request's outcome: a runner failure, a non-zero
- * return, or a candidate runner that left threads or children behind. */
+ * return, or a candidate runner that left threads or children behind.
+ * After a trusted runner's request, its thread count (ev_note_trusted). */
 bool ev_call_outcome_ok(struct eval_ctx *x, enum role role, struct runner *r,
 			enum runner_fail f, int rc, const char *what,
 			const struct task_case *c);

@@ -539,8 +539,6 @@ static bool sample(struct eval_ctx *x, enum role role, struct runner *r, int n,
 	}
 	if (!ev_call_outcome_ok(x, role, r, f, rc, what, c))
 		return false;
-	if (role != ROLE_CAND)
-		ev_note_trusted(x, r);
 	if (o->claim <= 0 || o->claim > o->wall + CLAIM_SLACK_NS ||
 	    o->drain < 0 || o->drain > o->wall) {
 		if (role == ROLE_CAND)
@@ -881,8 +879,6 @@ bool ev_gpu_capture_pair(struct eval_ctx *x, struct runner *base,
 		if (!ev_call_outcome_ok(x, roles[i], rs[i], RUNNER_OK, 0,
 					"while capturing its timed calls", c))
 			return false;
-		if (roles[i] != ROLE_CAND)
-			ev_note_trusted(x, rs[i]);
 		if (!rs[i]->captured)
 			break;
 	}

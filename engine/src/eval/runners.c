@@ -625,7 +625,9 @@ bool ev_outputs_within(const struct eval_ctx *x, const struct case_layout *l,
 
 /* The verdict on one request's outcome: a runner failure, a non-zero
  * return (the candidate's fault, or the task's for a trusted runner), or
- * a candidate runner that left threads or children behind. */
+ * a candidate runner that left threads or children behind.  A trusted
+ * runner's threads after the request raise what a candidate's may
+ * have. */
 bool ev_call_outcome_ok(struct eval_ctx *x, enum role role,
 			    struct runner *r, enum runner_fail f, int rc,
 			    const char *what, const struct task_case *c)
@@ -648,7 +650,10 @@ bool ev_call_outcome_ok(struct eval_ctx *x, enum role role,
 		}
 		return false;
 	}
-	return role != ROLE_CAND || census_ok(x, r, what, c);
+	if (role == ROLE_CAND)
+		return census_ok(x, r, what, c);
+	ev_note_trusted(x, r);
+	return true;
 }
 
 /* A comment line in timing.tsv: how far into the evaluation what
@@ -825,8 +830,6 @@ static bool host_call(struct eval_ctx *x, enum role role, struct runner *r,
 	o->delay = r->delay_ns > 0 ? r->delay_ns : 0;
 	if (!ev_call_outcome_ok(x, role, r, f, rc, what, c))
 		return false;
-	if (role != ROLE_CAND)
-		ev_note_trusted(x, r);
 	if (!check_claim)
 		return true;
 	if (o->claim <= 0 || o->claim > o->wall + CLAIM_SLACK_NS) {
@@ -898,11 +901,7 @@ static bool call_checked(struct eval_ctx *x, enum role role,
 	}
 	if (!ev_call_outcome_ok(x, role, r, f, rc, what, c))
 		return false;
-	if (gated && !order_ok(x, order, late, hold, what, c))
-		return false;
-	if (role != ROLE_CAND)
-		ev_note_trusted(x, r);
-	return true;
+	return !gated || order_ok(x, order, late, hold, what, c);
 }
 
 void **ev_stage_alloc(const struct task *t, const struct case_layout *l)
