@@ -588,6 +588,22 @@ static void test_gross_excess_bound(void **s)
 	assert_true(gpu_unconfirmed_ns(4e6) == 1e6);
 }
 
+static void test_a_claim_is_disputed_beyond_its_charge(void **s)
+{
+	(void)s;
+	/* 1 ms claims: 10 us of median reaction beyond the charge, where
+	 * the reaction's 5% bound is above 0. */
+	assert_false(gpu_claim_disputed(9e3, 1e3, 0, 1e6));
+	assert_true(gpu_claim_disputed(11e3, 1e3, 0, 1e6));
+	assert_false(gpu_claim_disputed(36.7e3, 31e3, 30e3, 1e6));
+	assert_true(gpu_claim_disputed(36.7e3, 20e3, 9.2e3, 1e6));
+	/* A median that noise alone explains (its bound at 0) is not. */
+	assert_false(gpu_claim_disputed(36.7e3, 0, 0, 1e6));
+	/* Short claims: 5 us at least. */
+	assert_false(gpu_claim_disputed(4e3, 1e3, 0, 50e3));
+	assert_true(gpu_claim_disputed(6e3, 1e3, 0, 50e3));
+}
+
 static void test_wide_excess_bounds_are_reported(void **s)
 {
 	double b0[8] = { 0, 300e3, 5e3, 250e3, -100e3, 200e3, 1e3, 280e3 };
@@ -802,6 +818,7 @@ int main(void)
 			test_floor_charges_a_shave_that_late_wakeups_hide),
 		cmocka_unit_test(test_floor_rarely_charges_an_honest_candidate),
 		cmocka_unit_test(test_gross_excess_bound),
+		cmocka_unit_test(test_a_claim_is_disputed_beyond_its_charge),
 		cmocka_unit_test(test_wide_excess_bounds_are_reported),
 		cmocka_unit_test(test_drain_bounds),
 		cmocka_unit_test(test_ordering_check_hold_time),

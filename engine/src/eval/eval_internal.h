@@ -274,6 +274,27 @@ double gpu_gross_excess_ns(double cand_claim_ns);
 #define GPU_UNCONFIRMED_ABS_NS 100000.0
 #define GPU_UNCONFIRMED_REL 0.25
 double gpu_unconfirmed_ns(double cand_claim_ns);
+/* A claim the controller's clock disputes: the candidate's reaction to
+ * the controller's gate beyond the baseline's (S_BROVH; the whole `time`
+ * request where the gates were not the controller's) is above 0 at the
+ * GPU_EXCESS_ALPHA bound (react_lo_ns), and its median lies above what
+ * is charged by more than max(GPU_DISPUTE_ABS_NS, GPU_DISPUTE_REL x the
+ * candidate's median claim).  The charge is a strict lower bound, which
+ * a runner that shaves most of its claims by less than the column's
+ * noise keeps below its shave (shave_most on an H100: 9.2 us charged of
+ * a 36.7 us median, 1.053, 2026-12-07); while the claim is disputed the
+ * case is not done early and runs on past its share (timing_gpu.c,
+ * claim_open), so that the bound closes in on the median.  An honest
+ * candidate's bound lies above 0 about one case in twenty, and its
+ * median near 0 (Triton on an H100, captured: -7.7 to +8.2 us per ~1 ms
+ * batch in quick evaluations). */
+#define GPU_DISPUTE_ABS_NS 5000.0
+#define GPU_DISPUTE_REL 0.01
+bool gpu_claim_disputed(double react_median_ns, double react_lo_ns,
+			double charged_ns, double cand_claim_ns);
+/* Whether disputed claims run on: ARENA_GPU_DISPUTE=0 turns it off, so
+ * that the two can be measured side by side. */
+bool gpu_dispute_wanted(void);
 
 /* Work a candidate left on the device after its stream's end event:
  * allowed drain = the baseline's + max(8 us, 2% of the candidate's

@@ -341,6 +341,21 @@ double gpu_unconfirmed_ns(double cand_claim_ns)
 		    GPU_UNCONFIRMED_REL * cand_claim_ns);
 }
 
+bool gpu_claim_disputed(double react_median_ns, double react_lo_ns,
+			double charged_ns, double cand_claim_ns)
+{
+	return react_lo_ns > 0 && react_median_ns - fmax(charged_ns, 0) >
+					  fmax(GPU_DISPUTE_ABS_NS,
+					       GPU_DISPUTE_REL * cand_claim_ns);
+}
+
+bool gpu_dispute_wanted(void)
+{
+	const char *v = getenv("ARENA_GPU_DISPUTE");
+
+	return !v || strcmp(v, "0") != 0;
+}
+
 double gpu_gross_excess_ns(double cand_claim_ns)
 {
 	return fmax(GPU_GROSS_EXCESS_ABS_NS,

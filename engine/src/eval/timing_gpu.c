@@ -341,8 +341,8 @@ static void gpu_ratios(struct timing_case *p)
 	 * (docs/gpu.md section 6, "The controller opens the gate").  Charged
 	 * at its strict bound, as the request's. */
 	double rhi, rstrict;
-	excess_of(p, S_BROVH, S_CROVH, seed ^ 4, &p->gate_excess_med_ns, &rhi,
-		  &rstrict, NULL);
+	double rlo = excess_of(p, S_BROVH, S_CROVH, seed ^ 4,
+			       &p->gate_excess_med_ns, &rhi, &rstrict, NULL);
 	p->gate_excess_ns = rstrict;
 	tstrict = fmax(tstrict, rstrict);
 	/* And the same request's floor, where a shave stands out even when
@@ -365,8 +365,11 @@ static void gpu_ratios(struct timing_case *p)
 		 p->fetch_excess_sound_ns <= gross);
 	double spread = p->excess_hi_ns - p->excess_ns;
 	double fspread = p->fetch_excess_hi_ns - p->fetch_excess_ns;
+	p->claim_open = gpu_dispute_wanted() &&
+			gpu_claim_disputed(p->gate_excess_med_ns, rlo,
+					   p->excess_ns, cm);
 	p->excess_unsettled = spread > gpu_unconfirmed_ns(cm) ||
-			      fspread > gpu_unconfirmed_ns(cm);
+			      fspread > gpu_unconfirmed_ns(cm) || p->claim_open;
 	ev_timing_clear(p->ct);
 	for (int i = 0; i < s->n; i++)
 		ev_timing_add(p->ct, s->block[i],
@@ -423,6 +426,14 @@ static bool gpu_claims_ok(struct timing_case *p)
 		      s->ngated, p->fetch_excess_ns / 1e3,
 		      p->fetch_excess_med_ns / 1e3, p->fetch_excess_hi_ns / 1e3,
 		      p->fetch_excess_sound_ns / 1e3, cm / 1e3);
+	if (p->claim_open)
+		ev_trace_mark(x,
+			      "case %s: its claims are still disputed after "
+			      "%d pairs (the gate's median excess %.1f us, "
+			      "charged %.1f us): charged what the bounds "
+			      "confirm",
+			      c->id, s->n, p->gate_excess_med_ns / 1e3,
+			      excess / 1e3);
 	/* Gross where the distribution-free bound says so, not the
 	 * bootstrap's: under load the pairs of pairs of an honest copy of
 	 * the baseline spread over milliseconds, and a bootstrap of the 3 a
@@ -793,11 +804,12 @@ static void gpu_finish(struct timing_case *p, bool ok)
 }
 
 /* More pairs while the median excess lies above the gross line and the
- * distribution-free bound does not (yet). */
+ * distribution-free bound does not (yet), or while the claims are
+ * disputed (claim_open). */
 static bool gpu_wants_more(struct timing_case *p)
 {
 	gpu_ratios(p);
-	return p->gross_open;
+	return p->gross_open || p->claim_open;
 }
 
 const struct pair_step ev_gpu_step = {
