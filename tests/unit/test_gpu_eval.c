@@ -1340,6 +1340,10 @@ static void test_a_cheat_only_in_the_first_pair_of_processes_gains_nothing(
 	evaluate_quick_traced(cand, dir, &r);
 	expect(&r, RS_OK, "");
 	assert_true(trace_has(dir, "timing it again"));
+	/* Timed again on two fresh pairs of processes. */
+	for (int i = 0; i < r.ncases; i++)
+		if (r.cases[i].timed)
+			assert_int_equal(r.cases[i].blocks, 2);
 	/* What an honest copy of the baseline would get, within the noise of
 	 * one quick pair (0.87-1.36 on a loaded 2-core machine); had the
 	 * first pair counted, its claims would be next to nothing (its
