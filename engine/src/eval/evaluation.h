@@ -287,6 +287,8 @@ struct eval_ctx {
 	 * none. */
 	int pair_cpu;
 	bool pair_cpu_said;
+	/* Disputed claims run on (gpu_dispute_wanted). */
+	bool dispute;
 	int64_t probe_min_ns;		/* the fastest keeper probe so far */
 	int *gpu_batch;			/* per case: calls per sample, 0 = not
 					 * decided yet (gpu_sample.c) */

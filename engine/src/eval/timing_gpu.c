@@ -365,7 +365,7 @@ static void gpu_ratios(struct timing_case *p)
 		 p->fetch_excess_sound_ns <= gross);
 	double spread = p->excess_hi_ns - p->excess_ns;
 	double fspread = p->fetch_excess_hi_ns - p->fetch_excess_ns;
-	p->claim_open = gpu_dispute_wanted() &&
+	p->claim_open = p->x->dispute &&
 			gpu_claim_disputed(p->gate_excess_med_ns, rlo,
 					   p->excess_ns, cm);
 	p->excess_unsettled = spread > gpu_unconfirmed_ns(cm) ||
