@@ -149,8 +149,8 @@ static struct gpu_vmm lent_map;
 
 /* The batch captured for the coming `time` (do_capture): n calls at the
  * placement place_seed (placed: false for every argument at the start of
- * its window), run by one launch.  Released after that `time` and
- * whenever the sets change. */
+ * its window), run by one launch.  Spent by that `time` (n 0), released
+ * by the next capture and whenever the sets change. */
 static struct {
 	struct gpu_graph g;
 	int n;
@@ -1657,7 +1657,12 @@ static void do_time(const char *seq, char **save)
 	int64_t ns = (int64_t)((double)ms * 1e6 + 0.5);
 	if (ns < 1)
 		ns = 1;
-	drop_capture();
+	/* Spent: never run again.  Its graph is released by the next
+	 * capture (or free_sets), outside every clock: released here, its
+	 * teardown (the larger the batch, the longer) would lie between the
+	 * gate's opening and the reply, the span the controller charges
+	 * with least noise (the gate's reaction, docs/gpu.md section 6). */
+	cap.n = 0;
 	rio_replyf("ok %s %d %" PRId64 " %" PRId64, seq, rc, ns, drain);
 }
 
