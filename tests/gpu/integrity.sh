@@ -83,11 +83,18 @@ run_eval() {
 }
 
 # excess NAME: the charged excess of each timed case, "case=E/median us"
-# ("case=clock-alone" where the claims could not be confirmed).
+# ("case=clock-alone" where the claims could not be confirmed), then
+# "run-on=N" when N times a case timed on past its share (a disputed
+# claim or an open gross excess, docs/gpu.md section 10) and
+# "disputed=case" for each case still disputed at its end.
 excess() {
 	sed -n -e 's/^# [0-9.]* ms: case \([^:]*\): charged excess \([0-9.]*\) us per sample (median excess \([-0-9.]*\) us.*/\1=\2\/\3/p' \
 		-e 's/^# [0-9.]* ms: case \([^:]*\): timed by the controller.s clock alone.*/\1=clock-alone/p' \
+		-e 's/^# [0-9.]* ms: case \([^:]*\): its claims are still disputed.*/disputed=\1/p' \
 		"$EV/$1-logs/timing.tsv" 2>/dev/null | tr '\n' ' '
+	n=$(grep -c 'past its share' "$EV/$1-logs/timing.tsv" 2>/dev/null)
+	[ "${n:-0}" -gt 0 ] && printf 'run-on=%s ' "$n"
+	return 0
 }
 
 # verdict NAME WANT PHRASE: WANT is a status, statuses separated by
@@ -293,6 +300,14 @@ if runs aa 90; then
 		END { if (m) printf "%.4f..%.4f", lo, hi }' "$OUT/aa.tsv")
 	ck=$(awk -F'\t' 'NR > 1 && $1 == "case" { n++; k += $8 } END { printf "%d of %d", k, n }' "$OUT/aa.tsv")
 	note "a/a ($jobs workers, ${COVERAGE_BUDGET:-0.3} s per case): speedups $rng; task-level intervals containing 1.0: $k of $n; case-level: $ck ($(elapsed "$t0") s)"
+	# What disputed claims (docs/gpu.md section 10) cost honest ones:
+	# the cases that timed on past their share, from the kept traces.
+	if [ -n "${COVERAGE_LOGS:-}" ]; then
+		set -- "$COVERAGE_LOGS"/*/timing.tsv
+		on=$(cat "$@" 2>/dev/null | grep -c 'past its share')
+		still=$(cat "$@" 2>/dev/null | grep -c 'still disputed')
+		note "a/a: timed on past a case's share $on times in $# evaluations; claims still disputed at a case's end: $still"
+	fi
 	if ! $quick && { [ "$n" -lt 60 ] || [ $((k * 100)) -lt $((n * 90)) ]; }; then
 		note "a/a: short of 60 task-level intervals at >= 90% containing 1.0 (run 'tests/gpu/integrity.sh aa' once more for more)"
 		fail=1
