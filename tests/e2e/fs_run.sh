@@ -38,10 +38,14 @@ ms=$(( ($(date +%s%N) - start) / 20000000 ))
 [ "$(grep -c ' eval_start ' "$MNT/runs/$run/events")" = "$n" ] || fail "unchanged sources were evaluated"
 [ "$ms" -lt 200 ] || fail "cat score on unchanged sources took $ms ms"
 note "cat score (unchanged): about $ms ms including the cat process"
-grep -q 'c2c/dot' "$MNT/runs/$run/report.html" || fail "report.html lacks the task"
+# Each step below is bounded, so that a request the mount never answers
+# names its step (CI once timed this script out after the line above,
+# 2026-12-07, and did not say where).
+timeout 60 grep -q 'c2c/dot' "$MNT/runs/$run/report.html" ||
+	fail "report.html lacks the task (or was not read in 60 s)"
 
 # poll: nothing new -> not readable; a new event -> readable
-python3 - "$MNT/runs/$run/events" "$MNT/runs/$run/control" <<'PY' || fail "poll on events"
+timeout 60 python3 - "$MNT/runs/$run/events" "$MNT/runs/$run/control" <<'PY' || fail "poll on events (exit $?)"
 import os, select, sys, threading, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
 while os.read(fd, 65536):
@@ -54,7 +58,7 @@ def later():
     time.sleep(0.5)
     with open(sys.argv[2], "w") as f:
         f.write("cancel\n")	# a finished run: records an event only
-threading.Thread(target=later).start()
+threading.Thread(target=later, daemon=True).start()
 if not p.poll(5000):
     sys.exit("poll did not wake on a new event")
 if b"cancel" not in os.read(fd, 65536):
@@ -62,7 +66,7 @@ if b"cancel" not in os.read(fd, 65536):
 PY
 
 # The writing descriptor reads its own run id back (Plan 9 clone style).
-python3 - "$MNT/runs/new" "$T/cheap.yaml" > "$T/id" <<'PY' || fail "read-back on the same descriptor"
+timeout 60 python3 - "$MNT/runs/new" "$T/cheap.yaml" > "$T/id" <<'PY' || fail "read-back on the same descriptor (exit $?)"
 import sys
 with open(sys.argv[1], "r+") as f:
     f.write(open(sys.argv[2]).read())
@@ -74,7 +78,9 @@ run2=$(cat "$T/id")
 [ -d "$STORE/runs/$run2" ] && [ "$run2" != "$run" ] || fail "read back '$run2'"
 wait_status "$run2" done 120
 
-rep="$MNT/compare/$run/$run2/report.txt"
+rep=$T/compare.txt
+timeout 60 cat "$MNT/compare/$run/$run2/report.txt" > "$rep" ||
+	fail "compare/$run/$run2/report.txt not read in 60 s (exit $?)"
 grep -q "^comparable: yes" "$rep" || fail "two runs of one config are not comparable: $(cat "$rep")"
 # A ratio with its interval when dot is correct in both runs, else "n/a".
 grep -Eq '^geomean speedup ratio B/A: ([0-9.]+ \[[0-9.]+, [0-9.]+\]|n/a)' "$rep" ||
