@@ -1540,9 +1540,8 @@ static void test_most_claims_shaved_are_charged_back(void **s)
 {
 	struct task_result r;
 	struct traced_charge t;
-	char *cand = fake_variant("shave_claim", "SHAVE_CLAIM_MOST", 1);
-
 	struct opts o = { .task = task_heavy, .blocks = 6, .min_pairs = 4 };
+	char *cand = fake_variant("shave_claim", "SHAVE_CLAIM_MOST", 1);
 
 	(void)s;
 	setenv("ARENA_GPU_CTL_GATE", "1", 1);
