@@ -302,6 +302,15 @@ static double floor_excess_of(struct timing_case *p, uint64_t seed,
 	return lo;
 }
 
+/* Whether a charge (or a disputed claim) would send this timing of the
+ * case to fresh runners, which then decide alone: a quick evaluation's
+ * single block, timed for the first time (gpu_claims_ok). */
+static bool one_pair_retimed(const struct timing_case *p)
+{
+	return p->cb.nblocks == 1 && !p->x->clock_confirming &&
+	       !p->x->pair_retiming;
+}
+
 /* Every pair's ratio charged with the case's excesses (timing.c calls
  * this before every interval): baseline claim / (candidate claim +
  * excess + fetch excess).  No clock-alone fallback: where the excess's
@@ -365,11 +374,15 @@ static void gpu_ratios(struct timing_case *p)
 		 p->fetch_excess_sound_ns <= gross);
 	double spread = p->excess_hi_ns - p->excess_ns;
 	double fspread = p->fetch_excess_hi_ns - p->fetch_excess_ns;
+	/* A disputed claim in a timing that fresh runners will decide is
+	 * sent there at once (gpu_claims_ok), not timed on. */
 	p->claim_open = p->x->dispute &&
 			gpu_claim_disputed(p->gate_excess_med_ns, rlo,
 					   p->excess_ns, cm);
+	p->claim_open_here = p->claim_open && !one_pair_retimed(p);
 	p->excess_unsettled = spread > gpu_unconfirmed_ns(cm) ||
-			      fspread > gpu_unconfirmed_ns(cm) || p->claim_open;
+			      fspread > gpu_unconfirmed_ns(cm) ||
+			      p->claim_open_here;
 	ev_timing_clear(p->ct);
 	for (int i = 0; i < s->n; i++)
 		ev_timing_add(p->ct, s->block[i],
@@ -426,7 +439,7 @@ static bool gpu_claims_ok(struct timing_case *p)
 		      s->ngated, p->fetch_excess_ns / 1e3,
 		      p->fetch_excess_med_ns / 1e3, p->fetch_excess_hi_ns / 1e3,
 		      p->fetch_excess_sound_ns / 1e3, cm / 1e3);
-	if (p->claim_open)
+	if (p->claim_open_here)
 		ev_trace_mark(x,
 			      "case %s: its claims are still disputed after "
 			      "%d pairs (the gate's median excess %.1f us, "
@@ -485,16 +498,18 @@ static bool gpu_claims_ok(struct timing_case *p)
 	 * first: a candidate can tell its correctness-phase runner from a
 	 * fresh one, and would forge in the first and keep the second
 	 * honest to pull the combined charge down. */
-	if (p->ct->nblocks == 1 && !x->clock_confirming && !x->pair_retiming &&
-	    (excess > 0 || p->fetch_excess_ns > 0)) {
+	if (one_pair_retimed(p) &&
+	    (excess > 0 || p->fetch_excess_ns > 0 || p->claim_open)) {
 		x->pair_charge_only = true;
-		ev_clock_finding(x,
-				 "%.1f us charged per sample in %s '%s' "
-				 "(handing the outputs over %.1f us) from one "
-				 "pair of runner processes: timed again on a "
-				 "fresh pair, which decides",
-				 excess / 1e3, ev_case_kind(c), c->id,
-				 p->fetch_excess_ns / 1e3);
+		ev_clock_finding(
+			x,
+			"%.1f us charged per sample in %s '%s' "
+			"(handing the outputs over %.1f us%s) from one "
+			"pair of runner processes: timed again on "
+			"fresh pairs, which decide",
+			excess / 1e3, ev_case_kind(c), c->id,
+			p->fetch_excess_ns / 1e3,
+			p->claim_open ? "; its claims disputed" : "");
 		return false;
 	}
 	errbuf_init(&e);
@@ -809,7 +824,7 @@ static void gpu_finish(struct timing_case *p, bool ok)
 static bool gpu_wants_more(struct timing_case *p)
 {
 	gpu_ratios(p);
-	return p->gross_open || p->claim_open;
+	return p->gross_open || p->claim_open_here;
 }
 
 const struct pair_step ev_gpu_step = {
