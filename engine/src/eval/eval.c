@@ -797,7 +797,7 @@ int ev_run_task(const struct eval_request *req, const struct aka_inputs *rec,
 	x.capture = x.capture_asked = x.gpu &&
 				      ev_gpu_capture_wanted(x.dev.kind);
 	x.pair_cpu = x.gpu ? gpu_pair_cpu() : -1;
-	x.dispute = x.gpu && gpu_dispute_wanted();
+	x.dispute = x.gpu && ev_gpu_dispute_wanted();
 	x.lang[ROLE_REF] = t->reference_language;
 	x.lang[ROLE_BASE] = x.lang[ROLE_CAND] = t->language;
 	if (!dir_exists(req->candidate_dir))

@@ -292,9 +292,6 @@ double gpu_unconfirmed_ns(double cand_claim_ns);
 #define GPU_DISPUTE_REL 0.01
 bool gpu_claim_disputed(double react_median_ns, double react_lo_ns,
 			double charged_ns, double cand_claim_ns);
-/* Whether disputed claims run on: ARENA_GPU_DISPUTE=0 turns it off, so
- * that the two can be measured side by side. */
-bool gpu_dispute_wanted(void);
 
 /* Work a candidate left on the device after its stream's end event:
  * allowed drain = the baseline's + max(8 us, 2% of the candidate's
@@ -810,6 +807,13 @@ bool ev_cpus_to_spare(void);
  * when the text is not such a list (*set then holds what preceded the
  * fault). */
 int ev_cpu_list_parse(const char *list, cpu_set_t *set);
+/* $ARENA_GPU_RUNNER_CPUS, for measurements: a list of CPUs ("14,15" or
+ * "14-15") every GPU runner is pinned to from its start, so that each
+ * process of an evaluation waits and wakes on the same CPUs (on the H200
+ * the floor of the `time` request differed by up to 40 us between runner
+ * processes, 2026-12-06), into *set (runner_client.c).  False (no
+ * pinning) when unset or unreadable. */
+bool ev_gpu_runner_cpus(cpu_set_t *set);
 /* How long, in running time, a GPU runner polls for its next request
  * before it blocks: the controller sends a request right after it
  * resumes a runner. */

@@ -287,7 +287,7 @@ struct eval_ctx {
 	 * none. */
 	int pair_cpu;
 	bool pair_cpu_said;
-	/* Disputed claims run on (gpu_dispute_wanted). */
+	/* Disputed claims run on (ev_gpu_dispute_wanted). */
 	bool dispute;
 	int64_t probe_min_ns;		/* the fastest keeper probe so far */
 	int *gpu_batch;			/* per case: calls per sample, 0 = not
@@ -703,6 +703,10 @@ bool ev_gpu_ctl_gate_wanted(void);
  * not on AMD's, where it has not run.  ARENA_GPU_CAPTURE=1 or 0 turns it
  * on or off everywhere. */
 bool ev_gpu_capture_wanted(enum dev_kind kind);
+/* Whether a case whose claims the gate's clock disputes runs on
+ * (gpu_claim_disputed): the default; ARENA_GPU_DISPUTE=0 turns it off,
+ * so that the two can be measured side by side. */
+bool ev_gpu_dispute_wanted(void);
 /* Both runners of a pair capture their coming batch of n calls at the
  * placement place (ev_gpu_place), so that their next `time` runs it with
  * one launch: true, each runner's `captured` set.  Where either cannot,

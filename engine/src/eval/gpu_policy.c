@@ -349,13 +349,6 @@ bool gpu_claim_disputed(double react_median_ns, double react_lo_ns,
 					       GPU_DISPUTE_REL * cand_claim_ns);
 }
 
-bool gpu_dispute_wanted(void)
-{
-	const char *v = getenv("ARENA_GPU_DISPUTE");
-
-	return !v || strcmp(v, "0") != 0;
-}
-
 double gpu_gross_excess_ns(double cand_claim_ns)
 {
 	return fmax(GPU_GROSS_EXCESS_ABS_NS,

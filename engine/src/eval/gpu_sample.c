@@ -186,6 +186,11 @@ bool ev_gpu_ctl_gate_wanted(void)
 	return switch_on("ARENA_GPU_CTL_GATE");
 }
 
+bool ev_gpu_dispute_wanted(void)
+{
+	return switch_on("ARENA_GPU_DISPUTE");
+}
+
 bool ev_gpu_capture_wanted(enum dev_kind kind)
 {
 	const char *v = getenv("ARENA_GPU_CAPTURE");

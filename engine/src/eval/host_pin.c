@@ -69,13 +69,12 @@ void host_pin_release(struct host_pin *h)
 int gpu_pair_cpu(void)
 {
 	const char *on = getenv("ARENA_GPU_PAIR_CPU");
-	const char *list = getenv("ARENA_GPU_RUNNER_CPUS");
 	cpu_set_t set;
 	int here = sched_getcpu();
 
 	if (!on || strcmp(on, "1") != 0)
 		return -1;
-	if (list && ev_cpu_list_parse(list, &set) > 0) {
+	if (ev_gpu_runner_cpus(&set)) {
 		for (int c = 0; c < CPU_SETSIZE; c++)
 			if (CPU_ISSET(c, &set))
 				return c;

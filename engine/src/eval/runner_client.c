@@ -335,12 +335,7 @@ static int move_high(int fd)
 	return fd < 0 ? -1 : fcntl(fd, F_DUPFD, 10);
 }
 
-/* $ARENA_GPU_RUNNER_CPUS, for measurements: a list of CPUs ("14,15" or
- * "14-15") every GPU runner is pinned to from its start, so that each
- * process of an evaluation waits and wakes on the same CPUs (on the H200
- * the floor of the `time` request differed by up to 40 us between runner
- * processes, 2026-12-06).  False (no pinning) when unset or unreadable. */
-static bool gpu_runner_cpus(cpu_set_t *set)
+bool ev_gpu_runner_cpus(cpu_set_t *set)
 {
 	const char *v = getenv("ARENA_GPU_RUNNER_CPUS");
 
@@ -570,7 +565,7 @@ enum runner_fail runner_launch(struct runner *r, const struct runner_spec *s)
 	free(inside);
 	setpgid(pid, pid);
 	cpu_set_t pin;
-	if (s->gpu && gpu_runner_cpus(&pin))
+	if (s->gpu && ev_gpu_runner_cpus(&pin))
 		(void)sched_setaffinity(pid, sizeof(pin), &pin);
 	r->pid = pid;
 	r->confined = s->confine != NULL;

@@ -163,12 +163,11 @@ struct timing_case {
 	 * distribution-free bound does not (yet) confirm: the case needs
 	 * more pairs before its claims are judged (pair_step.wants_more). */
 	bool gross_open;
-	/* GPU: the candidate's claims are disputed (gpu_claim_disputed);
-	 * claim_open_here where this timing settles it: the case is not
-	 * done early and needs more pairs, as for gross_open, while there
-	 * is time (a quick evaluation's first, single-block timing sends a
-	 * dispute to fresh runners instead). */
-	bool claim_open, claim_open_here;
+	/* GPU: the candidate's claims are disputed (gpu_claim_disputed):
+	 * the case is not done early and needs more pairs, as for
+	 * gross_open, while there is time (a quick evaluation's first,
+	 * single-block timing sends a dispute to fresh runners instead). */
+	bool claim_open;
 };
 
 /* A device's side of the loop.  Each hook returns false with a verdict

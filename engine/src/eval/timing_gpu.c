@@ -311,6 +311,14 @@ static bool one_pair_retimed(const struct timing_case *p)
 	       !p->x->pair_retiming;
 }
 
+/* Whether this timing settles the case's disputed claims by timing on
+ * (gpu_wants_more); a single block sends them to fresh runners instead
+ * (one_pair_retimed). */
+static bool disputed_here(const struct timing_case *p)
+{
+	return p->claim_open && !one_pair_retimed(p);
+}
+
 /* Every pair's ratio charged with the case's excesses (timing.c calls
  * this before every interval): baseline claim / (candidate claim +
  * excess + fetch excess).  No clock-alone fallback: where the excess's
@@ -374,15 +382,12 @@ static void gpu_ratios(struct timing_case *p)
 		 p->fetch_excess_sound_ns <= gross);
 	double spread = p->excess_hi_ns - p->excess_ns;
 	double fspread = p->fetch_excess_hi_ns - p->fetch_excess_ns;
-	/* A disputed claim in a timing that fresh runners will decide is
-	 * sent there at once (gpu_claims_ok), not timed on. */
 	p->claim_open = p->x->dispute &&
 			gpu_claim_disputed(p->gate_excess_med_ns, rlo,
 					   p->excess_ns, cm);
-	p->claim_open_here = p->claim_open && !one_pair_retimed(p);
 	p->excess_unsettled = spread > gpu_unconfirmed_ns(cm) ||
 			      fspread > gpu_unconfirmed_ns(cm) ||
-			      p->claim_open_here;
+			      disputed_here(p);
 	ev_timing_clear(p->ct);
 	for (int i = 0; i < s->n; i++)
 		ev_timing_add(p->ct, s->block[i],
@@ -439,7 +444,7 @@ static bool gpu_claims_ok(struct timing_case *p)
 		      s->ngated, p->fetch_excess_ns / 1e3,
 		      p->fetch_excess_med_ns / 1e3, p->fetch_excess_hi_ns / 1e3,
 		      p->fetch_excess_sound_ns / 1e3, cm / 1e3);
-	if (p->claim_open_here)
+	if (disputed_here(p))
 		ev_trace_mark(x,
 			      "case %s: its claims are still disputed after "
 			      "%d pairs (the gate's median excess %.1f us, "
@@ -824,7 +829,7 @@ static void gpu_finish(struct timing_case *p, bool ok)
 static bool gpu_wants_more(struct timing_case *p)
 {
 	gpu_ratios(p);
-	return p->gross_open || p->claim_open_here;
+	return p->gross_open || disputed_here(p);
 }
 
 const struct pair_step ev_gpu_step = {
