@@ -108,17 +108,13 @@ while [ "$(date +%s)" -lt "$t_end" ]; do
 	printf '\n%s py_repeat edit %d\n' "$c" "$i" >> "$ws/$editable"
 	logs=$work/logs-$i
 	t0=$(now)
-	if [ $mode = quick ]; then
-		timeout "${PY_REPEAT_EVAL_S:-240}" \
-			"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
-			--workspace "$ws" --quick --no-cache --logs "$logs" \
-			> "$work/out-$i.yaml" 2>&1
-	else
-		timeout "${PY_REPEAT_EVAL_S:-240}" \
-			"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
-			--workspace "$ws" --no-cache --logs "$logs" \
-			> "$work/out-$i.yaml" 2>&1
-	fi
+	quick=
+	[ $mode = quick ] && quick=--quick
+	# shellcheck disable=SC2086
+	timeout "${PY_REPEAT_EVAL_S:-240}" \
+		"$ARENA" --store "$STORE" --tasks-dir "$tdir" eval "$task" \
+		--workspace "$ws" $quick --no-cache --logs "$logs" \
+		> "$work/out-$i.yaml" 2>&1
 	t=$(elapsed "$t0")
 	y=$work/out-$i.yaml
 	st=$(field status < "$y")
