@@ -515,23 +515,43 @@ static void test_an_outputs_own_tolerance_holds_on_the_gpu_path(void **s)
 	assert_true(gpu_precision_mutant_caught(1e-5));
 }
 
+static bool trace_has(const char *dir, const char *text);
+
+/* The blocks of each timed case of a quick evaluation whose trace is in
+ * dir: one, the correctness pair's, or two fresh pairs' where the case
+ * was timed again (0eaf977). */
+static void expect_quick_blocks(const char *dir, const struct task_result *r)
+{
+	for (int i = 0; i < r->ncases; i++) {
+		if (!r->cases[i].timed)
+			continue;
+		char *mark = xasprintf("case %s: clock check failed once",
+				       r->cases[i].id);
+		assert_int_equal(r->cases[i].blocks,
+				 trace_has(dir, mark) ? 2 : 1);
+		free(mark);
+	}
+}
+
 /* A quick evaluation times on the correctness pair alone: one block.
  * What that pair would charge is never combined with another pair's
- * (test_a_quick_charge_is_timed_again_on_a_fresh_pair); when the case
- * was timed again, it was on a fresh single pair too. */
+ * (test_a_quick_charge_is_timed_again_on_a_fresh_pair); a case timed
+ * again (the trace says so) was timed on two fresh pairs, two blocks
+ * (0eaf977). */
 static void test_quick_evaluation_reuses_the_correctness_runners(void **s)
 {
-	struct opts o = { .quick = true };
+	char dir[] = "/tmp/arena-test-gpu-quick-XXXXXX";
+	struct opts o = { .quick = true, .log_dir = dir };
 	struct task_result r;
 
 	(void)s;
+	assert_non_null(mkdtemp(dir));
 	evaluate("baseline_copy", &o, &r);
 	expect(&r, RS_OK, "");
 	assert_true(r.ncases > 0 && r.cases[0].timed);
-	for (int i = 0; i < r.ncases; i++)
-		if (r.cases[i].timed)
-			assert_int_equal(r.cases[i].blocks, 1);
+	expect_quick_blocks(dir, &r);
 	result_release(&r);
+	rm_rf(dir);
 }
 
 static void test_unwritten_gpu_output_is_incorrect(void **s)
@@ -1341,9 +1361,7 @@ static void test_a_cheat_only_in_the_first_pair_of_processes_gains_nothing(
 	expect(&r, RS_OK, "");
 	assert_true(trace_has(dir, "timing it again"));
 	/* Timed again on two fresh pairs of processes. */
-	for (int i = 0; i < r.ncases; i++)
-		if (r.cases[i].timed)
-			assert_int_equal(r.cases[i].blocks, 2);
+	expect_quick_blocks(dir, &r);
 	/* What an honest copy of the baseline would get, within the noise of
 	 * one quick pair (0.87-1.36 on a loaded 2-core machine); had the
 	 * first pair counted, its claims would be next to nothing (its
