@@ -8,7 +8,7 @@
 # its interval), in one call of at most about nine minutes.
 #
 # usage: tests/gpu/aka.sh [--deadline S] [--shard K/N] [--jobs J] [--perf]
-#                         [SELECTOR...]
+#                         [--run-only] [SELECTOR...]
 #   SELECTOR    folders under the checkout's tasks/ (default: triton2triton
 #               instruction2triton, AKA's 196 Triton tasks at d6f7c8a4)
 #   --deadline  seconds from the start by which everything, the archive
@@ -21,6 +21,11 @@
 #               (default 6 of each; nothing in this phase is timed)
 #   --perf      also run AKA's performance commands and record their wall
 #               time (AKA's edit -> score cost; slow: about 10 s a task)
+#   --run-only  no phase A: neither AKA's commands nor arena's checks, only
+#               `arena run` over every task of the shard (each recorded by
+#               the run itself): the count of tasks that get a verdict,
+#               two to three times as many tasks a call (a check's
+#               correctness seeds, mutants and A/A cost about 100 s a task)
 # Environment: AKA_DIR (default .aka/AgentKernelArena: scripts/aka-fetch.sh
 # makes it from a local mirror; it is ignored by git, never committed, and
 # is carried to the GPU machine), ARENA_DEVICE (cuda:0), AKA_CASE_BUDGET
@@ -38,13 +43,14 @@
 # aka.tgz (the run's reports, AKA's dashboard files, every task_result.yaml,
 # AKA's command logs and the checks' output).
 . "$(dirname "$0")/lib.sh"
-deadline=500 shard=1/1 jobs=6 perf=
+deadline=500 shard=1/1 jobs=6 perf= run_only=false
 while [ $# -gt 0 ]; do
 	case $1 in
 	--deadline) deadline=$2; shift 2 ;;
 	--shard) shard=$2; shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
 	--perf) perf=--perf; shift ;;
+	--run-only) run_only=true; shift ;;
 	-*) echo "aka.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -134,23 +140,31 @@ pool() {	# FUNCTION: runs it on each task of tasks.txt, $jobs at a time
 	done < "$W/tasks.txt"
 	wait
 }
-t0=$(now)
-pool one_own &
-pid_own=$!
-pool one_check &
-pid_check=$!
-wait $pid_own $pid_check
-cat "$W"/own/*/line > "$W/own.tsv" 2>/dev/null
-cat "$W"/check/*.txt > "$W/check-tasks.txt" 2>/dev/null
-# One line per task, "ID OK|SKIPPED|FLAGGED|INVALID|ERROR: DETAIL".
-"$PY" "$ROOT/tests/gpu/aka_side.py" checks "$W/check-tasks.txt" > "$W/check.txt"
-note "phase A (AKA's commands and arena's checks, $jobs + $jobs at a time): $(elapsed "$t0") s; AKA's commands ran on $(grep -c . "$W/own.tsv") tasks, arena checked $(grep -cE '^aka/[^ ]+ (OK|SKIPPED|FLAGGED|ERROR)' "$W/check.txt")"
+if $run_only; then
+	: > "$W/own.tsv"
+	: > "$W/check.txt"
+	cp "$W/tasks.txt" "$W/run_tasks.txt"
+	t_b=$((t_start + deadline - 40))
+	note "phase A: not run (--run-only); every task of the shard goes to the run"
+else
+	t0=$(now)
+	pool one_own &
+	pid_own=$!
+	pool one_check &
+	pid_check=$!
+	wait $pid_own $pid_check
+	cat "$W"/own/*/line > "$W/own.tsv" 2>/dev/null
+	cat "$W"/check/*.txt > "$W/check-tasks.txt" 2>/dev/null
+	# One line per task, "ID OK|SKIPPED|FLAGGED|INVALID|ERROR: DETAIL".
+	"$PY" "$ROOT/tests/gpu/aka_side.py" checks "$W/check-tasks.txt" > "$W/check.txt"
+	note "phase A (AKA's commands and arena's checks, $jobs + $jobs at a time): $(elapsed "$t0") s; AKA's commands ran on $(grep -c . "$W/own.tsv") tasks, arena checked $(grep -cE '^aka/[^ ]+ (OK|SKIPPED|FLAGGED|ERROR)' "$W/check.txt")"
+	sed -n 's/^\(aka\/[^ ]*\) \(OK\|SKIPPED\|FLAGGED\): .*/\1/p' "$W/check.txt" |
+		sort -u > "$W/run_tasks.txt"
+fi
 gpu_procs=$(nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null | grep -c .)
 note "processes on the GPU before timing: $gpu_procs"
 
 # ---- B: arena run, noop, over the checked tasks ------------------------------
-sed -n 's/^\(aka\/[^ ]*\) \(OK\|SKIPPED\|FLAGGED\): .*/\1/p' "$W/check.txt" |
-	sort -u > "$W/run_tasks.txt"
 run=
 if [ -s "$W/run_tasks.txt" ] && [ "$(left_until "$t_b")" -gt 20 ]; then
 	cfg=$W/noop.yaml
@@ -186,7 +200,7 @@ if [ -s "$W/run_tasks.txt" ] && [ "$(left_until "$t_b")" -gt 20 ]; then
 		note "arena run: exit $?"
 	fi
 	[ -n "$run" ] && "$ARENA" --store "$STORE" report "$run" > "$W/report.txt" 2>&1
-	note "phase B (arena run over $(wc -l < "$W/run_tasks.txt") checked tasks, case budget $CB s, $BLOCKS blocks): $(elapsed "$t0") s"
+	note "phase B (arena run over $(wc -l < "$W/run_tasks.txt") tasks, case budget $CB s, $BLOCKS blocks): $(elapsed "$t0") s"
 else
 	note "phase B: no checked task or no time left; arena run not started"
 fi
