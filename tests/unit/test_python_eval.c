@@ -361,6 +361,62 @@ static void test_forbidden_library_calls_are_refused_before_running(void **s)
 	result_release(&r);
 }
 
+/* A library kernel reached without a call the rule names: builtins and
+ * math functions that compute with the tensors handed to them, a lambda's
+ * operators, kernels named as values and called out of sight, an index
+ * made of a tensor, and names bound by :=, += and match. Each candidate
+ * writes its output through the one allowed call, so only the static
+ * check stands between it and an ok. */
+static void test_library_kernels_out_of_sight_are_refused(void **s)
+{
+	static const struct {
+		const char *cand, *why;
+	} cases[] = {
+		{ "strict_builtins", "hands a tensor to pow()" },
+		{ "strict_lambda", "computes with a tensor outside" },
+		{ "strict_values", "names the builtin pow as a value" },
+		{ "strict_gather", "indexes with a tensor outside" },
+		{ "strict_walrus", "computes with a tensor outside" },
+		{ "strict_augassign", "computes with a tensor outside" },
+		{ "strict_match", "computes with a tensor outside" },
+		{ "strict_helper", "computes with a tensor outside" },
+	};
+	struct opts o = { .skip_timing = true };
+	struct task_result r;
+
+	(void)s;
+	o.task = strict;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		evaluate(cases[i].cand, &o, &r);
+		expect(&r, RS_COMPILE_ERROR, cases[i].why);
+		result_release(&r);
+	}
+	/* The values of strict_values, one by one. */
+	evaluate("strict_values", &o, &r);
+	assert_non_null(strstr(r.compilation_error_message,
+			       "names torch.square as a value"));
+	assert_non_null(strstr(r.compilation_error_message,
+			       "names math.prod as a value"));
+	assert_non_null(strstr(r.compilation_error_message,
+			       "calls what an index of a container"));
+	result_release(&r);
+}
+
+/* What host code does with sizes (builtins and math on numbers, helpers
+ * handed sizes, comprehensions over the arguments' sizes) is not a
+ * library kernel and passes. */
+static void test_builtins_on_sizes_pass_the_static_check(void **s)
+{
+	struct opts o = { .skip_timing = true };
+	struct task_result r;
+
+	(void)s;
+	o.task = strict;
+	evaluate("strict_sizes", &o, &r);
+	expect(&r, RS_OK, NULL);
+	result_release(&r);
+}
+
 static void test_allowed_calls_pass_the_static_check(void **s)
 {
 	struct opts o = { .skip_timing = true };
@@ -573,6 +629,8 @@ int main(void)
 		cmocka_unit_test(
 			test_forbidden_library_calls_are_refused_before_running),
 		cmocka_unit_test(test_allowed_calls_pass_the_static_check),
+		cmocka_unit_test(test_library_kernels_out_of_sight_are_refused),
+		cmocka_unit_test(test_builtins_on_sizes_pass_the_static_check),
 		cmocka_unit_test(test_gpu_flavour_baseline_copy_is_accepted),
 		cmocka_unit_test(
 			test_gpu_flavour_profiles_its_launches_when_asked),
