@@ -391,6 +391,10 @@ static void test_library_kernels_out_of_sight_are_refused(void **s)
 		expect(&r, RS_COMPILE_ERROR, cases[i].why);
 		result_release(&r);
 	}
+	evaluate("strict_gather", &o, &r);
+	assert_non_null(strstr(r.compilation_error_message,
+			       "indexes a tensor with a list"));
+	result_release(&r);
 	/* The values of strict_values, one by one. */
 	evaluate("strict_values", &o, &r);
 	assert_non_null(strstr(r.compilation_error_message,

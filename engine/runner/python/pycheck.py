@@ -271,6 +271,11 @@ class Checker(ast.NodeVisitor):
         if self.is_value(node) and self.tensorish(node.slice):
             self.flag(node, "indexes with a tensor outside a Triton kernel "
                       "(a gather, a library kernel)")
+        elif self.is_value(node) and self.tensorish(node.value) and any(
+                isinstance(n, (ast.List, ast.ListComp, ast.Set))
+                for n in ast.walk(node.slice)):
+            self.flag(node, "indexes a tensor with a list outside a Triton "
+                      "kernel (a gather, a library kernel)")
         self.generic_visit(node)
 
     def resolve(self, name):
