@@ -11,7 +11,8 @@
  * What an editor, a compiler, git and an agent need is implemented:
  * lookup, getattr, setattr (chmod, chown, truncate, utimens), readlink,
  * mknod (regular files, fifos, sockets; no devices), mkdir, symlink, link,
- * unlink, rmdir, rename (with RENAME_NOREPLACE and RENAME_EXCHANGE),
+ * unlink, rmdir, rename (with RENAME_NOREPLACE and RENAME_EXCHANGE; not
+ * RENAME_WHITEOUT, which would make a device node),
  * create, open, read, write (zero-copy where libfuse can splice), flush,
  * release, fsync, opendir, readdir, readdirplus, fsyncdir, statfs,
  * fallocate, lseek and copy_file_range.  Extended attributes are not
@@ -293,6 +294,14 @@ void fsv_pass_rename(fuse_req_t req, struct fsv_node *parent,
 	if (parent->kind != FSV_PASS || newparent->kind != FSV_PASS ||
 	    parent->root != newparent->root) {
 		fuse_reply_err(req, EXDEV);
+		return;
+	}
+	/* RENAME_WHITEOUT leaves a character device (0, 0) in the old
+	 * name's place: a device node, which workspaces never hold (mknod
+	 * of one is EPERM).  EINVAL is what a file system without
+	 * whiteouts answers. */
+	if (flags & ~(unsigned)(RENAME_NOREPLACE | RENAME_EXCHANGE)) {
+		fuse_reply_err(req, EINVAL);
 		return;
 	}
 	struct fsv *fs = fsv_of(req);

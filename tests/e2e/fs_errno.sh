@@ -17,7 +17,7 @@ wait_status "$done_run" done 180
 head -c 300000 /dev/zero | tr '\0' 'a' > "$T/big.yaml"
 
 python3 - "$MNT" "$run" "$done_run" "$T" <<'PY' || fail "errno table"
-import errno, os, sys
+import ctypes, errno, os, sys
 mnt, run, done_run, t = sys.argv[1:]
 R = f"{mnt}/runs/{run}"
 W = f"{R}/tasks/c2c_dot/workspace"
@@ -60,6 +60,12 @@ def seek_data(path):
         os.lseek(fd, 0, os.SEEK_DATA)
     finally:
         os.close(fd)
+
+def renameat2(old, new, flags):
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.renameat2(-100, os.fsencode(old), -100, os.fsencode(new), flags):
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
 
 def nonblock(path):
     os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
@@ -114,6 +120,8 @@ expect("EPERM mknod of a device", errno.EPERM, os.mknod, f"{W}/dev",
        0o600 | 0o020000, os.makedev(1, 3))
 expect("EOPNOTSUPP O_TMPFILE in a workspace", errno.EOPNOTSUPP, os.open, W,
        os.O_TMPFILE | os.O_WRONLY, 0o600)
+expect("EINVAL rename with RENAME_WHITEOUT (it would make a device node)",
+       errno.EINVAL, renameat2, f"{W}/kernel.c", f"{W}/kernel2.c", 4)
 expect("EXDEV rename out of a workspace", errno.EXDEV, os.rename,
        f"{W}/kernel.c", f"{R}/tasks/c2c_dot/kernel.c")
 expect("EXDEV hard link between two workspaces", errno.EXDEV, os.link,
