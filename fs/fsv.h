@@ -411,8 +411,6 @@ struct fsv_root *fsv_root_workspace(struct fsv *fs, const char *run,
 /* 0 when changes are allowed under r, EROFS when not (task packages, or
  * the attempt is done: finished is final). */
 int fsv_root_writable(struct fsv *fs, struct fsv_root *r);
-/* Whether attributes under r are shown without write bits. */
-bool fsv_root_readonly_now(struct fsv_root *r);
 
 /* fsv_watch.c */
 /* Opens the inotify instance (fs->inotify_fd stays -1 when it cannot) and

@@ -67,9 +67,14 @@ static void proc_path(char *buf, size_t n, int fd)
 	snprintf(buf, n, "/proc/self/fd/%d", fd);
 }
 
-static void mask_attr(const struct fsv_node *n, struct stat *st)
+/* Hides the write bits of a node under a read-only root.  Whether a
+ * workspace became final is learnt here (rate-limited by
+ * fsv_root_writable) by every reply that carries attributes: a lookup's
+ * are kept by the kernel for --ws-timeout, so the first lookup of a
+ * finished workspace must not show the bits it had while live. */
+static void mask_attr(struct fsv *fs, const struct fsv_node *n, struct stat *st)
 {
-	if (fsv_root_readonly_now(n->root))
+	if (fsv_root_writable(fs, n->root))
 		st->st_mode &= ~(mode_t)0222;
 }
 
@@ -99,7 +104,7 @@ static int entry_at(struct fsv *fs, struct fsv_node *parent, const char *name,
 	}
 	n = fsv_node_pass(fs, fd, &e->attr, root, watched(parent));
 	fsv_watch_told(fs, n, &e->attr);
-	mask_attr(n, &e->attr);
+	mask_attr(fs, n, &e->attr);
 	e->ino = n->ino;
 	e->attr_timeout = fsv_pass_timeout(fs, n->covered);
 	/* A root's own name lives in the synthetic tree, which never
@@ -261,7 +266,7 @@ void fsv_pass_link(fuse_req_t req, struct fsv_node *n,
 	if (exact)
 		fsv_watch_wrote(fs, n, -1, &e.attr);
 	fsv_watch_told(fs, n, &e.attr);
-	mask_attr(n, &e.attr);
+	mask_attr(fs, n, &e.attr);
 	e.ino = n->ino;
 	e.attr_timeout = fsv_pass_timeout(fs, n->covered);
 	e.entry_timeout = fsv_pass_timeout(fs, watched(newparent));
@@ -345,11 +350,8 @@ void fsv_pass_getattr(fuse_req_t req, struct fsv_node *n)
 		fuse_reply_err(req, errno);
 		return;
 	}
-	/* Learn whether the workspace became final (rate-limited), so that
-	 * its files show no write bits. */
-	(void)fsv_root_writable(fs, n->root);
 	fsv_watch_told(fs, n, &st);
-	mask_attr(n, &st);
+	mask_attr(fs, n, &st);
 	fuse_reply_attr(req, &st, fsv_pass_timeout(fs, n->covered));
 }
 

@@ -105,16 +105,9 @@ int fsv_root_writable(struct fsv *fs, struct fsv_root *r)
 	pthread_mutex_unlock(&fs->roots_lock);
 	if (ask && attempt_done(fs, r)) {
 		pthread_mutex_lock(&fs->roots_lock);
-		__atomic_store_n(&r->final, true, __ATOMIC_RELAXED);
+		r->final = true;
 		final = true;
 		pthread_mutex_unlock(&fs->roots_lock);
 	}
 	return final ? EROFS : 0;
-}
-
-bool fsv_root_readonly_now(struct fsv_root *r)
-{
-	/* A plain read: final only ever goes from false to true, and a
-	 * late true only shows write bits a little longer. */
-	return r->readonly || __atomic_load_n(&r->final, __ATOMIC_RELAXED);
 }

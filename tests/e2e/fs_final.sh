@@ -4,7 +4,8 @@
 # agent would smuggle a held-out size out through the result).  Once its
 # attempt is done:
 #   - the workspace is read-only through the mount (EROFS for writes,
-#     creates, removals, renames, chmod; no write bits shown);
+#     creates, removals, renames, chmod; no write bits shown, also at
+#     a fresh mount's first lookup);
 #   - a native edit in the store changes neither score nor
 #     task_result.yaml nor summary.csv, starts no evaluation, and `resume`
 #     re-evaluates nothing;
@@ -41,6 +42,12 @@ wait_status "$run" done 180
 D="$MNT/runs/$run/tasks/c2c_dot"
 W="$D/workspace"
 R="$STORE/runs/$run/tasks/c2c_dot"
+# A fresh mount's first look at the finished workspace (lookups, which
+# the kernel keeps for --ws-timeout) already shows no write bits.
+fs_umount
+fs_mount
+stat -c %A "$W" "$W/kernel.c" | grep -q w &&
+	fail "a final workspace shows write bits at first sight: $(stat -c '%A %n' "$W" "$W/kernel.c")"
 held_ids=$(sed -n 's/.*id: *\([A-Za-z0-9_]*\).*/\1/p' "$ROOT/tasks/c2c/dot/held_out.yaml")
 [ -n "$held_ids" ] || fail "no held-out ids found"
 
