@@ -148,7 +148,11 @@ void fsv_file_open(fuse_req_t req, struct fsv_node *n,
 		fuse_reply_err(req, EISDIR);
 		return;
 	}
-	if (acc != O_RDONLY && !fsv_kind_writable(n->kind)) {
+	/* O_TRUNC asks for a change even with O_RDONLY (the kernel checks
+	 * it as a write): refused like a write, as in the task packages and
+	 * finished workspaces. */
+	if ((acc != O_RDONLY || (fi->flags & O_TRUNC)) &&
+	    !fsv_kind_writable(n->kind)) {
 		fuse_reply_err(req, EROFS);
 		return;
 	}

@@ -85,6 +85,8 @@ def write_after_commit(path):
 expect("ENOENT unknown name", errno.ENOENT, os.stat, f"{mnt}/nope")
 expect("ENOENT unknown run", errno.ENOENT, os.stat, f"{mnt}/runs/run_19990101_000000")
 expect("EROFS write README (root)", errno.EROFS, write, f"{mnt}/README")
+expect("EROFS O_RDONLY|O_TRUNC open of a read-only file (root)", errno.EROFS,
+       os.open, f"{R}/status", os.O_RDONLY | os.O_TRUNC)
 expect("EROFS create in /runs", errno.EROFS, write, f"{mnt}/runs/x", b"x",
        os.O_WRONLY | os.O_CREAT)
 expect("EROFS mkdir in a run", errno.EROFS, os.mkdir, f"{R}/d")
