@@ -17,7 +17,7 @@ wait_status "$done_run" done 180
 head -c 300000 /dev/zero | tr '\0' 'a' > "$T/big.yaml"
 
 python3 - "$MNT" "$run" "$done_run" "$T" <<'PY' || fail "errno table"
-import ctypes, errno, os, sys
+import ctypes, errno, mmap, os, sys
 mnt, run, done_run, t = sys.argv[1:]
 R = f"{mnt}/runs/{run}"
 W = f"{R}/tasks/c2c_dot/workspace"
@@ -67,6 +67,13 @@ def renameat2(old, new, flags):
         err = ctypes.get_errno()
         raise OSError(err, os.strerror(err))
 
+def map_shared(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        mmap.mmap(fd, 0, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
+    finally:
+        os.close(fd)
+
 def nonblock(path):
     os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
 
@@ -101,6 +108,8 @@ expect("EISDIR open a directory for writing", errno.EISDIR, write, f"{mnt}/runs"
 expect("ENOTDIR a file as a directory", errno.ENOTDIR, os.stat, f"{mnt}/README/x")
 expect("EINVAL readlink of a non-link", errno.EINVAL, os.readlink, f"{mnt}/README")
 expect("EINVAL SEEK_DATA on a synthetic file", errno.EINVAL, seek_data, f"{mnt}/README")
+expect("ENODEV shared mmap of a synthetic file", errno.ENODEV, map_shared,
+       f"{mnt}/README")
 # runs/new
 expect("EINVAL bad config", errno.EINVAL, write, f"{mnt}/runs/new", b"agent: [\n")
 expect("EFBIG config over 256 KiB", errno.EFBIG, copy_in, f"{t}/big.yaml", f"{mnt}/runs/new")
