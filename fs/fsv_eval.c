@@ -187,6 +187,29 @@ static int read_output(int fd, struct strbuf *out, double deadline)
 	}
 }
 
+/* Logs why a worker did not produce a result.  One the mount killed
+ * (its last reader gone, or the daemon stopping) printed nothing: say so,
+ * rather than an empty "evaluation failed:". */
+static void log_failure(struct fsv_eval_job *job, int status, const char *out)
+{
+	struct fsv *fs = job->fs;
+
+	pthread_mutex_lock(&fs->eval_lock);
+	bool cancelled = job->cancelled;
+	pthread_mutex_unlock(&fs->eval_lock);
+	if (cancelled && WIFSIGNALED(status))
+		fsv_log("%s/%s: evaluation stopped: no reader waits for it "
+			"any more",
+			job->run, job->dirname);
+	else if (WIFSIGNALED(status))
+		fsv_log("%s/%s: evaluation failed: the worker was killed by "
+			"signal %d",
+			job->run, job->dirname, WTERMSIG(status));
+	else
+		fsv_log("%s/%s: evaluation failed: %s", job->run, job->dirname,
+			out);
+}
+
 /* Runs the worker; on success *res holds the result. */
 static int run_worker(struct fsv_eval_job *job, struct task_result *res)
 {
@@ -224,8 +247,7 @@ static int run_worker(struct fsv_eval_job *job, struct task_result *res)
 		 * an `error` event of the run); a signal means it was
 		 * killed. */
 		rc = WIFEXITED(status) ? EIO : EINTR;
-		fsv_log("%s/%s: evaluation failed: %s", job->run, job->dirname,
-			strbuf_str(&out));
+		log_failure(job, status, strbuf_str(&out));
 	}
 	strbuf_release(&out);
 	return rc;

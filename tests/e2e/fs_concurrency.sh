@@ -79,6 +79,8 @@ for _ in $(seq 40); do
 done
 pgrep -f -- "--store $STORE .*--eval-worker" > /dev/null && fail "the evaluation outlived its reader"
 sleep 1
+grep -q 'evaluation stopped: no reader waits for it' "$T/mount.log" ||
+	fail "the log does not say why the evaluation stopped: $(tail -n 2 "$T/mount.log")"
 
 # O_NONBLOCK on an unevaluated score: EAGAIN, no evaluation (EAGAIN also
 # says that the abandoned evaluation left no result in the cache)
