@@ -56,14 +56,16 @@ echo "$out" | grep -q 'vllm_rmsnorm_gpu: a triton task needs a GPU' ||
 CO="$T/AgentKernelArena"
 # The folders of the harness styles test_aka_eval covers one by one
 # (pytest fixtures, direct launches, self-timing and aliasing harnesses,
-# an unrecordable one) are left out: they add time, not coverage here.
+# an unrecordable one, a kernel keeping state) are left out: they add
+# time, not coverage here.
 mkdir -p "$CO" && cp -R "$AKA" "$CO/tasks" &&
 	rm -rf "$CO/tasks/triton2triton/vllm_rmsnorm_gpu" \
 		"$CO/tasks/instruction2triton" \
 		"$CO/tasks/triton2triton/rocmbench_launch" \
 		"$CO/tasks/triton2triton/vllm_inline_timing" \
 		"$CO/tasks/triton2triton/vllm_unrecordable" \
-		"$CO/tasks/triton2triton/geak_alias" || fail "copying the fixtures"
+		"$CO/tasks/triton2triton/geak_alias" \
+		"$CO/tasks/triton2triton/geak_stateful" || fail "copying the fixtures"
 CO_TASKS=$(cd "$CO/tasks" && pwd -P)
 
 note "arena run with the noop agent on a whole AKA tree: four styles, liars, skips"

@@ -249,6 +249,28 @@ static void test_an_optimized_kernel_is_accepted_and_faster(void **s)
 	result_release(&r);
 }
 
+/* A prepared task's inputs are a pool of recorded sets.  A candidate that
+ * recognises a set it has seen (a fingerprint of a few elements) and
+ * returns what it computed then must gain nothing. */
+static void test_outputs_remembered_by_their_inputs_gain_nothing(void **s)
+{
+	struct opts o = { .task = "triton2triton/vllm_rmsnorm",
+			  .cand = "vllm_rmsnorm/memo_outputs" };
+	struct task_result r;
+
+	(void)s;
+	evaluate(&o, &r);
+	fprintf(stderr, "  memo_outputs: %s, speedup %.3f [%.3f, %.3f]: %s\n",
+		result_status_name(r.status), r.speedup_ratio, r.speedup_ci_lo,
+		r.speedup_ci_hi,
+		r.correctness_error_message ? r.correctness_error_message : "");
+	if (r.status == RS_OK)
+		assert_true(r.speedup_ratio < 1.1);
+	else
+		assert_false(r.candidate_accepted);
+	result_release(&r);
+}
+
 static void test_candidates_are_judged_with_their_stated_reasons(void **s)
 {
 	static const struct judged cases[] = {
@@ -370,6 +392,25 @@ test_a_harness_that_exits_0_after_printing_fail_is_the_tasks_fault(void **s)
 	/* The task's own fault: skipped with its reason, not a verdict and
 	 * not arena's failure (check-tasks flags it: aka_run.sh). */
 	expect(&r, RS_SKIPPED, "exited 0");
+	assert_false(r.candidate_accepted);
+	result_release(&r);
+}
+
+/* A kernel as shipped that keeps what it derives from an input by the
+ * input's address (AKA's geak_eval llama_ff_triton keeps its combined
+ * weights so) is right in AKA's harness, whose inputs never change in
+ * place, and stale under arena, whose runners write each call's values
+ * into the same buffers: the task's fault, found when it is recorded,
+ * not an `incorrect` for an unchanged kernel. */
+static void test_a_kernel_keeping_state_by_address_is_the_tasks_fault(void **s)
+{
+	struct opts o = { .task = "triton2triton/geak_stateful",
+			  .skip_timing = true };
+	struct task_result r;
+
+	(void)s;
+	evaluate(&o, &r);
+	expect(&r, RS_SKIPPED, "keeps state between calls");
 	assert_false(r.candidate_accepted);
 	result_release(&r);
 }
@@ -852,11 +893,15 @@ int main(void)
 		cmocka_unit_test(
 			test_candidates_are_judged_with_their_stated_reasons),
 		cmocka_unit_test(
+			test_outputs_remembered_by_their_inputs_gain_nothing),
+		cmocka_unit_test(
 			test_a_harness_that_exits_0_after_printing_fail_is_the_tasks_fault),
 		cmocka_unit_test(
 			test_a_harness_that_checks_nothing_still_gets_arenas_verdict),
 		cmocka_unit_test(
 			test_a_harness_arena_cannot_record_is_infra_error_not_skipped),
+		cmocka_unit_test(
+			test_a_kernel_keeping_state_by_address_is_the_tasks_fault),
 		cmocka_unit_test(
 			test_rocmbench_tests_taking_pytest_fixtures_are_run_by_pytest),
 		cmocka_unit_test(

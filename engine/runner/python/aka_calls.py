@@ -14,6 +14,11 @@ class Unsupported(Exception):
     pass
 
 
+class TaskFault(Exception):
+    """The task cannot be evaluated by arena for a reason of its own
+    (its kernel as shipped is not a function of its arguments)."""
+
+
 def torch_mod():
     import torch
     return torch

@@ -7,7 +7,7 @@ import json
 import os
 import re
 
-from aka_calls import Unsupported, dtype_name, torch_mod
+from aka_calls import TaskFault, Unsupported, dtype_name, torch_mod
 
 ALIGN = 256
 MAX_CASES = 60
@@ -409,7 +409,11 @@ def close_enough(got, want, per_tol, exact):
 
 
 def replay(run, shim, groups, programs, mcases, cases_sets, per_tol, exact, out):
+    """Checks that the recorded calls reproduce the harness's run (see
+    the module's checks); returns why the task's inputs must be replayed
+    as recorded (moved_inputs_refused), or None."""
     torch = torch_mod()
+    verbatim = None
     device = "cuda" if run.a.device == "cuda" else "cpu"
     shim._module = run.kernel
     for ci, mc in enumerate(mcases):
@@ -475,5 +479,88 @@ def replay(run, shim, groups, programs, mcases, cases_sets, per_tol, exact, out)
                                   "one call to the next (beyond the task's "
                                   "tolerance): arena cannot check candidates "
                                   "against it" % mc["aka_id"])
+        if mc["nsets"] >= 2:
+            same_buffers(run, shim, groups, mc, ci, args,
+                         data[set_len:2 * set_len], device, per_tol, exact)
+        if verbatim is None:
+            verbatim = moved_inputs_refused(
+                run, shim, groups, mc, ci,
+                data[set_len:2 * set_len] if mc["nsets"] >= 2 else
+                data[:set_len], device)
+    return verbatim
+
+
+def moved_inputs_refused(run, shim, groups, mc, ci, set_bytes, device):
+    """Why the kernel as shipped cannot take its floating-point inputs
+    moved as arena moves them (aka_jitter.c: each argument by a factor in
+    [1/1.4, 1.4], each element by one in [7/8, 9/8] on top), or None when
+    it can: it must not raise, and every output finite on the recorded
+    values must stay finite.  A task it refuses is replayed verbatim."""
+    torch = torch_mod()
+    plain = packed(run, groups, mc, set_bytes, device)
+    moved = packed(run, groups, mc, set_bytes, device)
+    gen = torch.Generator().manual_seed(1 + ci)
+    for gi, t in enumerate(moved):
+        if groups[gi][0] == "out" or groups[gi][1] not in ("f32", "f64", "f16",
+                                                           "bf16"):
+            continue
+        s = 1.4 ** (2 * torch.rand(1, generator=gen).item() - 1)
+        d = (2 * torch.rand(t.numel(), generator=gen, dtype=torch.float64)
+             - 1) * 0.125
+        t.copy_((t.double() * s * (1 + d.to(t.device))).to(t.dtype))
+    try:
+        shim.launch(plain, [ci])
+        shim.launch(moved, [ci])
+    except Exception as e:  # noqa: B902
+        return ("case %s: with its floating-point inputs moved by up to "
+                "an eighth, the kernel as shipped raised %s: %s"
+                % (mc["aka_id"], type(e).__name__, str(e)[:200]))
+    if device == "cuda":
+        torch.cuda.synchronize()
+    for gi, (a, b) in enumerate(zip(plain, moved)):
+        if groups[gi][0] in ("in", "scratch") or not a.is_floating_point():
+            continue
+        if bool((torch.isfinite(a) & ~torch.isfinite(b)).any()):
+            return ("case %s: with its floating-point inputs moved by up to "
+                    "an eighth, the kernel as shipped returns infinities or "
+                    "NaNs where the recorded inputs give numbers"
+                    % mc["aka_id"])
+    return None
+
+
+def same_buffers(run, shim, groups, mc, ci, used, set_bytes, device, per_tol,
+                 exact):
+    """arena's runners write each call's inputs into the same buffers.
+    Another input set written into buffers the kernel has already been
+    called on must give what that set gives in fresh buffers; a kernel that
+    keeps what it derived from an input by the input's address (a cache
+    keyed by data_ptr()) answers from the old values, right in a harness
+    whose inputs never change in place and wrong under arena.  That is the
+    task's fault (TaskFault), not arena's."""
+    torch = torch_mod()
+    fresh = packed(run, groups, mc, set_bytes, device)
+    new = packed(run, groups, mc, set_bytes, device)
+    try:
+        shim.launch(fresh, [ci])
+        for t, n in zip(used, new):     # every input, outputs poisoned
+            t.copy_(n)
+        shim.launch(used, [ci])
+    except Exception as e:  # noqa: B902
+        raise Unsupported("case %s: replaying its calls on a second input set "
+                          "raised %s: %s" % (mc["aka_id"], type(e).__name__, e))
+    if device == "cuda":
+        torch.cuda.synchronize()
+    for gi, (a1, a2) in enumerate(zip(fresh, used)):
+        if groups[gi][0] in ("in", "scratch"):
+            continue
+        if not close_enough(a2, a1, per_tol, exact):
+            raise TaskFault("case %s: the kernel as shipped keeps state between "
+                            "calls: given new input values in the buffers of "
+                            "an earlier call, it returns other results than "
+                            "for the same values in fresh buffers (a cache "
+                            "keyed by a buffer's address?); AKA's harness never "
+                            "changes an input in place, arena's runners do for "
+                            "every call, so the task cannot be evaluated here"
+                            % mc["aka_id"])
 
 

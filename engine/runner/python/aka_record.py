@@ -49,7 +49,7 @@ import traceback
 import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from aka_calls import Unsupported  # noqa: E402
+from aka_calls import TaskFault, Unsupported  # noqa: E402
 from aka_pack import build, replay, tolerance, write_shim  # noqa: E402
 from aka_styles import Run, geak, gpumode, rocmbench, vllm  # noqa: E402
 
@@ -197,8 +197,10 @@ def main(argv):
                              run.gpumode)
             shim = types.ModuleType("_arena_aka_replay")
             exec(compile(src, "_arena_aka.py", "exec"), shim.__dict__)
-            replay(run, shim, groups, programs, mcases, cases_sets, per_tol,
-                   exact, a.out)
+            verbatim = replay(run, shim, groups, programs, mcases, cases_sets,
+                              per_tol, exact, a.out)
+            if verbatim:
+                manifest["verbatim"] = verbatim
             copy_sources(a, a.out, replaced)
             if run.gpumode:
                 manifest["extension"] = a.editable[0]
@@ -211,6 +213,10 @@ def main(argv):
     except Unsupported as e:
         manifest["error"] = "arena cannot record this task's calls: %s" % e
         manifest["amd_only"] = amd_only(str(e))
+    except TaskFault as e:
+        manifest["error"] = str(e)
+        manifest["amd_only"] = amd_only(str(e))
+        manifest["task_fails"] = True
     except Exception as e:  # noqa: B902 - the task's code failed
         tb = traceback.format_exc()
         sys.stderr.write(tb)

@@ -755,6 +755,19 @@ int aka_prepare(const struct task *t, const char *device, const char *cache_dir,
 		} else {
 			rc = prep_task(t, dir, hash, &seal, m, &p->t, &p->in,
 				       err);
+			/* The recorder found the kernel as shipped
+			 * intolerant of moved inputs: its reason joins
+			 * the notes (aka_jitter.c). */
+			const cJSON *vb = jget(m, "verbatim");
+			if (rc == 0 && cJSON_IsString(vb)) {
+				p->in.verbatim = true;
+				char *n = xasprintf(
+					"%s%sinputs replayed as recorded: %s",
+					p->notes ? p->notes : "",
+					p->notes ? "; " : "", vb->valuestring);
+				free(p->notes);
+				p->notes = n;
+			}
 			/* A gpumode task's bundles are Python's, run on
 			 * the device: PyTorch on the CPU, or the GPU
 			 * runner's CUDA (the Triton runner's). */
@@ -786,25 +799,35 @@ int ev_aka_pick(const struct eval_ctx *x, int ci, uint64_t draw)
 	return (int)(draw % (uint64_t)n);
 }
 
+/* Argument a of set `set` into dst, moved by jitter. */
+static void fill_arg(const struct eval_ctx *x, const struct aka_case_sets *cs,
+		     const struct case_layout *l, int set, uint64_t jitter,
+		     int a, void *dst)
+{
+	memcpy(dst, cs->data + (size_t)set * cs->set_len + cs->arg_pos[a],
+	       l->bytes[a]);
+	if (jitter)
+		ev_aka_jitter(x->t->args[a].dtype, dst, l->bytes[a],
+			      ev_derive(jitter, 4, (uint64_t)a, 0) | 1);
+}
+
 void ev_aka_fill(const struct eval_ctx *x, int ci, const struct case_layout *l,
-		 int set, void **stage)
+		 int set, uint64_t jitter, void **stage)
 {
 	const struct aka_case_sets *cs = &x->rec->c[ci];
-	const unsigned char *base = cs->data + (size_t)set * cs->set_len;
 
 	for (int a = 0; a < x->t->nargs; a++)
 		if (cs->arg_pos[a] != SIZE_MAX)
-			memcpy(stage[a], base + cs->arg_pos[a], l->bytes[a]);
+			fill_arg(x, cs, l, set, jitter, a, stage[a]);
 }
 
 void ev_aka_fill_shm(const struct eval_ctx *x, int ci,
-		     const struct case_layout *l, int set, unsigned char *shm)
+		     const struct case_layout *l, int set, uint64_t jitter,
+		     unsigned char *shm)
 {
 	const struct aka_case_sets *cs = &x->rec->c[ci];
-	const unsigned char *base = cs->data + (size_t)set * cs->set_len;
 
 	for (int a = 0; a < x->t->nargs; a++)
 		if (cs->arg_pos[a] != SIZE_MAX)
-			memcpy(shm + l->offset[a], base + cs->arg_pos[a],
-			       l->bytes[a]);
+			fill_arg(x, cs, l, set, jitter, a, shm + l->offset[a]);
 }

@@ -156,6 +156,10 @@ struct aka_case_sets {
 struct aka_inputs {
 	int ncases;
 	struct aka_case_sets *c;
+	/* The sets are staged as recorded, their floating-point inputs not
+	 * moved (aka_jitter.c): the kernel as shipped did not tolerate it
+	 * (the manifest's "verbatim", the recorder's reason). */
+	bool verbatim;
 };
 
 /* An AKA task prepared for evaluation: the task arena evaluates (its
@@ -952,12 +956,22 @@ void aka_prep_release(struct aka_prep *p);
 void aka_inputs_release(struct aka_inputs *in);
 /* The set a call of case ci gets for the controller's draw. */
 int ev_aka_pick(const struct eval_ctx *x, int ci, uint64_t draw);
+/* The seed that moves the floating-point inputs of the set staged for
+ * that draw (aka_jitter.c): never 0, or 0 when the task's sets are
+ * staged verbatim. */
+uint64_t ev_aka_jitter_seed(const struct eval_ctx *x, int ci, uint64_t draw);
+/* Moves the floating-point values of one argument (bytes at data, of
+ * dtype dt) by the factors seed draws; nothing when seed is 0 or dt is
+ * not a floating-point type. */
+void ev_aka_jitter(arena_dtype dt, void *data, size_t bytes, uint64_t seed);
 /* Set `set` of case ci into host buffers (per argument, outputs
- * untouched), or into one set of a runner's shared memory. */
+ * untouched), or into one set of a runner's shared memory, moved by
+ * jitter (ev_aka_jitter_seed; 0: as recorded). */
 void ev_aka_fill(const struct eval_ctx *x, int ci, const struct case_layout *l,
-		 int set, void **stage);
+		 int set, uint64_t jitter, void **stage);
 void ev_aka_fill_shm(const struct eval_ctx *x, int ci,
-		     const struct case_layout *l, int set, unsigned char *shm);
+		     const struct case_layout *l, int set, uint64_t jitter,
+		     unsigned char *shm);
 /* eval_run for an AKA task (aka_eval.c). */
 int ev_aka_run(const struct eval_request *req, struct task_result *res,
 	       struct errbuf *err);
