@@ -392,6 +392,14 @@ def packed(run, groups, mcase, set_bytes, device):
     return args
 
 
+def results_agree(groups, got, want, per_tol, exact):
+    """Whether every output and in-place argument of got (packed
+    arguments after a call) is within the task's tolerance of want's."""
+    return all(close_enough(g, w, per_tol, exact)
+               for gi, (g, w) in enumerate(zip(got, want))
+               if groups[gi][0] not in ("in", "scratch"))
+
+
 def close_enough(got, want, per_tol, exact):
     torch = torch_mod()
     if got.dtype != want.dtype or got.shape != want.shape:
@@ -470,15 +478,12 @@ def replay(run, shim, groups, programs, mcases, cases_sets, per_tol, exact, out)
                 raise Unsupported("case %s: replayed, the kernel writes other "
                                   "values into an argument than in the "
                                   "harness's own run" % mc["aka_id"])
-        for gi, (a1, a2) in enumerate(zip(*results)):
-            if groups[gi][0] in ("in", "scratch"):
-                continue
-            if not close_enough(a1, a2, per_tol, exact):
-                raise Unsupported("case %s: the kernel as shipped gives "
-                                  "different results on the same inputs from "
-                                  "one call to the next (beyond the task's "
-                                  "tolerance): arena cannot check candidates "
-                                  "against it" % mc["aka_id"])
+        if not results_agree(groups, results[0], results[1], per_tol, exact):
+            raise Unsupported("case %s: the kernel as shipped gives "
+                              "different results on the same inputs from "
+                              "one call to the next (beyond the task's "
+                              "tolerance): arena cannot check candidates "
+                              "against it" % mc["aka_id"])
         if mc["nsets"] >= 2:
             same_buffers(run, shim, groups, mc, ci, args,
                          data[set_len:2 * set_len], device, per_tol, exact)
@@ -550,17 +555,13 @@ def same_buffers(run, shim, groups, mc, ci, used, set_bytes, device, per_tol,
                           "raised %s: %s" % (mc["aka_id"], type(e).__name__, e))
     if device == "cuda":
         torch.cuda.synchronize()
-    for gi, (a1, a2) in enumerate(zip(fresh, used)):
-        if groups[gi][0] in ("in", "scratch"):
-            continue
-        if not close_enough(a2, a1, per_tol, exact):
-            raise TaskFault("case %s: the kernel as shipped keeps state between "
-                            "calls: given new input values in the buffers of "
-                            "an earlier call, it returns other results than "
-                            "for the same values in fresh buffers (a cache "
-                            "keyed by a buffer's address?); AKA's harness never "
-                            "changes an input in place, arena's runners do for "
-                            "every call, so the task cannot be evaluated here"
-                            % mc["aka_id"])
+    if not results_agree(groups, used, fresh, per_tol, exact):
+        raise TaskFault("case %s: the kernel as shipped keeps state between "
+                        "calls: given new input values in the buffers of an "
+                        "earlier call, it returns other results than for the "
+                        "same values in fresh buffers (a cache keyed by a "
+                        "buffer's address?); AKA's harness never changes an "
+                        "input in place, arena's runners do for every call, "
+                        "so the task cannot be evaluated here" % mc["aka_id"])
 
 
