@@ -40,7 +40,8 @@
 # report`); (C) the table.
 # $OUT gets aka.txt (the summary), aka.tsv (one line per task, both
 # verdicts side by side), aka-summary.csv (the run's summary.csv) and
-# aka.tgz (the run's reports, AKA's dashboard files, every task_result.yaml,
+# aka.tgz (the run's reports, AKA's dashboard files, every task_result.yaml
+# with its attempt's timing.tsv and aka-prepare.log,
 # AKA's command logs and the checks' output).
 . "$(dirname "$0")/lib.sh"
 deadline=500 shard=1/1 jobs=6 perf= run_only=false
@@ -217,6 +218,15 @@ if [ -n "$rd" ] && [ -d "$rd" ]; then
 	cp -R "$rd/reports" "$W/run/" 2>/dev/null
 	for r in "$rd"/tasks/*/task_result.yaml; do
 		[ -f "$r" ] && cp "$r" "$W/run/$(basename "$(dirname "$r")").yaml"
+	done
+	# Each attempt's timing.tsv and preparation log: where its seconds
+	# and its A/A's noise went.
+	for l in "$rd"/tasks/*/logs; do
+		[ -d "$l" ] || continue
+		t=$(basename "$(dirname "$l")")
+		for f in timing.tsv aka-prepare.log; do
+			[ -f "$l/$f" ] && cp "$l/$f" "$W/run/$t.$f"
+		done
 	done
 fi
 tar -czf "$OUT/aka.tgz" -C "$OUT" w 2>/dev/null && rm -rf "$W"
