@@ -213,10 +213,20 @@ void sandbox_proc_limits(const struct sandbox_limits *l,
 #endif
 }
 
+/* How deep the measurement walks (one open directory a level).  A tree
+ * deeper than this is not measured but refused: below it an agent could
+ * otherwise keep any number of files of up to the quota each. */
+#define USAGE_MAX_DEPTH 64
+/* What an entry holding no block costs (an empty file, a short link, a
+ * FIFO): an inode, counted as one block, so that an agent cannot fill
+ * the store's file system with millions of empty files. */
+#define USAGE_INODE_BYTES 4096
+
 /* Bytes of disk held under the directory open at dfd (its blocks, so a
- * sparse file counts what it holds), not crossing into other file
- * systems and not following links. */
-static uint64_t usage_at(int dfd, dev_t dev, int depth)
+ * sparse file counts what it holds; an entry holding none counts one
+ * block), not crossing into other file systems and not following links;
+ * *deep set when a directory lies deeper than USAGE_MAX_DEPTH. */
+static uint64_t usage_at(int dfd, dev_t dev, int depth, bool *deep)
 {
 	DIR *d = fdopendir(dfd);
 	struct dirent *e;
@@ -232,20 +242,25 @@ static uint64_t usage_at(int dfd, dev_t dev, int depth)
 			continue;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
-		sum += (uint64_t)st.st_blocks * 512;
-		if (S_ISDIR(st.st_mode) && st.st_dev == dev && depth < 64) {
-			int sub = openat(dirfd(d), e->d_name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-						 O_CLOEXEC);
-			if (sub >= 0)
-				sum += usage_at(sub, dev, depth + 1);
+		sum += st.st_blocks ? (uint64_t)st.st_blocks * 512
+				    : USAGE_INODE_BYTES;
+		if (!S_ISDIR(st.st_mode) || st.st_dev != dev)
+			continue;
+		if (depth >= USAGE_MAX_DEPTH) {
+			*deep = true;
+			continue;
 		}
+		int sub =
+			openat(dirfd(d), e->d_name,
+			       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0)
+			sum += usage_at(sub, dev, depth + 1, deep);
 	}
 	closedir(d);
 	return sum;
 }
 
-static uint64_t usage(const char *dir)
+static uint64_t usage(const char *dir, bool *deep)
 {
 	struct stat st;
 	int fd;
@@ -253,7 +268,7 @@ static uint64_t usage(const char *dir)
 	if (!dir || stat(dir, &st) != 0)
 		return 0;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? 0 : usage_at(fd, st.st_dev, 0);
+	return fd < 0 ? 0 : usage_at(fd, st.st_dev, 0, deep);
 }
 
 const char *sandbox_quota_tick(void *limits)
@@ -262,7 +277,18 @@ const char *sandbox_quota_tick(void *limits)
 
 	if (!l->disk_bytes)
 		return NULL;
-	l->used = usage(l->workspace) + usage(l->scratch);
+	bool deep = false;
+	l->used = usage(l->workspace, &deep) + usage(l->scratch, &deep);
+	if (deep) {
+		snprintf(l->why, sizeof(l->why),
+			 "the agent was stopped: its workspace or scratch "
+			 "space held directories nested more than %d deep, "
+			 "which its disk quota (agent.disk_quota_mb) cannot "
+			 "measure; files other than the editable ones were "
+			 "removed from the workspace",
+			 USAGE_MAX_DEPTH);
+		return l->why;
+	}
 	if (l->used <= l->disk_bytes)
 		return NULL;
 	snprintf(l->why, sizeof(l->why),

@@ -15,6 +15,10 @@
 #   5 seeker_off     the same unconfined: finds them (the probe works)
 #   6 big            writes 2 GiB under a 64 MiB quota: stopped with a
 #                    clear error, nothing of it kept
+#   7 deep           writes 180 MiB 70 directories down, under a 64 MiB
+#                    quota: stopped with a clear error, nothing kept
+#   8 inodes         writes 100000 empty files under a 64 MiB quota: the
+#                    same
 A="$ROOT/tests/agents/attacks"
 
 # Plants what the seeker must not find besides the run's own store and
@@ -36,6 +40,8 @@ agents:
   - {name: seeker, template: command, command: [sh, $A/seeker.sh], timeout_seconds: 300}
   - {name: seeker_off, template: command, command: [sh, $A/seeker.sh], options: {sandbox: "off"}, timeout_seconds: 20}
   - {name: big, template: command, command: [sh, $A/big_writer.sh], disk_quota_mb: 64}
+  - {name: deep, template: command, command: [sh, $A/deep_writer.sh], disk_quota_mb: 64}
+  - {name: inodes, template: command, command: [sh, $A/inode_writer.sh], disk_quota_mb: 64}
 tasks: [c2c/gemm]
 device: host
 seed: 7
@@ -50,7 +56,7 @@ field() {	# yaml top-level key
 # Checks every attempt of run directory $1; fails naming the attack.
 attacks_check() {
 	d="$1/tasks"
-	for a in 1 2 3 4 5 6; do
+	for a in 1 2 3 4 5 6 7 8; do
 		t="$d/c2c_gemm"; [ $a -gt 1 ] && t="${t}__r$a"
 		[ -f "$t/task_result.yaml" ] || fail "attempt $a has no result"
 	done
@@ -100,4 +106,18 @@ attacks_check() {
 	[ "$kb" -lt 20000 ] || fail "big: the attempt holds $kb KiB"
 	[ "$(field "$y" status)" = ok ] || fail "big: verdict $(field "$y" status)"
 	note "big: stopped over its quota, $kb KiB kept, verdict ok"
+
+	for a in 7 8; do
+		t="$d/c2c_gemm__r$a"
+		y="$t/task_result.yaml"
+		sed -n '/^agent_execution:/,/^[a-z]/p' "$y" | grep -q "status: failed" ||
+			fail "quota attack $a: agent not failed: $(sed -n '/^agent_execution:/,/^[a-z]/p' "$y")"
+		grep -q "agent.disk_quota_mb" "$y" || fail "quota attack $a: no quota error in $y"
+		[ -e "$t/workspace/d" ] || [ -e "$t/workspace/many" ] &&
+			fail "quota attack $a: the store kept $(ls "$t/workspace")"
+		kb=$(du -sk "$t" | cut -f1)
+		[ "$kb" -lt 20000 ] || fail "quota attack $a: the attempt holds $kb KiB"
+		[ "$(field "$y" status)" = ok ] || fail "quota attack $a: verdict $(field "$y" status)"
+		note "quota attack $a: stopped, $kb KiB kept, verdict ok"
+	done
 }
