@@ -17,7 +17,9 @@
  * Results come from the store (store_attempt_list + result_from_json),
  * never from files an agent could have written; the final sources are
  * what the workspace holds now, and final_sources_evaluated says whether
- * they are the sources the result evaluated (their hashes match).  Every
+ * they are the sources the result evaluated (their hashes match); one that
+ * is not a regular file (a link, a FIFO an agent left) counts as deleted,
+ * never followed or opened.  Every
  * path under the run directory (or the same directory seen through a
  * mount) is written relative to the run directory, so episodes from two
  * machines compare and no local path leaks.
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cjson/cJSON.h>
@@ -157,6 +160,34 @@ static void editable_files(struct engine *e, const struct store_attempt *a,
 	}
 }
 
+/* Whether <task_dir>/workspace/<rel> is a regular file reached through
+ * directories only.  An agent may leave a symbolic link named like its
+ * editable file, pointing at a held-out file or a key of the machine that
+ * exports (the evaluator refuses it, but it stays in the workspace), or a
+ * FIFO that would block a reader: an episode never follows or opens one;
+ * the file counts as absent. */
+static bool workspace_regular(const char *task_dir, const char *rel)
+{
+	char *path = xasprintf("%s/workspace/%s", task_dir, rel);
+	size_t from = strlen(task_dir) + 1; /* workspace/ too */
+	struct stat st;
+	bool ok = true;
+
+	for (char *p = path + from; ok; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		ok = lstat(path, &st) == 0 &&
+		     (c ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+		*p = c;
+		if (!c)
+			break;
+	}
+	free(path);
+	return ok;
+}
+
 /* final_sources, final_sources_evaluated and diff. */
 static void add_sources(cJSON *o, struct engine *e, const char *task_dir,
 			const struct store_attempt *a,
@@ -175,8 +206,10 @@ static void add_sources(cJSON *o, struct engine *e, const char *task_dir,
 		char *text = NULL, hash[65];
 		size_t len = 0;
 
-		if (file_read_all(ws, EXPORT_SOURCE_MAX + 1, &text, &len,
-				  NULL) == 0) {
+		bool regular = workspace_regular(task_dir, f);
+
+		if (regular && file_read_all(ws, EXPORT_SOURCE_MAX + 1, &text,
+					     &len, NULL) == 0) {
 			char *clean;
 
 			if (len > EXPORT_SOURCE_MAX) {
@@ -197,7 +230,7 @@ static void add_sources(cJSON *o, struct engine *e, const char *task_dir,
 			for (int k = 0; k < r->nsources; k++)
 				if (!strcmp(r->sources[k].path, f))
 					want = r->sources[k].sha256;
-			if (sha256_file_hex(ws, hash, NULL) != 0)
+			if (!regular || sha256_file_hex(ws, hash, NULL) != 0)
 				snprintf(hash, sizeof(hash), "-");
 			match = want && !strcmp(want, hash);
 		}
@@ -211,7 +244,7 @@ static void add_sources(cJSON *o, struct engine *e, const char *task_dir,
 				 (char *)"--label",
 				 lb,
 				 base,
-				 ws,
+				 regular ? ws : (char *)"/dev/null",
 				 NULL };
 		struct proc_result pr;
 		memset(&pr, 0, sizeof(pr));

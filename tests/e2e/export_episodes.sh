@@ -92,4 +92,32 @@ echo "/* later */" >> "$STORE/runs/$run/tasks/p_flip/workspace/kernel.c"
 head -n 1 "$T/ep2.jsonl" | grep -q '"final_sources_evaluated":false' ||
 	fail "an edited workspace still counts as the evaluated sources"
 note "export: a command agent's steps, the model, final sources and diff, relative paths"
+
+# Agents that leave, named like the editable file, a symbolic link to a
+# file of the machine (a held-out file, a key: the sandboxed agent cannot
+# read it, but export runs outside) and a FIFO (which blocks a reader).
+# The evaluator refuses both; export must neither follow the link into
+# an episode nor hang on the FIFO: the file counts as deleted.
+echo "ARENA-EXPORT-SECRET-4711" > "$T/secret.txt"
+cat > "$T/c2.yaml" <<CFG
+agents:
+  - {name: link, template: command, command: [sh, -c, 'rm -f kernel.c; ln -s "\$EXPORT_SECRET" kernel.c']}
+  - {name: fifo, template: command, command: [sh, -c, 'rm -f kernel.c; mkfifo kernel.c']}
+tasks: [p/flip]
+device: host
+timing: {case_budget_s: 0.2, blocks: 1, min_pairs: 6, max_pairs: 30}
+CFG
+EXPORT_SECRET="$T/secret.txt" "$ARENA" --store "$STORE" run "$T/c2.yaml" --run-suffix tricks \
+	>"$T/run2.log" 2>&1 || fail "run: $(tail -n 20 "$T/run2.log")"
+run2=$(ls -1 "$STORE/runs" | grep '_tricks$')
+w="$STORE/runs/$run2/tasks"
+[ -L "$w/p_flip/workspace/kernel.c" ] && [ -p "$w/p_flip__r2/workspace/kernel.c" ] ||
+	fail "the agents left no link and FIFO (the test proves nothing): $(ls -l "$w"/*/workspace/)"
+timeout 60 "$ARENA" --store "$STORE" export "$run2" -o "$T/ep3.jsonl" ||
+	fail "export of a workspace holding a link and a FIFO failed or hung"
+grep -q ARENA-EXPORT-SECRET "$T/ep3.jsonl" &&
+	fail "export followed an agent's link into an episode: $(grep -o '.\{60\}ARENA-EXPORT-SECRET.\{20\}' "$T/ep3.jsonl" | head -n 1)"
+[ "$(grep -c '"final_sources":{"kernel.c":null}' "$T/ep3.jsonl")" = 2 ] ||
+	fail "a link or FIFO counted as a source: $(grep -o '"final_sources":{[^}]*}' "$T/ep3.jsonl")"
+note "export: an agent's link and FIFO named like its source count as deleted"
 echo "PASS export_episodes"
