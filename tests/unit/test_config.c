@@ -458,6 +458,20 @@ static void test_missing_tasks_are_rejected(void **state)
 		   "a task id such as c2c/saxpy), not an empty list");
 }
 
+/* Too many selectors are not "an empty list": the message says how many
+ * and what to write instead. */
+static void test_too_many_selectors_are_counted(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, "agent: {template: noop}\ntasks:\n");
+	for (int i = 0; i < 1025; i++)
+		strbuf_addstr(&sb, "  - c2c/saxpy\n");
+	expect_err(sb.buf, "tasks lists 1025 selectors; at most 1024: select "
+			   "whole families");
+	strbuf_release(&sb);
+}
+
 static void test_selector_that_is_not_a_string_is_rejected(void **state)
 {
 	expect_err("agent: {template: noop}\ntasks: [c2c, {a: b}]\n",
@@ -691,7 +705,8 @@ int main(void)
 		cmocka_unit_test(test_timing_defaults_match_the_documentation),
 		cmocka_unit_test(test_every_key_is_parsed),
 		cmocka_unit_test(test_agentkernelarena_quickstart_is_accepted),
-		cmocka_unit_test(test_template_is_normalised_like_agentkernelarena),
+		cmocka_unit_test(
+			test_template_is_normalised_like_agentkernelarena),
 		cmocka_unit_test(test_unknown_template_is_left_to_the_engine),
 		cmocka_unit_test(test_tasks_are_expanded_unique_and_sorted),
 		cmocka_unit_test(test_tasks_may_be_one_string),
@@ -700,14 +715,16 @@ int main(void)
 		cmocka_unit_test(test_bad_gpus_are_rejected_with_the_fix),
 		cmocka_unit_test(test_text_is_kept_verbatim),
 		cmocka_unit_test(test_source_defaults_to_runs_new),
-		cmocka_unit_test(test_unknown_top_level_key_is_rejected_listing_allowed),
+		cmocka_unit_test(
+			test_unknown_top_level_key_is_rejected_listing_allowed),
 		cmocka_unit_test(test_single_agent_is_one_unnamed_variant),
 		cmocka_unit_test(test_agents_list_gives_named_variants),
 		cmocka_unit_test(test_agent_and_agents_together_are_rejected),
 		cmocka_unit_test(test_agents_need_unique_names),
 		cmocka_unit_test(test_agents_list_needs_two_to_eight),
 		cmocka_unit_test(test_agent_errors_name_the_variant),
-		cmocka_unit_test(test_unknown_agent_key_is_rejected_listing_allowed),
+		cmocka_unit_test(
+			test_unknown_agent_key_is_rejected_listing_allowed),
 		cmocka_unit_test(test_empty_config_is_rejected),
 		cmocka_unit_test(test_config_that_is_not_a_map_is_rejected),
 		cmocka_unit_test(test_yaml_errors_name_the_file_and_line),
@@ -717,21 +734,30 @@ int main(void)
 		cmocka_unit_test(test_template_with_bad_characters_is_rejected),
 		cmocka_unit_test(test_bad_effort_is_rejected_listing_levels),
 		cmocka_unit_test(test_nonpositive_agent_limits_are_rejected),
-		cmocka_unit_test(test_command_as_one_string_is_rejected_with_list_hint),
-		cmocka_unit_test(test_command_with_non_string_entry_is_rejected),
+		cmocka_unit_test(
+			test_command_as_one_string_is_rejected_with_list_hint),
+		cmocka_unit_test(
+			test_command_with_non_string_entry_is_rejected),
 		cmocka_unit_test(test_options_with_nested_value_are_rejected),
 		cmocka_unit_test(test_missing_tasks_are_rejected),
-		cmocka_unit_test(test_selector_that_is_not_a_string_is_rejected),
-		cmocka_unit_test(test_selector_matching_nothing_is_rejected_naming_it),
+		cmocka_unit_test(test_too_many_selectors_are_counted),
+		cmocka_unit_test(
+			test_selector_that_is_not_a_string_is_rejected),
+		cmocka_unit_test(
+			test_selector_matching_nothing_is_rejected_naming_it),
 		cmocka_unit_test(test_unsafe_selector_is_rejected),
-		cmocka_unit_test(test_invalid_selected_task_is_reported_with_its_index),
+		cmocka_unit_test(
+			test_invalid_selected_task_is_reported_with_its_index),
 		cmocka_unit_test(test_bad_device_is_rejected_listing_forms),
 		cmocka_unit_test(test_seed_must_be_a_nonnegative_integer),
 		cmocka_unit_test(test_repeats_must_be_within_1_to_100),
-		cmocka_unit_test(test_correctness_trials_below_three_are_rejected),
-		cmocka_unit_test(test_unknown_timing_key_is_rejected_listing_allowed),
+		cmocka_unit_test(
+			test_correctness_trials_below_three_are_rejected),
+		cmocka_unit_test(
+			test_unknown_timing_key_is_rejected_listing_allowed),
 		cmocka_unit_test(test_nonpositive_timing_numbers_are_rejected),
-		cmocka_unit_test(test_max_pairs_below_min_pairs_times_blocks_is_rejected),
+		cmocka_unit_test(
+			test_max_pairs_below_min_pairs_times_blocks_is_rejected),
 		cmocka_unit_test(test_empty_string_values_are_rejected),
 		cmocka_unit_test(test_oversized_text_is_rejected),
 		cmocka_unit_test(test_load_reads_a_file_and_names_it_in_errors),

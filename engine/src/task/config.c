@@ -491,6 +491,14 @@ static int cp_tasks(struct cparse *p, const struct ynode *root)
 		   n->n <= RUNCONFIG_MAX_SELECTORS) {
 		items = (const struct ynode *const *)n->items;
 		count = n->n;
+	} else if (n->kind == YNODE_SEQ && n->n > 0) {
+		return cp_err(
+			p, n,
+			"tasks lists %zu selectors; at most %d: "
+			"select whole families or subtrees (c2c, "
+			"hip2hip/gpumode) or a suite (suite:NAME) instead "
+			"of every task",
+			n->n, RUNCONFIG_MAX_SELECTORS);
 	} else {
 		return cp_err(p, n, "tasks must be a list of 1 to %d selectors "
 			      "(all, a family such as c2c, or a task id such as "
