@@ -16,7 +16,8 @@
  *               engine_eval_dir): its interval must
  *               contain 1.0 or its speedup lie within the noise floor;
  *               one more A/A decides when the first does not (a real bias
- *               shows twice, a 1-in-20 interval rarely does);
+ *               shows twice, a 1-in-20 interval rarely does), and a
+ *               third when those two fall on opposite sides of 1.0;
  *   floor       every visible case of the A/A timed, none correctness
  *               only (below the timing floor);
  *   difficulty  roofline_ms / base_ms per timed visible case, and their
@@ -365,10 +366,17 @@ static void check_timing(struct check_run *r)
 	struct errbuf e;
 	bool within = false;
 	char first[96] = "";
+	int side[3] = { 0, 0, 0 }, rounds = 0;
 
-	for (int round = 0; round < 2 && !within; round++) {
+	/* A real bias shows twice, and the same way: two tries outside the
+	 * noise on opposite sides of 1.0 disagree about the baseline, so a
+	 * third decides (seen on a loaded CI machine: a quick 0.9464, then
+	 * 1.0167 [1.0014, 1.0326] for c2c/gemm). */
+	for (int round = 0; round < 3 && !within; round++) {
+		if (round == 2 && side[0] == side[1])
+			break;
 		errbuf_init(&e);
-		if (round) {
+		if (round == 1) {
 			/* The retry decides the check; the first try is kept
 			 * in the detail, since only first tries measure how
 			 * often an A/A interval holds 1.0 (coverage). */
@@ -376,8 +384,9 @@ static void check_timing(struct check_run *r)
 				 "; first try %.4f [%.4f, %.4f]",
 				 res.speedup_ratio, res.speedup_ci_lo,
 				 res.speedup_ci_hi);
-			result_release(&res);
 		}
+		if (round)
+			result_release(&res);
 		/* A quick A/A times one pair of runner processes, and an
 		 * offset between two processes (3-7% seen on a loaded CI
 		 * machine, 2026-12-04) is not in its interval; a quick retry
@@ -407,6 +416,8 @@ static void check_timing(struct check_run *r)
 		}
 		within = res.valid_optimized_cases == 0 ||
 			 aa_within_noise(&res);
+		side[round] = res.speedup_ratio > 1.0 ? 1 : -1;
+		rounds = round + 1;
 	}
 	if (res.valid_optimized_cases == 0)
 		check_add(r->out, "aa", CHECK_SKIP,
@@ -416,9 +427,13 @@ static void check_timing(struct check_run *r)
 			  "speedup %.4f [%.4f, %.4f] over %d timed cases%s%s",
 			  res.speedup_ratio, res.speedup_ci_lo,
 			  res.speedup_ci_hi, res.valid_optimized_cases, first,
-			  within ? ""
-				 : ", twice outside its noise: the baseline "
-				   "timed against itself is not 1.0");
+			  within	? ""
+			  : rounds == 2 ? ", twice outside its noise, the same "
+					  "way: the baseline timed against "
+					  "itself is not 1.0"
+					: ", outside its noise on every try: "
+					  "the baseline timed against itself "
+					  "is not 1.0");
 
 	struct strbuf below = STRBUF_INIT;
 	int timed = 0;
