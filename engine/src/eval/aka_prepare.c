@@ -792,7 +792,8 @@ int aka_prepare(const struct task *t, const char *device, const char *cache_dir,
 
 /* ---- recorded inputs ------------------------------------------------------ */
 
-int ev_aka_pick(const struct eval_ctx *x, int ci, uint64_t draw)
+/* The set a call of case ci gets for the controller's draw. */
+static int pick(const struct eval_ctx *x, int ci, uint64_t draw)
 {
 	int n = x->rec->c[ci].nsets;
 
@@ -811,8 +812,10 @@ static void fill_arg(const struct eval_ctx *x, const struct aka_case_sets *cs,
 			      ev_derive(jitter, 4, (uint64_t)a, 0) | 1);
 }
 
-void ev_aka_fill(const struct eval_ctx *x, int ci, const struct case_layout *l,
-		 int set, uint64_t jitter, void **stage)
+/* Set `set` of case ci into host buffers, moved by jitter. */
+static void fill_stage(const struct eval_ctx *x, int ci,
+		       const struct case_layout *l, int set, uint64_t jitter,
+		       void **stage)
 {
 	const struct aka_case_sets *cs = &x->rec->c[ci];
 
@@ -821,11 +824,26 @@ void ev_aka_fill(const struct eval_ctx *x, int ci, const struct case_layout *l,
 			fill_arg(x, cs, l, set, jitter, a, stage[a]);
 }
 
+void ev_aka_fill(const struct eval_ctx *x, int ci, const struct case_layout *l,
+		 uint64_t draw, void **stage)
+{
+	fill_stage(x, ci, l, pick(x, ci, draw), ev_aka_jitter_seed(x, ci, draw),
+		   stage);
+}
+
+void ev_aka_fill_own(const struct eval_ctx *x, int ci,
+		     const struct case_layout *l, void **stage)
+{
+	fill_stage(x, ci, l, 0, 0, stage);
+}
+
 void ev_aka_fill_shm(const struct eval_ctx *x, int ci,
-		     const struct case_layout *l, int set, uint64_t jitter,
+		     const struct case_layout *l, uint64_t draw,
 		     unsigned char *shm)
 {
 	const struct aka_case_sets *cs = &x->rec->c[ci];
+	int set = pick(x, ci, draw);
+	uint64_t jitter = ev_aka_jitter_seed(x, ci, draw);
 
 	for (int a = 0; a < x->t->nargs; a++)
 		if (cs->arg_pos[a] != SIZE_MAX)

@@ -36,11 +36,11 @@ static bool reference_trial(struct eval_ctx *x, int ci, int trial,
 	struct rng r;
 
 	rng_seed(&r, ev_derive(x->req->seed, 1, (uint64_t)ci, (uint64_t)trial));
-	if (x->rec) { /* an AKA task: trial 1 gets the harness's own inputs */
-		uint64_t draw = trial ? rng_next(&r) : 0;
-		ev_aka_fill(x, ci, l, trial ? ev_aka_pick(x, ci, draw) : 0,
-			    trial ? ev_aka_jitter_seed(x, ci, draw) : 0, stage);
-	} else
+	if (x->rec && !trial) /* an AKA task: the harness's own inputs */
+		ev_aka_fill_own(x, ci, l, stage);
+	else if (x->rec)
+		ev_aka_fill(x, ci, l, rng_next(&r), stage);
+	else
 		for (int a = 0; a < t->nargs; a++)
 			if (t->args[a].io != IO_OUT)
 				inputs_fill(t, l, a, &r, stage[a]);

@@ -954,23 +954,26 @@ int aka_prepare(const struct task *t, const char *device, const char *cache_dir,
 		struct errbuf *err);
 void aka_prep_release(struct aka_prep *p);
 void aka_inputs_release(struct aka_inputs *in);
-/* The set a call of case ci gets for the controller's draw. */
-int ev_aka_pick(const struct eval_ctx *x, int ci, uint64_t draw);
 /* The seed that moves the floating-point inputs of the set staged for
- * that draw (aka_jitter.c): never 0, or 0 when the task's sets are
- * staged verbatim. */
+ * the controller's draw (aka_jitter.c): never 0, or 0 when the task's
+ * sets are staged verbatim. */
 uint64_t ev_aka_jitter_seed(const struct eval_ctx *x, int ci, uint64_t draw);
 /* Moves the floating-point values of one argument (bytes at data, of
  * dtype dt) by the factors seed draws; nothing when seed is 0 or dt is
  * not a floating-point type. */
 void ev_aka_jitter(arena_dtype dt, void *data, size_t bytes, uint64_t seed);
-/* Set `set` of case ci into host buffers (per argument, outputs
- * untouched), or into one set of a runner's shared memory, moved by
- * jitter (ev_aka_jitter_seed; 0: as recorded). */
+/* A call of case ci staged from its recorded sets: the set the
+ * controller's draw picks, its floating-point inputs moved for that draw
+ * (ev_aka_jitter_seed), into host buffers (per argument, outputs
+ * untouched) or into one set of a runner's shared memory.
+ * ev_aka_fill_own stages the harness's own first set as recorded (the
+ * first correctness trial). */
 void ev_aka_fill(const struct eval_ctx *x, int ci, const struct case_layout *l,
-		 int set, uint64_t jitter, void **stage);
+		 uint64_t draw, void **stage);
+void ev_aka_fill_own(const struct eval_ctx *x, int ci,
+		     const struct case_layout *l, void **stage);
 void ev_aka_fill_shm(const struct eval_ctx *x, int ci,
-		     const struct case_layout *l, int set, uint64_t jitter,
+		     const struct case_layout *l, uint64_t draw,
 		     unsigned char *shm);
 /* eval_run for an AKA task (aka_eval.c). */
 int ev_aka_run(const struct eval_request *req, struct task_result *res,

@@ -415,12 +415,9 @@ static bool stage_recorded(struct eval_ctx *x, struct runner *r, int n,
 		return false;
 	}
 	rng_seed(&g, seed);
-	for (int k = 0; k < n; k++) {
-		uint64_t draw = rng_next(&g);
-		ev_aka_fill_shm(x, ci, &l, ev_aka_pick(x, ci, draw),
-				ev_aka_jitter_seed(x, ci, draw),
+	for (int k = 0; k < n; k++)
+		ev_aka_fill_shm(x, ci, &l, rng_next(&g),
 				r->shm + (size_t)k * l.shm_size);
-	}
 	layout_release(&l);
 	*spec = bar + 1;
 	return true;

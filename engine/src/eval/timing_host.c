@@ -42,11 +42,9 @@ static void pair_stage(struct timing_case *p, struct block *bk, int pattern)
 {
 	const struct task *t = p->x->t;
 
-	if (p->x->rec) {
-		uint64_t draw = rng_next(p->r);
-		ev_aka_fill(p->x, p->ci, p->l, ev_aka_pick(p->x, p->ci, draw),
-			    ev_aka_jitter_seed(p->x, p->ci, draw), p->stage);
-	} else
+	if (p->x->rec)
+		ev_aka_fill(p->x, p->ci, p->l, rng_next(p->r), p->stage);
+	else
 		for (int a = 0; a < t->nargs; a++)
 			if (t->args[a].io != IO_OUT)
 				pool_draw(t, p->l, p->pool, a, p->r,
